@@ -24,6 +24,11 @@ class SupportChecker(Protocol):
     name: str  # recorded on every Support, e.g. "embedded", "ollama:bespoke-minicheck"
     threshold: float  # scores at or above this are "supported"
 
-    def check(self, queries: Sequence[SupportQuery]) -> list[Support]:
-        """Score many (claim, evidence) pairs at once; batched for speed."""
+    def check(self, queries: Sequence[SupportQuery]) -> list[Support | None]:
+        """Score many (claim, evidence) pairs at once; batched for speed.
+
+        ``None`` for a pair the checker could not score (e.g. a judge model answered
+        off-format): that citation stays "not checked" rather than getting an invented score.
+        Raises ModelUnavailable / BackendFailed when the checker cannot run at all.
+        """
         ...
