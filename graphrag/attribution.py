@@ -1,0 +1,102 @@
+"""Attribution: an answer's sentences become claims, and their [N] markers become citations.
+
+Nothing is dropped: a marker past the context, or bracket text that is not a number list, is
+kept on its claim and flagged; a claim without any marker is flagged ``uncited``. The claim's
+text is the answer's own sentence with the markers taken out, never a placeholder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graphrag.model import Citation, Claim, ClaimFlag, ContextItem
+from graphrag.text import split_sentences
+
+# A bracketed group that is not a Markdown link ("[text](url)").
+_MARKER = re.compile(r"\[([^\[\]\n]{0,40})\](?!\()")
+_NUMBERS = re.compile(r"\s*\d{1,6}(\s*-\s*\d{1,6})?(\s*[,;]\s*\d{1,6}(\s*-\s*\d{1,6})?)*\s*")
+_MAX_RANGE = 50
+
+
+@dataclass(frozen=True)
+class Marker:
+    start: int
+    end: int
+    raw: str  # inside the brackets
+    numbers: tuple[int, ...]  # empty when malformed
+
+    @property
+    def malformed(self) -> bool:
+        return not self.numbers
+
+
+def parse_markers(text: str) -> list[Marker]:
+    """Every bracketed group: "[3]", "[1, 2]", "[1][2]", "[2-4]" resolve; others are malformed."""
+    out = []
+    for m in _MARKER.finditer(text):
+        raw = m.group(1)
+        numbers: list[int] = []
+        if _NUMBERS.fullmatch(raw):
+            for part in re.split(r"[,;]", raw):
+                lo, _, hi = part.partition("-")
+                a, b = int(lo), int(hi) if hi.strip() else int(lo)
+                if b < a or b - a > _MAX_RANGE:
+                    numbers = []
+                    break
+                numbers.extend(range(a, b + 1))
+        out.append(Marker(m.start(), m.end(), raw, tuple(dict.fromkeys(numbers))))
+    return out
+
+
+def strip_markers(text: str) -> str:
+    """The sentence as a reader should see it: markers removed, spacing tidied."""
+    s = _MARKER.sub("", text)
+    s = re.sub(r"\s+([.,;:!?])", r"\1", s)
+    return " ".join(s.split())
+
+
+def _claim_ranges(answer: str) -> list[tuple[int, int]]:
+    """Sentence ranges of the answer; a piece holding only markers joins the claim before it."""
+    ranges: list[tuple[int, int]] = []
+    for s in split_sentences(answer):
+        if ranges and not strip_markers(s.text).strip(" .,;:!?"):
+            ranges[-1] = (ranges[-1][0], s.end)
+        else:
+            ranges.append((s.start, s.end))
+    return ranges
+
+
+def attribute(answer: str, context: Sequence[ContextItem]) -> list[Claim]:
+    """Claims of ``answer`` with citations resolved against ``context`` (numbered from 1)."""
+    items = {c.n: c for c in context}
+    claims: list[Claim] = []
+    for start, end in _claim_ranges(answer):
+        sentence = answer[start:end]
+        text = strip_markers(sentence)
+        if not text:
+            continue
+        markers = parse_markers(sentence)
+        citations: list[Citation] = []
+        flags: list[ClaimFlag] = []
+        seen: set[int] = set()
+        for m in markers:
+            if m.malformed:
+                citations.append(Citation(m.raw, valid=False))
+                flags.append(ClaimFlag.MALFORMED_MARKER)
+                continue
+            for n in m.numbers:
+                if n in seen:
+                    continue
+                seen.add(n)
+                item = items.get(n)
+                citations.append(Citation(str(n), valid=item is not None, item=item))
+                if item is None:
+                    flags.append(ClaimFlag.INVALID_MARKER)
+                elif item.superseded:
+                    flags.append(ClaimFlag.SUPERSEDED_SOURCE)
+        if not markers:
+            flags.append(ClaimFlag.UNCITED)
+        claims.append(Claim(len(claims), text, start, end, tuple(citations), tuple(dict.fromkeys(flags))))
+    return claims

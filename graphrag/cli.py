@@ -1,0 +1,321 @@
+"""The `graphrag` command: ingest, entity, ask, review, export, eval, bench.
+
+Every command prints a readable report, or one JSON object with --json. Errors a user can
+act on are printed as one line on stderr with exit code 2 (bad input) or 1 (backend/store).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from graphrag.errors import GraphRAGError, InputError
+from graphrag.model import PUBLIC, AskSettings, Progress
+from graphrag.store import DEFAULT_STORE, Store
+
+
+def default_store() -> str:
+    return os.environ.get("GRAPHRAG_STORE", str(DEFAULT_STORE))
+
+
+def _store_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", default=default_store(), help="SQLite store file (default: %(default)s; "
+                   "env GRAPHRAG_STORE)")
+
+
+def _access_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--access", nargs="+", default=[PUBLIC], metavar="LABEL",
+                   help="the asker's access labels (default: public)")
+
+
+def _progress(p: Progress) -> None:
+    if sys.stderr.isatty():
+        end = "\n" if p.done >= p.total else ""
+        print(f"\r[{p.done}/{p.total}] {p.message[:60]:<60}", end=end, file=sys.stderr, flush=True)
+
+
+# --- commands ---------------------------------------------------------------------------
+
+
+def cmd_ingest(a: argparse.Namespace) -> int:
+    from graphrag.extract import make_extractor
+    from graphrag.ingest import Ingestor
+
+    options: dict[str, object] = {}
+    if a.model:
+        options["model"] = a.model
+    if a.host:
+        options["host"] = a.host
+    with Store(a.store) as store:
+        if a.extractor == "ollama":
+            options["cache"] = store.reply_cache()
+        report = Ingestor(store, make_extractor(a.extractor, **options)).ingest_paths(a.paths, _progress, a.max_bytes)
+    if a.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        for p in report.problems:
+            print(f"warning: {p}", file=sys.stderr)
+        print(f"{'document':<32} {'ver':>3} {'status':<18} {'sent':>5} {'ent':>5} {'rel':>5} {'impl':>5}  note")
+        for d in report.documents:
+            note = d.error or d.note or (f"supersedes v{d.supersedes}" if d.supersedes else "")
+            print(f"{d.id[:32]:<32} {d.version or '-':>3} {d.status:<18} {d.sentences:>5} {d.entities:>5} "
+                  f"{d.relations:>5} {d.implied_entities:>5}  {note}")
+        t = report.totals()
+        print("totals: " + ", ".join(f"{k} {v}" for k, v in t.items()))
+    bad = sum(d.status in ("failed", "model_unavailable") for d in report.documents)
+    return 1 if bad and bad == len(report.documents) else 0
+
+
+def cmd_entity(a: argparse.Namespace) -> int:
+    from graphrag.serialize import entity_json
+    from graphrag.text import normalise
+
+    with Store(a.store) as store:
+        key = normalise(a.name)
+        entity = store.entity(key)
+        if entity is None:
+            print(f"no entity named {a.name!r} (key {key!r})", file=sys.stderr)
+            return 2
+        visible = {(d.id, d.version) for d in store.documents() if set(d.access) & set(a.access)}
+        mentions = tuple(m for m in entity.mentions if (m.span.document_id, m.span.version) in visible)
+        relations = [r for r in store.relations_of(key) if (r.span.document_id, r.span.version) in visible]
+        if not mentions:
+            print(f"no entity named {a.name!r} (key {key!r})", file=sys.stderr)
+            return 2
+        names = store.entity_names()
+    from dataclasses import replace
+
+    data = entity_json(replace(entity, mentions=mentions), relations)
+    if a.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{data['name']} ({data['type']}), key {key!r}: {len(mentions)} mentions, {len(relations)} relations")
+    for m in data["mentions"]:  # type: ignore[union-attr]
+        sup = " [superseded]" if m["superseded"] else ""
+        print(f"  mention  {m['document']} v{m['version']}{sup} [{m['start']}:{m['end']}] {m['sentence']}")
+    for r in relations:
+        sup = " [superseded]" if r.superseded else ""
+        print(f"  relation {names.get(r.source, r.source)} -{r.type}-> {names.get(r.target, r.target)}   "
+              f"({r.span.document_id} v{r.span.version}{sup}) {r.span.text}")
+    return 0
+
+
+def _settings(a: argparse.Namespace) -> AskSettings:
+    return AskSettings(k=a.k, hops=a.hops, direction=a.direction, access=tuple(sorted(set(a.access))),
+                       include_superseded=a.include_superseded, max_context=a.max_context,
+                       generator=a.generator, generator_model=a.model, checker=a.checker,
+                       checker_model=a.checker_model)
+
+
+def cmd_ask(a: argparse.Namespace) -> int:
+    from graphrag.ask import Asker
+    from graphrag.serialize import answer_json, route_text, support_json
+
+    with Store(a.store) as store:
+        outcome = Asker(store).ask(a.question, _settings(a))
+        names = store.entity_names()
+    ans = outcome.answer
+    if a.json:
+        print(json.dumps(answer_json(ans, names, outcome.warnings), indent=2, ensure_ascii=False))
+        return 0
+    for w in outcome.warnings:
+        print(f"note: {w}", file=sys.stderr)
+    print(ans.text or "(no answer)")
+    print(f"\nanswer {ans.id}: {ans.status.value}")
+    for cl in ans.claims:
+        s = support_json(cl.support)
+        flags = f"  flags: {', '.join(f.value for f in cl.flags)}" if cl.flags else ""
+        print(f"\n  claim {cl.index}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
+        for c in cl.citations:
+            if c.item is None:
+                print(f"    [{c.marker}] does not resolve")
+                continue
+            sp = c.item.span
+            print(f"    [{c.marker}] {sp.document_id} v{sp.version} [{sp.start}:{sp.end}] {sp.text}")
+            print(f"         route: {route_text(c.item.route, names)}")
+    return 0
+
+
+def cmd_review(a: argparse.Namespace) -> int:
+    from graphrag.review import record_verdict, review_queue
+    from graphrag.serialize import support_json
+
+    with Store(a.store) as store:
+        if a.action == "list":
+            queue = review_queue(store, a.access, reviewer=a.reviewer, answer_id=a.answer)
+            rows = [{"answer_id": q.answer.id, "claim": q.claim.index, "text": q.claim.text,
+                     "flags": [f.value for f in q.claim.flags], "support": support_json(q.claim.support),
+                     "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "stale": v.stale}
+                                  for v in q.verdicts]} for q in queue]
+            if a.json:
+                print(json.dumps(rows, indent=2, ensure_ascii=False))
+            for r in rows if not a.json else []:
+                done = ", ".join(f"{v['reviewer']}: {v['verdict']}" for v in r["verdicts"]) or "unreviewed"
+                print(f"{r['answer_id']:>4}.{r['claim']:<3} {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
+            return 0
+        answer = store.answer(a.answer) if a.answer is not None else None
+        if answer is None:
+            raise InputError(f"no answer {a.answer}")
+        claim = next((c for c in answer.claims if c.index == a.claim), None)
+        if claim is None:
+            raise InputError(f"answer {a.answer} has no claim {a.claim}")
+        cites = [c for c in claim.citations if c.valid]
+        citation = next((c for c in cites if c.marker == a.citation), None) if a.citation else (cites[0] if cites else None)
+        v = record_verdict(store, answer, claim, citation, a.verdict, a.reviewer, a.note or "")
+    print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer}) if a.json
+          else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}")
+    return 0
+
+
+def cmd_export(a: argparse.Namespace) -> int:
+    from graphrag.review import export_rows, rows_to_csv, rows_to_json
+
+    with Store(a.store) as store:
+        rows = export_rows(store, a.access)
+    text = rows_to_csv(rows) if a.format == "csv" else rows_to_json(rows)
+    if a.out:
+        Path(a.out).write_text(text, encoding="utf-8")
+        print(f"wrote {len(rows)} verdicts to {a.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_eval(a: argparse.Namespace) -> int:
+    if a.what == "support":
+        from graphrag.evaluate.support import cli_eval_support
+
+        return cli_eval_support(a.data, a.format, a.checker, a.json, limit=a.limit)
+    from graphrag.evaluate.retrieval import cli_eval_retrieval
+
+    return cli_eval_retrieval(a.questions, a.corpus, as_json=a.json, limit=a.limit, store_path=a.eval_store)
+
+
+def cmd_bench(a: argparse.Namespace) -> int:
+    if a.what == "support":
+        from graphrag.evaluate.support import cli_bench_support
+
+        return cli_bench_support(as_json=True)
+    from graphrag import bench
+
+    return {"ingest": bench.bench_ingest, "ask": bench.bench_ask, "load": bench.bench_load}[a.what](a)
+
+
+# --- parser -----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="graphrag", description="Local GraphRAG with source attribution")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("ingest", help="ingest text/Markdown files or folders (a manifest.toml beside them is read)")
+    s.add_argument("paths", nargs="+", metavar="PATH")
+    _store_arg(s)
+    s.add_argument("--extractor", choices=["rules", "ollama"], default="rules")
+    s.add_argument("--model", help="model name for the ollama extractor")
+    s.add_argument("--host", help="Ollama host (default: OLLAMA_HOST or http://127.0.0.1:11434)")
+    s.add_argument("--max-bytes", type=int, default=5_000_000, help="skip files larger than this (default %(default)s)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_ingest)
+
+    s = sub.add_parser("entity", help="every mention and relation of an entity")
+    s.add_argument("name")
+    _store_arg(s)
+    _access_arg(s)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_entity)
+
+    s = sub.add_parser("ask", help="ask a question; every claim is cited and checked")
+    s.add_argument("question")
+    _store_arg(s)
+    _access_arg(s)
+    s.add_argument("--k", type=int, default=3, help="seed entities (default 3)")
+    s.add_argument("--hops", type=int, default=2, help="walk depth (default 2)")
+    s.add_argument("--direction", choices=["both", "out"], default="both")
+    s.add_argument("--include-superseded", action="store_true", help="also use superseded document versions")
+    s.add_argument("--max-context", type=int, default=12)
+    s.add_argument("--generator", choices=["extractive", "ollama"], default="extractive")
+    s.add_argument("--model", help="model for the ollama generator")
+    s.add_argument("--checker", choices=["embedded", "ollama"], default="embedded")
+    s.add_argument("--checker-model", help="model for the ollama support checker")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_ask)
+
+    s = sub.add_parser("review", help="list the review queue, or mark a claim")
+    s.add_argument("action", choices=["list", "mark"])
+    s.add_argument("--answer", type=int)
+    s.add_argument("--claim", type=int)
+    s.add_argument("--citation", help="the citation marker judged (default: the claim's first valid one)")
+    s.add_argument("--verdict", choices=["supported", "partial", "unsupported"])
+    s.add_argument("--reviewer", default=os.environ.get("USER", ""))
+    s.add_argument("--note")
+    _store_arg(s)
+    _access_arg(s)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_review)
+
+    s = sub.add_parser("export", help="export the verification record (one row per verdict)")
+    s.add_argument("--format", choices=["csv", "json"], default="csv")
+    s.add_argument("--out", help="file to write (default: stdout)")
+    _store_arg(s)
+    _access_arg(s)
+    s.set_defaults(fn=cmd_export)
+
+    s = sub.add_parser("eval", help="measure on public labelled data")
+    e = s.add_subparsers(dest="what", required=True)
+    es = e.add_parser("support", help="support checker accuracy on claim/evidence pairs")
+    es.add_argument("--data", required=True)
+    es.add_argument("--format", choices=["wice", "expertqa", "jsonl"], required=True)
+    es.add_argument("--checker", default="embedded")
+    es.add_argument("--limit", type=int)
+    es.add_argument("--json", action="store_true")
+    er = e.add_parser("retrieval", help="supporting-paragraph recall of the context, beside a dense baseline")
+    er.add_argument("--questions", required=True)
+    er.add_argument("--corpus", required=True)
+    er.add_argument("--limit", type=int)
+    er.add_argument("--eval-store", help="reuse this store for the ingested corpus (default: a temporary file)")
+    er.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_eval)
+
+    s = sub.add_parser("bench", help="benchmarks that print figures (JSON)")
+    b = s.add_subparsers(dest="what", required=True)
+    bi = b.add_parser("ingest", help="ingest a {title, text} JSON corpus with the rules extractor")
+    bi.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")
+    bi.add_argument("--limit", type=int)
+    ba = b.add_parser("ask", help="ask latency without generation on synthetic graphs")
+    ba.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    ba.add_argument("--queries", type=int, default=50)
+    b.add_parser("support", help="embedded support checker latency per pair")
+    bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
+    bl.add_argument("--writers", type=int, default=4)
+    bl.add_argument("--verdicts", type=int, default=250)
+    s.set_defaults(fn=cmd_bench)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if args.command == "review" and args.action == "mark":
+        missing = [n for n in ("answer", "claim", "verdict") if getattr(args, n) is None]
+        if missing:
+            print(f"graphrag review mark: missing --{', --'.join(missing)}", file=sys.stderr)
+            return 2
+    try:
+        return int(args.fn(args))
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except GraphRAGError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: documents already written are kept; re-run to resume", file=sys.stderr)
+        return 130

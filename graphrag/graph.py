@@ -1,0 +1,182 @@
+"""The knowledge graph in memory: a NetworkX MultiDiGraph plus the arrays retrieval needs.
+
+Nodes are entity keys; every relation is its own edge (key = relation id), so two relations
+between the same pair both survive. Visibility (access labels, superseded versions) is a
+property of the document a mention or relation came from; it is computed once per asker
+as a boolean array over document versions and checked on every edge the walk follows.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from graphrag.embed import DIM
+from graphrag.model import Route, RouteStep
+from graphrag.store import Store
+
+DIRECTIONS = ("both", "out")
+
+
+@dataclass(frozen=True)
+class DocVersion:
+    id: str
+    version: int
+    access: frozenset[str]
+    superseded: bool
+    title: str
+    effective_date: str | None
+
+
+class KnowledgeGraph:
+    """Immutable snapshot of the store's graph at one store generation."""
+
+    def __init__(
+        self,
+        keys: Sequence[str],
+        names: Sequence[str],
+        vectors: np.ndarray,
+        docs: Sequence[DocVersion],
+        mention_entity: np.ndarray,  # entity index per mention
+        mention_row: np.ndarray,  # sentence row per mention
+        sentence_doc: np.ndarray,  # document index per sentence row
+        sentence_idx: np.ndarray,  # sentence index within its document per row
+        sentence_vectors: np.ndarray,
+        relations: Iterable[tuple[int, str, str, str, int, int]],  # id, source, target, type, doc, row
+        generation: int = 0,
+    ) -> None:
+        self.keys = list(keys)
+        self.index = {k: i for i, k in enumerate(self.keys)}
+        self.names = list(names)
+        self.vectors = vectors
+        self.docs = list(docs)
+        self.doc_index = {(d.id, d.version): i for i, d in enumerate(self.docs)}
+        self.sentence_doc = sentence_doc
+        self.sentence_idx = sentence_idx
+        self.sentence_vectors = sentence_vectors
+        self.generation = generation
+        # mentions grouped by entity: CSR-style offsets so a lookup is two slices
+        order = np.argsort(mention_entity, kind="stable")
+        self._m_rows = mention_row[order]
+        self._m_offsets = np.searchsorted(mention_entity[order], np.arange(len(self.keys) + 1))
+        self.mention_doc = sentence_doc[mention_row] if len(mention_row) else np.zeros(0, dtype=np.int64)
+        self._mention_entity = mention_entity
+        self.graph = nx.MultiDiGraph()
+        self.graph.add_nodes_from(self.keys)
+        for rel_id, src, dst, rtype, doc, row in relations:
+            self.graph.add_edge(src, dst, key=rel_id, type=rtype, doc=doc, row=row)
+        self._vis_cache: dict[tuple[frozenset[str], bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    # --- visibility -----------------------------------------------------------------------
+
+    def visibility(self, access: Iterable[str], include_superseded: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(visible document versions, visible entities) for an asker, as boolean arrays.
+
+        A document is visible when it shares a label with the asker and, unless asked
+        otherwise, is not superseded. An entity is visible when one of its mentions is.
+        """
+        labels = frozenset(access)
+        key = (labels, include_superseded)
+        with self._lock:
+            if key not in self._vis_cache:
+                docs = np.array([bool(d.access & labels) and (include_superseded or not d.superseded)
+                                 for d in self.docs], dtype=bool)
+                ents = np.zeros(len(self.keys), dtype=bool)
+                if len(self._mention_entity):
+                    ents[self._mention_entity[docs[self.mention_doc]]] = True
+                self._vis_cache[key] = (docs, ents)
+            return self._vis_cache[key]
+
+    # --- seeds and walk ---------------------------------------------------------------------
+
+    def mention_rows(self, entity: int) -> np.ndarray:
+        return self._m_rows[self._m_offsets[entity]:self._m_offsets[entity + 1]]
+
+    def walk(self, seeds: Iterable[str], hops: int, direction: str, visible_docs: np.ndarray) -> dict[str, Route]:
+        """Multi-source breadth-first search: every seed at depth 0, one best route per node.
+
+        Levels are expanded in sorted key order and edges in relation-id order, so the result
+        (depths and routes) does not depend on the order the seeds were given in. Edges from
+        invisible documents are never followed.
+        """
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        routes: dict[str, Route] = {s: Route(s) for s in sorted(set(seeds)) if s in self.index}
+        frontier = sorted(routes)
+        succ, pred = self.graph._succ, self.graph._pred  # plain dict views: the walk is a hot path
+        for _ in range(max(hops, 0)):
+            reached: dict[str, Route] = {}
+            for node in frontier:
+                route = routes[node]
+                sides = ((succ[node], True), (pred[node], False)) if direction == "both" else ((succ[node], True),)
+                for adjacency, forward in sides:
+                    for nbr, edges in adjacency.items():
+                        if nbr in routes or nbr in reached:
+                            continue
+                        for rel_id, attrs in edges.items():
+                            if visible_docs[attrs["doc"]]:
+                                reached[nbr] = Route(route.seed, (*route.steps, RouteStep(rel_id, attrs["type"], nbr, forward)))
+                                break
+            if not reached:
+                break
+            routes.update(reached)
+            frontier = sorted(reached)
+        return routes
+
+
+@dataclass(frozen=True)
+class _Cached:
+    generation: int
+    graph: KnowledgeGraph
+
+
+_cache: dict[str, _Cached] = {}
+_cache_lock = threading.Lock()
+
+
+def load_graph(store: Store) -> KnowledgeGraph:
+    """The graph for the store's current generation, rebuilt only when the store changed."""
+    gen = store.generation()
+    key = str(store.path.resolve())
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit and hit.generation == gen:
+            return hit.graph
+    graph = build_graph(store, gen)
+    with _cache_lock:
+        _cache[key] = _Cached(gen, graph)
+    return graph
+
+
+def build_graph(store: Store, generation: int = 0) -> KnowledgeGraph:
+    ents, ments, rels, docs = store.graph_rows()
+    doc_list = [DocVersion(d["doc_id"], d["version"], frozenset(json.loads(d["access"])), bool(d["superseded"]),
+                           d["title"], d["effective_date"]) for d in docs]
+    doc_index = {(d.id, d.version): i for i, d in enumerate(doc_list)}
+    srows = store.sentence_rows()
+    row_of = {(r["doc_id"], r["version"], r["idx"]): i for i, r in enumerate(srows)}
+    s_doc = np.array([doc_index[(r["doc_id"], r["version"])] for r in srows], dtype=np.int64)
+    s_idx = np.array([r["idx"] for r in srows], dtype=np.int64)
+    s_vec = _stack([r["vector"] for r in srows])
+    keys = [e["key"] for e in ents]
+    e_index = {k: i for i, k in enumerate(keys)}
+    m_ent = np.array([e_index[m["entity_key"]] for m in ments], dtype=np.int64)
+    m_row = np.array([row_of[(m["doc_id"], m["version"], m["sentence_idx"])] for m in ments], dtype=np.int64)
+    relations = [(r["id"], r["source_key"], r["target_key"], r["type"], doc_index[(r["doc_id"], r["version"])],
+                  row_of[(r["doc_id"], r["version"], r["sentence_idx"])]) for r in rels]
+    return KnowledgeGraph(keys, [e["name"] for e in ents], _stack([e["vector"] for e in ents]), doc_list,
+                          m_ent, m_row, s_doc, s_idx, s_vec, relations, generation)
+
+
+def _stack(blobs: Sequence[bytes | None]) -> np.ndarray:
+    out = np.zeros((len(blobs), DIM), dtype=np.float32)
+    for i, b in enumerate(blobs):
+        if b is not None:
+            out[i] = np.frombuffer(b, dtype=np.float32)
+    return out

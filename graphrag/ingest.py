@@ -1,0 +1,198 @@
+"""The ingest pipeline: sources -> sentences -> extraction -> embeddings -> one transaction each.
+
+Outcomes per document are explicit: ``ok``, ``nothing_found``, ``unchanged`` (same content
+already stored), ``model_unavailable``, ``failed`` and ``rejected`` (not text, too large...).
+A failed document writes nothing, so a re-run picks it up again; the others carry on.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
+from graphrag.embed import Embedder, get_embedder
+from graphrag.errors import StoreError
+from graphrag.extract.base import Extractor
+from graphrag.model import ExtractionResult, ExtractionStatus, Progress
+from graphrag.store import DocumentWrite, Store
+from graphrag.text import display_name, normalise, split_sentences
+
+log = logging.getLogger(__name__)
+ProgressFn = Callable[[Progress], None]
+
+UNCHANGED = "unchanged"
+REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class DocumentReport:
+    id: str
+    title: str
+    version: int | None
+    status: str
+    sentences: int = 0
+    entities: int = 0
+    relations: int = 0
+    implied_entities: int = 0
+    error: str | None = None
+    path: str | None = None
+    supersedes: int | None = None  # the version this one superseded
+    note: str | None = None
+
+
+@dataclass
+class Timings:
+    """Where the time went, so the pipeline's own overhead can be seen."""
+
+    total_s: float = 0.0
+    parse_s: float = 0.0
+    encode_s: float = 0.0
+    write_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    documents: tuple[DocumentReport, ...]
+    problems: tuple[str, ...] = ()
+    timings: Timings = field(default_factory=Timings)
+
+    def totals(self) -> dict[str, int]:
+        t: dict[str, int] = {"documents": len(self.documents)}
+        for d in self.documents:
+            t[d.status] = t.get(d.status, 0) + 1
+            for k in ("sentences", "entities", "relations", "implied_entities"):
+                t[k] = t.get(k, 0) + getattr(d, k)
+        return t
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "documents": [asdict(d) for d in self.documents],
+            "totals": self.totals(),
+            "problems": list(self.problems),
+        }
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What extraction yields for one document, as store rows."""
+
+    entities: list[tuple[str, str, str]]
+    mentions: list[tuple[str, int, str, bool]]
+    relations: list[tuple[str, str, str, str, int]]
+    implied: int
+
+
+def _prepare(result: ExtractionResult, n_sentences: int) -> _Prepared:
+    """Turn extracted names into keyed rows; add implied endpoints rather than drop relations."""
+    entities: dict[str, tuple[str, str, str]] = {}
+    mentions: list[tuple[str, int, str, bool]] = []
+    for e in result.entities:
+        key = normalise(e.name)
+        if not key or not 0 <= e.sentence_index < n_sentences:
+            log.warning("skipping entity %r at sentence %s", e.name, e.sentence_index)
+            continue
+        entities.setdefault(key, (key, display_name(e.name) or key, e.type or "concept"))
+        mentions.append((key, e.sentence_index, e.description, False))
+    relations: list[tuple[str, str, str, str, int]] = []
+    implied = 0
+    for r in result.relations:
+        src, dst = normalise(r.source), normalise(r.target)
+        if not src or not dst or not 0 <= r.sentence_index < n_sentences:
+            log.warning("skipping relation %r -%s-> %r at sentence %s", r.source, r.type, r.target, r.sentence_index)
+            continue
+        for key, surface in ((src, r.source), (dst, r.target)):
+            if key not in entities:
+                # The extractor named it in a relation but not as an entity: keep the relation,
+                # add the endpoint as an implied entity with a mention at the relation's sentence.
+                entities[key] = (key, display_name(surface) or key, "implied")
+                mentions.append((key, r.sentence_index, f"named by relation {r.type!r}", True))
+                implied += 1
+        relations.append((src, dst, r.type.strip().lower() or "related to", r.description, r.sentence_index))
+    return _Prepared(list(entities.values()), mentions, relations, implied)
+
+
+class Ingestor:
+    """Ingests sources into one store with one extractor; reusable across calls."""
+
+    def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None = None) -> None:
+        self.store = store
+        self.extractor = extractor
+        self._embedder = embedder
+        self.timings = Timings()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = get_embedder()
+        return self._embedder
+
+    def ingest_paths(self, paths: Iterable[str | Path], progress: ProgressFn | None = None,
+                     max_bytes: int = DEFAULT_MAX_BYTES) -> IngestReport:
+        items, problems = collect(paths, max_bytes)
+        return self.ingest(items, progress, problems)
+
+    def ingest(self, items: Sequence[Source | Rejected], progress: ProgressFn | None = None,
+               problems: Sequence[str] = ()) -> IngestReport:
+        started = time.perf_counter()
+        parse_before = getattr(self.extractor, "parse_seconds", 0.0)
+        reports = []
+        for i, item in enumerate(items):
+            if progress:
+                progress(Progress(i, len(items), f"{item.id}"))
+            reports.append(self._one(item))
+        if progress:
+            progress(Progress(len(items), len(items), "done"))
+        self.timings.total_s += time.perf_counter() - started
+        self.timings.parse_s += getattr(self.extractor, "parse_seconds", 0.0) - parse_before
+        return IngestReport(tuple(reports), tuple(problems), self.timings)
+
+    def _one(self, item: Source | Rejected) -> DocumentReport:
+        if isinstance(item, Rejected):
+            self._log(item.id, item.path, None, REJECTED, item.reason)
+            return DocumentReport(item.id, item.id, None, REJECTED, error=item.reason, path=item.path)
+        current = self.store.current_document(item.id)
+        if current is not None and current.sha256 == item.sha256:
+            return DocumentReport(item.id, current.title, current.version, UNCHANGED,
+                                  sentences=len(self.store.sentences(item.id, current.version)), path=item.path)
+        sentences = split_sentences(item.text)
+        try:
+            result = self.extractor.extract(sentences)
+        except Exception as exc:  # a backend bug must not stop the other documents
+            log.exception("extractor crashed on %s", item.id)
+            result = ExtractionResult(ExtractionStatus.FAILED, self.extractor.name, error=f"{type(exc).__name__}: {exc}")
+        base = DocumentReport(item.id, item.title, None, result.status.value, len(sentences), path=item.path,
+                              note=item.note)
+        if result.status in (ExtractionStatus.MODEL_UNAVAILABLE, ExtractionStatus.FAILED):
+            self._log(item.id, item.path, item.sha256, result.status.value, result.error)
+            return replace(base, error=result.error or result.status.value)
+        prepared = _prepare(result, len(sentences))
+        t0 = time.perf_counter()
+        sent_vecs = self.embedder.encode([s.text for s in sentences])
+        known = self.store.existing_entity_keys(k for k, _, _ in prepared.entities)
+        new = [(k, name) for k, name, _ in prepared.entities if k not in known]
+        ent_vecs = dict(zip((k for k, _ in new), self.embedder.encode([n for _, n in new]))) if new else {}
+        t1 = time.perf_counter()
+        self.timings.encode_s += t1 - t0
+        write = DocumentWrite(
+            document=item.as_document(), extractor=result.extractor, status=result.status.value,
+            sentences=[(s.start, s.end, s.text) for s in sentences], sentence_vectors=sent_vecs,
+            entities=prepared.entities, entity_vectors=ent_vecs, mentions=prepared.mentions,
+            relations=prepared.relations,
+        )
+        try:
+            version = self.store.write_document(write)
+        except StoreError as exc:
+            return replace(base, status=ExtractionStatus.FAILED.value, error=str(exc))
+        self.timings.write_s += time.perf_counter() - t1
+        return replace(base, version=version, entities=len(prepared.entities), relations=len(prepared.relations),
+                        implied_entities=prepared.implied, supersedes=current.version if current else None)
+
+    def _log(self, doc_id: str, path: str | None, sha: str | None, status: str, error: str | None) -> None:
+        try:
+            self.store.log_ingest(doc_id, path, sha, status, error)
+        except StoreError as exc:  # the report still tells the user; the log is a convenience
+            log.warning("could not log ingest outcome: %s", exc)

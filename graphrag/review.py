@@ -1,0 +1,137 @@
+"""The review workflow: a queue of claims, verdicts appended, the verification record exported.
+
+Visibility follows the same rule as retrieval: a reviewer sees an answer only when every
+document it drew context from is visible to them, so a restricted document never reaches a
+queue or an export through someone else's answer.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from graphrag.errors import InputError
+from graphrag.model import Answer, Citation, Claim, Verdict, VerdictLabel
+from graphrag.store import Store, sha256_text
+
+VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
+                   "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
+EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
+                 "start", "end", "span", "span_sha256", "verdict", "reviewer", "time", "note", "stale")
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    answer: Answer
+    claim: Claim
+    verdicts: tuple[Verdict, ...]  # current verdict per reviewer
+
+    @property
+    def reviewed(self) -> bool:
+        return bool(self.verdicts)
+
+    @property
+    def score(self) -> float | None:
+        return self.claim.support.score if self.claim.support else None
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.claim.flags)
+
+
+def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
+    labels = set(access)
+    for item in answer.context:
+        doc = store.document(item.span.document_id, item.span.version)
+        if doc is None or not labels & set(doc.access):
+            return False
+    return True
+
+
+def visible_answers(store: Store, access: Iterable[str], limit: int = 200) -> list[Answer]:
+    access = tuple(access)
+    out = []
+    for row in store.answer_ids(limit):
+        a = store.answer(row["id"])
+        if a is not None and visible_to(a, access, store):
+            out.append(a)
+    return out
+
+
+def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None, answer_id: int | None = None,
+                 flagged_only: bool = False, mine_only: bool = False, limit: int = 200) -> list[QueueItem]:
+    """Claims to review: unreviewed first, then lowest support first (the checker's triage)."""
+    answers = visible_answers(store, access, limit)
+    items: list[QueueItem] = []
+    for a in answers:
+        if answer_id is not None and a.id != answer_id:
+            continue
+        current = store.current_verdicts(a.id)
+        for cl in a.claims:
+            vs = tuple(v for v in current if v.claim_index == cl.index)
+            if flagged_only and not cl.flags:
+                continue
+            if mine_only and not any(v.reviewer == reviewer for v in vs):
+                continue
+            items.append(QueueItem(a, cl, vs))
+    items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -(q.answer.id or 0), q.claim.index))
+    return items
+
+
+def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
+                   reviewer: str, note: str = "") -> Verdict:
+    """Append one verdict. The hash of the judged span's text is kept with it."""
+    label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
+    if label is None:
+        raise InputError(f"verdict must be one of {', '.join(sorted(VERDICT_CHOICES))}, got {verdict!r}")
+    reviewer = " ".join(reviewer.split())
+    if not reviewer:
+        raise InputError("a verdict needs a reviewer name")
+    if answer.id is None:
+        raise InputError("only a stored answer can be reviewed")
+    span = citation.item.span if citation and citation.item else None
+    v = Verdict(answer.id, claim.index, label, reviewer[:200], sha256_text(span.text if span else ""),
+                citation.marker if citation else None, span.document_id if span else None,
+                span.version if span else None, span.start if span else None, span.end if span else None,
+                note[:5000])
+    vid = store.add_verdict(v)
+    return next(x for x in store.verdicts(answer.id, claim.index) if x.id == vid)
+
+
+def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
+    """The verification record: one row per verdict (history included), oldest first."""
+    rows = []
+    for a in sorted(visible_answers(store, access, limit=100_000), key=lambda a: a.id or 0):
+        claims = {c.index: c for c in a.claims}
+        for v in store.verdicts(a.id):
+            cl = claims.get(v.claim_index)
+            span_text = ""
+            if v.document_id is not None and v.version is not None:
+                doc = store.document(v.document_id, v.version)
+                if doc is not None and v.start is not None and v.end is not None:
+                    span_text = doc.text[v.start:v.end]
+            rows.append({
+                "verdict_id": v.id, "answer_id": a.id, "question": a.question, "claim_index": v.claim_index,
+                "claim": cl.text if cl else "", "citation": v.marker, "document": v.document_id,
+                "version": v.version, "start": v.start, "end": v.end, "span": span_text,
+                "span_sha256": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer,
+                "time": v.created_at, "note": v.note, "stale": v.stale,
+            })
+    return rows
+
+
+def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=EXPORT_FIELDS)
+    w.writeheader()
+    for r in rows:
+        # Cells starting with = + - @ are neutralised so a spreadsheet never runs them as formulas.
+        w.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in r.items()})
+    return buf.getvalue()
+
+
+def rows_to_json(rows: Sequence[dict[str, object]]) -> str:
+    return json.dumps(rows, indent=2, ensure_ascii=False)
