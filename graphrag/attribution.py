@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from graphrag.model import Citation, Claim, ClaimFlag, ContextItem
 from graphrag.text import split_sentences
 
-# A bracketed group that is not a Markdown link ("[text](url)").
-_MARKER = re.compile(r"\[([^\[\]\n]{0,40})\](?!\()")
+# A bracketed group with a word character in it that is not a Markdown link ("[text](url)").
+_MARKER = re.compile(r"\[(?=[^\[\]\n]*\w)([^\[\]\n]{1,40})\](?!\()")
 _NUMBERS = re.compile(r"\s*\d{1,6}(\s*-\s*\d{1,6})?(\s*[,;]\s*\d{1,6}(\s*-\s*\d{1,6})?)*\s*")
 _MAX_RANGE = 50
 
@@ -57,14 +57,27 @@ def strip_markers(text: str) -> str:
     return " ".join(s.split())
 
 
+_LEADING_MARKERS = re.compile(r"(?:\s*\[(?=[^\[\]\n]*\w)[^\[\]\n]{1,40}\](?!\())+")
+
+
 def _claim_ranges(answer: str) -> list[tuple[int, int]]:
-    """Sentence ranges of the answer; a piece holding only markers joins the claim before it."""
+    """Sentence ranges of the answer. Markers written after a full stop ("... snapshots. [1]")
+    belong to the sentence before them, not to the next one."""
     ranges: list[tuple[int, int]] = []
     for s in split_sentences(answer):
-        if ranges and not strip_markers(s.text).strip(" .,;:!?"):
+        start = s.start
+        lead = _LEADING_MARKERS.match(answer, start, s.end)
+        if ranges and lead:
+            ranges[-1] = (ranges[-1][0], lead.end())
+            start = lead.end()
+            while start < s.end and answer[start].isspace():
+                start += 1
+        if start < s.end and strip_markers(answer[start:s.end]).strip(" .,;:!?"):
+            ranges.append((start, s.end))
+        elif ranges:
             ranges[-1] = (ranges[-1][0], s.end)
-        else:
-            ranges.append((s.start, s.end))
+        elif start < s.end:
+            ranges.append((start, s.end))  # an answer that opens with bare markers keeps them
     return ranges
 
 
@@ -75,9 +88,9 @@ def attribute(answer: str, context: Sequence[ContextItem]) -> list[Claim]:
     for start, end in _claim_ranges(answer):
         sentence = answer[start:end]
         text = strip_markers(sentence)
-        if not text:
-            continue
         markers = parse_markers(sentence)
+        if not text and not markers:
+            continue
         citations: list[Citation] = []
         flags: list[ClaimFlag] = []
         seen: set[int] = set()

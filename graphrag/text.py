@@ -105,6 +105,9 @@ def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
                 continue
         if text[m.start()] == "." and m.end() - m.start() == 1 and _is_abbreviation(text, m.start()):
             continue
+        opened = text.rfind("[", cur, m.start())
+        if opened > text.rfind("]", cur, m.start()) and 0 <= text.find("]", after, min(end, after + 40)):
+            continue  # inside a short bracketed group such as a citation marker "[1. 2]"
         out.append((cur, after))
         cur = after
     out.append((cur, end))

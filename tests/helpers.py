@@ -1,0 +1,125 @@
+"""Test helpers: the reference case as scripted extraction, a scripted checker, small corpora."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
+from graphrag.model import Support, SupportLabel
+from graphrag.support.base import SupportQuery
+
+# The reference notebook's handbook, reduced to what the faults need.
+POLICY = """# Export policy
+
+Cancellation triggers a final export of the account.
+Exports use the latest snapshot.
+Exports are related to snapshots through the nightly job.
+Snapshots follow the retention policy.
+Snapshot exports remain available for 30 days after an account is cancelled.
+"""
+OLD_FAQ = """# FAQ (2023)
+
+Exports are deleted 7 days after cancellation.
+"""
+INTERNAL = """# Internal notes
+
+Exports are encrypted with the Falcon key.
+"""
+
+
+def reference_extractor() -> ScriptedExtractor:
+    """Four entities and four relations (two between Export and Snapshot) plus the FAQ's mention."""
+    return ScriptedExtractor(
+        entities=[
+            ScriptEntity("Cancellation", "Cancellation triggers", description="ends the subscription"),
+            ScriptEntity("Export", "Cancellation triggers", description="a copy of account data (policy)"),
+            ScriptEntity("Snapshot", "latest snapshot", description="nightly copy"),
+            ScriptEntity("Retention", "retention policy", description="how long copies are kept"),
+            ScriptEntity("Exports", "deleted 7 days", description="deleted after 7 days (old FAQ)"),
+            ScriptEntity("Export", "Falcon key", description="encrypted export (internal)"),
+            ScriptEntity("Falcon key", "Falcon key", description="internal key"),
+        ],
+        relations=[
+            ScriptRelation("Cancellation", "trigger", "Export", "Cancellation triggers"),
+            ScriptRelation("Exports", "use", "Snapshot", "latest snapshot"),
+            ScriptRelation("Export", "related to", "Snapshots", "related to snapshots"),
+            ScriptRelation("Snapshots", "follow", "Retention", "retention policy"),
+            ScriptRelation("Export", "encrypted with", "Falcon key", "Falcon key"),
+        ],
+    )
+
+
+def write_corpus(root: Path, docs: dict[str, str], manifest: str | None = None) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in docs.items():
+        (root / name).write_text(text, encoding="utf-8")
+    if manifest is not None:
+        (root / "manifest.toml").write_text(manifest, encoding="utf-8")
+    return root
+
+
+REFERENCE_MANIFEST = """
+[[documents]]
+file = "policy.md"
+id = "policy"
+title = "Export policy"
+effective_date = "2026-05-01"
+
+[[documents]]
+file = "faq.md"
+id = "faq"
+title = "FAQ"
+effective_date = "2023-02-01"
+
+[[documents]]
+file = "internal.md"
+id = "internal"
+title = "Internal notes"
+access = ["internal"]
+"""
+
+
+def reference_corpus(root: Path) -> Path:
+    return write_corpus(root, {"policy.md": POLICY, "faq.md": OLD_FAQ, "internal.md": INTERNAL}, REFERENCE_MANIFEST)
+
+
+class CountingEmbedder:
+    """Wraps an embedder and counts the texts it encodes (to prove work is not repeated)."""
+
+    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self.texts: list[str] = []
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        self.texts.extend(texts)
+        return self.inner.encode(texts, batch_size)
+
+
+class ScriptedChecker:
+    """Scores by word overlap: enough to drive the pipeline without depending on a fitted model."""
+
+    name = "scripted-checker"
+    threshold = 0.5
+
+    def __init__(self, unscorable: str | None = None) -> None:
+        self.unscorable = unscorable
+        self.queries: list[SupportQuery] = []
+
+    def check(self, queries: Sequence[SupportQuery]) -> list[Support | None]:
+        self.queries.extend(queries)
+        out: list[Support | None] = []
+        for q in queries:
+            if self.unscorable and self.unscorable in q.claim:
+                out.append(None)
+                continue
+            cw = {w.lower().strip(".,") for w in q.claim.split()}
+            ew = {w.lower().strip(".,") for w in q.evidence.split()}
+            score = len(cw & ew) / max(len(cw), 1)
+            label = SupportLabel.SUPPORTED if score >= self.threshold else SupportLabel.NOT_SUPPORTED
+            out.append(Support(score, label, self.name, f"{score:.0%} of claim words in source"))
+        return out

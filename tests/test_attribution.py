@@ -1,0 +1,68 @@
+"""Attribution: claims are the answer's sentences; markers resolve or are flagged, never dropped."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphrag.attribution import attribute, parse_markers, strip_markers
+from graphrag.model import ClaimFlag, ContextItem, Route, Span
+
+
+def items(n: int) -> list[ContextItem]:
+    return [ContextItem(i, Span("d", 1, i, 0, 5, f"sentence {i}"), Route("e"), 0.5, "mention") for i in range(1, n + 1)]
+
+
+def test_marker_past_the_context_is_flagged_not_dropped() -> None:
+    """Fault 2, the reference case: [9] over three context items."""
+    answer = "Exports use the latest snapshot [1]. Snapshots last 30 days [3]. Billing ends at once [9]."
+    claims = attribute(answer, items(3))
+    assert [c.text for c in claims] == [
+        "Exports use the latest snapshot.", "Snapshots last 30 days.", "Billing ends at once."]
+    assert [[(x.marker, x.valid) for x in c.citations] for c in claims] == [[("1", True)], [("3", True)], [("9", False)]]
+    assert claims[2].flags == (ClaimFlag.INVALID_MARKER,)
+    assert claims[0].citations[0].item is not None and claims[0].citations[0].item.n == 1
+    for c in claims:
+        assert c.citations[0].support is None  # "not checked" until a checker runs, never a constant
+        assert strip_markers(answer[c.start:c.end]) == c.text
+
+
+def test_marker_forms_and_uncited_claims() -> None:
+    answer = "A holds [1, 2]. B holds [1][2]. C holds [2-3]. D holds. E holds [citation needed]. F holds [x](http://l)."
+    claims = attribute(answer, items(3))
+    markers = [[x.marker for x in c.citations] for c in claims]
+    assert markers[:3] == [["1", "2"], ["1", "2"], ["2", "3"]]
+    assert claims[3].flags == (ClaimFlag.UNCITED,) and claims[3].citations == ()
+    assert claims[4].flags == (ClaimFlag.MALFORMED_MARKER,) and claims[4].citations[0].marker == "citation needed"
+    assert claims[5].flags == (ClaimFlag.UNCITED,)  # a Markdown link is not a marker
+
+
+def test_marker_after_the_full_stop_stays_with_its_sentence() -> None:
+    claims = attribute("Exports use snapshots. [1] Retention is 30 days. [2]", items(2))
+    assert [(c.text, [x.marker for x in c.citations]) for c in claims] == [
+        ("Exports use snapshots.", ["1"]), ("Retention is 30 days.", ["2"])]
+
+
+def test_zero_and_repeated_markers() -> None:
+    claims = attribute("Zero is not a source [0]. Twice [1][1]. Odd [1. 2] marker.", items(1))
+    assert claims[2].citations[0].marker == "1. 2" and ClaimFlag.MALFORMED_MARKER in claims[2].flags
+    assert claims[0].citations[0].valid is False and ClaimFlag.INVALID_MARKER in claims[0].flags
+    assert len(claims[1].citations) == 1
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab .[]0123456789,-\n!?")), max_size=120), st.integers(0, 5))
+def test_any_answer_attributes_without_crashing_and_every_marker_is_accounted_for(answer: str, n: int) -> None:
+    claims = attribute(answer, items(n))
+    for c in claims:
+        assert 0 <= c.start <= c.end <= len(answer)
+        assert c.text == strip_markers(answer[c.start:c.end])
+        for x in c.citations:
+            assert x.valid == (x.item is not None)
+            if not x.valid:
+                assert {ClaimFlag.INVALID_MARKER, ClaimFlag.MALFORMED_MARKER} & set(c.flags)
+        if not parse_markers(answer[c.start:c.end]):
+            assert ClaimFlag.UNCITED in c.flags
+    # every marker in the answer lands on a claim whose range holds it: none vanishes
+    for m in parse_markers(answer):
+        assert any(c.start <= m.start and m.end <= c.end for c in claims), m
