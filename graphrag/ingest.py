@@ -154,10 +154,15 @@ class Ingestor:
         if isinstance(item, Rejected):
             self._log(item.id, item.path, None, REJECTED, item.reason)
             return DocumentReport(item.id, item.id, None, REJECTED, error=item.reason, path=item.path)
+        # Content already stored under this id (as the current version or an older one, e.g.
+        # the 2025 file of a folder that also holds its successor) is a no-op, never a new version.
+        known = self.store.version_with_content(item.id, item.sha256)
+        if known is not None:
+            note = f"same content as version {known.version}" + (" (superseded)" if known.superseded else "")
+            return DocumentReport(item.id, known.title, known.version, UNCHANGED,
+                                  sentences=len(self.store.sentences(item.id, known.version)), path=item.path,
+                                  note=note)
         current = self.store.current_document(item.id)
-        if current is not None and current.sha256 == item.sha256:
-            return DocumentReport(item.id, current.title, current.version, UNCHANGED,
-                                  sentences=len(self.store.sentences(item.id, current.version)), path=item.path)
         sentences = split_sentences(item.text)
         try:
             result = self.extractor.extract(sentences)

@@ -258,6 +258,12 @@ class Store:
         rows = self._q("SELECT * FROM documents WHERE doc_id=? ORDER BY version DESC LIMIT 1", (doc_id,))
         return _document(rows[0]) if rows else None
 
+    def version_with_content(self, doc_id: str, sha256: str) -> Document | None:
+        """The stored version of ``doc_id`` with exactly this content, if any (newest first)."""
+        rows = self._q("SELECT * FROM documents WHERE doc_id=? AND sha256=? ORDER BY version DESC LIMIT 1",
+                       (doc_id, sha256))
+        return _document(rows[0]) if rows else None
+
     def document(self, doc_id: str, version: int) -> Document | None:
         rows = self._q("SELECT * FROM documents WHERE doc_id=? AND version=?", (doc_id, version))
         return _document(rows[0]) if rows else None
@@ -406,6 +412,12 @@ class Store:
                      r["extractor"], bool(r["superseded"]))
             for r in rows
         ]
+
+    def entities_at(self, doc_id: str, version: int, idx: int) -> list[str]:
+        """Keys of the entities mentioned in one sentence (the review page looks for conflicts by them)."""
+        rows = self._q("SELECT DISTINCT entity_key FROM mentions WHERE doc_id=? AND version=? AND sentence_idx=? "
+                       "ORDER BY entity_key", (doc_id, version, idx))
+        return [r["entity_key"] for r in rows]
 
     def entity_names(self) -> dict[str, str]:
         return {r["key"]: r["name"] for r in self._q("SELECT key, name FROM entities")}

@@ -1,0 +1,281 @@
+"""Benchmarks: commands that print figures as JSON (never timed tests).
+
+- ingest: a {title, text} corpus with the rules extractor; where the time went.
+- ask: retrieval + attribution latency on synthetic graphs, beside a bare numpy top-k plus a
+  networkx BFS on the same graph.
+- load: concurrent verdict writers on one store, and ask latency while an ingest runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+
+from graphrag.model import AskSettings
+
+
+def _print(obj: dict[str, object]) -> int:
+    print(json.dumps(obj, indent=2))
+    return 0
+
+
+def _pct(xs: list[float], p: float) -> float:
+    return float(np.percentile(np.asarray(xs), p)) if xs else float("nan")
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# --- ingest -------------------------------------------------------------------------------
+
+
+def bench_ingest(a: argparse.Namespace) -> int:
+    from graphrag.documents import Source, read_corpus_json
+    from graphrag.embed import get_embedder
+    from graphrag.extract.rules import RulesExtractor, load_spacy
+    from graphrag.ingest import Ingestor
+    from graphrag.store import Store
+
+    if not Path(a.corpus).is_file():
+        print(f"error: no corpus at {a.corpus} (a JSON list of {{title, text}})", file=sys.stderr)
+        return 2
+    items = [x for x in read_corpus_json(Path(a.corpus)) if isinstance(x, Source)][: a.limit]
+    t0 = time.perf_counter()
+    load_spacy()
+    embedder = get_embedder()
+    embedder.encode(["warm up"])
+    load_s = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.db") as store:
+        ingestor = Ingestor(store, RulesExtractor(), embedder)
+        report = ingestor.ingest(items)
+        counts = store.counts()
+        store_mb = os.path.getsize(store.path) / 1e6
+    t = report.timings
+    sentences = counts["sentences"]
+    return _print({
+        "documents": len(items),
+        "sentences": sentences,
+        "entities": counts["entities"],
+        "mentions": counts["mentions"],
+        "relations": counts["relations"],
+        "seconds": round(t.total_s, 2),
+        "sentences_per_s": round(sentences / t.total_s, 1),
+        "parse_s": round(t.parse_s, 2),
+        "encode_s": round(t.encode_s, 2),
+        "write_s": round(t.write_s, 2),
+        "overhead_s": round(t.total_s - t.parse_s - t.encode_s, 2),
+        "total_over_parse_plus_encode": round(t.total_s / (t.parse_s + t.encode_s), 3),
+        "model_load_s": round(load_s, 2),
+        "peak_memory_mb": round(_peak_mb(), 1),
+        "store_mb": round(store_mb, 1),
+    })
+
+
+# --- ask ----------------------------------------------------------------------------------
+
+
+def synthetic_store(path: Path, n_entities: int, seed: int = 0) -> None:
+    """A store with n entities (random unit vectors), 2 mentions and ~2 relations each.
+
+    Written with bulk SQL: building it through the ingest pipeline would measure spaCy.
+    """
+    from graphrag.store import Store, now
+
+    rng = np.random.default_rng(seed)
+    dim = 384
+    n_sent = n_entities
+    per_doc = 20
+    n_docs = (n_sent + per_doc - 1) // per_doc
+    with Store(path) as store, store.transaction() as db:
+        db.executemany("INSERT INTO documents VALUES (?,?,?,?,?,?,?,?,0,'ok','bench',?)",
+                       [(f"d{d}", 1, f"Doc {d}", None, json.dumps(["public"] if d % 10 else ["internal"]), "h",
+                         " ".join(f"Sentence {d}-{i}." for i in range(per_doc)), None, now()) for d in range(n_docs)])
+        vec = rng.standard_normal((n_sent, dim)).astype(np.float32)
+        vec /= np.linalg.norm(vec, axis=1, keepdims=True)
+        rows = []
+        for s in range(n_sent):
+            d, i = divmod(s, per_doc)
+            text = f"Sentence {d}-{i}."
+            start = sum(len(f"Sentence {d}-{j}.") + 1 for j in range(i))
+            rows.append((f"d{d}", 1, i, start, start + len(text), text, vec[s].tobytes()))
+        db.executemany("INSERT INTO sentences VALUES (?,?,?,?,?,?,?)", rows)
+        evec = rng.standard_normal((n_entities, dim)).astype(np.float32)
+        evec /= np.linalg.norm(evec, axis=1, keepdims=True)
+        db.executemany("INSERT INTO entities VALUES (?,?,?,?)",
+                       [(f"e{e}", f"Entity {e}", "concept", evec[e].tobytes()) for e in range(n_entities)])
+        ments = []
+        for e in range(n_entities):
+            for s in (e, int(rng.integers(n_sent))):
+                d, i = divmod(s, per_doc)
+                ments.append((f"e{e}", f"d{d}", 1, i, "synthetic", "bench", 0))
+        db.executemany("INSERT INTO mentions (entity_key, doc_id, version, sentence_idx, description, extractor,"
+                       " implied) VALUES (?,?,?,?,?,?,?)", ments)
+        rels = []
+        for e in range(n_entities):
+            for _ in range(2):
+                t = int(rng.integers(n_entities))
+                d, i = divmod(e, per_doc)
+                rels.append((f"e{e}", f"e{t}", f"r{t % 7}", "synthetic", f"d{d}", 1, i, "bench"))
+        db.executemany("INSERT INTO relations (source_key, target_key, type, description, doc_id, version,"
+                       " sentence_idx, extractor) VALUES (?,?,?,?,?,?,?,?)", rels)
+        db.execute("UPDATE meta SET value=CAST(value AS INTEGER)+1 WHERE key='generation'")
+
+
+def _bare(vectors: np.ndarray, undirected: nx.Graph, keys: list[str], q: np.ndarray, k: int, hops: int) -> int:
+    scores = vectors @ q
+    top = np.argpartition(-scores, k)[:k]
+    reached = 0
+    for depth, layer in enumerate(nx.bfs_layers(undirected, [keys[i] for i in top])):
+        if depth > hops:
+            break
+        reached += len(layer)
+    return reached
+
+
+def bench_ask(a: argparse.Namespace) -> int:
+    from graphrag.attribution import attribute
+    from graphrag.graph import load_graph
+    from graphrag.retrieve import retrieve_vector
+    from graphrag.store import Store
+
+    settings = AskSettings()
+    results = []
+    for n in a.sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bench.db"
+            t0 = time.perf_counter()
+            synthetic_store(path, n)
+            build_s = time.perf_counter() - t0
+            with Store(path) as store:
+                t0 = time.perf_counter()
+                graph = load_graph(store)
+                load_s = time.perf_counter() - t0
+                undirected = graph.graph.to_undirected(as_view=True)
+                rng = np.random.default_rng(1)
+                queries = []
+                for _ in range(a.queries):
+                    q = graph.vectors[int(rng.integers(n))] + 0.5 * rng.standard_normal(graph.vectors.shape[1])
+                    queries.append((q / np.linalg.norm(q)).astype(np.float32))
+                ours, bare = [], []
+                retrieve_vector(store, graph, queries[0], settings)  # warm the visibility cache
+                for q in queries:
+                    t = time.perf_counter()
+                    got = retrieve_vector(store, graph, q, settings)
+                    answer = " ".join(f"{c.span.text} [{c.n}]" for c in got.context[:3])
+                    attribute(answer, got.context)
+                    ours.append((time.perf_counter() - t) * 1000)
+                    t = time.perf_counter()
+                    _bare(graph.vectors, undirected, graph.keys, q, settings.k, settings.hops)
+                    bare.append((time.perf_counter() - t) * 1000)
+            results.append({
+                "entities": n, "relations": graph.graph.number_of_edges(), "queries": len(queries),
+                "p50_ms": round(statistics.median(ours), 2), "p95_ms": round(_pct(ours, 95), 2),
+                "bare_p50_ms": round(statistics.median(bare), 2), "bare_p95_ms": round(_pct(bare, 95), 2),
+                "ratio_p50": round(statistics.median(ours) / statistics.median(bare), 2),
+                "graph_load_s": round(load_s, 2), "store_build_s": round(build_s, 2),
+            })
+    return _print({"k": settings.k, "hops": settings.hops, "max_context": settings.max_context, "sizes": results,
+                   "note": "question embedding excluded (same for both); bare = numpy top-k + nx.bfs_layers"})
+
+
+# --- load ---------------------------------------------------------------------------------
+
+
+def _writer(path: str, answer_id: int, n: int, who: int, out: mp.Queue) -> None:  # type: ignore[type-arg]
+    from graphrag.review import record_verdict
+    from graphrag.store import Store
+
+    latencies, errors = [], 0
+    with Store(path) as store:
+        answer = store.answer(answer_id)
+        assert answer is not None
+        claim = answer.claims[0]
+        citation = next((c for c in claim.citations if c.valid), None)
+        for i in range(n):
+            t = time.perf_counter()
+            try:
+                record_verdict(store, answer, claim, citation, ("supported", "partial", "unsupported")[i % 3],
+                               f"reviewer-{who}", f"note {i}")
+            except Exception:  # counted, not hidden: the figure must show lost writes
+                errors += 1
+            latencies.append((time.perf_counter() - t) * 1000)
+    out.put((latencies, errors))
+
+
+def _ingester(path: str, n_docs: int) -> None:
+    from graphrag.documents import Source
+    from graphrag.extract.rules import RulesExtractor
+    from graphrag.ingest import Ingestor
+    from graphrag.store import Store
+
+    with Store(path) as store:
+        docs = [Source(f"load-{i}", f"Load {i}", f"Exports of batch {i} use snapshot {i}. Snapshot {i} follows the "
+                       f"retention policy for {i % 30 + 1} days.") for i in range(n_docs)]
+        Ingestor(store, RulesExtractor()).ingest(docs)
+
+
+def bench_load(a: argparse.Namespace) -> int:
+    from graphrag.ask import Asker
+    from graphrag.extract.rules import RulesExtractor
+    from graphrag.ingest import Ingestor
+    from graphrag.store import Store
+
+    sample = Path(__file__).resolve().parent.parent / "sample_corpus"
+    ctx = mp.get_context("spawn")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "load.db")
+        with Store(path) as store:
+            Ingestor(store, RulesExtractor()).ingest_paths([sample])
+            asker = Asker(store)
+            answer = asker.ask("How long do exports stay available after cancellation?").answer
+            queue: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
+            procs = [ctx.Process(target=_writer, args=(path, answer.id, a.verdicts, w, queue)) for w in range(a.writers)]
+            t0 = time.perf_counter()
+            for p in procs:
+                p.start()
+            got = [queue.get() for _ in procs]
+            for p in procs:
+                p.join()
+            wall = time.perf_counter() - t0
+            latencies = [x for lat, _ in got for x in lat]
+            errors = sum(e for _, e in got)
+            stored = len(store.verdicts(answer.id))
+            # ask latency alone, then while an ingest process writes
+            questions = ["How long do exports stay available?", "What do snapshots follow?",
+                         "Who can cancel an account?", "How is billing handled after cancellation?"]
+            idle = []
+            for q in questions * 3:
+                t = time.perf_counter()
+                asker.ask(q)
+                idle.append((time.perf_counter() - t) * 1000)
+            ing = ctx.Process(target=_ingester, args=(path, 300))
+            ing.start()
+            busy = []
+            while ing.is_alive() and len(busy) < 200:
+                t = time.perf_counter()
+                asker.ask(questions[len(busy) % len(questions)])
+                busy.append((time.perf_counter() - t) * 1000)
+            ing.join()
+            ask_errors = 0
+    return _print({
+        "writers": a.writers, "verdicts_per_writer": a.verdicts, "verdicts_stored": stored,
+        "verdicts_expected": a.writers * a.verdicts, "write_errors": errors,
+        "verdicts_per_s": round(stored / wall, 1), "write_p50_ms": round(statistics.median(latencies), 2),
+        "write_p95_ms": round(_pct(latencies, 95), 2),
+        "ask_idle_p50_ms": round(statistics.median(idle), 1), "ask_idle_p95_ms": round(_pct(idle, 95), 1),
+        "ask_during_ingest_p50_ms": round(statistics.median(busy), 1) if busy else None,
+        "ask_during_ingest_p95_ms": round(_pct(busy, 95), 1) if busy else None,
+        "asks_during_ingest": len(busy), "ask_errors": ask_errors,
+    })

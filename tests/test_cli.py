@@ -1,0 +1,116 @@
+"""The `graphrag` command end to end on the sample corpus, as a user runs it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphrag.cli import main
+
+pytestmark = pytest.mark.model
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_corpus"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
+    path = str(tmp_path_factory.mktemp("cli") / "store.db")
+    assert main(["ingest", str(SAMPLE), "--store", path, "--json"]) == 0
+    return path
+
+
+def test_ingest_json_report(sample_store, capsys, tmp_path):  # type: ignore[no-untyped-def]
+    capsys.readouterr()
+    code, out, _ = run(capsys, "ingest", str(SAMPLE), "--store", sample_store, "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert set(report["documents"][0]) >= {"id", "title", "version", "status", "sentences", "entities", "relations",
+                                           "implied_entities", "error"}
+    assert {d["status"] for d in report["documents"]} == {"unchanged"}  # identical content: a no-op
+    fresh = str(tmp_path / "fresh.db")
+    code, out, _ = run(capsys, "ingest", str(SAMPLE), "--store", fresh, "--json")
+    docs = {(d["id"], d["version"]): d for d in json.loads(out)["documents"]}
+    assert docs[("exports", 2)]["supersedes"] == 1
+    assert all(d["status"] == "ok" and d["entities"] > 0 and d["relations"] > 0 for d in docs.values())
+    assert json.loads(out)["totals"]["documents"] == len(docs)
+
+
+def test_rules_extractor_finds_the_reference_chain(sample_store, capsys):  # type: ignore[no-untyped-def]
+    for name in ("Cancellation", "Export", "Snapshot", "Retention"):
+        code, out, _ = run(capsys, "entity", name, "--store", sample_store, "--json")
+        assert code == 0, name
+    code, out, _ = run(capsys, "entity", "exports", "--store", sample_store, "--json")
+    data = json.loads(out)
+    assert set(data) >= {"name", "mentions", "relations"}
+    m = data["mentions"][0]
+    assert set(m) >= {"document", "version", "superseded", "start", "end", "sentence", "description"}
+    pairs = {(r["source"], r["type"], r["target"]) for r in data["relations"]}
+    assert ("cancellation", "trigger", "export") in pairs
+    assert {t for s, t, d in pairs if (s, d) == ("export", "snapshot")} >= {"use", "related to"}
+    docs = {(m["document"], m["version"], m["superseded"]) for m in data["mentions"]}
+    assert ("exports", 1, True) in docs and ("exports", 2, False) in docs and any(d[0] == "faq" for d in docs)
+    assert not any(d[0] == "operations" for d in docs)  # internal: not for the default asker
+    code, out, _ = run(capsys, "entity", "exports", "--store", sample_store, "--json", "--access", "public", "internal")
+    assert any(m["document"] == "operations" for m in json.loads(out)["mentions"])
+
+
+def test_ask_json_shape_and_records(sample_store, capsys):  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "ask", "How long do exports stay available after cancellation?", "--store",
+                       sample_store, "--json")
+    assert code == 0
+    a = json.loads(out)
+    assert set(a) >= {"answer_id", "answer", "claims", "retrieval", "context"}
+    assert a["claims"] and a["context"] and len(a["retrieval"]["seeds"]) == 3
+    cit = a["claims"][0]["citations"][0]
+    assert set(cit) >= {"marker", "valid", "document", "version", "start", "end", "sentence", "route", "support"}
+    assert set(cit["support"]) == {"score", "label", "checker", "reason"}
+    assert cit["route"][0]["entity"]
+    assert all(c["document"] != "operations" for c in a["context"])
+    assert set(a["retrieval"]["reached"][0]) == {"entity", "depth", "route"}
+    assert set(a["context"][0]) >= {"n", "document", "version", "start", "end", "sentence"}
+
+
+def test_review_mark_and_export(sample_store, capsys, tmp_path):  # type: ignore[no-untyped-def]
+    _, out, _ = run(capsys, "ask", "What do exports use?", "--store", sample_store, "--json")
+    aid = str(json.loads(out)["answer_id"])
+    code, out, _ = run(capsys, "review", "mark", "--answer", aid, "--claim", "0", "--verdict", "supported",
+                       "--reviewer", "=cmd|' /C calc'!A0", "--note", "checked", "--store", sample_store)
+    assert code == 0
+    code, _, _ = run(capsys, "review", "mark", "--answer", aid, "--claim", "0", "--verdict", "unsupported",
+                     "--reviewer", "=cmd|' /C calc'!A0", "--store", sample_store)
+    out_file = tmp_path / "record.csv"
+    assert run(capsys, "export", "--format", "csv", "--out", str(out_file), "--store", sample_store)[0] == 0
+    rows = [r for r in csv.DictReader(io.StringIO(out_file.read_text())) if r["answer_id"] == aid]
+    assert [r["verdict"] for r in rows] == ["supported", "unsupported"]  # history kept, append-only
+    assert rows[0]["reviewer"].startswith("'=")  # a formula is never live in a spreadsheet
+    assert rows[0]["span"] and len(rows[0]["span_sha256"]) == 64
+    code, out, _ = run(capsys, "review", "list", "--answer", aid, "--store", sample_store, "--json")
+    items = json.loads(out)
+    assert items[-1]["claim"] == 0  # reviewed claims go to the back of the queue
+    assert [v["verdict"] for v in items[-1]["verdicts"]] == ["unsupported"]  # the latest is current
+
+
+def test_errors_are_one_line_with_an_exit_code(sample_store, capsys):  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, "ask", "   ", "--store", sample_store)
+    assert code == 2 and "question is empty" in err
+    code, _, err = run(capsys, "entity", "no such thing at all", "--store", sample_store)
+    assert code == 2 and "no entity" in err
+    code, _, err = run(capsys, "review", "mark", "--answer", "99999", "--claim", "0", "--verdict", "supported",
+                       "--reviewer", "x", "--store", sample_store)
+    assert code == 2 and "no answer" in err
+
+
+def test_python_dash_m_entry_point(tmp_path):  # type: ignore[no-untyped-def]
+    proc = subprocess.run([sys.executable, "-m", "graphrag", "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "ingest" in proc.stdout and "ask" in proc.stdout
