@@ -320,10 +320,10 @@ def _json_default(x: object) -> object:
 
 
 _BENCH_CLAIMS = (
-    "Exports stay available for 30 days after cancellation.",
-    "Billing stops at the end of the current period.",
-    "Only administrators can restore a deleted workspace.",
-    "Snapshots are taken every night at 02:00 UTC.",
+    "Exports stay available for {n} days after cancellation.",
+    "Billing stops at the end of the current period, {n} days after notice.",
+    "Only administrators can restore a deleted workspace within {n} days.",
+    "Snapshots are taken every night and kept for {n} days.",
 )
 _BENCH_EVIDENCE = (
     "Snapshot exports remain available for 30 days after an account is cancelled. "
@@ -339,7 +339,7 @@ def bench_queries(n: int) -> list[SupportQuery]:
     """``n`` synthetic pairs with evidence of three sentences each; varied so nothing is cached."""
     out = []
     for i in range(n):
-        claim = _BENCH_CLAIMS[i % len(_BENCH_CLAIMS)].replace("30", str(10 + i))
+        claim = _BENCH_CLAIMS[i % len(_BENCH_CLAIMS)].format(n=10 + i)
         evidence = _BENCH_EVIDENCE[i % len(_BENCH_EVIDENCE)] + f" Reference {i}."
         out.append(SupportQuery(claim=claim, evidence=evidence))
     return out

@@ -8,8 +8,11 @@ and a long page works as well as a single cited sentence. Lexical features then 
 claim with that selection: numbers, capitalised terms, negation, qualifiers, word coverage.
 
 A logistic model fitted by ``scripts/fit_support.py`` maps the features to a probability of
-"supported"; its parameters ship in ``embedded_params.json``. Runtime needs only numpy and
-the MiniLM model.
+"supported" (at balanced odds: every dataset and class weighs the same in the fit); its
+parameters ship in ``embedded_params.json``. The fit keeps only features whose weight has
+their known direction, so some features carry weight 0 and serve only the reason string.
+Labels: supported at ``threshold`` and above, partial down to ``partial_threshold``, else
+not supported. Runtime needs only numpy and the MiniLM model.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ MAX_SELECTED = 6  # sentences the lexical checks read: enough for multi-sentence
 
 FEATURES: tuple[str, ...] = (
     "sim_max",  # best single sentence
-    "sim_top3",  # mean embedding of the three best sentences
+    "sim_top3",  # mean embedding of the best one to three sentences (best of the three)
     "sim_window",  # best contiguous run of up to three sentences
     "sim_chunk_min",  # weakest claim chunk against its best sentence
     "cov_selected",  # claim content words found in the selected sentences
@@ -48,6 +51,12 @@ FEATURES: tuple[str, ...] = (
     "qualifiers_missing",  # count, capped at 3
     "claim_words",  # log(1 + content words): long claims are more often partly supported
 )
+
+# The direction each feature can push the score, known before any fit: more similarity or
+# coverage never argues against support; a missing number, term or qualifier never argues
+# for it. The fit drops a feature whose weight comes out against its direction (collinear
+# features otherwise trade signs and the model stops transferring across datasets).
+DIRECTION: dict[str, int] = {f: (1 if f.startswith(("sim_", "cov_", "bigram_")) else -1) for f in FEATURES}
 
 
 @dataclass
@@ -157,15 +166,14 @@ def reason(pf: PairFeatures, label: SupportLabel) -> str:
         problems.append(f"source names {_quote(pf.source_terms, 2)}, {named}" if pf.source_terms else
                         f"{named}, source does not")
     if pf.qualifiers:
-        problems.append(f"source does not say {_quote(pf.qualifiers, 2)!s}")
+        problems.append(f"source does not say {_quote(pf.qualifiers, 2)}")
     if not problems and pf.values["cov_selected"] < 0.75 and pf.missing_words:
         problems.append(f"{_quote(pf.missing_words)} not in source")
     where = ""
-    if pf.n_sentences > 1:
-        first, last = pf.selected[0] + 1, pf.selected[-1] + 1
-        where = f" (best match: sentence {first} of {pf.n_sentences})" if len(pf.selected) == 1 else \
-            f" (best matches: sentences {', '.join(str(i + 1) for i in pf.selected[:4])} of {pf.n_sentences})"
-        del first, last
+    if pf.n_sentences > 1:  # long evidence: say which sentences the score rests on
+        numbers = ", ".join(str(i + 1) for i in pf.selected[:4])
+        plural = "es: sentences" if len(pf.selected) > 1 else ": sentence"
+        where = f" (best match{plural} {numbers} of {pf.n_sentences})"
     if problems:
         return "; ".join(problems[:2]) + where
     if label is SupportLabel.SUPPORTED:

@@ -233,15 +233,19 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(n, 1e-12)
 
 
-def top_m_similarity(claim_vec: np.ndarray, sent_vecs: np.ndarray, m: int) -> tuple[float, list[int]]:
-    """Cosine of the claim with the mean of its m most similar sentences, and their indices.
+def top_m_similarity(claim_vec: np.ndarray, sent_vecs: np.ndarray, max_m: int) -> tuple[float, list[int]]:
+    """Best cosine of the claim with the mean of its m most similar sentences, m = 1..max_m.
 
-    Several sentences can support one claim together; their mean embedding stands in for
-    the joined text without encoding it again.
+    Several sentences can support one claim together; their mean embedding stands in for the
+    joined text without encoding it again. Taking the best m means an extra, unrelated
+    sentence in the evidence can never lower the score. Returns the cosine and the indices.
     """
     sims = sent_vecs @ claim_vec
-    idx = [int(i) for i in np.argsort(-sims, kind="stable")[:m]]
-    return float(_unit(sent_vecs[idx].sum(axis=0)) @ claim_vec), sorted(idx)
+    order = [int(i) for i in np.argsort(-sims, kind="stable")[:max_m]]
+    cums = np.cumsum(sent_vecs[order], axis=0)
+    scores = _unit(cums) @ claim_vec
+    m = int(np.argmax(scores)) + 1
+    return float(scores[m - 1]), sorted(order[:m])
 
 
 def best_window(claim_vec: np.ndarray, sent_vecs: np.ndarray, max_width: int = 3) -> tuple[float, int, int]:

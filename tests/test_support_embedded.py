@@ -1,0 +1,175 @@
+"""The embedded support checker: feature functions (no model) and the reference cases (MiniLM)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from graphrag.errors import ModelUnavailable
+from graphrag.model import SupportLabel
+from graphrag.support import features as F
+from graphrag.support import make_checker
+from graphrag.support.base import SupportQuery
+from graphrag.support.embedded import FEATURES, EmbeddedChecker, PairFeatures, evidence_sentences, reason
+
+SOURCE = "Snapshot exports remain available for 30 days after an account is cancelled."
+
+# --- features: pure functions, no model --------------------------------------------------
+
+
+def test_numbers_mismatch_names_the_missing_quantity() -> None:
+    assert F.missing_numbers("Exports stay available for 30 days", "Cancelling ends billing at period end.") == [
+        "30 days"]
+    assert F.missing_numbers("Exports stay available for 30 days", SOURCE) == []
+
+
+def test_numbers_are_compared_in_canonical_form() -> None:
+    assert F.numbers("It cost 1,500 dollars in 2019, two times") == {"1500", "2019", "2"}
+    assert F.missing_numbers("The fee rose to 2.50 in three years", "a fee of 2.5 after 3 years") == []
+    assert F.missing_numbers("Founded in 1998", "Founded in 1989") == ["1998"]
+
+
+def test_negation_mismatch() -> None:
+    assert F.negation_mismatch("Exports are not kept after cancellation", "Exports are kept after cancellation")
+    assert F.negation_mismatch("Exports aren't kept", "Exports are kept")
+    assert not F.negation_mismatch("Exports are never deleted", "Exports are not deleted")
+    assert not F.negation_mismatch("Exports are kept", "Exports are kept for a month")
+
+
+def test_named_term_mismatch() -> None:
+    assert F.missing_terms("Acme was founded by Jane Smith", "Acme was founded by John Doe") == ["Jane Smith"]
+    assert F.missing_terms("Acme was founded in Paris", "ACME was founded in paris") == []
+    # Sentence-initial stopwords are not terms; other capitalised words are.
+    assert F.capitalised_terms("The report by Acme Corp reached NASA.") == ["Acme Corp", "NASA"]
+    assert F.capitalised_terms("Exports stay available") == ["Exports"]
+
+
+def test_coverage_counts_content_words_through_inflection() -> None:
+    share, missing = F.coverage("Exports stay available for 30 days", SOURCE)
+    assert share == pytest.approx(0.8)
+    assert missing == ["stay"]
+    assert F.coverage("cancelled accounts", "when an account is cancelling")[0] == 1.0
+    assert F.coverage("the of and", "anything") == (1.0, [])
+
+
+def test_bigram_coverage_rewards_intact_phrases() -> None:
+    assert F.bigram_coverage("period end billing", "billing stops at period end") == pytest.approx(0.5)
+    assert F.bigram_coverage("exports", "anything") == 1.0
+
+
+def test_missing_qualifiers() -> None:
+    assert F.missing_qualifiers("Only admins can always restore", "Admins can restore") == ["only", "always"]
+    assert F.missing_qualifiers("Only admins restore", "only admins restore") == []
+
+
+def test_claim_chunks_split_at_conjunctions_and_merge_tiny_pieces() -> None:
+    chunks = F.claim_chunks("Arnold is the publisher and editorial director of Media Play News, one of five trades.")
+    assert chunks == ["Arnold is the publisher", "editorial director of Media Play News", "one of five trades."]
+    assert F.claim_chunks("Exports stay available for 30 days") == ["Exports stay available for 30 days"]
+    assert F.claim_chunks("Red, white and blue flags fly") == ["Red white", "blue flags fly"]
+
+
+def test_window_and_top_m_selection() -> None:
+    claim = np.array([1.0, 0.0, 0.0])
+    sents = np.array([[0.0, 1.0, 0.0], [0.8, 0.6, 0.0], [0.8, -0.6, 0.0], [0.0, 0.0, 1.0]])
+    score, start, end = F.best_window(claim, sents)
+    assert (start, end) == (1, 3)  # the two halves together point straight at the claim
+    assert score == pytest.approx(1.0)
+    sim, idx = F.top_m_similarity(claim, sents, 3)
+    assert idx == [1, 2] and sim == pytest.approx(1.0)  # two sentences beat one; a third would hurt
+    assert F.top_m_similarity(claim, sents[[1, 3]], 3) == (pytest.approx(0.8), [0])
+
+
+def test_evidence_sentences_split_and_dedupe_neighbours() -> None:
+    q = SupportQuery("c", "One sentence here. Two sentences here.", ("Two sentences here.", "Three here."))
+    assert evidence_sentences(q) == ["One sentence here.", "Two sentences here.", "Three here."]
+
+
+def test_reason_names_the_problem() -> None:
+    values = {f: 0.5 for f in FEATURES}
+    pf = PairFeatures(values, [0], 1, missing_numbers=["30 days"])
+    assert reason(pf, SupportLabel.NOT_SUPPORTED) == "30 days not in source"
+    pf = PairFeatures(values, [0], 1, missing_terms=["Exports"], source_terms=["Billing"])
+    assert reason(pf, SupportLabel.NOT_SUPPORTED) == "source names Billing, claim names Exports"
+    pf = PairFeatures(values, [0], 1, negation=True)
+    assert reason(pf, SupportLabel.PARTIAL) == "negation differs"
+
+
+# --- the checker ---------------------------------------------------------------------------
+
+
+def test_construction_is_cheap_and_does_not_load_the_model() -> None:
+    checker = make_checker("embedded")
+    assert checker.name == "embedded"
+    assert 0.0 < checker.threshold < 1.0
+    assert checker._embedder is None  # noqa: SLF001 - lazily loaded on first check
+    assert checker.check([]) == []
+
+
+def test_params_file_is_small_and_matches_the_features() -> None:
+    from graphrag.support.embedded import PARAMS_PATH
+
+    raw = json.loads(PARAMS_PATH.read_text())
+    assert tuple(raw["features"]) == FEATURES
+    assert PARAMS_PATH.stat().st_size < 8_000
+
+
+def test_missing_or_stale_params_are_reported(tmp_path) -> None:
+    with pytest.raises(ModelUnavailable, match="fit_support"):
+        EmbeddedChecker(params_path=str(tmp_path / "nope.json"))
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps({"features": ["old"]}))
+    with pytest.raises(ModelUnavailable, match="other features"):
+        EmbeddedChecker(params_path=str(stale))
+
+
+@pytest.fixture(scope="module")
+def checker() -> EmbeddedChecker:
+    return EmbeddedChecker()
+
+
+REFERENCE = [
+    SupportQuery("Exports stay available for 30 days", "Cancelling ends billing at period end."),
+    SupportQuery("Snapshots last 30 days", "Exports use the latest snapshot."),
+    SupportQuery("Exports stay available for 30 days", SOURCE),
+]
+
+
+@pytest.mark.model
+def test_reference_case(checker: EmbeddedChecker) -> None:
+    wrong_topic, wrong_number, supported = checker.check(REFERENCE)
+    assert wrong_topic.score < checker.threshold and wrong_topic.label is not SupportLabel.SUPPORTED
+    assert wrong_number.score < checker.threshold and wrong_number.label is not SupportLabel.SUPPORTED
+    assert "30 days not in source" in wrong_number.reason
+    assert supported.score >= checker.threshold and supported.label is SupportLabel.SUPPORTED
+    assert supported.checker == "embedded"
+
+
+@pytest.mark.model
+def test_scores_in_unit_interval_and_batch_equals_one_by_one(checker: EmbeddedChecker) -> None:
+    queries = [
+        *REFERENCE,
+        SupportQuery("Exports are not kept after cancellation", SOURCE),
+        SupportQuery("Billing stops", ""),
+        SupportQuery("Acme bought Initech in 2019.", "Initech was bought by Acme.", ("Acme is a firm.", "It grew.")),
+    ]
+    batch = checker.check(queries)
+    single = [checker.check([q])[0] for q in queries]
+    for b, s in zip(batch, single):
+        assert b is not None and s is not None
+        assert 0.0 <= b.score <= 1.0
+        assert b.score == pytest.approx(s.score, abs=1e-3)
+        assert b.label == s.label and b.reason
+    assert batch[4].label is SupportLabel.NOT_SUPPORTED and batch[4].reason == "no evidence text"
+
+
+@pytest.mark.model
+def test_support_spread_over_neighbouring_sentences(checker: EmbeddedChecker) -> None:
+    claim = "Snapshot exports stay available for 30 days and are encrypted."
+    evidence = "Snapshot exports remain available for 30 days."
+    neighbours = ("The weather was fine.", "Snapshot exports are encrypted at rest.", "Lunch is at noon.")
+    joint = checker.check([SupportQuery(claim, evidence, neighbours)])[0]
+    alone = checker.check([SupportQuery(claim, evidence)])[0]
+    assert joint.score > alone.score
