@@ -64,6 +64,10 @@ class KnowledgeGraph:
         order = np.argsort(mention_entity, kind="stable")
         self._m_rows = mention_row[order]
         self._m_offsets = np.searchsorted(mention_entity[order], np.arange(len(self.keys) + 1))
+        # and by sentence row, to name the entities a sentence mentions
+        by_row = np.argsort(mention_row, kind="stable")
+        self._r_entities = mention_entity[by_row]
+        self._r_offsets = np.searchsorted(mention_row[by_row], np.arange(len(sentence_doc) + 1))
         self.mention_doc = sentence_doc[mention_row] if len(mention_row) else np.zeros(0, dtype=np.int64)
         self._mention_entity = mention_entity
         self.graph = nx.MultiDiGraph()
@@ -97,6 +101,17 @@ class KnowledgeGraph:
 
     def mention_rows(self, entity: int) -> np.ndarray:
         return self._m_rows[self._m_offsets[entity]:self._m_offsets[entity + 1]]
+
+    def entities_in_row(self, row: int) -> np.ndarray:
+        return self._r_entities[self._r_offsets[row]:self._r_offsets[row + 1]]
+
+    def best_mention_scores(self, sentence_scores: np.ndarray) -> np.ndarray:
+        """Per entity, the highest score among the sentences that mention it (-1 if none)."""
+        out = np.full(len(self.keys), -1.0, dtype=np.float32)
+        has = self._m_offsets[1:] > self._m_offsets[:-1]
+        if has.any():
+            out[has] = np.maximum.reduceat(sentence_scores[self._m_rows], self._m_offsets[:-1][has])
+        return out
 
     def walk(self, seeds: Iterable[str], hops: int, direction: str, visible_docs: np.ndarray) -> dict[str, Route]:
         """Multi-source breadth-first search: every seed at depth 0, one best route per node.

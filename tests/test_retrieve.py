@@ -145,15 +145,30 @@ def test_unscorable_claim_leaves_the_answer_cited_not_auto_checked(ref_store, em
     assert any("not checked" in w or "could not score" in w for w in out.warnings)
 
 
+class CitingGenerator:
+    """Cites the context item holding ``good`` and one that does not, on one claim."""
+
+    name = "citing"
+
+    def __init__(self, good: str) -> None:
+        self.good = good
+
+    def generate(self, question, context):  # type: ignore[no-untyped-def]
+        from graphrag.generate.base import Generation
+
+        good = next(c.n for c in context if self.good in c.span.text)
+        other = next(c.n for c in context if self.good not in c.span.text and "snapshot" not in c.span.text.lower())
+        return Generation(f"Exports use the latest snapshot [{good}][{other}].", self.name)
+
+
 def test_citation_that_adds_nothing_is_flagged_irrelevant(ref_store, embedder):  # type: ignore[no-untyped-def]
-    out = asker(ref_store, embedder, "Exports use the latest snapshot [1][2].").ask("What do exports use?")
-    claim = out.answer.claims[0]
-    ctx = out.answer.context
-    useful = next(c for c in claim.citations if "latest snapshot" in c.item.span.text)  # type: ignore[union-attr]
-    other = next(c for c in claim.citations if c is not useful)
-    assert not useful.irrelevant
-    assert other.irrelevant == ("latest snapshot" not in other.item.span.text)  # type: ignore[union-attr]
-    assert len(ctx) >= 2
+    out = Asker(ref_store, embedder=embedder, generator=CitingGenerator("latest snapshot"),
+                checker=ScriptedChecker()).ask("What do exports use?")
+    good, other = out.answer.claims[0].citations
+    assert "latest snapshot" in good.item.span.text  # type: ignore[union-attr]
+    assert not good.irrelevant and other.irrelevant
+    assert ClaimFlag.IRRELEVANT_CITATION in out.answer.claims[0].flags
+    assert good.support.score > other.support.score  # type: ignore[union-attr]
 
 
 def test_empty_store_and_empty_question(store, embedder):  # type: ignore[no-untyped-def]
