@@ -103,7 +103,7 @@ def _similarity_route(graph: KnowledgeGraph, row: int, relevance: np.ndarray) ->
     return Route(graph.keys[int(ents[np.argmax(relevance[ents])])])
 
 
-def _diverse(rows: np.ndarray, doc_of: np.ndarray, limit: int) -> list[int]:
+def diverse(rows: np.ndarray, doc_of: np.ndarray, limit: int) -> list[int]:
     """Rows (best first) reordered: the best sentence of each document first, then the next
     best, so a small context draws on more sources."""
     first, rest, seen = [], [], set()
@@ -131,7 +131,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     items: list[ContextItem] = []
     seen_text: set[str] = set()
     labels = frozenset(settings.access)
-    for row in _diverse(top, graph.sentence_doc, len(top)):
+    for row in diverse(top, graph.sentence_doc, len(top)):
         row = int(row)
         doc = graph.docs[int(graph.sentence_doc[row])]
         # Second filter, from the store rather than the cached graph: the document must still
