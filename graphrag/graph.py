@@ -75,6 +75,7 @@ class KnowledgeGraph:
         for rel_id, src, dst, rtype, doc, row in relations:
             self.graph.add_edge(src, dst, key=rel_id, type=rtype, doc=doc, row=row)
         self._vis_cache: dict[tuple[frozenset[str], bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._rows_cache: dict[tuple[frozenset[str], bool], np.ndarray] = {}
         self._lock = threading.Lock()
 
     # --- visibility -----------------------------------------------------------------------
@@ -96,6 +97,17 @@ class KnowledgeGraph:
                     ents[self._mention_entity[docs[self.mention_doc]]] = True
                 self._vis_cache[key] = (docs, ents)
             return self._vis_cache[key]
+
+    def visible_rows(self, access: Iterable[str], include_superseded: bool = False) -> np.ndarray:
+        """Sentence rows whose document version is visible to the asker (cached like visibility)."""
+        key = (frozenset(access), include_superseded)
+        with self._lock:
+            hit = self._rows_cache.get(key)
+        if hit is None:
+            hit = self.visibility(access, include_superseded)[0][self.sentence_doc]
+            with self._lock:
+                self._rows_cache[key] = hit
+        return hit
 
     # --- seeds and walk ---------------------------------------------------------------------
 

@@ -117,7 +117,7 @@ def diverse(rows: np.ndarray, doc_of: np.ndarray, limit: int) -> list[int]:
 def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarray, relevance: np.ndarray,
                   routes: dict[str, Route], visible_docs: np.ndarray, settings: AskSettings) -> list[ContextItem]:
     reached = _graph_rows(graph, routes, visible_docs)
-    score = np.where(visible_docs[graph.sentence_doc], sentence_scores, -np.inf)
+    score = sentence_scores.copy()  # already -inf where invisible
     if reached:
         rows = np.fromiter(reached, dtype=np.int64, count=len(reached))
         depth = np.array([reached[r][0].depth for r in rows.tolist()])
@@ -136,8 +136,8 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
         doc = graph.docs[int(graph.sentence_doc[row])]
         # Second filter, from the store rather than the cached graph: the document must still
         # exist, still be visible to this asker, and (unless asked) not be superseded.
-        fresh = store.document(doc.id, doc.version)
-        if fresh is None or not (set(fresh.access) & labels) or (fresh.superseded and not settings.include_superseded):
+        fresh = store.access_of(doc.id, doc.version)
+        if fresh is None or not (set(fresh[0]) & labels) or (fresh[1] and not settings.include_superseded):
             continue
         span = store.span(doc.id, doc.version, int(graph.sentence_idx[row]))
         if span is None or span.text in seen_text:
@@ -145,7 +145,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
         seen_text.add(span.text)
         route, via = reached.get(row) or (_similarity_route(graph, row, relevance), "similarity")
         items.append(ContextItem(len(items) + 1, span, route, round(float(sentence_scores[row]), 4), via,
-                                 fresh.superseded))
+                                 fresh[1]))
         if len(items) >= settings.max_context:
             break
     return items
@@ -161,8 +161,10 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
     if settings.k < 1 or settings.hops < 0 or settings.max_context < 1:
         raise InputError("k and the context cap must be at least 1, hops at least 0")
     visible_docs, visible_entities = graph.visibility(settings.access, settings.include_superseded)
-    sentence_scores = graph.sentence_vectors @ qvec
-    relevance = entity_relevance(graph, qvec, np.where(visible_docs[graph.sentence_doc], sentence_scores, -1.0))
+    rows = graph.visible_rows(settings.access, settings.include_superseded)
+    # One similarity per sentence, invisible ones at -inf: shared by seeding and context.
+    sentence_scores = np.where(rows, graph.sentence_vectors @ qvec, -np.inf).astype(np.float32)
+    relevance = entity_relevance(graph, qvec, sentence_scores)
     seeds = find_seeds(graph, relevance, settings.k, visible_entities)
     routes = graph.walk((s.entity for s in seeds), settings.hops, settings.direction, visible_docs)
     context = build_context(store, graph, sentence_scores, relevance, routes, visible_docs, settings)

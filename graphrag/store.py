@@ -209,14 +209,24 @@ class Store:
             try:
                 yield self._db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._rollback()
                 raise
             else:
                 try:
                     self._db.execute("COMMIT")
                 except sqlite3.Error:
-                    self._db.execute("ROLLBACK")
+                    self._rollback()
                     raise
+
+    def _rollback(self) -> None:
+        """Roll back if a transaction is still open. SQLite ends the transaction itself on some
+        errors (SQLITE_FULL, SQLITE_IOERR...); a second ROLLBACK would then raise "no transaction
+        is active" and hide the real error from the caller."""
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error as exc:  # the original error is the one to report
+                log.warning("rollback failed: %s", exc)
 
     def _retry(self, fn: Callable[[], T], attempts: int = 8) -> T:
         for i in range(attempts):
@@ -257,6 +267,11 @@ class Store:
     def current_document(self, doc_id: str) -> Document | None:
         rows = self._q("SELECT * FROM documents WHERE doc_id=? ORDER BY version DESC LIMIT 1", (doc_id,))
         return _document(rows[0]) if rows else None
+
+    def access_of(self, doc_id: str, version: int) -> tuple[tuple[str, ...], bool] | None:
+        """(access labels, superseded) of a document version, read fresh; None if it is gone."""
+        rows = self._q("SELECT access, superseded FROM documents WHERE doc_id=? AND version=?", (doc_id, version))
+        return (tuple(json.loads(rows[0]["access"])), bool(rows[0]["superseded"])) if rows else None
 
     def version_with_content(self, doc_id: str, sha256: str) -> Document | None:
         """The stored version of ``doc_id`` with exactly this content, if any (newest first)."""
