@@ -1,0 +1,50 @@
+"""Ask with the ollama generator, on the wire to a fake Ollama server: markers are resolved
+by attribution whatever the model writes, and a missing model is reported as such."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
+from ollama_fake import FakeOllama, fake_ollama  # noqa: F401  (fixture)
+
+from graphrag.ask import Asker
+from graphrag.errors import ModelUnavailable
+from graphrag.generate.ollama import OllamaGenerator
+from graphrag.ingest import Ingestor
+from graphrag.model import ClaimFlag
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture()
+def ref_store(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+    Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
+    return store
+
+
+def ask(store, embedder, fake: FakeOllama, reply: str):  # type: ignore[no-untyped-def]
+    fake.responder = lambda req: reply
+    gen = OllamaGenerator(model="llama3.1:8b", host=fake.url, timeout=5.0, retries=0)
+    return Asker(store, embedder=embedder, generator=gen, checker=ScriptedChecker()).ask("What do exports use?")
+
+
+@pytest.mark.parametrize("reply, flags", [
+    ("Exports use the latest snapshot [1]. They follow retention [2].", [(), ()]),
+    ("Exports use the latest snapshot. They follow retention.", [(ClaimFlag.UNCITED,), (ClaimFlag.UNCITED,)]),
+    ("Exports use the latest snapshot [1]. They follow retention [99].", [(), (ClaimFlag.INVALID_MARKER,)]),
+])
+def test_generated_markers_are_resolved_by_attribution(ref_store, embedder, fake_ollama, reply, flags):  # type: ignore[no-untyped-def]
+    fake_ollama.models = ["llama3.1:8b"]
+    out = ask(ref_store, embedder, fake_ollama, reply)
+    got = [tuple(f for f in c.flags if f != ClaimFlag.LOW_SUPPORT) for c in out.answer.claims]
+    assert got == flags
+    assert out.answer.text == reply and out.answer.generator_model == "llama3.1:8b"
+    # the prompt carried the numbered span texts themselves
+    prompt = " ".join(m["content"] for m in fake_ollama.requests[0]["messages"])
+    assert out.answer.context[0].span.text in prompt
+
+
+def test_model_missing_names_the_pull_command(ref_store, embedder, fake_ollama):  # type: ignore[no-untyped-def]
+    fake_ollama.models = ["mistral:7b"]
+    with pytest.raises(ModelUnavailable, match="ollama pull llama3.1:8b"):
+        ask(ref_store, embedder, fake_ollama, "unused")
