@@ -28,15 +28,16 @@ VIS_JS = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2" / "vis-
 MAX_LABEL = 32
 # One colour per role, chosen to be told apart by colour-blind readers too (shape differs as well).
 STYLE: dict[str, dict[str, object]] = {
-    "seed": {"color": {"background": "#f4a259", "border": "#b8641f"}, "shape": "star", "size": 22},
-    "cited": {"color": {"background": "#5bb85b", "border": "#2d7a2d"}, "shape": "dot", "size": 20,
-              "borderWidth": 4},
-    "seed+cited": {"color": {"background": "#5bb85b", "border": "#b8641f"}, "shape": "star", "size": 24,
-                   "borderWidth": 4},
+    "seed": {"color": {"background": "#f9c98f", "border": "#b8641f"}, "shape": "box", "borderWidth": 2},
+    "cited": {"color": {"background": "#b9e4b9", "border": "#2d7a2d"}, "shape": "box", "borderWidth": 4},
+    "seed+cited": {"color": {"background": "#b9e4b9", "border": "#2d7a2d"}, "shape": "box", "borderWidth": 4},
+    "node": {"color": {"background": "#dce9f5", "border": "#4f7cac"}, "shape": "box", "borderWidth": 1},
     "centre": {"color": {"background": "#f4a259", "border": "#b8641f"}, "shape": "dot", "size": 22},
-    "node": {"color": {"background": "#a7c7e7", "border": "#4f7cac"}, "shape": "dot", "size": 14},
-    "superseded": {"color": {"background": "#dddddd", "border": "#999999"}, "shape": "dot", "size": 12},
+    "around": {"color": {"background": "#a7c7e7", "border": "#4f7cac"}, "shape": "dot", "size": 14},
 }
+# Route nodes are boxes with the name inside (edge labels then never sit on a name); the seed
+# is also marked with a star and the cited entity with a thick border, not by colour alone.
+PREFIX = {"seed": "★ ", "seed+cited": "★ "}
 
 
 @functools.lru_cache(maxsize=1)
@@ -84,9 +85,10 @@ html, body { margin: 0; padding: 0; background: #fff; font-family: sans-serif; }
   document.getElementById("legend").textContent = data.legend;
   var network = new vis.Network(box, {nodes: new vis.DataSet(data.nodes), edges: new vis.DataSet(data.edges)},
                                 data.options);
-  // Freeze once laid out, so the drawing stops moving while the reviewer reads it.
-  network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); });
-  window.graphReady = true;
+  // Freeze once laid out, so the drawing stops moving while the reviewer reads it; then fit
+  // the whole drawing into the frame (a long route would otherwise be cut at the edges).
+  network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); network.fit(); });
+  network.once("afterDrawing", function () { network.fit(); window.graphReady = true; });
 })();
 </script>
 </body></html>
@@ -119,12 +121,14 @@ def _network(options: dict[str, object]) -> Network:
 
 
 def _add_node(net: Network, key: str, name: str, role: str, title: str) -> None:
-    net.add_node(key, label=short(name), title=title, **STYLE[role])  # type: ignore[arg-type]
+    net.add_node(key, label=PREFIX.get(role, "") + short(name), title=title, **STYLE[role])  # type: ignore[arg-type]
 
 
-def _edge_style(highlight: bool, index: int) -> dict[str, object]:
-    # Parallel relations between one pair get different curvature so each stays visible.
-    smooth = {"enabled": True, "type": "curvedCW", "roundness": 0.15 + 0.2 * index}
+def _edge_style(highlight: bool, index: int | None) -> dict[str, object]:
+    # Parallel relations between one pair get different curvature so each stays visible;
+    # a route (index None) is a simple path, drawn straight.
+    smooth: dict[str, object] = ({"enabled": False} if index is None
+                                 else {"enabled": True, "type": "curvedCW", "roundness": 0.15 + 0.2 * index})
     if highlight:
         return {"color": "#2d7a2d", "width": 4, "smooth": smooth}
     return {"color": "#7d8fa3", "width": 1.5, "smooth": smooth}
@@ -143,12 +147,14 @@ def route_drawing(item: ContextItem, names: Mapping[str, str], relations: Mappin
     route = item.route
     keys = route.entities()
     net = _network({
-        "layout": {"hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                    "levelSeparation": 190, "nodeSpacing": 90}},
+        # Top-down: a route's levels stack vertically, so long names and relation labels stay
+        # readable in a narrow column.
+        "layout": {"hierarchical": {"enabled": True, "direction": "UD", "sortMethod": "directed",
+                                    "levelSeparation": 110, "nodeSpacing": 160}},
         "physics": {"enabled": False},
         "interaction": {"hover": True, "dragView": True, "zoomView": False},
-        "nodes": {"font": _FONT},
-        "edges": {"font": {"size": 12, "align": "top", "strokeWidth": 3, "strokeColor": "#ffffff"},
+        "nodes": {"font": {"face": "sans-serif", "size": 14}, "margin": 8},
+        "edges": {"font": {"size": 12, "align": "horizontal", "background": "#ffffff", "strokeWidth": 0},
                   "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}},
     })
     for level, key in enumerate(keys):
@@ -170,11 +176,11 @@ def route_drawing(item: ContextItem, names: Mapping[str, str], relations: Mappin
         title = step.relation_type
         if rel is not None:
             title = f"{rel.type}\n“{rel.span.text}”\n({rel.span.document_id} v{rel.span.version})"
-        net.add_edge(src, dst, label=short(step.relation_type, 24), title=title, **_edge_style(cited_edge, 0))
+        net.add_edge(src, dst, label=short(step.relation_type, 24), title=title, **_edge_style(cited_edge, None))
         prev = step.entity
     path = " → ".join(short(names.get(k, k), 24) for k in keys)
-    legend = ("★ seed   ● green: entity whose span is cited" + ("   green edge: cited relation" if item.via == "relation"
-                                                                 else ""))
+    legend = "★ seed (matched the question) · thick green: the entity whose span is cited" + (
+        " · green edge: the cited relation" if item.via == "relation" else "")
     return Drawing(net, f"Route to source [{item.n}]: {path}", legend, height)
 
 
@@ -242,7 +248,7 @@ def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: i
     })
     for key, d in sorted(nb.depth.items(), key=lambda kv: (kv[1], kv[0])):
         name = names.get(key, key)
-        _add_node(net, key, name, "centre" if key == nb.centre else "node",
+        _add_node(net, key, name, "centre" if key == nb.centre else "around",
                   f"{name}\n{d} hop{'s' if d != 1 else ''} from {names.get(nb.centre, nb.centre)}")
     seen: dict[tuple[str, str], int] = {}
     for src, dst, rel_id, rtype, doc in nb.edges:

@@ -1,0 +1,35 @@
+"""GraphRAG review dashboard: `streamlit run app.py`.
+
+Store: env GRAPHRAG_STORE, else data/graphrag.db. On an empty store the sample corpus is
+ingested once with the embedded defaults (set GRAPHRAG_SAMPLE=0 to start empty).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import state
+from graphrag.errors import GraphRAGError
+
+# No page_icon and no st.Page icons: Streamlit fetches a Material-icon favicon from fonts.gstatic.com,
+# and the browser must ask nothing of any host but this one.
+st.set_page_config(page_title="GraphRAG review", layout="wide")
+
+pages = [
+    st.Page("pages/ask.py", title="Ask", default=True),
+    st.Page("pages/review.py", title="Review"),
+    st.Page("pages/graph.py", title="Graph"),
+    st.Page("pages/ingest.py", title="Ingest"),
+]
+page = st.navigation(pages)
+# Less empty space above the content: the review page must fit a laptop screen.
+st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2rem; padding-bottom: 2rem; }</style>")
+state.init_session()
+try:
+    store = state.store()
+except GraphRAGError as exc:
+    st.error(f"Cannot open the store: {exc}. Set GRAPHRAG_STORE to a writable file and restart.")
+    st.stop()
+state.first_start(store)
+state.sidebar(store)
+page.run()

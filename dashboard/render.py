@@ -1,0 +1,152 @@
+"""Rendering helpers shared by the pages.
+
+Document and answer text is never handed to Markdown (a document line such as
+``![x](https://host/x.png)`` would become an external image request): it is escaped with
+``html.escape`` and shown through ``st.html``, which renders HTML without Markdown.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from graphrag.ingest import IngestReport
+from graphrag.model import Claim, ClaimFlag, Span, Support, Verdict, VerdictLabel
+
+FLAG_TEXT = {
+    ClaimFlag.INVALID_MARKER: "invalid marker",
+    ClaimFlag.MALFORMED_MARKER: "malformed marker",
+    ClaimFlag.UNCITED: "uncited",
+    ClaimFlag.LOW_SUPPORT: "low support",
+    ClaimFlag.SUPERSEDED_SOURCE: "superseded source",
+    ClaimFlag.IRRELEVANT_CITATION: "irrelevant citation",
+}
+VERDICT_TEXT = {VerdictLabel.SUPPORTED: "supported", VerdictLabel.PARTIAL: "partially supported",
+                VerdictLabel.UNSUPPORTED: "unsupported"}
+VERDICT_COLOUR = {VerdictLabel.SUPPORTED: "green", VerdictLabel.PARTIAL: "orange", VerdictLabel.UNSUPPORTED: "red"}
+
+CSS = """<style>
+.gr-box { font-size: 0.95rem; line-height: 1.55; padding: 0.6rem 0.8rem; border: 1px solid #e6e6e6;
+          border-radius: 0.5rem; background: #fafafa; }
+.gr-box mark { background: #ffe58a; padding: 0 2px; border-radius: 3px; }
+.gr-dim { color: #888; }
+.gr-meta { font-size: 0.82rem; color: #555; margin-bottom: 0.3rem; }
+.gr-warn { font-size: 0.85rem; line-height: 1.45; padding: 0.5rem 0.7rem; border-radius: 0.5rem;
+           background: #fff6dd; color: #6b4e00; margin-top: 0.2rem; }
+.gr-warn ul { margin: 0.25rem 0 0 1rem; padding: 0; }
+.gr-marker { font-size: 0.75em; vertical-align: super; color: #1f5fa8; font-weight: 600; }
+</style>"""
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+
+
+def plain(text: object) -> str:
+    """Text that Markdown shows literally (for st.error/st.info/captions): every special char escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def box(inner_html: str, meta: str = "") -> None:
+    """A bordered text box; ``inner_html`` must already be escaped."""
+    st.html(CSS + (f'<div class="gr-meta">{meta}</div>' if meta else "") + f'<div class="gr-box">{inner_html}</div>')
+
+
+def warn_box(headline: str, items: Sequence[tuple[str, str]]) -> None:
+    """A compact warning listing (where, quoted text) pairs; all text escaped here."""
+    lis = "".join(f"<li><b>{esc(where)}</b>: “{esc(text)}”</li>" for where, text in items)
+    st.html(CSS + f'<div class="gr-warn">⚠ {esc(headline)}<ul>{lis}</ul></div>')
+
+
+def answer_html(text: str, claim: Claim | None = None) -> str:
+    """The answer with one claim's sentence highlighted (by the claim's offsets in the answer)."""
+    if claim is None or not (0 <= claim.start <= claim.end <= len(text)):
+        return esc(text)
+    return (f'<span class="gr-dim">{esc(text[:claim.start])}</span><mark>{esc(text[claim.start:claim.end])}</mark>'
+            f'<span class="gr-dim">{esc(text[claim.end:])}</span>')
+
+
+def context_html(sentences: Sequence[Span], cited: Span, around: int = 2) -> str:
+    """The cited sentence highlighted among its neighbours (same document version)."""
+    idx = next((i for i, s in enumerate(sentences) if s.sentence_index == cited.sentence_index), None)
+    if idx is None:
+        return f"<mark>{esc(cited.text)}</mark>"
+    parts = []
+    lo, hi = max(0, idx - around), min(len(sentences), idx + around + 1)
+    if lo > 0:
+        parts.append('<span class="gr-dim">… </span>')
+    for s in sentences[lo:hi]:
+        parts.append(f"<mark>{esc(s.text)}</mark>" if s.sentence_index == cited.sentence_index
+                     else f'<span class="gr-dim">{esc(s.text)}</span>')
+    if hi < len(sentences):
+        parts.append('<span class="gr-dim"> …</span>')
+    return " ".join(parts)
+
+
+def support_text(s: Support | None) -> str:
+    if s is None:
+        return "not checked"
+    return f"{s.label.value.replace('_', ' ')} · score {s.score:.2f} ({s.checker})"
+
+
+def claim_status(claim: Claim, verdicts: Sequence[Verdict]) -> tuple[str, str]:
+    """(status, colour): verified when judged, auto-checked when scored, else cited / uncited."""
+    if verdicts:
+        current = ", ".join(sorted({VERDICT_TEXT[v.verdict] for v in verdicts}))
+        stale = " (stale: source superseded)" if any(v.stale for v in verdicts) else ""
+        return f"verified: {current}{stale}", "orange" if stale else "green"
+    if claim.support is not None and any(c.valid for c in claim.citations):
+        return f"auto-checked · {claim.support.score:.2f}", "blue"
+    if any(c.valid for c in claim.citations):
+        return "cited · not checked", "gray"
+    return "uncited", "red"
+
+
+def badges(claim: Claim, verdicts: Sequence[Verdict] = ()) -> None:
+    status, colour = claim_status(claim, verdicts)
+    with st.container(horizontal=True, gap="small"):
+        st.badge(status, color=colour)  # type: ignore[arg-type]
+        for f in claim.flags:
+            st.badge(FLAG_TEXT.get(f, f.value), color="orange" if f == ClaimFlag.LOW_SUPPORT else "red",
+                     icon=":material/flag:")
+
+
+def marker_label(marker: str) -> str:
+    # Markers come from generated text: show numbers as written, anything else generically.
+    return f"[{marker}]" if marker.isdigit() and len(marker) < 6 else "[?]"
+
+
+def report_table(report: IngestReport) -> None:
+    """The ingest report: a table, then the outcomes that need attention, each kind apart."""
+    rows = [{
+        "document": d.id, "title": d.title, "version": d.version, "status": d.status,
+        "supersedes": f"v{d.supersedes}" if d.supersedes else "", "sentences": d.sentences,
+        "entities": d.entities, "relations": d.relations, "implied": d.implied_entities,
+        "message": d.error or d.note or "",
+    } for d in report.documents]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    for p in report.problems:
+        st.warning(f"Manifest: {plain(p)}")
+    for d in report.documents:
+        name = plain(d.id)
+        if d.status == "model_unavailable":
+            st.error(f"{name}: model unavailable — {plain(d.error)}. Nothing was written; fix it and ingest again.")
+        elif d.status == "failed":
+            st.error(f"{name}: extraction failed — {plain(d.error)}. Nothing was written; ingest again to retry.")
+        elif d.status == "rejected":
+            st.error(f"{name}: rejected — {plain(d.error)}")
+        elif d.status == "nothing_found":
+            st.info(f"{name}: no entities or relations found. Its sentences are stored and searchable.")
+        elif d.supersedes:
+            st.info(f"{name}: version {d.version} supersedes version {d.supersedes} (kept, marked superseded).")
+        elif d.note:
+            st.caption(f"{name}: {plain(d.note)}")
+    t = report.totals()
+    st.caption("Totals: " + ", ".join(f"{k} {v}" for k, v in t.items()))

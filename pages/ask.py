@@ -1,0 +1,113 @@
+"""Ask: a question, the settings, and an answer whose every claim shows its citations and status."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import render, state
+from graphrag.errors import GraphRAGError
+from graphrag.model import Answer, AskSettings
+from graphrag.review import visible_to
+from graphrag.serialize import route_text
+
+st.title("Ask")
+store = state.store()
+
+with st.form("ask_form", border=False):
+    st.text_area("Question", height=68, **state.persist(state.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
+    c = st.columns([1, 1, 1.2, 1.4, 1.8, 1.6])
+    k = c[0].number_input("Seeds (k)", 1, 20, 3, key="ask_k")
+    hops = c[1].number_input("Hops", 0, 4, 2, key="ask_hops")
+    direction = c[2].selectbox("Direction", ["both", "out"], key="ask_direction",
+                               help="both: follow relations either way; out: only as extracted")
+    c[3].selectbox("Generator", ["extractive", "ollama"], **state.persist(state.GENERATOR, callback=False))
+    c[4].text_input("Ollama model", help="Used when the generator is ollama",
+                    **state.persist(state.GENERATE_MODEL, callback=False))
+    superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
+    asked = st.form_submit_button("Ask", type="primary")
+st.caption("Access labels: " + ", ".join(state.access()) + " (change them in the sidebar)")
+
+if asked:
+    state.commit(state.QUESTION, state.GENERATOR, state.GENERATE_MODEL)
+    question = st.session_state[state.QUESTION]
+    if not store.counts()["versions"]:
+        st.warning("The store is empty: ingest documents first (Ingest page).")
+    elif not state.access():
+        st.warning("Choose at least one access label in the sidebar: with none, no document is visible.")
+    else:
+        generator = st.session_state[state.GENERATOR]
+        settings = AskSettings(k=int(k), hops=int(hops), direction=direction, access=state.access(),
+                               include_superseded=superseded, generator=generator,
+                               generator_model=(st.session_state[state.GENERATE_MODEL] or None)
+                               if generator == "ollama" else None)
+        try:
+            with st.spinner("Retrieving, answering and checking support…"):
+                outcome = state.asker(state.store_path()).ask(question, settings)
+            st.session_state[state.ANSWER_ID] = outcome.answer.id
+            st.session_state[state.ANSWER_WARNINGS] = list(outcome.warnings)
+        except GraphRAGError as exc:
+            st.error(str(exc))
+
+
+def show(answer: Answer, warnings: list[str]) -> None:
+    names = store.entity_names()
+    head = st.columns([4, 1])
+    head[0].subheader(f"Answer #{answer.id}")
+    if head[1].button("Review this answer", type="primary", icon=":material/fact_check:", key="to_review"):
+        st.session_state[state.PENDING_REVIEW_ANSWER] = answer.id
+        st.session_state.pop(state.REVIEW_CURRENT, None)
+        st.switch_page("pages/review.py")
+    st.badge(answer.status.value, color={"verified": "green", "auto-checked": "blue"}.get(answer.status.value, "gray"))
+    for w in warnings:
+        st.warning(render.plain(w))
+    if not answer.text:
+        st.info("No answer: nothing visible to you matched the question.")
+        return
+    render.box(render.answer_html(answer.text), meta=f"Question: {render.esc(answer.question)}")
+    current = store.current_verdicts(answer.id)
+    for claim in answer.claims:
+        with st.container(border=True):
+            left, right = st.columns([3, 2])
+            with left:
+                render.box(render.esc(claim.text))
+                render.badges(claim, [v for v in current if v.claim_index == claim.index])
+            with right:
+                options = list(range(len(claim.citations)))
+                if not options:
+                    st.caption("No citation.")
+                    continue
+                pick = st.pills("Citations", options, key=f"cite_{answer.id}_{claim.index}",
+                                format_func=lambda i, cl=claim: render.marker_label(cl.citations[i].marker))
+                if pick is None:
+                    st.caption("Click a marker to see the sentence it cites.")
+                    continue
+                cit = claim.citations[pick]
+                if cit.item is None:
+                    st.error(f"Marker {render.marker_label(cit.marker)} does not point at any context item.")
+                    continue
+                sp = cit.item.span
+                doc = store.document(sp.document_id, sp.version)
+                meta = (f"{render.esc(doc.title if doc else sp.document_id)} · v{sp.version}"
+                        + (" · <b>superseded</b>" if cit.item.superseded else "")
+                        + f" · chars {sp.start}–{sp.end}")
+                render.box(f"<mark>{render.esc(sp.text)}</mark>", meta=meta)
+                st.caption(f"Support: {render.support_text(cit.support)}"
+                           + (" · irrelevant citation" if cit.irrelevant else ""))
+    with st.expander("Context items and seeds"):
+        st.dataframe(pd.DataFrame([{
+            "n": c.n, "document": c.span.document_id, "version": c.span.version, "superseded": c.superseded,
+            "sentence": c.span.text, "score": c.score, "via": c.via, "route": route_text(c.route, names),
+        } for c in answer.context]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame([{"seed": names.get(s.entity, s.entity), "score": s.score} for s in answer.seeds]),
+                     hide_index=True)
+
+
+answer_id = st.session_state.get(state.ANSWER_ID)
+answer = store.answer(answer_id) if answer_id is not None else None
+if answer is not None and not visible_to(answer, state.access(), store):
+    st.info("This answer drew on documents outside your current access labels; it is hidden.")
+elif answer is not None:
+    show(answer, st.session_state.get(state.ANSWER_WARNINGS, []))
+elif not store.counts()["versions"]:
+    st.info("The store is empty: ingest documents on the Ingest page first.")

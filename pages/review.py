@@ -1,0 +1,210 @@
+"""Review: one claim at a time, its route and its source side by side, a verdict, then the next."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import evidence, render, state
+from graphrag.errors import GraphRAGError
+from graphrag.graph import load_graph
+from graphrag.model import Citation, VerdictLabel
+from graphrag.review import (
+    QueueItem,
+    export_rows,
+    record_verdict,
+    review_queue,
+    rows_to_csv,
+    rows_to_json,
+    visible_answers,
+)
+from graphrag.serialize import route_text
+from graphrag.viz import route_html
+
+store = state.store()
+access = state.access()
+me = state.reviewer()
+
+# "Review this answer" on the ask page leaves the answer here; the filter widget takes it once.
+if state.PENDING_REVIEW_ANSWER in st.session_state:
+    st.session_state[state.REVIEW_ANSWER] = st.session_state.pop(state.PENDING_REVIEW_ANSWER)
+
+answers = {a.id: a.question for a in visible_answers(store, access)}  # never list what the viewer cannot see
+if st.session_state.get(state.REVIEW_ANSWER) not in answers:
+    st.session_state[state.REVIEW_ANSWER] = None
+
+top = st.columns([2.3, 1.05, 1.35, 0.8, 0.8], vertical_alignment="bottom")
+top[0].selectbox("Answer", [None, *answers], key=state.REVIEW_ANSWER,
+                 format_func=lambda a: "All answers" if a is None else f"#{a}: {answers[a][:70]}")
+flagged = top[1].toggle("Flagged only", key="review_flagged", help="Claims the checker flagged")
+mine = top[2].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
+
+
+def queue() -> list[QueueItem]:
+    return review_queue(store, access, reviewer=me, answer_id=st.session_state.get(state.REVIEW_ANSWER),
+                        flagged_only=st.session_state.get("review_flagged", False),
+                        mine_only=st.session_state.get("review_mine", False))
+
+
+# Deferred downloads: the record is built when the button is clicked, not on every rerun.
+n_rows = store.counts()["verdicts"]
+top[3].download_button("CSV", lambda: rows_to_csv(export_rows(store, access)), "verification.csv", "text/csv",
+                       icon=":material/download:", key="export_csv",
+                       help=f"Export the verification record (the verdicts on answers you can see; {n_rows} in all)")
+top[4].download_button("JSON", lambda: rows_to_json(export_rows(store, access)), "verification.json",
+                       "application/json", icon=":material/download:", key="export_json")
+
+items = queue()
+if not items:
+    if not store.counts()["answers"]:
+        st.info("Nothing to review yet: ask a question on the Ask page; its claims will appear here.")
+    else:
+        st.info("No claims match these filters (or the answers use documents outside your access labels).")
+    st.stop()
+
+keys = [(q.answer.id, q.claim.index) for q in items]
+if st.session_state.get(state.REVIEW_CURRENT) not in keys:
+    st.session_state[state.REVIEW_CURRENT] = keys[0]
+pos = keys.index(st.session_state[state.REVIEW_CURRENT])
+item = items[pos]
+answer, claim = item.answer, item.claim
+valid = [c for c in claim.citations if c.valid and c.item is not None]
+
+
+def go(step: int) -> None:
+    st.session_state[state.REVIEW_CURRENT] = keys[(pos + step) % len(keys)]
+
+
+def cite_key() -> str:
+    return f"rv_cite_{answer.id}_{claim.index}"
+
+
+def chosen() -> Citation | None:
+    i = st.session_state.get(cite_key())
+    return valid[i] if valid and isinstance(i, int) and i < len(valid) else (valid[0] if valid else None)
+
+
+def judge(label: VerdictLabel) -> None:
+    """Append the verdict, then move on to the next claim nobody has judged yet."""
+    try:
+        v = record_verdict(store, answer, claim, chosen(), label, state.reviewer(),
+                           st.session_state.get("review_note", ""))
+    except GraphRAGError as exc:
+        st.session_state["review_error"] = str(exc)
+        return
+    st.session_state["review_note"] = ""
+    st.session_state["review_toast"] = f"Recorded “{render.VERDICT_TEXT[v.verdict]}” for claim {claim.index + 1}."
+    fresh = queue()
+    here = (answer.id, claim.index)
+    nxt = next(((q.answer.id, q.claim.index) for q in fresh if not q.reviewed and (q.answer.id, q.claim.index) != here),
+               None)
+    if nxt is None and len(keys) > 1:
+        nxt = keys[(pos + 1) % len(keys)]
+    st.session_state[state.REVIEW_CURRENT] = nxt or here
+
+
+if msg := st.session_state.pop("review_toast", None):
+    st.toast(msg, icon=":material/check:")
+if err := st.session_state.pop("review_error", None):
+    st.error(err)
+
+unreviewed = sum(not q.reviewed for q in items)
+nav = st.columns([5, 1, 1], vertical_alignment="center")
+nav[0].markdown(f"**Claim {pos + 1} of {len(items)}** in the queue · {unreviewed} unreviewed · "
+                f"answer #{answer.id} · claim {claim.index + 1} of {len(answer.claims)}")
+nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:")
+nav[2].button("Next", on_click=go, args=(1,), width="stretch", key="rv_next", icon=":material/arrow_forward:")
+
+names_kg = load_graph(store)
+
+
+def name(key: str) -> str:
+    i = names_kg.index.get(key)
+    return names_kg.names[i] if i is not None else key
+
+
+col_claim, col_route, col_source = st.columns([1.0, 1.0, 1.2], gap="medium")
+
+with col_claim:
+    st.markdown("**Claim in its answer**")
+    render.box(render.answer_html(answer.text, claim), meta=f"Q: {render.esc(answer.question)}")
+    render.badges(claim, item.verdicts)
+    s = claim.support
+    st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
+    # The verdict sits under the claim so it is on screen without scrolling on a laptop.
+    st.text_input("Note (optional)", key="review_note", placeholder=f"Verdict by {me or '(set your name)'}")
+    disabled = not me
+    st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), type="primary", disabled=disabled,
+              width="stretch", icon=":material/check_circle:", key="rv_supported")
+    st.button("Partially supported", on_click=judge, args=(VerdictLabel.PARTIAL,), disabled=disabled,
+              width="stretch", icon=":material/contrast:", key="rv_partial")
+    st.button("Unsupported", on_click=judge, args=(VerdictLabel.UNSUPPORTED,), disabled=disabled,
+              width="stretch", icon=":material/cancel:", key="rv_unsupported")
+    if disabled:
+        st.caption("Enter your name in the sidebar to record verdicts.")
+
+with col_route:
+    st.markdown("**Route**", help="How retrieval reached the cited sentence: seed entity, relations followed, cited entity")
+    if valid:
+        if len(valid) > 1:
+            st.segmented_control("Citation", list(range(len(valid))), key=cite_key(), default=0,
+                                 format_func=lambda i: render.marker_label(valid[i].marker),
+                                 label_visibility="collapsed")
+        cit = chosen()
+        assert cit is not None and cit.item is not None
+        route = cit.item.route
+        route_names = {k: name(k) for k in route.entities()}
+        rels = {s.relation_id: r for s in route.steps if (r := store.relation(s.relation_id)) is not None}
+        st.iframe(route_html(cit.item, route_names, rels, height=230), height=262, alt="Route graph")
+        st.caption(render.plain(route_text(route, route_names)) + f" · found via {cit.item.via}")
+    else:
+        st.warning("This claim cites no valid source: there is no route to show.")
+
+with col_source:
+    st.markdown("**Source**")
+    cit = chosen()
+    if cit is None or cit.item is None:
+        bad = [render.marker_label(c.marker) for c in claim.citations if not c.valid]
+        st.warning("No source: " + (f"marker(s) {' '.join(bad)} point past the context." if bad
+                                     else "the claim has no citation marker."))
+    else:
+        sp = cit.item.span
+        doc = store.document(sp.document_id, sp.version)
+        title = doc.title if doc else sp.document_id
+        date = doc.effective_date if doc and doc.effective_date else "no date"
+        render.box(render.context_html(store.sentences(sp.document_id, sp.version), sp),
+                   meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
+                        f"effective {render.esc(date)} · {render.marker_label(cit.marker)} chars {sp.start}–{sp.end}")
+        st.caption(f"Citation check: {render.plain(render.support_text(cit.support))}"
+                   + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))
+        if doc is not None and doc.superseded:
+            cur = store.current_document(sp.document_id)
+            st.warning(f"Version {sp.version} is superseded"
+                       + (f" by version {cur.version} (effective {render.plain(cur.effective_date or 'no date')})"
+                          if cur else "") + ".", icon=":material/history:")
+        entity_keys = [cit.item.route.end, *store.entities_at(sp.document_id, sp.version, sp.sentence_index)]
+        conflicts = evidence.possible_conflicts(store, sp, entity_keys, access)
+        if conflicts:
+            render.warn_box(
+                "Possible conflict — another current document mentions the same entities with a different number:",
+                [(f"{c.document.title} v{c.document.version}, effective {c.document.effective_date or 'no date'}",
+                  c.span.text) for c in conflicts])
+
+history = store.verdicts(answer.id, claim.index)
+with st.expander(f"Verdict history for this claim ({len(history)})", expanded=False):
+    if history:
+        st.dataframe(pd.DataFrame([{
+            "time": h.created_at, "reviewer": h.reviewer, "verdict": render.VERDICT_TEXT[h.verdict],
+            "citation": h.marker, "document": f"{h.document_id} v{h.version}" if h.document_id else "",
+            "note": h.note, "stale": "stale: document superseded" if h.stale else "",
+        } for h in history]), hide_index=True, width="stretch")
+    else:
+        st.caption("No verdicts yet.")
+
+with st.expander(f"Queue ({len(items)} claims)"):
+    st.dataframe(pd.DataFrame([{
+        "answer": q.answer.id, "claim": q.claim.index + 1, "text": q.claim.text,
+        "score": q.score, "flags": ", ".join(render.FLAG_TEXT.get(f, f.value) for f in q.claim.flags),
+        "verdicts": ", ".join(f"{x.reviewer}: {render.VERDICT_TEXT[x.verdict]}" + (" (stale)" if x.stale else "")
+                              for x in q.verdicts),
+    } for q in items]), hide_index=True, width="stretch")

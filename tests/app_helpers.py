@@ -1,0 +1,116 @@
+"""Helpers for the dashboard tests (AppTest and browser): a tiny corpus, stores, an app runner."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import app_test as app_test_module
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app.py"
+
+# A small handbook: a stale FAQ that contradicts the current policy (7 vs 30 days), a document
+# only "internal" may see, and enough relations for a route of more than one step.
+TINY = {
+    "manifest.toml": """
+[defaults]
+access = ["public"]
+
+[[documents]]
+file = "exports.md"
+id = "exports"
+title = "Data exports"
+effective_date = "2026-02-01"
+
+[[documents]]
+file = "faq.md"
+id = "faq"
+title = "Old FAQ"
+effective_date = "2023-04-01"
+
+[[documents]]
+file = "ops.md"
+id = "ops"
+title = "Operations notes"
+effective_date = "2025-09-01"
+access = ["internal"]
+""",
+    "exports.md": """# Data exports
+
+Owners can export a workspace from the settings page. Exports use the latest snapshot.
+Snapshot exports remain available for 30 days after an account is cancelled.
+Cancellation triggers a final export of the account.
+""",
+    "faq.md": """# Frequently asked questions
+
+Snapshot exports remain available for 7 days after an account is cancelled.
+Larkspur keeps nightly snapshots for 14 days.
+""",
+    "ops.md": """# Operations notes
+
+The export worker reads the latest snapshot. The Zephyr cluster replicates snapshots within four hours.
+""",
+}
+
+
+def write_corpus(folder: Path, files: dict[str, str] = TINY) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def build_store(path: Path, corpus: Path) -> Path:
+    """A store with ``corpus`` ingested by the rules extractor (closed afterwards, so it can be copied)."""
+    from graphrag.extract import make_extractor
+    from graphrag.ingest import Ingestor
+    from graphrag.store import Store
+
+    with Store(path) as store:
+        report = Ingestor(store, make_extractor("rules")).ingest_paths([corpus])
+    assert all(d.status == "ok" for d in report.documents), report
+    return path
+
+
+def copy_store(src: Path, dst: Path) -> Path:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(src, dst)
+    return dst
+
+
+class _NavigationPagesManager(PagesManager):
+    """AppTest re-detects a `pages/` folder on every run and then runs pages as Streamlit's
+    legacy multipage app, bypassing app.py's st.navigation; this app is navigation-only."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        PagesManager.uses_pages_directory = False
+
+
+def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240) -> AppTest:  # noqa: ANN001
+    """An AppTest of app.py on ``store``, with Ollama pointed at a closed local port."""
+    monkeypatch.setattr(app_test_module, "PagesManager", _NavigationPagesManager)
+    monkeypatch.setenv("GRAPHRAG_STORE", str(store))
+    monkeypatch.setenv("GRAPHRAG_SAMPLE", "1" if sample else "0")
+    monkeypatch.setenv("GRAPHRAG_REVIEWER", "ada")
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port()}")
+    return AppTest.from_file(str(APP), default_timeout=timeout)
+
+
+def closed_port() -> int:
+    """A local port with nothing listening (bound then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def free_port() -> int:
+    return closed_port()
+
+
+def texts(elements) -> list[str]:  # noqa: ANN001
+    return [str(e.value) for e in elements]

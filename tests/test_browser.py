@@ -1,0 +1,180 @@
+"""The dashboard in a real browser: first start -> ingest report -> ask -> review -> verdict -> export.
+
+Runs `streamlit run app.py` on a fresh store and drives Debian's headless Chromium through
+Playwright (never `playwright install`). Asserts the route graph was drawn on its canvas, the
+export holds the verdict, and the browser asked nothing of any host but this machine.
+Screenshots land in test-artifacts/ for a human to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from app_helpers import ROOT, free_port
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+REVIEWER = "Playwright Tester"
+QUESTION = "How long do snapshot exports remain available after an account is cancelled?"
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+if not CHROMIUM.exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing on CI: install Debian's chromium package", pytrace=False)
+    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium to run the browser tests",
+                allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("browser")
+    port = free_port()
+    env = {**os.environ, "GRAPHRAG_STORE": str(tmp / "store.db"), "GRAPHRAG_SAMPLE": "1",
+           "OLLAMA_HOST": "127.0.0.1:9", "HF_HUB_OFFLINE": "1"}
+    log = (tmp / "server.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"streamlit did not start: {(tmp / 'server.log').read_text()[-2000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _canvas_stats(frame) -> dict:  # noqa: ANN001 - a Playwright Frame
+    return frame.evaluate("""() => {
+        const c = document.querySelector('#net canvas');
+        if (!c) return {found: false};
+        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let painted = 0;
+        for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) painted++;
+        return {found: true, width: c.width, height: c.height, painted: painted};
+    }""")
+
+
+def _graph_frame(page, title: str):  # noqa: ANN001, ANN202
+    page.wait_for_selector(f'iframe[title="{title}"]', timeout=60_000)
+    handle = page.query_selector(f'iframe[title="{title}"]')
+    frame = handle.content_frame()
+    frame.wait_for_function("() => window.graphReady === true", timeout=30_000)
+    page.wait_for_timeout(800)  # let vis finish its first draw
+    return frame
+
+
+def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    requests: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+            viewport={"width": 1440, "height": 900}, accept_downloads=True,
+        )
+        ctx.on("request", lambda r: requests.append(r.url))
+        page = ctx.new_page()
+        page.set_default_timeout(120_000)
+
+        # First start on the empty store: the sample corpus is ingested, and the page says so.
+        page.goto(server)
+        page.get_by_text("First start: ingested the sample corpus", exact=False).wait_for(timeout=240_000)
+        page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
+        page.screenshot(path=str(ARTIFACTS / "01-first-start.png"))
+
+        sidebar = page.get_by_test_id("stSidebar")
+        name_box = sidebar.get_by_label("Reviewer name", exact=True)
+        name_box.fill(REVIEWER)
+        name_box.press("Enter")
+
+        # The ingest page shows the first start's report, with the superseded exports version.
+        sidebar.get_by_role("link", name="Ingest").click()
+        page.get_by_text("Last ingest").wait_for()
+        page.get_by_text("version 2 supersedes version 1", exact=False).wait_for()
+        page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
+        page.screenshot(path=str(ARTIFACTS / "02-ingest.png"), full_page=True)
+
+        # Ask.
+        sidebar.get_by_role("link", name="Ask").click()
+        page.get_by_label("Question", exact=True).fill(QUESTION)
+        page.get_by_role("button", name="Ask", exact=True).click()
+        page.get_by_text("Answer #", exact=False).wait_for()
+        page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
+        page.get_by_text("Support:", exact=False).first.wait_for()
+        page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
+        page.screenshot(path=str(ARTIFACTS / "03-ask.png"), full_page=True)
+
+        # Review this answer: claim, route and source side by side.
+        page.get_by_role("button", name="Review this answer").click()
+        page.get_by_text("Claim 1 of", exact=False).wait_for()
+        frame = _graph_frame(page, "Route graph")
+        stats = _canvas_stats(frame)
+        assert stats["found"] and stats["width"] > 100 and stats["height"] > 100, stats
+        assert stats["painted"] > 500, f"the route canvas is blank: {stats}"
+        page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
+        page.screenshot(path=str(ARTIFACTS / "04-review.png"))
+        page.set_viewport_size({"width": 1366, "height": 768})
+        page.wait_for_timeout(800)
+        page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
+        page.screenshot(path=str(ARTIFACTS / "04-review-1366x768.png"))
+        page.set_viewport_size({"width": 1440, "height": 900})
+
+        # A verdict, then the page moves on to the next claim by itself.
+        page.get_by_label("Note (optional)", exact=True).fill("checked against the handbook")
+        page.get_by_role("button", name="Supported", exact=True).click()
+        page.get_by_text("Recorded", exact=False).wait_for()
+        page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
+        page.screenshot(path=str(ARTIFACTS / "05-after-verdict.png"))
+
+        # Export: the CSV holds the verdict.
+        with page.expect_download() as dl:
+            page.get_by_role("button", name="CSV").click()
+        csv_text = Path(dl.value.path()).read_text(encoding="utf-8")
+        assert REVIEWER in csv_text and ",supported," in csv_text, csv_text[:500]
+        assert "checked against the handbook" in csv_text
+
+        # Graph page: the neighbourhood is drawn too.
+        sidebar.get_by_role("link", name="Graph").click()
+        page.get_by_label("Find an entity", exact=True).fill("snapshot")
+        page.get_by_label("Find an entity", exact=True).press("Enter")
+        frame = _graph_frame(page, "Neighbourhood graph")
+        stats = _canvas_stats(frame)
+        assert stats["found"] and stats["painted"] > 500, stats
+        page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
+        page.screenshot(path=str(ARTIFACTS / "06-graph.png"))
+        ctx.close()
+
+    outside = sorted({u for u in requests
+                      if urlsplit(u).scheme not in ("data", "blob", "about")
+                      and urlsplit(u).hostname not in ("127.0.0.1", "localhost")})
+    assert not outside, f"requests left this machine: {outside}"
+    assert any(urlsplit(u).hostname == "127.0.0.1" for u in requests)

@@ -1,0 +1,134 @@
+"""graphrag.viz: the drawings are offline (nothing fetched from any other host) and inert (escaped)."""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from graphrag.graph import DocVersion, KnowledgeGraph
+from graphrag.model import ContextItem, Relation, Route, RouteStep, Span
+from graphrag.viz import VIS_JS, neighbourhood, neighbourhood_html, route_html, script_json
+
+EVIL = "<script>alert(1)</script>"
+EVIL_IMG = '"><img src=x onerror=alert(2)>'
+# http(s) strings inside the vendored vis-network bundle that are never fetched: an XML
+# namespace identifier and licence/credit notices in comments or error messages.
+INERT_BUNDLE_URLS = {
+    "http://www.w3.org/2000/svg", "http://almende.com", "http://opensource.org/licenses/MIT",
+    "http://www.apache.org/licenses/LICENSE-2.0", "https://github.com/visjs", "https://visjs.github.io/vis-network/",
+    "https://github.com/zloirock/core-js", "https://github.com/zloirock/core-js/blob/v3.21.1/LICENSE",
+    "https://github.com/uuidjs/uuid#getrandomvalues-not-supported",
+}
+URL = re.compile(r"https?://[^\s\"'<>()\\]+", re.IGNORECASE)
+
+
+def _span(text: str, doc: str = "doc", idx: int = 0) -> Span:
+    return Span(doc, 1, idx, 0, len(text), text)
+
+
+def _route_page() -> str:
+    span = _span(f"Export {EVIL} uses snapshot {EVIL_IMG}.")
+    route = Route("export", (RouteStep(7, f"uses {EVIL}", "snap", True), RouteStep(8, "kept by", "retention", False)))
+    item = ContextItem(1, span, route, 0.5, "relation")
+    rels = {7: Relation(7, "export", "snap", f"uses {EVIL}", "d", span, "rules"),
+            8: Relation(8, "retention", "snap", "kept by", "d", _span(EVIL_IMG, idx=1), "rules")}
+    names = {"export": f"Export {EVIL}", "snap": f"Snap{EVIL_IMG}", "retention": "Retention"}
+    return route_html(item, names, rels)
+
+
+def _kg() -> KnowledgeGraph:
+    keys = ["export", "snap", "retention", "secret"]
+    docs = [DocVersion("pub", 1, frozenset({"public"}), False, EVIL, None),
+            DocVersion("int", 1, frozenset({"internal"}), False, "Internal", None)]
+    # sentence rows: 0,1 in "pub"; 2 in "int"
+    return KnowledgeGraph(
+        keys, [f"Export {EVIL}", "Snapshot", "Retention", "Secret"], np.zeros((4, 384), np.float32), docs,
+        mention_entity=np.array([0, 1, 2, 3]), mention_row=np.array([0, 0, 1, 2]),
+        sentence_doc=np.array([0, 0, 1]), sentence_idx=np.array([0, 1, 0]),
+        sentence_vectors=np.zeros((3, 384), np.float32),
+        relations=[(1, "export", "snap", "uses", 0, 0), (2, "export", "snap", "related to", 0, 0),
+                   (3, "snap", "retention", "kept by", 0, 1), (4, "retention", "secret", "guarded by", 1, 2)],
+    )
+
+
+def _external_urls(page: str) -> set[str]:
+    return {u for u in URL.findall(page) if urlsplit(u).hostname not in ("localhost", "127.0.0.1")}
+
+
+@pytest.mark.parametrize("make", [_route_page, lambda: neighbourhood_html(
+    neighbourhood(_kg(), "export", ["public"], hops=2), {"export": EVIL, "snap": EVIL_IMG, "retention": "R"})])
+def test_drawing_is_offline(make) -> None:  # noqa: ANN001
+    page = make()
+    # Nothing is loaded by reference: no src/href attribute, CSS url() or @import points anywhere.
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)
+    assert not re.search(r"url\(\s*[\"']?\s*(https?:)?//", page, re.IGNORECASE)
+    assert "@import" not in page
+    assert "cdn" not in page.lower().replace("vis-network", "")  # pyvis's CDN links are gone
+    # The only http(s) strings are the bundle's inert namespace and licence notices.
+    assert _external_urls(page) <= INERT_BUNDLE_URLS, _external_urls(page) - INERT_BUNDLE_URLS
+    # And a Content-Security-Policy forbids any fetch should anything try.
+    assert "default-src 'none'" in page and "connect-src 'none'" in page
+    assert VIS_JS.read_text(encoding="utf-8") in page  # vis-network inlined, not linked
+
+
+def test_vendored_bundle_urls_are_only_the_known_inert_ones() -> None:
+    bundle = VIS_JS.read_text(encoding="utf-8")
+    assert _external_urls(bundle) <= INERT_BUNDLE_URLS
+    assert "</script" not in bundle.lower()  # safe to inline in a script element
+
+
+def test_document_text_is_escaped_in_route() -> None:
+    page = _route_page()
+    assert EVIL not in page and "<img" not in page
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page  # present, as inert JSON text
+    # Outside the vendored bundle, exactly the template's two script elements.
+    assert page.replace(VIS_JS.read_text(encoding="utf-8"), "").lower().count("<script") == 2
+    # Tooltips are filled with textContent, never innerHTML.
+    assert "textContent" in page and "innerHTML" not in page.split("<script>")[-1]
+
+
+def test_script_json_cannot_close_the_script() -> None:
+    text = "</script><!-- & \u2028"
+    out = script_json({"t": text})
+    assert "<" not in out and ">" not in out and "&" not in out and "\u2028" not in out
+    assert json.loads(out)["t"] == text
+
+
+def _data(page: str) -> dict:
+    raw = page.rsplit("var data = ", 1)[1].split(";\n", 1)[0]  # the drawing's, after the bundle
+    return json.loads(raw)
+
+
+def test_route_marks_seed_cited_entity_and_relation_labels() -> None:
+    data = _data(_route_page())
+    nodes = {n["id"]: n for n in data["nodes"]}
+    assert nodes["export"]["label"].startswith("★")  # the seed
+    assert nodes["retention"]["borderWidth"] == 4  # the entity whose span is cited
+    labels = [e["label"] for e in data["edges"]]
+    assert labels[1] == "kept by" and labels[0].startswith("uses")
+    # A backward step is drawn in the relation's own direction.
+    assert (data["edges"][1]["from"], data["edges"][1]["to"]) == ("retention", "snap")
+    assert data["edges"][1]["width"] == 4  # found via that relation: the cited edge is highlighted
+    assert [n["level"] for n in data["nodes"]] == [0, 1, 2]
+
+
+def test_neighbourhood_respects_access_and_keeps_parallel_relations() -> None:
+    kg = _kg()
+    nb = neighbourhood(kg, "export", ["public"], hops=3)
+    assert set(nb.depth) == {"export", "snap", "retention"}  # "secret" only via an internal document
+    assert [e[2] for e in nb.edges] == [1, 2, 3]  # both export->snap relations survive
+    nb = neighbourhood(kg, "export", ["public", "internal"], hops=3)
+    assert "secret" in nb.depth
+    only = neighbourhood(kg, "export", ["public"], hops=2, relation_types=["related to"])
+    assert set(only.depth) == {"export", "snap"} and [e[2] for e in only.edges] == [2]
+    one = neighbourhood(kg, "export", ["public"], hops=1)
+    assert one.depth == {"export": 0, "snap": 1}
+    page = neighbourhood_html(nb, {k: k for k in nb.depth})
+    edges = _data(page)["edges"]
+    assert len(edges) == 4
+    rounds = [e["smooth"]["roundness"] for e in edges if {e["from"], e["to"]} == {"export", "snap"}]
+    assert len(set(rounds)) == 2  # parallel edges drawn apart
