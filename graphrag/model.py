@@ -165,8 +165,9 @@ class ContextItem:
     span: Span
     route: Route
     score: float  # relevance to the question
-    via: str  # "mention" or "relation"
+    via: str  # "mention" or "relation" (reached by the walk), or "similarity"
     superseded: bool = False
+    effective_date: str | None = None  # of the span's document, to prefer current sources
 
 
 # --- answers and attribution ------------------------------------------------------------

@@ -145,7 +145,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
         seen_text.add(span.text)
         route, via = reached.get(row) or (_similarity_route(graph, row, relevance), "similarity")
         items.append(ContextItem(len(items) + 1, span, route, round(float(sentence_scores[row]), 4), via,
-                                 fresh[1]))
+                                 fresh[1], doc.effective_date))
         if len(items) >= settings.max_context:
             break
     return items

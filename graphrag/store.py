@@ -506,14 +506,14 @@ class Store:
         settings = AskSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(a["settings"]).items()})
         items: dict[int, ContextItem] = {}
         for r in self._q(
-            'SELECT c.*, s.start, s."end", s.text, d.superseded FROM context_items c '
+            'SELECT c.*, s.start, s."end", s.text, d.superseded, d.effective_date FROM context_items c '
             "JOIN sentences s ON s.doc_id=c.doc_id AND s.version=c.version AND s.idx=c.sentence_idx "
             "JOIN documents d ON d.doc_id=c.doc_id AND d.version=c.version WHERE c.answer_id=? ORDER BY c.n",
             (answer_id,),
         ):
             span = Span(r["doc_id"], r["version"], r["sentence_idx"], r["start"], r["end"], r["text"])
             items[r["n"]] = ContextItem(r["n"], span, _route(json.loads(r["route"])), r["score"], r["via"],
-                                        bool(r["superseded"]))
+                                        bool(r["superseded"]), r["effective_date"])
         cites: dict[int, list[Citation]] = {}
         for r in self._q("SELECT * FROM citations WHERE answer_id=? ORDER BY claim_idx, pos", (answer_id,)):
             cites.setdefault(r["claim_idx"], []).append(

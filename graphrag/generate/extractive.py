@@ -20,6 +20,10 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
 
+def _similar(a: set[str], b: set[str]) -> bool:
+    return len(a & b) / max(len(a | b), 1) > 0.7
+
+
 def _is_statement(text: str) -> bool:
     """A sentence worth quoting: several words, not a bare heading or label."""
     return len(_WORD.findall(text)) >= 4 and not text.endswith(":")
@@ -51,8 +55,13 @@ class ExtractiveGenerator:
             if item.score < best - self.margin:
                 break
             words = _words(text)
-            if any(len(words & _words(c.span.text)) / max(len(words | _words(c.span.text)), 1) > 0.7 for c in chosen):
-                continue  # a near-repeat of a sentence already quoted (e.g. an older version)
+            repeat = next((i for i, c in enumerate(chosen) if _similar(words, _words(c.span.text))), None)
+            if repeat is not None:
+                # A near-repeat (an old FAQ restating a policy, an older wording): quote only
+                # the source with the later effective date, whatever ranked first.
+                if (item.effective_date or "") > (chosen[repeat].effective_date or ""):
+                    chosen[repeat] = item
+                continue
             chosen.append(item)
             if len(chosen) >= self.max_sentences:
                 break
