@@ -13,7 +13,7 @@ import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 from graphrag.model import PUBLIC, Document
@@ -58,12 +58,20 @@ class ManifestEntry:
     title: str | None = None
     effective_date: str | None = None
     access: tuple[str, ...] | None = None
+    error: str | None = None  # the entry is invalid: its file is rejected, never given defaults
 
 
 def decode(data: bytes) -> tuple[str | None, str | None]:
     """(text, note) for a file's bytes, or (None, reason) when it is not text."""
     if not data.strip():
         return None, "empty file"
+    text, note = _decode(data)
+    if text is not None and not text.strip():  # e.g. a byte-order mark alone, or only Unicode spaces
+        return None, "empty file (no text after decoding)"
+    return text, note
+
+
+def _decode(data: bytes) -> tuple[str | None, str | None]:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16"), "decoded as UTF-16"
@@ -99,6 +107,8 @@ def _title(text: str, fallback: str) -> str:
 def _valid_date(value: object) -> str | None:
     if value is None:
         return None
+    if isinstance(value, datetime):  # a TOML date-time: the date is what matters
+        return value.date().isoformat()
     if isinstance(value, date):
         return value.isoformat()
     try:
@@ -118,27 +128,31 @@ def _labels(value: object, where: str) -> tuple[str, ...]:
 def read_manifest(path: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...], list[str]]:
     """Entries by file (relative path), default access labels, and problems found.
 
-    A malformed manifest is reported and ignored (files get defaults), never fatal.
+    Problems fail closed: a file whose entry is invalid, or every file when the manifest cannot
+    be parsed, is rejected rather than ingested with guessed (possibly broader) access labels.
     """
     problems: list[str] = []
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return {}, (PUBLIC,), [f"{path}: malformed manifest ({exc}); files get default metadata"]
+        return {}, (), [f"{path}: malformed manifest ({exc}); its folder's files are not ingested until it is fixed"]
     defaults: tuple[str, ...] = (PUBLIC,)
     try:
         if "defaults" in raw and "access" in raw["defaults"]:
             defaults = _labels(raw["defaults"]["access"], f"{path} [defaults]")
     except (ValueError, TypeError) as exc:
-        problems.append(str(exc))
+        # Fail closed here too: an invalid default must not fall back to public.
+        defaults = ()
+        problems.append(f"{exc}; files without their own access are not ingested until it is fixed")
     entries: dict[str, ManifestEntry] = {}
     docs = raw.get("documents", [])
     if not isinstance(docs, list):
         return {}, defaults, problems + [f"{path}: [[documents]] must be an array of tables"]
     for i, d in enumerate(docs):
         where = f"{path} document {i + 1}"
+        file = d.get("file") if isinstance(d, dict) else None
         try:
-            if not isinstance(d, dict) or not isinstance(d.get("file"), str):
+            if not isinstance(file, str):
                 raise ValueError(f"{where}: needs a `file` string")
             title = d.get("title")
             if title is not None and (not isinstance(title, str) or len(title) > 500):
@@ -151,7 +165,13 @@ def read_manifest(path: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...]
                 _labels(d["access"], where) if "access" in d else None,
             )
         except (ValueError, TypeError) as exc:
-            problems.append(f"{exc}; that file gets default metadata")
+            # Fail closed: defaults could be broader access than the entry meant (an
+            # "internal" document with a typo in its title must not be ingested as public).
+            if isinstance(file, str):
+                entries[file] = ManifestEntry(error=str(exc))
+                problems.append(f"{exc}; {file} is not ingested until its entry is fixed")
+            else:
+                problems.append(str(exc))
     return entries, defaults, problems
 
 
@@ -163,6 +183,8 @@ def _doc_id(path: Path, root: Path) -> str:
 def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_access: tuple[str, ...],
               max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Rejected:
     doc_id = (entry.id if entry and entry.id else None) or _doc_id(path, root)
+    if entry is not None and entry.error:
+        return Rejected(doc_id, str(path), f"invalid manifest entry: {entry.error}")
     try:
         size = path.stat().st_size
         if size > max_bytes:
@@ -177,6 +199,9 @@ def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_acces
     text = _clean_text(text)
     title = (entry.title if entry and entry.title else None) or _title(text, path.stem)
     access = (entry.access if entry and entry.access else None) or default_access
+    if not access:
+        return Rejected(doc_id, str(path), "no valid access labels: the manifest beside it is malformed or its "
+                                           "[defaults] access is invalid; fix it and ingest again")
     return Source(doc_id, title, text, entry.effective_date if entry else None, access, str(path), note)
 
 

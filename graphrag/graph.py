@@ -182,11 +182,12 @@ def load_graph(store: Store) -> KnowledgeGraph:
 
 
 def build_graph(store: Store, generation: int = 0) -> KnowledgeGraph:
-    ents, ments, rels, docs = store.graph_rows()
+    with store.snapshot():  # one consistent state, even while an ingest commits
+        ents, ments, rels, docs = store.graph_rows()
+        srows = store.sentence_rows()
     doc_list = [DocVersion(d["doc_id"], d["version"], frozenset(json.loads(d["access"])), bool(d["superseded"]),
                            d["title"], d["effective_date"]) for d in docs]
     doc_index = {(d.id, d.version): i for i, d in enumerate(doc_list)}
-    srows = store.sentence_rows()
     row_of = {(r["doc_id"], r["version"], r["idx"]): i for i, r in enumerate(srows)}
     s_doc = np.array([doc_index[(r["doc_id"], r["version"])] for r in srows], dtype=np.int64)
     s_idx = np.array([r["idx"] for r in srows], dtype=np.int64)

@@ -21,6 +21,7 @@ VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
 EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
                  "start", "end", "span", "span_sha256", "verdict", "reviewer", "time", "note", "stale")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,9 @@ def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
     w = csv.DictWriter(buf, fieldnames=EXPORT_FIELDS)
     w.writeheader()
     for r in rows:
-        # Cells starting with = + - @ are neutralised so a spreadsheet never runs them as formulas.
-        w.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in r.items()})
+        # Cells starting with = + - @ (or a tab / carriage return, which spreadsheets skip before
+        # reading a formula) are neutralised so a spreadsheet never runs them (OWASP CSV injection).
+        w.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in _FORMULA_START else v) for k, v in r.items()})
     return buf.getvalue()
 
 

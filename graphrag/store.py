@@ -228,6 +228,21 @@ class Store:
             except sqlite3.Error as exc:  # the original error is the one to report
                 log.warning("rollback failed: %s", exc)
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside see one consistent state of the store, whatever other processes commit
+        meanwhile (a WAL read transaction). Nested use joins the outer snapshot."""
+        with self._lock:
+            if self._db.in_transaction:
+                yield
+                return
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                if self._db.in_transaction:
+                    self._db.execute("COMMIT")
+
     def _retry(self, fn: Callable[[], T], attempts: int = 8) -> T:
         for i in range(attempts):
             try:
@@ -453,11 +468,17 @@ class Store:
             return {k: self._db.execute(sql).fetchone()[0] for k, sql in q.items()}
 
     def graph_rows(self) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
-        """Raw rows to build the in-memory graph: entities, mentions, relations, documents."""
-        ents = self._q("SELECT key, name, type, vector FROM entities ORDER BY key")
-        ments = self._q("SELECT entity_key, doc_id, version, sentence_idx, implied FROM mentions ORDER BY id")
-        rels = self._q("SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations ORDER BY id")
-        docs = self._q("SELECT doc_id, version, access, superseded, title, effective_date FROM documents")
+        """Raw rows to build the in-memory graph: entities, mentions, relations, documents.
+
+        Read in one snapshot: an ingest committing between two of these queries would leave
+        mentions pointing at entities or documents the other lists lack. A caller that also
+        needs ``sentence_rows()`` wraps both in ``snapshot()``."""
+        with self.snapshot():
+            ents = self._q("SELECT key, name, type, vector FROM entities ORDER BY key")
+            ments = self._q("SELECT entity_key, doc_id, version, sentence_idx, implied FROM mentions ORDER BY id")
+            rels = self._q("SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations "
+                           "ORDER BY id")
+            docs = self._q("SELECT doc_id, version, access, superseded, title, effective_date FROM documents")
         return ents, ments, rels, docs
 
     def sentence_rows(self) -> list[dict]:

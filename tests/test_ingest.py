@@ -161,8 +161,9 @@ def test_bad_inputs_get_clear_messages_and_the_rest_still_ingest(store, embedder
     (root / "huge.txt").write_bytes(b"Exports are big. " * (20_000_000 // 17 + 1))
     (root / "image.png").write_bytes(b"\x89PNG\r\n")
     (root / "good.md").write_text(POLICY)
-    (root / "manifest.toml").write_text("[[documents]\nfile = 'good.md'\n")  # malformed TOML
-    report = Ingestor(store, reference_extractor(), embedder).ingest_paths([root])
+    other = write_corpus(tmp_path / "other", {"faq.md": OLD_FAQ, "notes.md": "Notes on exports."},
+                         "[[documents]\nfile = 'notes.md'\n")  # malformed TOML
+    report = Ingestor(store, reference_extractor(), embedder).ingest_paths([root, other])
     by_id = {d.id: d for d in report.documents}
     assert by_id["empty"].status == "rejected" and by_id["empty"].error == "empty file"
     assert by_id["binary"].status == "rejected" and "binary" in (by_id["binary"].error or "")
@@ -171,7 +172,10 @@ def test_bad_inputs_get_clear_messages_and_the_rest_still_ingest(store, embedder
     assert by_id["latin"].status in ("ok", "nothing_found") and "not UTF-8" in (by_id["latin"].note or "")
     assert "café" in store.current_document("latin").text  # type: ignore[union-attr]
     assert by_id["good"].status == "ok"
+    # a malformed manifest fails closed: its folder's files are not ingested with guessed access
     assert any("malformed manifest" in p for p in report.problems)
+    assert by_id["faq"].status == by_id["notes"].status == "rejected"
+    assert "manifest" in (by_id["notes"].error or "")
 
 
 def test_manifest_metadata_and_version_order(store, embedder, tmp_path):

@@ -29,8 +29,14 @@ def _is_statement(text: str) -> bool:
     return len(_WORD.findall(text)) >= 4 and not text.endswith(":")
 
 
+# Square brackets inside a quoted source ("cite [1] for everything") would read as citation
+# markers once the quote is in the answer; they become parentheses, so only the marker this
+# generator appends cites anything.
+_BRACKETS = re.compile(r"\[([^\[\]\n]*)\]")
+
+
 def _with_marker(text: str, n: int) -> str:
-    body = text.rstrip()
+    body = _BRACKETS.sub(r"(\1)", text).rstrip()
     end = re.search(r"[.!?…]+[\"'”’)]*$", body)
     if end:
         return f"{body[:end.start()]} [{n}]{body[end.start():]}"

@@ -1,0 +1,160 @@
+"""Several processes on one store: reviewers appending verdicts, an ingest, askers.
+
+Workers are separate Python processes (tests/proc_helpers.py) started together through a
+ready/go handshake on their pipes; each reports its own errors, which must be none."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from helpers import ScriptedChecker
+from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
+
+from graphrag.ask import Asker
+from graphrag.generate.scripted import ScriptedGenerator
+from graphrag.ingest import Ingestor
+from graphrag.store import Store
+
+HERE = Path(__file__).resolve().parent
+HELPER = str(HERE / "proc_helpers.py")
+ROOT = HERE.parent
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _seed_store(path: Path, corpus: Path) -> int:
+    """A store with the corpus and one answer with three cited claims; returns its id."""
+    with Store(path) as s:
+        Ingestor(s, PatternExtractor(), HashEmbedder()).ingest_paths([corpus])
+        gen = ScriptedGenerator("Alpha0 uses Beacon1 [1]. Beacon1 follows Cobalt2 [2]. It is kept [3].")
+        a = Asker(s, embedder=HashEmbedder(), generator=gen, checker=ScriptedChecker()).ask(
+            "What does Alpha0 use?").answer
+        assert a.id is not None and len(a.claims) == 3
+        return a.id
+
+
+def _start(*args: str) -> subprocess.Popen:
+    p = subprocess.Popen([sys.executable, HELPER, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    line = p.stdout.readline()  # type: ignore[union-attr]
+    assert line, p.stderr.read()  # type: ignore[union-attr]
+    assert json.loads(line)["event"] == "ready"
+    return p
+
+
+def _go(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        p.stdin.write("go\n")  # type: ignore[union-attr]
+        p.stdin.flush()  # type: ignore[union-attr]
+
+
+def _done(p: subprocess.Popen) -> dict:
+    out, err = p.communicate(timeout=110)
+    assert p.returncode == 0, err
+    event = json.loads(out.strip().splitlines()[-1])
+    assert event["event"] == "done"
+    return event
+
+
+def test_four_reviewers_append_1000_verdicts_at_once(tmp_path):  # type: ignore[no-untyped-def]
+    path = tmp_path / "s.db"
+    answer_id = _seed_store(path, write_synthetic_corpus(tmp_path / "c", 6))
+    reviewers = [f"reviewer-{i}" for i in range(4)]
+    procs = [_start("verdicts", "--store", str(path), "--answer", str(answer_id), "--reviewer", r, "--n", "250",
+                    "--wait-go") for r in reviewers]
+    _go(procs)  # all four are connected and waiting: they start writing together
+    results = dict(zip(reviewers, map(_done, procs)))
+    errors = {r: res["errors"] for r, res in results.items() if res["errors"]}
+    assert errors == {}, "no caller may see 'database is locked' or any other failure"
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT id, reviewer, note FROM verdicts ORDER BY id").fetchall()
+    db.close()
+    assert len(rows) == 1000
+    assert len({r[0] for r in rows}) == 1000
+    assert len({(r[1], r[2]) for r in rows}) == 1000, "a verdict was duplicated"
+    assert Counter(r[1] for r in rows) == {r: 250 for r in reviewers}
+    for r, res in results.items():
+        assert sorted(res["ids"]) == [i for i, who, _ in rows if who == r], "ids reported == ids stored"
+        assert {n for _, who, n in rows if who == r} == {f"{r} note {i}" for i in range(250)}
+    # the writers really overlapped: each one's ids interleave with the others'
+    order = [who for _, who, _ in rows]
+    assert sum(a != b for a, b in zip(order, order[1:])) > 10
+    assert store_problems(path) == []
+
+
+def test_ingest_reviews_and_questions_at_the_same_time(tmp_path):  # type: ignore[no-untyped-def]
+    path = tmp_path / "s.db"
+    answer_id = _seed_store(path, write_synthetic_corpus(tmp_path / "first", 6))
+    with Store(path) as s:
+        before = s.counts()["versions"]
+    more = write_synthetic_corpus(tmp_path / "more", 30)
+    for f in more.glob("runbook-*.md"):  # new ids, so every one is a new document
+        f.rename(f.with_name("more-" + f.name))
+    expected = before + 28 + 0  # "policy" v1/v2 have the same content as before: unchanged
+    ingest = subprocess.Popen([sys.executable, HELPER, "ingest", "--store", str(path), "--corpus", str(more),
+                               "--delay-ms", "25"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    reviewer = _start("verdicts", "--store", str(path), "--answer", str(answer_id), "--reviewer", "rita",
+                      "--n", "250", "--wait-go")
+    asker = _start("ask", "--store", str(path), "--until-documents", str(expected), "--min-asks", "10", "--wait-go")
+    assert json.loads(ingest.stdout.readline())["event"] == "ready"  # type: ignore[union-attr]
+    _go([reviewer, asker])
+    ingested, reviewed, asked = _done(ingest), _done(reviewer), _done(asker)
+    assert ingested["totals"]["ok"] == 28 and ingested["totals"].get("failed", 0) == 0
+    assert reviewed["errors"] == [] and len(reviewed["ids"]) == 250
+    assert asked["errors"] == []
+    records = asked["records"]
+    assert len(records) >= 10
+    assert [r["bad"] for r in records if r["bad"]] == []  # every span exists and matches its document
+    assert all(r["context"] > 0 for r in records) and sum(r["claims"] > 0 for r in records) >= len(records) // 2
+    seen = sorted({r["docs_seen"] for r in records})
+    assert len(seen) >= 3, f"the asks did not overlap the ingest (document counts seen: {seen})"
+    with Store(path) as s:
+        assert s.counts()["versions"] == expected
+        assert len(s.verdicts(answer_id)) == 250
+        for r in records:  # stored answers re-read from the final store still resolve exactly
+            a = s.answer(r["id"])
+            assert a is not None and len(a.context) == r["context"]
+            for c in a.context:
+                d = s.document(c.span.document_id, c.span.version)
+                assert d is not None and d.text[c.span.start:c.span.end] == c.span.text
+    assert store_problems(path) == []
+
+
+def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """Found by `graphrag bench load`: an ingest committing between the graph's reads (documents,
+    then sentences) made build_graph fail with KeyError. The commit is placed deterministically
+    between every pair of reads here, through a second connection as another process would."""
+    from graphrag.documents import Source
+    from graphrag.graph import build_graph
+
+    path = tmp_path / "s.db"
+    _seed_store(path, write_synthetic_corpus(tmp_path / "c", 4))
+    reader, writer = Store(path), Store(path)
+    ingestor = Ingestor(writer, PatternExtractor(), HashEmbedder())
+    real_q = Store._q
+    commits = iter(range(100))
+
+    def q_with_a_commit_after(self, sql, params=()):  # type: ignore[no-untyped-def]
+        rows = real_q(self, sql, params)
+        if self is reader:
+            i = next(commits)
+            assert ingestor.ingest([Source(f"late-{i}", "Late", f"Zephyr{i} uses Quartz{i}.")]).documents[0].status == "ok"
+        return rows
+
+    monkeypatch.setattr(Store, "_q", q_with_a_commit_after)
+    versions_before = reader.counts()["versions"]
+    g = build_graph(reader)  # KeyError before the fix
+    monkeypatch.undo()
+    assert len(g.docs) == versions_before and all(not d.id.startswith("late-") for d in g.docs)
+    assert "zephyr0" not in g.index and "zephyr0" in build_graph(reader).index
+    assert reader.counts()["versions"] > versions_before  # the commits did happen meanwhile
+    assert len(build_graph(reader).docs) == reader.counts()["versions"]
+    reader.close()
+    writer.close()
