@@ -11,11 +11,11 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphrag.errors import InputError
 from graphrag.model import Answer, Citation, Claim, Verdict, VerdictLabel
-from graphrag.store import Store, sha256_text
+from graphrag.store import Store, now, sha256_text
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
@@ -98,8 +98,11 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
                 citation.marker if citation else None, span.document_id if span else None,
                 span.version if span else None, span.start if span else None, span.end if span else None,
                 note[:5000])
+    v = replace(v, created_at=now())
     vid = store.add_verdict(v)
-    return next(x for x in store.verdicts(answer.id, claim.index) if x.id == vid)
+    # Returned as the store will report it, without re-reading the claim's whole history.
+    meta = store.access_of(span.document_id, span.version) if span else None
+    return replace(v, id=vid, stale=bool(meta and meta[1]))
 
 
 def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:

@@ -166,7 +166,8 @@ class Store:
             self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
             if not readonly:
                 self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
+                # FULL: a committed verdict survives a power cut too, not only a crashed process.
+                self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate(readonly)
         except sqlite3.Error as exc:
