@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from streamlit.runtime.pages_manager import PagesManager
@@ -114,3 +121,41 @@ def free_port() -> int:
 
 def texts(elements) -> list[str]:  # noqa: ANN001
     return [str(e.value) for e in elements]
+
+
+@contextmanager
+def streamlit_server(store: Path, log_path: Path, *, sample: bool = True) -> Iterator[str]:
+    """`streamlit run app.py` on a free local port with ``store``; yields its URL, stops it after."""
+    port = free_port()
+    env = {**os.environ, "GRAPHRAG_STORE": str(store), "GRAPHRAG_SAMPLE": "1" if sample else "0",
+           "OLLAMA_HOST": "127.0.0.1:9", "HF_HUB_OFFLINE": "1"}
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.time() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"streamlit did not start: {log_path.read_text()[-2000:]}")
+                time.sleep(0.3)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run"]

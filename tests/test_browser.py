@@ -9,17 +9,13 @@ Screenshots land in test-artifacts/ for a human to look at.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from app_helpers import ROOT, free_port
+from app_helpers import BROWSER_ARGS, ROOT, streamlit_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
@@ -39,36 +35,8 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwr
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("browser")
-    port = free_port()
-    env = {**os.environ, "GRAPHRAG_STORE": str(tmp / "store.db"), "GRAPHRAG_SAMPLE": "1",
-           "OLLAMA_HOST": "127.0.0.1:9", "HF_HUB_OFFLINE": "1"}
-    log = (tmp / "server.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"streamlit did not start: {(tmp / 'server.log').read_text()[-2000:]}")
-            time.sleep(0.3)
+    with streamlit_server(tmp / "store.db", tmp / "server.log") as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _canvas_stats(frame) -> dict:  # noqa: ANN001 - a Playwright Frame
@@ -97,8 +65,7 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
     with sync_api.sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(
             str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
+            args=BROWSER_ARGS,
             viewport={"width": 1440, "height": 900}, accept_downloads=True,
         )
         ctx.on("request", lambda r: requests.append(r.url))

@@ -1,0 +1,121 @@
+"""Injected markup never runs in the real browser, on any page.
+
+Document text, titles, entity names, relation types, the question, the reviewer's name and
+the note all carry script payloads. Chromium must open no dialog, run no handler (which would
+set ``window.__pwned`` or the page title) and fetch nothing from the payloads' outside host.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from app_helpers import BROWSER_ARGS, ROOT, streamlit_server
+from helpers import write_corpus
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing on CI: install Debian's chromium package", pytrace=False)
+    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium to run the browser tests", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+
+IMG = '<img src="http://evil.example/x.png" onerror="window.__pwned=1;document.title=\'PWNED\'">'
+SCRIPT = "<script>window.__pwned=2;alert('xss')</script>"
+SVG = '"><svg onload="window.__pwned=3;alert(3)">'
+ENTITY = f"Export{IMG}"
+QUESTION = f"How long do exports stay available {SCRIPT}?"
+
+
+def _evil_store(tmp: Path) -> Path:
+    from graphrag.ask import Asker
+    from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
+    from graphrag.ingest import Ingestor
+    from graphrag.review import record_verdict
+    from graphrag.store import Store
+
+    corpus = write_corpus(tmp / "corpus", {
+        "exports.md": f"# Exports {SVG}\n\nExports stay available for 30 days {IMG} after cancellation. "
+                      f"Exports use the latest snapshot {SCRIPT}.\n",
+    }, f"""
+[[documents]]
+file = "exports.md"
+id = "exports"
+title = 'Exports {SVG}'
+effective_date = "2026-02-01"
+""")
+    x = ScriptedExtractor(
+        [ScriptEntity(ENTITY, "30 days", description=SCRIPT), ScriptEntity("Snapshot", "latest snapshot")],
+        [ScriptRelation(ENTITY, f"uses{SVG}", "Snapshot", "latest snapshot")])
+    path = tmp / "store.db"
+    with Store(path) as store:
+        Ingestor(store, x).ingest_paths([corpus])
+        answer = Asker(store).ask(QUESTION).answer
+        claim = answer.claims[0]
+        record_verdict(store, answer, claim, claim.citations[0] if claim.citations else None, "supported",
+                       f"Mallory{SCRIPT}", f"note {IMG}")
+    return path
+
+
+def _assert_clean(page) -> None:  # noqa: ANN001 - a Playwright Page
+    for frame in page.frames:
+        pwned = frame.evaluate("() => [window.__pwned || null, document.title]")
+        assert pwned[0] is None and pwned[1] != "PWNED", (frame.url, pwned)
+
+
+def test_injected_markup_never_runs(tmp_path: Path) -> None:
+    store = _evil_store(tmp_path)
+    dialogs: list[str] = []
+    requests: list[str] = []
+    with streamlit_server(store, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
+                                                   headless=True, args=BROWSER_ARGS,
+                                                   viewport={"width": 1440, "height": 900})
+        ctx.on("request", lambda r: requests.append(r.url))
+        page = ctx.new_page()
+        page.set_default_timeout(120_000)
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        sidebar = None
+
+        page.goto(url)
+        sidebar = page.get_by_test_id("stSidebar")
+        name_box = sidebar.get_by_label("Reviewer name", exact=True)
+        name_box.fill(f"Eve{SVG}")
+        name_box.press("Enter")
+
+        # Ask with a script in the question: the answer and its sources are shown as text.
+        page.get_by_label("Question", exact=True).fill(QUESTION)
+        page.get_by_role("button", name="Ask", exact=True).click()
+        page.get_by_text("Answer #", exact=False).first.wait_for()
+        page.get_by_text("<script>", exact=False).first.wait_for()  # visible as text, not run
+        page.wait_for_timeout(1500)
+        _assert_clean(page)
+
+        # Review: the claim, the route graph (entity and relation names), the source, the history.
+        page.get_by_role("button", name="Review this answer").click()
+        page.get_by_text("Claim 1 of", exact=False).wait_for()
+        page.wait_for_selector('iframe[title="Route graph"]', timeout=60_000)
+        page.get_by_label("Note (optional)", exact=True).fill(f"see {IMG}")
+        page.get_by_role("button", name="Unsupported", exact=True).click()
+        page.get_by_text("Recorded", exact=False).wait_for()
+        page.get_by_text("Verdict history", exact=False).first.click()
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(ROOT / "test-artifacts" / "07-injection-review.png"))
+        _assert_clean(page)
+
+        # Graph page: the entity whose name carries markup, its relations and neighbourhood.
+        sidebar.get_by_role("link", name="Graph").click()
+        page.get_by_label("Find an entity", exact=True).fill("export")
+        page.get_by_label("Find an entity", exact=True).press("Enter")
+        page.wait_for_selector('iframe[title="Neighbourhood graph"]', timeout=60_000)
+        page.wait_for_timeout(1500)
+        _assert_clean(page)
+        ctx.close()
+
+    assert dialogs == []
+    outside = sorted({u for u in requests if urlsplit(u).scheme not in ("data", "blob", "about")
+                      and urlsplit(u).hostname not in ("127.0.0.1", "localhost")})
+    assert not outside, f"injected markup fetched from outside: {outside}"
