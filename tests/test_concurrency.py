@@ -82,9 +82,10 @@ def test_four_reviewers_append_1000_verdicts_at_once(tmp_path):  # type: ignore[
     for r, res in results.items():
         assert sorted(res["ids"]) == [i for i, who, _ in rows if who == r], "ids reported == ids stored"
         assert {n for _, who, n in rows if who == r} == {f"{r} note {i}" for i in range(250)}
-    # the writers really overlapped: each one's ids interleave with the others'
+    # the writers really overlapped: four writers one after the other switch 3 times; more
+    # switches mean their writes interleaved (how much depends on the scheduler and fsync)
     order = [who for _, who, _ in rows]
-    assert sum(a != b for a, b in zip(order, order[1:])) > 10
+    assert sum(a != b for a, b in zip(order, order[1:])) > 3
     assert store_problems(path) == []
 
 
