@@ -22,6 +22,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+from graphrag.embed import similarities
 from graphrag.model import AskSettings
 
 
@@ -134,7 +135,7 @@ def synthetic_store(path: Path, n_entities: int, seed: int = 0) -> None:
 
 
 def _bare(vectors: np.ndarray, undirected: nx.Graph, keys: list[str], q: np.ndarray, k: int, hops: int) -> int:
-    scores = vectors @ q
+    scores = similarities(vectors, q)  # the same similarity function as the product, for a fair ratio
     top = np.argpartition(-scores, k)[:k]
     reached = 0
     for depth, layer in enumerate(nx.bfs_layers(undirected, [keys[i] for i in top])):

@@ -87,6 +87,16 @@ def get_embedder() -> Embedder:
     return MiniLMEmbedder()
 
 
+def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every (normalised) row with ``query``.
+
+    einsum rather than ``matrix @ query``: OpenBLAS's threaded matrix-vector product paid
+    about 7 ms of thread wake-up per call on this 2-core machine (10k x 384: 7.7 ms vs 0.6 ms),
+    which dominated a question's latency.
+    """
+    return np.einsum("ij,j->i", matrix, query.astype(matrix.dtype, copy=False))
+
+
 def top_k(matrix: np.ndarray, query: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Indices and cosine scores of the k rows of ``matrix`` most similar to ``query``.
 
@@ -94,7 +104,7 @@ def top_k(matrix: np.ndarray, query: np.ndarray, k: int, mask: np.ndarray | None
     """
     if matrix.shape[0] == 0 or k <= 0:
         return []
-    scores = matrix @ query
+    scores = similarities(matrix, query)
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)
     k = min(k, int(np.isfinite(scores).sum()))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphrag.embed import Embedder
+from graphrag.embed import Embedder, similarities
 from graphrag.errors import InputError
 from graphrag.graph import KnowledgeGraph
 from graphrag.model import AskSettings, ContextItem, Route, RouteStep, Seed
@@ -47,7 +47,8 @@ HOP_DECAY = 0.5
 
 
 def entity_relevance(graph: KnowledgeGraph, qvec: np.ndarray, sentence_scores: np.ndarray) -> np.ndarray:
-    return NAME_WEIGHT * (graph.vectors @ qvec) + (1 - NAME_WEIGHT) * graph.best_mention_scores(sentence_scores)
+    return NAME_WEIGHT * similarities(graph.vectors, qvec) + (1 - NAME_WEIGHT) * graph.best_mention_scores(
+        sentence_scores)
 
 
 def find_seeds(graph: KnowledgeGraph, relevance: np.ndarray, k: int, visible_entities: np.ndarray) -> list[Seed]:
@@ -163,7 +164,7 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
     visible_docs, visible_entities = graph.visibility(settings.access, settings.include_superseded)
     rows = graph.visible_rows(settings.access, settings.include_superseded)
     # One similarity per sentence, invisible ones at -inf: shared by seeding and context.
-    sentence_scores = np.where(rows, graph.sentence_vectors @ qvec, -np.inf).astype(np.float32)
+    sentence_scores = np.where(rows, similarities(graph.sentence_vectors, qvec), -np.inf).astype(np.float32)
     relevance = entity_relevance(graph, qvec, sentence_scores)
     seeds = find_seeds(graph, relevance, settings.k, visible_entities)
     routes = graph.walk((s.entity for s in seeds), settings.hops, settings.direction, visible_docs)
