@@ -12,7 +12,15 @@ from graphrag.model import SupportLabel
 from graphrag.support import features as F
 from graphrag.support import make_checker
 from graphrag.support.base import SupportQuery
-from graphrag.support.embedded import FEATURES, EmbeddedChecker, PairFeatures, evidence_sentences, reason
+from graphrag.support.embedded import (
+    DIRECTION,
+    FEATURES,
+    EmbeddedChecker,
+    PairFeatures,
+    TreeParams,
+    evidence_sentences,
+    reason,
+)
 
 SOURCE = "Snapshot exports remain available for 30 days after an account is cancelled."
 
@@ -82,6 +90,43 @@ def test_window_and_top_m_selection() -> None:
     assert F.top_m_similarity(claim, sents[[1, 3]], 3) == (pytest.approx(0.8), [0])
 
 
+def test_content_token_mask_skips_specials_punctuation_stopwords() -> None:
+    tokens = ["[CLS]", "the", "snaps", "##hot", "of", "exports", ".", "[SEP]"]
+    assert F.content_token_mask(tokens).tolist() == [False, False, True, True, False, True, False, False]
+
+
+def test_token_idf_grows_with_word_piece_rank() -> None:
+    w = F.token_idf(np.array([1996, 2800, 14338, 100]))  # the, available, exports, [UNK]
+    assert w[0] < w[1] < w[2] and w[3] == w[0]
+
+
+def test_token_alignment_finds_the_unmatched_token() -> None:
+    ids = np.array([101, 5000, 6000, 102])
+    tokens = ["[CLS]", "exports", "encrypted", "[SEP]"]
+    claim = np.array([[1.0, 0, 0], [1.0, 0, 0], [0, 1.0, 0], [1.0, 0, 0]])
+    ev_ids, ev = np.array([5000, 7000]), np.array([[1.0, 0, 0], [0, 0.6, 0.8]])
+    f = F.token_alignment(ids, tokens, claim, ev_ids, ev)
+    assert f["tok_min"] == pytest.approx(0.6) and f["tok_mean"] == pytest.approx(0.8)
+    assert 0.0 < f["tok_exact_idf"] < 1.0 and f["tok_low_share"] == 0.0
+    no_evidence = F.token_alignment(ids, tokens, claim, np.array([], dtype=int), np.zeros((0, 3)))
+    assert no_evidence["tok_low_share"] == 1.0
+    assert set(f) == set(F.TOKEN_FEATURES) and all(DIRECTION[k] in (1, -1) for k in f)
+
+
+def test_tree_params_walk_every_tree() -> None:
+    # tree 0: x0 <= 0.5 -> -1 else +1; tree 1: a single leaf worth 0.5
+    raw = {"features": list(FEATURES), "baseline": 0.0, "depth": 1, "threshold": 0.5,
+           "partial_threshold": 0.3,
+           "trees": [{"feature": [0, 0, 0], "threshold": [0.5, 0, 0], "left": [1, 1, 2], "right": [2, 1, 2],
+                      "value": [0, -1.0, 1.0]},
+                     {"feature": [0], "threshold": [0], "left": [0], "right": [0], "value": [0.5]}]}
+    params = TreeParams.from_raw(raw)
+    x = np.zeros((2, len(FEATURES)))
+    x[1, 0] = 0.9
+    z = np.array([-0.5, 1.5])
+    assert params.predict(x) == pytest.approx(1 / (1 + np.exp(-z)))
+
+
 def test_evidence_sentences_split_and_dedupe_neighbours() -> None:
     q = SupportQuery("c", "One sentence here. Two sentences here.", ("Two sentences here.", "Three here."))
     assert evidence_sentences(q) == ["One sentence here.", "Two sentences here.", "Three here."]
@@ -113,7 +158,7 @@ def test_params_file_is_small_and_matches_the_features() -> None:
 
     raw = json.loads(PARAMS_PATH.read_text())
     assert tuple(raw["features"]) == FEATURES
-    assert PARAMS_PATH.stat().st_size < 8_000
+    assert PARAMS_PATH.stat().st_size < 200_000  # a tree ensemble of tens of KB
 
 
 def test_missing_or_stale_params_are_reported(tmp_path) -> None:

@@ -6,13 +6,16 @@ claim could rest on: the most similar sentences, the best contiguous window, and
 sentence for each chunk of the claim, so several sentences can support one claim together
 and a long page works as well as a single cited sentence. Lexical features then compare the
 claim with that selection: numbers, capitalised terms, negation, qualifiers, word coverage.
+Token alignment compares MiniLM's contextual token embeddings of the claim with those of the
+selected sentences: each claim content word needs some close evidence token (BERTScore-style
+recall, IDF-weighted by word-piece rank), so one unsupported word can pull the score down.
 
-A logistic model fitted by ``scripts/fit_support.py`` maps the features to a probability of
+A model fitted by ``scripts/fit_support.py`` maps the features to a probability of
 "supported" (at balanced odds: every dataset and class weighs the same in the fit); its
-parameters ship in ``embedded_params.json``. The fit keeps only features whose weight has
-their known direction, so some features carry weight 0 and serve only the reason string.
-Labels: supported at ``threshold`` and above, partial down to ``partial_threshold``, else
-not supported. Runtime needs only numpy and the MiniLM model.
+parameters ship in ``embedded_params.json``: gradient-boosted trees, monotonic in each
+feature's known direction (``DIRECTION``), walked in numpy here; the earlier logistic model
+still loads (``kind: logistic``). Labels: supported at ``threshold`` and above, partial down
+to ``partial_threshold``, else not supported. Runtime needs only numpy and the MiniLM model.
 """
 
 from __future__ import annotations
@@ -50,13 +53,19 @@ FEATURES: tuple[str, ...] = (
     "negation_mismatch",
     "qualifiers_missing",  # count, capped at 3
     "claim_words",  # log(1 + content words): long claims are more often partly supported
+    # Token alignment: each claim content token against the selected sentences' tokens
+    # (MiniLM's contextual token embeddings), so one unmatched word can pull the score down.
+    *F.TOKEN_FEATURES,
 )
 
 # The direction each feature can push the score, known before any fit: more similarity or
 # coverage never argues against support; a missing number, term or qualifier never argues
 # for it. The fit drops a feature whose weight comes out against its direction (collinear
 # features otherwise trade signs and the model stops transferring across datasets).
-DIRECTION: dict[str, int] = {f: (1 if f.startswith(("sim_", "cov_", "bigram_")) else -1) for f in FEATURES}
+DIRECTION: dict[str, int] = {
+    f: (1 if f.startswith(("sim_", "cov_", "bigram_", "tok_")) and f != "tok_low_share" else -1)
+    for f in FEATURES
+}
 
 
 @dataclass
@@ -102,6 +111,7 @@ def pair_features(
         values = {f: 0.0 for f in FEATURES}
         values.update(num_missing=1.0, num_missing_all=1.0, term_missing=1.0, term_missing_all=1.0)
         values["claim_words"] = math.log1p(len(F.content_stems(claim)))
+        values["tok_low_share"] = 1.0
         return PairFeatures(values, [], 0)
     sims = sent_vecs @ claim_vec
     order = [int(i) for i in np.argsort(-sims, kind="stable")]
@@ -141,6 +151,7 @@ def pair_features(
         "negation_mismatch": float(negation),
         "qualifiers_missing": float(min(len(qualifiers), 3)),
         "claim_words": math.log1p(len(F.content_stems(claim))),
+        **{f: 0.0 for f in F.TOKEN_FEATURES},  # filled in by featurise() from token embeddings
     }
     claim_stems = set(F.content_stems(claim))
     source_terms = [t for t in F.capitalised_terms(sel_text) if not set(F.content_stems(t)) & claim_stems]
@@ -209,8 +220,64 @@ class LogisticParams:
         return 1.0 / (1.0 + np.exp(-z))
 
 
+@dataclass(frozen=True)
+class TreeParams:
+    """Gradient-boosted regression trees on the raw features: p = sigmoid(baseline + sum of leaves).
+
+    Each tree is stored as flat node arrays (feature, threshold, left, right, value); a leaf
+    points to itself, so every sample walks ``depth`` steps through every tree at once.
+    """
+
+    features: tuple[str, ...]
+    baseline: float
+    feature: np.ndarray  # (trees, nodes) int
+    threshold_: np.ndarray  # (trees, nodes) float; x <= threshold goes left
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    depth: int
+    threshold: float
+    partial_threshold: float
+
+    @classmethod
+    def from_raw(cls, raw: dict) -> TreeParams:
+        trees = raw["trees"]
+        width = max(len(t["feature"]) for t in trees)
+
+        def pad(key: str, fill: float, dtype: type) -> np.ndarray:
+            return np.array([t[key] + [fill] * (width - len(t[key])) for t in trees], dtype=dtype)
+
+        return cls(tuple(raw["features"]), float(raw["baseline"]), pad("feature", 0, np.int64),
+                   pad("threshold", 0.0, float), pad("left", 0, np.int64), pad("right", 0, np.int64),
+                   pad("value", 0.0, float), int(raw["depth"]), float(raw["threshold"]),
+                   float(raw["partial_threshold"]))
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        x = np.atleast_2d(np.asarray(x, dtype=float))
+        n_trees = self.feature.shape[0]
+        rows = np.arange(n_trees)[:, None]
+        node = np.zeros((n_trees, x.shape[0]), dtype=np.int64)
+        for _ in range(self.depth):
+            f = self.feature[rows, node]
+            go_left = x[np.arange(x.shape[0])[None, :], f] <= self.threshold_[rows, node]
+            node = np.where(go_left, self.left[rows, node], self.right[rows, node])
+        z = self.baseline + self.value[rows, node].sum(axis=0)
+        return 1.0 / (1.0 + np.exp(-z))
+
+
+def load_params(path: Path) -> LogisticParams | TreeParams:
+    """The fitted model in ``path``: a logistic model or a tree ensemble (``kind``)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    if tuple(raw.get("features", ())) != FEATURES:
+        raise ModelUnavailable(f"{path} was fitted on other features; rerun scripts/fit_support.py",
+                               backend="embedded")
+    if raw.get("kind") == "gbdt":
+        return TreeParams.from_raw(raw)
+    return LogisticParams.load(path)
+
+
 class EmbeddedChecker:
-    """Support checker with no server: MiniLM + lexical features + a fitted logistic model."""
+    """Support checker with no server: MiniLM + lexical features + a fitted model (numpy only)."""
 
     name = "embedded"
 
@@ -219,7 +286,7 @@ class EmbeddedChecker:
         if not path.is_file():
             raise ModelUnavailable(f"support parameters not found at {path}; run scripts/fit_support.py",
                                    backend="embedded")
-        self.params = LogisticParams.load(path)  # a few KB of JSON: cheap
+        self.params = load_params(path)  # tens of KB of JSON: cheap
         self.threshold = self.params.threshold
         self.partial_threshold = self.params.partial_threshold
         self._embedder = embedder  # the model loads on first check(), not here
@@ -255,20 +322,101 @@ class EmbeddedChecker:
         return out
 
 
+TokenEmbedding = tuple[np.ndarray, list[str], np.ndarray]  # ids, word pieces, vectors (with [CLS]/[SEP])
+
+
+def _raw_model(embedder: object) -> object:
+    model = getattr(embedder, "_model", None)
+    if model is None or not hasattr(model, "tokenizer"):
+        from graphrag.embed import get_embedder
+
+        model = get_embedder()._model  # type: ignore[attr-defined]
+    return model
+
+
+def encode_tokens(embedder: object, texts: Sequence[str]) -> dict[str, TokenEmbedding]:
+    """MiniLM's contextual token embeddings of ``texts`` (one forward pass, batched).
+
+    An embedder may provide ``encode_tokens`` itself (the fit script's cache does); otherwise
+    the sentence-transformers model behind it (or behind the shared MiniLM embedder) is used.
+    """
+    texts = list(dict.fromkeys(texts))
+    if not texts:
+        return {}
+    own = getattr(embedder, "encode_tokens", None)
+    if own is not None:
+        return own(texts)
+    return _encode_both(embedder, texts)[1]
+
+
+def _encode_both(embedder: object, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, TokenEmbedding]]:
+    """Sentence vectors (L2-normalised) and token embeddings from one forward pass of the raw model."""
+    model = _raw_model(embedder)
+    lock = getattr(embedder, "_lock", None)
+    if lock is not None:
+        with lock:
+            outs = model.encode(list(texts), output_value=None, batch_size=64, show_progress_bar=False)
+    else:
+        outs = model.encode(list(texts), output_value=None, batch_size=64, show_progress_bar=False)
+    result: dict[str, TokenEmbedding] = {}
+    for t, o in zip(texts, outs):
+        n = int(o["attention_mask"].sum())
+        ids = o["input_ids"][:n].cpu().numpy()
+        result[t] = (ids, model.tokenizer.convert_ids_to_tokens(ids.tolist()),
+                     o["token_embeddings"][:n].float().cpu().numpy())
+    vecs = np.vstack([o["sentence_embedding"].float().cpu().numpy() for o in outs]).astype(np.float32)
+    return vecs, result
+
+
+ONE_PASS_MAX_TEXTS = 1024  # up to this many distinct texts, one forward pass gives vectors and tokens
+
+
+def add_token_features(pf: PairFeatures, claim: str, sentences: Sequence[str],
+                       tokens: dict[str, TokenEmbedding]) -> None:
+    """Fill the tok_* features of ``pf`` from the claim's and the selected sentences' tokens."""
+    if not pf.selected:
+        return
+    ids, pieces, emb = tokens[claim]
+    ev = [tokens[sentences[i]] for i in pf.selected]
+    ev_ids = np.concatenate([e[0][1:-1] for e in ev])
+    ev_emb = np.vstack([e[2][1:-1] for e in ev])
+    pf.values.update(F.token_alignment(ids, pieces, emb, ev_ids, ev_emb))
+
+
 def featurise(queries: Sequence[SupportQuery], embedder: object) -> list[PairFeatures]:
-    """Features for many pairs with one batched encode of every distinct text."""
+    """Features for many pairs with one batched encode of every distinct text.
+
+    Sentence vectors drive the evidence selection; a second pass gets token embeddings of
+    the claims and the selected sentences only, so a long page costs little extra.
+    """
     sentences = [evidence_sentences(q) for q in queries]
     chunks = [F.claim_chunks(q.claim) for q in queries]
     texts: dict[str, int] = {}
     for q, sents, chs in zip(queries, sentences, chunks):
         for t in (q.claim, *sents, *chs):
             texts.setdefault(t, len(texts))
-    vecs = embedder.encode(list(texts))  # type: ignore[attr-defined]
+    # Few texts (the live checker): one pass yields both the sentence vectors and the token
+    # embeddings. Many (an evaluation over long pages) or an embedder with its own token
+    # encoder (the fit script's cache): sentence vectors first, tokens for the selection only.
+    one_pass = (len(texts) <= ONE_PASS_MAX_TEXTS and not hasattr(embedder, "encode_tokens")
+                and hasattr(getattr(embedder, "_model", None), "tokenizer"))
+    tokens: dict[str, TokenEmbedding] = {}
+    if one_pass:
+        vecs, tokens = _encode_both(embedder, list(texts))
+    else:
+        vecs = embedder.encode(list(texts))  # type: ignore[attr-defined]
 
     def rows(items: Sequence[str]) -> np.ndarray:
         return vecs[[texts[t] for t in items]] if items else np.zeros((0, vecs.shape[1]), dtype=vecs.dtype)
 
-    return [
+    pfs = [
         pair_features(q.claim, sents, vecs[texts[q.claim]], rows(sents), chs, rows(chs))
         for q, sents, chs in zip(queries, sentences, chunks)
     ]
+    wanted = [t for q, sents, pf in zip(queries, sentences, pfs) if pf.selected
+              for t in (q.claim, *(sents[i] for i in pf.selected))]
+    if not one_pass:
+        tokens = encode_tokens(embedder, wanted)
+    for q, sents, pf in zip(queries, sentences, pfs):
+        add_token_features(pf, q.claim, sents, tokens)
+    return pfs

@@ -268,3 +268,72 @@ def best_window(claim_vec: np.ndarray, sent_vecs: np.ndarray, max_width: int = 3
 def join_sentences(sentences: Sequence[str], indices: Iterable[int]) -> str:
     """The chosen sentences in document order, joined with spaces."""
     return " ".join(sentences[i] for i in sorted(set(indices)))
+
+
+# --- token alignment over contextual token embeddings ------------------------------------
+
+_SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]"})
+_PUNCT_TOKEN = re.compile(r"^[^\w]+$")
+TOKEN_FEATURES: tuple[str, ...] = (
+    "tok_mean", "tok_min", "tok_idf", "tok_bottom2", "tok_exact_idf", "tok_low_share",
+)
+LOW_ALIGNMENT = 0.6  # a claim token whose best evidence token is below this is "not found"
+
+
+def content_token_mask(tokens: Sequence[str]) -> np.ndarray:
+    """Word-piece tokens that carry content: not special, not punctuation, not a stopword.
+
+    A "##" continuation piece takes the status of the word it continues.
+    """
+    mask = np.zeros(len(tokens), dtype=bool)
+    current = False
+    for i, tok in enumerate(tokens):
+        if tok in _SPECIAL_TOKENS:
+            current = False
+        elif tok.startswith("##"):
+            mask[i] = current
+        else:
+            current = not _PUNCT_TOKEN.match(tok) and tok not in STOPWORDS
+            mask[i] = current
+    return mask
+
+
+def token_idf(ids: np.ndarray) -> np.ndarray:
+    """An IDF stand-in from the word-piece id: BERT's vocabulary is ordered by frequency.
+
+    Whole words start at id 1996 ("the", "of", "and", ...), so log(rank) grows like the
+    inverse document frequency of a Zipf-distributed word; no table has to ship.
+    """
+    return np.log(np.maximum(np.asarray(ids, dtype=float), 2000.0) - 1990.0)
+
+
+def token_alignment(claim_ids: np.ndarray, claim_tokens: Sequence[str], claim_emb: np.ndarray,
+                    evidence_ids: np.ndarray, evidence_emb: np.ndarray) -> dict[str, float]:
+    """How well each claim content token is matched by some evidence token (BERTScore-like recall).
+
+    ``claim_*`` include the special tokens; ``evidence_*`` hold the tokens of the selected
+    evidence sentences without them. Returns the mean, minimum, IDF-weighted mean and mean of
+    the two lowest best-match cosines, the IDF-weighted share of claim tokens present verbatim
+    and the IDF-weighted share matched below LOW_ALIGNMENT.
+    """
+    empty = {"tok_mean": 0.0, "tok_min": 0.0, "tok_idf": 0.0, "tok_bottom2": 0.0,
+             "tok_exact_idf": 0.0, "tok_low_share": 1.0}
+    mask = content_token_mask(claim_tokens)
+    if not mask.any():
+        mask = np.array([t not in _SPECIAL_TOKENS for t in claim_tokens], dtype=bool)
+    if not mask.any() or len(evidence_ids) == 0:
+        return empty
+    c = _unit(np.asarray(claim_emb, dtype=np.float32)[mask])
+    e = _unit(np.asarray(evidence_emb, dtype=np.float32))
+    best = (c @ e.T).max(axis=1)
+    ids = np.asarray(claim_ids)[mask]
+    w = token_idf(ids)
+    low = np.sort(best)
+    return {
+        "tok_mean": float(best.mean()),
+        "tok_min": float(low[0]),
+        "tok_idf": float((w * best).sum() / w.sum()),
+        "tok_bottom2": float(low[:2].mean()),
+        "tok_exact_idf": float((w * np.isin(ids, evidence_ids)).sum() / w.sum()),
+        "tok_low_share": float((w * (best < LOW_ALIGNMENT)).sum() / w.sum()),
+    }
