@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from graphrag.errors import GraphRAGError, InputError
@@ -88,8 +89,6 @@ def cmd_entity(a: argparse.Namespace) -> int:
             print(f"no entity named {a.name!r} (key {key!r})", file=sys.stderr)
             return 2
         names = store.entity_names()
-    from dataclasses import replace
-
     data = entity_json(replace(entity, mentions=mentions), relations)
     if a.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
