@@ -218,3 +218,14 @@ def test_support_spread_over_neighbouring_sentences(checker: EmbeddedChecker) ->
     joint = checker.check([SupportQuery(claim, evidence, neighbours)])[0]
     alone = checker.check([SupportQuery(claim, evidence)])[0]
     assert joint.score > alone.score
+
+
+@pytest.mark.model
+def test_a_negated_neighbour_is_no_reason_against_an_exact_quote(checker: EmbeddedChecker) -> None:
+    quote = "Cancelling ends billing at period end."
+    neighbours = ("Removing a seat takes effect at the start of the next billing period.",
+                  "No further invoices are issued, and unused time is not refunded.")
+    s = checker.check([SupportQuery(quote, quote, neighbours)])[0]
+    assert s is not None and s.label is SupportLabel.SUPPORTED and "negation" not in s.reason
+    negated = checker.check([SupportQuery("Cancelling does not end billing at period end.", quote)])[0]
+    assert negated is not None and "negation differs" in negated.reason

@@ -155,8 +155,11 @@ def pair_features(
     }
     claim_stems = set(F.content_stems(claim))
     source_terms = [t for t in F.capitalised_terms(sel_text) if not set(F.content_stems(t)) & claim_stems]
+    # The reason names a negation problem only against the best-matching sentence: a "not" in
+    # a neighbouring sentence is no reason to doubt a claim quoted word for word.
+    negation_best = F.negation_mismatch(claim, sentences[order[0]])
     return PairFeatures(values, sorted(selected), len(sentences), miss_num, miss_terms, source_terms,
-                        missing_words, qualifiers, negation)
+                        missing_words, qualifiers, negation_best)
 
 
 def _quote(items: Sequence[str], n: int = 3) -> str:
