@@ -159,3 +159,18 @@ def streamlit_server(store: Path, log_path: Path, *, sample: bool = True) -> Ite
 
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run"]
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def require_chromium() -> None:
+    """Browser tests need Debian's Chromium: a failure on CI (where .ci/run installs it), a
+    skip with the reason on a developer's machine without it."""
+    import pytest
+
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing on CI: install Debian's chromium package", pytrace=False)
+        pytest.skip(f"{CHROMIUM} not found: install Debian's chromium to run the browser tests",
+                    allow_module_level=True)

@@ -8,27 +8,21 @@ Screenshots land in test-artifacts/ for a human to look at.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, ROOT, streamlit_server
+from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
 REVIEWER = "Playwright Tester"
 QUESTION = "How long do snapshot exports remain available after an account is cancelled?"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail(f"{CHROMIUM} is missing on CI: install Debian's chromium package", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium to run the browser tests",
-                allow_module_level=True)
+require_chromium()
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
 
 

@@ -7,20 +7,15 @@ set ``window.__pwned`` or the page title) and fetch nothing from the payloads' o
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from app_helpers import BROWSER_ARGS, ROOT, streamlit_server
+from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
 from helpers import write_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail(f"{CHROMIUM} is missing on CI: install Debian's chromium package", pytrace=False)
-    pytest.skip(f"{CHROMIUM} not found: install Debian's chromium to run the browser tests", allow_module_level=True)
+require_chromium()
 sync_api = pytest.importorskip("playwright.sync_api")
 
 IMG = '<img src="http://evil.example/x.png" onerror="window.__pwned=1;document.title=\'PWNED\'">'

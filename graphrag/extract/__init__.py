@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from importlib import import_module
-
-from graphrag.errors import UnknownBackend
 from graphrag.extract.base import Extractor
+from graphrag.registry import make_backend
 
-# name -> "module:factory". Imported lazily so choosing `rules` never imports the ollama
-# client and vice versa. Adding a backend is one file and one line here.
+# Adding a backend is one file and one line here.
 EXTRACTORS: dict[str, str] = {
     "rules": "graphrag.extract.rules:RulesExtractor",
     "ollama": "graphrag.extract.ollama:OllamaExtractor",
@@ -17,11 +14,7 @@ EXTRACTORS: dict[str, str] = {
 
 
 def make_extractor(name: str, **options: object) -> Extractor:
-    try:
-        module, attr = EXTRACTORS[name].split(":")
-    except KeyError:
-        raise UnknownBackend(f"unknown extractor {name!r}; choose one of {', '.join(EXTRACTORS)}") from None
-    return getattr(import_module(module), attr)(**options)
+    return make_backend("extractor", EXTRACTORS, name, **options)  # type: ignore[return-value]
 
 
 __all__ = ["EXTRACTORS", "Extractor", "make_extractor"]

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from importlib import import_module
-
-from graphrag.errors import UnknownBackend
 from graphrag.generate.base import Generation, Generator
+from graphrag.registry import make_backend
 
 GENERATORS: dict[str, str] = {
     "extractive": "graphrag.generate.extractive:ExtractiveGenerator",
@@ -15,11 +13,7 @@ GENERATORS: dict[str, str] = {
 
 
 def make_generator(name: str, **options: object) -> Generator:
-    try:
-        module, attr = GENERATORS[name].split(":")
-    except KeyError:
-        raise UnknownBackend(f"unknown generator {name!r}; choose one of {', '.join(GENERATORS)}") from None
-    return getattr(import_module(module), attr)(**options)
+    return make_backend("generator", GENERATORS, name, **options)  # type: ignore[return-value]
 
 
 __all__ = ["GENERATORS", "Generation", "Generator", "make_generator"]

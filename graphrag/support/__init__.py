@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from importlib import import_module
-
-from graphrag.errors import UnknownBackend
+from graphrag.registry import make_backend
 from graphrag.support.base import SupportChecker, SupportQuery
 
 CHECKERS: dict[str, str] = {
@@ -14,11 +12,7 @@ CHECKERS: dict[str, str] = {
 
 
 def make_checker(name: str, **options: object) -> SupportChecker:
-    try:
-        module, attr = CHECKERS[name].split(":")
-    except KeyError:
-        raise UnknownBackend(f"unknown support checker {name!r}; choose one of {', '.join(CHECKERS)}") from None
-    return getattr(import_module(module), attr)(**options)
+    return make_backend("support checker", CHECKERS, name, **options)  # type: ignore[return-value]
 
 
 __all__ = ["CHECKERS", "SupportChecker", "SupportQuery", "make_checker"]
