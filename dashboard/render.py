@@ -27,7 +27,6 @@ FLAG_TEXT = {
 }
 VERDICT_TEXT = {VerdictLabel.SUPPORTED: "supported", VerdictLabel.PARTIAL: "partially supported",
                 VerdictLabel.UNSUPPORTED: "unsupported"}
-VERDICT_COLOUR = {VerdictLabel.SUPPORTED: "green", VerdictLabel.PARTIAL: "orange", VerdictLabel.UNSUPPORTED: "red"}
 
 CSS = """<style>
 .gr-box { font-size: 0.95rem; line-height: 1.55; padding: 0.6rem 0.8rem; border: 1px solid #e6e6e6;

@@ -125,10 +125,6 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _vec(blob: bytes | None) -> np.ndarray | None:
-    return None if blob is None else np.frombuffer(blob, dtype=np.float32)
-
-
 def _blob(vec: np.ndarray) -> bytes:
     return np.asarray(vec, dtype=np.float32).tobytes()
 
