@@ -45,9 +45,10 @@ class QueueItem:
 
 def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
     labels = set(access)
-    for item in answer.context:
-        doc = store.document(item.span.document_id, item.span.version)
-        if doc is None or not labels & set(doc.access):
+    # Only labels are needed: access_of reads two columns, not each document's whole text.
+    for doc_id, version in {(c.span.document_id, c.span.version) for c in answer.context}:
+        meta = store.access_of(doc_id, version)
+        if meta is None or not labels & set(meta[0]):
             return False
     return True
 
