@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections import Counter
 
 import pytest
 
@@ -85,14 +86,20 @@ def test_load_expertqa_strips_markers_and_headers_and_skips(tmp_path) -> None:
         claim("Kept forever [1].", "Incomplete", ev_text),
         claim("No evidence here.", "Missing", []),
         claim("Not applicable [1].", "N/A", ev_text),
+        claim("Only a link [2].", "Complete", ["[2] https://example.org/b"]),
+        claim("Only a link and blank lines [2].", "Incomplete", ["[2] https://example.org/b\n\n  \n"]),
     ]}}}
-    exs = ev.load_examples(_write(tmp_path / "e.jsonl", [row]), "expertqa")
+    skipped = Counter()
+    exs = ev.load_examples(_write(tmp_path / "e.jsonl", [row]), "expertqa", skipped=skipped)
     assert [(e.claim, e.label) for e in exs] == [
         ("Exports stay for 30 days.", "supported"),
         ("They are deleted.", "partially_supported"),
         ("Kept forever.", "not_supported"),
     ]
     assert exs[0].evidence == ("Exports stay for 30 days. They are kept.",)
+    # A URL is not evidence: the checker would be scored on text it was never given.
+    assert skipped == {"no support label (N/A or none)": 1, "no evidence": 1,
+                       "evidence is only a URL, no passage text": 2}
 
 
 def test_load_generic_jsonl(tmp_path) -> None:
@@ -147,6 +154,25 @@ def test_cli_eval_support_json_and_errors(tmp_path, monkeypatch, capsys) -> None
     assert ev.cli_eval_support(str(tmp_path / "none.jsonl"), "jsonl", out=io.StringIO()) != 0
     assert ev.cli_eval_support(path, "nope", out=io.StringIO()) != 0
     assert "error:" in capsys.readouterr().err
+
+
+def test_cli_eval_support_says_what_it_left_out(tmp_path, monkeypatch) -> None:
+    import graphrag.support as support_pkg
+
+    monkeypatch.setattr(support_pkg, "make_checker", lambda name: StubChecker())
+    row = {"question": "q", "answers": {"sys": {"claims": [
+        {"claim_string": "yes [1]", "support": "Complete", "evidence": ["[1] https://e.org\n\nText."]},
+        {"claim_string": "no [1]", "support": "Incomplete", "evidence": ["[1] https://e.org\n\nText."]},
+        {"claim_string": "no [2]", "support": "Complete", "evidence": ["[2] https://e.org/only-a-link"]},
+    ]}}}
+    path = _write(tmp_path / "e.jsonl", [row])
+    out = io.StringIO()
+    assert ev.cli_eval_support(path, "expertqa", as_json=True, out=out) == 0
+    result = json.loads(out.getvalue())
+    assert result["n"] == 2 and result["skipped"] == {"evidence is only a URL, no passage text": 1}
+    text = io.StringIO()
+    assert ev.cli_eval_support(path, "expertqa", out=text) == 0
+    assert "left out of the data: 1 (evidence is only a URL, no passage text)" in text.getvalue()
 
 
 def test_bench_queries_have_few_sentence_evidence() -> None:

@@ -7,9 +7,11 @@ Formats:
 - ``expertqa``: one question per line; each system answer holds ``claims`` with
   ``claim_string`` (inline [N] markers, stripped here), ``evidence`` passages
   ("[N] URL\\n\\npassage") and a ``support`` label. Complete -> supported,
-  Partial -> partially_supported, Incomplete / Missing -> not_supported. Skipped: claims
-  labelled N/A or unlabelled, and claims without evidence (in this data every Missing
-  claim has none, so Missing never appears in practice).
+  Partial -> partially_supported, Incomplete / Missing -> not_supported. Skipped (and
+  counted): claims labelled N/A or unlabelled, claims without evidence (in this data every
+  Missing claim has none, so Missing never appears in practice), and claims whose evidence
+  is only the "[N] URL" header: the annotators read the web page, the file holds no text of
+  it, so there is nothing to check the claim against.
 - ``jsonl``: one object per line with ``claim``, ``evidence`` (a string or a list of
   sentences) and ``label`` (the three labels above, or true / false).
 
@@ -22,6 +24,7 @@ import json
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +47,7 @@ _EXPERTQA_LABELS = {
     "missing": NOT_SUPPORTED,
 }
 _MARKER = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
-_PASSAGE_HEADER = re.compile(r"^\s*\[\d+\][^\n]*\n+")
+_PASSAGE_HEADER = re.compile(r"^\s*\[\d+\][^\n]*(?:\n+|$)")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class SupportExample:
     evidence: tuple[str, ...]  # sentences or passages, in source order
     label: str  # one of LABELS
     source: str  # dataset name, e.g. "wice"
+    group: str = ""  # pairs that share a question (ExpertQA) must stay on one side of a split
 
     @property
     def supported(self) -> bool:
@@ -84,13 +88,13 @@ def _need(row: dict, keys: Sequence[str], where: str, fmt: str) -> None:
         raise InputError(f"{where}: no {', '.join(missing)} field; is this really the {fmt!r} format?")
 
 
-def load_wice(path: Path) -> list[SupportExample]:
+def load_wice(path: Path, skipped: Counter | None = None) -> list[SupportExample]:
     out = []
     for n, row in enumerate(_read_jsonl(path), 1):
         _need(row, ("claim", "evidence", "label"), f"{path}:{n}", "wice")
         if row["label"] not in LABELS:
             raise InputError(f"{path}:{n}: unknown label {row['label']!r}")
-        out.append(SupportExample(row["claim"], tuple(row["evidence"]), row["label"], "wice"))
+        out.append(SupportExample(row["claim"], tuple(row["evidence"]), row["label"], "wice", group=f"wice:{n}"))
     return out
 
 
@@ -100,21 +104,32 @@ def strip_markers(text: str) -> str:
 
 
 def _passage_text(passage: str) -> str:
-    """An ExpertQA evidence passage without its "[N] URL" header line."""
+    """An ExpertQA evidence passage without its "[N] URL" header line ("" when that is all)."""
     return _PASSAGE_HEADER.sub("", passage, count=1).strip()
 
 
-def load_expertqa(path: Path) -> list[SupportExample]:
+def load_expertqa(path: Path, skipped: Counter | None = None) -> list[SupportExample]:
+    """Claims with a support label and passage text; ``skipped`` counts the rest by reason."""
+    skipped = Counter() if skipped is None else skipped
     out = []
     for n, row in enumerate(_read_jsonl(path), 1):
         _need(row, ("answers",), f"{path}:{n}", "expertqa")
         for answer in row["answers"].values():
             for claim in answer.get("claims") or []:
                 label = _EXPERTQA_LABELS.get(str(claim.get("support") or "").lower())
-                passages = tuple(p for p in (_passage_text(e) for e in claim.get("evidence") or []) if p)
-                if label is None or not passages:
+                raw = claim.get("evidence") or []
+                passages = tuple(p for p in (_passage_text(e) for e in raw) if p)
+                if label is None:
+                    skipped["no support label (N/A or none)"] += 1
                     continue
-                out.append(SupportExample(strip_markers(claim["claim_string"]), passages, label, "expertqa"))
+                if not raw:
+                    skipped["no evidence"] += 1
+                    continue
+                if not passages:
+                    skipped["evidence is only a URL, no passage text"] += 1
+                    continue
+                out.append(SupportExample(strip_markers(claim["claim_string"]), passages, label, "expertqa",
+                                          group=f"expertqa:{n}"))
     return out
 
 
@@ -131,7 +146,7 @@ def _generic_label(value: object, where: str) -> str:
     raise InputError(f"{where}: unknown label {value!r}; use {', '.join(LABELS)} or true/false")
 
 
-def load_jsonl(path: Path) -> list[SupportExample]:
+def load_jsonl(path: Path, skipped: Counter | None = None) -> list[SupportExample]:
     out = []
     for n, row in enumerate(_read_jsonl(path), 1):
         where = f"{path}:{n}"
@@ -142,19 +157,22 @@ def load_jsonl(path: Path) -> list[SupportExample]:
     return out
 
 
-LOADERS: dict[str, Callable[[Path], list[SupportExample]]] = {
+LOADERS: dict[str, Callable[[Path, Counter | None], list[SupportExample]]] = {
     "wice": load_wice,
     "expertqa": load_expertqa,
     "jsonl": load_jsonl,
 }
 
 
-def load_examples(path: str | Path, fmt: str, limit: int | None = None) -> list[SupportExample]:
+def load_examples(
+    path: str | Path, fmt: str, limit: int | None = None, skipped: Counter | None = None
+) -> list[SupportExample]:
+    """Labelled pairs from ``path``; records the left-out ones by reason in ``skipped``."""
     try:
         loader = LOADERS[fmt]
     except KeyError:
         raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(LOADERS)}") from None
-    examples = loader(Path(path))
+    examples = loader(Path(path), skipped)
     if not examples:
         raise InputError(f"{path}: no usable examples in {fmt!r} format")
     return examples[:limit] if limit else examples
@@ -283,6 +301,8 @@ def _print_report(metrics: dict[str, object], data: str, fmt: str, checker: str,
                   f"{_fmt(row['mean_score']):>10}  {_fmt(row['supported_share']):>9}\n")
     if metrics.get("unscored"):
         out.write(f"  unscored pairs (counted as 0): {metrics['unscored']}\n")
+    for reason, count in (metrics.get("skipped") or {}).items():  # type: ignore[union-attr]
+        out.write(f"  left out of the data: {count} ({reason})\n")
 
 
 def cli_eval_support(
@@ -296,8 +316,9 @@ def cli_eval_support(
     """`graphrag eval support`: score a checker on labelled pairs and print the figures."""
     from graphrag.support import make_checker
 
+    skipped: Counter = Counter()
     try:
-        examples = load_examples(data, fmt, limit)
+        examples = load_examples(data, fmt, limit, skipped)
         chk = make_checker(checker)
         start = time.perf_counter()
         metrics, _ = evaluate_checker(examples, chk)
@@ -305,7 +326,8 @@ def cli_eval_support(
     except GraphRAGError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    metrics.update({"data": str(data), "format": fmt, "checker": getattr(chk, "name", checker)})
+    metrics.update({"data": str(data), "format": fmt, "checker": getattr(chk, "name", checker),
+                    "skipped": dict(skipped)})
     if as_json:
         out.write(json.dumps(metrics, default=_json_default) + "\n")
     else:
