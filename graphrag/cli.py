@@ -147,8 +147,8 @@ def cmd_review(a: argparse.Namespace) -> int:
     with Store(a.store) as store:
         if a.action == "list":
             queue = review_queue(store, a.access, reviewer=a.reviewer, answer_id=a.answer)
-            rows = [{"answer_id": q.answer.id, "claim": q.claim.index, "text": q.claim.text,
-                     "flags": [f.value for f in q.claim.flags], "support": support_json(q.claim.support),
+            rows = [{"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text,
+                     "flags": [f.value for f in q.flags], "support": support_json(q.support),
                      "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "stale": v.stale}
                                   for v in q.verdicts]} for q in queue]
             if a.json:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from graphrag.errors import InputError
-from graphrag.model import Answer, Citation, Claim, Verdict, VerdictLabel
+from graphrag.model import Answer, Citation, Claim, ClaimFlag, Support, Verdict, VerdictLabel
 from graphrag.store import Store, now, sha256_text
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
@@ -26,9 +26,22 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 @dataclass(frozen=True)
 class QueueItem:
-    answer: Answer
-    claim: Claim
+    """One claim in the queue: what sorting, filtering and listing need, without the whole answer.
+
+    ``store.answer(item.answer_id)`` gives the answer with its citations when the claim is shown.
+    """
+
+    answer_id: int
+    question: str
+    claim_index: int
+    text: str
+    flags: tuple[ClaimFlag, ...]
+    support: Support | None
     verdicts: tuple[Verdict, ...]  # current verdict per reviewer
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.answer_id, self.claim_index)
 
     @property
     def reviewed(self) -> bool:
@@ -36,11 +49,11 @@ class QueueItem:
 
     @property
     def score(self) -> float | None:
-        return self.claim.support.score if self.claim.support else None
+        return self.support.score if self.support else None
 
     @property
     def flagged(self) -> bool:
-        return bool(self.claim.flags)
+        return bool(self.flags)
 
 
 def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
@@ -53,33 +66,54 @@ def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
     return True
 
 
-def visible_answers(store: Store, access: Iterable[str], limit: int = 200) -> list[Answer]:
-    access = tuple(access)
+def _visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
+    """Claim summaries of every answer whose sources are all visible (a gone source hides it)."""
+    wanted = set(access)
+    claims, sources, labels = store.claim_summaries()
+    ok: dict[int, bool] = {}
+    for c in claims:
+        aid = c["answer_id"]
+        if aid not in ok:
+            ok[aid] = all(wanted & labels.get(src, set()) for src in sources.get(aid, ()))
+    return [c for c in claims if ok[c["answer_id"]]]
+
+
+def visible_answer_questions(store: Store, access: Iterable[str]) -> dict[int, str]:
+    """Answer id -> question for every answer with claims that the viewer may see, newest first."""
+    return {c["answer_id"]: c["question"] for c in _visible_claims(store, access)}
+
+
+def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
+    """Whole answers with claims that the viewer may see, newest first (loads each: for exports, not reruns)."""
     out = []
-    for row in store.answer_ids(limit):
-        a = store.answer(row["id"])
-        if a is not None and visible_to(a, access, store):
+    for aid in visible_answer_questions(store, access):
+        a = store.answer(aid)
+        if a is not None and visible_to(a, access, store):  # checked again: a source may have gone meanwhile
             out.append(a)
     return out
 
 
 def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None, answer_id: int | None = None,
-                 flagged_only: bool = False, mine_only: bool = False, limit: int = 200) -> list[QueueItem]:
-    """Claims to review: unreviewed first, then lowest support first (the checker's triage)."""
-    answers = visible_answers(store, access, limit)
+                 flagged_only: bool = False, mine_only: bool = False) -> list[QueueItem]:
+    """Every visible claim to review: unreviewed first, then lowest support first (the checker's triage).
+
+    Built from claim summaries, so its cost grows with the number of claims, not with whole
+    answers loaded; no answer is left out however many there are.
+    """
+    current: dict[tuple[int, int], list[Verdict]] = {}
+    for v in store.current_verdicts(answer_id):
+        current.setdefault((v.answer_id, v.claim_index), []).append(v)
     items: list[QueueItem] = []
-    for a in answers:
-        if answer_id is not None and a.id != answer_id:
+    for c in _visible_claims(store, access):
+        if answer_id is not None and c["answer_id"] != answer_id:
             continue
-        current = store.current_verdicts(a.id)
-        for cl in a.claims:
-            vs = tuple(v for v in current if v.claim_index == cl.index)
-            if flagged_only and not cl.flags:
-                continue
-            if mine_only and not any(v.reviewer == reviewer for v in vs):
-                continue
-            items.append(QueueItem(a, cl, vs))
-    items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -(q.answer.id or 0), q.claim.index))
+        vs = tuple(current.get((c["answer_id"], c["index"]), ()))
+        if flagged_only and not c["flags"]:
+            continue
+        if mine_only and not any(v.reviewer == reviewer for v in vs):
+            continue
+        items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"], vs))
+    items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -q.answer_id, q.claim_index))
     return items
 
 
@@ -109,7 +143,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
 def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
     """The verification record: one row per verdict (history included), oldest first."""
     rows = []
-    for a in sorted(visible_answers(store, access, limit=100_000), key=lambda a: a.id or 0):
+    for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
         for v in store.verdicts(a.id):
             cl = claims.get(v.claim_index)

@@ -553,6 +553,26 @@ class Store:
             id=a["id"], created_at=a["created_at"], generator_model=a["generator_model"],
         )
 
+    def claim_summaries(self) -> tuple[list[dict], dict[int, set[tuple[str, int]]], dict[tuple[str, int], set[str]]]:
+        """What a review queue needs without loading whole answers, read in one snapshot.
+
+        Returns the claims (answer id, question, index, text, flags, support), newest answer
+        first; each answer's source document versions; and each document version's labels.
+        """
+        with self.snapshot():
+            claims = [
+                {"answer_id": r["answer_id"], "question": r["question"], "index": r["idx"], "text": r["text"],
+                 "flags": tuple(ClaimFlag(f) for f in json.loads(r["flags"])), "support": _support(r["support"])}
+                for r in self._q("SELECT c.answer_id, a.question, c.idx, c.text, c.flags, c.support FROM claims c "
+                                 "JOIN answers a ON a.id=c.answer_id ORDER BY c.answer_id DESC, c.idx")
+            ]
+            sources: dict[int, set[tuple[str, int]]] = {}
+            for r in self._q("SELECT DISTINCT answer_id, doc_id, version FROM context_items"):
+                sources.setdefault(r["answer_id"], set()).add((r["doc_id"], r["version"]))
+            labels = {(r["doc_id"], r["version"]): set(json.loads(r["access"]))
+                      for r in self._q("SELECT doc_id, version, access FROM documents")}
+        return claims, sources, labels
+
     def _all_claims_judged(self, answer_id: int, n_claims: int) -> bool:
         rows = self._q("SELECT COUNT(DISTINCT claim_idx) AS n FROM verdicts WHERE answer_id=?", (answer_id,))
         return rows[0]["n"] >= n_claims

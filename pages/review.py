@@ -16,7 +16,7 @@ from graphrag.review import (
     review_queue,
     rows_to_csv,
     rows_to_json,
-    visible_answers,
+    visible_answer_questions,
 )
 from graphrag.serialize import route_text
 from graphrag.viz import route_html
@@ -29,7 +29,7 @@ me = state.reviewer()
 if state.PENDING_REVIEW_ANSWER in st.session_state:
     st.session_state[state.REVIEW_ANSWER] = st.session_state.pop(state.PENDING_REVIEW_ANSWER)
 
-answers = {a.id: a.question for a in visible_answers(store, access)}  # never list what the viewer cannot see
+answers = visible_answer_questions(store, access)  # never list what the viewer cannot see
 if st.session_state.get(state.REVIEW_ANSWER) not in answers:
     st.session_state[state.REVIEW_ANSWER] = None
 
@@ -62,12 +62,16 @@ if not items:
         st.info("No claims match these filters (or the answers use documents outside your access labels).")
     st.stop()
 
-keys = [(q.answer.id, q.claim.index) for q in items]
+keys = [q.key for q in items]
 if st.session_state.get(state.REVIEW_CURRENT) not in keys:
     st.session_state[state.REVIEW_CURRENT] = keys[0]
 pos = keys.index(st.session_state[state.REVIEW_CURRENT])
 item = items[pos]
-answer, claim = item.answer, item.claim
+answer = store.answer(item.answer_id)  # only the claim on screen needs its whole answer
+claim = next((c for c in answer.claims if c.index == item.claim_index), None) if answer else None
+if answer is None or claim is None:
+    st.error(f"Answer #{item.answer_id} could not be read from the store; reload the page.")
+    st.stop()
 valid = [c for c in claim.citations if c.valid and c.item is not None]
 
 
@@ -96,8 +100,7 @@ def judge(label: VerdictLabel) -> None:
     st.session_state["review_toast"] = f"Recorded “{render.VERDICT_TEXT[v.verdict]}” for claim {claim.index + 1}."
     fresh = queue()
     here = (answer.id, claim.index)
-    nxt = next(((q.answer.id, q.claim.index) for q in fresh if not q.reviewed and (q.answer.id, q.claim.index) != here),
-               None)
+    nxt = next((q.key for q in fresh if not q.reviewed and q.key != here), None)
     if nxt is None and len(keys) > 1:
         nxt = keys[(pos + 1) % len(keys)]
     st.session_state[state.REVIEW_CURRENT] = nxt or here
@@ -203,8 +206,8 @@ with st.expander(f"Verdict history for this claim ({len(history)})", expanded=Fa
 
 with st.expander(f"Queue ({len(items)} claims)"):
     st.dataframe(pd.DataFrame([{
-        "answer": q.answer.id, "claim": q.claim.index + 1, "text": q.claim.text,
-        "score": q.score, "flags": ", ".join(render.FLAG_TEXT.get(f, f.value) for f in q.claim.flags),
+        "answer": q.answer_id, "claim": q.claim_index + 1, "text": q.text,
+        "score": q.score, "flags": ", ".join(render.FLAG_TEXT.get(f, f.value) for f in q.flags),
         "verdicts": ", ".join(f"{x.reviewer}: {render.VERDICT_TEXT[x.verdict]}" + (" (stale)" if x.stale else "")
                               for x in q.verdicts),
     } for q in items]), hide_index=True, width="stretch")

@@ -216,8 +216,8 @@ def test_internal_document_is_invisible_to_a_public_user_everywhere(ref_store, e
     for cl in pa.claims:
         record_verdict(ref_store, pa, cl, next((c for c in cl.citations if c.valid), None), "partial", "pub")
     queue = review_queue(ref_store, ["public"])
-    assert {q.answer.id for q in queue} == {pa.id}
-    assert {q.answer.id for q in review_queue(ref_store, ["internal", "public"])} == {pa.id, ia.id}
+    assert {q.answer_id for q in queue} == {pa.id}
+    assert {q.answer_id for q in review_queue(ref_store, ["internal", "public"])} == {pa.id, ia.id}
     rows = export_rows(ref_store, ["public"])
     assert rows and {r["answer_id"] for r in rows} == {pa.id}
     assert not _mentions_internal(rows_to_csv(rows)) and not _mentions_internal(rows_to_json(rows))

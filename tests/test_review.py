@@ -1,0 +1,63 @@
+"""The review queue: every visible claim, however many answers the store holds, in triage order."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
+
+from graphrag.ask import Asker
+from graphrag.generate.extractive import ExtractiveGenerator
+from graphrag.ingest import Ingestor
+from graphrag.model import AskSettings
+from graphrag.review import record_verdict, review_queue, visible_answer_questions, visible_answers
+
+
+@pytest.fixture()
+def many_answers(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+    """One real answer stored 260 times (more than any page of answers), plus an insider's answer."""
+    Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
+    asker = Asker(store, embedder=embedder, generator=ExtractiveGenerator(), checker=ScriptedChecker())
+    first = asker.ask("How long do exports stay available?", AskSettings(k=5, hops=2, access=("public",))).answer
+    assert first.claims and first.id is not None
+    ids = [first.id] + [store.save_answer(replace(first, id=None)) for _ in range(259)]
+    insider = asker.ask("Which key encrypts exports?", AskSettings(k=5, hops=3, access=("internal", "public"))).answer
+    assert any(c.span.document_id == "internal" for c in insider.context)
+    return store, ids, first, insider
+
+
+@pytest.mark.model
+def test_queue_holds_every_claim_of_every_answer(many_answers) -> None:  # type: ignore[no-untyped-def]
+    store, ids, first, insider = many_answers
+    queue = review_queue(store, ["public"])
+    # The oldest answer is still there: an unreviewed claim never drops out of the queue.
+    assert {q.answer_id for q in queue} == set(ids)
+    assert len(queue) == len(ids) * len(first.claims)
+    assert insider.id not in {q.answer_id for q in queue}  # its context includes the internal document
+    assert list(visible_answer_questions(store, ["public"])) == sorted(ids, reverse=True)
+    assert insider.id in visible_answer_questions(store, ["internal", "public"])
+
+    # A verdict sends that claim to the back; the rest keep lowest support first.
+    cl = first.claims[0]
+    record_verdict(store, first, cl, next((c for c in cl.citations if c.valid), None), "supported", "ada")
+    queue = review_queue(store, ["public"])
+    assert queue[-1].key == (first.id, cl.index) and queue[-1].reviewed
+    scores = [q.score for q in queue[:-1]]
+    assert scores == sorted(scores)
+    assert [q.key for q in review_queue(store, ["public"], reviewer="ada", mine_only=True)] == [(first.id, cl.index)]
+    only_first = review_queue(store, ["public"], answer_id=first.id)
+    assert {q.answer_id for q in only_first} == {first.id} and len(only_first) == len(first.claims)
+    # The summary matches the stored answer it stands for.
+    item = only_first[0]
+    whole = store.answer(item.answer_id)
+    claim = next(c for c in whole.claims if c.index == item.claim_index)
+    assert (item.text, item.flags, item.support, item.question) == (claim.text, claim.flags, claim.support,
+                                                                    whole.question)
+
+
+@pytest.mark.model
+def test_whole_answers_for_export_follow_the_same_visibility(many_answers) -> None:  # type: ignore[no-untyped-def]
+    store, ids, _, insider = many_answers
+    assert {a.id for a in visible_answers(store, ["public"])} == set(ids)
+    assert insider.id in {a.id for a in visible_answers(store, ["internal", "public"])}
