@@ -30,6 +30,7 @@ from graphrag.ollama_util import (
     resolve_host,
 )
 from graphrag.store import Store
+from graphrag.text import counted
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_CORPUS = ROOT / "sample_corpus"
@@ -174,8 +175,9 @@ def first_start(s: Store) -> None:
                 status.update(label=f"First start failed: {exc}", state="error")
                 return
             t = report.totals()
-            status.update(label=f"First start: ingested the sample corpus ({t.get('ok', 0)} documents, "
-                                f"{t.get('entities', 0)} entities, {t.get('relations', 0)} relations). "
+            status.update(label=f"First start: ingested the sample corpus ({counted(t.get('ok', 0), 'document')}, "
+                                f"{counted(t.get('entities', 0), 'entity', 'entities')}, "
+                                f"{counted(t.get('relations', 0), 'relation')}). "
                                 "Ask a question on the Ask page.", state="complete", expanded=False)
         st.session_state[LAST_REPORT] = report
 
@@ -189,8 +191,9 @@ def sidebar(s: Store) -> None:
     counts = s.counts()
     sb.markdown("**Store**")
     sb.caption(s.path.as_posix())
-    sb.caption(f"{counts['documents']} documents ({counts['versions']} versions) · {counts['entities']} entities · "
-               f"{counts['relations']} relations · {counts['answers']} answers · {counts['verdicts']} verdicts")
+    sb.caption(f"{counted(counts['documents'], 'document')} ({counted(counts['versions'], 'version')}) · "
+               f"{counted(counts['entities'], 'entity', 'entities')} · {counted(counts['relations'], 'relation')} · "
+               f"{counted(counts['answers'], 'answer')} · {counted(counts['verdicts'], 'verdict')}")
     labels = sorted({lab for d in s.documents() for lab in d.access} | {PUBLIC} | set(access()))
     sb.multiselect("Access labels (what the asker may see)", labels, **persist(ACCESS),
                    help="Documents are visible when they share a label with these. Used on every page.")

@@ -180,3 +180,8 @@ def normalise(name: str) -> str:
 def display_name(name: str) -> str:
     """A tidy surface form for display: whitespace collapsed, outer punctuation trimmed."""
     return " ".join(name.split()).strip(" .,;:!?\"'()[]")
+
+
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """"1 relation", "2 relations": counts shown to people read as English."""
+    return f"{n} {singular if n == 1 else (plural or singular + 's')}"

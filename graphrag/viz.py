@@ -23,6 +23,7 @@ from pyvis.network import Network
 
 from graphrag.graph import KnowledgeGraph
 from graphrag.model import ContextItem, Relation
+from graphrag.text import counted
 
 VIS_JS = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2" / "vis-network.min.js"
 MAX_LABEL = 32
@@ -256,7 +257,7 @@ def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: i
         seen[pair] = seen.get(pair, -1) + 1
         net.add_edge(src, dst, id=rel_id, label=short(rtype, 22), title=f"{rtype}\n(from {doc})",
                      **_edge_style(False, seen[pair]))
-    legend = f"{len(nb.depth)} entities, {len(nb.edges)} relations" + (" (cut at the node limit)" if nb.truncated
+    legend = f"{counted(len(nb.depth), 'entity', 'entities')}, {counted(len(nb.edges), 'relation')}" + (" (cut at the node limit)" if nb.truncated
                                                                          else "")
     return Drawing(net, f"Neighbourhood of {names.get(nb.centre, nb.centre)}", legend, height)
 

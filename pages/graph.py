@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.graph import load_graph
+from graphrag.text import counted
 from graphrag.viz import neighbourhood, neighbourhood_html
 
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}
@@ -47,8 +48,8 @@ def seen(doc_id: str, version: int) -> bool:
 mentions = [m for m in entity.mentions if seen(m.span.document_id, m.span.version)]
 relations = [r for r in store.relations_of(key) if seen(r.span.document_id, r.span.version)]
 st.subheader(entity.name, anchor=False)
-st.caption(f"type {render.plain(entity.type)} · {len(mentions)} mentions · {len(relations)} relations "
-           "(superseded versions marked)")
+st.caption(f"type {render.plain(entity.type)} · {counted(len(mentions), 'mention')} · "
+           f"{counted(len(relations), 'relation')} (superseded versions marked)")
 
 left, right = st.columns([1, 1], gap="large")
 with left:
@@ -68,9 +69,11 @@ with left:
         } for r in relations]), hide_index=True, width="stretch", column_config=WIDE)
 
 with right:
-    f = st.columns([1, 2, 2])
+    f = st.columns([1.2, 2, 2])
+    below = st.container()  # shown under the filters, read before them: the filters' choices depend on it
     hops = f[0].radio("Hops", [1, 2], horizontal=True, key="graph_hops")
-    old = f[0].checkbox("Superseded", key="graph_superseded", help="Also follow relations from superseded versions")
+    old = below.checkbox("Include superseded versions", key="graph_superseded",
+                         help="Also follow relations from superseded document versions")
     around = neighbourhood(kg, key, access, hops=hops, include_superseded=old)
     types = sorted({e[3] for e in around.edges})
     doc_ids = sorted({e[4] for e in around.edges})

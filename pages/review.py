@@ -19,6 +19,7 @@ from graphrag.review import (
     visible_answer_questions,
 )
 from graphrag.serialize import route_text
+from graphrag.text import counted
 from graphrag.viz import route_html
 
 store = state.store()
@@ -204,7 +205,7 @@ with st.expander(f"Verdict history for this claim ({len(history)})", expanded=Fa
     else:
         st.caption("No verdicts yet.")
 
-with st.expander(f"Queue ({len(items)} claims)"):
+with st.expander(f"Queue ({counted(len(items), 'claim')})"):
     st.dataframe(pd.DataFrame([{
         "answer": q.answer_id, "claim": q.claim_index + 1, "text": q.text,
         "score": q.score, "flags": ", ".join(render.FLAG_TEXT.get(f, f.value) for f in q.flags),

@@ -59,3 +59,10 @@ def test_names_normalise_case_articles_possessives_and_plurals() -> None:
     assert normalise("Retention Policies") == "retention policy"
     assert normalise("status") == "status" and normalise("  The   Snapshots ") == "snapshot"
     assert normalise("the") == "the"  # a lone determiner stays a name rather than vanishing
+
+
+def test_counted_reads_as_english() -> None:
+    from graphrag.text import counted
+
+    assert [counted(n, "relation") for n in (0, 1, 2)] == ["0 relations", "1 relation", "2 relations"]
+    assert counted(1, "entity", "entities") == "1 entity" and counted(3, "entity", "entities") == "3 entities"
