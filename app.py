@@ -16,10 +16,10 @@ from graphrag.errors import GraphRAGError
 st.set_page_config(page_title="GraphRAG review", layout="wide")
 
 pages = [
-    st.Page("pages/ask.py", title="Ask", default=True),
-    st.Page("pages/review.py", title="Review"),
-    st.Page("pages/graph.py", title="Graph"),
-    st.Page("pages/ingest.py", title="Ingest"),
+    st.Page("views/ask.py", title="Ask", default=True),
+    st.Page("views/review.py", title="Review"),
+    st.Page("views/graph.py", title="Graph"),
+    st.Page("views/ingest.py", title="Ingest"),
 ]
 page = st.navigation(pages)
 # Less empty space above the content: the review page must fit a laptop screen.

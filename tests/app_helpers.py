@@ -13,9 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1 import app_test as app_test_module
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -89,18 +87,8 @@ def copy_store(src: Path, dst: Path) -> Path:
     return dst
 
 
-class _NavigationPagesManager(PagesManager):
-    """AppTest re-detects a `pages/` folder on every run and then runs pages as Streamlit's
-    legacy multipage app, bypassing app.py's st.navigation; this app is navigation-only."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        PagesManager.uses_pages_directory = False
-
-
 def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240) -> AppTest:  # noqa: ANN001
     """An AppTest of app.py on ``store``, with Ollama pointed at a closed local port."""
-    monkeypatch.setattr(app_test_module, "PagesManager", _NavigationPagesManager)
     monkeypatch.setenv("GRAPHRAG_STORE", str(store))
     monkeypatch.setenv("GRAPHRAG_SAMPLE", "1" if sample else "0")
     monkeypatch.setenv("GRAPHRAG_REVIEWER", "ada")

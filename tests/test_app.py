@@ -40,7 +40,7 @@ def ok(x):  # noqa: ANN001, ANN201 - an AppTest, or a widget after set_value/cli
 
 
 def page(at, name: str):  # noqa: ANN001, ANN201
-    at.switch_page(f"pages/{name}.py")
+    at.switch_page(f"views/{name}.py")
     return ok(at)
 
 

@@ -139,3 +139,21 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
                       and urlsplit(u).hostname not in ("127.0.0.1", "localhost")})
     assert not outside, f"requests left this machine: {outside}"
     assert any(urlsplit(u).hostname == "127.0.0.1" for u in requests)
+
+
+def test_a_bookmarked_page_opens_inside_the_app_on_a_fresh_server(tmp_path: Path) -> None:
+    """The first request a new server gets is a deep link: it must still run app.py's navigation,
+    sidebar and store, not a bare page script (what Streamlit does with a folder named pages/)."""
+    with streamlit_server(tmp_path / "store.db", tmp_path / "server.log", sample=False) as url:
+        with sync_api.sync_playwright() as pw:
+            ctx = pw.chromium.launch_persistent_context(
+                str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS,
+                viewport={"width": 1280, "height": 800})
+            page = ctx.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(f"{url}/review")
+            page.get_by_text("Nothing to review yet", exact=False).wait_for()
+            nav = page.get_by_test_id("stSidebarNav").inner_text().split()
+            assert nav == ["Ask", "Review", "Graph", "Ingest"], nav
+            assert page.get_by_test_id("stSidebar").get_by_text("0 documents", exact=False).count() == 1
+            ctx.close()

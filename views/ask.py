@@ -57,7 +57,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
     if head[1].button("Review this answer", type="primary", icon=":material/fact_check:", key="to_review"):
         st.session_state[state.PENDING_REVIEW_ANSWER] = answer.id
         st.session_state.pop(state.REVIEW_CURRENT, None)
-        st.switch_page("pages/review.py")
+        st.switch_page("views/review.py")
     st.badge(answer.status.value, color={"verified": "green", "auto-checked": "blue"}.get(answer.status.value, "gray"))
     for w in warnings:
         st.warning(render.plain(w))
