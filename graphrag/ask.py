@@ -138,9 +138,16 @@ class Asker:
         found = self.retrieve(question, settings)
         warnings: list[str] = []
         generator = self._generator or make_generator(settings.generator, **_model_option(settings.generator_model))
-        if found.context:
+        best = max((c.score for c in found.context), default=None)
+        if best is not None and best >= settings.min_relevance:
             generation = generator.generate(question, found.context)
             text, model = generation.text, generation.model
+        elif best is not None:
+            # Quoting the least unrelated sentences would look like an answer, and each quote
+            # would check as "supported" by itself: say there is no answer instead.
+            text, model = "", None
+            warnings.append(f"Nothing you can see is about this question: the closest sentence has similarity "
+                            f"{best:.2f}, below the {settings.min_relevance:.2f} needed to answer from it.")
         else:
             text, model = "", None
             warnings.append("No evidence found among the documents you can see: nothing to answer from.")

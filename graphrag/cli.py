@@ -104,11 +104,21 @@ def cmd_entity(a: argparse.Namespace) -> int:
     return 0
 
 
+def _unit_interval(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
+    return value
+
+
 def _settings(a: argparse.Namespace) -> AskSettings:
     return AskSettings(k=a.k, hops=a.hops, direction=a.direction, access=tuple(sorted(set(a.access))),
                        include_superseded=a.include_superseded, max_context=a.max_context,
                        generator=a.generator, generator_model=a.model, checker=a.checker,
-                       checker_model=a.checker_model)
+                       checker_model=a.checker_model, min_relevance=a.min_relevance)
 
 
 def cmd_ask(a: argparse.Namespace) -> int:
@@ -192,7 +202,8 @@ def cmd_eval(a: argparse.Namespace) -> int:
         return cli_eval_support(a.data, a.format, a.checker, a.json, limit=a.limit)
     from graphrag.evaluate.retrieval import cli_eval_retrieval
 
-    return cli_eval_retrieval(a.questions, a.corpus, as_json=a.json, limit=a.limit, store_path=a.eval_store)
+    return cli_eval_retrieval(a.questions, a.corpus, as_json=a.json, limit=a.limit, store_path=a.eval_store,
+                              off_topic_dir=a.off_topic)
 
 
 def cmd_bench(a: argparse.Namespace) -> int:
@@ -239,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--direction", choices=["both", "out"], default="both")
     s.add_argument("--include-superseded", action="store_true", help="also use superseded document versions")
     s.add_argument("--max-context", type=int, default=12)
+    s.add_argument("--min-relevance", type=_unit_interval, default=AskSettings.min_relevance,
+                   help="answer only when a visible sentence is at least this similar to the question "
+                        f"(default {AskSettings.min_relevance})")
     s.add_argument("--generator", choices=["extractive", "ollama"], default="extractive")
     s.add_argument("--model", help="model for the ollama generator")
     s.add_argument("--checker", choices=["embedded", "ollama"], default="embedded")
@@ -279,6 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     er.add_argument("--corpus", required=True)
     er.add_argument("--limit", type=int)
     er.add_argument("--eval-store", help="reuse this store for the ingested corpus (default: a temporary file)")
+    er.add_argument("--off-topic", metavar="FOLDER",
+                    help="also ask the questions against these documents, which cannot answer them, and count "
+                         "how many the relevance floor refuses (e.g. sample_corpus)")
     er.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_eval)
 

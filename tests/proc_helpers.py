@@ -321,7 +321,8 @@ def cmd_ask(a: argparse.Namespace) -> int:
         while True:
             docs_seen = store.counts()["versions"]
             try:
-                ans = asker.ask(questions[i % len(questions)], AskSettings(k=3, hops=2, access=tuple(a.access))).answer
+                ans = asker.ask(questions[i % len(questions)], AskSettings(k=3, hops=2, access=tuple(a.access),
+                                                                 min_relevance=0.0)).answer
                 bad: list[str] = []
                 spans = [c.span for c in ans.context]
                 spans += [c.item.span for cl in ans.claims for c in cl.citations if c.item is not None]

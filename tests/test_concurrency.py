@@ -19,6 +19,7 @@ from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_s
 from graphrag.ask import Asker
 from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.ingest import Ingestor
+from graphrag.model import AskSettings
 from graphrag.store import Store
 
 HERE = Path(__file__).resolve().parent
@@ -33,8 +34,9 @@ def _seed_store(path: Path, corpus: Path) -> int:
     with Store(path) as s:
         Ingestor(s, PatternExtractor(), HashEmbedder()).ingest_paths([corpus])
         gen = ScriptedGenerator("Alpha0 uses Beacon1 [1]. Beacon1 follows Cobalt2 [2]. It is kept [3].")
+        # min_relevance 0: the relevance floor is set for MiniLM's similarities, not the hash embedder's.
         a = Asker(s, embedder=HashEmbedder(), generator=gen, checker=ScriptedChecker()).ask(
-            "What does Alpha0 use?").answer
+            "What does Alpha0 use?", AskSettings(min_relevance=0.0)).answer
         assert a.id is not None and len(a.claims) == 3
         return a.id
 

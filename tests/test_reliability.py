@@ -184,8 +184,9 @@ def _an_answer(store: Store):  # type: ignore[no-untyped-def]
     from helpers import ScriptedChecker
 
     gen = ScriptedGenerator("Alpha1 uses something [1].")
+    # min_relevance 0: the relevance floor is set for MiniLM's similarities, not the hash embedder's.
     return Asker(store, embedder=HashEmbedder(), generator=gen, checker=ScriptedChecker()).ask(
-        "What does Alpha1 use?").answer
+        "What does Alpha1 use?", AskSettings(min_relevance=0.0)).answer
 
 
 def test_read_only_store_fails_clearly_and_writes_nothing(tmp_path):

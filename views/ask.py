@@ -54,7 +54,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
     names = store.entity_names()
     head = st.columns([4, 1])
     head[0].subheader(f"Answer #{answer.id}")
-    if head[1].button("Review this answer", type="primary", icon=":material/fact_check:", key="to_review"):
+    if answer.claims and head[1].button("Review this answer", type="primary", icon=":material/fact_check:",
+                                        key="to_review"):
         st.session_state[state.PENDING_REVIEW_ANSWER] = answer.id
         st.session_state.pop(state.REVIEW_CURRENT, None)
         st.switch_page("views/review.py")
@@ -62,7 +63,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
     for w in warnings:
         st.warning(render.plain(w))
     if not answer.text:
-        st.info("No answer: nothing visible to you matched the question.")
+        st.info("No answer: nothing visible to you is about this question. Rephrase it, add access labels in the "
+                "sidebar, or ingest the documents that answer it.")
         return
     render.box(render.answer_html(answer.text), meta=f"Question: {render.esc(answer.question)}")
     current = store.current_verdicts(answer.id)

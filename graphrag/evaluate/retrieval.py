@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -74,13 +74,14 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
     qvecs = embedder.encode([q.text for q in questions])
     visible_docs, _ = graph.visibility(settings.access)
     row_visible = visible_docs[graph.sentence_doc]
-    graph_r, dense_r, spread_r, sizes, via_graph = [], [], [], [], []
+    graph_r, dense_r, spread_r, sizes, via_graph, best = [], [], [], [], [], []
     for q, qv in zip(questions, qvecs):
         got = retrieve_vector(store, graph, qv, settings)
         found = {c.span.document_id for c in got.context}
         graph_r.append(recall(found, q.gold))
         sizes.append(len(got.context))
         via_graph.extend(c.via != "similarity" for c in got.context)
+        best.append(max((c.score for c in got.context), default=0.0))
         # the baseline gets exactly as many sentences as the graph gave
         n = max(len(got.context), 1)
         rows = np.array([i for i, _ in top_k(graph.sentence_vectors, qv, n * 8, row_visible)], dtype=np.int64)
@@ -99,23 +100,53 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
         "baseline_spread_recall": round(float(np.mean(spread_r)), 4),
         "mean_context_items": round(float(np.mean(sizes)), 2),
         "context_share_via_graph": round(float(np.mean(via_graph)), 4) if via_graph else 0.0,
+        # Every question here is answerable from the corpus: one below the relevance floor is refused wrongly.
+        "best_similarity_min": round(float(np.min(best)), 4) if best else 0.0,
+        "best_similarity_median": round(float(np.median(best)), 4) if best else 0.0,
+        "refused_below_min_relevance": int(sum(b < settings.min_relevance for b in best)),
         "settings": {"k": settings.k, "hops": settings.hops, "direction": settings.direction,
-                     "max_context": settings.max_context},
+                     "max_context": settings.max_context, "min_relevance": settings.min_relevance},
+    }
+
+
+def off_topic(store: Store, questions: Sequence[Question], settings: AskSettings) -> dict[str, object]:
+    """The same questions against documents that cannot answer them: each should be refused."""
+    graph = load_graph(store)
+    qvecs = get_embedder().encode([q.text for q in questions])
+    best = [max((c.score for c in retrieve_vector(store, graph, qv, settings).context), default=0.0) for qv in qvecs]
+    return {
+        "n": len(best),
+        "refused": int(sum(b < settings.min_relevance for b in best)),
+        "best_similarity_median": round(float(np.median(best)), 4) if best else 0.0,
+        "best_similarity_max": round(float(np.max(best)), 4) if best else 0.0,
     }
 
 
 def cli_eval_retrieval(questions: str, corpus: str, as_json: bool = False, limit: int | None = None,
                        store_path: str | None = None, out: TextIO = sys.stdout,
-                       settings: AskSettings = AskSettings()) -> int:
+                       settings: AskSettings = AskSettings(), off_topic_dir: str | None = None) -> int:
     for p in (questions, corpus):
         if not Path(p).is_file():
             print(f"error: no such file {p}", file=sys.stderr)
             return 2
+    if off_topic_dir and not Path(off_topic_dir).is_dir():
+        print(f"error: no such folder {off_topic_dir}", file=sys.stderr)
+        return 2
     qs = load_questions(questions, corpus)[:limit]
     with tempfile.TemporaryDirectory() as tmp:
         with Store(store_path or Path(tmp) / "eval.db") as store:
             ingest_corpus(store, corpus, out)
             result = evaluate(store, qs, settings)
+        if off_topic_dir:
+            from graphrag.extract import make_extractor
+            from graphrag.ingest import Ingestor
+
+            with Store(Path(tmp) / "off-topic.db") as other:
+                Ingestor(other, make_extractor("rules")).ingest_paths([Path(off_topic_dir)])
+                # Every label: refusals must come from relevance, not from documents hidden by access.
+                labels = tuple(sorted({lab for d in other.documents() for lab in d.access}))
+                result["off_topic"] = {"folder": str(off_topic_dir),
+                                       **off_topic(other, qs, replace(settings, access=labels))}
     if as_json:
         print(json.dumps(result, indent=2), file=out)
     else:
@@ -126,5 +157,13 @@ def cli_eval_retrieval(questions: str, corpus: str, as_json: bool = False, limit
               f"{result['baseline_all_gold_found']:.3f}\n"
               f"dense baseline spread across documents like the context: {result['baseline_spread_recall']:.3f}\n"
               f"mean context items: {result['mean_context_items']}, share reached through the graph: "
-              f"{result['context_share_via_graph']:.3f}", file=out)
+              f"{result['context_share_via_graph']:.3f}\n"
+              f"best question-sentence similarity: min {result['best_similarity_min']:.3f}, median "
+              f"{result['best_similarity_median']:.3f}; answerable questions refused by the "
+              f"{settings.min_relevance} relevance floor: {result['refused_below_min_relevance']}", file=out)
+        if "off_topic" in result:
+            o = result["off_topic"]
+            print(f"the same questions against {o['folder']} (cannot answer them): refused {o['refused']} of "
+                  f"{o['n']}; best similarity median {o['best_similarity_median']:.3f}, max "
+                  f"{o['best_similarity_max']:.3f}", file=out)
     return 0
