@@ -138,7 +138,8 @@ with col_claim:
     # The verdict sits under the claim so it is on screen without scrolling on a laptop.
     st.text_input("Note (optional)", key="review_note", placeholder=f"Verdict by {me or '(set your name)'}")
     disabled = not me
-    st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), type="primary", disabled=disabled,
+    # No verdict is styled as the default: a highlighted "Supported" invites a click before reading the source.
+    st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), disabled=disabled,
               width="stretch", icon=":material/check_circle:", key="rv_supported")
     st.button("Partially supported", on_click=judge, args=(VerdictLabel.PARTIAL,), disabled=disabled,
               width="stretch", icon=":material/contrast:", key="rv_partial")
