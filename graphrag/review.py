@@ -143,15 +143,20 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
 def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
     """The verification record: one row per verdict (history included), oldest first."""
     rows = []
+    texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
         for v in store.verdicts(a.id):
             cl = claims.get(v.claim_index)
             span_text = ""
             if v.document_id is not None and v.version is not None:
-                doc = store.document(v.document_id, v.version)
-                if doc is not None and v.start is not None and v.end is not None:
-                    span_text = doc.text[v.start:v.end]
+                key = (v.document_id, v.version)
+                if key not in texts:
+                    doc = store.document(*key)
+                    texts[key] = doc.text if doc is not None else None
+                text = texts[key]
+                if text is not None and v.start is not None and v.end is not None:
+                    span_text = text[v.start:v.end]
             rows.append({
                 "verdict_id": v.id, "answer_id": a.id, "question": a.question, "claim_index": v.claim_index,
                 "claim": cl.text if cl else "", "citation": v.marker, "document": v.document_id,

@@ -132,6 +132,13 @@ def ask(at, question: str = QUESTION):  # noqa: ANN001, ANN201
     return ok(at.button(key="FormSubmitter:ask_form-Ask").click())
 
 
+def test_off_topic_question_shows_no_answer(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = ask(ok(app(monkeypatch, store_path)), "Who won the football world cup in 1998?")
+    assert any("Nothing you can see is about this question" in w for w in texts(at.warning))
+    assert any(i.startswith("No answer") for i in texts(at.info))
+    assert not [b for b in at.button if b.key == "to_review"]  # nothing to review
+
+
 def test_ask_review_verdict_export(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
     at = ask(ok(app(monkeypatch, store_path)))
     assert any(h.value.startswith("Answer #") for h in at.subheader)

@@ -59,7 +59,11 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.session_state[state.PENDING_REVIEW_ANSWER] = answer.id
         st.session_state.pop(state.REVIEW_CURRENT, None)
         st.switch_page("views/review.py")
-    st.badge(answer.status.value, color={"verified": "green", "auto-checked": "blue"}.get(answer.status.value, "gray"))
+    if answer.claims:
+        st.badge(answer.status.value,
+                 color={"verified": "green", "auto-checked": "blue"}.get(answer.status.value, "gray"))
+    else:
+        st.badge("no answer", color="gray")
     for w in warnings:
         st.warning(render.plain(w))
     if not answer.text:
