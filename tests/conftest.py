@@ -13,6 +13,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
 from helpers import CountingEmbedder  # noqa: E402
+from ollama_fake import dead_host, fake_ollama  # noqa: E402, F401 - fixtures shared by every test module
 
 
 @pytest.fixture(scope="session")

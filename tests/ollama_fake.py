@@ -11,7 +11,7 @@ timeouts are the client's own. Knobs:
 - ``errors``: exceptions the responder raised (answered as 500; the fixture fails the test).
 - ``stop()`` / ``start()``: down and up again on the same port.
 
-Use the ``fake_ollama`` fixture (import it into a test module), or ``dead_host`` for a URL
+Use the ``fake_ollama`` fixture (conftest.py shares it with every module), or ``dead_host`` for a URL
 with nothing listening.
 """
 

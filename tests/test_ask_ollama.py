@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import ScriptedChecker, reference_corpus, reference_extractor
-from ollama_fake import FakeOllama, fake_ollama  # noqa: F401  (fixture)
+from ollama_fake import FakeOllama
 
 from graphrag.ask import Asker
 from graphrag.errors import ModelUnavailable

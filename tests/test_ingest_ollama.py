@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from helpers import write_corpus
-from ollama_fake import FakeOllama, dead_host, fake_ollama  # noqa: F401  (fixtures)
+from ollama_fake import FakeOllama
 
 from graphrag.extract.ollama import OllamaExtractor
 from graphrag.ingest import Ingestor

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from ollama_fake import FakeOllama, Reply, dead_host, fake_ollama  # noqa: F401  (fixtures)
+from ollama_fake import FakeOllama, Reply
 
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.extract import make_extractor

@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 import pytest
-from ollama_fake import FakeOllama, dead_host, fake_ollama  # noqa: F401  (fixtures)
+from ollama_fake import FakeOllama
 
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.generate import make_generator

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 import pytest
-from ollama_fake import FakeOllama, Reply, dead_host, fake_ollama  # noqa: F401  (fixtures)
+from ollama_fake import FakeOllama, Reply
 
 from graphrag.errors import ModelUnavailable
 from graphrag.model import SupportLabel
