@@ -125,7 +125,15 @@ def cmd_ask(a: argparse.Namespace) -> int:
     from graphrag.ask import Asker
     from graphrag.serialize import answer_json, route_text, support_json
 
+    empty = (f"error: the store {a.store} holds no documents; ingest some first, e.g. `graphrag ingest "
+             "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
+    if not Path(a.store).is_file():  # asking never creates a store
+        print(empty, file=sys.stderr)
+        return 2
     with Store(a.store) as store:
+        if not store.counts()["versions"]:
+            print(empty, file=sys.stderr)
+            return 2
         outcome = Asker(store).ask(a.question, _settings(a))
         names = store.entity_names()
     ans = outcome.answer
@@ -135,7 +143,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
     for w in outcome.warnings:
         print(f"note: {w}", file=sys.stderr)
     print(ans.text or "(no answer)")
-    print(f"\nanswer {ans.id}: {ans.status.value}")
+    print(f"\nanswer {ans.id}: {ans.status.value if ans.claims else 'no answer'}")
     for cl in ans.claims:
         s = support_json(cl.support)
         flags = f"  flags: {', '.join(f.value for f in cl.flags)}" if cl.flags else ""

@@ -65,6 +65,24 @@ def test_rules_extractor_finds_the_reference_chain(sample_store, capsys):  # typ
     assert any(m["document"] == "operations" for m in json.loads(out)["mentions"])
 
 
+def test_ask_without_documents_says_to_ingest_and_creates_nothing(tmp_path, capsys):  # type: ignore[no-untyped-def]
+    missing = tmp_path / "none.db"
+    code, _, err = run(capsys, "ask", "How long are exports kept?", "--store", str(missing))
+    assert code == 2 and "holds no documents" in err and "graphrag ingest" in err
+    assert not missing.exists()
+    from graphrag.store import Store
+
+    Store(tmp_path / "empty.db").close()
+    code, _, err = run(capsys, "ask", "How long are exports kept?", "--store", str(tmp_path / "empty.db"))
+    assert code == 2 and "holds no documents" in err
+
+
+def test_off_topic_question_prints_no_answer(sample_store, capsys):  # type: ignore[no-untyped-def]
+    code, out, err = run(capsys, "ask", "Who won the football world cup in 1998?", "--store", sample_store)
+    assert code == 0 and "(no answer)" in out and ": no answer" in out
+    assert "Nothing you can see is about this question" in err
+
+
 def test_ask_json_shape_and_records(sample_store, capsys):  # type: ignore[no-untyped-def]
     code, out, _ = run(capsys, "ask", "How long do exports stay available after cancellation?", "--store",
                        sample_store, "--json")
