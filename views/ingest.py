@@ -14,6 +14,7 @@ from graphrag.extract.base import Extractor
 from graphrag.ingest import Ingestor
 from graphrag.ollama_util import resolve_host
 from graphrag.store import Store
+from graphrag.text import counted
 
 st.title("Ingest documents")
 st.caption("Text and Markdown files. A `manifest.toml` beside a folder's files sets titles, dates and access "
@@ -65,11 +66,16 @@ if go:
             else:
                 report = ingestor.ingest_paths([folder.strip()], state.progress_bar("Documents"))
             bad = sum(d.status in ("failed", "model_unavailable", "rejected") for d in report.documents)
-            box.update(label=f"Ingested {len(report.documents)} document(s)" + (f", {bad} with problems" if bad else ""),
-                       state="error" if bad else "complete", expanded=False)
+            box.update(label="Done", state="complete", expanded=False)
         state.set_report(report)
+        st.session_state["ingest_done"] = (f"Ingested {counted(len(report.documents), 'document')}"
+                                           + (f", {bad} with problems (see the message column)" if bad else "."), bad)
+        st.rerun()  # so the sidebar's counts include what was just stored
     except GraphRAGError as exc:
         st.error(str(exc))
+
+if done := st.session_state.pop("ingest_done", None):
+    (st.warning if done[1] else st.success)(done[0])
 
 report = st.session_state.get(state.LAST_REPORT)
 if report is not None:
