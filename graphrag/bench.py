@@ -4,6 +4,7 @@
 - ask: retrieval + attribution latency on synthetic graphs, beside a bare numpy top-k plus a
   networkx BFS on the same graph.
 - load: concurrent verdict writers on one store, and ask latency while an ingest runs.
+- review: review-queue build time as answers accumulate.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import networkx as nx
 import numpy as np
 
 from graphrag.embed import similarities
-from graphrag.model import AskSettings
+from graphrag.model import PUBLIC, AskSettings
 
 
 def _print(obj: dict[str, object]) -> int:
@@ -289,3 +290,35 @@ def bench_load(a: argparse.Namespace) -> int:
         "asks_during_ingest": len(busy), "ask_errors": len(ask_errors),
         "first_ask_error": ask_errors[0] if ask_errors else None,
     })
+
+
+# --- review queue ----------------------------------------------------------------------------
+
+
+def bench_review(a: argparse.Namespace) -> int:
+    """Review-queue build time as answers accumulate: one real answer on the sample corpus, stored
+    again and again, the queue built (every visible claim, triage order) after each size is reached."""
+    from dataclasses import replace
+
+    from graphrag.ask import Asker
+    from graphrag.extract.rules import RulesExtractor
+    from graphrag.ingest import Ingestor
+    from graphrag.review import review_queue
+    from graphrag.store import Store
+
+    sample = Path(__file__).resolve().parent.parent / "sample_corpus"
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "review.db") as store:
+        Ingestor(store, RulesExtractor()).ingest_paths([sample])
+        answer = Asker(store).ask("How long do exports stay available after cancellation?").answer
+        for size in sorted(a.answers):
+            while store.counts()["answers"] < size:
+                store.save_answer(replace(answer, id=None))
+            times, n = [], 0
+            for _ in range(a.rounds):
+                t = time.perf_counter()
+                n = len(review_queue(store, [PUBLIC]))
+                times.append((time.perf_counter() - t) * 1000)
+            rows.append({"answers": size, "claims_in_queue": n, "queue_p50_ms": round(statistics.median(times), 1),
+                         "queue_max_ms": round(max(times), 1)})
+    return _print({"claims_per_answer": len(answer.claims), "rounds": a.rounds, "sizes": rows})

@@ -221,7 +221,8 @@ def cmd_bench(a: argparse.Namespace) -> int:
         return cli_bench_support(as_json=True)
     from graphrag import bench
 
-    return {"ingest": bench.bench_ingest, "ask": bench.bench_ask, "load": bench.bench_load}[a.what](a)
+    return {"ingest": bench.bench_ingest, "ask": bench.bench_ask, "load": bench.bench_load,
+            "review": bench.bench_review}[a.what](a)
 
 
 # --- parser -----------------------------------------------------------------------------
@@ -319,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
     bl.add_argument("--writers", type=int, default=4)
     bl.add_argument("--verdicts", type=int, default=250)
+    br = b.add_parser("review", help="review-queue build time as answers accumulate")
+    br.add_argument("--answers", type=int, nargs="+", default=[100, 1_000, 5_000])
+    br.add_argument("--rounds", type=int, default=5)
     s.set_defaults(fn=cmd_bench)
     return p
 

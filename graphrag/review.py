@@ -66,7 +66,7 @@ def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
     return True
 
 
-def _visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
+def visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
     """Claim summaries of every answer whose sources are all visible (a gone source hides it)."""
     wanted = set(access)
     claims, sources, labels = store.claim_summaries()
@@ -78,9 +78,12 @@ def _visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
     return [c for c in claims if ok[c["answer_id"]]]
 
 
-def visible_answer_questions(store: Store, access: Iterable[str]) -> dict[int, str]:
-    """Answer id -> question for every answer with claims that the viewer may see, newest first."""
-    return {c["answer_id"]: c["question"] for c in _visible_claims(store, access)}
+def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict] | None = None) -> dict[int, str]:
+    """Answer id -> question for every answer with claims that the viewer may see, newest first.
+
+    ``claims``: ``visible_claims(store, access)`` when the caller already has it."""
+    claims = visible_claims(store, access) if claims is None else claims
+    return {c["answer_id"]: c["question"] for c in claims}
 
 
 def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
@@ -94,17 +97,19 @@ def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
 
 
 def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None, answer_id: int | None = None,
-                 flagged_only: bool = False, mine_only: bool = False) -> list[QueueItem]:
+                 flagged_only: bool = False, mine_only: bool = False,
+                 claims: list[dict] | None = None) -> list[QueueItem]:
     """Every visible claim to review: unreviewed first, then lowest support first (the checker's triage).
 
     Built from claim summaries, so its cost grows with the number of claims, not with whole
-    answers loaded; no answer is left out however many there are.
+    answers loaded; no answer is left out however many there are. ``claims``: as in
+    ``visible_answer_questions``; verdicts are always read fresh.
     """
     current: dict[tuple[int, int], list[Verdict]] = {}
     for v in store.current_verdicts(answer_id):
         current.setdefault((v.answer_id, v.claim_index), []).append(v)
     items: list[QueueItem] = []
-    for c in _visible_claims(store, access):
+    for c in visible_claims(store, access) if claims is None else claims:
         if answer_id is not None and c["answer_id"] != answer_id:
             continue
         vs = tuple(current.get((c["answer_id"], c["index"]), ()))

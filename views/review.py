@@ -17,6 +17,7 @@ from graphrag.review import (
     rows_to_csv,
     rows_to_json,
     visible_answer_questions,
+    visible_claims,
 )
 from graphrag.serialize import route_text
 from graphrag.text import counted
@@ -30,7 +31,8 @@ me = state.reviewer()
 if state.PENDING_REVIEW_ANSWER in st.session_state:
     st.session_state[state.REVIEW_ANSWER] = st.session_state.pop(state.PENDING_REVIEW_ANSWER)
 
-answers = visible_answer_questions(store, access)  # never list what the viewer cannot see
+claims = visible_claims(store, access)  # read once per rerun; verdicts are read fresh by each queue()
+answers = visible_answer_questions(store, access, claims)  # never list what the viewer cannot see
 if st.session_state.get(state.REVIEW_ANSWER) not in answers:
     st.session_state[state.REVIEW_ANSWER] = None
 
@@ -44,7 +46,7 @@ mine = top[2].toggle("Reviewed by me", key="review_mine", help="Claims you have 
 def queue() -> list[QueueItem]:
     return review_queue(store, access, reviewer=me, answer_id=st.session_state.get(state.REVIEW_ANSWER),
                         flagged_only=st.session_state.get("review_flagged", False),
-                        mine_only=st.session_state.get("review_mine", False))
+                        mine_only=st.session_state.get("review_mine", False), claims=claims)
 
 
 # Deferred downloads: the record is built when the button is clicked, not on every rerun.
