@@ -61,3 +61,17 @@ def test_whole_answers_for_export_follow_the_same_visibility(many_answers) -> No
     store, ids, _, insider = many_answers
     assert {a.id for a in visible_answers(store, ["public"])} == set(ids)
     assert insider.id in {a.id for a in visible_answers(store, ["internal", "public"])}
+
+
+@pytest.mark.model
+def test_bench_review_prints_queue_sizes(capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from graphrag.cli import main
+
+    assert main(["bench", "review", "--answers", "3", "7", "--rounds", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    per = out["claims_per_answer"]
+    assert per > 0
+    assert [(r["answers"], r["claims_in_queue"]) for r in out["sizes"]] == [(3, 3 * per), (7, 7 * per)]
+    assert all(r["queue_p50_ms"] >= 0 for r in out["sizes"])
