@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import state
+from dashboard.render import plain
 from graphrag.errors import GraphRAGError
 
 # No page_icon and no st.Page icons: Streamlit fetches a Material-icon favicon from fonts.gstatic.com,
@@ -25,10 +26,11 @@ page = st.navigation(pages)
 # Less empty space above the content: the review page must fit a laptop screen.
 st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2rem; padding-bottom: 2rem; }</style>")
 state.init_session()
+state.warn_if_exposed()
 try:
     store = state.store()
 except GraphRAGError as exc:
-    st.error(f"Cannot open the store: {exc}. Set GRAPHRAG_STORE to a writable file and restart.")
+    st.error(f"Cannot open the store: {plain(exc)}. Set GRAPHRAG_STORE to a writable file and restart.")
     st.stop()
 state.first_start(store)
 state.sidebar(store)

@@ -159,7 +159,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
 
 
 def cmd_review(a: argparse.Namespace) -> int:
-    from graphrag.review import record_verdict, review_queue
+    from graphrag.review import record_verdict, review_queue, visible_answer
     from graphrag.serialize import support_json
 
     with Store(a.store) as store:
@@ -175,9 +175,7 @@ def cmd_review(a: argparse.Namespace) -> int:
                 done = ", ".join(f"{v['reviewer']}: {v['verdict']}" for v in r["verdicts"]) or "unreviewed"
                 print(f"{r['answer_id']:>4}.{r['claim']:<3} {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
             return 0
-        answer = store.answer(a.answer) if a.answer is not None else None
-        if answer is None:
-            raise InputError(f"no answer {a.answer}")
+        answer = visible_answer(store, a.answer, a.access)
         claim = next((c for c in answer.claims if c.index == a.claim), None)
         if claim is None:
             raise InputError(f"answer {a.answer} has no claim {a.claim}")
@@ -275,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--claim", type=int)
     s.add_argument("--citation", help="the citation marker judged (default: the claim's first valid one)")
     s.add_argument("--verdict", choices=["supported", "partial", "unsupported"])
-    s.add_argument("--reviewer", default=os.environ.get("USER", ""))
+    s.add_argument("--reviewer", help="your name, recorded with the verdict (required for mark)")
     s.add_argument("--note")
     _store_arg(s)
     _access_arg(s)
@@ -332,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if args.command == "review" and args.action == "mark":
-        missing = [n for n in ("answer", "claim", "verdict") if getattr(args, n) is None]
+        missing = [n for n in ("answer", "claim", "verdict", "reviewer") if getattr(args, n) is None]
         if missing:
             print(f"graphrag review mark: missing --{', --'.join(missing)}", file=sys.stderr)
             return 2

@@ -27,6 +27,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from graphrag.access import Footprint, Sources, footprint_of_routes
 from graphrag.errors import StoreError
 from graphrag.model import (
     Answer,
@@ -573,6 +574,41 @@ class Store:
                       for r in self._q("SELECT doc_id, version, access FROM documents")}
         return claims, sources, labels
 
+    def answer_footprints(self) -> dict[int, Footprint]:
+        """Per answer with claims, everything it shows as references (see graphrag.access)."""
+        with self.snapshot():
+            docs: dict[int, set[tuple[str, int]]] = {}
+            routes: dict[int, list[Route]] = {}
+            for r in self._q("SELECT answer_id, doc_id, version, route FROM context_items"):
+                docs.setdefault(r["answer_id"], set()).add((r["doc_id"], r["version"]))
+                routes.setdefault(r["answer_id"], []).append(_route(json.loads(r["route"])))
+            out: dict[int, Footprint] = {}
+            for r in self._q("SELECT id, seeds, reached FROM answers WHERE id IN (SELECT answer_id FROM claims)"):
+                aid = r["id"]
+                reached = [_route(x) for x in json.loads(r["reached"])]
+                out[aid] = footprint_of_routes(docs.get(aid, ()), [*routes.get(aid, ()), *reached],
+                                               (e for e, _ in json.loads(r["seeds"])))
+        return out
+
+    def visibility_sources(self, footprints: Iterable[Footprint]) -> Sources:
+        """The labels, relation sources and seed mentions needed to judge these footprints."""
+        fps = list(footprints)
+        rel_ids = sorted({i for fp in fps for i in fp.relations})
+        seeds = sorted({k for fp in fps for k in fp.seeds})
+        with self.snapshot():
+            labels = {(r["doc_id"], r["version"]): frozenset(json.loads(r["access"]))
+                      for r in self._q("SELECT doc_id, version, access FROM documents")}
+            rel_docs: dict[int, tuple[str, int]] = {}
+            for chunk in _chunks(rel_ids):
+                for r in self._q(f"SELECT id, doc_id, version FROM relations WHERE id IN ({_marks(chunk)})", chunk):
+                    rel_docs[r["id"]] = (r["doc_id"], r["version"])
+            ent_docs: dict[str, set[tuple[str, int]]] = {}
+            for chunk in _chunks(seeds):
+                for r in self._q("SELECT DISTINCT entity_key, doc_id, version FROM mentions "
+                                 f"WHERE entity_key IN ({_marks(chunk)})", chunk):
+                    ent_docs.setdefault(r["entity_key"], set()).add((r["doc_id"], r["version"]))
+        return Sources(labels, rel_docs, {k: frozenset(v) for k, v in ent_docs.items()})
+
     def _all_claims_judged(self, answer_id: int, n_claims: int) -> bool:
         rows = self._q("SELECT COUNT(DISTINCT claim_idx) AS n FROM verdicts WHERE answer_id=?", (answer_id,))
         return rows[0]["n"] >= n_claims
@@ -647,6 +683,15 @@ def _split_sql(script: str) -> list[str]:
             out.append(joined)
             buf = []
     return out
+
+
+def _chunks(items: Sequence[T], size: int = 500) -> Iterator[list[T]]:
+    for i in range(0, len(items), size):
+        yield list(items[i:i + size])
+
+
+def _marks(chunk: Sequence[object]) -> str:
+    return ",".join("?" * len(chunk))
 
 
 def _document(r: dict) -> Document:

@@ -72,7 +72,7 @@ if go:
                                            + (f", {bad} with problems (see the message column)" if bad else "."), bad)
         st.rerun()  # so the sidebar's counts include what was just stored
     except GraphRAGError as exc:
-        st.error(str(exc))
+        st.error(render.plain(exc))
 
 if done := st.session_state.pop("ingest_done", None):
     (st.warning if done[1] else st.success)(done[0])
