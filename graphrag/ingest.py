@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
+from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect, doc_id_from_name
 from graphrag.embed import Embedder, get_embedder
 from graphrag.errors import StoreError
 from graphrag.extract.base import Extractor
@@ -59,6 +59,9 @@ class IngestReport:
     documents: tuple[DocumentReport, ...]
     problems: tuple[str, ...] = ()
     timings: Timings = field(default_factory=Timings)
+    # Files not attempted, as counts only ("3 files skipped: unsupported type"), when their
+    # names are not to be shown (the Ingest page); the CLI reports them as rejected rows instead.
+    skipped: tuple[str, ...] = ()
 
     def totals(self) -> dict[str, int]:
         t: dict[str, int] = {"documents": len(self.documents)}
@@ -73,6 +76,7 @@ class IngestReport:
             "documents": [asdict(d) for d in self.documents],
             "totals": self.totals(),
             "problems": list(self.problems),
+            "skipped": list(self.skipped),
         }
 
 
@@ -131,12 +135,17 @@ class Ingestor:
         return self._embedder
 
     def ingest_paths(self, paths: Iterable[str | Path], progress: ProgressFn | None = None,
-                     max_bytes: int = DEFAULT_MAX_BYTES) -> IngestReport:
-        items, problems = collect(paths, max_bytes)
-        return self.ingest(items, progress, problems)
+                     max_bytes: int = DEFAULT_MAX_BYTES, *, name_skipped: bool = True) -> IngestReport:
+        """Ingest files and folders. With ``name_skipped`` False, files that were not attempted
+        (unsupported type, links out of the folder, devices...) appear only as counts."""
+        found = collect(paths, max_bytes)
+        if not name_skipped:
+            return self.ingest(found.items, progress, found.problems, found.skipped_counts())
+        named = [Rejected(doc_id_from_name(s.rel), str(s.path), s.reason) for s in found.skipped]
+        return self.ingest([*found.items, *named], progress, found.problems)
 
     def ingest(self, items: Sequence[Source | Rejected], progress: ProgressFn | None = None,
-               problems: Sequence[str] = ()) -> IngestReport:
+               problems: Sequence[str] = (), skipped: Sequence[str] = ()) -> IngestReport:
         started = time.perf_counter()
         parse_before = getattr(self.extractor, "parse_seconds", 0.0)
         reports = []
@@ -148,7 +157,8 @@ class Ingestor:
             progress(Progress(len(items), len(items), "done"))
         self.timings.total_s += time.perf_counter() - started
         self.timings.parse_s += getattr(self.extractor, "parse_seconds", 0.0) - parse_before
-        return IngestReport(tuple(reports), tuple(problems), self.timings)
+        # A copy: the Ingestor keeps adding to its own figures, and a report must not change afterwards.
+        return IngestReport(tuple(reports), tuple(problems), replace(self.timings), tuple(skipped))
 
     def _one(self, item: Source | Rejected) -> DocumentReport:
         if isinstance(item, Rejected):
