@@ -204,7 +204,7 @@ def doc_id_from_name(name: str) -> str:
     parts = [clean_label(part) for part in name.replace("\\", "/").split("/")]
     parts = [p for p in parts if p and p not in (".", "..")]
     if parts:
-        stem = Path(parts[-1]).stem
+        stem = Path(parts[-1]).stem.strip()
         parts[-1] = stem if stem and stem.strip(".") else parts[-1]
     return "/".join(parts)[:200] or "document"
 

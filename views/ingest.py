@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import streamlit as st
 
 from dashboard import render, state
@@ -12,9 +9,11 @@ from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
 from graphrag.ingest import Ingestor
+from graphrag.model import PUBLIC
 from graphrag.ollama_util import resolve_host
 from graphrag.store import Store
 from graphrag.text import counted
+from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
 
 st.title("Ingest documents")
 st.caption("Text and Markdown files. A `manifest.toml` beside a folder's files sets titles, dates and access "
@@ -27,11 +26,32 @@ with left:
                                   key="ingest_source")
     uploads = []
     folder = ""
+    upload_labels: list[str] = []
+    confirmed: list[str] = []
     if source == "Folder on this machine":
         folder = st.text_input("Folder or file path", placeholder=str(state.SAMPLE_CORPUS), key="ingest_folder")
     else:
         uploads = st.file_uploader("Text or Markdown files", type=["md", "txt"], accept_multiple_files=True,
                                    key="ingest_uploads") or []
+        held = state.access()
+        label_options = sorted({lab for d in store.documents() for lab in d.access} | {PUBLIC} | set(held))
+        upload_labels = st.multiselect("Access labels for the uploaded files", label_options,
+                                       default=list(default_labels(held)), key="ingest_labels",
+                                       help="Who may see them. The default is the most restrictive of the labels "
+                                            "you hold in the sidebar.")
+        # An upload named like a document you can see becomes its new version only if you say so here;
+        # otherwise (and always for a document you cannot see) it gets an id of its own.
+        confirmed = []
+        for i, a in enumerate(assign_ids([u.name for u in uploads], store, held)):
+            if a.clash is None:
+                continue
+            c = a.clash
+            if st.checkbox(render.plain(
+                    f"{c.name}: ingest as version {c.version + 1} of the existing document {c.id} "
+                    f"(\u201c{c.title}\u201d, version {c.version}, labels {', '.join(c.access)})"),
+                    key=f"ingest_new_version_{i}",
+                    help=render.plain(f"Unticked, it is stored as a new document with the id {c.own_id}.")):
+                confirmed.append(c.id)
 with right:
     st.selectbox("Extractor", ["rules", "ollama"], **state.persist(state.EXTRACTOR),
                  help="rules: spaCy, embedded, no server. ollama: a local model server.")
@@ -42,7 +62,8 @@ with right:
         if not status.reachable:
             st.warning(f"{render.plain(status.error)}. Documents will be reported *model unavailable*.")
 
-go = st.button("Ingest", type="primary", disabled=not (uploads or folder.strip()), key="ingest_go")
+ready = (uploads and upload_labels) or folder.strip()
+go = st.button("Ingest", type="primary", disabled=not ready, key="ingest_go")
 
 
 def extractor(s: Store) -> Extractor:
@@ -57,14 +78,15 @@ if go:
         ingestor = Ingestor(store, extractor(store), state.embedder())
         with st.status("Ingesting…", expanded=True) as box:
             if uploads:
-                # Uploads go to a private temporary folder and are ingested from there, so a
-                # file gets the same checks (binary, empty, encoding, size) as one on disk.
-                with tempfile.TemporaryDirectory(prefix="graphrag-upload-") as tmp:
-                    for up in uploads:
-                        (Path(tmp) / Path(up.name).name).write_bytes(up.getvalue())
-                    report = ingestor.ingest_paths([tmp], state.progress_bar("Documents"))
+                # Read from memory with the same checks (binary, empty, encoding, size) as a file
+                # on disk; the upload's name never becomes a path on the server.
+                items = prepare_uploads([Upload(u.name, u.getvalue()) for u in uploads], store,
+                                        viewer_access=state.access(), labels=upload_labels, new_versions=confirmed)
+                report = ingestor.ingest(items, state.progress_bar("Documents"))
             else:
-                report = ingestor.ingest_paths([folder.strip()], state.progress_bar("Documents"))
+                # Files that were not attempted (unsupported type, links out of the folder, devices)
+                # are counted, never named: this page may be reached by others than the folder's owner.
+                report = ingestor.ingest_paths([folder.strip()], state.progress_bar("Documents"), name_skipped=False)
             bad = sum(d.status in ("failed", "model_unavailable", "rejected") for d in report.documents)
             box.update(label="Done", state="complete", expanded=False)
         state.set_report(report)
@@ -81,5 +103,7 @@ report = st.session_state.get(state.LAST_REPORT)
 if report is not None:
     st.subheader("Last ingest")
     render.report_table(report)
+    for line in report.skipped:
+        st.info(render.plain(line))
 elif not store.counts()["versions"]:
     st.info("The store is empty: upload files or name a folder to begin.")
