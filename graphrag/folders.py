@@ -112,8 +112,9 @@ def read_regular(path: Path, root_real: Path, max_bytes: int) -> bytes:
     """
     st = check_file(path, root_real)
     if st.st_size > max_bytes:
-        raise Refused(f"{st.st_size:,} bytes is over the {max_bytes:,}-byte limit "
-                      "(raise it with --max-bytes, or split the file)", "too large")
+        raise Refused(f"{st.st_size:,} bytes is over the {max_bytes:,}-byte limit, which keeps one file to about "
+                      "a minute of parsing and embedding (split the file, or raise the limit with --max-bytes)",
+                      "too large")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     try:
         st = os.fstat(fd)
@@ -131,6 +132,14 @@ def read_regular(path: Path, root_real: Path, max_bytes: int) -> bytes:
     return data
 
 
+def printable(text: str) -> str:
+    """``text`` with bytes that were not UTF-8 (surrogate-escaped by Python) shown as ``\\xff``."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _valid_name(rel: str) -> bool:
     try:
         rel.encode("utf-8")
@@ -145,7 +154,7 @@ def walk(root: Path, root_real: Path, skip_names: frozenset[str] = frozenset()) 
     skipped: list[Skipped] = []
 
     def unreadable(exc: OSError) -> None:
-        p = Path(exc.filename or root)
+        p = Path(printable(str(exc.filename or root)))
         skipped.append(Skipped(p, _rel(p, root), f"cannot read the folder: {exc.strerror or exc}", "unreadable folder"))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
@@ -164,7 +173,9 @@ def walk(root: Path, root_real: Path, skip_names: frozenset[str] = frozenset()) 
             if name.startswith(".") or (here == root and name in skip_names):
                 continue
             if not _valid_name(rel):
-                skipped.append(Skipped(p, rel, "its name is not valid UTF-8: rename it", "name not UTF-8"))
+                shown = printable(rel)
+                skipped.append(Skipped(Path(printable(str(p))), shown, "its name is not valid UTF-8: rename it",
+                                       "name not UTF-8"))
                 continue
             try:
                 check_file(p, root_real)

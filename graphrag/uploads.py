@@ -127,8 +127,8 @@ def prepare_uploads(uploads: Sequence[Upload], store: DocumentLookup, *, viewer_
         elif not access:
             out.append(Rejected(a.id, path, "choose at least one access label for the uploaded files"))
         elif len(up.data) > max_bytes:
-            out.append(Rejected(a.id, path, f"{len(up.data):,} bytes is over the {max_bytes:,}-byte limit "
-                                            "(split the file)"))
+            out.append(Rejected(a.id, path, f"{len(up.data):,} bytes is over the {max_bytes:,}-byte limit, which "
+                                            "keeps one file to about a minute of parsing and embedding (split it)"))
         else:
             item = source_from_bytes(a.id, up.data, a.name, None, access, path)
             if isinstance(item, Source) and a.note:
