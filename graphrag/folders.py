@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +47,18 @@ class Skipped:
     kind: str  # a short group name for counts, e.g. "unsupported type"
 
 
+_MOUNTS: tuple[float, list[tuple[Path, str]]] = (0.0, [])
+
+
 def _mounts() -> list[tuple[Path, str]]:
+    """Mount points and their types, re-read at most every 10 s (a walk checks every file)."""
+    global _MOUNTS
+    if time.monotonic() - _MOUNTS[0] > 10:
+        _MOUNTS = (time.monotonic(), _read_mounts())
+    return _MOUNTS[1]
+
+
+def _read_mounts() -> list[tuple[Path, str]]:
     try:
         lines = Path("/proc/self/mounts").read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -159,14 +171,19 @@ def walk(root: Path, root_real: Path, skip_names: frozenset[str] = frozenset()) 
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
         here = Path(dirpath)
-        for d in list(dirnames):
+        keep = []
+        for d in sorted(dirnames):
             p = here / d
-            if p.is_symlink():  # os.walk does not enter it; say so rather than drop it silently
-                real = Path(os.path.realpath(p))
+            real = Path(os.path.realpath(p))
+            if p.is_symlink():  # not entered; said rather than dropped silently
                 inside = real == root_real or real.is_relative_to(root_real)
                 skipped.append(Skipped(p, _rel(p, root), "a link to a folder (links to folders are not followed)",
                                        "linked folder" if inside else "outside the folder"))
-        dirnames.sort()
+            elif special_filesystem(real):  # e.g. /proc under a folder chosen as "/"
+                skipped.append(Skipped(p, _rel(p, root), "a kernel filesystem: not entered", "special filesystem"))
+            else:
+                keep.append(d)
+        dirnames[:] = keep
         for name in sorted(filenames):
             p = here / name
             rel = _rel(p, root)
