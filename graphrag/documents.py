@@ -112,7 +112,8 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[
 def clean_label(text: str) -> str:
     """``text`` without ANSI escapes and control/format characters, whitespace runs collapsed."""
     text = _ANSI.sub("", text)
-    text = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
+    text = "".join(" " if ch.isspace() else ch for ch in text
+                   if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
     return " ".join(text.split())
 
 
@@ -308,13 +309,10 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
         problems.extend(matched.problems)
         for f in texts:
             if f.rel in matched.rejected:
-                entry = matched.entries.get(f.rel)
-                doc_id = (entry.id if isinstance(entry, ManifestEntry) and entry.id else None) or _doc_id(f.path, root)
-                items.append(Rejected(doc_id, str(f.path), matched.rejected[f.rel]))
-                continue
-            entry = matched.entries.get(f.rel)
-            items.append(read_file(f.path, root, entry if isinstance(entry, ManifestEntry) else None, defaults,
-                                   max_bytes, root_real if p.is_dir() else real))
+                items.append(Rejected(_doc_id(f.path, root), str(f.path), matched.rejected[f.rel]))
+            else:
+                items.append(read_file(f.path, root, matched.entries.get(f.rel), defaults, max_bytes,
+                                       root_real if p.is_dir() else real))
     order = {id(x): i for i, x in enumerate(items)}
     items.sort(key=lambda x: (x.id, (x.effective_date or "") if isinstance(x, Source) else "", order[id(x)]))
     return Collected(items, problems, skipped)

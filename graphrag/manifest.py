@@ -17,13 +17,16 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Generic, TypeVar
+
+E = TypeVar("E")
 
 
 @dataclass(frozen=True)
-class Matched:
+class Matched(Generic[E]):
     """The outcome for a folder: entry per file, files held back (with the reason), problems."""
 
-    entries: dict[str, object]
+    entries: dict[str, E]
     rejected: dict[str, str]
     problems: list[str]
 
@@ -81,8 +84,8 @@ def _similar(name: str, rels: Sequence[str]) -> list[str]:
     return out
 
 
-def match_entries(entries: dict[str, object], root: Path, rels: Sequence[str],
-                  defaults_apply: Sequence[str], where: str) -> Matched:
+def match_entries(entries: dict[str, E], root: Path, rels: Sequence[str],
+                  defaults_apply: Sequence[str], where: str) -> Matched[E]:
     """Assign manifest entries (by their raw ``file`` string) to the files ``rels`` being ingested.
 
     ``defaults_apply`` are the files of ``rels`` that would get the ``[defaults]`` labels if no
@@ -98,7 +101,7 @@ def match_entries(entries: dict[str, object], root: Path, rels: Sequence[str],
             unmatched.append((raw, f"file = {raw!r} is invalid: {bad}"))
         else:
             by_norm[norm].append(raw)
-    assigned: dict[str, object] = {}
+    assigned: dict[str, E] = {}
     for norm, raws in by_norm.items():
         if len(raws) > 1:
             reason = f"{len(raws)} manifest entries name it ({', '.join(repr(r) for r in raws)}); keep one"

@@ -123,7 +123,8 @@ def prepare_uploads(uploads: Sequence[Upload], store: DocumentLookup, *, viewer_
         path = f"upload:{a.name}"
         suffix = PurePosixPath(a.name).suffix.lower()
         if suffix not in TEXT_SUFFIXES:
-            out.append(Rejected(a.id, path, f"unsupported file type {suffix or '(none)'}: only .txt and .md are ingested"))
+            out.append(Rejected(a.id, path,
+                                f"unsupported file type {suffix or '(none)'}: only .txt and .md are ingested"))
         elif not access:
             out.append(Rejected(a.id, path, "choose at least one access label for the uploaded files"))
         elif len(up.data) > max_bytes:

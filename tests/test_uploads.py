@@ -66,7 +66,8 @@ def test_an_upload_named_like_a_hidden_document_gets_its_own_id_and_learns_nothi
 
 
 def test_two_uploads_with_one_name_are_both_kept(store: Store) -> None:
-    by_id = ingest(store, [Upload("notes.md", MINE), Upload("notes.md", BILLING_V1), Upload("sub/notes.md", b"Sub1 uses Note2.")])
+    by_id = ingest(store, [Upload("notes.md", MINE), Upload("notes.md", BILLING_V1),
+                           Upload("sub/notes.md", b"Sub1 uses Note2.")])
     assert [by_id[i].status for i in ("notes", "notes-2", "notes-3")] == ["ok", "ok", "ok"]
     assert store.current_document("notes").text == MINE.decode()  # type: ignore[union-attr]
 

@@ -49,7 +49,7 @@ with left:
             if st.checkbox(render.plain(
                     f"{c.name}: ingest as version {c.version + 1} of the existing document {c.id} "
                     f"(\u201c{c.title}\u201d, version {c.version}, labels {', '.join(c.access)})"),
-                    key=f"ingest_new_version_{i}",
+                    key=f"ingest_new_version_{i}_{c.id}",
                     help=render.plain(f"Unticked, it is stored as a new document with the id {c.own_id}.")):
                 confirmed.append(c.id)
 with right:
