@@ -344,11 +344,11 @@ def read_corpus_json(path: Path, real: Path | None = None) -> list[Source | Reje
         if not isinstance(r, dict) or not isinstance(r.get("text"), str) or not r["text"].strip():
             out.append(Rejected(f"{path.stem}/{i}", str(path), f"item {i} has no text"))
             continue
-        title = str(r.get("title") or f"{path.stem} {i}")
+        title = clean_label(str(r.get("title") or "")) or f"{path.stem} {i}"
         out.append(Source(corpus_doc_id(i, title), title, _clean_text(r["text"]), path=f"{path}#{i}"))
     return out
 
 
 def corpus_doc_id(index: int, title: str) -> str:
     """Stable id of a corpus paragraph: titles repeat across paragraphs, so the index is part of it."""
-    return f"{index:05d}:{title[:80]}"
+    return f"{index:05d}:{clean_label(title)[:80]}"

@@ -135,8 +135,15 @@ def read_regular(path: Path, root_real: Path, max_bytes: int) -> bytes:
         real = Path(os.path.realpath(f"/proc/self/fd/{fd}")) if Path("/proc/self/fd").is_dir() else None
         if real is not None and real.is_absolute() and real != root_real and not real.is_relative_to(root_real):
             raise Refused("a link to a file outside the chosen folder: not followed", "outside the folder")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(max_bytes + 1)
+        chunks: list[bytes] = []
+        total = 0
+        while total <= max_bytes:  # in pieces: one read(max_bytes) would reserve that much memory
+            piece = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not piece:
+                break
+            chunks.append(piece)
+            total += len(piece)
+        data = b"".join(chunks)
     finally:
         os.close(fd)
     if len(data) > max_bytes:

@@ -101,3 +101,15 @@ def test_uploads_are_checked_like_files_and_need_a_label(store: Store) -> None:
     assert len(reasons) == 3 and "binary" in reasons[0] and "unsupported" in reasons[1] and "limit" in reasons[2]
     (none,) = prepare_uploads([Upload("a.md", MINE)], store, viewer_access=("public",), labels=())
     assert isinstance(none, Rejected) and "access label" in none.reason
+
+
+def test_files_and_corpus_paragraphs_get_clean_ids_and_titles_too(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from graphrag.documents import collect
+
+    (tmp_path / "\x1b[31mred\x1b[0m\x07.md").write_bytes(b"# \x1b]0;pwned\x07Red\x1b[2J title\n\nRed1 uses Blue2.\n")
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps([{"title": "Bell\x07 \x1b[1mbold\x1b[0m", "text": "Bold1 uses Bell2."}]))
+    items = collect([tmp_path / "\x1b[31mred\x1b[0m\x07.md", corpus]).items
+    assert sorted((x.id, x.title) for x in items) == [("00000:Bell bold", "Bell bold"), ("red", "Red title")]
