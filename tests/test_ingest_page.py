@@ -55,9 +55,10 @@ def test_an_upload_named_like_a_document_needs_confirming_to_become_its_version(
     at.file_uploader(key="ingest_uploads").set_value([("exports.md", NEW_EXPORTS, "text/markdown")])
     at = ok(at)
     (box,) = at.checkbox
-    label = unescaped(box.label)
-    assert "version 2 of the existing document exports" in label and "Data exports" in label
-    assert "version 1" in label and "labels public" in label
+    assert unescaped(box.label) == "Ingest exports.md as version 2 of exports"
+    (said,) = [unescaped(t) for t in texts(at.warning)]
+    assert "existing document exports: \u201cData exports\u201d, version 1, labels public" in said
+    assert "stored as a new document exports-2" in said
     at = ok(at.button(key="ingest_go").click())  # not ticked: a document of its own
     assert rows(at)["exports-2"]["status"] == "ok"
     with Store(store_path) as s:

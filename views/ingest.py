@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import render, state
+from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
@@ -16,8 +17,9 @@ from graphrag.text import counted
 from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
 
 st.title("Ingest documents")
-st.caption("Text and Markdown files. A `manifest.toml` beside a folder's files sets titles, dates and access "
-           "labels. Re-ingesting a changed document adds a new version; the old one is kept, marked superseded.")
+st.caption(f"Text and Markdown files of up to {DEFAULT_MAX_BYTES:,} bytes. A `manifest.toml` beside a folder's "
+           "files sets titles, dates and access labels; uploads get the labels chosen below. Re-ingesting a changed "
+           "document adds a new version; the old one is kept, marked superseded.")
 
 store = state.store()
 left, right = st.columns([3, 2], gap="large")
@@ -46,11 +48,11 @@ with left:
             if a.clash is None:
                 continue
             c = a.clash
-            if st.checkbox(render.plain(
-                    f"{c.name}: ingest as version {c.version + 1} of the existing document {c.id} "
-                    f"(\u201c{c.title}\u201d, version {c.version}, labels {', '.join(c.access)})"),
-                    key=f"ingest_new_version_{i}_{c.id}",
-                    help=render.plain(f"Unticked, it is stored as a new document with the id {c.own_id}.")):
+            st.warning(render.plain(
+                f"{c.name} is named like the existing document {c.id}: \u201c{c.title}\u201d, version {c.version}, "
+                f"labels {', '.join(c.access)}. Unticked below, it is stored as a new document {c.own_id}."))
+            if st.checkbox(render.plain(f"Ingest {c.name} as version {c.version + 1} of {c.id}"),
+                           key=f"ingest_new_version_{i}_{c.id}"):
                 confirmed.append(c.id)
 with right:
     st.selectbox("Extractor", ["rules", "ollama"], **state.persist(state.EXTRACTOR),
@@ -94,7 +96,7 @@ if go:
                                            + (f", {bad} with problems (see the message column)" if bad else "."), bad)
         st.rerun()  # so the sidebar's counts include what was just stored
     except GraphRAGError as exc:
-        st.error(str(exc))
+        st.error(render.plain(exc))
 
 if done := st.session_state.pop("ingest_done", None):
     (st.warning if done[1] else st.success)(done[0])
