@@ -63,7 +63,8 @@ def test_an_upload_named_like_a_document_needs_confirming_to_become_its_version(
     assert rows(at)["exports-2"]["status"] == "ok"
     with Store(store_path) as s:
         assert s.current_document("exports").version == 1  # type: ignore[union-attr]
-    at.file_uploader(key="ingest_uploads").set_value([("exports.md", NEW_EXPORTS, "text/markdown")])
+    assert not at.file_uploader[0].value and not at.checkbox  # emptied: a second click stores nothing again
+    at.file_uploader[0].set_value([("exports.md", NEW_EXPORTS, "text/markdown")])
     at = ok(at)
     at = ok(at.checkbox[0].check())
     at = ok(at.button(key="ingest_go").click())

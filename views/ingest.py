@@ -33,8 +33,10 @@ with left:
     if source == "Folder on this machine":
         folder = st.text_input("Folder or file path", placeholder=str(state.SAMPLE_CORPUS), key="ingest_folder")
     else:
+        # A new key after each ingest empties the uploader: a second click must not store the files again.
+        upload_round = st.session_state.get("ingest_upload_round", 0)
         uploads = st.file_uploader("Text or Markdown files", type=["md", "txt"], accept_multiple_files=True,
-                                   key="ingest_uploads") or []
+                                   key="ingest_uploads" if not upload_round else f"ingest_uploads_{upload_round}") or []
         held = state.access()
         label_options = sorted({lab for d in store.documents() for lab in d.access} | {PUBLIC} | set(held))
         upload_labels = st.multiselect("Access labels for the uploaded files", label_options,
@@ -94,6 +96,8 @@ if go:
         state.set_report(report)
         st.session_state["ingest_done"] = (f"Ingested {counted(len(report.documents), 'document')}"
                                            + (f", {bad} with problems (see the message column)" if bad else "."), bad)
+        if uploads:
+            st.session_state["ingest_upload_round"] = st.session_state.get("ingest_upload_round", 0) + 1
         st.rerun()  # so the sidebar's counts include what was just stored
     except GraphRAGError as exc:
         st.error(render.plain(exc))
