@@ -123,3 +123,21 @@ def test_a_report_keeps_its_own_timings(store: Store, folder: Path) -> None:
     (folder / "more.md").write_text("More1 uses Things2.\n")
     ingestor.ingest_paths([folder])
     assert first.timings.total_s == before
+
+
+def test_a_kernel_filesystem_mounted_elsewhere_is_refused_by_its_type(store: Store, folder: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """/proc can be mounted anywhere (a container, a bind mount): the mount type decides, not the path."""
+    from graphrag import folders as fs
+
+    (folder / "procfs").mkdir()
+    (folder / "procfs" / "environ.md").write_text(CANARY)
+    (folder / "procfs2").mkdir()
+    (folder / "procfs2" / "environ.md").write_text(CANARY)
+    real = fs._read_mounts()
+    monkeypatch.setattr(fs, "_read_mounts", lambda: [*real, (folder / "procfs", "proc"), (folder / "procfs2", "sysfs")])
+    monkeypatch.setattr(fs, "_MOUNTS", (0.0, []))
+    report = ingest(store, folder)
+    assert "Canary7" not in texts_in(store)
+    assert sum("kernel filesystem" in (d.error or "") for d in report.documents) == 2
+    assert [d.status for d in ingest(store, folder / "procfs" / "environ.md").documents] == ["rejected"]
