@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.model import PUBLIC, AskSettings, Progress
 from graphrag.store import DEFAULT_STORE, Store
@@ -237,7 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--extractor", choices=["rules", "ollama"], default="rules")
     s.add_argument("--model", help="model name for the ollama extractor")
     s.add_argument("--host", help="Ollama host (default: OLLAMA_HOST or http://127.0.0.1:11434)")
-    s.add_argument("--max-bytes", type=int, default=5_000_000, help="skip files larger than this (default %(default)s)")
+    s.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
+                   help="reject files larger than this (default %(default)s: about a minute of work per file)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_ingest)
 
@@ -325,7 +327,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _not_utf8(argv: Sequence[str]) -> str | None:
+    """The first argument holding bytes that are not UTF-8 (Python surrogate-escapes them), shown safely."""
+    from graphrag.folders import printable
+
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return printable(arg)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    bad = _not_utf8(argv)
+    if bad is not None:
+        # Paths, questions and names are stored and printed as UTF-8: say which argument, once.
+        print(f"error: an argument is not valid UTF-8 text: '{bad}'; use UTF-8 (e.g. rename the file, "
+              "or convert the text with iconv)", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
