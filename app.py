@@ -20,6 +20,7 @@ pages = [
     st.Page("views/ask.py", title="Ask", default=True),
     st.Page("views/review.py", title="Review"),
     st.Page("views/graph.py", title="Graph"),
+    st.Page("views/record.py", title="Record"),
     st.Page("views/ingest.py", title="Ingest"),
 ]
 page = st.navigation(pages)

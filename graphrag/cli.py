@@ -202,6 +202,33 @@ def cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_record(a: argparse.Namespace) -> int:
+    from graphrag.record import RecordFilter, record_stats
+
+    flt = RecordFilter(a.since, a.until, a.reviewer, a.document, a.question)
+    with Store(a.store) as store:
+        stats = record_stats(store, a.access, flt)
+    data = stats.to_json()
+    if a.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    p, g, c = data["progress"], data["agreement"], data["checker"]
+    print(f"claims {p['claims']}: {p['unreviewed']} unreviewed, {p['verified']} verified, {p['disputed']} disputed, "
+          f"{p['stale']} stale ({p['verdicts']} current verdicts)")
+    print(f"agreement: Krippendorff's alpha (nominal) {g['krippendorff_alpha_nominal']} over {g['alpha_claims']} "
+          f"claims judged twice or more; reviewers: {', '.join(g['reviewers']) or 'none'}")
+    for pair in g["cohen_kappa_pairs"]:
+        print(f"  Cohen's kappa {' / '.join(pair['reviewers'])}: {pair['kappa']} (n={pair['n']})")
+    print(f"checker vs reviewers (n={c['n']}): AUROC {c['auroc']}, balanced accuracy {c['balanced_accuracy']}, "
+          f"unsupported found in the first 20% of the queue {c['triage_unsupported_in_first_20pct']} "
+          f"(random {c['triage_random']})")
+    for b in c["reliability"]:
+        print(f"  score {b['low']:.1f}-{b['high']:.1f}: n={b['n']}, judged supported {b['judged_supported']}")
+    for src in data["sources"][:10]:
+        print(f"  {src['document']} v{src['version']}: {src['unsupported']} of {src['judged']} unsupported")
+    return 0
+
+
 def cmd_eval(a: argparse.Namespace) -> int:
     if a.what == "support":
         from graphrag.evaluate.support import cli_eval_support
@@ -288,6 +315,19 @@ def build_parser() -> argparse.ArgumentParser:
     _store_arg(s)
     _access_arg(s)
     s.set_defaults(fn=cmd_export)
+
+    s = sub.add_parser("record", help="the verification record as a measurement")
+    r = s.add_subparsers(dest="what", required=True)
+    rs = r.add_parser("stats", help="progress, reviewer agreement, the checker against reviewers, bad sources")
+    rs.add_argument("--since", help="verdicts at or after this ISO time")
+    rs.add_argument("--until", help="verdicts before this ISO time")
+    rs.add_argument("--reviewer")
+    rs.add_argument("--document", help="verdicts on citations of this document id")
+    rs.add_argument("--question", help="answers whose question contains this text")
+    _store_arg(rs)
+    _access_arg(rs)
+    rs.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_record)
 
     s = sub.add_parser("eval", help="measure on public labelled data")
     e = s.add_subparsers(dest="what", required=True)

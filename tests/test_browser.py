@@ -154,6 +154,6 @@ def test_a_bookmarked_page_opens_inside_the_app_on_a_fresh_server(tmp_path: Path
             page.goto(f"{url}/review")
             page.get_by_text("Nothing to review yet", exact=False).wait_for()
             nav = page.get_by_test_id("stSidebarNav").inner_text().split()
-            assert nav == ["Ask", "Review", "Graph", "Ingest"], nav
+            assert nav == ["Ask", "Review", "Graph", "Record", "Ingest"], nav
             assert page.get_by_test_id("stSidebar").get_by_text("0 documents", exact=False).count() == 1
             ctx.close()

@@ -157,6 +157,7 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         ["review", "list", *s, *pub], ["review", "list", *s, *pub, "--json"],
         ["export", "--format", "csv", *s, *pub], ["export", "--format", "json", *s, *pub],
         ["ingest", str(extra), *s], ["ingest", str(extra), *s, "--json"],
+        ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
     ]
     for q in PUBLIC_QUESTIONS:
         commands += [["ask", q, *s, *pub], ["ask", q, *s, *pub, "--json"]]
