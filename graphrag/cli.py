@@ -136,10 +136,14 @@ def cmd_ask(a: argparse.Namespace) -> int:
             return 2
         outcome = Asker(store).ask(a.question, _settings(a))
         names = store.entity_names()
-    ans = outcome.answer
-    if a.json:
-        print(json.dumps(answer_json(ans, names, outcome.warnings), indent=2, ensure_ascii=False))
-        return 0
+        ans = outcome.answer
+        if a.json:
+            def sentence(doc: str, version: int, idx: int) -> str | None:
+                span = store.span(doc, version, idx)
+                return span.text if span else None
+
+            print(json.dumps(answer_json(ans, names, outcome.warnings, sentence), indent=2, ensure_ascii=False))
+            return 0
     for w in outcome.warnings:
         print(f"note: {w}", file=sys.stderr)
     print(ans.text or "(no answer)")
@@ -254,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("question")
     _store_arg(s)
     _access_arg(s)
-    s.add_argument("--k", type=int, default=3, help="seed entities (default 3)")
+    s.add_argument("--k", type=int, default=3, help="similarity seeds when the question names no known entity (default 3)")
     s.add_argument("--hops", type=int, default=2, help="walk depth (default 2)")
     s.add_argument("--direction", choices=["both", "out"], default="both")
     s.add_argument("--include-superseded", action="store_true", help="also use superseded document versions")

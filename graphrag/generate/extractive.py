@@ -3,6 +3,13 @@
 It quotes rather than paraphrases, so each claim is a source sentence followed by its own
 marker. To read as an answer rather than a dump it keeps only sentences close in relevance to
 the best one, skips headings and near-repeats, and stops at a small cap.
+
+Chains: a context item reached through the graph names the sentences of the steps that
+reached it. When the best sentence was reached that way, the sentences of its steps are
+quoted before it; and when another item's route went through a quoted sentence (the film's
+sentence names its director; the director's sentence gives the country), the best such item
+is quoted next. So a bridge question reads as the chain of sentences that answers it, each
+with its own marker and route, and nothing is written that a source does not say.
 """
 
 from __future__ import annotations
@@ -43,33 +50,68 @@ def _with_marker(text: str, n: int) -> str:
     return f"{body} [{n}]."
 
 
+def _where(item: ContextItem) -> tuple[str, int, int]:
+    return item.span.document_id, item.span.version, item.span.sentence_index
+
+
 class ExtractiveGenerator:
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, margin: float = 0.15, model: str | None = None) -> None:
+    def __init__(self, max_sentences: int = 3, margin: float = 0.15, chain_margin: float = 0.5,
+                 model: str | None = None) -> None:
         self.max_sentences = max_sentences
         self.margin = margin  # keep sentences within this cosine distance of the best one
+        # A chain's next link may be less like the question than the best sentence ("born in
+        # Lyon" shares few words with "Which country is the director of X from?").
+        self.chain_margin = chain_margin
 
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
+        ranked = [c for c in sorted(context, key=lambda c: (-c.score, c.n)) if _is_statement(" ".join(c.span.text.split()))]
+        if not ranked:
+            return Generation("", self.name, None)
+        at = {_where(c): c for c in ranked}
+        best = ranked[0].score
         chosen: list[ContextItem] = []
-        best = None
-        for item in sorted(context, key=lambda c: (-c.score, c.n)):
-            text = " ".join(item.span.text.split())
-            if not _is_statement(text):
-                continue
-            best = item.score if best is None else best
-            if item.score < best - self.margin:
-                break
-            words = _words(text)
+
+        def links(item: ContextItem) -> list[ContextItem]:
+            """The item's route as quotable sentences: each step's sentence, then the item's."""
+            out = [at[w] for s in item.route.steps
+                   if (w := (s.document_id, s.version, s.sentence_index)) in at and at[w] is not item]
+            return [*dict.fromkeys(out), item]
+
+        def take(item: ContextItem) -> None:
+            if len(chosen) >= self.max_sentences or any(c is item for c in chosen):
+                return
+            words = _words(item.span.text)
             repeat = next((i for i, c in enumerate(chosen) if _similar(words, _words(c.span.text))), None)
             if repeat is not None:
                 # A near-repeat (an old FAQ restating a policy, an older wording): quote only
                 # the source with the later effective date, whatever ranked first.
                 if (item.effective_date or "") > (chosen[repeat].effective_date or ""):
                     chosen[repeat] = item
-                continue
+                return
             chosen.append(item)
-            if len(chosen) >= self.max_sentences:
+
+        def extension() -> ContextItem | None:
+            """The best item whose route went through a sentence already quoted."""
+            quoted = {_where(c) for c in chosen}
+            for c in ranked:
+                if c.score < best - self.chain_margin:
+                    return None
+                if c not in chosen and any((s.document_id, s.version, s.sentence_index) in quoted
+                                           for s in c.route.steps):
+                    return c
+            return None
+
+        for item in links(ranked[0]):
+            take(item)
+        if (nxt := extension()) is not None:
+            for item in links(nxt):
+                take(item)
+        for cand in ranked[1:]:
+            if len(chosen) >= self.max_sentences or cand.score < best - self.margin:
                 break
+            for item in links(cand):
+                take(item)
         text = " ".join(_with_marker(" ".join(c.span.text.split()), c.n) for c in chosen)
         return Generation(text, self.name, None)
