@@ -57,7 +57,7 @@ def _where(item: ContextItem) -> tuple[str, int, int]:
 class ExtractiveGenerator:
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, margin: float = 0.15, chain_margin: float = 0.5,
+    def __init__(self, max_sentences: int = 3, margin: float = 0.15, chain_margin: float = 0.6,
                  model: str | None = None) -> None:
         self.max_sentences = max_sentences
         self.margin = margin  # keep sentences within this cosine distance of the best one
@@ -93,13 +93,12 @@ class ExtractiveGenerator:
             chosen.append(item)
 
         def extension() -> ContextItem | None:
-            """The best item whose route went through a sentence already quoted."""
+            """The first item, in the retrieval's order (which counts how strongly the walk
+            reached it), whose route went through a sentence already quoted."""
             quoted = {_where(c) for c in chosen}
-            for c in ranked:
-                if c.score < best - self.chain_margin:
-                    return None
-                if c not in chosen and any((s.document_id, s.version, s.sentence_index) in quoted
-                                           for s in c.route.steps):
+            for c in sorted(ranked, key=lambda c: c.n):
+                if c not in chosen and c.score >= best - self.chain_margin and any(
+                        (s.document_id, s.version, s.sentence_index) in quoted for s in c.route.steps):
                     return c
             return None
 
