@@ -170,7 +170,7 @@ with col_route:
         words = next((s.mention for s in answer.seeds if s.entity == route.seed), "")
         drawing_height = 90 + 95 * (len(route_steps) + 2)
         st.iframe(route_html(cit.item, route_names, route_steps, height=drawing_height),
-                  height=drawing_height + 32, alt="Route graph")
+                  height=drawing_height + 56, alt="Route graph")
         st.html(route_list_html(cit.item, route_names, route_steps, words))
         st.caption(render.plain(route_text(route, route_names)) + f" · found via {cit.item.via}")
     else:
