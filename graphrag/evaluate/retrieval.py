@@ -126,7 +126,8 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
         got = retrieve_vector(store, graph, qv, settings, anchors)
         from_question += got.seeding is RouteStart.QUESTION
         answer = generator.generate(q.text, got.context).text
-        has_answer.append(_contains_answer(answer, q.answers))
+        if q.answers:
+            has_answer.append(_contains_answer(answer, q.answers))
         named = named_keys(graph, q.text)
         citations = [c.item for cl in attribute(answer, got.context) for c in cl.citations
                      if c.valid and c.item is not None]
