@@ -27,6 +27,9 @@ from graphrag.model import RouteStart, Seed
 from graphrag.text import normalise
 
 ALIAS_SCORE = 0.9
+# A match by name similarity is less certain than an exact name: its score is the similarity
+# times this.
+SIMILARITY_DISCOUNT = 1.0
 # Two names this close in MiniLM space are spellings of one thing ("Stanley Hall" and
 # "G. Stanley Hall"); below it, a neighbour is a different thing of the same kind.
 MIN_NAME_SIMILARITY = 0.8
@@ -110,7 +113,8 @@ def link(graph: KnowledgeGraph, phrases: Sequence[Phrase], visible_entities: np.
         for p, row in zip(unmatched, sims):
             i = int(np.argmax(row))
             if row[i] >= MIN_NAME_SIMILARITY:
-                keep(Seed(graph.keys[i], round(float(row[i]), 4), RouteStart.QUESTION, p.text, "name similarity"))
+                keep(Seed(graph.keys[i], round(float(row[i]) * SIMILARITY_DISCOUNT, 4), RouteStart.QUESTION, p.text,
+                          "name similarity"))
     return sorted(best.values(), key=lambda s: (-s.score, s.entity))
 
 

@@ -67,7 +67,7 @@ def test_eval_retrieval_reports_recall_and_refusals(files) -> None:  # type: ign
     assert cli_eval_retrieval(*files, out=out, settings=AskSettings(min_relevance=0.99)) == 0
     text = out.getvalue()
     assert "refused by the 0.99 relevance floor: 3" in text
-    assert "questions with a bridge paragraph: 1; answer cites it: 1; through a route with a step: 1" in text
+    assert "questions with a bridge paragraph: 1; in the context: 1; answer cites it: 1; through a route with a step: 1" in text
 
 
 @pytest.mark.model

@@ -118,13 +118,15 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
     graph_r, dense_r, spread_r, sizes, via_graph, best = [], [], [], [], [], []
     cited_anchored: list[bool] = []
     depths: Counter[int] = Counter()
-    bridge_questions = bridge_cited = bridge_routed = 0
+    bridge_questions = bridge_cited = bridge_routed = bridge_in_context = 0
+    cited_from_linker: list[bool] = []
     has_answer: list[bool] = []
     from_question = 0
     for q, qv in zip(questions, qvecs):
         anchors = find_anchors(graph, q.text, visible_entities, embedder)
         got = retrieve_vector(store, graph, qv, settings, anchors)
         from_question += got.seeding is RouteStart.QUESTION
+        found = {c.span.document_id for c in got.context}
         answer = generator.generate(q.text, got.context).text
         if q.answers:
             has_answer.append(_contains_answer(answer, q.answers))
@@ -133,16 +135,17 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
                      if c.valid and c.item is not None]
         for item in citations:
             cited_anchored.append(item.route.start is RouteStart.QUESTION and item.route.seed in named)
+            cited_from_linker.append(item.route.start is RouteStart.QUESTION and item.via != "similarity")
             depths[item.route.depth] += 1
         naming_docs = {graph.docs[int(graph.sentence_doc[r])].id for k in named
                        for r in graph.mention_rows(graph.index[k]).tolist()}
         bridges = q.gold - naming_docs
         if bridges:
             bridge_questions += 1
+            bridge_in_context += bool(bridges & found)
             cited = [i for i in citations if i.span.document_id in bridges]
             bridge_cited += bool(cited)
             bridge_routed += any(i.route.depth >= 1 and i.via != "similarity" for i in cited)
-        found = {c.span.document_id for c in got.context}
         graph_r.append(recall(found, q.gold))
         sizes.append(len(got.context))
         via_graph.extend(c.via != "similarity" for c in got.context)
@@ -167,8 +170,11 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
         "questions_anchored": from_question,
         "citations": len(cited_anchored),
         "citations_anchored": round(float(np.mean(cited_anchored)), 4) if cited_anchored else 0.0,
+        # The same with this product's own anchor finder (names, aliases, name similarity).
+        "citations_from_question_anchors": round(float(np.mean(cited_from_linker)), 4) if cited_from_linker else 0.0,
         "citation_route_depths": {str(d): depths[d] for d in sorted(depths)},
         "questions_with_bridge_paragraph": bridge_questions,
+        "bridge_paragraph_in_context": bridge_in_context,
         "bridge_paragraph_cited": bridge_cited,
         "bridge_paragraph_cited_through_route": bridge_routed,
         "answer_contains_gold": round(float(np.mean(has_answer)), 4) if has_answer else 0.0,
@@ -234,10 +240,12 @@ def cli_eval_retrieval(questions: str, corpus: str, as_json: bool = False, limit
               f"questions whose routes start at entities the question names: {result['questions_anchored']} of "
               f"{result['n']} (the rest start from similarity)\n"
               f"citations whose route starts at an entity the question names: {result['citations_anchored']:.3f} "
-              f"of {result['citations']}\n"
+              f"of {result['citations']} (from the anchors this product's linker found: "
+              f"{result['citations_from_question_anchors']:.3f})\n"
               f"route depth of citations (steps: count): "
               f"{', '.join(f'{d}: {c}' for d, c in result['citation_route_depths'].items())}\n"
-              f"questions with a bridge paragraph: {result['questions_with_bridge_paragraph']}; answer cites it: "
+              f"questions with a bridge paragraph: {result['questions_with_bridge_paragraph']}; in the context: "
+              f"{result['bridge_paragraph_in_context']}; answer cites it: "
               f"{result['bridge_paragraph_cited']}; through a route with a step: "
               f"{result['bridge_paragraph_cited_through_route']}\n"
               f"extractive answer contains the gold answer (or an alias): {result['answer_contains_gold']:.3f}\n"

@@ -7,8 +7,8 @@ the best one, skips headings and near-repeats, and stops at a small cap.
 Chains: a context item reached through the graph names the sentences of the steps that
 reached it. When the best sentence was reached that way, the sentences of its steps are
 quoted before it; and when another item's route went through a quoted sentence (the film's
-sentence names its director; the director's sentence gives the country), the best such item
-is quoted next. So a bridge question reads as the chain of sentences that answers it, each
+sentence names its director; the director's sentence gives the country), the first such item
+in the retrieval's order is quoted next (failing that, the first chain the walk found). So a bridge question reads as the chain of sentences that answers it, each
 with its own marker and route, and nothing is written that a source does not say.
 """
 
@@ -57,10 +57,16 @@ def _where(item: ContextItem) -> tuple[str, int, int]:
 class ExtractiveGenerator:
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, margin: float = 0.15, chain_margin: float = 0.6,
-                 model: str | None = None) -> None:
+    def __init__(self, max_sentences: int = 3, margin: float = 0.3, chain_margin: float = 0.6,
+                 by_context_order: bool = True, any_chain: bool = True, model: str | None = None) -> None:
+        # When no route runs through a quoted sentence, still quote the first chain the walk
+        # found from the question's entities (its step sentences, then its end).
+        self.any_chain = any_chain
+        # Quote in the retrieval's order, which weighs how strongly the walk from the question's
+        # entities reached a sentence, not only how much it resembles the question.
+        self.by_context_order = by_context_order
         self.max_sentences = max_sentences
-        self.margin = margin  # keep sentences within this cosine distance of the best one
+        self.margin = margin  # keep sentences within this cosine distance of the most similar one
         # A chain's next link may be less like the question than the best sentence ("born in
         # Lyon" shares few words with "Which country is the director of X from?").
         self.chain_margin = chain_margin
@@ -71,6 +77,8 @@ class ExtractiveGenerator:
             return Generation("", self.name, None)
         at = {_where(c): c for c in ranked}
         best = ranked[0].score
+        if self.by_context_order:
+            ranked = sorted(ranked, key=lambda c: c.n)
         chosen: list[ContextItem] = []
 
         def links(item: ContextItem) -> list[ContextItem]:
@@ -104,12 +112,18 @@ class ExtractiveGenerator:
 
         for item in links(ranked[0]):
             take(item)
-        if (nxt := extension()) is not None:
+        nxt = extension()
+        if nxt is None and self.any_chain:
+            nxt = next((c for c in sorted(ranked, key=lambda c: c.n) if c.route.steps and c not in chosen
+                        and c.score >= best - self.chain_margin and len(links(c)) > 1), None)
+        if nxt is not None:
             for item in links(nxt):
                 take(item)
         for cand in ranked[1:]:
-            if len(chosen) >= self.max_sentences or cand.score < best - self.margin:
+            if len(chosen) >= self.max_sentences:
                 break
+            if cand.score < best - self.margin:
+                continue  # ranked by similarity, nothing later is closer; by context order, it may be
             for item in links(cand):
                 take(item)
         text = " ".join(_with_marker(" ".join(c.span.text.split()), c.n) for c in chosen)
