@@ -181,7 +181,7 @@ class KnowledgeGraph:
                 routes[key] = Route(key, (), start)
             else:
                 parent = routes[tie[0]]
-                routes[key] = Route(parent.seed, (*parent.steps, step), start)
+                routes[key] = Route(parent.seed, (*parent.steps, self._step(*step)), start)
             scores[key] = -neg
             if depth >= hops:
                 continue
@@ -199,7 +199,7 @@ class KnowledgeGraph:
                         w = float(row_weight[row]) * float(spec[self.index[nbr]]) if weighted else 1.0  # type: ignore[index]
                         if w > 0:
                             heapq.heappush(heap, (neg * w, depth + 1, nbr, (key, 0, rel_id, row),
-                                                  self._step(rel_id, attrs["type"], nbr, forward, row)))
+                                                  (rel_id, attrs["type"], nbr, forward, row)))
             if not (comention and direction == "both"):
                 continue
             rows = self.mention_rows(self.index[key])
@@ -217,7 +217,7 @@ class KnowledgeGraph:
                     w = w_row * float(spec[e]) if weighted else 1.0  # type: ignore[index]
                     related.add((nbr, row))
                     heapq.heappush(heap, (neg * w, depth + 1, nbr, (key, 1, -1, row),
-                                          self._step(None, COMENTION, nbr, True, row)))
+                                          (None, COMENTION, nbr, True, row)))
         return Walk(routes, scores)
 
     def _step(self, rel_id: int | None, rtype: str, entity: str, forward: bool, row: int) -> RouteStep:
