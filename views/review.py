@@ -165,7 +165,10 @@ with col_route:
         cit = chosen()
         assert cit is not None and cit.item is not None
         route = cit.item.route
-        route_steps = shown_steps(route, store.span)  # each step's sentence, read once for graph and list
+        # Each step's sentence, read once for graph and list; a step from a document this viewer
+        # may not see is a placeholder, its sentence never read.
+        route_steps = shown_steps(route, store.span, visible=lambda d, v: bool(
+            (acc := store.access_of(d, v)) is not None and set(acc[0]) & set(access)))
         route_names = {k: name(k) for k in route.entities()}
         words = next((s.mention for s in answer.seeds if s.entity == route.seed), "")
         drawing_height = 90 + 95 * (len(route_steps) + 2)
