@@ -17,7 +17,9 @@ store = state.store()
 with st.form("ask_form", border=False):
     st.text_area("Question", height=68, **state.persist(state.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
     c = st.columns([1, 1, 1.2, 1.4, 1.8, 1.6])
-    k = c[0].number_input("Seeds (k)", 1, 20, 3, key="ask_k")
+    k = c[0].number_input("Seeds (k)", 1, 20, 3, key="ask_k",
+                          help="Routes start at the entities the question names; k similarity seeds are used "
+                               "only when it names none the graph knows")
     hops = c[1].number_input("Hops", 0, 4, 2, key="ask_hops")
     direction = c[2].selectbox("Direction", ["both", "out"], key="ask_direction",
                                help="both: follow relations either way; out: only as extracted")
