@@ -14,6 +14,7 @@ and again from the store, fresh, just before a span becomes a context item.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,11 +22,12 @@ import numpy as np
 
 from graphrag.anchors import find_anchors
 from graphrag.embed import Embedder, similarities
-from graphrag.errors import InputError
+from graphrag.errors import InputError, ModelUnavailable
 from graphrag.graph import KnowledgeGraph, Walk
 from graphrag.model import AskSettings, ContextItem, Route, RouteStart, Seed, seeding
 from graphrag.store import Store
 
+log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 
 
@@ -205,7 +207,11 @@ def retrieve(store: Store, graph: KnowledgeGraph, embedder: Embedder, question: 
     question = clean_question(question)
     qvec = embedder.encode([question])[0]
     _, visible_entities = graph.visibility(settings.access, settings.include_superseded)
-    anchors = find_anchors(graph, question, visible_entities, embedder)
+    try:
+        anchors = find_anchors(graph, question, visible_entities, embedder)
+    except ModelUnavailable as exc:  # no spaCy pipeline: routes start from similarity, and say so
+        log.warning("question anchors unavailable (%s); starting from similarity", exc)
+        anchors = []
     return retrieve_vector(store, graph, qvec, settings, anchors)
 
 

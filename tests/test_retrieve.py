@@ -306,3 +306,15 @@ def test_two_entities_one_sentence_names_are_a_comention_step(store, embedder, t
     out = asker(store, embedder).retrieve("In which city are workspaces created in Europe hosted?",
                                           AskSettings(direction="out"))
     assert all(not s.comention for c in out.context for s in c.route.steps)
+
+
+def test_without_a_spacy_pipeline_routes_start_from_similarity(chain_store, embedder, monkeypatch):  # type: ignore[no-untyped-def]
+    import graphrag.anchors
+    from graphrag.errors import ModelUnavailable
+
+    def missing(question: str):  # type: ignore[no-untyped-def]
+        raise ModelUnavailable("no spaCy English pipeline is installed", backend="rules", model="en_core_web_sm")
+
+    monkeypatch.setattr(graphrag.anchors, "question_phrases", missing)
+    got = asker(chain_store, embedder).retrieve("What do snapshots follow?", AskSettings())
+    assert got.seeding is RouteStart.SIMILARITY and got.context
