@@ -123,7 +123,7 @@ def _settings(a: argparse.Namespace) -> AskSettings:
 
 def cmd_ask(a: argparse.Namespace) -> int:
     from graphrag.ask import Asker
-    from graphrag.serialize import answer_json, route_text, support_json
+    from graphrag.serialize import VERBATIM, VERBATIM_CHECKS, answer_json, is_verbatim, route_text, support_json
 
     empty = (f"error: the store {a.store} holds no documents; ingest some first, e.g. `graphrag ingest "
              "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
@@ -151,7 +151,11 @@ def cmd_ask(a: argparse.Namespace) -> int:
     for cl in ans.claims:
         s = support_json(cl.support)
         flags = f"  flags: {', '.join(f.value for f in cl.flags)}" if cl.flags else ""
-        print(f"\n  claim {cl.index}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
+        if is_verbatim(cl):  # a score of a quote against itself is not evidence
+            print(f"\n  claim {cl.index}: {cl.text}\n    verbatim quote: {VERBATIM['reason']}{flags}\n"
+                  f"    still for a person: {' '.join(VERBATIM_CHECKS)}")
+        else:
+            print(f"\n  claim {cl.index}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
         for c in cl.citations:
             if c.item is None:
                 print(f"    [{c.marker}] does not resolve")
