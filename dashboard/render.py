@@ -24,7 +24,11 @@ FLAG_TEXT = {
     ClaimFlag.LOW_SUPPORT: "low support",
     ClaimFlag.SUPERSEDED_SOURCE: "superseded source",
     ClaimFlag.IRRELEVANT_CITATION: "irrelevant citation",
+    ClaimFlag.VERBATIM_QUOTE: "verbatim quote",
 }
+# What a verbatim quote still needs from a person: a checker score of a copy says nothing.
+VERBATIM_NOTE = ("Verbatim quote of its source: a support score would only measure the copy. Still for you: "
+                 "does the quote answer the question? Is its source the current version?")
 VERDICT_TEXT = {VerdictLabel.SUPPORTED: "supported", VerdictLabel.PARTIAL: "partially supported",
                 VerdictLabel.UNSUPPORTED: "unsupported"}
 
@@ -101,6 +105,8 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict]) -> tuple[str, str]:
         current = ", ".join(sorted({VERDICT_TEXT[v.verdict] for v in verdicts}))
         stale = " (stale: source superseded)" if any(v.stale for v in verdicts) else ""
         return f"verified: {current}{stale}", "orange" if stale else "green"
+    if ClaimFlag.VERBATIM_QUOTE in claim.flags:
+        return "verbatim quote · needs a reader", "violet"
     if claim.support is not None and any(c.valid for c in claim.citations):
         return f"auto-checked · {claim.support.score:.2f}", "blue"
     if any(c.valid for c in claim.citations):
@@ -113,6 +119,8 @@ def badges(claim: Claim, verdicts: Sequence[Verdict] = ()) -> None:
     with st.container(horizontal=True, gap="small"):
         st.badge(status, color=colour)  # type: ignore[arg-type]
         for f in claim.flags:
+            if f == ClaimFlag.VERBATIM_QUOTE:
+                continue  # the status badge says it
             st.badge(FLAG_TEXT.get(f, f.value), color="orange" if f == ClaimFlag.LOW_SUPPORT else "red",
                      icon=":material/flag:")
 

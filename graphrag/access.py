@@ -37,9 +37,10 @@ class Access:
 class Footprint:
     """Everything of the store that an answer shows, as references.
 
-    ``documents``: the document versions of its context sentences; ``relations``: every relation
-    a stored route follows (context routes and the walk's reached routes); ``seeds``: entities
-    the routes start from, whose names are shown.
+    ``documents``: the document versions of its context sentences and of every route step's
+    sentence (a co-mention step has no relation, only its sentence); ``relations``: every
+    relation a stored route follows (context routes and the walk's reached routes); ``seeds``:
+    entities the routes start from, whose names are shown.
     """
 
     documents: frozenset[DocKey]
@@ -47,27 +48,32 @@ class Footprint:
     seeds: frozenset[str]
 
 
-def _route_refs(routes: Iterable[Route]) -> tuple[set[int], set[str]]:
+def _route_refs(routes: Iterable[Route]) -> tuple[set[int], set[str], set[DocKey]]:
     rels: set[int] = set()
     seeds: set[str] = set()
+    docs: set[DocKey] = set()
     for r in routes:
         if r.seed:
             seeds.add(r.seed)
-        rels.update(s.relation_id for s in r.steps)
-    return rels, seeds
+        for s in r.steps:
+            if s.relation_id is not None:
+                rels.add(s.relation_id)
+            if s.document_id is not None and s.version is not None:
+                docs.add((s.document_id, s.version))
+    return rels, seeds, docs
 
 
 def footprint(answer: Answer) -> Footprint:
-    rels, seeds = _route_refs([*(c.route for c in answer.context), *answer.reached])
-    seeds.update(s.entity for s in answer.seeds)
-    return Footprint(frozenset((c.span.document_id, c.span.version) for c in answer.context),
-                     frozenset(rels), frozenset(seeds))
+    return footprint_of_routes(((c.span.document_id, c.span.version) for c in answer.context),
+                               [*(c.route for c in answer.context), *answer.reached],
+                               (s.entity for s in answer.seeds))
 
 
 def footprint_of_routes(documents: Iterable[DocKey], routes: Iterable[Route], seeds: Iterable[str]) -> Footprint:
-    """The footprint from stored parts (the review queue reads answers in summary form)."""
-    rels, route_seeds = _route_refs(routes)
-    return Footprint(frozenset(documents), frozenset(rels), frozenset(route_seeds | set(seeds)))
+    """What an answer shows, from its context documents, its stored routes and its seeds."""
+    rels, route_seeds, step_docs = _route_refs(routes)
+    return Footprint(frozenset(documents) | frozenset(step_docs), frozenset(rels),
+                     frozenset(route_seeds | set(seeds)))
 
 
 @dataclass(frozen=True)

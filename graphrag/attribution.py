@@ -2,7 +2,8 @@
 
 Nothing is dropped: a marker past the context, or bracket text that is not a number list, is
 kept on its claim and flagged; a claim without any marker is flagged ``uncited``. The claim's
-text is the answer's own sentence with the markers taken out, never a placeholder.
+text is the answer's own sentence with the markers taken out, never a placeholder. A claim
+that is one of its cited sentences word for word is flagged ``verbatim_quote``.
 """
 
 from __future__ import annotations
@@ -81,6 +82,20 @@ def _claim_ranges(answer: str) -> list[tuple[int, int]]:
     return ranges
 
 
+def _canonical(text: str) -> str:
+    """Text as a quote carries it: whitespace collapsed, square brackets as parentheses (the
+    extractive generator's one change to a source), no space before punctuation."""
+    s = " ".join(text.replace("[", "(").replace("]", ")").split())
+    return re.sub(r"\s+([.,;:!?])", r"\1", s).rstrip(" .!?…")
+
+
+def _verbatim(claim: str, cited: Sequence[str]) -> bool:
+    """The claim is one cited sentence word for word: checking it against that sentence
+    measures the copy, not whether it answers anything."""
+    c = _canonical(claim)
+    return bool(c) and any(_canonical(t) == c for t in cited)
+
+
 def attribute(answer: str, context: Sequence[ContextItem]) -> list[Claim]:
     """Claims of ``answer`` with citations resolved against ``context`` (numbered from 1)."""
     items = {c.n: c for c in context}
@@ -111,5 +126,7 @@ def attribute(answer: str, context: Sequence[ContextItem]) -> list[Claim]:
                     flags.append(ClaimFlag.SUPERSEDED_SOURCE)
         if not markers:
             flags.append(ClaimFlag.UNCITED)
+        elif _verbatim(text, [c.item.span.text for c in citations if c.item is not None]):
+            flags.append(ClaimFlag.VERBATIM_QUOTE)
         claims.append(Claim(len(claims), text, start, end, tuple(citations), tuple(dict.fromkeys(flags))))
     return claims

@@ -124,7 +124,7 @@ def _settings(a: argparse.Namespace) -> AskSettings:
 
 def cmd_ask(a: argparse.Namespace) -> int:
     from graphrag.ask import Asker
-    from graphrag.serialize import answer_json, route_text, support_json
+    from graphrag.serialize import VERBATIM, VERBATIM_CHECKS, answer_json, is_verbatim, route_text, support_json
 
     empty = (f"error: the store {a.store} holds no documents; ingest some first, e.g. `graphrag ingest "
              "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
@@ -137,10 +137,14 @@ def cmd_ask(a: argparse.Namespace) -> int:
             return 2
         outcome = Asker(store).ask(a.question, _settings(a))
         names = store.entity_names()
-    ans = outcome.answer
-    if a.json:
-        print(json.dumps(answer_json(ans, names, outcome.warnings), indent=2, ensure_ascii=False))
-        return 0
+        ans = outcome.answer
+        if a.json:
+            def sentence(doc: str, version: int, idx: int) -> str | None:
+                span = store.span(doc, version, idx)
+                return span.text if span else None
+
+            print(json.dumps(answer_json(ans, names, outcome.warnings, sentence), indent=2, ensure_ascii=False))
+            return 0
     for w in outcome.warnings:
         print(f"note: {w}", file=sys.stderr)
     print(ans.text or "(no answer)")
@@ -148,7 +152,11 @@ def cmd_ask(a: argparse.Namespace) -> int:
     for cl in ans.claims:
         s = support_json(cl.support)
         flags = f"  flags: {', '.join(f.value for f in cl.flags)}" if cl.flags else ""
-        print(f"\n  claim {cl.index}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
+        if is_verbatim(cl):  # a score of a quote against itself is not evidence
+            print(f"\n  claim {cl.index}: {cl.text}\n    verbatim quote: {VERBATIM['reason']}{flags}\n"
+                  f"    still for a person: {' '.join(VERBATIM_CHECKS)}")
+        else:
+            print(f"\n  claim {cl.index}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
         for c in cl.citations:
             if c.item is None:
                 print(f"    [{c.marker}] does not resolve")
@@ -281,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("question")
     _store_arg(s)
     _access_arg(s)
-    s.add_argument("--k", type=int, default=3, help="seed entities (default 3)")
+    s.add_argument("--k", type=int, default=3, help="similarity seeds when the question names no known entity (default 3)")
     s.add_argument("--hops", type=int, default=2, help="walk depth (default 2)")
     s.add_argument("--direction", choices=["both", "out"], default="both")
     s.add_argument("--include-superseded", action="store_true", help="also use superseded document versions")

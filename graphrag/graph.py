@@ -8,16 +8,18 @@ as a boolean array over document versions and checked on every edge the walk fol
 
 from __future__ import annotations
 
+import functools
+import heapq
 import json
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 
 from graphrag.embed import DIM
-from graphrag.model import Route, RouteStep
+from graphrag.model import COMENTION, Route, RouteStart, RouteStep
 from graphrag.store import Store
 
 DIRECTIONS = ("both", "out")
@@ -125,36 +127,119 @@ class KnowledgeGraph:
             out[has] = np.maximum.reduceat(sentence_scores[self._m_rows], self._m_offsets[:-1][has])
         return out
 
-    def walk(self, seeds: Iterable[str], hops: int, direction: str, visible_docs: np.ndarray) -> dict[str, Route]:
-        """Multi-source breadth-first search: every seed at depth 0, one best route per node.
+    @functools.cached_property
+    def specificity(self) -> np.ndarray:
+        """Per entity, how specific it is: 1 for an entity one sentence mentions, falling
+        towards 0 for one that most sentences mention (an inverse document frequency over
+        sentences). A walk through a hub ("film", "country") joins everything to everything."""
+        n = max(len(self.sentence_doc), 1)
+        df = np.maximum(np.diff(self._m_offsets), 1)
+        return (np.log1p(n / df) / np.log1p(n)).astype(np.float32)
 
-        Levels are expanded in sorted key order and edges in relation-id order, so the result
-        (depths and routes) does not depend on the order the seeds were given in. Edges from
-        invisible documents are never followed.
+    def walk(self, seeds: Iterable[str], hops: int, direction: str, visible_docs: np.ndarray) -> dict[str, Route]:
+        """Multi-source walk over relations with every edge worth the same: each seed at depth 0,
+        each node at its least depth, one route per node (see ``relevance_walk``)."""
+        return self.relevance_walk(seeds, hops, direction, visible_docs).routes
+
+    def relevance_walk(self, seeds: Iterable[str], hops: int, direction: str, visible_docs: np.ndarray, *,
+                       seed_scores: Mapping[str, float] | None = None, row_weight: np.ndarray | None = None,
+                       node_weight: np.ndarray | None = None,
+                       comention: bool = False, start: RouteStart = RouteStart.QUESTION,
+                       rows_per_entity: int = 12, max_nodes: int = 400) -> Walk:
+        """Best-first walk from every seed at once: a node's score is the best product, over the
+        routes reaching it, of its seed's score and each step's weight; one route per node.
+
+        A step's weight is ``row_weight`` of the sentence stating the edge (how relevant that
+        sentence is to the question) times ``node_weight`` of the entity reached (e.g. its
+        specificity, so hubs pass little on; 1 when not given); without
+        ``row_weight`` every edge is worth 1, and the walk is a breadth-first search. Edges are
+        the relations (both ways, or only as extracted with direction "out") and, with
+        ``comention``, any two entities one sentence names together (only with direction
+        "both"; from each entity, its ``rows_per_entity`` most relevant sentences).
+
+        Ties are broken by depth, then entity key, then the edge, so the result does not depend
+        on the order the seeds were given in (a visited set shared across seeds would hide
+        nodes). Edges from invisible documents are never followed.
         """
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
-        routes: dict[str, Route] = {s: Route(s) for s in sorted(set(seeds)) if s in self.index}
-        frontier = sorted(routes)
+        weighted = row_weight is not None
+        spec = node_weight if node_weight is not None else np.ones(len(self.keys), dtype=np.float32)
+        heap: list[tuple] = []  # type: ignore[type-arg]
+        for s in sorted(set(seeds)):
+            if s in self.index:
+                sc = float(seed_scores.get(s, 1.0)) if seed_scores else 1.0
+                heapq.heappush(heap, (-sc, 0, s, ("", 0, -1, -1), None))
+        routes: dict[str, Route] = {}
+        scores: dict[str, float] = {}
         succ, pred = self.graph._succ, self.graph._pred  # plain dict views: the walk is a hot path
-        for _ in range(max(hops, 0)):
-            reached: dict[str, Route] = {}
-            for node in frontier:
-                route = routes[node]
-                sides = ((succ[node], True), (pred[node], False)) if direction == "both" else ((succ[node], True),)
-                for adjacency, forward in sides:
-                    for nbr, edges in adjacency.items():
-                        if nbr in routes or nbr in reached:
+        while heap and len(routes) < max_nodes:
+            neg, depth, key, tie, step = heapq.heappop(heap)
+            if key in routes:
+                continue
+            if step is None:
+                routes[key] = Route(key, (), start)
+            else:
+                parent = routes[tie[0]]
+                routes[key] = Route(parent.seed, (*parent.steps, self._step(*step)), start)
+            scores[key] = -neg
+            if depth >= hops:
+                continue
+            related: set[tuple[str, int]] = set()
+            sides = ((succ[key], True), (pred[key], False)) if direction == "both" else ((succ[key], True),)
+            for adjacency, forward in sides:
+                for nbr, edges in adjacency.items():
+                    if nbr in routes:
+                        continue
+                    for rel_id, attrs in edges.items():
+                        if not visible_docs[attrs["doc"]]:
                             continue
-                        for rel_id, attrs in edges.items():
-                            if visible_docs[attrs["doc"]]:
-                                reached[nbr] = Route(route.seed, (*route.steps, RouteStep(rel_id, attrs["type"], nbr, forward)))
-                                break
-            if not reached:
-                break
-            routes.update(reached)
-            frontier = sorted(reached)
-        return routes
+                        row = int(attrs["row"])
+                        related.add((nbr, row))
+                        w = float(row_weight[row]) * float(spec[self.index[nbr]]) if weighted else 1.0  # type: ignore[index]
+                        if w > 0:
+                            heapq.heappush(heap, (neg * w, depth + 1, nbr, (key, 0, rel_id, row),
+                                                  (rel_id, attrs["type"], nbr, forward, row)))
+            if not (comention and direction == "both"):
+                continue
+            rows = self.mention_rows(self.index[key])
+            rows = rows[visible_docs[self.sentence_doc[rows]]]
+            if weighted and len(rows) > rows_per_entity:
+                rows = rows[np.lexsort((rows, -row_weight[rows]))[:rows_per_entity]]  # type: ignore[index]
+            for row in rows.tolist():
+                w_row = float(row_weight[row]) if weighted else 1.0  # type: ignore[index]
+                if w_row <= 0:
+                    continue
+                for e in self.entities_in_row(row).tolist():
+                    nbr = self.keys[e]
+                    if nbr == key or nbr in routes or (nbr, row) in related:
+                        continue
+                    w = w_row * float(spec[e]) if weighted else 1.0  # type: ignore[index]
+                    related.add((nbr, row))
+                    heapq.heappush(heap, (neg * w, depth + 1, nbr, (key, 1, -1, row),
+                                          (None, COMENTION, nbr, True, row)))
+        return Walk(routes, scores)
+
+    def _step(self, rel_id: int | None, rtype: str, entity: str, forward: bool, row: int) -> RouteStep:
+        doc = self.docs[int(self.sentence_doc[row])]
+        return RouteStep(rel_id, rtype, entity, forward, doc.id, doc.version, int(self.sentence_idx[row]))
+
+    @functools.cached_property
+    def _row_index(self) -> dict[tuple[int, int], int]:
+        return {(int(d), int(i)): r for r, (d, i) in enumerate(zip(self.sentence_doc.tolist(), self.sentence_idx.tolist()))}
+
+    def row_of(self, document_id: str | None, version: int | None, sentence_index: int | None) -> int | None:
+        """The sentence row of a span, or None when the graph does not hold it."""
+        d = self.doc_index.get((document_id, version))  # type: ignore[arg-type]
+        if d is None or sentence_index is None:
+            return None
+        return self._row_index.get((d, sentence_index))
+
+
+@dataclass(frozen=True)
+class Walk:
+    routes: dict[str, Route]  # one route per reached entity key
+    scores: dict[str, float]  # the score each entity was reached with (seed score x step weights)
 
 
 @dataclass(frozen=True)

@@ -122,22 +122,43 @@ class Relation:
 # --- retrieval --------------------------------------------------------------------------
 
 
+COMENTION = "co-mention"  # the relation type of a step between two entities one sentence names together
+
+
 @dataclass(frozen=True)
 class RouteStep:
-    """One step of a route: the relation followed and the entity it reached."""
+    """One step of a route: the edge followed, the sentence that states it, and the entity reached.
 
-    relation_id: int
+    An edge is an extracted relation (``relation_id`` set) or a co-mention: two entities named
+    in one sentence, with no relation extracted between them (``relation_id`` None, type
+    ``COMENTION``). Either way the step names the sentence it went through.
+    """
+
+    relation_id: int | None
     relation_type: str
     entity: str  # entity key reached
     forward: bool  # True when the relation was followed in its extracted direction
+    document_id: str | None = None  # the sentence that states the edge
+    version: int | None = None
+    sentence_index: int | None = None
+
+    @property
+    def comention(self) -> bool:
+        return self.relation_id is None
+
+
+class RouteStart(str, Enum):
+    QUESTION = "question"  # an entity the question names (an anchor)
+    SIMILARITY = "similarity"  # the question named nothing known: an entity of a similar sentence
 
 
 @dataclass(frozen=True)
 class Route:
-    """How retrieval reached an entity: a seed, then relation/entity steps."""
+    """How retrieval reached an entity: where it started, then edge/entity steps."""
 
     seed: str
     steps: tuple[RouteStep, ...] = ()
+    start: RouteStart = RouteStart.QUESTION
 
     @property
     def end(self) -> str:
@@ -150,11 +171,33 @@ class Route:
     def entities(self) -> tuple[str, ...]:
         return (self.seed, *(s.entity for s in self.steps))
 
+    def to_record(self) -> dict[str, object]:
+        """The stored form (the context item's JSON route column); read back by ``from_record``."""
+        return {"seed": self.seed, "start": self.start.value,
+                "steps": [[s.relation_id, s.relation_type, s.entity, s.forward, s.document_id, s.version,
+                           s.sentence_index] for s in self.steps]}
+
+    @classmethod
+    def from_record(cls, d: dict) -> Route:  # type: ignore[type-arg]
+        steps = []
+        for rel_id, rtype, entity, forward, *where in d["steps"]:  # older records hold 4 fields
+            doc, version, idx = (list(where) + [None, None, None])[:3]
+            steps.append(RouteStep(None if rel_id is None else int(rel_id), rtype, entity, bool(forward), doc,
+                                   None if version is None else int(version), None if idx is None else int(idx)))
+        return cls(d["seed"], tuple(steps), RouteStart(d.get("start", RouteStart.QUESTION.value)))
+
 
 @dataclass(frozen=True)
 class Seed:
+    """Where routes start: an entity the question names (``mention`` is the question's words,
+    ``score`` how well they matched the entity), or, when it names nothing known, an entity of
+    the sentences most similar to the question (``start`` SIMILARITY, ``score`` its relevance)."""
+
     entity: str
     score: float
+    start: RouteStart = RouteStart.QUESTION
+    mention: str = ""
+    how: str = ""  # "name", "alias" or "name similarity" for anchors
 
 
 @dataclass(frozen=True)
@@ -165,7 +208,7 @@ class ContextItem:
     span: Span
     route: Route
     score: float  # relevance to the question
-    via: str  # "mention" or "relation" (reached by the walk), or "similarity"
+    via: str  # "mention", "relation" or "co-mention" (reached by the walk), or "similarity"
     superseded: bool = False
     effective_date: str | None = None  # of the span's document, to prefer current sources
 
@@ -196,6 +239,10 @@ class ClaimFlag(str, Enum):
     LOW_SUPPORT = "low_support"
     SUPERSEDED_SOURCE = "superseded_source"
     IRRELEVANT_CITATION = "irrelevant_citation"
+    # The claim is its cited sentence, word for word: a support score would only measure the
+    # copy. What a person must still judge is whether the quote answers the question and
+    # whether its source is the current one.
+    VERBATIM_QUOTE = "verbatim_quote"
 
 
 @dataclass(frozen=True)
@@ -256,6 +303,16 @@ class Answer:
     id: int | None = None
     created_at: str | None = None
     generator_model: str | None = None
+
+    @property
+    def seeding(self) -> RouteStart:
+        """Whether routes started at entities the question names, or (naming nothing known)
+        at entities of the most similar sentences."""
+        return seeding(self.seeds)
+
+
+def seeding(seeds: tuple[Seed, ...]) -> RouteStart:
+    return RouteStart.QUESTION if any(s.start is RouteStart.QUESTION for s in seeds) else RouteStart.SIMILARITY
 
 
 # --- review -----------------------------------------------------------------------------

@@ -1,30 +1,45 @@
-"""Retrieval: similarity seeds, a multi-source walk, filters, numbered context items.
+"""Retrieval: question anchors, a relevance walk, filters, numbered context items.
+
+Routes start at the entities the question names (``anchors.py``); when it names nothing the
+graph knows, at the entities of the sentences most similar to the question, and the routes
+say so. From there a best-first walk follows the relations and co-mentions whose sentences
+are relevant to the question (``KnowledgeGraph.relevance_walk``). A sentence is ranked by its
+own similarity to the question plus how strongly the walk reached an entity it names, and its
+context item keeps the route the walk actually took to that entity.
 
 Access and version filters are applied twice: while walking (invisible edges are not
-followed, invisible entities are not seeds, invisible mentions give no candidates) and
-again from the store, fresh, just before a span becomes a context item.
+followed, invisible entities are not anchors or seeds, invisible mentions give no candidates)
+and again from the store, fresh, just before a span becomes a context item.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from graphrag.anchors import find_anchors
 from graphrag.embed import Embedder, similarities
-from graphrag.errors import InputError
-from graphrag.graph import KnowledgeGraph
-from graphrag.model import AskSettings, ContextItem, Route, RouteStep, Seed
+from graphrag.errors import InputError, ModelUnavailable
+from graphrag.graph import KnowledgeGraph, Walk
+from graphrag.model import AskSettings, ContextItem, Route, RouteStart, Seed, seeding
 from graphrag.store import Store
 
+log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 
 
 @dataclass(frozen=True)
 class Retrieval:
-    seeds: tuple[Seed, ...]
+    seeds: tuple[Seed, ...]  # the anchors, or the similarity seeds when the question named nothing known
     reached: tuple[Route, ...]  # every reached entity's route, by depth then key
     context: tuple[ContextItem, ...]
+
+    @property
+    def seeding(self) -> RouteStart:
+        return seeding(self.seeds)
 
 
 def clean_question(question: str) -> str:
@@ -35,15 +50,22 @@ def clean_question(question: str) -> str:
     return q[:MAX_QUESTION_CHARS]
 
 
-# Seeds: an entity's relevance blends its name's similarity to the question with the best
-# similarity among the sentences that mention it, so an entity is found by what its sources
-# say and not only by its name. On the MuSiQue development questions this raised
-# supporting-paragraph recall from 0.45 (names only) to 0.70 (see README, eval retrieval).
+# Similarity seeds (the fallback): an entity's relevance blends its name's similarity to the
+# question with the best similarity among the sentences that mention it, so an entity is found
+# by what its sources say and not only by its name.
 NAME_WEIGHT = 0.3
-# Context ranking: sentence similarity plus a bonus for sentences the walk reached, halving
-# with each hop, so graph evidence outranks equally similar sentences found by similarity alone.
-GRAPH_BONUS = 0.05
-HOP_DECAY = 0.5
+# Context ranking: a sentence's similarity to the question plus REACH_WEIGHT times the best walk
+# score among the entities it names (an anchor named exactly scores its specificity, each step
+# multiplies by the step sentence's similarity and the reached entity's specificity).
+REACH_WEIGHT = 0.5
+# Specificity (an inverse sentence frequency in [0, 1], see KnowledgeGraph.specificity) raised
+# to this power weighs anchors and every entity a step reaches: "waterfall" or "country",
+# named by dozens of sentences, must not outweigh "Bubye River", named by two.
+SPECIFICITY_POWER = 2.0
+# A step through a sentence unrelated to the question is worth little but not nothing: the
+# sentence linking a film to its director need not resemble "Which country is ... from?".
+MIN_STEP_WEIGHT = 0.05
+REACH_SUM = 1.0
 
 
 def entity_relevance(graph: KnowledgeGraph, qvec: np.ndarray, sentence_scores: np.ndarray) -> np.ndarray:
@@ -58,50 +80,68 @@ def find_seeds(graph: KnowledgeGraph, relevance: np.ndarray, k: int, visible_ent
         return []
     top = np.argpartition(-masked, k - 1)[:k]
     top = sorted(top.tolist(), key=lambda i: (-float(masked[i]), graph.keys[i]))
-    return [Seed(graph.keys[i], round(float(masked[i]), 4)) for i in top]
+    return [Seed(graph.keys[i], round(float(masked[i]), 4), RouteStart.SIMILARITY) for i in top]
 
 
-def _graph_rows(graph: KnowledgeGraph, routes: dict[str, Route], visible_docs: np.ndarray) -> dict[int, tuple[Route, str]]:
-    """Sentence rows the walk reached: mentions of reached entities and the relations followed.
+def _via(route: Route) -> str:
+    return "co-mention" if route.steps[-1].comention else "relation"
 
-    One (route, via) per row: the shallowest route wins, then the relation's own sentence.
+
+def _walk_rows(graph: KnowledgeGraph, walk: Walk, visible_docs: np.ndarray, n_rows: int
+               ) -> tuple[np.ndarray, dict[int, tuple[Route, str]]]:
+    """Per sentence row, the best walk score among what reached it, and the route that did.
+
+    A row is reached by mentioning a reached entity (its route ends at that entity, "mention")
+    or by being the sentence of a route's last step ("relation" or "co-mention"). The highest
+    score wins, then the shallower route, then the entity key.
     """
+    reach = np.zeros(n_rows, dtype=np.float32)
     found: dict[int, tuple[Route, str]] = {}
-    ordered = sorted(routes.items(), key=lambda kv: (kv[1].depth, kv[0]))
-    for key, route in ordered:
-        if route.steps:  # the sentence that states the last relation followed
-            attrs = graph.graph.edges[_edge(route)]
-            if visible_docs[attrs["doc"]]:
-                found.setdefault(int(attrs["row"]), (route, "relation"))
+    rank: dict[int, tuple[float, int, str]] = {}
+
+    def offer(row: int, score: float, route: Route, via: str) -> None:
+        r = (-score, route.depth, route.end)
+        if row not in rank or r < rank[row]:
+            rank[row] = r
+            found[row] = (route, via)
+            reach[row] = score
+
+    total = np.zeros(n_rows, dtype=np.float32)
+    for key, route in walk.routes.items():
+        score = walk.scores[key]
+        if route.steps:
+            step = route.steps[-1]
+            row = graph.row_of(step.document_id, step.version, step.sentence_index)
+            if row is not None and visible_docs[graph.sentence_doc[row]]:
+                offer(row, score, route, _via(route))
         m = graph.mention_rows(graph.index[key])
-        for row in m[visible_docs[graph.sentence_doc[m]]].tolist():
-            found.setdefault(row, (route, "mention"))
-    # Other relations between two reached entities (e.g. a second relation between the same
-    # pair): their sentences were reached too, by the route to one end plus that relation.
-    for key, route in ordered:
-        for nbr, edges in graph.graph._succ[key].items():
-            if nbr not in routes:
-                continue
-            for rel_id, attrs in edges.items():
-                if visible_docs[attrs["doc"]] and int(attrs["row"]) not in found:
-                    step = RouteStep(rel_id, attrs["type"], nbr, True)
-                    found[int(attrs["row"])] = (Route(route.seed, (*route.steps, step)), "relation")
-    return found
+        m = m[visible_docs[graph.sentence_doc[m]]]
+        np.add.at(total, m, score)
+        for row in m.tolist():
+            offer(row, score, route, "mention")
+    if REACH_SUM:
+        # A sentence naming several reached entities (the waterfall AND the country) is worth
+        # their sum, as in personalised PageRank; its route stays the one to its best entity.
+        return np.maximum(total, reach), found
+    return reach, found
 
 
-def _edge(route: Route) -> tuple[str, str, int]:
-    step = route.steps[-1]
-    prev = route.steps[-2].entity if len(route.steps) > 1 else route.seed
-    return (prev, step.entity, step.relation_id) if step.forward else (step.entity, prev, step.relation_id)
+def _relevance_of(graph: KnowledgeGraph, qvec: np.ndarray, sentence_scores: np.ndarray,
+                  entities: np.ndarray) -> np.ndarray:
+    """``entity_relevance`` for a few entities only (computing it for all costs ~10 ms at 100k)."""
+    best = np.array([float(sentence_scores[m].max()) if len(m := graph.mention_rows(int(e))) else -1.0
+                     for e in entities.tolist()], dtype=np.float32)
+    return NAME_WEIGHT * similarities(graph.vectors[entities], qvec) + (1 - NAME_WEIGHT) * best
 
 
-def _similarity_route(graph: KnowledgeGraph, row: int, relevance: np.ndarray) -> Route:
+def _similarity_route(graph: KnowledgeGraph, row: int, qvec: np.ndarray, sentence_scores: np.ndarray) -> Route:
     """A sentence found by similarity alone: its route starts and ends at the most relevant
-    entity it mentions (or is empty when it mentions none)."""
+    entity it mentions (or is empty when it mentions none), and says it came from similarity."""
     ents = graph.entities_in_row(row)
     if not len(ents):
-        return Route("")
-    return Route(graph.keys[int(ents[np.argmax(relevance[ents])])])
+        return Route("", (), RouteStart.SIMILARITY)
+    rel = _relevance_of(graph, qvec, sentence_scores, ents)
+    return Route(graph.keys[int(ents[np.argmax(rel)])], (), RouteStart.SIMILARITY)
 
 
 def diverse(rows: np.ndarray, doc_of: np.ndarray, limit: int) -> list[int]:
@@ -115,60 +155,90 @@ def diverse(rows: np.ndarray, doc_of: np.ndarray, limit: int) -> list[int]:
     return (first + rest)[: limit]
 
 
-def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarray, relevance: np.ndarray,
-                  routes: dict[str, Route], visible_docs: np.ndarray, settings: AskSettings) -> list[ContextItem]:
-    reached = _graph_rows(graph, routes, visible_docs)
-    score = sentence_scores.copy()  # already -inf where invisible
-    if reached:
-        rows = np.fromiter(reached, dtype=np.int64, count=len(reached))
-        depth = np.array([reached[r][0].depth for r in rows.tolist()])
-        score[rows] += GRAPH_BONUS * HOP_DECAY ** depth
+def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarray, qvec: np.ndarray,
+                  walk: Walk, visible_docs: np.ndarray, settings: AskSettings) -> list[ContextItem]:
+    reach, reached = _walk_rows(graph, walk, visible_docs, len(sentence_scores))
+    score = sentence_scores + REACH_WEIGHT * reach  # already -inf where invisible
     n_visible = int(np.isfinite(score).sum())
     pool = min(n_visible, settings.max_context * 8)
     if pool == 0:
         return []
     top = np.argpartition(-score, pool - 1)[:pool]
     top = top[np.lexsort((top, -score[top]))]
+    order = diverse(top, graph.sentence_doc, len(top))
+    # A chain is only readable when its links are in the context too: the sentence of each
+    # step on a chosen item's route joins right after it (if visible and not yet chosen).
     items: list[ContextItem] = []
     seen_text: set[str] = set()
     labels = frozenset(settings.access)
-    for row in diverse(top, graph.sentence_doc, len(top)):
-        row = int(row)
+
+    def add(row: int) -> bool:
         doc = graph.docs[int(graph.sentence_doc[row])]
         # Second filter, from the store rather than the cached graph: the document must still
         # exist, still be visible to this asker, and (unless asked) not be superseded.
         fresh = store.access_of(doc.id, doc.version)
         if fresh is None or not (set(fresh[0]) & labels) or (fresh[1] and not settings.include_superseded):
-            continue
+            return False
         span = store.span(doc.id, doc.version, int(graph.sentence_idx[row]))
         if span is None or span.text in seen_text:
-            continue
+            return False
         seen_text.add(span.text)
-        route, via = reached.get(row) or (_similarity_route(graph, row, relevance), "similarity")
+        route, via = reached.get(row) or (_similarity_route(graph, row, qvec, sentence_scores), "similarity")
         items.append(ContextItem(len(items) + 1, span, route, round(float(sentence_scores[row]), 4), via,
                                  fresh[1], doc.effective_date))
+        return True
+
+    for row in order:
         if len(items) >= settings.max_context:
             break
+        if not add(int(row)):
+            continue
+        for step in items[-1].route.steps:
+            if len(items) >= settings.max_context:
+                break
+            link = graph.row_of(step.document_id, step.version, step.sentence_index)  # type: ignore[arg-type]
+            if link is not None and np.isfinite(sentence_scores[link]):
+                add(link)
     return items
 
 
 def retrieve(store: Store, graph: KnowledgeGraph, embedder: Embedder, question: str,
              settings: AskSettings) -> Retrieval:
-    qvec = embedder.encode([clean_question(question)])[0]
-    return retrieve_vector(store, graph, qvec, settings)
+    question = clean_question(question)
+    qvec = embedder.encode([question])[0]
+    _, visible_entities = graph.visibility(settings.access, settings.include_superseded)
+    try:
+        anchors = find_anchors(graph, question, visible_entities, embedder)
+    except ModelUnavailable as exc:  # no spaCy pipeline: routes start from similarity, and say so
+        log.warning("question anchors unavailable (%s); starting from similarity", exc)
+        anchors = []
+    return retrieve_vector(store, graph, qvec, settings, anchors)
 
 
-def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, settings: AskSettings) -> Retrieval:
+def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, settings: AskSettings,
+                    anchors: Sequence[Seed] = ()) -> Retrieval:
+    """Retrieval for an embedded question. ``anchors`` are the entities the question names
+    (``find_anchors``); without a visible one, routes start from similarity seeds instead."""
     if settings.k < 1 or settings.hops < 0 or settings.max_context < 1:
         raise InputError("k and the context cap must be at least 1, hops at least 0")
     visible_docs, visible_entities = graph.visibility(settings.access, settings.include_superseded)
     rows = graph.visible_rows(settings.access, settings.include_superseded)
-    # One similarity per sentence, invisible ones at -inf: shared by seeding and context.
+    # One similarity per sentence, invisible ones at -inf: shared by seeding, walk and context.
     sentence_scores = np.where(rows, similarities(graph.sentence_vectors, qvec), -np.inf).astype(np.float32)
-    relevance = entity_relevance(graph, qvec, sentence_scores)
-    seeds = find_seeds(graph, relevance, settings.k, visible_entities)
-    routes = graph.walk((s.entity for s in seeds), settings.hops, settings.direction, visible_docs)
-    context = build_context(store, graph, sentence_scores, relevance, routes, visible_docs, settings)
-    reached = tuple(sorted(routes.values(), key=lambda r: (r.depth, r.end)))
+    seeds = [a for a in anchors if a.entity in graph.index and visible_entities[graph.index[a.entity]]]
+    spec = graph.specificity ** SPECIFICITY_POWER
+    if seeds:
+        start = RouteStart.QUESTION
+        seed_scores = {s.entity: s.score * float(spec[graph.index[s.entity]]) for s in seeds}
+    else:
+        start = RouteStart.SIMILARITY
+        seeds = find_seeds(graph, entity_relevance(graph, qvec, sentence_scores), settings.k, visible_entities)
+        seed_scores = {s.entity: float(spec[graph.index[s.entity]]) for s in seeds}
+    step_weight = np.clip(np.where(rows, sentence_scores, 0.0), MIN_STEP_WEIGHT, 1.0).astype(np.float32)
+    step_weight[~rows] = 0.0
+    walk = graph.relevance_walk((s.entity for s in seeds), settings.hops, settings.direction, visible_docs,
+                                seed_scores=seed_scores, row_weight=step_weight, node_weight=spec, comention=True,
+                                start=start)
+    context = build_context(store, graph, sentence_scores, qvec, walk, visible_docs, settings)
+    reached = tuple(sorted(walk.routes.values(), key=lambda r: (r.depth, r.end)))
     return Retrieval(tuple(seeds), reached, tuple(context))
-

@@ -23,7 +23,8 @@ from graphrag.store import Store, now, sha256_text
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
 EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
-                 "start", "end", "span", "span_sha256", "verdict", "reviewer", "time", "note", "stale")
+                 "start", "end", "span", "span_sha256", "verdict", "reviewer", "time", "note", "stale",
+                 "claim_kind")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -199,6 +200,8 @@ def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
                 "version": v.version, "start": v.start, "end": v.end, "span": span_text,
                 "span_sha256": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer,
                 "time": v.created_at, "note": v.note, "stale": v.stale,
+                # A verbatim quote was judged on whether it answers and is current, not on a score.
+                "claim_kind": ("verbatim quote" if cl and ClaimFlag.VERBATIM_QUOTE in cl.flags else "written"),
             })
     return rows
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from graphrag.model import Answer, Citation, ContextItem, Entity, Relation, Route, Support
+from graphrag.model import Answer, Citation, Claim, ClaimFlag, ContextItem, Entity, Relation, Route, RouteStart, Support
+
+# What a checker score cannot say about a verbatim quote, so a person must.
+VERBATIM_CHECKS = ("Does the quoted sentence answer the question?",
+                   "Is its source the current version, and still in force?")
 
 NOT_CHECKED = {"score": None, "label": "not_checked", "checker": None, "reason": "not checked"}
 
@@ -15,28 +19,55 @@ def support_json(s: Support | None) -> dict[str, object]:
     return {"score": round(s.score, 4), "label": s.label.value, "checker": s.checker, "reason": s.reason}
 
 
-def route_json(route: Route, names: Mapping[str, str] | None = None) -> list[dict[str, object]]:
-    """A route as steps: the seed entity, then alternating relation and entity steps."""
+SentenceLookup = Callable[[str, int, int], "str | None"]
+
+
+def route_json(route: Route, names: Mapping[str, str] | None = None,
+               sentence: SentenceLookup | None = None) -> list[dict[str, object]]:
+    """A route as steps: where it started (an entity the question names, or similarity), then
+    alternating edge and entity steps. Each edge names its type (a relation, or "co-mention")
+    and the sentence that states it; ``sentence`` (document, version, index -> text) adds the
+    sentence's text."""
     name = (lambda k: names.get(k, k)) if names else (lambda k: k)
-    steps: list[dict[str, object]] = [{"entity": name(route.seed)}]
+    steps: list[dict[str, object]] = [{"entity": name(route.seed), "start": route.start.value}]
     for s in route.steps:
-        steps.append({"relation": s.relation_type, "relation_id": s.relation_id,
-                      "direction": "forward" if s.forward else "backward"})
+        edge: dict[str, object] = {"relation": s.relation_type, "relation_id": s.relation_id,
+                                   "kind": "co-mention" if s.comention else "relation",
+                                   "direction": "forward" if s.forward else "backward",
+                                   "document": s.document_id, "version": s.version,
+                                   "sentence_index": s.sentence_index}
+        if sentence is not None and s.document_id is not None and s.version is not None \
+                and s.sentence_index is not None:
+            edge["sentence"] = sentence(s.document_id, s.version, s.sentence_index)
+        steps.append(edge)
         steps.append({"entity": name(s.entity)})
     return steps
 
 
 def route_text(route: Route, names: Mapping[str, str] | None = None) -> str:
-    """"Cancellation -trigger-> Export <-use- Snapshot" for tables and logs."""
+    """"Cancellation -trigger-> Export <-use- Snapshot" for tables and logs; a co-mention is
+    "~co-mention~", and a route from similarity says so."""
     name = (lambda k: names.get(k, k)) if names else (lambda k: k)
-    out = name(route.seed)
+    out = ("(similarity) " if route.start is RouteStart.SIMILARITY else "") + name(route.seed)
     for s in route.steps:
-        out += f" -{s.relation_type}-> " if s.forward else f" <-{s.relation_type}- "
+        if s.comention:
+            out += f" ~{s.relation_type}~ "
+        else:
+            out += f" -{s.relation_type}-> " if s.forward else f" <-{s.relation_type}- "
         out += name(s.entity)
     return out
 
 
-def citation_json(c: Citation, names: Mapping[str, str] | None = None) -> dict[str, object]:
+VERBATIM = {"score": None, "label": "verbatim_quote", "checker": None,
+            "reason": "the claim is its cited sentence word for word; a support score would only measure the copy"}
+
+
+def is_verbatim(claim: Claim) -> bool:
+    return ClaimFlag.VERBATIM_QUOTE in claim.flags
+
+
+def citation_json(c: Citation, names: Mapping[str, str] | None = None,
+                  sentence: SentenceLookup | None = None) -> dict[str, object]:
     span = c.item.span if c.item else None
     return {
         "marker": c.marker,
@@ -46,7 +77,8 @@ def citation_json(c: Citation, names: Mapping[str, str] | None = None) -> dict[s
         "start": span.start if span else None,
         "end": span.end if span else None,
         "sentence": span.text if span else None,
-        "route": route_json(c.item.route, names) if c.item else None,
+        "via": c.item.via if c.item else None,
+        "route": route_json(c.item.route, names, sentence) if c.item else None,
         "support": support_json(c.support),
         "irrelevant": c.irrelevant,
     }
@@ -55,10 +87,12 @@ def citation_json(c: Citation, names: Mapping[str, str] | None = None) -> dict[s
 def context_json(c: ContextItem) -> dict[str, object]:
     s = c.span
     return {"n": c.n, "document": s.document_id, "version": s.version, "start": s.start, "end": s.end,
-            "sentence": s.text, "score": c.score, "via": c.via, "superseded": c.superseded}
+            "sentence": s.text, "score": c.score, "via": c.via, "superseded": c.superseded,
+            "route": route_json(c.route)}
 
 
-def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = ()) -> dict[str, object]:
+def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = (),
+                sentence: SentenceLookup | None = None) -> dict[str, object]:
     return {
         "answer_id": a.id,
         "question": a.question,
@@ -67,12 +101,20 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
         "warnings": list(warnings),
         "claims": [
             {"index": cl.index, "text": cl.text, "start": cl.start, "end": cl.end,
-             "flags": [f.value for f in cl.flags], "support": support_json(cl.support),
-             "citations": [citation_json(c, names) for c in cl.citations]}
+             "flags": [f.value for f in cl.flags], "verbatim_quote": is_verbatim(cl),
+             # A checker score of a quote against itself says nothing: not presented as evidence.
+             "support": VERBATIM if is_verbatim(cl) else support_json(cl.support),
+             "still_for_a_person": list(VERBATIM_CHECKS) if is_verbatim(cl) else [],
+             "citations": [{**citation_json(c, names, sentence), **({"support": VERBATIM} if is_verbatim(cl) else {})}
+                           for c in cl.citations]}
             for cl in a.claims
         ],
         "retrieval": {
-            "seeds": [{"entity": s.entity, "score": s.score} for s in a.seeds],
+            # "question": routes start at entities the question names; "similarity": it named
+            # nothing the graph knows, and routes start at entities of the most similar sentences.
+            "seeding": a.seeding.value,
+            "seeds": [{"entity": s.entity, "score": s.score, "start": s.start.value, "question_words": s.mention,
+                       "matched_by": s.how} for s in a.seeds],
             "reached": [{"entity": r.end, "depth": r.depth, "route": route_json(r, names)} for r in a.reached],
         },
         "context": [context_json(c) for c in a.context],

@@ -42,7 +42,7 @@ from graphrag.model import (
     Mention,
     Relation,
     Route,
-    RouteStep,
+    RouteStart,
     Seed,
     Span,
     Support,
@@ -490,7 +490,7 @@ class Store:
                 "INSERT INTO answers (question, settings, text, status, generator, generator_model, seeds, reached,"
                 " created_at) VALUES (?,?,?,?,?,?,?,?,?)",
                 (a.question, json.dumps(asdict(a.settings)), a.text, a.status.value, a.settings.generator,
-                 a.generator_model, json.dumps([[s.entity, s.score] for s in a.seeds]),
+                 a.generator_model, json.dumps([[s.entity, s.score, s.start.value, s.mention, s.how] for s in a.seeds]),
                  json.dumps([_route_json(r) for r in a.reached]), now()),
             )
             aid = int(cur.lastrowid or 0)
@@ -548,7 +548,7 @@ class Store:
             status = AnswerStatus.VERIFIED
         return Answer(
             question=a["question"], settings=settings, text=a["text"],
-            seeds=tuple(Seed(e, s) for e, s in json.loads(a["seeds"])),
+            seeds=tuple(_seed(x) for x in json.loads(a["seeds"])),
             reached=tuple(_route(r) for r in json.loads(a["reached"])),
             context=tuple(items[n] for n in sorted(items)), claims=claims, status=status,
             id=a["id"], created_at=a["created_at"], generator_model=a["generator_model"],
@@ -587,7 +587,7 @@ class Store:
                 aid = r["id"]
                 reached = [_route(x) for x in json.loads(r["reached"])]
                 out[aid] = footprint_of_routes(docs.get(aid, ()), [*routes.get(aid, ()), *reached],
-                                               (e for e, _ in json.loads(r["seeds"])))
+                                               (x[0] for x in json.loads(r["seeds"])))
         return out
 
     def visibility_sources(self, footprints: Iterable[Footprint]) -> Sources:
@@ -700,11 +700,15 @@ def _document(r: dict) -> Document:
 
 
 def _route_json(r: Route) -> dict:
-    return {"seed": r.seed, "steps": [[s.relation_id, s.relation_type, s.entity, s.forward] for s in r.steps]}
+    return r.to_record()
 
 
 def _route(d: dict) -> Route:
-    return Route(d["seed"], tuple(RouteStep(int(a), b, c, bool(f)) for a, b, c, f in d["steps"]))
+    return Route.from_record(d)
+
+
+def _seed(x: list) -> Seed:  # type: ignore[type-arg]
+    return Seed(x[0], x[1], *((RouteStart(x[2]), *x[3:]) if len(x) > 2 else ()))
 
 
 def _support_json(s: Support | None) -> str | None:

@@ -12,9 +12,10 @@ on the canvas and tooltips are built with ``textContent``, so a document contain
 from __future__ import annotations
 
 import functools
+import html
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import pyvis
 from pyvis.network import Network
 
 from graphrag.graph import KnowledgeGraph
-from graphrag.model import ContextItem, Relation
+from graphrag.model import ContextItem, Route, RouteStart, Span
 from graphrag.text import counted
 
 VIS_JS = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2" / "vis-network.min.js"
@@ -138,51 +139,145 @@ def _edge_style(highlight: bool, index: int | None) -> dict[str, object]:
 _FONT = {"face": "sans-serif", "size": 14, "strokeWidth": 3, "strokeColor": "#ffffff"}
 
 
-def route_drawing(item: ContextItem, names: Mapping[str, str], relations: Mapping[int, Relation],
-                  height: int = 280) -> Drawing:
-    """The path retrieval took to a context item: seed, relation steps, and the cited entity.
+HIDDEN_STEP = "a step you cannot see"
 
-    The seed is a star, the entity whose mention or relation supplied the cited span is green;
-    when the cited sentence is the one stating the last relation, that edge is green too.
+
+@dataclass(frozen=True)
+class ShownStep:
+    """One route step as a reviewer sees it: the edge, the entity reached, and the sentence
+    stating the edge; or, for a step from a document the viewer may not see, a placeholder
+    that shows none of it."""
+
+    relation: str  # the relation type, or "co-mention"
+    entity: str  # entity key reached ("" when hidden)
+    forward: bool = True
+    comention: bool = False
+    sentence: str | None = None  # the sentence that states the edge
+    source: str | None = None  # "document v1"
+    hidden: bool = False
+
+
+def hidden_step() -> ShownStep:
+    return ShownStep(HIDDEN_STEP, "", hidden=True)
+
+
+def shown_steps(route: Route, span_of: Callable[[str, int, int], Span | None],
+                visible: Callable[[str, int], bool] | None = None) -> list[ShownStep]:
+    """The route's steps with their sentences read through ``span_of`` (document, version,
+    index); a step whose document ``visible`` rejects becomes ``hidden_step()`` unread."""
+    out = []
+    for s in route.steps:
+        where = (s.document_id, s.version, s.sentence_index)
+        if visible is not None and (s.document_id is None or s.version is None
+                                    or not visible(s.document_id, s.version)):
+            out.append(hidden_step())
+            continue
+        span = span_of(*where) if None not in where else None  # type: ignore[arg-type]
+        out.append(ShownStep(s.relation_type, s.entity, s.forward, s.comention, span.text if span else None,
+                             f"{s.document_id} v{s.version}" if s.document_id is not None else None))
+    return out
+
+
+def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],
+                  height: int | None = None) -> Drawing:
+    """The path retrieval took to a context item: where it started, each edge followed (its
+    relation or co-mention, the sentence in the tooltip), the entity of the cited sentence,
+    and the cited sentence itself.
+
+    The start is a star (named in the question, or found by similarity); the entity whose
+    mention or edge supplied the cited sentence has a thick green border, and the cited
+    sentence is its own node below it.
     """
     route = item.route
-    keys = route.entities()
     net = _network({
         # Top-down: a route's levels stack vertically, so long names and relation labels stay
         # readable in a narrow column.
         "layout": {"hierarchical": {"enabled": True, "direction": "UD", "sortMethod": "directed",
-                                    "levelSeparation": 110, "nodeSpacing": 160}},
+                                    "levelSeparation": 95, "nodeSpacing": 160}},
         "physics": {"enabled": False},
         "interaction": {"hover": True, "dragView": True, "zoomView": False},
         "nodes": {"font": {"face": "sans-serif", "size": 14}, "margin": 8},
         "edges": {"font": {"size": 12, "align": "horizontal", "background": "#ffffff", "strokeWidth": 0},
                   "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}},
     })
-    for level, key in enumerate(keys):
+    from_question = route.start is RouteStart.QUESTION
+    start_what = ("named in the question" if from_question
+                  else "found by similarity (the question names nothing the graph knows)")
+    ids = [route.seed or "(no entity)"]
+    for i, st in enumerate(steps):
+        ids.append(f"hidden:{i}" if st.hidden else st.entity)
+    last = len(ids) - 1
+    for level, key in enumerate(ids):
         role = "node"
         if level == 0:
-            role = "seed+cited" if len(keys) == 1 else "seed"
-        elif level == len(keys) - 1:
+            role = "seed+cited" if last == 0 else "seed"
+        elif level == last:
             role = "cited"
-        what = {"seed": "seed (matched the question)", "seed+cited": "seed; the cited sentence mentions it",
-                "cited": "the cited sentence mentions it", "node": "reached on the way"}[role]
-        _add_node(net, key, names.get(key, key), role, f"{names.get(key, key)}\n{what}")
+        if key.startswith("hidden:"):
+            _add_node(net, key, "…", "node", HIDDEN_STEP)
+        else:
+            what = {"seed": start_what, "seed+cited": f"{start_what}; the cited sentence names it",
+                    "cited": "the cited sentence names it", "node": "reached on the way"}[role]
+            _add_node(net, key, names.get(key, key), role, f"{names.get(key, key)}\n{what}")
         net.nodes[-1]["level"] = level
+    for i, st in enumerate(steps):
+        prev, here = ids[i], ids[i + 1]
+        src, dst = (prev, here) if st.forward else (here, prev)
+        if st.hidden:
+            net.add_edge(prev, here, label="hidden", title=HIDDEN_STEP, dashes=True, **_edge_style(False, None))
+            continue
+        title = st.relation + (f"\n“{st.sentence}”" if st.sentence else "") + (f"\n({st.source})" if st.source else "")
+        style = _edge_style(i == len(steps) - 1 and item.via in ("relation", "co-mention"), None)
+        net.add_edge(src, dst, label=short(st.relation, 24), title=title, dashes=st.comention, **style)
+    # The cited sentence, hanging off the entity it names.
+    sid = f"sentence:{item.n}"
+    net.add_node(sid, label=f"[{item.n}] " + short(item.span.text, 40),  # type: ignore[arg-type]
+                 title=f"cited sentence [{item.n}]\n“{item.span.text}”\n({item.span.document_id} v{item.span.version})",
+                 shape="box", color={"background": "#fff3b0", "border": "#b59b00"}, borderWidth=2,
+                 font={"face": "sans-serif", "size": 12}, level=len(ids))
+    net.add_edge(ids[-1], sid, label="named in", dashes=True, arrows={"to": {"enabled": False}},
+                 **_edge_style(False, None))
+    path = " → ".join(short(names.get(k, k), 24) if not k.startswith("hidden:") else "…" for k in ids)
+    legend = (f"★ start ({'named in the question' if from_question else 'from similarity'}) · thick green: the "
+              "entity the cited sentence names · yellow: the cited sentence · dashed edge: co-mention")
+    return Drawing(net, f"Route to source [{item.n}]: {path}", legend,
+                   height if height is not None else 90 + 95 * (len(ids) + 1))
+
+
+def route_list_html(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],
+                    question_words: str = "") -> str:
+    """The route as a numbered list a reviewer can read without hovering: the start, each
+    step with the sentence that states it, then the cited sentence. All text escaped."""
+    def e(t: object) -> str:
+        return html.escape(str(t), quote=True)
+
+    route = item.route
+    name = lambda k: names.get(k, k)  # noqa: E731
+    if route.start is RouteStart.QUESTION:
+        first = f"★ <b>{e(name(route.seed))}</b> — named in the question" + (
+            f" (“{e(question_words)}”)" if question_words else "")
+    else:
+        first = (f"★ <b>{e(name(route.seed) or 'no entity')}</b> — found by similarity alone"
+                 " (the question names nothing the graph knows)")
+    lis = [first]
     prev = route.seed
-    for i, step in enumerate(route.steps):
-        rel = relations.get(step.relation_id)
-        src, dst = (prev, step.entity) if step.forward else (step.entity, prev)
-        last = i == len(route.steps) - 1
-        cited_edge = last and item.via == "relation"
-        title = step.relation_type
-        if rel is not None:
-            title = f"{rel.type}\n“{rel.span.text}”\n({rel.span.document_id} v{rel.span.version})"
-        net.add_edge(src, dst, label=short(step.relation_type, 24), title=title, **_edge_style(cited_edge, None))
-        prev = step.entity
-    path = " → ".join(short(names.get(k, k), 24) for k in keys)
-    legend = "★ seed (matched the question) · thick green: the entity whose span is cited" + (
-        " · green edge: the cited relation" if item.via == "relation" else "")
-    return Drawing(net, f"Route to source [{item.n}]: {path}", legend, height)
+    for st in steps:
+        if st.hidden:
+            lis.append(f"<i>{e(HIDDEN_STEP)}</i>")
+            prev = ""
+            continue
+        arrow = (f" ~{e(st.relation)}~ " if st.comention
+                 else (f" —{e(st.relation)}→ " if st.forward else f" ←{e(st.relation)}— "))
+        text = f"“{e(st.sentence)}”" if st.sentence else "<i>(sentence no longer stored)</i>"
+        src = f' <span style="color:#888">({e(st.source)})</span>' if st.source else ""
+        what = "named together in" if st.comention else "stated in"
+        lis.append(f"<b>{e(name(prev) if prev else '…')}</b>{arrow}<b>{e(name(st.entity))}</b>, {what}: {text}{src}")
+        prev = st.entity
+    sp = item.span
+    lis.append(f'Cited <b>[{item.n}]</b>, which names <b>{e(name(route.end) if route.end else "…")}</b>: '
+               f'<mark>“{e(sp.text)}”</mark> <span style="color:#888">({e(sp.document_id)} v{sp.version})</span>')
+    return ('<ol class="gr-route" style="font-size:0.88rem;line-height:1.45;padding-left:1.2rem;margin:0">'
+            + "".join(f"<li>{x}</li>" for x in lis) + "</ol>")
 
 
 @dataclass(frozen=True)
@@ -262,9 +357,9 @@ def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: i
     return Drawing(net, f"Neighbourhood of {names.get(nb.centre, nb.centre)}", legend, height)
 
 
-def route_html(item: ContextItem, names: Mapping[str, str], relations: Mapping[int, Relation],
-               height: int = 280) -> str:
-    return render(route_drawing(item, names, relations, height))
+def route_html(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],
+               height: int | None = None) -> str:
+    return render(route_drawing(item, names, steps, height))
 
 
 def neighbourhood_html(nb: Neighbourhood, names: Mapping[str, str], height: int = 460) -> str:

@@ -66,3 +66,13 @@ def test_any_answer_attributes_without_crashing_and_every_marker_is_accounted_fo
     # every marker in the answer lands on a claim whose range holds it: none vanishes
     for m in parse_markers(answer):
         assert any(c.start <= m.start and m.end <= c.end for c in claims), m
+
+
+def test_a_claim_that_is_its_cited_sentence_word_for_word_is_a_verbatim_quote() -> None:
+    src = Span("d", 1, 1, 0, 40, "Exports  stay [available] for 30 days.")
+    ctx = [ContextItem(1, src, Route("e"), 0.5, "mention"), *items(3)[1:]]
+    quote, reworded, other = attribute("Exports stay (available) for 30 days [1]. Exports stay 30 days [1]. "
+                                       "Exports stay (available) for 30 days [2].", ctx)
+    assert ClaimFlag.VERBATIM_QUOTE in quote.flags  # whitespace and the generator's bracket swap aside, the same
+    assert ClaimFlag.VERBATIM_QUOTE not in reworded.flags  # words changed: a written claim, scored as usual
+    assert ClaimFlag.VERBATIM_QUOTE not in other.flags  # the same words citing another sentence are not its quote

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphrag.attribution import attribute
 from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.model import ContextItem, Route, Span
+from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStep, Span
 
 
 def item(n: int, text: str, score: float, date: str | None = None) -> ContextItem:
@@ -31,3 +31,43 @@ def test_near_repeat_keeps_the_newer_source() -> None:
 
 def test_no_context_gives_no_answer() -> None:
     assert ExtractiveGenerator().generate("q", []).text == ""
+
+
+def _routed(n: int, text: str, score: float, route: Route) -> ContextItem:
+    return ContextItem(n, Span("d", 1, n, 0, len(text), text), route, score, "mention")
+
+
+def _via(sentence: int, entity: str) -> RouteStep:
+    return RouteStep(None, COMENTION, entity, True, "d", 1, sentence)
+
+
+def test_bridge_question_quotes_the_link_then_the_fact() -> None:
+    """The film's sentence names the director; the director's sentence, reached through it,
+    gives the town: quoted in that order, each with its own marker, even though the second
+    is far less like the question than a distractor."""
+    ctx = [_routed(1, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.7, Route("quiet harbour")),
+           _routed(2, "Harbour films were popular in the sixties.", 0.5, Route("quiet harbour")),
+           _routed(3, "Ilse Vantorp was born in the town of Kellerstadt.", 0.25,
+                   Route("quiet harbour", (_via(1, "ilse vantorp"),)))]
+    text = ExtractiveGenerator().generate("Where was the director of Quiet Harbour born?", ctx).text
+    assert text.startswith("Quiet Harbour is a 1961 film directed by Ilse Vantorp [1]. "
+                           "Ilse Vantorp was born in the town of Kellerstadt [3].")
+    claims = attribute(text, ctx)
+    assert [c.citations[0].item.route.depth for c in claims][:2] == [0, 1]  # type: ignore[union-attr]
+    assert all(ClaimFlag.VERBATIM_QUOTE in c.flags for c in claims)
+
+
+def test_best_sentence_reached_through_a_step_is_preceded_by_the_step_sentence() -> None:
+    ctx = [_routed(1, "Ilse Vantorp was born in the town of Kellerstadt.", 0.6,
+                   Route("quiet harbour", (_via(2, "ilse vantorp"),))),
+           _routed(2, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.3, Route("quiet harbour"))]
+    text = ExtractiveGenerator().generate("q", ctx).text
+    assert text.index("[2]") < text.index("[1]")
+
+
+def test_a_sentence_without_a_route_to_it_is_not_chained() -> None:
+    """Only the walk's own routes make chains: a sentence reached by no step is not pulled in
+    however well it would complete the answer."""
+    ctx = [_routed(1, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.7, Route("quiet harbour")),
+           _routed(2, "Ilse Vantorp was born in the town of Kellerstadt.", 0.25, Route("ilse vantorp"))]
+    assert ExtractiveGenerator().generate("q", ctx).text == "Quiet Harbour is a 1961 film directed by Ilse Vantorp [1]."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
 
@@ -12,7 +13,8 @@ from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRel
 from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.graph import build_graph, load_graph
 from graphrag.ingest import Ingestor
-from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, SupportLabel
+from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, Route, RouteStart, RouteStep, SupportLabel
+from graphrag.serialize import answer_json
 
 pytestmark = pytest.mark.model
 
@@ -178,3 +180,141 @@ def test_empty_store_and_empty_question(store, embedder):  # type: ignore[no-unt
         asker(store, embedder).ask("   ")
     out = asker(store, embedder).ask("Anything?")
     assert out.answer.claims == () and out.warnings
+
+
+# --- anchors, the relevance walk and honest routes ------------------------------------------
+
+
+def test_routes_start_at_the_entities_the_question_names(chain_store, embedder):  # type: ignore[no-untyped-def]
+    got = asker(chain_store, embedder).retrieve("What do snapshots follow?", AskSettings())
+    assert got.seeding is RouteStart.QUESTION
+    anchor = next(s for s in got.seeds if s.entity == "snapshot")
+    assert anchor.how == "name" and anchor.score == 1.0 and anchor.mention.lower().startswith("snapshot")
+    assert all(c.route.start is RouteStart.QUESTION and c.route.seed in {s.entity for s in got.seeds}
+               for c in got.context if c.via != "similarity")
+    retention = next(c for c in got.context if "retention" in c.span.text.lower())
+    assert retention.via != "similarity" and retention.route.seed == "snapshot"
+
+
+def test_a_question_naming_nothing_known_starts_from_similarity_and_says_so(chain_store, embedder):  # type: ignore[no-untyped-def]
+    a = asker(chain_store, embedder).ask("Tell me about quarterly revenue forecasts", AskSettings(min_relevance=-1)).answer
+    assert a.seeding is RouteStart.SIMILARITY and a.seeds
+    assert all(s.start is RouteStart.SIMILARITY for s in a.seeds)
+    assert all(c.route.start is RouteStart.SIMILARITY for c in a.context)
+    assert answer_json(a)["retrieval"]["seeding"] == "similarity"
+    assert chain_store.answer(a.id).seeding is RouteStart.SIMILARITY  # kept when stored
+
+
+def _honest(graph, item) -> bool:  # type: ignore[no-untyped-def]
+    """Each step's sentence names both its ends (a relation step: that relation joins them),
+    and the route ends at an entity the cited sentence names (or is that step's sentence)."""
+    route, prev = item.route, item.route.seed
+    for s in route.steps:
+        row = graph.row_of(s.document_id, s.version, s.sentence_index)
+        named = {graph.keys[e] for e in graph.entities_in_row(row).tolist()}
+        if s.comention and not {prev, s.entity} <= named:
+            return False
+        if not s.comention:
+            src, dst = (prev, s.entity) if s.forward else (s.entity, prev)
+            if s.relation_id not in graph.graph.get_edge_data(src, dst, default={}):
+                return False
+        prev = s.entity
+    if item.via in ("relation", "co-mention"):  # the cited sentence states the last step
+        last = route.steps[-1]
+        return (last.document_id, last.version, last.sentence_index) == (
+            item.span.document_id, item.span.version, item.span.sentence_index)
+    cited = graph.row_of(item.span.document_id, item.span.version, item.span.sentence_index)
+    return route.end in {graph.keys[e] for e in graph.entities_in_row(cited).tolist()}
+
+
+def test_every_route_is_the_walk_that_reached_its_sentence(ref_store, embedder):  # type: ignore[no-untyped-def]
+    graph = load_graph(ref_store)
+    for q in ("How long are exports kept after cancellation?", "What do snapshots follow?", "Which key encrypts exports?"):
+        got = asker(ref_store, embedder).retrieve(q, AskSettings(hops=3))
+        walked = [c for c in got.context if c.via != "similarity"]
+        assert walked and all(_honest(graph, c) for c in walked), q
+        # A similarity hit keeps a one-node route that says where it came from: never a made-up path.
+        assert all(c.route.depth == 0 and c.route.start is RouteStart.SIMILARITY
+                   for c in got.context if c.via == "similarity")
+
+
+def test_relevance_walk_is_order_independent_with_weights_and_comentions(ref_store):  # type: ignore[no-untyped-def]
+    g = build_graph(ref_store)
+    vis, _ = g.visibility(["public"])
+    weights = np.random.default_rng(3).random(len(g.sentence_doc)).astype(np.float32)
+    seeds = ["cancellation", "snapshot", "export"]
+    outs = [g.relevance_walk(p, 3, "both", vis, row_weight=weights, node_weight=g.specificity, comention=True)
+            for p in itertools.permutations(seeds)]
+    assert all(o == outs[0] for o in outs)
+    # Every step names the visible sentence it went through.
+    for r in outs[0].routes.values():
+        for s in r.steps:
+            row = g.row_of(s.document_id, s.version, s.sentence_index)
+            assert row is not None and vis[g.sentence_doc[row]]
+    # Scores never grow along a route: each step multiplies by a weight of at most 1.
+    for key, r in outs[0].routes.items():
+        if r.steps:
+            prev = r.steps[-2].entity if len(r.steps) > 1 else r.seed
+            assert outs[0].scores[key] <= outs[0].scores[prev]
+
+
+def test_routes_survive_storage_with_their_sentences(chain_store, embedder):  # type: ignore[no-untyped-def]
+    a = asker(chain_store, embedder).ask("What do cancellations lead to that snapshots follow?").answer
+    stored = chain_store.answer(a.id)
+    assert [c.route for c in stored.context] == [c.route for c in a.context]
+    assert stored.seeds == a.seeds
+    deep = [c.route for c in stored.context if c.route.steps]
+    assert deep and all(s.document_id == "chain" and s.sentence_index is not None for r in deep for s in r.steps)
+    # Records written before steps named their sentence still read.
+    old = Route.from_record({"seed": "export", "steps": [[3, "use", "snapshot", True]]})
+    assert old == Route("export", (RouteStep(3, "use", "snapshot", True),))
+
+
+def test_answer_json_shows_steps_with_their_sentences_and_verbatim_quotes(chain_store, embedder):  # type: ignore[no-untyped-def]
+    a = Asker(chain_store, embedder=embedder, checker=ScriptedChecker()).ask("What do snapshots follow?").answer
+
+    def sentence(doc: str, version: int, idx: int) -> str | None:
+        span = chain_store.span(doc, version, idx)
+        return span.text if span else None
+
+    j = answer_json(a, sentence=sentence)
+    assert j["retrieval"]["seeding"] == "question"
+    assert any(s["entity"] == "snapshot" and s["matched_by"] == "name" for s in j["retrieval"]["seeds"])
+    claim = j["claims"][0]
+    assert claim["verbatim_quote"] is True and claim["support"]["label"] == "verbatim_quote"
+    assert claim["support"]["score"] is None and len(claim["still_for_a_person"]) == 2
+    edges = [s for c in j["context"] for s in c["route"] if "relation" in s]
+    assert edges and all(e["kind"] in ("relation", "co-mention") and e["document"] == "chain" for e in edges)
+    routed = [s for cl in j["claims"] for c in cl["citations"] for s in c["route"] if "relation" in s]
+    assert all(e["sentence"] and e["sentence"] in CHAIN for e in routed)
+
+
+def test_two_entities_one_sentence_names_are_a_comention_step(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+    """No relation joins Europe to the Aurora region, but one sentence names both: the walk
+    may step between them, and the step says it is a co-mention and which sentence."""
+    x = ScriptedExtractor([ScriptEntity("Europe", "Europe"), ScriptEntity("Aurora region", "Europe"),
+                           ScriptEntity("Aurora region", "Dublin"), ScriptEntity("Dublin", "Dublin")], [])
+    text = "Workspaces created in Europe live in the Aurora region.\nThe Aurora region runs in Dublin.\n"
+    Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "r", {"regions.md": text})])
+    got = asker(store, embedder).retrieve("In which city are workspaces created in Europe hosted?", AskSettings())
+    dublin = next(c for c in got.context if "Dublin" in c.span.text)
+    assert dublin.route.seed == "europe" and dublin.route.depth == 1
+    step = dublin.route.steps[0]
+    assert step.comention and step.relation_type == "co-mention" and step.entity == "aurora region"
+    assert store.span(step.document_id, step.version, step.sentence_index).text.startswith("Workspaces created")
+    # direction "out" follows extracted relations only: a co-mention has no direction.
+    out = asker(store, embedder).retrieve("In which city are workspaces created in Europe hosted?",
+                                          AskSettings(direction="out"))
+    assert all(not s.comention for c in out.context for s in c.route.steps)
+
+
+def test_without_a_spacy_pipeline_routes_start_from_similarity(chain_store, embedder, monkeypatch):  # type: ignore[no-untyped-def]
+    import graphrag.anchors
+    from graphrag.errors import ModelUnavailable
+
+    def missing(question: str):  # type: ignore[no-untyped-def]
+        raise ModelUnavailable("no spaCy English pipeline is installed", backend="rules", model="en_core_web_sm")
+
+    monkeypatch.setattr(graphrag.anchors, "question_phrases", missing)
+    got = asker(chain_store, embedder).retrieve("What do snapshots follow?", AskSettings())
+    assert got.seeding is RouteStart.SIMILARITY and got.context

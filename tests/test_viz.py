@@ -10,8 +10,17 @@ import numpy as np
 import pytest
 
 from graphrag.graph import DocVersion, KnowledgeGraph
-from graphrag.model import ContextItem, Relation, Route, RouteStep, Span
-from graphrag.viz import VIS_JS, neighbourhood, neighbourhood_html, route_html, script_json
+from graphrag.model import COMENTION, ContextItem, Route, RouteStart, RouteStep, Span
+from graphrag.viz import (
+    HIDDEN_STEP,
+    VIS_JS,
+    neighbourhood,
+    neighbourhood_html,
+    route_html,
+    route_list_html,
+    script_json,
+    shown_steps,
+)
 
 EVIL = "<script>alert(1)</script>"
 EVIL_IMG = '"><img src=x onerror=alert(2)>'
@@ -30,14 +39,22 @@ def _span(text: str, doc: str = "doc", idx: int = 0) -> Span:
     return Span(doc, 1, idx, 0, len(text), text)
 
 
+ROUTE = Route("export", (RouteStep(7, f"uses {EVIL}", "snap", True, "doc", 1, 0),
+                         RouteStep(8, "kept by", "retention", False, "doc", 1, 1)))
+SENTENCES = {0: _span(f"Export {EVIL} uses snapshot {EVIL_IMG}."), 1: _span(f"Retention keeps snap {EVIL_IMG}.", idx=1)}
+NAMES = {"export": f"Export {EVIL}", "snap": f"Snap{EVIL_IMG}", "retention": "Retention"}
+
+
+def _item(route: Route = ROUTE) -> ContextItem:
+    return ContextItem(1, SENTENCES[1], route, 0.5, "relation")
+
+
+def _span_of(doc: str, version: int, idx: int) -> Span | None:
+    return SENTENCES.get(idx) if (doc, version) == ("doc", 1) else None
+
+
 def _route_page() -> str:
-    span = _span(f"Export {EVIL} uses snapshot {EVIL_IMG}.")
-    route = Route("export", (RouteStep(7, f"uses {EVIL}", "snap", True), RouteStep(8, "kept by", "retention", False)))
-    item = ContextItem(1, span, route, 0.5, "relation")
-    rels = {7: Relation(7, "export", "snap", f"uses {EVIL}", "d", span, "rules"),
-            8: Relation(8, "retention", "snap", "kept by", "d", _span(EVIL_IMG, idx=1), "rules")}
-    names = {"export": f"Export {EVIL}", "snap": f"Snap{EVIL_IMG}", "retention": "Retention"}
-    return route_html(item, names, rels)
+    return route_html(_item(), NAMES, shown_steps(ROUTE, _span_of))
 
 
 def _kg() -> KnowledgeGraph:
@@ -103,17 +120,52 @@ def _data(page: str) -> dict:
     return json.loads(raw)
 
 
-def test_route_marks_seed_cited_entity_and_relation_labels() -> None:
+def test_route_marks_start_cited_entity_sentence_and_relation_labels() -> None:
     data = _data(_route_page())
     nodes = {n["id"]: n for n in data["nodes"]}
-    assert nodes["export"]["label"].startswith("★")  # the seed
-    assert nodes["retention"]["borderWidth"] == 4  # the entity whose span is cited
+    assert nodes["export"]["label"].startswith("★")  # the start, named in the question
+    assert "named in the question" in nodes["export"]["title"]
+    assert nodes["retention"]["borderWidth"] == 4  # the entity the cited sentence names
+    assert nodes["sentence:1"]["label"].startswith("[1] Retention keeps")  # the cited sentence, its own node
     labels = [e["label"] for e in data["edges"]]
     assert labels[1] == "kept by" and labels[0].startswith("uses")
+    # Each edge's tooltip holds the sentence that states it.
+    assert "Retention keeps snap" in data["edges"][1]["title"]
     # A backward step is drawn in the relation's own direction.
     assert (data["edges"][1]["from"], data["edges"][1]["to"]) == ("retention", "snap")
     assert data["edges"][1]["width"] == 4  # found via that relation: the cited edge is highlighted
-    assert [n["level"] for n in data["nodes"]] == [0, 1, 2]
+    assert [n["level"] for n in data["nodes"]] == [0, 1, 2, 3]
+
+
+def test_route_list_names_every_step_sentence_escaped() -> None:
+    steps = shown_steps(ROUTE, _span_of)
+    page = route_list_html(_item(), NAMES, steps, question_words="export")
+    assert page.count("<li>") == 4  # start, two steps, the cited sentence
+    assert "named in the question" in page and "uses snapshot" in page and "Retention keeps snap" in page
+    assert EVIL not in page and "<img" not in page and "&lt;script&gt;" in page
+
+
+def test_hidden_steps_show_a_placeholder_and_nothing_of_the_step() -> None:
+    """A step from a document the viewer may not see is drawn and listed as a placeholder."""
+    steps = shown_steps(ROUTE, _span_of, visible=lambda doc, version: False)
+    assert all(s.hidden and s.sentence is None and s.entity == "" for s in steps)
+    page = route_list_html(_item(), NAMES, steps)
+    assert page.count(HIDDEN_STEP) == 2 and "uses snapshot" not in page and "Snap" not in page
+    data = _data(route_html(_item(), NAMES, steps))
+    assert not {"snap", "retention"} & {n["id"] for n in data["nodes"]}
+    assert "uses" not in json.dumps(data["edges"])
+
+
+def test_comention_and_similarity_routes_say_what_they_are() -> None:
+    route = Route("export", (RouteStep(None, COMENTION, "snap", True, "doc", 1, 0),))
+    item = ContextItem(2, SENTENCES[0], route, 0.5, "co-mention")
+    steps = shown_steps(route, _span_of)
+    assert steps[0].comention and "named together in" in route_list_html(item, NAMES, steps)
+    data = _data(route_html(item, NAMES, steps))
+    assert data["edges"][0]["label"] == "co-mention" and data["edges"][0]["dashes"] is True
+    alone = ContextItem(3, SENTENCES[0], Route("export", (), RouteStart.SIMILARITY), 0.4, "similarity")
+    assert "found by similarity alone" in route_list_html(alone, NAMES, [])
+    assert "similarity" in _data(route_html(alone, NAMES, []))["nodes"][0]["title"]
 
 
 def test_neighbourhood_respects_access_and_keeps_parallel_relations() -> None:

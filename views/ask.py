@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.errors import GraphRAGError
-from graphrag.model import Answer, AskSettings
+from graphrag.model import Answer, AskSettings, ClaimFlag
 from graphrag.review import visible_to
 from graphrag.serialize import route_text
 
@@ -17,7 +17,9 @@ store = state.store()
 with st.form("ask_form", border=False):
     st.text_area("Question", height=68, **state.persist(state.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
     c = st.columns([1, 1, 1.2, 1.4, 1.8, 1.6])
-    k = c[0].number_input("Seeds (k)", 1, 20, 3, key="ask_k")
+    k = c[0].number_input("Seeds (k)", 1, 20, 3, key="ask_k",
+                          help="Routes start at the entities the question names; k similarity seeds are used "
+                               "only when it names none the graph knows")
     hops = c[1].number_input("Hops", 0, 4, 2, key="ask_hops")
     direction = c[2].selectbox("Direction", ["both", "out"], key="ask_direction",
                                help="both: follow relations either way; out: only as extracted")
@@ -71,6 +73,10 @@ def show(answer: Answer, warnings: list[str]) -> None:
                 "sidebar, or ingest the documents that answer it.")
         return
     render.box(render.answer_html(answer.text), meta=f"Question: {render.esc(answer.question)}")
+    anchors = ", ".join(names.get(s.entity, s.entity) for s in answer.seeds)
+    st.caption(render.plain(f"Routes start at entities the question names: {anchors}" if answer.seeding.value == "question"
+                            else f"The question names nothing the graph knows: routes start from the entities of the "
+                                 f"most similar sentences ({anchors})"))
     current = store.current_verdicts(answer.id)
     for claim in answer.claims:
         with st.container(border=True):
@@ -98,15 +104,16 @@ def show(answer: Answer, warnings: list[str]) -> None:
                         + (" · <b>superseded</b>" if cit.item.superseded else "")
                         + f" · chars {sp.start}–{sp.end}")
                 render.box(f"<mark>{render.esc(sp.text)}</mark>", meta=meta)
-                st.caption(f"Support: {render.support_text(cit.support)}"
+                st.caption((render.plain(render.VERBATIM_NOTE) if ClaimFlag.VERBATIM_QUOTE in claim.flags
+                            else f"Support: {render.support_text(cit.support)}")
                            + (" · irrelevant citation" if cit.irrelevant else ""))
     with st.expander("Context items and seeds"):
         st.dataframe(pd.DataFrame([{
             "n": c.n, "document": c.span.document_id, "version": c.span.version, "superseded": c.superseded,
             "sentence": c.span.text, "score": c.score, "via": c.via, "route": route_text(c.route, names),
         } for c in answer.context]), hide_index=True, width="stretch")
-        st.dataframe(pd.DataFrame([{"seed": names.get(s.entity, s.entity), "score": s.score} for s in answer.seeds]),
-                     hide_index=True)
+        st.dataframe(pd.DataFrame([{"start": names.get(s.entity, s.entity), "score": s.score, "how": s.how or "similarity",
+                                    "question words": s.mention} for s in answer.seeds]), hide_index=True)
 
 
 answer_id = st.session_state.get(state.ANSWER_ID)

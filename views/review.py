@@ -8,7 +8,7 @@ import streamlit as st
 from dashboard import evidence, render, state
 from graphrag.errors import GraphRAGError
 from graphrag.graph import load_graph
-from graphrag.model import Citation, VerdictLabel
+from graphrag.model import Citation, ClaimFlag, VerdictLabel
 from graphrag.review import (
     QueueItem,
     export_rows,
@@ -21,7 +21,7 @@ from graphrag.review import (
 )
 from graphrag.serialize import route_text
 from graphrag.text import counted
-from graphrag.viz import route_html
+from graphrag.viz import route_html, route_list_html, shown_steps
 
 store = state.store()
 access = state.access()
@@ -136,7 +136,10 @@ with col_claim:
     render.box(render.answer_html(answer.text, claim), meta=f"Q: {render.esc(answer.question)}")
     render.badges(claim, item.verdicts)
     s = claim.support
-    st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
+    if ClaimFlag.VERBATIM_QUOTE in claim.flags:
+        st.caption(render.plain(render.VERBATIM_NOTE))
+    else:
+        st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
     # The verdict sits under the claim so it is on screen without scrolling on a laptop.
     st.text_input("Note (optional)", key="review_note", placeholder=f"Verdict by {me or '(set your name)'}")
     disabled = not me
@@ -151,7 +154,9 @@ with col_claim:
         st.caption("Enter your name in the sidebar to record verdicts.")
 
 with col_route:
-    st.markdown("**Route**", help="How retrieval reached the cited sentence: seed entity, relations followed, cited entity")
+    st.markdown("**Route**", help="How retrieval reached the cited sentence: the entity the question names, the "
+                                  "relations (or co-mentions) followed, each with the sentence that states it, "
+                                  "and the cited sentence")
     if valid:
         if len(valid) > 1:
             st.segmented_control("Citation", list(range(len(valid))), key=cite_key(), default=0,
@@ -160,9 +165,16 @@ with col_route:
         cit = chosen()
         assert cit is not None and cit.item is not None
         route = cit.item.route
+        # Each step's sentence, read once for graph and list; a step from a document this viewer
+        # may not see is a placeholder, its sentence never read.
+        route_steps = shown_steps(route, store.span, visible=lambda d, v: bool(
+            (acc := store.access_of(d, v)) is not None and set(acc[0]) & set(access)))
         route_names = {k: name(k) for k in route.entities()}
-        rels = {s.relation_id: r for s in route.steps if (r := store.relation(s.relation_id)) is not None}
-        st.iframe(route_html(cit.item, route_names, rels, height=230), height=262, alt="Route graph")
+        words = next((s.mention for s in answer.seeds if s.entity == route.seed), "")
+        drawing_height = 90 + 95 * (len(route_steps) + 2)
+        st.iframe(route_html(cit.item, route_names, route_steps, height=drawing_height),
+                  height=drawing_height + 56, alt="Route graph")
+        st.html(route_list_html(cit.item, route_names, route_steps, words))
         st.caption(render.plain(route_text(route, route_names)) + f" · found via {cit.item.via}")
     else:
         st.warning("This claim cites no valid source: there is no route to show.")
@@ -182,7 +194,8 @@ with col_source:
         render.box(render.context_html(store.sentences(sp.document_id, sp.version), sp),
                    meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
                         f"effective {render.esc(date)} · {render.marker_label(cit.marker)} chars {sp.start}–{sp.end}")
-        st.caption(f"Citation check: {render.plain(render.support_text(cit.support))}"
+        st.caption(("Citation: quoted word for word" if ClaimFlag.VERBATIM_QUOTE in claim.flags
+                    else f"Citation check: {render.plain(render.support_text(cit.support))}")
                    + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))
         if doc is not None and doc.superseded:
             cur = store.current_document(sp.document_id)

@@ -1,8 +1,18 @@
 """Retrieval evaluation on multi-hop questions (MuSiQue format).
 
-For each question: did the context items (graph retrieval, no generation) include at least
-one sentence of each gold supporting paragraph? Printed beside a plain dense baseline with
-the same number of items: the top sentences by MiniLM similarity to the question.
+For each question: did the context items include at least one sentence of each gold
+supporting paragraph? Printed beside a plain dense baseline with the same number of items:
+the top sentences by MiniLM similarity to the question. Then the embedded (extractive) answer
+is written and attributed, without the support check, to measure its citations' routes:
+
+- anchored: the share of citations whose route starts at an entity the question names,
+  measured independently of the product's anchor finder: the question's named entities,
+  noun chunks and proper nouns (spaCy), normalised, that are entity keys of the graph;
+- bridge paragraphs: gold paragraphs that mention none of those entities (reachable only
+  through another entity); of the questions that have one, how many answers cite one, and
+  how many cite one through a route with at least one step (relation or co-mention);
+- the route depth of every citation, and whether the answer contains the gold answer or
+  one of its aliases (case-insensitive).
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ import json
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,11 +29,15 @@ from typing import TextIO
 
 import numpy as np
 
+from graphrag.anchors import find_anchors
+from graphrag.attribution import attribute
 from graphrag.documents import corpus_doc_id, read_corpus_json
 from graphrag.embed import get_embedder, top_k
-from graphrag.graph import load_graph
-from graphrag.model import AskSettings
+from graphrag.generate.extractive import ExtractiveGenerator
+from graphrag.graph import KnowledgeGraph, load_graph
+from graphrag.model import AskSettings, RouteStart
 from graphrag.retrieve import diverse, retrieve_vector
+from graphrag.text import normalise
 from graphrag.store import Store
 
 
@@ -31,6 +46,7 @@ class Question:
     id: str
     text: str
     gold: frozenset[str]  # document ids of the supporting paragraphs
+    answers: tuple[str, ...] = ()  # the gold answer and its aliases
 
 
 def load_questions(path: str | Path, corpus_path: str | Path) -> list[Question]:
@@ -46,7 +62,8 @@ def load_questions(path: str | Path, corpus_path: str | Path) -> list[Question]:
                 if doc is None:
                     raise ValueError(f"question {q['id']}: a supporting paragraph ({p['title']!r}) is not in the corpus")
                 gold.add(doc)
-        out.append(Question(q["id"], q["question"], frozenset(gold)))
+        answers = tuple(a for a in (q.get("answer"), *q.get("answer_aliases", ())) if a)
+        out.append(Question(q["id"], q["question"], frozenset(gold), answers))
     return out
 
 
@@ -68,16 +85,67 @@ def recall(found: set[str], gold: frozenset[str]) -> float:
     return len(found & gold) / len(gold) if gold else 0.0
 
 
+def named_keys(graph: KnowledgeGraph, question: str) -> set[str]:
+    """The yardstick for "an entity the question names": its named entities, noun chunks and
+    proper nouns (single and runs), normalised, that are entity keys of the graph."""
+    from graphrag.extract.rules import load_spacy
+
+    doc = load_spacy()(question)
+    texts = [e.text for e in doc.ents] + [c.text for c in doc.noun_chunks]
+    run: list[str] = []
+    for tok in [*doc, None]:
+        if tok is not None and tok.pos_ == "PROPN":
+            texts.append(tok.text)
+            run.append(tok.text)
+        elif run:
+            texts.append(" ".join(run))
+            run = []
+    return {k for t in texts if (k := normalise(t)) in graph.index}
+
+
+def _contains_answer(text: str, answers: Sequence[str]) -> bool:
+    low = " ".join(text.lower().split())
+    return any(" ".join(a.lower().split()) in low for a in answers)
+
+
 def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings) -> dict[str, object]:
     graph = load_graph(store)
     embedder = get_embedder()
     qvecs = embedder.encode([q.text for q in questions])
-    visible_docs, _ = graph.visibility(settings.access)
+    visible_docs, visible_entities = graph.visibility(settings.access)
     row_visible = visible_docs[graph.sentence_doc]
+    generator = ExtractiveGenerator()
     graph_r, dense_r, spread_r, sizes, via_graph, best = [], [], [], [], [], []
+    cited_anchored: list[bool] = []
+    depths: Counter[int] = Counter()
+    bridge_questions = bridge_cited = bridge_routed = bridge_in_context = 0
+    cited_from_linker: list[bool] = []
+    has_answer: list[bool] = []
+    from_question = 0
     for q, qv in zip(questions, qvecs):
-        got = retrieve_vector(store, graph, qv, settings)
+        anchors = find_anchors(graph, q.text, visible_entities, embedder)
+        got = retrieve_vector(store, graph, qv, settings, anchors)
+        from_question += got.seeding is RouteStart.QUESTION
         found = {c.span.document_id for c in got.context}
+        answer = generator.generate(q.text, got.context).text
+        if q.answers:
+            has_answer.append(_contains_answer(answer, q.answers))
+        named = named_keys(graph, q.text)
+        citations = [c.item for cl in attribute(answer, got.context) for c in cl.citations
+                     if c.valid and c.item is not None]
+        for item in citations:
+            cited_anchored.append(item.route.start is RouteStart.QUESTION and item.route.seed in named)
+            cited_from_linker.append(item.route.start is RouteStart.QUESTION and item.via != "similarity")
+            depths[item.route.depth] += 1
+        naming_docs = {graph.docs[int(graph.sentence_doc[r])].id for k in named
+                       for r in graph.mention_rows(graph.index[k]).tolist()}
+        bridges = q.gold - naming_docs
+        if bridges:
+            bridge_questions += 1
+            bridge_in_context += bool(bridges & found)
+            cited = [i for i in citations if i.span.document_id in bridges]
+            bridge_cited += bool(cited)
+            bridge_routed += any(i.route.depth >= 1 and i.via != "similarity" for i in cited)
         graph_r.append(recall(found, q.gold))
         sizes.append(len(got.context))
         via_graph.extend(c.via != "similarity" for c in got.context)
@@ -98,6 +166,18 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
         "all_gold_found": round(float(np.mean([r == 1.0 for r in graph_r])), 4),
         "baseline_all_gold_found": round(float(np.mean([r == 1.0 for r in dense_r])), 4),
         "baseline_spread_recall": round(float(np.mean(spread_r)), 4),
+        "baseline_spread_difference": round(g - float(np.mean(spread_r)), 4),
+        "questions_anchored": from_question,
+        "citations": len(cited_anchored),
+        "citations_anchored": round(float(np.mean(cited_anchored)), 4) if cited_anchored else 0.0,
+        # The same with this product's own anchor finder (names, aliases, name similarity).
+        "citations_from_question_anchors": round(float(np.mean(cited_from_linker)), 4) if cited_from_linker else 0.0,
+        "citation_route_depths": {str(d): depths[d] for d in sorted(depths)},
+        "questions_with_bridge_paragraph": bridge_questions,
+        "bridge_paragraph_in_context": bridge_in_context,
+        "bridge_paragraph_cited": bridge_cited,
+        "bridge_paragraph_cited_through_route": bridge_routed,
+        "answer_contains_gold": round(float(np.mean(has_answer)), 4) if has_answer else 0.0,
         "mean_context_items": round(float(np.mean(sizes)), 2),
         "context_share_via_graph": round(float(np.mean(via_graph)), 4) if via_graph else 0.0,
         # Every question here is answerable from the corpus: one below the relevance floor is refused wrongly.
@@ -155,7 +235,20 @@ def cli_eval_retrieval(questions: str, corpus: str, as_json: bool = False, limit
               f"{result['baseline_recall']:.3f}   difference: {result['difference']:+.3f}\n"
               f"all gold paragraphs found, graph: {result['all_gold_found']:.3f}   dense baseline: "
               f"{result['baseline_all_gold_found']:.3f}\n"
-              f"dense baseline spread across documents like the context: {result['baseline_spread_recall']:.3f}\n"
+              f"dense baseline spread across documents like the context: {result['baseline_spread_recall']:.3f}   "
+              f"graph minus spread: {result['baseline_spread_difference']:+.3f}\n"
+              f"questions whose routes start at entities the question names: {result['questions_anchored']} of "
+              f"{result['n']} (the rest start from similarity)\n"
+              f"citations whose route starts at an entity the question names: {result['citations_anchored']:.3f} "
+              f"of {result['citations']} (from the anchors this product's linker found: "
+              f"{result['citations_from_question_anchors']:.3f})\n"
+              f"route depth of citations (steps: count): "
+              f"{', '.join(f'{d}: {c}' for d, c in result['citation_route_depths'].items())}\n"
+              f"questions with a bridge paragraph: {result['questions_with_bridge_paragraph']}; in the context: "
+              f"{result['bridge_paragraph_in_context']}; answer cites it: "
+              f"{result['bridge_paragraph_cited']}; through a route with a step: "
+              f"{result['bridge_paragraph_cited_through_route']}\n"
+              f"extractive answer contains the gold answer (or an alias): {result['answer_contains_gold']:.3f}\n"
               f"mean context items: {result['mean_context_items']}, share reached through the graph: "
               f"{result['context_share_via_graph']:.3f}\n"
               f"best question-sentence similarity: min {result['best_similarity_min']:.3f}, median "

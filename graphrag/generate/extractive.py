@@ -3,6 +3,13 @@
 It quotes rather than paraphrases, so each claim is a source sentence followed by its own
 marker. To read as an answer rather than a dump it keeps only sentences close in relevance to
 the best one, skips headings and near-repeats, and stops at a small cap.
+
+Chains: a context item reached through the graph names the sentences of the steps that
+reached it. When the best sentence was reached that way, the sentences of its steps are
+quoted before it; and when another item's route went through a quoted sentence (the film's
+sentence names its director; the director's sentence gives the country), the first such item
+in the retrieval's order is quoted next (failing that, the first chain the walk found). So a bridge question reads as the chain of sentences that answers it, each
+with its own marker and route, and nothing is written that a source does not say.
 """
 
 from __future__ import annotations
@@ -43,33 +50,81 @@ def _with_marker(text: str, n: int) -> str:
     return f"{body} [{n}]."
 
 
+def _where(item: ContextItem) -> tuple[str, int, int]:
+    return item.span.document_id, item.span.version, item.span.sentence_index
+
+
 class ExtractiveGenerator:
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, margin: float = 0.15, model: str | None = None) -> None:
+    def __init__(self, max_sentences: int = 3, margin: float = 0.3, chain_margin: float = 0.6,
+                 by_context_order: bool = True, any_chain: bool = True, model: str | None = None) -> None:
+        # When no route runs through a quoted sentence, still quote the first chain the walk
+        # found from the question's entities (its step sentences, then its end).
+        self.any_chain = any_chain
+        # Quote in the retrieval's order, which weighs how strongly the walk from the question's
+        # entities reached a sentence, not only how much it resembles the question.
+        self.by_context_order = by_context_order
         self.max_sentences = max_sentences
-        self.margin = margin  # keep sentences within this cosine distance of the best one
+        self.margin = margin  # keep sentences within this cosine distance of the most similar one
+        # A chain's next link may be less like the question than the best sentence ("born in
+        # Lyon" shares few words with "Which country is the director of X from?").
+        self.chain_margin = chain_margin
 
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
+        ranked = [c for c in sorted(context, key=lambda c: (-c.score, c.n)) if _is_statement(" ".join(c.span.text.split()))]
+        if not ranked:
+            return Generation("", self.name, None)
+        at = {_where(c): c for c in ranked}
+        best = ranked[0].score
+        if self.by_context_order:
+            ranked = sorted(ranked, key=lambda c: c.n)
         chosen: list[ContextItem] = []
-        best = None
-        for item in sorted(context, key=lambda c: (-c.score, c.n)):
-            text = " ".join(item.span.text.split())
-            if not _is_statement(text):
-                continue
-            best = item.score if best is None else best
-            if item.score < best - self.margin:
-                break
-            words = _words(text)
+
+        def links(item: ContextItem) -> list[ContextItem]:
+            """The item's route as quotable sentences: each step's sentence, then the item's."""
+            out = [at[w] for s in item.route.steps
+                   if (w := (s.document_id, s.version, s.sentence_index)) in at and at[w] is not item]
+            return [*dict.fromkeys(out), item]
+
+        def take(item: ContextItem) -> None:
+            if len(chosen) >= self.max_sentences or any(c is item for c in chosen):
+                return
+            words = _words(item.span.text)
             repeat = next((i for i, c in enumerate(chosen) if _similar(words, _words(c.span.text))), None)
             if repeat is not None:
                 # A near-repeat (an old FAQ restating a policy, an older wording): quote only
                 # the source with the later effective date, whatever ranked first.
                 if (item.effective_date or "") > (chosen[repeat].effective_date or ""):
                     chosen[repeat] = item
-                continue
+                return
             chosen.append(item)
+
+        def extension() -> ContextItem | None:
+            """The first item, in the retrieval's order (which counts how strongly the walk
+            reached it), whose route went through a sentence already quoted."""
+            quoted = {_where(c) for c in chosen}
+            for c in sorted(ranked, key=lambda c: c.n):
+                if c not in chosen and c.score >= best - self.chain_margin and any(
+                        (s.document_id, s.version, s.sentence_index) in quoted for s in c.route.steps):
+                    return c
+            return None
+
+        for item in links(ranked[0]):
+            take(item)
+        nxt = extension()
+        if nxt is None and self.any_chain:
+            nxt = next((c for c in sorted(ranked, key=lambda c: c.n) if c.route.steps and c not in chosen
+                        and c.score >= best - self.chain_margin and len(links(c)) > 1), None)
+        if nxt is not None:
+            for item in links(nxt):
+                take(item)
+        for cand in ranked[1:]:
             if len(chosen) >= self.max_sentences:
                 break
+            if cand.score < best - self.margin:
+                continue  # ranked by similarity, nothing later is closer; by context order, it may be
+            for item in links(cand):
+                take(item)
         text = " ".join(_with_marker(" ".join(c.span.text.split()), c.n) for c in chosen)
         return Generation(text, self.name, None)
