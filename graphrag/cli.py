@@ -123,7 +123,7 @@ def _settings(a: argparse.Namespace) -> AskSettings:
 
 def cmd_ask(a: argparse.Namespace) -> int:
     from graphrag.ask import Asker
-    from graphrag.serialize import answer_json, route_text, support_json
+    from graphrag.serialize import answer_json, cited_keys, route_text, support_json
 
     empty = (f"error: the store {a.store} holds no documents; ingest some first, e.g. `graphrag ingest "
              "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
@@ -136,9 +136,10 @@ def cmd_ask(a: argparse.Namespace) -> int:
             return 2
         outcome = Asker(store).ask(a.question, _settings(a))
         names = store.entity_names()
+        layouts = store.span_layouts(cited_keys(outcome.answer))
     ans = outcome.answer
     if a.json:
-        print(json.dumps(answer_json(ans, names, outcome.warnings), indent=2, ensure_ascii=False))
+        print(json.dumps(answer_json(ans, names, outcome.warnings, layouts), indent=2, ensure_ascii=False))
         return 0
     for w in outcome.warnings:
         print(f"note: {w}", file=sys.stderr)
@@ -153,7 +154,9 @@ def cmd_ask(a: argparse.Namespace) -> int:
                 print(f"    [{c.marker}] does not resolve")
                 continue
             sp = c.item.span
-            print(f"    [{c.marker}] {sp.document_id} v{sp.version} [{sp.start}:{sp.end}] {sp.text}")
+            lay = layouts.get((sp.document_id, sp.version, sp.sentence_index))
+            where = f" {lay.page_text}" if lay is not None and lay.page_text else ""
+            print(f"    [{c.marker}] {sp.document_id} v{sp.version}{where} [{sp.start}:{sp.end}] {sp.text}")
             print(f"         route: {route_text(c.item.route, names)}")
     return 0
 

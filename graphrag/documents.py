@@ -17,10 +17,15 @@ from datetime import date, datetime
 from pathlib import Path
 
 from graphrag.model import PUBLIC, Document
+from graphrag.readers import DOCUMENT_SUFFIXES, Layout, ReadError, read_document, sniff
 
 MANIFEST = "manifest.toml"
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text", ".rst"})
 DEFAULT_MAX_BYTES = 5_000_000
+# PDF, HTML and DOCX files are routinely larger than text: they may reach this or --max-bytes,
+# whichever is larger (page and character limits in graphrag.readers bound the work).
+DOCUMENT_MAX_BYTES = 50_000_000
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | frozenset(DOCUMENT_SUFFIXES)
 log = logging.getLogger(__name__)
 
 
@@ -35,9 +40,15 @@ class Source:
     access: tuple[str, ...] = (PUBLIC,)
     path: str | None = None
     note: str | None = None  # e.g. "decoded as cp1252"
+    # PDF/HTML/DOCX: where each part of the text came from, and the original bytes' hash.
+    layout: Layout | None = None
 
     @property
     def sha256(self) -> str:
+        # A PDF, HTML or DOCX file is identified by its bytes: the same text laid out anew must
+        # become a new version, or the stored pages and boxes would not match the stored file.
+        if self.layout is not None:
+            return self.layout.sha256
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
     def as_document(self, version: int = 0) -> Document:
@@ -187,22 +198,39 @@ def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_acces
         return Rejected(doc_id, str(path), f"invalid manifest entry: {entry.error}")
     try:
         size = path.stat().st_size
+        if path.suffix.lower() in DOCUMENT_SUFFIXES:
+            max_bytes = max(max_bytes, DOCUMENT_MAX_BYTES)
         if size > max_bytes:
             return Rejected(doc_id, str(path), f"{size:,} bytes is over the {max_bytes:,}-byte limit "
                                                "(raise it with --max-bytes, or split the file)")
         data = path.read_bytes()
     except OSError as exc:
         return Rejected(doc_id, str(path), f"cannot read: {exc.strerror or exc}")
-    text, note = decode(data)
-    if text is None:
-        return Rejected(doc_id, str(path), note or "not text")
-    text = _clean_text(text)
-    title = (entry.title if entry and entry.title else None) or _title(text, path.stem)
+    layout: Layout | None = None
+    read_title: str | None = None
+    if path.suffix.lower() in DOCUMENT_SUFFIXES:
+        decoded = decode(data)[0] if DOCUMENT_SUFFIXES[path.suffix.lower()] == "text/html" else None
+        try:
+            doc = read_document(data, path.suffix, decoded)
+        except ReadError as exc:
+            return Rejected(doc_id, str(path), str(exc))
+        text, layout, read_title = doc.text, doc.layout, doc.title
+        note = "; ".join(layout.notes) or None
+    else:
+        kind = sniff(data)
+        if kind in ("PDF", "DOCX"):
+            return Rejected(doc_id, str(path), f"the extension says text but it is a {kind} file: rename it to "
+                                               f".{kind.lower()}")
+        text, note = decode(data)
+        if text is None:
+            return Rejected(doc_id, str(path), note or "not text")
+        text = _clean_text(text)
+    title = (entry.title if entry and entry.title else None) or read_title or _title(text, path.stem)
     access = (entry.access if entry and entry.access else None) or default_access
     if not access:
         return Rejected(doc_id, str(path), "no valid access labels: the manifest beside it is malformed or its "
                                            "[defaults] access is invalid; fix it and ingest again")
-    return Source(doc_id, title, text, entry.effective_date if entry else None, access, str(path), note)
+    return Source(doc_id, title, text, entry.effective_date if entry else None, access, str(path), note, layout)
 
 
 def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[Source | Rejected], list[str]]:
@@ -229,9 +257,10 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
             if f.name == MANIFEST or f.name.startswith("."):
                 continue
             rel = str(f.relative_to(root))
-            if f.suffix.lower() not in TEXT_SUFFIXES:
+            if f.suffix.lower() not in SUPPORTED_SUFFIXES:
                 items.append(Rejected(_doc_id(f, root), str(f), f"unsupported file type {f.suffix or '(none)'}: "
-                                                                "only .txt and .md are ingested"))
+                                                                "only .txt, .md, .pdf, .html, .htm and .docx are "
+                                                                "ingested"))
                 continue
             items.append(read_file(f, root, entries.get(rel), defaults, max_bytes))
     order = {id(x): i for i, x in enumerate(items)}

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from graphrag.model import Answer, Citation, ContextItem, Entity, Relation, Route, Support
+from graphrag.model import Answer, Citation, ContextItem, Entity, Relation, Route, SpanLayout, Support
+
+# (document id, version, sentence index) -> where that sentence sits in its PDF/HTML/DOCX file
+Layouts = Mapping[tuple[str, int, int], SpanLayout]
 
 NOT_CHECKED = {"score": None, "label": "not_checked", "checker": None, "reason": "not checked"}
 
@@ -36,8 +39,20 @@ def route_text(route: Route, names: Mapping[str, str] | None = None) -> str:
     return out
 
 
-def citation_json(c: Citation, names: Mapping[str, str] | None = None) -> dict[str, object]:
+def layout_json(layout: SpanLayout | None) -> dict[str, object]:
+    """Page fields of a citation: null when the document has no pages (text, Markdown)."""
+    if layout is None:
+        return {"page": None, "page_end": None, "page_label": None, "boxes": None, "heading_path": None,
+                "paragraph": None}
+    return {"page": layout.page, "page_end": layout.page_end, "page_label": layout.page_label,
+            "boxes": [list(b) for b in layout.boxes] if layout.page is not None else None,
+            "heading_path": layout.heading_path, "paragraph": layout.paragraph}
+
+
+def citation_json(c: Citation, names: Mapping[str, str] | None = None, layouts: Layouts | None = None
+                  ) -> dict[str, object]:
     span = c.item.span if c.item else None
+    layout = (layouts or {}).get((span.document_id, span.version, span.sentence_index)) if span else None
     return {
         "marker": c.marker,
         "valid": c.valid,
@@ -46,6 +61,7 @@ def citation_json(c: Citation, names: Mapping[str, str] | None = None) -> dict[s
         "start": span.start if span else None,
         "end": span.end if span else None,
         "sentence": span.text if span else None,
+        **layout_json(layout),
         "route": route_json(c.item.route, names) if c.item else None,
         "support": support_json(c.support),
         "irrelevant": c.irrelevant,
@@ -58,7 +74,14 @@ def context_json(c: ContextItem) -> dict[str, object]:
             "sentence": s.text, "score": c.score, "via": c.via, "superseded": c.superseded}
 
 
-def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = ()) -> dict[str, object]:
+def cited_keys(a: Answer) -> list[tuple[str, int, int]]:
+    """The sentences an answer's citations point at, to look their layout up in the store."""
+    return [(c.item.span.document_id, c.item.span.version, c.item.span.sentence_index)
+            for cl in a.claims for c in cl.citations if c.item is not None]
+
+
+def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = (),
+                layouts: Layouts | None = None) -> dict[str, object]:
     return {
         "answer_id": a.id,
         "question": a.question,
@@ -68,7 +91,7 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
         "claims": [
             {"index": cl.index, "text": cl.text, "start": cl.start, "end": cl.end,
              "flags": [f.value for f in cl.flags], "support": support_json(cl.support),
-             "citations": [citation_json(c, names) for c in cl.citations]}
+             "citations": [citation_json(c, names, layouts) for c in cl.citations]}
             for cl in a.claims
         ],
         "retrieval": {
