@@ -17,7 +17,7 @@ from graphrag.store import Store
 from graphrag.text import counted
 
 st.title("Ingest documents")
-st.caption("Text and Markdown files. A `manifest.toml` beside a folder's files sets titles, dates and access "
+st.caption("Text, Markdown, PDF, HTML and DOCX files. A `manifest.toml` beside a folder's files sets titles, dates and access "
            "labels. Re-ingesting a changed document adds a new version; the old one is kept, marked superseded.")
 
 store = state.store()
@@ -30,7 +30,8 @@ with left:
     if source == "Folder on this machine":
         folder = st.text_input("Folder or file path", placeholder=str(state.SAMPLE_CORPUS), key="ingest_folder")
     else:
-        uploads = st.file_uploader("Text or Markdown files", type=["md", "txt"], accept_multiple_files=True,
+        uploads = st.file_uploader("Text, Markdown, PDF, HTML or Word (.docx) files",
+                                   type=["md", "txt", "pdf", "html", "htm", "docx"], accept_multiple_files=True,
                                    key="ingest_uploads") or []
 with right:
     st.selectbox("Extractor", ["rules", "ollama"], **state.persist(state.EXTRACTOR),
