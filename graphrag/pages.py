@@ -63,8 +63,8 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
                            fill=BOX_FILL, outline=BOX_LINE, width=3)
         image = Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB")
         if around is not None:
-            x0 = max(0.0, min(b[0] for b in on_page) - 24) * scale
-            x1 = min(image.width, (max(b[2] for b in on_page) + 24) * scale)
+            x0 = max(0.0, min(b[0] for b in on_page) - 10) * scale
+            x1 = min(image.width, (max(b[2] for b in on_page) + 10) * scale)
             y0 = max(0.0, min(b[1] for b in on_page) - around) * scale
             y1 = min(image.height, (max(b[3] for b in on_page) + around) * scale)
             image = image.crop((int(x0), int(y0), int(x1), int(y1)))
