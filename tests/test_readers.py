@@ -191,3 +191,18 @@ def test_docx_tracked_changes_and_pictures_are_read_with_a_note() -> None:
     assert "within 30 days" not in read.text  # deletion left out
     assert read.layout.notes == ("2 tracked changes read as accepted (insertions kept, deletions left out)",
                                  "1 embedded objects or images not read (text only)")
+
+
+def test_a_table_is_read_row_by_row() -> None:
+    rows = [("Year", "Title", "Role"), ("2011", "Black Mirror", "Selma"), ("2012", "Whitechapel", "Roxy"),
+            ("2014", "Happy Valley", "Justine")]
+
+    def draw(c, i):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 720, "She appeared in these series, listed in the table below.")
+        for r, cells in enumerate(rows):
+            for x, cell in zip((72, 250, 430), cells):
+                c.drawString(x, 690 - 16 * r, cell)
+
+    text = read_document(pdf_with(draw), ".pdf").text
+    assert "2011 Black Mirror Selma\n2012 Whitechapel Roxy" in text

@@ -15,7 +15,7 @@ import ctypes
 import re
 import statistics
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -48,6 +48,8 @@ class _Fragment:
     y1: float
     gy0: float = np.inf  # what is drawn: glyph extent, at least the usual ascender-descender band
     gy1: float = -np.inf
+    ly0s: list[float] = field(default_factory=list)  # each character's loose extent
+    ly1s: list[float] = field(default_factory=list)
 
     @property
     def x0(self) -> float:
@@ -74,8 +76,8 @@ class _Line:
     x1s: list[float]
     y0: float
     y1: float
-    # The extent of the line's longest fragment: superscripts ("[2]") must not make a line look
-    # taller or closer to its neighbours than its body text is.
+    # The median character extent: superscripts ("[2]", "km2") must not make a line look taller
+    # or closer to its neighbours than its body text is.
     core_y0: float = 0.0
     core_y1: float = 0.0
 
@@ -153,6 +155,8 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, height: float) -> list[_Fra
         cur.x0s.append(x0)
         cur.x1s.append(x1)
         cur.y0, cur.y1 = min(cur.y0, y0), max(cur.y1, y1)
+        cur.ly0s.append(y0)
+        cur.ly1s.append(y1)
         # The drawn box: the glyph's own extent, widened to the usual band around the baseline
         # (ascender 0.62, descender 0.18 of the loose height, i.e. about 0.72 and 0.21 of the
         # font size for Helvetica) so a line without capitals or descenders is boxed like the rest.
@@ -201,9 +205,19 @@ def _split_columns(region: list[_Fragment], page_width: float) -> list[list[_Fra
     gutter = 0.5 * statistics.median(f.height for f in region)
     for k in range(1, len(xs)):
         if xs[k].x0 - reach >= gutter and reach - lo >= min_w and hi - xs[k].x0 >= min_w:
-            return [xs[:k], xs[k:]]
+            left, right = xs[:k], xs[k:]
+            # Prose fills its column (text beside an infobox or a figure: one side does); a
+            # table's cells mostly do not, on either side, and a table is read row by row (a
+            # row's cells belong together), so it is not split here.
+            if _fills(left, lo, reach) or _fills(right, xs[k].x0, hi):
+                return [left, right]
+            return None
         reach = max(reach, xs[k].x1)
     return None
+
+
+def _fills(side: list[_Fragment], x0: float, x1: float) -> bool:
+    return statistics.median(f.x1 - f.x0 for f in side) >= 0.5 * (x1 - x0)
 
 
 def _split_rows(region: list[_Fragment]) -> list[list[_Fragment]] | None:
@@ -232,8 +246,8 @@ def _lines(region: list[_Fragment], page: int) -> list[_Line]:
     out = []
     for row in rows:
         row.sort(key=lambda f: f.x0)
-        core = max(row, key=lambda f: len(f.chars))
-        ln = _Line(page, [], [], [], min(f.gy0 for f in row), max(f.gy1 for f in row), core.y0, core.y1)
+        ln = _Line(page, [], [], [], min(f.gy0 for f in row), max(f.gy1 for f in row),
+                   float(np.median([y for f in row for y in f.ly0s])), float(np.median([y for f in row for y in f.ly1s])))
         for f in row:
             if ln.chars:
                 ln.chars.append(" ")
