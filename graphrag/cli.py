@@ -225,7 +225,7 @@ def cmd_bench(a: argparse.Namespace) -> int:
     from graphrag import bench
 
     return {"ingest": bench.bench_ingest, "ask": bench.bench_ask, "load": bench.bench_load,
-            "review": bench.bench_review}[a.what](a)
+            "review": bench.bench_review, "documents": bench.bench_documents}[a.what](a)
 
 
 # --- parser -----------------------------------------------------------------------------
@@ -326,6 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
     br = b.add_parser("review", help="review-queue build time as answers accumulate")
     br.add_argument("--answers", type=int, nargs="+", default=[100, 1_000, 5_000])
     br.add_argument("--rounds", type=int, default=5)
+    bd = b.add_parser("documents", help="a generated PDF through the reader and ingest; cited-page render time")
+    bd.add_argument("--pages", type=int, default=200)
+    bd.add_argument("--renders", type=int, default=20)
     s.set_defaults(fn=cmd_bench)
     return p
 

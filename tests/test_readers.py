@@ -206,3 +206,15 @@ def test_a_table_is_read_row_by_row() -> None:
 
     text = read_document(pdf_with(draw), ".pdf").text
     assert "2011 Black Mirror Selma\n2012 Whitechapel Roxy" in text
+
+
+def test_benchmark_pdf_is_read_in_order_without_its_furniture() -> None:
+    from graphrag.bench import _bench_text, bench_pdf
+
+    read = read_document(bench_pdf(3), ".pdf")
+    text = " ".join(read.text.split())
+    assert "operations handbook" not in text
+    assert [p.label for p in read.layout.pages] == ["1", "2", "3"]
+    # Page 3 is in two columns: its sentences come in the order they were written.
+    found = [text.index(t) for n in range(80) if (t := _bench_text(2, n)) in text]
+    assert len(found) >= 45 and found == sorted(found)  # both columns, each sentence whole
