@@ -39,10 +39,10 @@ from graphrag.model import (
     Document,
     Entity,
     Mention,
+    PageSize,
     Relation,
     Route,
     RouteStep,
-    PageSize,
     Seed,
     Span,
     SpanLayout,
@@ -640,11 +640,11 @@ class Store:
     def span_layouts(self, keys: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], SpanLayout]:
         """(doc_id, version, idx) -> layout, for the citations of an answer."""
         out: dict[tuple[str, int, int], SpanLayout] = {}
-        for doc_id, version, idx in set(keys):
-            rows = _tolerant(lambda: self._q("SELECT * FROM span_layout WHERE doc_id=? AND version=? AND idx=?",
-                                             (doc_id, version, idx)), [])
+        for key in set(keys):
+            rows = _tolerant(lambda k=key: self._q(  # type: ignore[misc]
+                "SELECT * FROM span_layout WHERE doc_id=? AND version=? AND idx=?", k), [])
             if rows:
-                out[(doc_id, version, idx)] = _span_layout(rows[0])
+                out[key] = _span_layout(rows[0])
         return out
 
     def page_sizes(self, doc_id: str, version: int) -> list[PageSize]:

@@ -32,27 +32,27 @@ PDF_NAME, HTML_NAME, DOCX_NAME = "security-handbook.pdf", "billing-help.html", "
 # hyphen (\u00ad) marks where a word may be broken with a hyphen at the end of a line.
 HANDBOOK: list[tuple[str, str]] = [
     ("title", "Larkspur Security Handbook"),
-    ("para", "This handbook describes how Larkspur protects customer workspaces and what customers can expect "
+    ("para", ("This handbook describes how Larkspur protects customer workspaces and what customers can expect "
              "when something goes wrong. It applies to every plan from 1 March 2026 and replaces the security "
-             "pages of the old FAQ."),
-    ("para", "Each chapter states a rule first and then explains it. Questions about this handbook go to the "
-             "support team."),
+             "pages of the old FAQ.")),
+    ("para", ("Each chapter states a rule first and then explains it. Questions about this handbook go to the "
+             "support team.")),
     ("frame", ""),
     ("heading", "Encryption"),
-    ("para", "All traffic between browsers and Larkspur is encrypted with TLS 1.3. Workspace data is encrypted at "
+    ("para", ("All traffic between browsers and Larkspur is encrypted with TLS 1.3. Workspace data is encrypted at "
              "rest with AES-256, and encryption keys are rotated every 90 days. Customer-managed keys are available "
-             "on the Enterprise plan."),
+             "on the Enterprise plan.")),
     ("heading", "Single sign-on"),
-    ("para", "Single sign-on is available on the Business and Enterprise plans. Larkspur supports SAML 2.0 and "
+    ("para", ("Single sign-on is available on the Business and Enterprise plans. Larkspur supports SAML 2.0 and "
              "OpenID Connect identity providers. The single sign-on setup guide explains how an owner connects an "
-             "identity provider."),
+             "identity provider.")),
     ("heading", "Two-factor authentication"),
-    ("para", "Owners can require two-factor authentication for every member of a workspace. Members without a "
-             "second factor are asked to add one at their next sign-in."),
+    ("para", ("Owners can require two-factor authentication for every member of a workspace. Members without a "
+             "second factor are asked to add one at their next sign-in.")),
     ("frame", ""),
     ("heading", "Incident response"),
     ("frame", ""),
-    ("para", "A security incident is any event that exposes customer data to someone who should not see it. The "
+    ("para", ("A security incident is any event that exposes customer data to someone who should not see it. The "
              "on-call engineer opens an incident record as soon as an alert or a customer report suggests one. "
              "Larkspur notifies affected customers within 72 hours of confirming a security incident. The notice "
              "names the affected work\u00adspaces, the kind of data involved and the steps already taken to contain the "
@@ -64,14 +64,14 @@ HANDBOOK: list[tuple[str, str]] = [
              "keeps every incident record for three years so that later audits can check how each incident was "
              "handled from the first alert to the final report. Incident records are "
              "stored apart from customer workspaces, and only the security team and the on-call engineer can open "
-             "them while an incident is still being investigated."),
+             "them while an incident is still being investigated.")),
     ("heading", "Access reviews"),
-    ("para", "Larkspur reviews staff access to production systems every quarter. An engineer keeps production "
-             "access only while their team needs it."),
+    ("para", ("Larkspur reviews staff access to production systems every quarter. An engineer keeps production "
+             "access only while their team needs it.")),
     ("heading", "Audit logs"),
-    ("para", "Audit logs record every sign-in, export and permission change in a workspace. Owners and admins can "
+    ("para", ("Audit logs record every sign-in, export and permission change in a workspace. Owners and admins can "
              "download the audit log from the security page. Audit logs are kept for one year, as the retention "
-             "policy sets out."),
+             "policy sets out.")),
 ]
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
 from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
 
 ARTIFACTS = ROOT / "test-artifacts"

@@ -11,7 +11,6 @@ import pytest
 from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
 
 from graphrag import store as store_module
-from graphrag.errors import StoreError
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity
 from graphrag.ingest import Ingestor
 from graphrag.pages import render_page

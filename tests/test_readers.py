@@ -25,7 +25,7 @@ def test_committed_sample_files_are_what_the_generator_makes() -> None:
 
 
 def test_every_sentence_box_covers_its_glyphs_on_the_right_page(handbook) -> None:  # type: ignore[no-untyped-def]
-    read, sentences, layouts = handbook
+    _, sentences, layouts = handbook
     expected = generator().expected_boxes()
     assert len(sentences) == len(expected), "every sentence the generator wrote is found, and no other"
     checked = 0
@@ -148,8 +148,8 @@ def test_a_page_without_text_among_others_is_noted() -> None:
 
     read = read_document(pdf_with(draw, pages=2), ".pdf")
     assert read.text == "Only the first page has text."
-    assert read.layout.notes == ("1 of 2 pages have no text layer (images only) and were skipped; OCR is not "
-                                 "supported",)
+    assert read.layout.notes == (
+        "1 of 2 pages have no text layer (images only) and were skipped; OCR is not supported",)
 
 
 def test_html_keeps_text_and_heading_paths_and_drops_active_content() -> None:

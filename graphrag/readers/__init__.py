@@ -14,8 +14,17 @@ from graphrag.readers.layout import DOCX, HTML, PDF, Block, Layout, TextLine, sh
 
 DOCUMENT_SUFFIXES = {".pdf": PDF, ".html": HTML, ".htm": HTML, ".docx": DOCX}
 
-__all__ = ["DOCUMENT_SUFFIXES", "Block", "Layout", "ReadError", "Read", "TextLine", "read_document", "sniff",
-           "sha256_bytes"]
+__all__ = [
+    "DOCUMENT_SUFFIXES",
+    "Block",
+    "Layout",
+    "Read",
+    "ReadError",
+    "TextLine",
+    "read_document",
+    "sha256_bytes",
+    "sniff",
+]
 
 
 @dataclass(frozen=True)
