@@ -236,7 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("ingest", help="ingest text/Markdown files or folders (a manifest.toml beside them is read)")
+    s = sub.add_parser("ingest", help="ingest text, Markdown, PDF, HTML and DOCX files or folders "
+                                      "(a manifest.toml beside them is read)")
     s.add_argument("paths", nargs="+", metavar="PATH")
     _store_arg(s)
     s.add_argument("--extractor", choices=["rules", "ollama"], default="rules")

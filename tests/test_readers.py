@@ -218,3 +218,34 @@ def test_benchmark_pdf_is_read_in_order_without_its_furniture() -> None:
     # Page 3 is in two columns: its sentences come in the order they were written.
     found = [text.index(t) for n in range(80) if (t := _bench_text(2, n)) in text]
     assert len(found) >= 45 and found == sorted(found)  # both columns, each sentence whole
+
+
+def test_ligatures_read_as_their_letters() -> None:
+    import os
+
+    import reportlab
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    # Bitstream Vera ships inside reportlab: an embedded TrueType font with the "ﬁ" and "ﬂ" glyphs.
+    pdfmetrics.registerFont(TTFont("Vera", os.path.join(os.path.dirname(reportlab.__file__), "fonts", "Vera.ttf")))
+
+    def draw(c, i):  # type: ignore[no-untyped-def]
+        c.setFont("Vera", 12)
+        c.drawString(72, 700, "The \ufb01nal report is \ufb02agged.")
+
+    assert read_document(pdf_with(draw), ".pdf").text == "The final report is flagged."
+
+
+def test_a_pdf_over_the_page_limit_and_a_page_over_the_character_limit_are_refused() -> None:
+    many = pdf_with(lambda c, i: c.drawString(72, 700, "x"), pages=2001)
+    with pytest.raises(ReadError, match="the PDF has 2,001 pages; the limit is 2,000: split it"):
+        read_document(many, ".pdf")
+
+    def dense(c, i):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 1)
+        for row in range(700):
+            c.drawString(10, 780 - row, "abcdefghij" * 16)  # 112,000 characters on one page
+
+    with pytest.raises(ReadError, match=r"page 1 holds 11\d,\d{3} characters; the limit is 100,000 per page"):
+        read_document(pdf_with(dense), ".pdf")

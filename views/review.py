@@ -191,8 +191,8 @@ with col_source:
             for pg in sorted({int(b[0]) for b in layout.boxes}):
                 try:
                     st.image(render_page(pdf[1], pg, layout.boxes, around=90), width="stretch")
-                    with st.expander(f"Whole page {pg}" + (f" (printed {layout.page_label})"
-                                                          if layout.page_label and pg == layout.page else "")):
+                    printed = f" (printed {layout.page_label})" if layout.page_label and pg == layout.page else ""
+                    with st.expander(render.plain(f"Whole page {pg}{printed}")):  # the label comes from the PDF
                         st.image(render_page(pdf[1], pg, layout.boxes), width="stretch")
                 except GraphRAGError as exc:
                     st.warning(f"Page {pg} could not be rendered: {render.plain(exc)}")

@@ -16,6 +16,7 @@ import re
 import statistics
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,8 @@ MIN_COLUMN_WIDTH = 0.2  # a column split needs both sides at least this share of
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?[-–—(\s]*(\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:/|of)\s*\d{1,5})?[-–—)\s]*$",
                           re.IGNORECASE)
 _HYPHENS = "-\u00ad\u2010\x02"
+_LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
+              "\ufb06": "st"}
 _TERMINAL = ".!?:;\"'”’)]"
 # PDFium is not thread-safe; the dashboard serves several sessions from threads.
 PDFIUM_LOCK = threading.RLock()
@@ -124,13 +127,17 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, height: float) -> list[_Fra
     ox, oy = ctypes.c_double(), ctypes.c_double()
     out: list[_Fragment] = []
     cur: _Fragment | None = None
-    last_x1 = 0.0
+    last_x0 = last_x1 = 0.0
     for i in range(n):
         u = pdfium_c.FPDFText_GetUnicode(raw, i)
         ch = chr(u) if 0 < u < 0x110000 else ""
         if ch in ("\r", "\n") or not ch:
             cur = None
             continue
+        if ch in ("\x02", "\u00ad"):  # PDFium's mark for a hyphen that ends a line, a drawn soft hyphen
+            ch = "-"
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co") and not ch.isspace() or ch == "\ufffe":
+            continue  # control and private-use code points carry no text
         if ch.isspace() or pdfium_c.FPDFText_IsGenerated(raw, i):
             if cur is not None and cur.chars and cur.chars[-1] != " ":
                 cur.chars.append(" ")
@@ -146,15 +153,22 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, height: float) -> list[_Fra
         new = False
         if cur is not None:
             mid, cmid = (y0 + y1) / 2, (cur.y0 + cur.y1) / 2
-            new = abs(mid - cmid) > 0.5 * min(h, cur.height) or x0 < last_x1 - 0.5 * h or x0 - last_x1 > 0.9 * h
+            # A new fragment when the baseline moves, the text goes back (a new line or column),
+            # or jumps ahead by a wide gap. PDFium gives a ligature's letters one shared box.
+            new = abs(mid - cmid) > 0.5 * min(h, cur.height) or x0 < last_x0 - 0.5 * h or x0 - last_x1 > 0.9 * h
         if cur is None or new:
             if cur is not None and cur.chars and cur.chars[-1] == " ":
                 cur.chars.pop(), cur.x0s.pop(), cur.x1s.pop()
             cur = _Fragment([], [], [], y0, y1)
             out.append(cur)
-        cur.chars.append(ch)
-        cur.x0s.append(x0)
-        cur.x1s.append(x1)
+        # A ligature glyph ("ﬁ") becomes its letters, which share the glyph's width, so the text
+        # reads as typed ("financial", not "ﬁnancial") and the box still covers the glyph.
+        letters = _LIGATURES.get(ch, ch)
+        step = (x1 - x0) / len(letters)
+        for k, letter in enumerate(letters):
+            cur.chars.append(letter)
+            cur.x0s.append(x0 + k * step)
+            cur.x1s.append(x0 + (k + 1) * step)
         cur.y0, cur.y1 = min(cur.y0, y0), max(cur.y1, y1)
         cur.ly0s.append(y0)
         cur.ly1s.append(y1)
@@ -166,7 +180,7 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, height: float) -> list[_Fra
         base = height - oy.value
         cur.gy0 = min(cur.gy0, height - top.value, base - 0.62 * h)
         cur.gy1 = max(cur.gy1, height - bottom.value, base + 0.18 * h)
-        last_x1 = x1
+        last_x0, last_x1 = x0, x1
     for f in out:
         while f.chars and f.chars[-1] == " ":
             f.chars.pop(), f.x0s.pop(), f.x1s.pop()
@@ -316,7 +330,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
                         textpage.close()
                 finally:
                     page.close()
-                label = doc.get_page_label(p) or None
+                label = " ".join((doc.get_page_label(p) or "").split())[:40] or None
                 pages.append(PageSize(p + 1, round(w, 2), round(h, 2), label))
         except pdfium.PdfiumError as exc:
             raise ReadError(f"corrupt or truncated PDF: {exc}") from exc
