@@ -61,7 +61,11 @@ class SpanLayout:
         if self.page is None:
             return None
         first = self.page_label or str(self.page)
-        return f"p. {first}" if self.page_end is None else f"pp. {first}–{self.page_end}"
+        if self.page_end is None:
+            return f"p. {first}"
+        if self.page_label is None or self.page_label.isdigit():  # printed numbers run on with the pages
+            return f"pp. {first}–{int(first) + self.page_end - self.page}"
+        return f"p. {first} and the next {self.page_end - self.page} page(s)"
 
 
 @dataclass(frozen=True)

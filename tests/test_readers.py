@@ -48,7 +48,7 @@ def test_pages_labels_and_the_page_break(handbook) -> None:  # type: ignore[no-u
     notify = by_text["Larkspur notifies affected customers within 72 hours of confirming a security incident."]
     assert (notify.page, notify.page_end, notify.page_label, notify.page_text) == (3, None, "2", "p. 2")
     crossing = next(v for k, v in by_text.items() if k.startswith("Incident records are stored apart"))
-    assert (crossing.page, crossing.page_end) == (3, 4)
+    assert (crossing.page, crossing.page_end, crossing.page_text) == (3, 4, "pp. 2–3")  # printed labels
     assert {b[0] for b in crossing.boxes} == {3, 4}
     title = by_text["Larkspur Security Handbook"]
     assert (title.page, title.page_label) == (1, "i")
