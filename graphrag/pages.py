@@ -31,6 +31,7 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
 
     ``around``: crop to the boxes plus this many points above and below (and a little to each
     side), so the cited lines are legible in a narrow column; None gives the whole page."""
+    import pypdfium2 as pdfium
     from PIL import Image, ImageDraw
 
     from graphrag.readers.pdf import PDFIUM_LOCK, _open
@@ -50,6 +51,8 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
             pg = doc[page - 1]
             try:
                 image = pg.render(scale=scale).to_pil().convert("RGB")
+            except pdfium.PdfiumError as exc:
+                raise InputError(f"page {page} could not be rendered: {exc}") from exc
             finally:
                 pg.close()
         finally:

@@ -17,8 +17,8 @@ from graphrag.store import Store
 from graphrag.text import counted
 
 st.title("Ingest documents")
-st.caption("Text, Markdown, PDF, HTML and DOCX files. A `manifest.toml` beside a folder's files sets titles, dates and access "
-           "labels. Re-ingesting a changed document adds a new version; the old one is kept, marked superseded.")
+st.caption("Text, Markdown, PDF, HTML and DOCX files. A `manifest.toml` beside a folder's files sets titles, dates "
+           "and access labels. Re-ingesting a changed document adds a new version; the old one is kept, marked superseded.")
 
 store = state.store()
 left, right = st.columns([3, 2], gap="large")
