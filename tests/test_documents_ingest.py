@@ -147,3 +147,14 @@ def test_unsupported_files_name_the_supported_types(store, embedder, tmp_path): 
     (tmp_path / "d" / "deck.pptx").write_bytes(b"PK\x03\x04")
     report = Ingestor(store, extractor(), embedder).ingest_paths([tmp_path / "d"])
     assert "only .txt, .md, .pdf, .html, .htm and .docx are ingested" in report.documents[0].error
+
+
+def test_the_manifest_sets_title_date_and_access_of_a_pdf(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+    root = folder(tmp_path)
+    (root / "manifest.toml").write_text(
+        '[[documents]]\nfile = "security-handbook.pdf"\nid = "handbook"\ntitle = "Security handbook"\n'
+        'effective_date = "2026-03-01"\naccess = ["internal"]\n', encoding="utf-8")
+    Ingestor(store, extractor(), embedder).ingest_paths([root / "security-handbook.pdf"])
+    doc = store.current_document("handbook")
+    assert (doc.title, doc.effective_date, doc.access) == ("Security handbook", "2026-03-01", ("internal",))
+    assert store.layouts("handbook", 1)

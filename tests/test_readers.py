@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, generator, iou, pdf_with, scanned_pdf
 
 from graphrag.readers import ReadError, read_document
@@ -249,3 +251,20 @@ def test_a_pdf_over_the_page_limit_and_a_page_over_the_character_limit_are_refus
 
     with pytest.raises(ReadError, match=r"page 1 holds 11\d,\d{3} characters; the limit is 100,000 per page"):
         read_document(pdf_with(dense), ".pdf")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=3000), st.sampled_from([".pdf", ".docx", ".html"]), st.integers(0, 8000))
+def test_any_bytes_are_read_or_rejected_with_a_reason(noise: bytes, suffix: str, cut: int) -> None:
+    """Random bytes, alone or spliced into a real file, never crash a reader with another error."""
+    real = {".pdf": PDF_PATH, ".docx": SAMPLE / "sso-setup.docx", ".html": SAMPLE / "billing-help.html"}[suffix]
+    data = real.read_bytes()
+    for blob in (noise, data[:cut] + noise + data[cut + len(noise):]):
+        try:
+            read = read_document(blob, suffix)
+        except ReadError as exc:
+            assert str(exc)
+            continue
+        for s in split_sentences(read.text):  # whatever is read maps back onto its layout
+            lay = read.layout.span_layout(s.start, s.end)
+            assert lay is None or all(b[1] <= b[3] and b[2] <= b[4] for b in lay.boxes)

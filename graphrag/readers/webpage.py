@@ -9,8 +9,9 @@ else its <body>. When the page has exactly one <h1>, it is the title, not part o
 from __future__ import annotations
 
 import re
+import warnings
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+from bs4 import BeautifulSoup, Comment, MarkupResemblesLocatorWarning, NavigableString, Tag
 
 from graphrag.readers.errors import ReadError
 from graphrag.readers.layout import HTML, Block, Layout, sha256_bytes
@@ -32,7 +33,9 @@ def read_html(data: bytes, text: str | None = None) -> tuple[str, str | None, La
         text = data.decode("utf-8", errors="replace")
     if len(text) > MAX_HTML_CHARS:
         raise ReadError(f"the HTML has {len(text):,} characters; the limit is {MAX_HTML_CHARS:,}")
-    soup = BeautifulSoup(text, "lxml")
+    with warnings.catch_warnings():  # a short page that looks like a file name or URL is still a page
+        warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        soup = BeautifulSoup(text, "lxml")
     if soup.find(True) is None:
         raise ReadError("not HTML: no elements found; rename it to .txt if it is plain text")
     title_tag = soup.find("title")
