@@ -268,3 +268,12 @@ def test_any_bytes_are_read_or_rejected_with_a_reason(noise: bytes, suffix: str,
         for s in split_sentences(read.text):  # whatever is read maps back onto its layout
             lay = read.layout.span_layout(s.start, s.end)
             assert lay is None or all(b[1] <= b[3] and b[2] <= b[4] for b in lay.boxes)
+
+
+def test_an_html_table_row_is_one_block() -> None:
+    page = (b"<html><body><h2>Plans</h2><table><tr><th>Plan</th><th>Refund</th></tr>"
+            b"<tr><td>Annual</td><td>within 14 days</td></tr><tr><td>Monthly</td><td>none</td></tr></table>"
+            b"</body></html>")
+    read = read_document(page, ".html")
+    assert read.text == "Plans\n\nPlan Refund\n\nAnnual within 14 days\n\nMonthly none"
+    assert [b.heading_path for b in read.layout.blocks] == ["Plans"] * 4

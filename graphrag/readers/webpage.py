@@ -20,7 +20,8 @@ _DROP = {"script", "style", "iframe", "frame", "frameset", "noscript", "template
          "canvas", "form", "button", "select", "textarea", "input", "nav", "head", "meta", "link", "audio", "video",
          "map", "dialog"}
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
-_BLOCKS = {"p", "li", "dt", "dd", "blockquote", "pre", "td", "th", "caption", "figcaption", "address", "summary",
+_CELLS = {"td", "th"}  # a table row is one block, its cells separated by spaces
+_BLOCKS = {"p", "li", "dt", "dd", "blockquote", "pre", "caption", "figcaption", "address", "summary",
            "div", "section", "article", "main", "aside", "header", "footer", "ul", "ol", "dl", "table", "tr",
            "tbody", "thead", "body", "html", "details", "figure", *(_HEADINGS)}
 _SPACES = re.compile(r"\s+")
@@ -80,6 +81,11 @@ def read_html(data: bytes, text: str | None = None) -> tuple[str, str | None, La
                         blocks.append((heading, " > ".join(h for _, h in path)))
                 continue
             if name == "br":
+                buf.append(" ")
+                continue
+            if name in _CELLS:
+                buf.append(" ")
+                walk(child)
                 buf.append(" ")
                 continue
             if name in _BLOCKS:
