@@ -156,7 +156,8 @@ def cmd_ask(a: argparse.Namespace) -> int:
             sp = c.item.span
             lay = layouts.get((sp.document_id, sp.version, sp.sentence_index))
             where = f" {lay.page_text}" if lay is not None and lay.page_text else ""
-            print(f"    [{c.marker}] {sp.document_id} v{sp.version}{where} [{sp.start}:{sp.end}] {sp.text}")
+            one_line = " ".join(sp.text.split())  # a PDF sentence keeps its line breaks in the store
+            print(f"    [{c.marker}] {sp.document_id} v{sp.version}{where} [{sp.start}:{sp.end}] {one_line}")
             print(f"         route: {route_text(c.item.route, names)}")
     return 0
 
