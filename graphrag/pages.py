@@ -50,7 +50,10 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
                 raise InputError(f"page {page} is not in this PDF (it has {len(doc)} pages)")
             pg = doc[page - 1]
             try:
-                image = pg.render(scale=scale).to_pil().convert("RGB")
+                # Boxes are in the page's unrotated space: draw on the unrotated picture, then turn
+                # it the way the PDF says the page is shown (/Rotate is clockwise).
+                rotation = pg.get_rotation()
+                image = pg.render(scale=scale, rotation=(360 - rotation) % 360).to_pil().convert("RGB")
             except pdfium.PdfiumError as exc:
                 raise InputError(f"page {page} could not be rendered: {exc}") from exc
             finally:
@@ -71,6 +74,8 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
             y0 = max(0.0, min(b[1] for b in on_page) - around) * scale
             y1 = min(image.height, (max(b[3] for b in on_page) + around) * scale)
             image = image.crop((int(x0), int(y0), int(x1), int(y1)))
+    if rotation:
+        image = image.rotate(-rotation, expand=True)
     buf = io.BytesIO()
     image.save(buf, format="PNG", compress_level=3)
     png = buf.getvalue()

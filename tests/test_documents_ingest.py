@@ -158,3 +158,28 @@ def test_the_manifest_sets_title_date_and_access_of_a_pdf(store, embedder, tmp_p
     doc = store.current_document("handbook")
     assert (doc.title, doc.effective_date, doc.access) == ("Security handbook", "2026-03-01", ("internal",))
     assert store.layouts("handbook", 1)
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+def test_boxes_land_on_the_text_of_a_rotated_page(rotation: int) -> None:
+    import numpy as np
+    from doc_helpers import pdf_with
+    from PIL import Image
+
+    from graphrag.readers import read_document
+
+    def draw(c, i):  # type: ignore[no-untyped-def]
+        c.setPageRotation(rotation)
+        c.setFont("Helvetica", 20)
+        c.drawString(72, 300, "Rotated pages are boxed where their text is.")
+
+    data = pdf_with(draw)
+    read = read_document(data, ".pdf")
+    boxes = read.layout.span_layout(0, len(read.text)).boxes
+    plain = np.asarray(Image.open(io.BytesIO(render_page(data, 1))).convert("RGB")).astype(int)
+    marked = np.asarray(Image.open(io.BytesIO(render_page(data, 1, boxes))).convert("RGB")).astype(int)
+    changed = np.abs(marked - plain).sum(axis=2) > 30
+    ys, xs = np.nonzero(changed)
+    dark = plain.sum(axis=2) < 200  # the glyphs
+    inside = dark[ys.min():ys.max() + 1, xs.min():xs.max() + 1].sum()
+    assert inside > 0.9 * dark.sum(), "the drawn box does not surround the text"

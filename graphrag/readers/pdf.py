@@ -120,10 +120,11 @@ def _open(data: bytes) -> pdfium.PdfDocument:
         raise ReadError(f"cannot open this PDF ({exc})") from exc
 
 
-def _fragments(textpage: pdfium.PdfTextPage, n: int, height: float) -> list[_Fragment]:
+def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) -> list[_Fragment]:
+    """Line fragments in the page's own (unrotated) space, origin at the crop box's top-left corner."""
     raw = textpage.raw
     rect = pdfium_c.FS_RECTF()
-    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    gleft, gright, gbottom, gtop = (ctypes.c_double() for _ in range(4))
     ox, oy = ctypes.c_double(), ctypes.c_double()
     out: list[_Fragment] = []
     cur: _Fragment | None = None
@@ -146,7 +147,8 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, height: float) -> list[_Fra
             continue
         pdfium_c.FPDFText_GetLooseCharBox(raw, i, rect)
         x0, x1 = rect.left, rect.right
-        y0, y1 = height - rect.top, height - rect.bottom
+        x0, x1 = x0 - left, x1 - left
+        y0, y1 = top - rect.top, top - rect.bottom
         h = y1 - y0
         if h <= 0:
             continue
@@ -175,11 +177,11 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, height: float) -> list[_Fra
         # The drawn box: the glyph's own extent, widened to the usual band around the baseline
         # (ascender 0.62, descender 0.18 of the loose height, i.e. about 0.72 and 0.21 of the
         # font size for Helvetica) so a line without capitals or descenders is boxed like the rest.
-        pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top)
+        pdfium_c.FPDFText_GetCharBox(raw, i, gleft, gright, gbottom, gtop)
         pdfium_c.FPDFText_GetCharOrigin(raw, i, ox, oy)
-        base = height - oy.value
-        cur.gy0 = min(cur.gy0, height - top.value, base - 0.62 * h)
-        cur.gy1 = max(cur.gy1, height - bottom.value, base + 0.18 * h)
+        base = top - oy.value
+        cur.gy0 = min(cur.gy0, top - gtop.value, base - 0.62 * h)
+        cur.gy1 = max(cur.gy1, top - gbottom.value, base + 0.18 * h)
         last_x0, last_x1 = x0, x1
     for f in out:
         while f.chars and f.chars[-1] == " ":
@@ -318,14 +320,17 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
             for p in range(n_pages):
                 page = doc[p]
                 try:
-                    w, h = page.get_size()
+                    # Boxes are in the page's unrotated space (what PDFium reports characters in);
+                    # the renderer turns the picture upright after drawing them.
+                    c_left, c_bottom, c_right, c_top = page.get_cropbox()
+                    w, h = c_right - c_left, c_top - c_bottom
                     textpage = page.get_textpage()
                     try:
                         n = textpage.count_chars()
                         if n > max_chars_per_page:
                             raise ReadError(f"page {p + 1} holds {n:,} characters; the limit is "
                                             f"{max_chars_per_page:,} per page")
-                        per_page.append(_fragments(textpage, n, h))
+                        per_page.append(_fragments(textpage, n, c_left, c_top))
                     finally:
                         textpage.close()
                 finally:

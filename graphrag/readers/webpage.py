@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 import warnings
 
-from bs4 import BeautifulSoup, Comment, MarkupResemblesLocatorWarning, NavigableString, Tag
+from bs4 import (
+    BeautifulSoup,
+    Comment,
+    MarkupResemblesLocatorWarning,
+    NavigableString,
+    Tag,
+    XMLParsedAsHTMLWarning,
+)
 
 from graphrag.readers.errors import ReadError
 from graphrag.readers.layout import HTML, Block, Layout, sha256_bytes
@@ -36,6 +43,7 @@ def read_html(data: bytes, text: str | None = None) -> tuple[str, str | None, La
         raise ReadError(f"the HTML has {len(text):,} characters; the limit is {MAX_HTML_CHARS:,}")
     with warnings.catch_warnings():  # a short page that looks like a file name or URL is still a page
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)  # XHTML is read as HTML on purpose
         soup = BeautifulSoup(text, "lxml")
     if soup.find(True) is None:
         raise ReadError("not HTML: no elements found; rename it to .txt if it is plain text")
