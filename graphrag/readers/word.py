@@ -1,6 +1,7 @@
 """DOCX reader: paragraphs in order with their heading path and paragraph number (python-docx).
 
-Tracked changes are read as accepted (insertions kept, deletions left out) and say so in a
+The paragraph number counts non-empty paragraphs from the start of the document, headings and
+table cells included, 1-based. Tracked changes are read as accepted (insertions kept, deletions left out) and say so in a
 note; embedded objects and images are not read (text only) and are counted in a note. Tables
 are read row by row, one paragraph per cell paragraph. The archive is checked before parsing:
 a DOCX that unpacks to more than MAX_UNPACKED bytes is rejected (a zip bomb).
