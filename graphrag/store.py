@@ -623,12 +623,11 @@ class Store:
             latest[(v.answer_id, v.claim_index, v.reviewer)] = v
         return list(latest.values())
 
-
     # --- layout of PDF/HTML/DOCX documents (schema v2; see the section at the end) -------
 
     def layout(self, doc_id: str, version: int, idx: int) -> SpanLayout | None:
         """Pages, boxes, heading path of one sentence; None for plain text (or a v1 store)."""
-        return self.layouts(doc_id, version, [idx]).get(idx)
+        return self.span_layouts([(doc_id, version, idx)]).get((doc_id, version, idx))
 
     def layouts(self, doc_id: str, version: int, indices: Iterable[int] | None = None) -> dict[int, SpanLayout]:
         """Sentence index -> layout for one document version (all sentences when ``indices`` is None)."""
