@@ -67,6 +67,14 @@ class SpanLayout:
             return f"pp. {first}–{int(first) + self.page_end - self.page}"
         return f"p. {first} and the next {self.page_end - self.page} page(s)"
 
+    @property
+    def location_text(self) -> str | None:
+        """Where to look, as a reader says it: "p. 2", or "Refunds > Annual plans, paragraph 4"."""
+        if self.page is not None:
+            return self.page_text
+        parts = [self.heading_path, f"paragraph {self.paragraph}" if self.paragraph else None]
+        return ", ".join(p for p in parts if p) or None
+
 
 @dataclass(frozen=True)
 class PageSize:

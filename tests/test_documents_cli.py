@@ -57,7 +57,10 @@ def test_text_citations_have_null_pages_and_html_keeps_its_heading(doc_store, ca
 def test_plain_output_names_the_page(doc_store, capsys):  # type: ignore[no-untyped-def]
     capsys.readouterr()
     assert main(["ask", "How quickly are customers told about a security incident?", "--store", doc_store]) == 0
-    assert "security-handbook v1 p. 2 [" in capsys.readouterr().out
+    assert "security-handbook v1 (p. 2) [" in capsys.readouterr().out
+    capsys.readouterr()
+    assert main(["ask", "Can annual plans be refunded?", "--store", doc_store]) == 0
+    assert "billing-help v1 (Refunds > Annual plans, paragraph 6) [" in capsys.readouterr().out
 
 
 def test_export_carries_the_page(doc_store, capsys, tmp_path):  # type: ignore[no-untyped-def]

@@ -181,9 +181,7 @@ with col_source:
         title = doc.title if doc else sp.document_id
         date = doc.effective_date if doc and doc.effective_date else "no date"
         layout = store.layout(sp.document_id, sp.version, sp.sentence_index)
-        where = f"{layout.page_text} · " if layout is not None and layout.page_text else ""
-        if layout is not None and layout.heading_path:
-            where += f"{layout.heading_path} · "
+        where = f"{layout.location_text} · " if layout is not None and layout.location_text else ""
         # The cited page, rendered on the server with the sentence boxed: first the lines around it
         # (legible in this column; the image's fullscreen button zooms), then the whole page.
         pdf = store.document_file(sp.document_id, sp.version) if layout is not None and layout.boxes else None
