@@ -5,6 +5,7 @@
   networkx BFS on the same graph.
 - load: concurrent verdict writers on one store, and ask latency while an ingest runs.
 - review: review-queue build time as answers accumulate.
+- documents: a generated many-page PDF through the reader and ingest; cited-page render time.
 """
 
 from __future__ import annotations
@@ -325,3 +326,109 @@ def bench_review(a: argparse.Namespace) -> int:
             rows.append({"answers": size, "claims_in_queue": n, "queue_p50_ms": round(statistics.median(times), 1),
                          "queue_max_ms": round(max(times), 1)})
     return _print({"claims_per_answer": len(answer.claims), "rounds": a.rounds, "sizes": rows})
+
+
+# --- documents ----------------------------------------------------------------------------
+
+_TOPICS = ["exports", "snapshots", "invoices", "workspaces", "audit logs", "members", "projects", "dashboards"]
+_VERBS = ["are kept for", "are reviewed every", "are copied after", "are removed after", "are checked within"]
+_UNITS = ["days", "weeks", "hours", "months"]
+
+
+def _bench_text(page: int, line: int) -> str:
+    """A deterministic handbook-like sentence, varied enough for the parser to do real work."""
+    k = page * 41 + line * 7
+    return (f"On plan {page % 5 + 1}, {_TOPICS[k % 8]} of team {line % 9 + 1} {_VERBS[k % 5]} {k % 60 + 2} "
+            f"{_UNITS[k % 4]} by the {_TOPICS[(k + 3) % 8]} service.")
+
+
+def bench_pdf(pages: int) -> bytes:
+    """A ``pages``-page PDF: running header and page number, every third page in two columns."""
+    import io
+
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792), invariant=1)
+    for p in range(pages):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 752, "Larkspur operations handbook")
+        c.drawCentredString(306, 40, str(p + 1))
+        c.setFont("Helvetica", 10)
+        columns = [(72, 220), (320, 220)] if p % 3 == 2 else [(72, 468)]
+        n = 0
+        for x, width in columns:
+            y = 720.0
+            words: list[str] = []
+            while y > 80:
+                while sum(stringWidth(w + " ", "Helvetica", 10) for w in words) < width:
+                    words.extend(_bench_text(p, n).split())
+                    n += 1
+                line: list[str] = []
+                while words and stringWidth(" ".join([*line, words[0]]), "Helvetica", 10) <= width:
+                    line.append(words.pop(0))
+                c.drawString(x, y, " ".join(line))
+                y -= 13
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def bench_documents(a: argparse.Namespace) -> int:
+    from graphrag.documents import Source
+    from graphrag.embed import get_embedder
+    from graphrag.extract.rules import RulesExtractor, load_spacy
+    from graphrag.ingest import Ingestor
+    from graphrag.pages import _cache, render_page
+    from graphrag.readers.pdf import read_pdf
+    from graphrag.store import Store
+
+    t0 = time.perf_counter()
+    data = bench_pdf(a.pages)
+    generate_s = time.perf_counter() - t0
+    load_spacy()
+    embedder = get_embedder()
+    embedder.encode(["warm up"])
+    read_t: dict[str, float] = {}
+    text, title, layout = read_pdf(data, timings=read_t)
+    source = Source("bench-handbook", title or "bench", text, layout=layout)
+    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.db") as store:
+        ingestor = Ingestor(store, RulesExtractor(), embedder)
+        report = ingestor.ingest([source])
+        counts = store.counts()
+        layouts = store.layouts("bench-handbook", 1)
+        pdf = store.document_file("bench-handbook", 1)
+        assert pdf is not None
+        render_ms = []
+        for i, idx in enumerate(sorted(layouts)[:: max(1, len(layouts) // a.renders)][: a.renders]):
+            lay = layouts[idx]
+            _cache.clear()  # every render a cache miss, as for a page not yet seen
+            r0 = time.perf_counter()
+            render_page(pdf[1], lay.page or 1, lay.boxes)
+            render_ms.append((time.perf_counter() - r0) * 1000)
+    t = report.timings
+    read_s = read_t["extract_s"] + read_t["layout_s"]
+    core = t.parse_s + t.encode_s
+    other = read_s + t.total_s - core
+    return _print({
+        "pages": a.pages,
+        "pdf_mb": round(len(data) / 1e6, 2),
+        "generate_s": round(generate_s, 2),
+        "sentences": counts["sentences"],
+        "status": report.documents[0].status,
+        "text_extraction_s": round(read_t["extract_s"], 2),
+        "layout_s": round(read_t["layout_s"] + t.layout_s, 2),
+        "layout_reading_order_s": round(read_t["layout_s"], 2),
+        "layout_sentence_boxes_s": round(t.layout_s, 2),
+        "parse_s": round(t.parse_s, 2),
+        "encode_s": round(t.encode_s, 2),
+        "write_s": round(t.write_s, 2),
+        "seconds": round(read_s + t.total_s, 2),
+        "pages_per_s": round(a.pages / (read_s + t.total_s), 2),
+        "not_parse_encode_over_parse_encode": round(other / core, 3),
+        "peak_memory_mb": round(_peak_mb(), 1),
+        "render_150dpi_p50_ms": round(statistics.median(render_ms), 1),
+        "render_150dpi_p95_ms": round(_pct(render_ms, 95), 1),
+        "renders": len(render_ms),
+    })

@@ -124,7 +124,15 @@ def _settings(a: argparse.Namespace) -> AskSettings:
 
 def cmd_ask(a: argparse.Namespace) -> int:
     from graphrag.ask import Asker
-    from graphrag.serialize import VERBATIM, VERBATIM_CHECKS, answer_json, is_verbatim, route_text, support_json
+    from graphrag.serialize import (
+        VERBATIM,
+        VERBATIM_CHECKS,
+        answer_json,
+        cited_keys,
+        is_verbatim,
+        route_text,
+        support_json,
+    )
 
     empty = (f"error: the store {a.store} holds no documents; ingest some first, e.g. `graphrag ingest "
              "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
@@ -138,12 +146,14 @@ def cmd_ask(a: argparse.Namespace) -> int:
         outcome = Asker(store).ask(a.question, _settings(a))
         names = store.entity_names()
         ans = outcome.answer
+        layouts = store.span_layouts(cited_keys(ans))
         if a.json:
             def sentence(doc: str, version: int, idx: int) -> str | None:
                 span = store.span(doc, version, idx)
                 return span.text if span else None
 
-            print(json.dumps(answer_json(ans, names, outcome.warnings, sentence), indent=2, ensure_ascii=False))
+            print(json.dumps(answer_json(ans, names, outcome.warnings, sentence, layouts), indent=2,
+                             ensure_ascii=False))
             return 0
     for w in outcome.warnings:
         print(f"note: {w}", file=sys.stderr)
@@ -162,7 +172,10 @@ def cmd_ask(a: argparse.Namespace) -> int:
                 print(f"    [{c.marker}] does not resolve")
                 continue
             sp = c.item.span
-            print(f"    [{c.marker}] {sp.document_id} v{sp.version} [{sp.start}:{sp.end}] {sp.text}")
+            lay = layouts.get((sp.document_id, sp.version, sp.sentence_index))
+            where = f" ({lay.location_text})" if lay is not None and lay.location_text else ""
+            one_line = " ".join(sp.text.split())  # a PDF sentence keeps its line breaks in the store
+            print(f"    [{c.marker}] {sp.document_id} v{sp.version}{where} [{sp.start}:{sp.end}] {one_line}")
             print(f"         route: {route_text(c.item.route, names)}")
     return 0
 
@@ -256,7 +269,7 @@ def cmd_bench(a: argparse.Namespace) -> int:
     from graphrag import bench
 
     return {"ingest": bench.bench_ingest, "ask": bench.bench_ask, "load": bench.bench_load,
-            "review": bench.bench_review}[a.what](a)
+            "review": bench.bench_review, "documents": bench.bench_documents}[a.what](a)
 
 
 # --- parser -----------------------------------------------------------------------------
@@ -267,7 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("ingest", help="ingest text/Markdown files or folders (a manifest.toml beside them is read)")
+    s = sub.add_parser("ingest", help="ingest text, Markdown, PDF, HTML and DOCX files or folders "
+                                      "(a manifest.toml beside them is read)")
     s.add_argument("paths", nargs="+", metavar="PATH")
     _store_arg(s)
     s.add_argument("--extractor", choices=["rules", "ollama"], default="rules")
@@ -371,6 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
     br = b.add_parser("review", help="review-queue build time as answers accumulate")
     br.add_argument("--answers", type=int, nargs="+", default=[100, 1_000, 5_000])
     br.add_argument("--rounds", type=int, default=5)
+    bd = b.add_parser("documents", help="a generated PDF through the reader and ingest; cited-page render time")
+    bd.add_argument("--pages", type=int, default=200)
+    bd.add_argument("--renders", type=int, default=20)
     s.set_defaults(fn=cmd_bench)
     return p
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from graphrag import folders
 from graphrag.manifest import match_entries
 from graphrag.model import PUBLIC, Document
+from graphrag.readers import DOCUMENT_SUFFIXES, Layout, ReadError, read_document, sniff
 
 MANIFEST = "manifest.toml"
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text", ".rst"})
@@ -29,6 +30,10 @@ TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text", ".rst"})
 # 108 s (one long line: 66 s), 5 MB many minutes and 2 GB. 100 KB stays near a minute at worst;
 # --max-bytes raises it for the CLI, where the user watches the progress and can stop.
 DEFAULT_MAX_BYTES = 100_000
+# PDF, HTML and DOCX files are routinely larger than text: they may reach this or --max-bytes,
+# whichever is larger (page and character limits in graphrag.readers bound the work).
+DOCUMENT_MAX_BYTES = 50_000_000
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | frozenset(DOCUMENT_SUFFIXES)
 log = logging.getLogger(__name__)
 
 
@@ -43,9 +48,15 @@ class Source:
     access: tuple[str, ...] = (PUBLIC,)
     path: str | None = None
     note: str | None = None  # e.g. "decoded as cp1252"
+    # PDF/HTML/DOCX: where each part of the text came from, and the original bytes' hash.
+    layout: Layout | None = None
 
     @property
     def sha256(self) -> str:
+        # A PDF, HTML or DOCX file is identified by its bytes: the same text laid out anew must
+        # become a new version, or the stored pages and boxes would not match the stored file.
+        if self.layout is not None:
+            return self.layout.sha256
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
     def as_document(self, version: int = 0) -> Document:
@@ -86,7 +97,7 @@ def _decode(data: bytes) -> tuple[str | None, str | None]:
         except UnicodeDecodeError:
             return None, "invalid UTF-16"
     if b"\x00" in data[:8192]:
-        return None, "binary file (contains NUL bytes); only plain text and Markdown are ingested"
+        return None, "binary file (contains NUL bytes): a text or Markdown file must hold text"
     try:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError:
@@ -213,21 +224,43 @@ def doc_id_from_name(name: str) -> str:
     return "/".join(parts)[:200] or "document"
 
 
+def limit_for(name: str, max_bytes: int) -> int:
+    """The byte limit for a file: PDF, HTML and DOCX may be larger than text (their readers bound
+    pages and characters per page instead)."""
+    return max(max_bytes, DOCUMENT_MAX_BYTES) if Path(name).suffix.lower() in DOCUMENT_SUFFIXES else max_bytes
+
+
 def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry | None,
                       default_access: tuple[str, ...], path: str | None) -> Source | Rejected:
     """A Source from a file's bytes (on disk or uploaded), or a Rejected with the reason."""
     if entry is not None and entry.error:
         return Rejected(doc_id, path, f"invalid manifest entry: {entry.error}")
-    text, note = decode(data)
-    if text is None:
-        return Rejected(doc_id, path, note or "not text")
-    text = _clean_text(text)
-    title = (entry.title if entry and entry.title else None) or _title(text, Path(name).stem)
+    suffix = Path(name).suffix.lower()
+    layout: Layout | None = None
+    read_title: str | None = None
+    if suffix in DOCUMENT_SUFFIXES:
+        decoded = decode(data)[0] if DOCUMENT_SUFFIXES[suffix] == "text/html" else None
+        try:
+            doc = read_document(data, suffix, decoded)
+        except ReadError as exc:
+            return Rejected(doc_id, path, str(exc))
+        text, layout, read_title = doc.text, doc.layout, clean_label(doc.title) if doc.title else None
+        note = "; ".join(layout.notes) or None
+    else:
+        kind = sniff(data)
+        if kind in ("PDF", "DOCX"):
+            return Rejected(doc_id, path, f"the extension says text but it is a {kind} file: rename it to "
+                                          f".{kind.lower()}")
+        decoded_text, note = decode(data)
+        if decoded_text is None:
+            return Rejected(doc_id, path, note or "not text")
+        text = _clean_text(decoded_text)
+    title = (entry.title if entry and entry.title else None) or read_title or _title(text, Path(name).stem)
     access = (entry.access if entry and entry.access else None) or default_access
     if not access:
         return Rejected(doc_id, path, "no valid access labels: the manifest beside it is malformed or its "
                                       "[defaults] access is invalid; fix it and ingest again")
-    return Source(doc_id, title, text, entry.effective_date if entry else None, access, path, note)
+    return Source(doc_id, title, text, entry.effective_date if entry else None, access, path, note, layout)
 
 
 def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_access: tuple[str, ...],
@@ -239,7 +272,7 @@ def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_acces
     if root_real is None:
         root_real = Path(os.path.realpath(path))  # a file named on its own: its link was chosen
     try:
-        data = folders.read_regular(path, root_real, max_bytes)
+        data = folders.read_regular(path, root_real, limit_for(path.name, max_bytes))
     except folders.Refused as exc:
         return Rejected(doc_id, str(path), exc.reason)
     except OSError as exc:
@@ -300,11 +333,11 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
         problems.extend(probs)
         texts = []
         for f in found:
-            if f.path.suffix.lower() in TEXT_SUFFIXES:
+            if f.path.suffix.lower() in SUPPORTED_SUFFIXES:
                 texts.append(f)
             else:
                 skipped.append(folders.Skipped(f.path, f.rel, f"unsupported file type {f.path.suffix or '(none)'}: "
-                                                              "only .txt and .md are ingested", "unsupported type"))
+                                                              "only .txt, .md, .pdf, .html, .htm and .docx are ingested", "unsupported type"))
         matched = match_entries(entries, root, [f.rel for f in found], [f.rel for f in texts], str(root / MANIFEST))
         problems.extend(matched.problems)
         for f in texts:

@@ -18,7 +18,7 @@ from graphrag.embed import Embedder, get_embedder
 from graphrag.errors import StoreError
 from graphrag.extract.base import Extractor
 from graphrag.model import ExtractionResult, ExtractionStatus, Progress
-from graphrag.store import DocumentWrite, Store
+from graphrag.store import DocumentWrite, LayoutWrite, Store
 from graphrag.text import Sentence, display_name, normalise, split_sentences
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,7 @@ class Timings:
     parse_s: float = 0.0
     encode_s: float = 0.0
     write_s: float = 0.0
+    layout_s: float = 0.0  # sentences mapped to pages, boxes and headings (PDF/HTML/DOCX)
 
 
 @dataclass(frozen=True)
@@ -208,11 +209,18 @@ class Ingestor:
         ent_vecs = dict(zip((k for k, _ in new), self.embedder.encode([n for _, n in new]))) if new else {}
         t1 = time.perf_counter()
         self.timings.encode_s += t1 - t0
+        layout = None
+        if item.layout is not None:
+            t_layout = time.perf_counter()
+            lay = item.layout
+            layout = LayoutWrite(lay.media_type, lay.span_layouts([(s.start, s.end) for s in sentences]), lay.pages,
+                                 lay.data)
+            self.timings.layout_s += time.perf_counter() - t_layout
         write = DocumentWrite(
             document=item.as_document(), extractor=result.extractor, status=result.status.value,
             sentences=[(s.start, s.end, s.text) for s in sentences], sentence_vectors=sent_vecs,
             entities=prepared.entities, entity_vectors=ent_vecs, mentions=prepared.mentions,
-            relations=prepared.relations,
+            relations=prepared.relations, layout=layout,
         )
         try:
             version = self.store.write_document(write)

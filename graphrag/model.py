@@ -39,6 +39,53 @@ class Span:
     text: str
 
 
+@dataclass(frozen=True)
+class SpanLayout:
+    """Where a span sits in its original file (PDF, HTML, DOCX); absent for plain text.
+
+    Boxes are (page, x0, y0, x1, y1) in PDF points, origin at the page's top-left corner, one
+    per printed line the sentence touches: a sentence crossing lines, columns or pages has
+    several. ``page_end`` is set only when the sentence ends on a later page than it starts.
+    """
+
+    page: int | None = None  # physical page, 1-based
+    page_end: int | None = None
+    page_label: str | None = None  # the printed label ("xii", "12") where the PDF has one
+    boxes: tuple[tuple[int, float, float, float, float], ...] = ()
+    heading_path: str | None = None  # HTML/DOCX: "Refunds > Annual plans"
+    paragraph: int | None = None  # HTML/DOCX: 1-based paragraph number
+
+    @property
+    def page_text(self) -> str | None:
+        """"p. 12" (the printed label when there is one), "pp. 3–4" across a page break."""
+        if self.page is None:
+            return None
+        first = self.page_label or str(self.page)
+        if self.page_end is None:
+            return f"p. {first}"
+        if self.page_label is None or self.page_label.isdigit():  # printed numbers run on with the pages
+            return f"pp. {first}–{int(first) + self.page_end - self.page}"
+        return f"p. {first} and the next {self.page_end - self.page} page(s)"
+
+    @property
+    def location_text(self) -> str | None:
+        """Where to look, as a reader says it: "p. 2", or "Refunds > Annual plans, paragraph 4"."""
+        if self.page is not None:
+            return self.page_text
+        parts = [self.heading_path, f"paragraph {self.paragraph}" if self.paragraph else None]
+        return ", ".join(p for p in parts if p) or None
+
+
+@dataclass(frozen=True)
+class PageSize:
+    """One page of a PDF as stored: size in points and its printed label, if any."""
+
+    number: int  # 1-based
+    width: float
+    height: float
+    label: str | None = None
+
+
 # --- extraction -------------------------------------------------------------------------
 
 

@@ -17,14 +17,14 @@ from dataclasses import dataclass, replace
 
 from graphrag.access import Access, answer_visible, footprint
 from graphrag.errors import InputError
-from graphrag.model import Answer, Citation, Claim, ClaimFlag, Support, Verdict, VerdictLabel
+from graphrag.model import Answer, Citation, Claim, ClaimFlag, SpanLayout, Support, Verdict, VerdictLabel
 from graphrag.store import Store, now, sha256_text
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
 EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
-                 "start", "end", "span", "span_sha256", "verdict", "reviewer", "time", "note", "stale",
-                 "claim_kind")
+                 "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "time", "note",
+                 "stale", "claim_kind")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -194,16 +194,30 @@ def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
                 text = texts[key]
                 if text is not None and v.start is not None and v.end is not None:
                     span_text = text[v.start:v.end]
+            layout = _verdict_layout(store, v, cl)
             rows.append({
                 "verdict_id": v.id, "answer_id": a.id, "question": a.question, "claim_index": v.claim_index,
                 "claim": cl.text if cl else "", "citation": v.marker, "document": v.document_id,
-                "version": v.version, "start": v.start, "end": v.end, "span": span_text,
+                "version": v.version, "page": layout.page if layout else None,
+                "page_label": layout.page_label if layout else None, "start": v.start, "end": v.end, "span": span_text,
                 "span_sha256": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer,
                 "time": v.created_at, "note": v.note, "stale": v.stale,
                 # A verbatim quote was judged on whether it answers and is current, not on a score.
                 "claim_kind": ("verbatim quote" if cl and ClaimFlag.VERBATIM_QUOTE in cl.flags else "written"),
             })
     return rows
+
+
+def _verdict_layout(store: Store, v: Verdict, claim: Claim | None) -> SpanLayout | None:
+    """The page of the span a verdict judged (PDF documents), found through the claim's citation."""
+    if claim is None or v.document_id is None or v.version is None:
+        return None
+    for c in claim.citations:
+        sp = c.item.span if c.item else None
+        if sp is not None and (sp.document_id, sp.version, sp.start, sp.end) == (v.document_id, v.version, v.start,
+                                                                                 v.end):
+            return store.layout(sp.document_id, sp.version, sp.sentence_index)
+    return None
 
 
 def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:

@@ -4,11 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from graphrag.model import Answer, Citation, Claim, ClaimFlag, ContextItem, Entity, Relation, Route, RouteStart, Support
+from graphrag.model import (
+    Answer,
+    Citation,
+    Claim,
+    ClaimFlag,
+    ContextItem,
+    Entity,
+    Relation,
+    Route,
+    RouteStart,
+    SpanLayout,
+    Support,
+)
 
 # What a checker score cannot say about a verbatim quote, so a person must.
 VERBATIM_CHECKS = ("Does the quoted sentence answer the question?",
                    "Is its source the current version, and still in force?")
+# (document id, version, sentence index) -> where that sentence sits in its PDF/HTML/DOCX file
+Layouts = Mapping[tuple[str, int, int], SpanLayout]
 
 NOT_CHECKED = {"score": None, "label": "not_checked", "checker": None, "reason": "not checked"}
 
@@ -66,9 +80,20 @@ def is_verbatim(claim: Claim) -> bool:
     return ClaimFlag.VERBATIM_QUOTE in claim.flags
 
 
-def citation_json(c: Citation, names: Mapping[str, str] | None = None,
-                  sentence: SentenceLookup | None = None) -> dict[str, object]:
+def layout_json(layout: SpanLayout | None) -> dict[str, object]:
+    """Page fields of a citation: null when the document has no pages (text, Markdown)."""
+    if layout is None:
+        return {"page": None, "page_end": None, "page_label": None, "boxes": None, "heading_path": None,
+                "paragraph": None}
+    return {"page": layout.page, "page_end": layout.page_end, "page_label": layout.page_label,
+            "boxes": [list(b) for b in layout.boxes] if layout.page is not None else None,
+            "heading_path": layout.heading_path, "paragraph": layout.paragraph}
+
+
+def citation_json(c: Citation, names: Mapping[str, str] | None = None, sentence: SentenceLookup | None = None,
+                  layouts: Layouts | None = None) -> dict[str, object]:
     span = c.item.span if c.item else None
+    layout = (layouts or {}).get((span.document_id, span.version, span.sentence_index)) if span else None
     return {
         "marker": c.marker,
         "valid": c.valid,
@@ -78,6 +103,7 @@ def citation_json(c: Citation, names: Mapping[str, str] | None = None,
         "end": span.end if span else None,
         "sentence": span.text if span else None,
         "via": c.item.via if c.item else None,
+        **layout_json(layout),
         "route": route_json(c.item.route, names, sentence) if c.item else None,
         "support": support_json(c.support),
         "irrelevant": c.irrelevant,
@@ -91,8 +117,14 @@ def context_json(c: ContextItem) -> dict[str, object]:
             "route": route_json(c.route)}
 
 
+def cited_keys(a: Answer) -> list[tuple[str, int, int]]:
+    """The sentences an answer's citations point at, to look their layout up in the store."""
+    return [(c.item.span.document_id, c.item.span.version, c.item.span.sentence_index)
+            for cl in a.claims for c in cl.citations if c.item is not None]
+
+
 def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = (),
-                sentence: SentenceLookup | None = None) -> dict[str, object]:
+                sentence: SentenceLookup | None = None, layouts: Layouts | None = None) -> dict[str, object]:
     return {
         "answer_id": a.id,
         "question": a.question,
@@ -105,7 +137,8 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
              # A checker score of a quote against itself says nothing: not presented as evidence.
              "support": VERBATIM if is_verbatim(cl) else support_json(cl.support),
              "still_for_a_person": list(VERBATIM_CHECKS) if is_verbatim(cl) else [],
-             "citations": [{**citation_json(c, names, sentence), **({"support": VERBATIM} if is_verbatim(cl) else {})}
+             "citations": [{**citation_json(c, names, sentence, layouts),
+                            **({"support": VERBATIM} if is_verbatim(cl) else {})}
                            for c in cl.citations]}
             for cl in a.claims
         ],

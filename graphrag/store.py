@@ -40,18 +40,20 @@ from graphrag.model import (
     Document,
     Entity,
     Mention,
+    PageSize,
     Relation,
     Route,
     RouteStart,
     Seed,
     Span,
+    SpanLayout,
     Support,
     SupportLabel,
     Verdict,
     VerdictLabel,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: span layout, page sizes and original files (see the section at the end)
 DEFAULT_STORE = Path("data") / "graphrag.db"
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -146,6 +148,7 @@ class DocumentWrite:
     entity_vectors: dict[str, np.ndarray]
     mentions: Sequence[tuple[str, int, str, bool]]  # (key, sentence, description, implied)
     relations: Sequence[tuple[str, str, str, str, int]]  # (source, target, type, description, sentence)
+    layout: LayoutWrite | None = None  # PDF/HTML/DOCX provenance, written in the same transaction
 
 
 class Store:
@@ -194,7 +197,7 @@ class Store:
         if version == SCHEMA_VERSION or readonly:
             return
         with self.transaction():
-            for stmt in _split_sql(_SCHEMA):
+            for stmt in _split_sql(_SCHEMA + _LAYOUT_SCHEMA):
                 self._db.execute(stmt)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
@@ -340,6 +343,8 @@ class Store:
                 " extractor) VALUES (?,?,?,?,?,?,?,?)",
                 [(s, t, ty, desc, d.id, version, si, w.extractor) for s, t, ty, desc, si in w.relations],
             )
+            if w.layout is not None:
+                _write_layout(db, d.id, version, w.layout)
             db.execute(
                 "INSERT INTO ingest_log (doc_id, path, sha256, status, error, at) VALUES (?,?,?,?,?,?)",
                 (d.id, d.path, d.sha256, w.status, None, now()),
@@ -654,6 +659,40 @@ class Store:
             latest[(v.answer_id, v.claim_index, v.reviewer)] = v
         return list(latest.values())
 
+    # --- layout of PDF/HTML/DOCX documents (schema v2; see the section at the end) -------
+
+    def layout(self, doc_id: str, version: int, idx: int) -> SpanLayout | None:
+        """Pages, boxes, heading path of one sentence; None for plain text (or a v1 store)."""
+        return self.span_layouts([(doc_id, version, idx)]).get((doc_id, version, idx))
+
+    def layouts(self, doc_id: str, version: int, indices: Iterable[int] | None = None) -> dict[int, SpanLayout]:
+        """Sentence index -> layout for one document version (all sentences when ``indices`` is None)."""
+        rows = _tolerant(lambda: self._q("SELECT * FROM span_layout WHERE doc_id=? AND version=? ORDER BY idx",
+                                         (doc_id, version)), [])
+        wanted = None if indices is None else set(indices)
+        return {r["idx"]: _span_layout(r) for r in rows if wanted is None or r["idx"] in wanted}
+
+    def span_layouts(self, keys: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], SpanLayout]:
+        """(doc_id, version, idx) -> layout, for the citations of an answer."""
+        out: dict[tuple[str, int, int], SpanLayout] = {}
+        for key in set(keys):
+            rows = _tolerant(lambda k=key: self._q(  # type: ignore[misc]
+                "SELECT * FROM span_layout WHERE doc_id=? AND version=? AND idx=?", k), [])
+            if rows:
+                out[key] = _span_layout(rows[0])
+        return out
+
+    def page_sizes(self, doc_id: str, version: int) -> list[PageSize]:
+        rows = _tolerant(lambda: self._q("SELECT page, width, height, label FROM page_sizes WHERE doc_id=? AND "
+                                         "version=? ORDER BY page", (doc_id, version)), [])
+        return [PageSize(r["page"], r["width"], r["height"], r["label"]) for r in rows]
+
+    def document_file(self, doc_id: str, version: int) -> tuple[str, bytes] | None:
+        """(media type, original bytes) of a document version stored with its file (PDF)."""
+        rows = _tolerant(lambda: self._q("SELECT media_type, data FROM document_files WHERE doc_id=? AND version=?",
+                                         (doc_id, version)), [])
+        return (rows[0]["media_type"], bytes(rows[0]["data"])) if rows else None
+
 
 class StoreCache:
     """The store's reply cache as a ReplyCache (graphrag.extract.base)."""
@@ -721,3 +760,64 @@ def _support(raw: str | None) -> Support | None:
         return None
     d = json.loads(raw)
     return Support(float(d["score"]), SupportLabel(d["label"]), d["checker"], d["reason"])
+
+
+# --- schema v2: layout of PDF, HTML and DOCX documents --------------------------------------
+# Pages and boxes are provenance attached to spans: the sentences table and everything that
+# cites it are unchanged. Written in write_document's transaction, so a document is never
+# stored without its layout. A v1 store is migrated by creating these tables (nothing else moves).
+
+_LAYOUT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS span_layout (
+    doc_id TEXT NOT NULL, version INTEGER NOT NULL, idx INTEGER NOT NULL,
+    page INTEGER, page_end INTEGER, page_label TEXT,
+    boxes TEXT NOT NULL,
+    heading_path TEXT, paragraph INTEGER,
+    PRIMARY KEY (doc_id, version, idx));
+CREATE TABLE IF NOT EXISTS page_sizes (
+    doc_id TEXT NOT NULL, version INTEGER NOT NULL, page INTEGER NOT NULL,
+    width REAL NOT NULL, height REAL NOT NULL, label TEXT,
+    PRIMARY KEY (doc_id, version, page));
+CREATE TABLE IF NOT EXISTS document_files (
+    doc_id TEXT NOT NULL, version INTEGER NOT NULL, media_type TEXT NOT NULL, data BLOB NOT NULL,
+    PRIMARY KEY (doc_id, version));
+"""
+
+
+@dataclass(frozen=True)
+class LayoutWrite:
+    """The layout rows of one document version. ``spans`` is parallel to DocumentWrite.sentences
+    (None for a sentence with no layout); boxes are JSON [[page, x0, y0, x1, y1], ...]."""
+
+    media_type: str
+    spans: Sequence[SpanLayout | None]
+    pages: Sequence[PageSize] = ()
+    data: bytes | None = None  # the original file, kept so the review page can render its pages
+
+
+def _write_layout(db: sqlite3.Connection, doc_id: str, version: int, w: LayoutWrite) -> None:
+    db.executemany(
+        "INSERT INTO span_layout VALUES (?,?,?,?,?,?,?,?,?)",
+        [(doc_id, version, i, s.page, s.page_end, s.page_label, json.dumps([list(b) for b in s.boxes]),
+          s.heading_path, s.paragraph) for i, s in enumerate(w.spans) if s is not None],
+    )
+    db.executemany("INSERT INTO page_sizes VALUES (?,?,?,?,?,?)",
+                   [(doc_id, version, p.number, p.width, p.height, p.label) for p in w.pages])
+    if w.data is not None:
+        db.execute("INSERT INTO document_files VALUES (?,?,?,?)", (doc_id, version, w.media_type, w.data))
+
+
+def _span_layout(r: dict) -> SpanLayout:
+    return SpanLayout(r["page"], r["page_end"], r["page_label"],
+                      tuple((int(b[0]), *map(float, b[1:])) for b in json.loads(r["boxes"])),  # type: ignore[misc]
+                      r["heading_path"], r["paragraph"])
+
+
+def _tolerant(fn: Callable[[], T], default: T) -> T:
+    """A read-only store opened on a v1 file has no layout tables: it simply has no layout."""
+    try:
+        return fn()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return default
+        raise

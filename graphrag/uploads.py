@@ -22,11 +22,12 @@ from typing import Protocol
 
 from graphrag.documents import (
     DEFAULT_MAX_BYTES,
-    TEXT_SUFFIXES,
+    SUPPORTED_SUFFIXES,
     Rejected,
     Source,
     clean_label,
     doc_id_from_name,
+    limit_for,
     source_from_bytes,
 )
 from graphrag.model import PUBLIC, Document
@@ -122,13 +123,14 @@ def prepare_uploads(uploads: Sequence[Upload], store: DocumentLookup, *, viewer_
     for up, a in zip(uploads, assign_ids([u.name for u in uploads], store, viewer_access, new_versions)):
         path = f"upload:{a.name}"
         suffix = PurePosixPath(a.name).suffix.lower()
-        if suffix not in TEXT_SUFFIXES:
-            out.append(Rejected(a.id, path,
-                                f"unsupported file type {suffix or '(none)'}: only .txt and .md are ingested"))
+        limit = limit_for(a.name, max_bytes)
+        if suffix not in SUPPORTED_SUFFIXES:
+            out.append(Rejected(a.id, path, f"unsupported file type {suffix or '(none)'}: only .txt, .md, .pdf, "
+                                            ".html, .htm and .docx are ingested"))
         elif not access:
             out.append(Rejected(a.id, path, "choose at least one access label for the uploaded files"))
-        elif len(up.data) > max_bytes:
-            out.append(Rejected(a.id, path, f"{len(up.data):,} bytes is over the {max_bytes:,}-byte limit, which "
+        elif len(up.data) > limit:
+            out.append(Rejected(a.id, path, f"{len(up.data):,} bytes is over the {limit:,}-byte limit, which "
                                             "keeps one file to about a minute of parsing and embedding (split it)"))
         else:
             item = source_from_bytes(a.id, up.data, a.name, None, access, path)

@@ -66,7 +66,7 @@ def test_first_start_ingests_the_sample_corpus(monkeypatch: pytest.MonkeyPatch, 
     assert any("version 2 supersedes version 1" in t for t in texts(at.info))
     at = ok(at)  # a rerun does not ingest again
     with Store(path) as s:
-        assert s.counts()["versions"] == 12
+        assert s.counts()["versions"] == 15  # 12 text versions, a PDF, an HTML page and a DOCX
 
 
 def test_upload_reports_each_bad_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -95,10 +95,12 @@ def test_control_characters_and_ansi_escapes_never_reach_ids_or_titles(store: St
 
 
 def test_uploads_are_checked_like_files_and_need_a_label(store: Store) -> None:
-    items = prepare_uploads([Upload("a.md", b"\x00\x01bin"), Upload("b.pdf", b"%PDF"), Upload("c.md", b"x" * 101)],
+    items = prepare_uploads([Upload("a.md", b"\x00\x01bin"), Upload("b.exe", b"MZ"), Upload("c.md", b"x" * 101),
+                             Upload("d.pdf", b"not a pdf at all")],
                             store, viewer_access=("public",), labels=("public",), max_bytes=100)
     reasons = [x.reason for x in items if isinstance(x, Rejected)]
-    assert len(reasons) == 3 and "binary" in reasons[0] and "unsupported" in reasons[1] and "limit" in reasons[2]
+    assert len(reasons) == 4 and "binary" in reasons[0] and "unsupported" in reasons[1] and "limit" in reasons[2]
+    assert "extension says PDF" in reasons[3]
     (none,) = prepare_uploads([Upload("a.md", MINE)], store, viewer_access=("public",), labels=())
     assert isinstance(none, Rejected) and "access label" in none.reason
 

@@ -100,7 +100,10 @@ def show(answer: Answer, warnings: list[str]) -> None:
                     continue
                 sp = cit.item.span
                 doc = store.document(sp.document_id, sp.version)
+                layout = store.layout(sp.document_id, sp.version, sp.sentence_index)
                 meta = (f"{render.esc(doc.title if doc else sp.document_id)} · v{sp.version}"
+                        + (f" · {render.esc(layout.location_text)}" if layout is not None and layout.location_text
+                           else "")
                         + (" · <b>superseded</b>" if cit.item.superseded else "")
                         + f" · chars {sp.start}–{sp.end}")
                 render.box(f"<mark>{render.esc(sp.text)}</mark>", meta=meta)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.documents import DEFAULT_MAX_BYTES
+from graphrag.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
@@ -17,9 +17,10 @@ from graphrag.text import counted
 from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
 
 st.title("Ingest documents")
-st.caption(f"Text and Markdown files of up to {DEFAULT_MAX_BYTES:,} bytes. A `manifest.toml` beside a folder's "
-           "files sets titles, dates and access labels; uploads get the labels chosen below. Re-ingesting a changed "
-           "document adds a new version; the old one is kept, marked superseded.")
+st.caption(f"Text, Markdown, PDF, HTML and DOCX files (text of up to {DEFAULT_MAX_BYTES:,} bytes, documents of up "
+           f"to {DOCUMENT_MAX_BYTES:,}). A `manifest.toml` beside a folder's files sets titles, dates and access "
+           "labels; uploads get the labels chosen below. Re-ingesting a changed document adds a new version; the old "
+           "one is kept, marked superseded.")
 
 store = state.store()
 left, right = st.columns([3, 2], gap="large")
@@ -35,7 +36,8 @@ with left:
     else:
         # A new key after each ingest empties the uploader: a second click must not store the files again.
         upload_round = st.session_state.get("ingest_upload_round", 0)
-        uploads = st.file_uploader("Text or Markdown files", type=["md", "txt"], accept_multiple_files=True,
+        uploads = st.file_uploader("Text, Markdown, PDF, HTML or Word (.docx) files",
+                                   type=["md", "txt", "pdf", "html", "htm", "docx"], accept_multiple_files=True,
                                    key="ingest_uploads" if not upload_round else f"ingest_uploads_{upload_round}") or []
         held = state.access()
         label_options = sorted({lab for d in store.documents() for lab in d.access} | {PUBLIC} | set(held))

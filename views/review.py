@@ -9,6 +9,7 @@ from dashboard import evidence, render, state
 from graphrag.errors import GraphRAGError
 from graphrag.graph import load_graph
 from graphrag.model import Citation, ClaimFlag, VerdictLabel
+from graphrag.pages import render_page
 from graphrag.review import (
     QueueItem,
     export_rows,
@@ -191,9 +192,24 @@ with col_source:
         doc = store.document(sp.document_id, sp.version)
         title = doc.title if doc else sp.document_id
         date = doc.effective_date if doc and doc.effective_date else "no date"
+        layout = store.layout(sp.document_id, sp.version, sp.sentence_index)
+        where = f"{layout.location_text} · " if layout is not None and layout.location_text else ""
+        # The cited page, rendered on the server with the sentence boxed: first the lines around it
+        # (legible in this column; the image's fullscreen button zooms), then the whole page.
+        pdf = store.document_file(sp.document_id, sp.version) if layout is not None and layout.boxes else None
+        if pdf is not None and layout is not None:
+            for pg in sorted({int(b[0]) for b in layout.boxes}):
+                try:
+                    st.image(render_page(pdf[1], pg, layout.boxes, around=90), width="stretch")
+                    printed = f" (printed {layout.page_label})" if layout.page_label and pg == layout.page else ""
+                    with st.expander(render.plain(f"Whole page {pg}{printed}")):  # the label comes from the PDF
+                        st.image(render_page(pdf[1], pg, layout.boxes), width="stretch")
+                except GraphRAGError as exc:
+                    st.warning(f"Page {pg} could not be rendered: {render.plain(exc)}")
         render.box(render.context_html(store.sentences(sp.document_id, sp.version), sp),
                    meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
-                        f"effective {render.esc(date)} · {render.marker_label(cit.marker)} chars {sp.start}–{sp.end}")
+                        f"{render.esc(where)}effective {render.esc(date)} · {render.marker_label(cit.marker)} "
+                        f"chars {sp.start}–{sp.end}")
         st.caption(("Citation: quoted word for word" if ClaimFlag.VERBATIM_QUOTE in claim.flags
                     else f"Citation check: {render.plain(render.support_text(cit.support))}")
                    + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))

@@ -1,0 +1,120 @@
+"""HTML reader: the page's main text as plain text, each block with its heading path.
+
+BeautifulSoup (with lxml) parses; scripts, styles, iframes, forms, navigation and other
+non-content elements are dropped, and nothing but text leaves this module (the dashboard never
+renders a document's HTML). The main text is the page's <main> or <article> when it has one,
+else its <body>. When the page has exactly one <h1>, it is the title, not part of heading paths.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+from bs4 import (
+    BeautifulSoup,
+    Comment,
+    MarkupResemblesLocatorWarning,
+    NavigableString,
+    Tag,
+    XMLParsedAsHTMLWarning,
+)
+
+from graphrag.readers.errors import ReadError
+from graphrag.readers.layout import HTML, Block, Layout, sha256_bytes
+
+_DROP = {"script", "style", "iframe", "frame", "frameset", "noscript", "template", "object", "embed", "svg",
+         "canvas", "form", "button", "select", "textarea", "input", "nav", "head", "meta", "link", "audio", "video",
+         "map", "dialog"}
+_HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_CELLS = {"td", "th"}  # a table row is one block, its cells separated by spaces
+_BLOCKS = {"p", "li", "dt", "dd", "blockquote", "pre", "caption", "figcaption", "address", "summary",
+           "div", "section", "article", "main", "aside", "header", "footer", "ul", "ol", "dl", "table", "tr",
+           "tbody", "thead", "body", "html", "details", "figure", *(_HEADINGS)}
+_SPACES = re.compile(r"\s+")
+MAX_HTML_CHARS = 5_000_000
+
+
+def read_html(data: bytes, text: str | None = None) -> tuple[str, str | None, Layout]:
+    """(text, title, layout). ``text`` is the decoded file when the caller already decoded it."""
+    if text is None:
+        text = data.decode("utf-8", errors="replace")
+    if len(text) > MAX_HTML_CHARS:
+        raise ReadError(f"the HTML has {len(text):,} characters; the limit is {MAX_HTML_CHARS:,}")
+    with warnings.catch_warnings():  # a short page that looks like a file name or URL is still a page
+        warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)  # XHTML is read as HTML on purpose
+        soup = BeautifulSoup(text, "lxml")
+    if soup.find(True) is None:
+        raise ReadError("not HTML: no elements found; rename it to .txt if it is plain text")
+    title_tag = soup.find("title")
+    title = " ".join(title_tag.get_text(" ").split()) if title_tag else None
+    for el in soup.find_all(list(_DROP)):
+        el.decompose()
+    for c in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        c.extract()
+    root = soup.find("main") or soup.find("article") or soup.body or soup
+    h1s = root.find_all("h1")
+    skip_h1 = len(h1s) == 1
+    if skip_h1:
+        title = " ".join(h1s[0].get_text(" ").split()) or title
+
+    blocks: list[tuple[str, str]] = []  # (text, heading path)
+    path: list[tuple[int, str]] = []
+    buf: list[str] = []
+
+    def flush() -> None:
+        t = _SPACES.sub(" ", "".join(buf)).strip()
+        buf.clear()
+        if t:
+            blocks.append((t, " > ".join(h for _, h in path)))
+
+    def walk(node: Tag) -> None:
+        for child in node.children:
+            if isinstance(child, NavigableString):
+                buf.append(str(child))
+                continue
+            if not isinstance(child, Tag):
+                continue
+            name = child.name.lower()
+            if name in _HEADINGS:
+                flush()
+                level = _HEADINGS[name]
+                heading = " ".join(child.get_text(" ").split())
+                while path and path[-1][0] >= level:
+                    path.pop()
+                if not (skip_h1 and level == 1):
+                    path.append((level, heading))
+                    if heading:  # a heading's own path ends with itself
+                        blocks.append((heading, " > ".join(h for _, h in path)))
+                continue
+            if name == "br":
+                buf.append(" ")
+                continue
+            if name in _CELLS:
+                buf.append(" ")
+                walk(child)
+                buf.append(" ")
+                continue
+            if name in _BLOCKS:
+                flush()
+                walk(child)
+                flush()
+            else:
+                walk(child)
+
+    walk(root)
+    flush()
+    if not blocks:
+        raise ReadError("the HTML page has no text once scripts, styles and navigation are removed")
+    parts: list[str] = []
+    out: list[Block] = []
+    pos = 0
+    for i, (t, heading) in enumerate(blocks):
+        if parts:
+            parts.append("\n\n")
+            pos += 2
+        out.append(Block(pos, pos + len(t), heading, i + 1))
+        parts.append(t)
+        pos += len(t)
+    return "".join(parts), title, Layout(HTML, sha256_bytes(data), blocks=tuple(out))

@@ -1,0 +1,83 @@
+"""A PDF in a real browser: uploaded on the Ingest page, cited on the Ask page with its page, and
+shown boxed on its page on the Review page.
+
+Headless Chromium (Debian's, through Playwright) against `streamlit run app.py` on an empty store.
+The screenshots land in test-artifacts/ for a person to look at; the test also checks that the
+page image arrived from this machine and that its boxed pixels are there.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
+
+ARTIFACTS = ROOT / "test-artifacts"
+QUESTION = "Within how many hours are affected customers notified of a security incident?"
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
+
+require_chromium()
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
+
+
+def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: Path) -> None:
+    from doc_helpers import scanned_pdf
+    from PIL import Image
+
+    store = tmp_path / "store.db"
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(scanned_pdf())
+    ARTIFACTS.mkdir(exist_ok=True)
+    requests: list[str] = []
+    with streamlit_server(store, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
+                                                    headless=True, args=BROWSER_ARGS,
+                                                    viewport={"width": 1440, "height": 1000})
+        ctx.on("request", lambda r: requests.append(r.url))
+        page = ctx.new_page()
+        page.set_default_timeout(120_000)
+        # A newcomer uploads a PDF (and a scanned one) on the Ingest page.
+        page.goto(url)
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Ingest").click()
+        page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+            [str(ROOT / "sample_corpus" / "security-handbook.pdf"), str(scan)])
+        page.get_by_role("button", name="Ingest", exact=True).click()
+        page.get_by_text("no text layer: this PDF is images only", exact=False).first.wait_for(timeout=240_000)
+        page.wait_for_timeout(1200)
+        page.screenshot(path=str(ARTIFACTS / "09-ingest-pdf.png"), full_page=True)
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Ask").click()
+        page.get_by_label("Question", exact=True).fill(QUESTION)
+        page.get_by_role("button", name="Ask", exact=True).click()
+        page.get_by_text("Answer #", exact=False).wait_for()
+        page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
+        page.get_by_text("· v1 · p. 2", exact=False).first.wait_for()  # the Ask page names the page
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(ARTIFACTS / "10-ask-pdf.png"), full_page=True)
+
+        page.get_by_role("button", name="Review this answer").click()
+        page.get_by_text("Claim 1 of", exact=False).wait_for()
+        for _ in range(6):  # move on to a claim whose source is the PDF, if the first is not
+            page.wait_for_timeout(1500)
+            if page.locator("[data-testid='stImage'] img").count():
+                break
+            page.get_by_role("button", name="Next").click()
+        image = page.locator("[data-testid='stImage'] img").first
+        image.wait_for()
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+        page.wait_for_timeout(1000)
+        shot = ARTIFACTS / "11-review-pdf-page.png"
+        page.screenshot(path=str(shot))
+        png = image.screenshot()
+        ctx.close()
+
+    # The cropped page image holds the translucent yellow box over the cited lines.
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    yellow = sum(1 for r, g, b in img.getdata() if r > 230 and 200 < g < 245 and b < 200)
+    assert yellow > 2000, f"no box drawn on the page image ({yellow} yellow pixels)"
+    outside = sorted({u for u in requests if urlsplit(u).scheme not in ("data", "blob", "about")
+                      and urlsplit(u).hostname not in ("127.0.0.1", "localhost")})
+    assert not outside, f"requests left this machine: {outside}"
