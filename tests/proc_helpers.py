@@ -228,40 +228,31 @@ def wait_go(enabled: bool) -> None:
         sys.stdin.readline()
 
 
-class _PausingConnection:
-    """Wraps the store's connection: blocks right before COMMIT while ``armed`` (rows written)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-        self.armed: int | None = None
-
-    def execute(self, sql: str, *args: object):  # type: ignore[no-untyped-def]
-        if self.armed is not None and sql.strip().upper() == "COMMIT":
-            # prove the uncommitted rows really reached the WAL file before we die
-            pause("before-commit", self.armed)
-        return self._db.execute(sql, *args)
-
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        return getattr(self._db, name)
-
-
 def cmd_ingest(a: argparse.Namespace) -> int:
+    from sqlalchemy import event
+
     from graphrag.ingest import Ingestor
     from graphrag.store import Store
 
     store = Store(a.store)
     if a.cache_pages:
         # a small page cache makes a big transaction spill its pages into the WAL before COMMIT
-        store._db.execute(f"PRAGMA cache_size={a.cache_pages}")
+        event.listen(store.engine, "connect", lambda dbapi, _: dbapi.execute(f"PRAGMA cache_size={a.cache_pages}"))
+        store.engine.dispose()  # pooled connections reopen with the setting
     committed = 0
-    conn = _PausingConnection(store._db)
+    armed: list[int] = []
+
+    @event.listens_for(store.engine, "commit")
+    def before_commit(conn) -> None:  # type: ignore[no-untyped-def]
+        if armed:  # the rows are written, the COMMIT not yet sent: die here
+            pause("before-commit", armed[0])
+
     real_write = store.write_document
 
     def write_document(w):  # type: ignore[no-untyped-def]
         nonlocal committed
         if a.pause_before_commit == committed + 1:
-            conn.armed = committed + 1
-            store._db = conn  # type: ignore[assignment]
+            armed.append(committed + 1)
         version = real_write(w)
         committed += 1
         if a.pause_after_commit == committed:

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 from helpers import ScriptedChecker
 from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
 
@@ -130,7 +131,7 @@ def test_ingest_reviews_and_questions_at_the_same_time(tmp_path):  # type: ignor
     assert store_problems(path) == []
 
 
-def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):  # type: ignore[no-untyped-def]
     """Found by `graphrag bench load`: an ingest committing between the graph's reads (documents,
     then sentences) made build_graph fail with KeyError. The commit is placed deterministically
     between every pair of reads here, through a second connection as another process would."""
@@ -141,20 +142,18 @@ def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path, 
     _seed_store(path, write_synthetic_corpus(tmp_path / "c", 4))
     reader, writer = Store(path), Store(path)
     ingestor = Ingestor(writer, PatternExtractor(), HashEmbedder())
-    real_q = Store._q
     commits = iter(range(100))
 
-    def q_with_a_commit_after(self, sql, params=()):  # type: ignore[no-untyped-def]
-        rows = real_q(self, sql, params)
-        if self is reader:
+    def commit_after_each_read(conn, cursor, statement, *rest):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("SELECT"):
             i = next(commits)
             assert ingestor.ingest([Source(f"late-{i}", "Late", f"Zephyr{i} uses Quartz{i}.")]).documents[0].status == "ok"
-        return rows
 
-    monkeypatch.setattr(Store, "_q", q_with_a_commit_after)
     versions_before = reader.counts()["versions"]
+    event.listen(reader.engine, "after_cursor_execute", commit_after_each_read)
     g = build_graph(reader)  # KeyError before the fix
-    monkeypatch.undo()
+    event.remove(reader.engine, "after_cursor_execute", commit_after_each_read)
+    assert next(commits) >= 5, "a commit landed between every pair of the graph's reads"
     assert len(g.docs) == versions_before and all(not d.id.startswith("late-") for d in g.docs)
     assert "zephyr0" not in g.index and "zephyr0" in build_graph(reader).index
     assert reader.counts()["versions"] > versions_before  # the commits did happen meanwhile

@@ -211,9 +211,13 @@ class NearlyFullStore(Store):
     exactly as when the disk is full."""
 
     def __init__(self, path: Path, headroom_pages: int = 0) -> None:
+        from sqlalchemy import event
+
         super().__init__(path)
-        pages = self._db.execute("PRAGMA page_count").fetchone()[0]
-        self._db.execute(f"PRAGMA max_page_count={pages + headroom_pages}")
+        with self.engine.connect() as c:
+            limit = c.exec_driver_sql("PRAGMA page_count").scalar() + headroom_pages
+        event.listen(self.engine, "connect", lambda dbapi, _: dbapi.execute(f"PRAGMA max_page_count={limit}"))
+        self.engine.dispose()  # every pooled connection reopens with the limit
 
 
 def test_full_disk_fails_clearly_and_writes_nothing(tmp_path):
