@@ -17,16 +17,25 @@ from pathlib import Path
 
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.model import PUBLIC, AskSettings, Progress
-from graphrag.store import DEFAULT_STORE, Store
+from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
 
 
 def default_store() -> str:
-    return os.environ.get("GRAPHRAG_STORE", str(DEFAULT_STORE))
+    return os.environ.get("GRAPHRAG_STORE") or str(DEFAULT_STORE)
+
+
+def store_value(value: str) -> StoreURL:
+    """--store: a file path (SQLite), sqlite:///path or postgresql+psycopg://...; anything else refused."""
+    try:
+        return parse_store(value)
+    except UnsupportedStore as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _store_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", default=default_store(), help="SQLite store file (default: %(default)s; "
-                   "env GRAPHRAG_STORE)")
+    p.add_argument("--store", type=store_value, default=default_store(),
+                   help="the store: a SQLite file, sqlite:///path or postgresql+psycopg://user:password@host:port/db "
+                        f"(default: the environment variable GRAPHRAG_STORE, else {DEFAULT_STORE})")
 
 
 def _access_arg(p: argparse.ArgumentParser) -> None:
@@ -127,7 +136,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
 
     empty = (f"error: the store {a.store} holds no documents; ingest some first, e.g. `graphrag ingest "
              "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
-    if not Path(a.store).is_file():  # asking never creates a store
+    if a.store.kind == "sqlite" and not (a.store.path and a.store.path.is_file()):  # asking never creates a store
         print(empty, file=sys.stderr)
         return 2
     with Store(a.store) as store:
