@@ -319,6 +319,8 @@ def cmd_verdicts(a: argparse.Namespace) -> int:
                 v = record_verdict(store, answer, claim, citation, ("supported", "partial", "unsupported")[i % 3],
                                    a.reviewer, f"{a.reviewer} note {i}")
                 ids.append(int(v.id or 0))
+                if a.delay_ms:
+                    time.sleep(a.delay_ms / 1000)  # a slower reviewer: long enough to restart a server under it
             except Exception as exc:  # counted and reported: the test asserts there are none
                 errors.append(f"{type(exc).__name__}: {exc}")
         seconds = time.perf_counter() - t0
@@ -386,6 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--answer", type=int, required=True)
     s.add_argument("--reviewer", required=True)
     s.add_argument("--n", type=int, default=250)
+    s.add_argument("--delay-ms", type=float, default=0.0)
     s.add_argument("--wait-go", action="store_true")
     s.set_defaults(fn=cmd_verdicts)
     s = sub.add_parser("ask")
