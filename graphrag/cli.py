@@ -1,4 +1,4 @@
-"""The `graphrag` command: ingest, entity, ask, review, export, eval, bench.
+"""The `graphrag` command: ingest, entity, ask, review, export, store, eval, bench.
 
 Every command prints a readable report, or one JSON object with --json. Errors a user can
 act on are printed as one line on stderr with exit code 2 (bad input) or 1 (backend/store).
@@ -223,6 +223,19 @@ def cmd_eval(a: argparse.Namespace) -> int:
                               off_topic_dir=a.off_topic)
 
 
+def cmd_store(a: argparse.Namespace) -> int:
+    from graphrag.store.transfer import copy_store
+
+    report = copy_store(a.source, a.target, _progress)
+    if a.json:
+        print(json.dumps(report.to_json(), indent=2))
+        return 0
+    print(f"copied {report.source} -> {report.target} (generation {report.generation}); verified:")
+    for t in report.tables:
+        print(f"  {t.table:<14} {t.rows:>9,} rows  sha256 {t.sha256[:16]}…  equal")
+    return 0
+
+
 def cmd_bench(a: argparse.Namespace) -> int:
     if a.what == "support":
         from graphrag.evaluate.support import cli_bench_support
@@ -316,6 +329,16 @@ def build_parser() -> argparse.ArgumentParser:
                          "how many the relevance floor refuses (e.g. sample_corpus)")
     er.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_eval)
+
+    s = sub.add_parser("store", help="store administration: copy a SQLite store into PostgreSQL")
+    st_ = s.add_subparsers(dest="what", required=True)
+    sm = st_.add_parser("migrate", help="copy every row (original ids and times) into an empty database, "
+                                        "then verify counts and hashes; all or nothing")
+    sm.add_argument("--from", dest="source", type=store_value, required=True, help="the store to copy (a SQLite file)")
+    sm.add_argument("--to", dest="target", type=store_value, required=True,
+                    help="an empty database, e.g. postgresql+psycopg://user:password@host:5432/graphrag")
+    sm.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_store)
 
     s = sub.add_parser("bench", help="benchmarks that print figures (JSON)")
     b = s.add_subparsers(dest="what", required=True)
