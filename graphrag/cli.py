@@ -350,7 +350,9 @@ def build_parser() -> argparse.ArgumentParser:
     ba.add_argument("--queries", type=int, default=50)
     b.add_parser("support", help="embedded support checker latency per pair")
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
-    bl.add_argument("--writers", type=int, default=4)
+    bl.add_argument("--writers", type=int, default=8)
+    bl.add_argument("--store", type=store_value, help="an empty store to load (default: a temporary SQLite file); "
+                    "e.g. postgresql+psycopg://user:password@host:5432/graphrag_bench")
     bl.add_argument("--verdicts", type=int, default=250)
     br = b.add_parser("review", help="review-queue build time as answers accumulate")
     br.add_argument("--answers", type=int, nargs="+", default=[100, 1_000, 5_000])

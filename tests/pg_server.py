@@ -36,7 +36,8 @@ def _free_port() -> int:
 
 
 class PgServer:
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
+        self.durable = durable  # fsync on, as a real server (for benchmarks)
         self.root = Path(tempfile.mkdtemp(prefix="graphrag-pg-"))
         self.data = self.root / "data"
         self.port = _free_port()
@@ -58,9 +59,9 @@ class PgServer:
         if not self.data.exists():
             self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-locale",
                       "-E", "UTF8", "--no-sync")
-        opts = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
-                "-c synchronous_commit=off -c full_page_writes=off -c max_connections=120 "
-                "-c deadlock_timeout=100ms")
+        opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=120"
+        if not self.durable:
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c deadlock_timeout=100ms"
         self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", opts, "-w", "start")
         return self
 

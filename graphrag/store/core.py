@@ -14,13 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection
-
 from graphrag.model import Answer, Document, Entity, Relation, Span, Verdict
 from graphrag.store import answers, cache, documents, graph, verdicts
 from graphrag.store.codec import Row
 from graphrag.store.db import Database
-from graphrag.store.documents import DocumentWrite
+from graphrag.store.documents import DocumentWrite  # noqa: F401 - re-exported
 from graphrag.store.url import StoreURL, parse_store
 
 
@@ -112,7 +110,7 @@ class Store:
 
     def log_ingest(self, doc_id: str, path: str | None, sha256: str | None, status: str, error: str | None) -> None:
         """Record an outcome that wrote no document (failed, unavailable, rejected, unchanged)."""
-        self._write(lambda c: documents.log(c, doc_id, path, sha256, status, error))
+        self.database.write_one(lambda c: documents.log(c, doc_id, path, sha256, status, error))
 
     def existing_entity_keys(self, keys: Iterable[str]) -> set[str]:
         """Keys already stored with a vector (so their embedding is not computed again)."""
@@ -132,7 +130,7 @@ class Store:
         return self._read(lambda c: cache.get(c, key))
 
     def cache_put(self, key: str, value: str) -> None:
-        self._write(lambda c: cache.put(c, key, value))
+        self.database.write_one(lambda c: cache.put(c, key, value))
 
     def reply_cache(self) -> StoreCache:
         return StoreCache(self)
@@ -193,7 +191,7 @@ class Store:
     # --- verification record ------------------------------------------------------------
 
     def add_verdict(self, v: Verdict) -> int:
-        return self._write(lambda c: verdicts.add(c, v))
+        return self.database.write_one(lambda c: verdicts.add(c, v))
 
     def verdicts(self, answer_id: int | None = None, claim_index: int | None = None,
                  reviewer: str | None = None) -> list[Verdict]:
@@ -217,5 +215,3 @@ class StoreCache:
     def put(self, key: str, value: str) -> None:
         self.store.cache_put(key, value)
 
-
-__all__ = ["Connection", "DocumentWrite", "Store", "StoreCache"]
