@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_helpers import BROWSER_ARGS, CHROMIUM, require_chromium, streamlit_server
+from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
 from proc_helpers import write_synthetic_corpus
 
+ARTIFACTS = ROOT / "test-artifacts"
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 require_chromium()
@@ -47,6 +48,9 @@ def test_a_verdict_given_in_one_dashboard_shows_in_the_other(pg_server, tmp_path
         page_b.reload()  # B's next rerun reads the shared record
         page_b.get_by_text("Claim 1 of", exact=False).wait_for()
         page_b.get_by_test_id("stSidebar").get_by_text("1 verdict", exact=False).wait_for()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page_b.wait_for_timeout(800)  # dataframes and iframes paint asynchronously
+        page_b.screenshot(path=str(ARTIFACTS / "team-b-after-a-verdict.png"))
         with page_b.expect_download() as dl:  # B's export of the record holds A's verdict
             page_b.get_by_role("button", name="CSV").click()
         csv_text = Path(dl.value.path()).read_text(encoding="utf-8")

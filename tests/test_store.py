@@ -272,3 +272,16 @@ def test_claim_objects_are_unchanged_by_the_round_trip(any_store: Store) -> None
     v = Verdict(a.id, 0, VerdictLabel.SUPPORTED, "ana", "0" * 64)  # type: ignore[arg-type]
     vid = any_store.add_verdict(v)
     assert any_store.verdicts(a.id)[0].id == vid
+
+
+def test_a_nul_character_is_kept_on_sqlite_and_refused_clearly_on_postgresql(any_store: Store) -> None:
+    """PostgreSQL's text type cannot hold U+0000; the document fails with the server's reason and
+    nothing of it is written (SQLite stores it exactly)."""
+    text_ = "Alpha1 uses Beacon2.\x00 Cobalt3 uses Delta4."
+    report = Ingestor(any_store, PatternExtractor(), HashEmbedder()).ingest([Source("nul", "NUL", text_)])
+    d = report.documents[0]
+    if any_store.url.kind == "sqlite":
+        assert d.status == "ok" and any_store.current_document("nul").text == text_  # type: ignore[union-attr]
+    else:
+        assert d.status == "failed" and "NUL" in (d.error or "") and "nothing was written" in (d.error or "")
+        assert any_store.counts()["versions"] == 0
