@@ -285,3 +285,21 @@ def test_a_nul_character_is_kept_on_sqlite_and_refused_clearly_on_postgresql(any
     else:
         assert d.status == "failed" and "NUL" in (d.error or "") and "nothing was written" in (d.error or "")
         assert any_store.counts()["versions"] == 0
+
+
+def test_a_snapshot_sees_one_state_while_another_handle_commits(store_url: str) -> None:
+    """What the graph build relies on: reads inside ``snapshot()`` ignore commits made meanwhile
+    (REPEATABLE READ READ ONLY on PostgreSQL, a WAL read transaction on SQLite)."""
+    a, b = Store(store_url), Store(store_url)
+    try:
+        _ingest(a, ("one", doc_text(1)))
+        with a.snapshot():
+            assert a.counts()["versions"] == 1
+            assert _ingest(b, ("two", doc_text(2))) == ["ok"]
+            assert a.counts()["versions"] == 1 and a.document("two", 1) is None and a.generation() == 1
+            if a.url.kind == "postgresql":
+                assert a._read(lambda c: c.exec_driver_sql("SHOW transaction_read_only").scalar()) == "on"
+        assert a.counts()["versions"] == 2 and a.generation() == 2
+    finally:
+        a.close()
+        b.close()
