@@ -9,9 +9,11 @@ PostgreSQL), one module per aggregate (``documents``, ``graph``, ``cache``, ``an
 from graphrag.store.codec import now, sha256_text
 from graphrag.store.core import Store, StoreCache
 from graphrag.store.db import StoreUnreachable
-from graphrag.store.documents import DocumentWrite
+from graphrag.store.documents import DocumentWrite, EntityRow, MentionRow, RelationRow, SentenceRow
+from graphrag.store.graph import GraphRows
 from graphrag.store.schema import SCHEMA_VERSION
 from graphrag.store.url import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
 
-__all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "DocumentWrite", "Store", "StoreCache", "StoreURL", "StoreUnreachable",
+__all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "DocumentWrite", "EntityRow", "GraphRows", "MentionRow", "RelationRow",
+           "SentenceRow", "Store", "StoreCache", "StoreURL", "StoreUnreachable",
            "UnsupportedStore", "now", "parse_store", "sha256_text"]

@@ -161,7 +161,7 @@ class Store:
         """Sizes for the sidebar and reports."""
         return self._read(graph.counts)
 
-    def graph_rows(self) -> tuple[list[Row], list[Row], list[Row], list[Row]]:
+    def graph_rows(self) -> graph.GraphRows:
         """Rows to build the in-memory graph: entities, mentions, relations, documents, read in
         one snapshot. A caller that also needs ``sentence_rows()`` wraps both in ``snapshot()``."""
         with self.snapshot():

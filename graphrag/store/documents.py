@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import Connection, bindparam, text
@@ -20,19 +20,47 @@ from graphrag.model import Document, Span
 from graphrag.store.codec import blob, document, now
 
 
+class SentenceRow(NamedTuple):
+    start: int
+    end: int
+    text: str
+
+
+class EntityRow(NamedTuple):
+    key: str
+    name: str
+    type: str
+
+
+class MentionRow(NamedTuple):
+    key: str
+    sentence: int
+    description: str
+    implied: bool
+
+
+class RelationRow(NamedTuple):
+    source: str
+    target: str
+    type: str
+    description: str
+    sentence: int
+
+
 @dataclass(frozen=True)
 class DocumentWrite:
-    """Everything one document version adds, written in one transaction."""
+    """Everything one document version adds, written in one transaction. The rows are named
+    tuples; plain tuples in the same field order are accepted too (callers written before)."""
 
     document: Document
     extractor: str
     status: str
-    sentences: Sequence[tuple[int, int, str]]  # (start, end, text)
+    sentences: Sequence[SentenceRow]
     sentence_vectors: np.ndarray | None
-    entities: Sequence[tuple[str, str, str]]  # (key, display name, type)
+    entities: Sequence[EntityRow]
     entity_vectors: dict[str, np.ndarray]
-    mentions: Sequence[tuple[str, int, str, bool]]  # (key, sentence, description, implied)
-    relations: Sequence[tuple[str, str, str, str, int]]  # (source, target, type, description, sentence)
+    mentions: Sequence[MentionRow]
+    relations: Sequence[RelationRow]
 
 
 _BUMP = text("UPDATE meta SET value=CAST(CAST(value AS INTEGER)+1 AS TEXT) WHERE key='generation'")
@@ -66,24 +94,26 @@ def write(c: Connection, w: DocumentWrite) -> int:
     if w.sentences:
         c.execute(text('INSERT INTO sentences (doc_id, version, idx, start, "end", text, vector) '
                        "VALUES (:doc_id, :version, :idx, :start, :end, :text, :vector)"),
-                  [{"doc_id": d.id, "version": version, "idx": i, "start": s, "end": e, "text": t,
-                    "vector": None if vecs is None else blob(vecs[i])} for i, (s, e, t) in enumerate(w.sentences)])
+                  [{"doc_id": d.id, "version": version, "idx": i, "start": s.start, "end": s.end, "text": s.text,
+                    "vector": None if vecs is None else blob(vecs[i])}
+                   for i, s in enumerate(map(SentenceRow._make, w.sentences))])
     if w.entities:
         # sorted: concurrent writers touch shared entity rows in one order (no deadlock on PostgreSQL)
         c.execute(text("INSERT INTO entities (key, name, type, vector) VALUES (:key, :name, :type, :vector) "
                        "ON CONFLICT (key) DO UPDATE SET vector=COALESCE(entities.vector, excluded.vector)"),
-                  [{"key": k, "name": n, "type": t, "vector": blob(w.entity_vectors.get(k))}
-                   for k, n, t in sorted(w.entities)])
+                  [{"key": e.key, "name": e.name, "type": e.type, "vector": blob(w.entity_vectors.get(e.key))}
+                   for e in sorted(map(EntityRow._make, w.entities))])
     if w.mentions:
         c.execute(text("INSERT INTO mentions (entity_key, doc_id, version, sentence_idx, description, extractor, "
                        "implied) VALUES (:k, :doc_id, :version, :s, :desc, :extractor, :implied)"),
-                  [{"k": k, "doc_id": d.id, "version": version, "s": s, "desc": desc, "extractor": w.extractor,
-                    "implied": int(imp)} for k, s, desc, imp in w.mentions])
+                  [{"k": m.key, "doc_id": d.id, "version": version, "s": m.sentence, "desc": m.description,
+                    "extractor": w.extractor, "implied": int(m.implied)} for m in map(MentionRow._make, w.mentions)])
     if w.relations:
         c.execute(text("INSERT INTO relations (source_key, target_key, type, description, doc_id, version, "
                        "sentence_idx, extractor) VALUES (:s, :t, :ty, :desc, :doc_id, :version, :si, :extractor)"),
-                  [{"s": s, "t": t, "ty": ty, "desc": desc, "doc_id": d.id, "version": version, "si": si,
-                    "extractor": w.extractor} for s, t, ty, desc, si in w.relations])
+                  [{"s": r.source, "t": r.target, "ty": r.type, "desc": r.description, "doc_id": d.id,
+                    "version": version, "si": r.sentence, "extractor": w.extractor}
+                   for r in map(RelationRow._make, w.relations)])
     c.execute(_LOG, {"doc_id": d.id, "path": d.path, "sha256": d.sha256, "status": w.status, "error": None,
                      "at": now()})
     return version

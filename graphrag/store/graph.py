@@ -4,7 +4,7 @@ graph is built from."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, text
 
@@ -66,15 +66,23 @@ def counts(c: Connection) -> dict[str, int]:
     return {k: int(v) for k, v in row.items()}
 
 
-def graph_rows(c: Connection) -> tuple[list[Row], list[Row], list[Row], list[Row]]:
-    """Entities, mentions, relations and document versions for the in-memory graph. The caller
-    reads them in one snapshot (``Store.graph_rows`` does)."""
-    ents = _rows(c, "SELECT key, name, type, vector FROM entities ORDER BY key")
-    ments = _rows(c, "SELECT entity_key, doc_id, version, sentence_idx, implied FROM mentions ORDER BY id")
-    rels = _rows(c, "SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations "
-                    "ORDER BY id")
-    docs = _rows(c, "SELECT doc_id, version, access, superseded, title, effective_date FROM documents")
-    return ents, ments, rels, docs
+class GraphRows(NamedTuple):
+    """The rows the in-memory graph is built from; each row reads by column name."""
+
+    entities: list[Row]  # key, name, type, vector
+    mentions: list[Row]  # entity_key, doc_id, version, sentence_idx, implied
+    relations: list[Row]  # id, source_key, target_key, type, doc_id, version, sentence_idx
+    documents: list[Row]  # doc_id, version, access, superseded, title, effective_date
+
+
+def graph_rows(c: Connection) -> GraphRows:
+    """The caller reads them in one snapshot (``Store.graph_rows`` does)."""
+    return GraphRows(
+        _rows(c, "SELECT key, name, type, vector FROM entities ORDER BY key"),
+        _rows(c, "SELECT entity_key, doc_id, version, sentence_idx, implied FROM mentions ORDER BY id"),
+        _rows(c, "SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations ORDER BY id"),
+        _rows(c, "SELECT doc_id, version, access, superseded, title, effective_date FROM documents"),
+    )
 
 
 def sentence_rows(c: Connection) -> list[Row]:
