@@ -27,8 +27,10 @@ class Store:
     ``Store("postgresql+psycopg://user:password@host:5432/db")``."""
 
     def __init__(self, path: str | os.PathLike[str] | StoreURL, *, readonly: bool = False,
-                 busy_timeout_s: float = 30.0, retry_s: float = 15.0) -> None:
+                 busy_timeout_s: float = 30.0, retry_s: float | None = None) -> None:
         self.url = parse_store(path)
+        if retry_s is None:  # how long a busy or unreachable database is retried before a user is told
+            retry_s = float(os.environ.get("GRAPHRAG_STORE_RETRY_S") or 15.0)
         self.database = Database(self.url, readonly=readonly, busy_timeout_s=busy_timeout_s, retry_s=retry_s)
         try:
             self.database.migrate()
