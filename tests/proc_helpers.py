@@ -294,7 +294,7 @@ def cmd_ingest(a: argparse.Namespace) -> int:
 
     store.write_document = write_document  # type: ignore[method-assign]
     extractor = PatternExtractor(a.delay_ms / 1000, a.pause_in_extract)
-    emit("ready")
+    wait_go(a.wait_go)
     report = Ingestor(store, extractor, HashEmbedder()).ingest_paths([a.corpus])
     store.close()
     emit("done", totals=report.totals())
@@ -382,6 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--pause-in-extract", type=int)
     s.add_argument("--delay-ms", type=float, default=0.0)
     s.add_argument("--cache-pages", type=int, default=0)
+    s.add_argument("--wait-go", action="store_true")
     s.set_defaults(fn=cmd_ingest)
     s = sub.add_parser("verdicts")
     s.add_argument("--store", required=True)

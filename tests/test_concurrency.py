@@ -138,13 +138,13 @@ def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, reques
         f.rename(f.with_name("more-" + f.name))
     expected = before + 28 + 0  # "policy" v1/v2 have the same content as before: unchanged
     ingest = subprocess.Popen([sys.executable, HELPER, "ingest", "--store", path, "--corpus", str(more),
-                               "--delay-ms", "25"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               "--delay-ms", "25", "--wait-go"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
     reviewer = _start("verdicts", "--store", path, "--answer", str(answer_id), "--reviewer", "rita",
                       "--n", "250", "--wait-go")
     asker = _start("ask", "--store", path, "--until-documents", str(expected), "--min-asks", "10", "--wait-go")
     assert json.loads(ingest.stdout.readline())["event"] == "ready"  # type: ignore[union-attr]
-    _go([reviewer, asker])
+    _go([ingest, reviewer, asker])  # all three start together, so the asks overlap the ingest
     ingested, reviewed, asked = _done(ingest), _done(reviewer), _done(asker)
     assert ingested["totals"]["ok"] == 28 and ingested["totals"].get("failed", 0) == 0
     assert reviewed["errors"] == [] and len(reviewed["ids"]) == 250
