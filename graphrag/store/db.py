@@ -284,11 +284,13 @@ def _schema_version(c: Connection) -> int:
 
 
 def _set_schema_version(c: Connection, version: int) -> None:
-    if c.dialect.name == "sqlite":  # SQLite stores of schema 1 predate the meta row: keep its own counter
-        c.exec_driver_sql(f"PRAGMA user_version={int(version)}")
-        return
+    """The version is the meta row 'schema_version' on both databases. A SQLite file also keeps it
+    in PRAGMA user_version, which is what it is read from there: stores from before the meta row
+    have only that, and releases before this one refuse a newer file by it."""
     c.execute(text("INSERT INTO meta (key, value) VALUES ('schema_version', :v) "
                    "ON CONFLICT (key) DO UPDATE SET value=excluded.value"), {"v": str(version)})
+    if c.dialect.name == "sqlite":
+        c.exec_driver_sql(f"PRAGMA user_version={int(version)}")
 
 
 def _unreachable(exc: BaseException) -> bool:
