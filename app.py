@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import render, state
+from dashboard import state
+from dashboard.render import plain
 from graphrag.errors import GraphRAGError, StoreError
 
 # No page_icon and no st.Page icons: Streamlit fetches a Material-icon favicon from fonts.gstatic.com,
@@ -20,21 +21,23 @@ pages = [
     st.Page("views/ask.py", title="Ask", default=True),
     st.Page("views/review.py", title="Review"),
     st.Page("views/graph.py", title="Graph"),
+    st.Page("views/record.py", title="Record"),
     st.Page("views/ingest.py", title="Ingest"),
 ]
 page = st.navigation(pages)
 # Less empty space above the content: the review page must fit a laptop screen.
 st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2rem; padding-bottom: 2rem; }</style>")
 state.init_session()
+state.warn_if_exposed()
 try:
     store = state.store()
 except GraphRAGError as exc:
-    st.error(render.plain(f"Cannot open the store: {exc}. Set GRAPHRAG_STORE to a writable file or a "
-                          "postgresql+psycopg:// URL and restart."))
+    st.error(f"Cannot open the store: {plain(exc)}. Set GRAPHRAG_STORE to a writable file or a "
+             "postgresql+psycopg:// URL and restart.")
     st.stop()
 try:
     state.first_start(store)
     state.sidebar(store)
     page.run()
 except StoreError as exc:  # e.g. the database server is down: retried already, nothing confirmed is lost
-    st.error(render.plain(f"{exc}. Your last confirmed action is stored; reload the page to try again."))
+    st.error(f"{plain(exc)}. Your last confirmed action is stored; reload the page to try again.")

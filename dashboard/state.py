@@ -7,18 +7,18 @@ down costs one short timeout per half minute, not one per rerun.
 
 from __future__ import annotations
 
-import getpass
+import logging
 import os
 import threading
 from pathlib import Path
 
 import streamlit as st
 
-from dashboard import render
+from dashboard.render import plain
 from graphrag.ask import Asker
 from graphrag.cli import default_store
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
-from graphrag.errors import GraphRAGError
+from graphrag.errors import GraphRAGError, InputError
 from graphrag.extract.base import Extractor
 from graphrag.ingest import Ingestor, IngestReport
 from graphrag.model import PUBLIC, Progress
@@ -30,9 +30,11 @@ from graphrag.ollama_util import (
     pull_hint,
     resolve_host,
 )
+from graphrag.review import clean_reviewer
 from graphrag.store import Store
 from graphrag.text import counted
 
+log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_CORPUS = ROOT / "sample_corpus"
 
@@ -109,7 +111,8 @@ def init_session() -> None:
     """Defaults for the keys every page reads, set once per session before any widget uses them."""
     defaults = {
         ACCESS: [PUBLIC],
-        REVIEWER: os.environ.get("GRAPHRAG_REVIEWER") or _user(),
+        # No default from the OS account: the verdict names whoever types their name here.
+        REVIEWER: os.environ.get("GRAPHRAG_REVIEWER", ""),
         EXTRACTOR: "rules",
         EXTRACT_MODEL: DEFAULT_EXTRACT_MODEL,
         GENERATOR: "extractive",
@@ -141,19 +144,16 @@ def commit(*keys: str) -> None:
             st.session_state[key] = st.session_state[f"_w_{key}"]
 
 
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return ""
-
-
 def access() -> tuple[str, ...]:
     return tuple(sorted(set(st.session_state.get(ACCESS) or [])))
 
 
 def reviewer() -> str:
-    return " ".join(str(st.session_state.get(REVIEWER, "")).split())
+    """The reviewer name as it will be stored, or "" when none (or an invalid one) is set."""
+    try:
+        return clean_reviewer(str(st.session_state.get(REVIEWER, "")))
+    except InputError:
+        return ""
 
 
 def progress_bar(label: str):  # noqa: ANN201 - returns the Progress callback
@@ -193,6 +193,34 @@ def first_start(s: Store) -> None:
         st.session_state[LAST_REPORT] = report
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def served_beyond_this_machine() -> str | None:
+    """The address when the server listens beyond loopback (no address means every interface)."""
+    address = str(st.get_option("server.address") or "")
+    return None if address in LOOPBACK or address.startswith("127.") else (address or "every interface")
+
+
+@st.cache_resource(show_spinner=False)
+def _warned_once() -> set[str]:
+    return set()
+
+
+def warn_if_exposed() -> None:
+    """Local mode has no sign-in: say so loudly when the server is reachable from other machines."""
+    where = served_beyond_this_machine()
+    if where is None:
+        return
+    msg = (f"This dashboard listens on {where}, and local mode has no sign-in: anyone who can reach this port "
+           "can read every document (by choosing access labels), record verdicts under any name and ingest "
+           "files this server can read. Serve it on 127.0.0.1 (the default in .streamlit/config.toml).")
+    if where not in (seen := _warned_once()):
+        seen.add(where)
+        log.warning(msg)
+    st.warning(plain(msg), icon=":material/warning:")
+
+
 def set_report(report: IngestReport) -> None:
     st.session_state[LAST_REPORT] = report
 
@@ -201,7 +229,7 @@ def sidebar(s: Store) -> None:
     sb = st.sidebar
     counts = s.counts()
     sb.markdown("**Store**")
-    sb.caption(render.plain(f"{s.url.label}: {s.url.display}"))  # never the password
+    sb.caption(plain(f"{s.url.label}: {s.url.display}"))  # never the password
     sb.caption(f"{counted(counts['documents'], 'document')} ({counted(counts['versions'], 'version')}) · "
                f"{counted(counts['entities'], 'entity', 'entities')} · {counted(counts['relations'], 'relation')} · "
                f"{counted(counts['answers'], 'answer')} · {counted(counts['verdicts'], 'verdict')}")
@@ -209,29 +237,36 @@ def sidebar(s: Store) -> None:
     sb.multiselect("Access labels (what the asker may see)", labels, **persist(ACCESS),
                    help="Documents are visible when they share a label with these. Used on every page.")
     sb.text_input("Reviewer name", help="Recorded with every verdict.", **persist(REVIEWER))
+    if st.session_state.get(REVIEWER, "").strip():
+        try:
+            clean_reviewer(st.session_state[REVIEWER])
+        except InputError as exc:
+            sb.warning(plain(str(exc)))
     with sb.expander("Backends", expanded=False):
         _backends()
 
 
 def _backends() -> None:
+    # Model names are typed by the user and host names come from the environment or the
+    # server: every one is shown as plain text, never as Markdown.
     extractor, generator = st.session_state[EXTRACTOR], st.session_state[GENERATOR]
-    st.markdown(f"- Extractor: **{extractor}**" + (f" (`{st.session_state[EXTRACT_MODEL]}`)"
-                                                    if extractor == "ollama" else " (spaCy, embedded)"))
-    st.markdown(f"- Generator: **{generator}**" + (f" (`{st.session_state[GENERATE_MODEL]}`)"
-                                                    if generator == "ollama" else " (embedded)"))
-    st.markdown(f"- Embeddings: {MODEL_NAME} (local)")
-    st.markdown(f"- Support checker: embedded — {_checker_status()}")
+    st.markdown(f"- Extractor: **{plain(extractor)}**" + (f" ({plain(st.session_state[EXTRACT_MODEL])})"
+                                                           if extractor == "ollama" else " (spaCy, embedded)"))
+    st.markdown(f"- Generator: **{plain(generator)}**" + (f" ({plain(st.session_state[GENERATE_MODEL])})"
+                                                           if generator == "ollama" else " (embedded)"))
+    st.markdown(f"- Embeddings: {plain(MODEL_NAME)} (local)")
+    st.markdown(f"- Support checker: embedded — {plain(_checker_status())}")
     host = resolve_host()
     status = ollama_status_cached(host)
     if status.reachable:
-        st.markdown(f"- Ollama at `{host}`: reachable; pulled: " + (", ".join(f"`{m}`" for m in status.models)
-                                                                      or "no models"))
+        st.markdown(f"- Ollama at {plain(host)}: reachable; pulled: "
+                    + (", ".join(plain(m) for m in status.models) or "no models"))
     else:
-        st.markdown(f"- Ollama at `{host}`: **not reachable** (start it with `ollama serve`)")
+        st.markdown(f"- Ollama at {plain(host)}: **not reachable** (start it with `ollama serve`)")
     for used, model in ((extractor == "ollama", st.session_state[EXTRACT_MODEL]),
                         (generator == "ollama", st.session_state[GENERATE_MODEL])):
         if used and status.reachable and not status.has(model):
-            st.warning(f"Model `{model}` is not pulled. Run:")
+            st.warning(f"Model {plain(model)} is not pulled. Run:")
             st.code(pull_hint(model), language="bash")
 
 

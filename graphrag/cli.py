@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.model import PUBLIC, AskSettings, Progress
 from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
@@ -168,7 +169,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
 
 
 def cmd_review(a: argparse.Namespace) -> int:
-    from graphrag.review import record_verdict, review_queue
+    from graphrag.review import record_verdict, review_queue, visible_answer
     from graphrag.serialize import support_json
 
     with Store(a.store) as store:
@@ -184,9 +185,7 @@ def cmd_review(a: argparse.Namespace) -> int:
                 done = ", ".join(f"{v['reviewer']}: {v['verdict']}" for v in r["verdicts"]) or "unreviewed"
                 print(f"{r['answer_id']:>4}.{r['claim']:<3} {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
             return 0
-        answer = store.answer(a.answer) if a.answer is not None else None
-        if answer is None:
-            raise InputError(f"no answer {a.answer}")
+        answer = visible_answer(store, a.answer, a.access)
         claim = next((c for c in answer.claims if c.index == a.claim), None)
         if claim is None:
             raise InputError(f"answer {a.answer} has no claim {a.claim}")
@@ -209,6 +208,33 @@ def cmd_export(a: argparse.Namespace) -> int:
         print(f"wrote {len(rows)} verdicts to {a.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def cmd_record(a: argparse.Namespace) -> int:
+    from graphrag.record import RecordFilter, record_stats
+
+    flt = RecordFilter(a.since, a.until, a.reviewer, a.document, a.question)
+    with Store(a.store) as store:
+        stats = record_stats(store, a.access, flt)
+    data = stats.to_json()
+    if a.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    p, g, c = data["progress"], data["agreement"], data["checker"]
+    print(f"claims {p['claims']}: {p['unreviewed']} unreviewed, {p['verified']} verified, {p['disputed']} disputed, "
+          f"{p['stale']} stale ({p['verdicts']} current verdicts)")
+    print(f"agreement: Krippendorff's alpha (nominal) {g['krippendorff_alpha_nominal']} over {g['alpha_claims']} "
+          f"claims judged twice or more; reviewers: {', '.join(g['reviewers']) or 'none'}")
+    for pair in g["cohen_kappa_pairs"]:
+        print(f"  Cohen's kappa {' / '.join(pair['reviewers'])}: {pair['kappa']} (n={pair['n']})")
+    print(f"checker vs reviewers (n={c['n']}): AUROC {c['auroc']}, balanced accuracy {c['balanced_accuracy']}, "
+          f"unsupported found in the first 20% of the queue {c['triage_unsupported_in_first_20pct']} "
+          f"(random {c['triage_random']})")
+    for b in c["reliability"]:
+        print(f"  score {b['low']:.1f}-{b['high']:.1f}: n={b['n']}, judged supported {b['judged_supported']}")
+    for src in data["sources"][:10]:
+        print(f"  {src['document']} v{src['version']}: {src['unsupported']} of {src['judged']} unsupported")
     return 0
 
 
@@ -261,7 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--extractor", choices=["rules", "ollama"], default="rules")
     s.add_argument("--model", help="model name for the ollama extractor")
     s.add_argument("--host", help="Ollama host (default: OLLAMA_HOST or http://127.0.0.1:11434)")
-    s.add_argument("--max-bytes", type=int, default=5_000_000, help="skip files larger than this (default %(default)s)")
+    s.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
+                   help="reject files larger than this (default %(default)s: about a minute of work per file)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_ingest)
 
@@ -297,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--claim", type=int)
     s.add_argument("--citation", help="the citation marker judged (default: the claim's first valid one)")
     s.add_argument("--verdict", choices=["supported", "partial", "unsupported"])
-    s.add_argument("--reviewer", default=os.environ.get("USER", ""))
+    s.add_argument("--reviewer", help="your name, recorded with the verdict (required for mark)")
     s.add_argument("--note")
     _store_arg(s)
     _access_arg(s)
@@ -310,6 +337,19 @@ def build_parser() -> argparse.ArgumentParser:
     _store_arg(s)
     _access_arg(s)
     s.set_defaults(fn=cmd_export)
+
+    s = sub.add_parser("record", help="the verification record as a measurement")
+    r = s.add_subparsers(dest="what", required=True)
+    rs = r.add_parser("stats", help="progress, reviewer agreement, the checker against reviewers, bad sources")
+    rs.add_argument("--since", help="verdicts at or after this ISO time")
+    rs.add_argument("--until", help="verdicts before this ISO time")
+    rs.add_argument("--reviewer")
+    rs.add_argument("--document", help="verdicts on citations of this document id")
+    rs.add_argument("--question", help="answers whose question contains this text")
+    _store_arg(rs)
+    _access_arg(rs)
+    rs.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_record)
 
     s = sub.add_parser("eval", help="measure on public labelled data")
     e = s.add_subparsers(dest="what", required=True)
@@ -361,12 +401,31 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _not_utf8(argv: Sequence[str]) -> str | None:
+    """The first argument holding bytes that are not UTF-8 (Python surrogate-escapes them), shown safely."""
+    from graphrag.folders import printable
+
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return printable(arg)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    bad = _not_utf8(argv)
+    if bad is not None:
+        # Paths, questions and names are stored and printed as UTF-8: say which argument, once.
+        print(f"error: an argument is not valid UTF-8 text: '{bad}'; use UTF-8 (e.g. rename the file, "
+              "or convert the text with iconv)", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if args.command == "review" and args.action == "mark":
-        missing = [n for n in ("answer", "claim", "verdict") if getattr(args, n) is None]
+        missing = [n for n in ("answer", "claim", "verdict", "reviewer") if getattr(args, n) is None]
         if missing:
             print(f"graphrag review mark: missing --{', --'.join(missing)}", file=sys.stderr)
             return 2

@@ -9,18 +9,26 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import re
 import tomllib
+import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+from graphrag import folders
+from graphrag.manifest import match_entries
 from graphrag.model import PUBLIC, Document
 
 MANIFEST = "manifest.toml"
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text", ".rst"})
-DEFAULT_MAX_BYTES = 5_000_000
+# Per file. Parse and embed time grow with size: on a loaded 2-core machine 200 KB of prose took
+# 108 s (one long line: 66 s), 5 MB many minutes and 2 GB. 100 KB stays near a minute at worst;
+# --max-bytes raises it for the CLI, where the user watches the progress and can stop.
+DEFAULT_MAX_BYTES = 100_000
 log = logging.getLogger(__name__)
 
 
@@ -96,12 +104,25 @@ def _clean_text(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+# ANSI escape sequences (CSI, OSC, and two-character ones), then any control or format character:
+# neither may reach an id or a title, where a terminal would obey them or a page hide them.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
+
+
+def clean_label(text: str) -> str:
+    """``text`` without ANSI escapes and control/format characters, whitespace runs collapsed."""
+    text = _ANSI.sub("", text)
+    text = "".join(" " if ch.isspace() else ch for ch in text
+                   if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
+    return " ".join(text.split())
+
+
 def _title(text: str, fallback: str) -> str:
     for line in text.splitlines():
-        line = line.strip()
+        line = clean_label(line)
         if line:
-            return re.sub(r"^#+\s*", "", line)[:200] or fallback
-    return fallback
+            return re.sub(r"^#+\s*", "", line)[:200] or clean_label(fallback)
+    return clean_label(fallback)
 
 
 def _valid_date(value: object) -> str | None:
@@ -160,103 +181,174 @@ def read_manifest(path: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...]
             doc_id = d.get("id")
             if doc_id is not None and (not isinstance(doc_id, str) or not doc_id.strip() or len(doc_id) > 200):
                 raise ValueError(f"{where}: id must be a non-empty string of at most 200 characters")
-            entries[d["file"]] = ManifestEntry(
-                doc_id, title, _valid_date(d.get("effective_date")),
-                _labels(d["access"], where) if "access" in d else None,
+            if file in entries:
+                raise ValueError(f"{where}: a second entry for {file!r}")
+            entries[file] = ManifestEntry(
+                clean_label(doc_id) if doc_id is not None else None, clean_label(title) if title is not None else None,
+                _valid_date(d.get("effective_date")), _labels(d["access"], where) if "access" in d else None,
             )
         except (ValueError, TypeError) as exc:
             # Fail closed: defaults could be broader access than the entry meant (an
             # "internal" document with a typo in its title must not be ingested as public).
-            if isinstance(file, str):
-                entries[file] = ManifestEntry(error=str(exc))
-                problems.append(f"{exc}; {file} is not ingested until its entry is fixed")
-            else:
-                problems.append(str(exc))
+            # An entry without a usable `file` is kept under "": it matches no file, so the
+            # folder's files that would get the defaults are held back (see manifest.py).
+            key = file if isinstance(file, str) else ""
+            entries[key] = ManifestEntry(error=str(exc))
+            problems.append(f"{exc}; {key} is not ingested until its entry is fixed" if key else str(exc))
     return entries, defaults, problems
 
 
 def _doc_id(path: Path, root: Path) -> str:
     rel = path.relative_to(root) if path.is_relative_to(root) else Path(path.name)
-    return str(rel.with_suffix("")).replace("\\", "/")
+    return doc_id_from_name(rel.as_posix())
+
+
+def doc_id_from_name(name: str) -> str:
+    """A document id from a relative file name: folders kept, extension and control characters dropped."""
+    parts = [clean_label(part) for part in name.replace("\\", "/").split("/")]
+    parts = [p for p in parts if p and p not in (".", "..")]
+    if parts:
+        stem = Path(parts[-1]).stem.strip()
+        parts[-1] = stem if stem and stem.strip(".") else parts[-1]
+    return "/".join(parts)[:200] or "document"
+
+
+def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry | None,
+                      default_access: tuple[str, ...], path: str | None) -> Source | Rejected:
+    """A Source from a file's bytes (on disk or uploaded), or a Rejected with the reason."""
+    if entry is not None and entry.error:
+        return Rejected(doc_id, path, f"invalid manifest entry: {entry.error}")
+    text, note = decode(data)
+    if text is None:
+        return Rejected(doc_id, path, note or "not text")
+    text = _clean_text(text)
+    title = (entry.title if entry and entry.title else None) or _title(text, Path(name).stem)
+    access = (entry.access if entry and entry.access else None) or default_access
+    if not access:
+        return Rejected(doc_id, path, "no valid access labels: the manifest beside it is malformed or its "
+                                      "[defaults] access is invalid; fix it and ingest again")
+    return Source(doc_id, title, text, entry.effective_date if entry else None, access, path, note)
 
 
 def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_access: tuple[str, ...],
-              max_bytes: int = DEFAULT_MAX_BYTES) -> Source | Rejected:
+              max_bytes: int = DEFAULT_MAX_BYTES, root_real: Path | None = None) -> Source | Rejected:
+    """One file under ``root`` (never a file whose real path leaves ``root_real``, never a FIFO or device)."""
     doc_id = (entry.id if entry and entry.id else None) or _doc_id(path, root)
     if entry is not None and entry.error:
         return Rejected(doc_id, str(path), f"invalid manifest entry: {entry.error}")
+    if root_real is None:
+        root_real = Path(os.path.realpath(path))  # a file named on its own: its link was chosen
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return Rejected(doc_id, str(path), f"{size:,} bytes is over the {max_bytes:,}-byte limit "
-                                               "(raise it with --max-bytes, or split the file)")
-        data = path.read_bytes()
+        data = folders.read_regular(path, root_real, max_bytes)
+    except folders.Refused as exc:
+        return Rejected(doc_id, str(path), exc.reason)
     except OSError as exc:
         return Rejected(doc_id, str(path), f"cannot read: {exc.strerror or exc}")
-    text, note = decode(data)
-    if text is None:
-        return Rejected(doc_id, str(path), note or "not text")
-    text = _clean_text(text)
-    title = (entry.title if entry and entry.title else None) or _title(text, path.stem)
-    access = (entry.access if entry and entry.access else None) or default_access
-    if not access:
-        return Rejected(doc_id, str(path), "no valid access labels: the manifest beside it is malformed or its "
-                                           "[defaults] access is invalid; fix it and ingest again")
-    return Source(doc_id, title, text, entry.effective_date if entry else None, access, str(path), note)
+    return source_from_bytes(doc_id, data, path.name, entry, default_access, str(path))
 
 
-def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[Source | Rejected], list[str]]:
+@dataclass(frozen=True)
+class Collected:
+    """What a collect found: sources or rejections (in ingest order), manifest problems, and the
+    files that were not attempted (unsupported type, links out of the folder, devices...)."""
+
+    items: list[Source | Rejected]
+    problems: list[str]
+    skipped: list[folders.Skipped]
+
+    def skipped_counts(self) -> list[str]:
+        """"3 files skipped: unsupported type": counts only, never the names."""
+        counts = Counter(s.kind for s in self.skipped)
+        return [f"{n} {'file' if n == 1 else 'files'} skipped: {kind}" for kind, n in sorted(counts.items())]
+
+
+def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> Collected:
     """Sources from files and folders (recursively), with manifest metadata, in ingest order.
 
     Documents sharing an id are ordered by effective date, so the later version supersedes.
-    Returns (sources or rejections, manifest problems).
+    Inside a folder only regular files whose real path stays in the folder are read; a path on
+    a kernel filesystem (/proc, /sys, /dev...) is refused whole.
     """
     items: list[Source | Rejected] = []
     problems: list[str] = []
+    skipped: list[folders.Skipped] = []
     for p in map(Path, paths):
         if not p.exists():
-            items.append(Rejected(p.stem, str(p), "no such file or folder"))
+            items.append(Rejected(doc_id_from_name(p.name), str(p), "no such file or folder"))
+            continue
+        try:
+            real = folders.check_root(p)
+        except folders.Refused as exc:
+            items.append(Rejected(doc_id_from_name(p.name), str(p), exc.reason))
             continue
         if p.is_file() and p.suffix == ".json":
-            items.extend(read_corpus_json(p))
+            items.extend(read_corpus_json(p, real))
             continue
-        root = p if p.is_dir() else p.parent
-        manifest = root / MANIFEST
-        entries, defaults, probs = read_manifest(manifest) if manifest.exists() else ({}, (PUBLIC,), [])
+        if p.is_dir():
+            root, root_real = p, real
+            found, refused = folders.walk(root, root_real, frozenset({MANIFEST}))
+            skipped.extend(refused)
+        else:
+            root, root_real = p.parent, Path(os.path.realpath(p.parent))
+            try:
+                folders.check_file(p, real)
+            except folders.Refused as exc:
+                items.append(Rejected(_doc_id(p, root), str(p), exc.reason))
+                continue
+            found = [folders.Found(p, p.name)]
+        entries, defaults, probs = _manifest(root, root_real)
         problems.extend(probs)
-        files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
-        for f in files:
-            if f.name == MANIFEST or f.name.startswith("."):
-                continue
-            rel = str(f.relative_to(root))
-            if f.suffix.lower() not in TEXT_SUFFIXES:
-                items.append(Rejected(_doc_id(f, root), str(f), f"unsupported file type {f.suffix or '(none)'}: "
-                                                                "only .txt and .md are ingested"))
-                continue
-            items.append(read_file(f, root, entries.get(rel), defaults, max_bytes))
+        texts = []
+        for f in found:
+            if f.path.suffix.lower() in TEXT_SUFFIXES:
+                texts.append(f)
+            else:
+                skipped.append(folders.Skipped(f.path, f.rel, f"unsupported file type {f.path.suffix or '(none)'}: "
+                                                              "only .txt and .md are ingested", "unsupported type"))
+        matched = match_entries(entries, root, [f.rel for f in found], [f.rel for f in texts], str(root / MANIFEST))
+        problems.extend(matched.problems)
+        for f in texts:
+            if f.rel in matched.rejected:
+                items.append(Rejected(_doc_id(f.path, root), str(f.path), matched.rejected[f.rel]))
+            else:
+                items.append(read_file(f.path, root, matched.entries.get(f.rel), defaults, max_bytes,
+                                       root_real if p.is_dir() else real))
     order = {id(x): i for i, x in enumerate(items)}
     items.sort(key=lambda x: (x.id, (x.effective_date or "") if isinstance(x, Source) else "", order[id(x)]))
-    return items, problems
+    return Collected(items, problems, skipped)
 
 
-def read_corpus_json(path: Path) -> list[Source | Rejected]:
+def _manifest(root: Path, root_real: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...], list[str]]:
+    """The manifest beside the files, read as safely as they are (a link out or a FIFO fails closed)."""
+    path = root / MANIFEST
+    if not path.exists() and not path.is_symlink():
+        return {}, (PUBLIC,), []
+    try:
+        folders.check_file(path, root_real)
+    except (folders.Refused, OSError) as exc:
+        why = exc.reason if isinstance(exc, folders.Refused) else (exc.strerror or str(exc))
+        return {}, (), [f"{path}: cannot be read ({why}); its folder's files are not ingested until it is fixed"]
+    return read_manifest(path)
+
+
+def read_corpus_json(path: Path, real: Path | None = None) -> list[Source | Rejected]:
     """A JSON list of {"title", "text"} paragraphs (the MuSiQue corpus format), one document each."""
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
+        rows = json.loads(folders.read_regular(path, real or Path(os.path.realpath(path)), 1 << 31).decode("utf-8"))
         if not isinstance(rows, list):
             raise ValueError("expected a JSON list of {title, text} objects")
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, folders.Refused) as exc:
         return [Rejected(path.stem, str(path), f"not a corpus file: {exc}")]
     out: list[Source | Rejected] = []
     for i, r in enumerate(rows):
         if not isinstance(r, dict) or not isinstance(r.get("text"), str) or not r["text"].strip():
             out.append(Rejected(f"{path.stem}/{i}", str(path), f"item {i} has no text"))
             continue
-        title = str(r.get("title") or f"{path.stem} {i}")
+        title = clean_label(str(r.get("title") or "")) or f"{path.stem} {i}"
         out.append(Source(corpus_doc_id(i, title), title, _clean_text(r["text"]), path=f"{path}#{i}"))
     return out
 
 
 def corpus_doc_id(index: int, title: str) -> str:
     """Stable id of a corpus paragraph: titles repeat across paragraphs, so the index is part of it."""
-    return f"{index:05d}:{title[:80]}"
+    return f"{index:05d}:{clean_label(title)[:80]}"

@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.embed import Embedder, get_embedder
@@ -19,7 +19,7 @@ from graphrag.errors import StoreError
 from graphrag.extract.base import Extractor
 from graphrag.model import ExtractionResult, ExtractionStatus, Progress
 from graphrag.store import DocumentWrite, Store
-from graphrag.text import display_name, normalise, split_sentences
+from graphrag.text import Sentence, display_name, normalise, split_sentences
 
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[Progress], None]
@@ -59,6 +59,9 @@ class IngestReport:
     documents: tuple[DocumentReport, ...]
     problems: tuple[str, ...] = ()
     timings: Timings = field(default_factory=Timings)
+    # Files not attempted, as counts only ("3 files skipped: unsupported type"), when their
+    # names are not to be shown (the Ingest page); the CLI reports them as rejected rows instead.
+    skipped: tuple[str, ...] = ()
 
     def totals(self) -> dict[str, int]:
         t: dict[str, int] = {"documents": len(self.documents)}
@@ -73,6 +76,7 @@ class IngestReport:
             "documents": [asdict(d) for d in self.documents],
             "totals": self.totals(),
             "problems": list(self.problems),
+            "skipped": list(self.skipped),
         }
 
 
@@ -115,6 +119,22 @@ def _prepare(result: ExtractionResult, n_sentences: int) -> _Prepared:
     return _Prepared(list(entities.values()), mentions, relations, implied)
 
 
+# Characters of sentences per extractor call: bounds the parser's memory on huge documents.
+EXTRACT_CHARS_PER_CALL = 100_000
+
+
+def _encode_batch(sentences: Sequence[Sentence]) -> int:
+    """Smaller encoder batches for long sentences: a batch is padded to its longest member, and 64
+    pieces of 1,200 characters (256 tokens each) cost about 200 MB of attention scores."""
+    longest = max((len(s.text) for s in sentences), default=0)
+    return 64 if longest <= 300 else 16
+
+
+def _without_suffix(rel: str) -> str:
+    suffix = PurePosixPath(rel).suffix
+    return rel[: -len(suffix)] if suffix and len(suffix) < len(rel) else rel
+
+
 class Ingestor:
     """Ingests sources into one store with one extractor; reusable across calls."""
 
@@ -131,12 +151,17 @@ class Ingestor:
         return self._embedder
 
     def ingest_paths(self, paths: Iterable[str | Path], progress: ProgressFn | None = None,
-                     max_bytes: int = DEFAULT_MAX_BYTES) -> IngestReport:
-        items, problems = collect(paths, max_bytes)
-        return self.ingest(items, progress, problems)
+                     max_bytes: int = DEFAULT_MAX_BYTES, *, name_skipped: bool = True) -> IngestReport:
+        """Ingest files and folders. With ``name_skipped`` False, files that were not attempted
+        (unsupported type, links out of the folder, devices...) appear only as counts."""
+        found = collect(paths, max_bytes)
+        if not name_skipped:
+            return self.ingest(found.items, progress, found.problems, found.skipped_counts())
+        named = [Rejected(_without_suffix(s.rel), str(s.path), s.reason) for s in found.skipped]
+        return self.ingest([*found.items, *named], progress, found.problems)
 
     def ingest(self, items: Sequence[Source | Rejected], progress: ProgressFn | None = None,
-               problems: Sequence[str] = ()) -> IngestReport:
+               problems: Sequence[str] = (), skipped: Sequence[str] = ()) -> IngestReport:
         started = time.perf_counter()
         parse_before = getattr(self.extractor, "parse_seconds", 0.0)
         reports = []
@@ -148,7 +173,8 @@ class Ingestor:
             progress(Progress(len(items), len(items), "done"))
         self.timings.total_s += time.perf_counter() - started
         self.timings.parse_s += getattr(self.extractor, "parse_seconds", 0.0) - parse_before
-        return IngestReport(tuple(reports), tuple(problems), self.timings)
+        # A copy: the Ingestor keeps adding to its own figures, and a report must not change afterwards.
+        return IngestReport(tuple(reports), tuple(problems), replace(self.timings), tuple(skipped))
 
     def _one(self, item: Source | Rejected) -> DocumentReport:
         if isinstance(item, Rejected):
@@ -165,7 +191,7 @@ class Ingestor:
         current = self.store.current_document(item.id)
         sentences = split_sentences(item.text)
         try:
-            result = self.extractor.extract(sentences)
+            result = self._extract(sentences)
         except Exception as exc:  # a backend bug must not stop the other documents
             log.exception("extractor crashed on %s", item.id)
             result = ExtractionResult(ExtractionStatus.FAILED, self.extractor.name, error=f"{type(exc).__name__}: {exc}")
@@ -176,7 +202,7 @@ class Ingestor:
             return replace(base, error=result.error or result.status.value)
         prepared = _prepare(result, len(sentences))
         t0 = time.perf_counter()
-        sent_vecs = self.embedder.encode([s.text for s in sentences])
+        sent_vecs = self.embedder.encode([s.text for s in sentences], batch_size=_encode_batch(sentences))
         known = self.store.existing_entity_keys(k for k, _, _ in prepared.entities)
         new = [(k, name) for k, name, _ in prepared.entities if k not in known]
         ent_vecs = dict(zip((k for k, _ in new), self.embedder.encode([n for _, n in new]))) if new else {}
@@ -195,6 +221,35 @@ class Ingestor:
         self.timings.write_s += time.perf_counter() - t1
         return replace(base, version=version, entities=len(prepared.entities), relations=len(prepared.relations),
                         implied_entities=prepared.implied, supersedes=current.version if current else None)
+
+    def _extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
+        """Extraction in calls of at most EXTRACT_CHARS_PER_CALL characters, merged.
+
+        One call per document would hold every parsed sentence at once: a single 1 MB line
+        (cut into 1,200-character pieces) took spaCy past 1 GB. Documents shorter than one
+        call (nearly all) are extracted exactly as before.
+        """
+        groups: list[list[Sentence]] = [[]]
+        size = 0
+        for s in sentences:
+            if groups[-1] and size + len(s.text) > EXTRACT_CHARS_PER_CALL:
+                groups.append([])
+                size = 0
+            groups[-1].append(s)
+            size += len(s.text)
+        if len(groups) == 1:
+            return self.extractor.extract(sentences)
+        results = []
+        for group in groups:
+            r = self.extractor.extract(group)
+            if r.status in (ExtractionStatus.MODEL_UNAVAILABLE, ExtractionStatus.FAILED):
+                return r
+            results.append(r)
+        entities = tuple(e for r in results for e in r.entities)
+        relations = tuple(x for r in results for x in r.relations)
+        return ExtractionResult(ExtractionStatus.OK if entities or relations else ExtractionStatus.NOTHING_FOUND,
+                                results[0].extractor, entities, relations,
+                                model_calls=sum(r.model_calls for r in results))
 
     def _log(self, doc_id: str, path: str | None, sha: str | None, status: str, error: str | None) -> None:
         try:

@@ -285,6 +285,7 @@ class Verdict:
     created_at: str | None = None
     id: int | None = None
     stale: bool = False  # the judged span's document has since been superseded
+    role: str = "reviewer"  # "adjudicator" for a verdict that settles a disputed claim
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The review workflow: a queue of claims, verdicts appended, the verification record exported.
 
-Visibility follows the same rule as retrieval: a reviewer sees an answer only when every
-document it drew context from is visible to them, so a restricted document never reaches a
-queue or an export through someone else's answer.
+Visibility is graphrag.access's one rule: a reviewer sees an answer only when every document it
+drew context from, every relation on its routes and every seed it names are visible to them, so
+a restricted document never reaches a queue, a route graph or an export through someone else's
+answer.
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from graphrag.access import Access, answer_visible, footprint
 from graphrag.errors import InputError
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, Support, Verdict, VerdictLabel
 from graphrag.store import Store, now, sha256_text
@@ -56,26 +59,25 @@ class QueueItem:
         return bool(self.flags)
 
 
+def _viewer(access: Iterable[str]) -> Access:
+    # Reviewers see answers that cite superseded versions too: their verdicts are marked stale.
+    return Access.of(access, include_superseded=True)
+
+
 def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
-    labels = set(access)
-    # Only labels are needed: access_of reads two columns, not each document's whole text.
-    for doc_id, version in {(c.span.document_id, c.span.version) for c in answer.context}:
-        meta = store.access_of(doc_id, version)
-        if meta is None or not labels & set(meta[0]):
-            return False
-    return True
+    """The one rule for showing an answer (see graphrag.access.answer_visible)."""
+    fp = footprint(answer)
+    return answer_visible(fp, _viewer(access), store.visibility_sources([fp]))
 
 
 def visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
-    """Claim summaries of every answer whose sources are all visible (a gone source hides it)."""
-    wanted = set(access)
-    claims, sources, labels = store.claim_summaries()
-    ok: dict[int, bool] = {}
-    for c in claims:
-        aid = c["answer_id"]
-        if aid not in ok:
-            ok[aid] = all(wanted & labels.get(src, set()) for src in sources.get(aid, ()))
-    return [c for c in claims if ok[c["answer_id"]]]
+    """Claim summaries of every answer the viewer may see whole (a gone source hides it)."""
+    viewer = _viewer(access)
+    claims, _, _ = store.claim_summaries()
+    fps = store.answer_footprints()
+    sources = store.visibility_sources(fps.values())
+    ok = {aid: answer_visible(fp, viewer, sources) for aid, fp in fps.items()}
+    return [c for c in claims if ok.get(c["answer_id"], False)]
 
 
 def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict] | None = None) -> dict[int, str]:
@@ -122,19 +124,39 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
     return items
 
 
+MAX_REVIEWER_CHARS = 200
+
+
+def clean_reviewer(name: str) -> str:
+    """A reviewer name as stored: NFKC-normalised, whitespace collapsed.
+
+    Control and format characters (zero-width spaces, bidi overrides, ANSI escapes) are refused:
+    they would let two names that look the same count as different reviewers.
+    """
+    text = unicodedata.normalize("NFKC", name)
+    bad = sorted({f"U+{ord(ch):04X}" for ch in text if unicodedata.category(ch) in ("Cc", "Cf")
+                  and ch not in " \t\n"})
+    if bad:
+        raise InputError(f"a reviewer name cannot contain control or invisible characters ({', '.join(bad)})")
+    text = " ".join(text.split())
+    if not text:
+        raise InputError("a verdict needs a reviewer name")
+    if len(text) > MAX_REVIEWER_CHARS:
+        raise InputError(f"a reviewer name has at most {MAX_REVIEWER_CHARS} characters")
+    return text
+
+
 def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
                    reviewer: str, note: str = "") -> Verdict:
     """Append one verdict. The hash of the judged span's text is kept with it."""
     label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
     if label is None:
         raise InputError(f"verdict must be one of {', '.join(sorted(VERDICT_CHOICES))}, got {verdict!r}")
-    reviewer = " ".join(reviewer.split())
-    if not reviewer:
-        raise InputError("a verdict needs a reviewer name")
+    reviewer = clean_reviewer(reviewer)
     if answer.id is None:
         raise InputError("only a stored answer can be reviewed")
     span = citation.item.span if citation and citation.item else None
-    v = Verdict(answer.id, claim.index, label, reviewer[:200], sha256_text(span.text if span else ""),
+    v = Verdict(answer.id, claim.index, label, reviewer, sha256_text(span.text if span else ""),
                 citation.marker if citation else None, span.document_id if span else None,
                 span.version if span else None, span.start if span else None, span.end if span else None,
                 note[:5000])
@@ -143,6 +165,15 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     # Returned as the store will report it, without re-reading the claim's whole history.
     meta = store.access_of(span.document_id, span.version) if span else None
     return replace(v, id=vid, stale=bool(meta and meta[1]))
+
+
+def visible_answer(store: Store, answer_id: int, access: Iterable[str]) -> Answer:
+    """A stored answer the viewer may see. A hidden answer and a missing one get the same
+    message, so the error tells nothing about answers the viewer cannot see."""
+    answer = store.answer(answer_id)
+    if answer is None or not visible_to(answer, access, store):
+        raise InputError(f"no answer {answer_id} among the answers your access labels can see")
+    return answer
 
 
 def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:

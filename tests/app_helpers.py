@@ -120,7 +120,8 @@ def streamlit_server(store: Path, log_path: Path, *, sample: bool = True) -> Ite
     with log_path.open("w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
         url = f"http://127.0.0.1:{port}"
@@ -143,6 +144,16 @@ def streamlit_server(store: Path, log_path: Path, *, sample: bool = True) -> Ite
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def wait_for_app_run(page, timeout_ms: float = 120_000) -> None:  # noqa: ANN001 - a Playwright Page
+    """Wait until the app is connected and its script run is over, by the state the frontend
+    itself keeps on the app's root element (set as soon as a widget asks for a rerun), instead of
+    guessing with a fixed pause or a status widget that may not have appeared yet."""
+    page.wait_for_timeout(150)
+    page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=timeout_ms)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+    page.wait_for_timeout(250)  # let React paint what the run sent
 
 
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

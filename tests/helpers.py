@@ -7,8 +7,21 @@ from pathlib import Path
 
 import numpy as np
 
+from graphrag.documents import Source
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.model import Support, SupportLabel
+from graphrag.model import (
+    Answer,
+    AskSettings,
+    Citation,
+    Claim,
+    ContextItem,
+    Route,
+    RouteStep,
+    Seed,
+    Support,
+    SupportLabel,
+)
+from graphrag.store import DocumentWrite, Store
 from graphrag.support.base import SupportQuery
 
 # The reference notebook's handbook, reduced to what the faults need.
@@ -123,3 +136,39 @@ class ScriptedChecker:
             label = SupportLabel.SUPPORTED if score >= self.threshold else SupportLabel.NOT_SUPPORTED
             out.append(Support(score, label, self.name, f"{score:.0%} of claim words in source"))
         return out
+
+
+# --- a store written directly, without models ---------------------------------------------
+
+PUBLIC_TEXT = "Snapshot exports remain available for 30 days."
+INTERNAL_TEXT = "Exports are encrypted with the Falcon key."
+
+
+def write_document_rows(store: Store, doc_id: str, text: str, access: tuple[str, ...], entities: list[str],
+                        relations: list[tuple[str, str, str]]) -> None:
+    """One single-sentence document version with these entities and (source, type, target) relations."""
+    src = Source(doc_id, doc_id.title(), text, access=access)
+    store.write_document(DocumentWrite(
+        src.as_document(), "scripted", "ok", [(0, len(text), text)], None,
+        [(e, e.title(), "thing") for e in entities], {}, [(e, 0, "", False) for e in entities],
+        [(s, t, ty, "", 0) for s, ty, t in relations]))
+
+
+def internal_route_answer(store: Store) -> Answer:
+    """A stored answer whose one context sentence is public but was reached through a relation
+    stated only in an internal document (export -encrypted with-> falcon key). No model needed."""
+    write_document_rows(store, "policy", PUBLIC_TEXT, ("public",), ["falcon key", "snapshot"], [])
+    write_document_rows(store, "ops", INTERNAL_TEXT, ("internal",), ["export", "falcon key"],
+                        [("export", "encrypted with", "falcon key")])
+    rel = store.all_relations()[0]
+    assert rel.span.document_id == "ops"
+    span = store.span("policy", 1, 0)
+    assert span is not None
+    route = Route("export", (RouteStep(rel.id, rel.type, "falcon key", True),))
+    item = ContextItem(1, span, route, 0.8, "mention")
+    claim = Claim(0, PUBLIC_TEXT, 0, len(PUBLIC_TEXT) + 4, (Citation("1", True, item),))
+    answer = Answer("How long are exports kept?", AskSettings(access=("internal", "public")),
+                    PUBLIC_TEXT + " [1]", (Seed("export", 0.9),), (route,), (item,), (claim,))
+    stored = store.answer(store.save_answer(answer))
+    assert stored is not None
+    return stored

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
+from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
 
 ARTIFACTS = ROOT / "test-artifacts"
 REVIEWER = "Playwright Tester"
@@ -69,6 +69,7 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         # First start on the empty store: the sample corpus is ingested, and the page says so.
         page.goto(server)
         page.get_by_text("First start: ingested the sample corpus", exact=False).wait_for(timeout=240_000)
+        wait_for_app_run(page)
         page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
         page.screenshot(path=str(ARTIFACTS / "01-first-start.png"))
 
@@ -76,27 +77,34 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         name_box = sidebar.get_by_label("Reviewer name", exact=True)
         name_box.fill(REVIEWER)
         name_box.press("Enter")
+        wait_for_app_run(page)
 
         # The ingest page shows the first start's report, with the superseded exports version.
         sidebar.get_by_role("link", name="Ingest").click()
+        wait_for_app_run(page)
         page.get_by_text("Last ingest").wait_for()
         page.get_by_text("version 2 supersedes version 1", exact=False).wait_for()
+        wait_for_app_run(page)
         page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
         page.screenshot(path=str(ARTIFACTS / "02-ingest.png"), full_page=True)
 
         # Ask.
         sidebar.get_by_role("link", name="Ask").click()
+        wait_for_app_run(page)
         page.get_by_label("Question", exact=True).fill(QUESTION)
         page.get_by_role("button", name="Ask", exact=True).click()
         page.get_by_text("Answer #", exact=False).wait_for()
+        wait_for_app_run(page)
         page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
         page.get_by_text("Support:", exact=False).first.wait_for()
+        wait_for_app_run(page)
         page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
         page.screenshot(path=str(ARTIFACTS / "03-ask.png"), full_page=True)
 
         # Review this answer: claim, route and source side by side.
         page.get_by_role("button", name="Review this answer").click()
         page.get_by_text("Claim 1 of", exact=False).wait_for()
+        wait_for_app_run(page)
         frame = _graph_frame(page, "Route graph")
         stats = _canvas_stats(frame)
         assert stats["found"] and stats["width"] > 100 and stats["height"] > 100, stats
@@ -113,6 +121,9 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         page.get_by_label("Note (optional)", exact=True).fill("checked against the handbook")
         page.get_by_role("button", name="Supported", exact=True).click()
         page.get_by_text("Recorded", exact=False).wait_for()
+        # The verdict reruns the page: a download clicked while that run is still going was lost
+        # now and then on a busy machine (the test's old flake). Wait for the run to end first.
+        wait_for_app_run(page)
         page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
         page.screenshot(path=str(ARTIFACTS / "05-after-verdict.png"))
 
@@ -125,8 +136,10 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
 
         # Graph page: the neighbourhood is drawn too.
         sidebar.get_by_role("link", name="Graph").click()
+        wait_for_app_run(page)
         page.get_by_label("Find an entity", exact=True).fill("snapshot")
         page.get_by_label("Find an entity", exact=True).press("Enter")
+        wait_for_app_run(page)
         frame = _graph_frame(page, "Neighbourhood graph")
         stats = _canvas_stats(frame)
         assert stats["found"] and stats["painted"] > 500, stats
@@ -154,6 +167,6 @@ def test_a_bookmarked_page_opens_inside_the_app_on_a_fresh_server(tmp_path: Path
             page.goto(f"{url}/review")
             page.get_by_text("Nothing to review yet", exact=False).wait_for()
             nav = page.get_by_test_id("stSidebarNav").inner_text().split()
-            assert nav == ["Ask", "Review", "Graph", "Ingest"], nav
+            assert nav == ["Ask", "Review", "Graph", "Record", "Ingest"], nav
             assert page.get_by_test_id("stSidebar").get_by_text("0 documents", exact=False).count() == 1
             ctx.close()

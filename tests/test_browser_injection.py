@@ -19,6 +19,8 @@ require_chromium()
 sync_api = pytest.importorskip("playwright.sync_api")
 
 IMG = '<img src="http://evil.example/x.png" onerror="window.__pwned=1;document.title=\'PWNED\'">'
+# Aimed at another port of the same host: only a check on scheme, host *and* port catches it.
+LOCAL = '<img src="http://127.0.0.1:9/local.png"> ![md](http://127.0.0.1:9/md.png)'
 SCRIPT = "<script>window.__pwned=2;alert('xss')</script>"
 SVG = '"><svg onload="window.__pwned=3;alert(3)">'
 ENTITY = f"Export{IMG}"
@@ -33,7 +35,7 @@ def _evil_store(tmp: Path) -> Path:
     from graphrag.store import Store
 
     corpus = write_corpus(tmp / "corpus", {
-        "exports.md": f"# Exports {SVG}\n\nExports stay available for 30 days {IMG} after cancellation. "
+        "exports.md": f"# Exports {SVG}\n\nExports stay available for 30 days {IMG} after cancellation {LOCAL}. "
                       f"Exports use the latest snapshot {SCRIPT}.\n",
     }, f"""
 [[documents]]
@@ -111,6 +113,25 @@ def test_injected_markup_never_runs(tmp_path: Path) -> None:
         ctx.close()
 
     assert dialogs == []
-    outside = sorted({u for u in requests if urlsplit(u).scheme not in ("data", "blob", "about")
-                      and urlsplit(u).hostname not in ("127.0.0.1", "localhost")})
+    outside = sorted(u for u in set(requests) if not own_origin(u, url))
     assert not outside, f"injected markup fetched from outside: {outside}"
+
+
+def own_origin(request_url: str, server_url: str) -> bool:
+    """Data, blob and about URLs, or the dashboard's own scheme, host and port (its websocket too)."""
+    r, own = urlsplit(request_url), urlsplit(server_url)
+    if r.scheme in ("data", "blob", "about"):
+        return True
+    scheme = {"ws": "http", "wss": "https"}.get(r.scheme, r.scheme)
+    return (scheme, r.hostname, r.port) == (own.scheme, own.hostname, own.port)
+
+
+def test_own_origin_compares_scheme_host_and_port() -> None:
+    own = "http://127.0.0.1:8501"
+    assert own_origin("http://127.0.0.1:8501/static/app.js", own)
+    assert own_origin("ws://127.0.0.1:8501/_stcore/stream", own)
+    assert own_origin("data:image/png;base64,AA==", own)
+    assert not own_origin("http://127.0.0.1:9/x.png", own)  # another port on the same host
+    assert not own_origin("https://127.0.0.1:8501/x.png", own)
+    assert not own_origin("http://localhost:8501/x.png", own)
+    assert not own_origin("http://evil.example/x.png", own)

@@ -26,7 +26,7 @@ with st.form("ask_form", border=False):
                     **state.persist(state.GENERATE_MODEL, callback=False))
     superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
     asked = st.form_submit_button("Ask", type="primary")
-st.caption("Access labels: " + ", ".join(state.access()) + " (change them in the sidebar)")
+st.caption("Access labels: " + render.plain(", ".join(state.access()) or "none") + " (change them in the sidebar)")
 
 if asked:
     state.commit(state.QUESTION, state.GENERATOR, state.GENERATE_MODEL)
@@ -47,7 +47,7 @@ if asked:
             st.session_state[state.ANSWER_ID] = outcome.answer.id
             st.session_state[state.ANSWER_WARNINGS] = list(outcome.warnings)
         except GraphRAGError as exc:
-            st.error(str(exc))
+            st.error(render.plain(exc))
 
 
 def show(answer: Answer, warnings: list[str]) -> None:

@@ -47,7 +47,7 @@ def seen(doc_id: str, version: int) -> bool:
 
 mentions = [m for m in entity.mentions if seen(m.span.document_id, m.span.version)]
 relations = [r for r in store.relations_of(key) if seen(r.span.document_id, r.span.version)]
-st.subheader(entity.name, anchor=False)
+st.subheader(render.plain(entity.name), anchor=False)
 st.caption(f"type {render.plain(entity.type)} · {counted(len(mentions), 'mention')} · "
            f"{counted(len(relations), 'relation')} (superseded versions marked)")
 

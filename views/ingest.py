@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import streamlit as st
 
 from dashboard import render, state
+from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
 from graphrag.ingest import Ingestor
+from graphrag.model import PUBLIC
 from graphrag.ollama_util import resolve_host
 from graphrag.store import Store
 from graphrag.text import counted
+from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
 
 st.title("Ingest documents")
-st.caption("Text and Markdown files. A `manifest.toml` beside a folder's files sets titles, dates and access "
-           "labels. Re-ingesting a changed document adds a new version; the old one is kept, marked superseded.")
+st.caption(f"Text and Markdown files of up to {DEFAULT_MAX_BYTES:,} bytes. A `manifest.toml` beside a folder's "
+           "files sets titles, dates and access labels; uploads get the labels chosen below. Re-ingesting a changed "
+           "document adds a new version; the old one is kept, marked superseded.")
 
 store = state.store()
 left, right = st.columns([3, 2], gap="large")
@@ -27,11 +28,34 @@ with left:
                                   key="ingest_source")
     uploads = []
     folder = ""
+    upload_labels: list[str] = []
+    confirmed: list[str] = []
     if source == "Folder on this machine":
         folder = st.text_input("Folder or file path", placeholder=str(state.SAMPLE_CORPUS), key="ingest_folder")
     else:
+        # A new key after each ingest empties the uploader: a second click must not store the files again.
+        upload_round = st.session_state.get("ingest_upload_round", 0)
         uploads = st.file_uploader("Text or Markdown files", type=["md", "txt"], accept_multiple_files=True,
-                                   key="ingest_uploads") or []
+                                   key="ingest_uploads" if not upload_round else f"ingest_uploads_{upload_round}") or []
+        held = state.access()
+        label_options = sorted({lab for d in store.documents() for lab in d.access} | {PUBLIC} | set(held))
+        upload_labels = st.multiselect("Access labels for the uploaded files", label_options,
+                                       default=list(default_labels(held)), key="ingest_labels",
+                                       help="Who may see them. The default is the most restrictive of the labels "
+                                            "you hold in the sidebar.")
+        # An upload named like a document you can see becomes its new version only if you say so here;
+        # otherwise (and always for a document you cannot see) it gets an id of its own.
+        confirmed = []
+        for i, a in enumerate(assign_ids([u.name for u in uploads], store, held)):
+            if a.clash is None:
+                continue
+            c = a.clash
+            st.warning(render.plain(
+                f"{c.name} is named like the existing document {c.id}: \u201c{c.title}\u201d, version {c.version}, "
+                f"labels {', '.join(c.access)}. Unticked below, it is stored as a new document {c.own_id}."))
+            if st.checkbox(render.plain(f"Ingest {c.name} as version {c.version + 1} of {c.id}"),
+                           key=f"ingest_new_version_{i}_{c.id}"):
+                confirmed.append(c.id)
 with right:
     st.selectbox("Extractor", ["rules", "ollama"], **state.persist(state.EXTRACTOR),
                  help="rules: spaCy, embedded, no server. ollama: a local model server.")
@@ -42,7 +66,8 @@ with right:
         if not status.reachable:
             st.warning(f"{render.plain(status.error)}. Documents will be reported *model unavailable*.")
 
-go = st.button("Ingest", type="primary", disabled=not (uploads or folder.strip()), key="ingest_go")
+ready = (uploads and upload_labels) or folder.strip()
+go = st.button("Ingest", type="primary", disabled=not ready, key="ingest_go")
 
 
 def extractor(s: Store) -> Extractor:
@@ -57,22 +82,25 @@ if go:
         ingestor = Ingestor(store, extractor(store), state.embedder())
         with st.status("Ingesting…", expanded=True) as box:
             if uploads:
-                # Uploads go to a private temporary folder and are ingested from there, so a
-                # file gets the same checks (binary, empty, encoding, size) as one on disk.
-                with tempfile.TemporaryDirectory(prefix="graphrag-upload-") as tmp:
-                    for up in uploads:
-                        (Path(tmp) / Path(up.name).name).write_bytes(up.getvalue())
-                    report = ingestor.ingest_paths([tmp], state.progress_bar("Documents"))
+                # Read from memory with the same checks (binary, empty, encoding, size) as a file
+                # on disk; the upload's name never becomes a path on the server.
+                items = prepare_uploads([Upload(u.name, u.getvalue()) for u in uploads], store,
+                                        viewer_access=state.access(), labels=upload_labels, new_versions=confirmed)
+                report = ingestor.ingest(items, state.progress_bar("Documents"))
             else:
-                report = ingestor.ingest_paths([folder.strip()], state.progress_bar("Documents"))
+                # Files that were not attempted (unsupported type, links out of the folder, devices)
+                # are counted, never named: this page may be reached by others than the folder's owner.
+                report = ingestor.ingest_paths([folder.strip()], state.progress_bar("Documents"), name_skipped=False)
             bad = sum(d.status in ("failed", "model_unavailable", "rejected") for d in report.documents)
             box.update(label="Done", state="complete", expanded=False)
         state.set_report(report)
         st.session_state["ingest_done"] = (f"Ingested {counted(len(report.documents), 'document')}"
                                            + (f", {bad} with problems (see the message column)" if bad else "."), bad)
+        if uploads:
+            st.session_state["ingest_upload_round"] = st.session_state.get("ingest_upload_round", 0) + 1
         st.rerun()  # so the sidebar's counts include what was just stored
     except GraphRAGError as exc:
-        st.error(str(exc))
+        st.error(render.plain(exc))
 
 if done := st.session_state.pop("ingest_done", None):
     (st.warning if done[1] else st.success)(done[0])
@@ -81,5 +109,7 @@ report = st.session_state.get(state.LAST_REPORT)
 if report is not None:
     st.subheader("Last ingest")
     render.report_table(report)
+    for line in report.skipped:
+        st.info(render.plain(line))
 elif not store.counts()["versions"]:
     st.info("The store is empty: upload files or name a folder to begin.")

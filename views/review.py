@@ -112,7 +112,7 @@ def judge(label: VerdictLabel) -> None:
 if msg := st.session_state.pop("review_toast", None):
     st.toast(msg, icon=":material/check:")
 if err := st.session_state.pop("review_error", None):
-    st.error(err)
+    st.error(render.plain(err))
 
 unreviewed = sum(not q.reviewed for q in items)
 nav = st.columns([5, 1, 1], vertical_alignment="center")

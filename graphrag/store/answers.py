@@ -8,7 +8,19 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from graphrag.model import Answer, AnswerStatus, AskSettings, Citation, Claim, ClaimFlag, ContextItem, Seed, Span
+from graphrag.access import Footprint, footprint_of_routes
+from graphrag.model import (
+    Answer,
+    AnswerStatus,
+    AskSettings,
+    Citation,
+    Claim,
+    ClaimFlag,
+    ContextItem,
+    Route,
+    Seed,
+    Span,
+)
 from graphrag.store.codec import now, route, route_json, support, support_json
 
 
@@ -100,3 +112,20 @@ def claim_summaries(c: Connection) -> tuple[list[dict], dict[int, set[tuple[str,
     labels = {(d, v): set(json.loads(acc)) for d, v, acc in
               c.execute(text("SELECT doc_id, version, access FROM documents"))}
     return claims, sources, labels
+
+
+def footprints(c: Connection) -> dict[int, Footprint]:
+    """Per answer with claims, everything it shows as references (see graphrag.access). The
+    caller reads in one snapshot."""
+    docs: dict[int, set[tuple[str, int]]] = {}
+    routes: dict[int, list[Route]] = {}
+    for aid, doc_id, version, raw in c.execute(text("SELECT answer_id, doc_id, version, route FROM context_items")):
+        docs.setdefault(aid, set()).add((doc_id, version))
+        routes.setdefault(aid, []).append(route(json.loads(raw)))
+    out: dict[int, Footprint] = {}
+    for aid, seeds, reached in c.execute(text("SELECT id, seeds, reached FROM answers "
+                                              "WHERE id IN (SELECT answer_id FROM claims)")):
+        walked = [route(x) for x in json.loads(reached)]
+        out[aid] = footprint_of_routes(docs.get(aid, ()), [*routes.get(aid, ()), *walked],
+                                       (e for e, _ in json.loads(seeds)))
+    return out

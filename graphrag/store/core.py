@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from graphrag.access import Footprint, Sources
 from graphrag.model import Answer, Document, Entity, Relation, Span, Verdict
 from graphrag.store import answers, cache, documents, graph, verdicts
 from graphrag.store.codec import Row
@@ -189,6 +190,17 @@ class Store:
         each answer's source document versions; and each document version's labels."""
         with self.snapshot():
             return self._read(answers.claim_summaries)
+
+    def answer_footprints(self) -> dict[int, Footprint]:
+        """Per answer with claims, everything it shows as references (see graphrag.access)."""
+        with self.snapshot():
+            return self._read(answers.footprints)
+
+    def visibility_sources(self, footprints: Iterable[Footprint]) -> Sources:
+        """The labels, relation sources and seed mentions needed to judge these footprints."""
+        fps = list(footprints)
+        with self.snapshot():
+            return self._read(lambda c: graph.visibility_sources(c, fps))
 
     # --- verification record ------------------------------------------------------------
 

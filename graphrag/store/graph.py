@@ -3,10 +3,13 @@ graph is built from."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, bindparam, text
+
+from graphrag.access import Footprint, Sources
 
 from graphrag.model import Entity, Mention, Relation, Span
 from graphrag.store.codec import Row
@@ -93,3 +96,28 @@ def _rows(c: Connection, sql: str, params: Sequence[object] | dict[str, Any] | N
     # Mappings read like the dicts the graph builder indexes by column name; vectors come back as
     # bytes on SQLite and as bytes (BYTEA) on PostgreSQL, so np.frombuffer works on both.
     return list(c.execute(text(sql), params or {}).mappings())
+
+
+_REL_DOCS = text("SELECT id, doc_id, version FROM relations WHERE id IN :ids").bindparams(
+    bindparam("ids", expanding=True))
+_ENT_DOCS = text("SELECT DISTINCT entity_key, doc_id, version FROM mentions WHERE entity_key IN :keys").bindparams(
+    bindparam("keys", expanding=True))
+
+
+def visibility_sources(c: Connection, footprints: Iterable[Footprint]) -> Sources:
+    """The labels, relation sources and seed mentions needed to judge these footprints. The
+    caller reads in one snapshot."""
+    fps = list(footprints)
+    rel_ids = sorted({i for fp in fps for i in fp.relations})
+    seeds = sorted({k for fp in fps for k in fp.seeds})
+    labels = {(d, v): frozenset(json.loads(acc)) for d, v, acc in
+              c.execute(text("SELECT doc_id, version, access FROM documents"))}
+    rel_docs: dict[int, tuple[str, int]] = {}
+    for i in range(0, len(rel_ids), 500):
+        for rid, d, v in c.execute(_REL_DOCS, {"ids": rel_ids[i:i + 500]}):
+            rel_docs[rid] = (d, v)
+    ent_docs: dict[str, set[tuple[str, int]]] = {}
+    for i in range(0, len(seeds), 500):
+        for key, d, v in c.execute(_ENT_DOCS, {"keys": seeds[i:i + 500]}):
+            ent_docs.setdefault(key, set()).add((d, v))
+    return Sources(labels, rel_docs, {k: frozenset(v) for k, v in ent_docs.items()})

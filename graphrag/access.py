@@ -1,0 +1,100 @@
+"""Who may see what: the visibility rule for documents and for everything an answer shows.
+
+A document version is visible to a viewer who holds one of its access labels (and, unless
+asked for, only when it is current). An answer shows more than its context sentences: the
+routes beside each citation follow relations, each stated by a sentence of some document, and
+start at seed entities found in some document. An answer is shown to a viewer only when all
+of that is visible to them; otherwise it is withheld whole (see ``answer_visible``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from graphrag.model import Answer, Route
+
+DocKey = tuple[str, int]  # (document id, version)
+
+
+@dataclass(frozen=True)
+class Access:
+    """A viewer's access: labels, and whether superseded versions count as visible."""
+
+    labels: frozenset[str]
+    include_superseded: bool = False
+
+    @classmethod
+    def of(cls, labels: Iterable[str], include_superseded: bool = False) -> Access:
+        return cls(frozenset(labels), include_superseded)
+
+    def sees(self, labels: Iterable[str], superseded: bool = False) -> bool:
+        """A document version with these labels (and superseded state) is visible."""
+        return bool(self.labels.intersection(labels)) and (self.include_superseded or not superseded)
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """Everything of the store that an answer shows, as references.
+
+    ``documents``: the document versions of its context sentences; ``relations``: every relation
+    a stored route follows (context routes and the walk's reached routes); ``seeds``: entities
+    the routes start from, whose names are shown.
+    """
+
+    documents: frozenset[DocKey]
+    relations: frozenset[int]
+    seeds: frozenset[str]
+
+
+def _route_refs(routes: Iterable[Route]) -> tuple[set[int], set[str]]:
+    rels: set[int] = set()
+    seeds: set[str] = set()
+    for r in routes:
+        if r.seed:
+            seeds.add(r.seed)
+        rels.update(s.relation_id for s in r.steps)
+    return rels, seeds
+
+
+def footprint(answer: Answer) -> Footprint:
+    rels, seeds = _route_refs([*(c.route for c in answer.context), *answer.reached])
+    seeds.update(s.entity for s in answer.seeds)
+    return Footprint(frozenset((c.span.document_id, c.span.version) for c in answer.context),
+                     frozenset(rels), frozenset(seeds))
+
+
+def footprint_of_routes(documents: Iterable[DocKey], routes: Iterable[Route], seeds: Iterable[str]) -> Footprint:
+    """The footprint from stored parts (the review queue reads answers in summary form)."""
+    rels, route_seeds = _route_refs(routes)
+    return Footprint(frozenset(documents), frozenset(rels), frozenset(route_seeds | set(seeds)))
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where the store's pieces come from, for resolving footprints: read from the store."""
+
+    labels: Mapping[DocKey, frozenset[str]]  # every document version's access labels
+    relation_docs: Mapping[int, DocKey]  # relation id -> the document version that states it
+    entity_docs: Mapping[str, frozenset[DocKey]]  # entity key -> document versions that mention it
+
+
+def answer_visible(fp: Footprint, access: Access, sources: Sources) -> bool:
+    """Withhold, don't redact: an answer is visible only when every context sentence, every
+    relation on its routes and at least one mention of every seed is visible to the viewer.
+
+    Redacting a hidden step would still show that the answer's evidence was reached through
+    something the viewer cannot see, and the entity behind it; withholding shows nothing. A
+    piece that no longer exists (a removed document) hides the answer too.
+    """
+    def doc_ok(key: DocKey) -> bool:
+        labels = sources.labels.get(key)
+        return labels is not None and access.sees(labels)
+
+    if not all(doc_ok(d) for d in fp.documents):
+        return False
+    for rel in fp.relations:
+        doc = sources.relation_docs.get(rel)
+        if doc is None or not doc_ok(doc):
+            return False
+    return all(any(doc_ok(d) for d in sources.entity_docs.get(seed, ())) for seed in fp.seeds)

@@ -1,0 +1,139 @@
+"""Uploaded files -> Sources with ids and access labels the uploader chose, never a silent replace.
+
+An upload takes its id from its file name (control characters and ANSI escapes dropped, the name
+cut to a readable length). When that id is already a document's:
+
+- if the uploader can see that document, the upload becomes its next version only when they
+  confirm it (the page shows which document, its title, current version and labels); unconfirmed,
+  it gets an id of its own (``billing-2``);
+- if they cannot see it, it always gets an id of its own, and nothing about that document is shown;
+- two uploads with the same name in one batch: the second gets an id of its own.
+
+So an upload never replaces anything by accident, and a confirmed new version is a choice made
+with the facts in view. Uploads are read from memory: no file name reaches the filesystem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+from typing import Protocol
+
+from graphrag.documents import (
+    DEFAULT_MAX_BYTES,
+    TEXT_SUFFIXES,
+    Rejected,
+    Source,
+    clean_label,
+    doc_id_from_name,
+    source_from_bytes,
+)
+from graphrag.model import PUBLIC, Document
+
+MAX_NAME_CHARS = 120  # longer upload names are cut (the extension kept): ids stay readable
+
+
+class DocumentLookup(Protocol):
+    def current_document(self, doc_id: str) -> Document | None: ...
+
+
+@dataclass(frozen=True)
+class Upload:
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Clash:
+    """An upload whose id is a document the uploader can see: a new version only if confirmed."""
+
+    name: str  # the upload's (cleaned) file name
+    id: str
+    title: str
+    version: int
+    access: tuple[str, ...]
+    own_id: str  # the id it gets unless confirmed
+
+
+@dataclass(frozen=True)
+class Assigned:
+    name: str  # cleaned file name
+    id: str
+    clash: Clash | None = None
+    note: str | None = None  # why the id differs from the name
+
+
+def default_labels(held: Sequence[str]) -> tuple[str, ...]:
+    """The most restrictive labels the uploader holds: the non-public ones if any, else public."""
+    restricted = sorted({label for label in held if label and label != PUBLIC})
+    return tuple(restricted) or (PUBLIC,)
+
+
+def clean_name(name: str) -> str:
+    """The last part of an uploaded file name, without control characters, at most MAX_NAME_CHARS."""
+    base = clean_label(name.replace("\\", "/").rsplit("/", 1)[-1]) or "upload"
+    if len(base) > MAX_NAME_CHARS:
+        suffix = PurePosixPath(base).suffix[:12]
+        base = base[: MAX_NAME_CHARS - len(suffix)].rstrip(" .") + suffix
+    return base
+
+
+def assign_ids(names: Sequence[str], store: DocumentLookup, viewer_access: Collection[str],
+               new_versions: Collection[str] = ()) -> list[Assigned]:
+    """The id each upload gets. ``new_versions``: ids the uploader confirmed as new versions."""
+    used: set[str] = set()
+    out: list[Assigned] = []
+
+    def own(base: str) -> str:
+        n = 2
+        while f"{base}-{n}" in used or store.current_document(f"{base}-{n}") is not None:
+            n += 1
+        return f"{base}-{n}"
+
+    for raw in names:
+        name = clean_name(raw)
+        base = doc_id_from_name(name)
+        existing = store.current_document(base)
+        if base in used:
+            doc_id, clash, note = own(base), None, f"another upload in this batch is already {base!r}"
+        elif existing is None:
+            doc_id, clash, note = base, None, None
+        elif set(existing.access) & set(viewer_access):
+            mine = own(base)
+            clash = Clash(name, base, existing.title, existing.version, existing.access, mine)
+            if base in new_versions:
+                doc_id, note = base, f"confirmed as version {existing.version + 1} of {base!r}"
+            else:
+                doc_id, note = mine, f"{base!r} is an existing document (not confirmed as a new version of it)"
+        else:  # not theirs to see: no title, no labels, no version
+            doc_id, clash, note = own(base), None, f"the id {base!r} is taken"
+        used.add(doc_id)
+        out.append(Assigned(name, doc_id, clash, note))
+    return out
+
+
+def prepare_uploads(uploads: Sequence[Upload], store: DocumentLookup, *, viewer_access: Collection[str],
+                    labels: Sequence[str], new_versions: Collection[str] = (),
+                    max_bytes: int = DEFAULT_MAX_BYTES) -> list[Source | Rejected]:
+    """Sources (or rejections with the reason) for uploaded files, labelled ``labels``."""
+    access = tuple(sorted({clean_label(label) for label in labels} - {""}))
+    out: list[Source | Rejected] = []
+    for up, a in zip(uploads, assign_ids([u.name for u in uploads], store, viewer_access, new_versions)):
+        path = f"upload:{a.name}"
+        suffix = PurePosixPath(a.name).suffix.lower()
+        if suffix not in TEXT_SUFFIXES:
+            out.append(Rejected(a.id, path,
+                                f"unsupported file type {suffix or '(none)'}: only .txt and .md are ingested"))
+        elif not access:
+            out.append(Rejected(a.id, path, "choose at least one access label for the uploaded files"))
+        elif len(up.data) > max_bytes:
+            out.append(Rejected(a.id, path, f"{len(up.data):,} bytes is over the {max_bytes:,}-byte limit, which "
+                                            "keeps one file to about a minute of parsing and embedding (split it)"))
+        else:
+            item = source_from_bytes(a.id, up.data, a.name, None, access, path)
+            if isinstance(item, Source) and a.note:
+                note = f"stored as {a.id!r}: {a.note}" if a.id != doc_id_from_name(a.name) else a.note
+                item = replace(item, note="; ".join(x for x in (item.note, note) if x))
+            out.append(item)
+    return out

@@ -1,0 +1,338 @@
+"""Canaries: nothing of an internal document reaches a public viewer, on any surface.
+
+Internal documents carry a unique token ("qzc...") in their text, title, id, entity names and
+relation words. Internal users ask questions whose answers route through internal relations
+(one answer's context is all public but its route is not: the case an adversarial review found
+on the review page), and judge them with notes. Then a viewer holding only ``public`` goes
+through every surface: every CLI command and its errors and logs, both exports, and in Chromium
+every page of the app's navigation (pages are read from the sidebar, so a new page joins the
+crawl by itself), every expander and tab, every review-queue item, every entity of the graph
+page, every iframe and download. Everything the server sends the browser (websocket frames and
+HTTP bodies, shown or not) and the server's log are searched too. The token must appear nowhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
+from helpers import write_corpus
+
+from graphrag.ask import Asker
+from graphrag.cli import build_parser, main
+from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
+from graphrag.graph import load_graph
+from graphrag.ingest import Ingestor
+from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed
+from graphrag.review import record_verdict
+from graphrag.store import Store
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
+require_chromium()
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CANARY = "qzc"  # every internal token starts with it; nothing public contains it
+INTERNAL = ("internal", "public")
+PUBLIC = ("public",)
+
+DOCS = {
+    "exports.md": "# Data exports\n\nExports use the latest snapshot. Snapshot exports remain available for 30 days "
+                  "after an account is cancelled.\n",
+    "retention.md": "# Retention\n\nNightly backups are kept for 14 days under the retention policy.\n",
+    "ops.md": "# Operations\n\nExports are copied into the Qzcentity vault every night. The Qzcentity vault "
+              "qzcrelation the nightly backups. Staff open the vault with the qzctext passphrase.\n",
+}
+MANIFEST = """
+[[documents]]
+file = "exports.md"
+id = "exports"
+title = "Data exports"
+
+[[documents]]
+file = "retention.md"
+id = "retention"
+title = "Retention"
+
+[[documents]]
+file = "ops.md"
+id = "ops-qzcdocid"
+title = "Qzctitle operations"
+access = ["internal"]
+"""
+EXTRACTOR = ScriptedExtractor(
+    [ScriptEntity("Export", "Exports use"), ScriptEntity("Snapshot", "latest snapshot"),
+     ScriptEntity("Nightly backup", "Nightly backups are kept"), ScriptEntity("Retention policy", "retention policy"),
+     ScriptEntity("Export", "copied into"), ScriptEntity("Qzcentity vault", "Qzcentity vault every"),
+     ScriptEntity("Nightly backup", "qzcrelation the nightly")],
+    [ScriptRelation("Export", "use", "Snapshot", "Exports use"),
+     ScriptRelation("Retention policy", "keeps", "Nightly backup", "Nightly backups are kept"),
+     ScriptRelation("Export", "copied into", "Qzcentity vault", "copied into"),
+     ScriptRelation("Qzcentity vault", "qzcrelation", "Nightly backup", "qzcrelation the nightly")])
+INTERNAL_QUESTIONS = ["Where are exports copied every night?", "How long are the nightly backups of exports kept?",
+                      "What opens the vault?"]
+PUBLIC_QUESTIONS = ["How long do snapshot exports remain available?", *INTERNAL_QUESTIONS]
+
+
+@dataclass
+class Seen:
+    """Every text a public viewer was given, by where it was seen."""
+
+    texts: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, where: str, text: str | bytes | None) -> None:
+        if text is None:
+            return
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", errors="replace")
+        self.texts.append((where, text))
+
+    def leaks(self) -> list[str]:
+        return [f"{where}: ...{t[max(0, t.lower().find(CANARY) - 80):t.lower().find(CANARY) + 80]}..."
+                for where, t in self.texts if CANARY in t.lower()]
+
+
+def _internal_route_answer(store: Store) -> int:
+    """An internal answer whose one context sentence is public but was reached through the
+    internal relations Export -copied into-> vault -qzcrelation-> Nightly backup."""
+    rels = {r.type: r for r in store.all_relations()}
+    route = Route("export", (RouteStep(rels["copied into"].id, "copied into", "qzcentity vault", True),
+                             RouteStep(rels["qzcrelation"].id, "qzcrelation", "nightly backup", True)))
+    span = store.span("retention", 1, 1)
+    assert span is not None and "14 days" in span.text
+    item = ContextItem(1, span, route, 0.7, "mention")
+    text = span.text
+    claim = Claim(0, text, 0, len(text) + 4, (Citation("1", True, item),))
+    return store.save_answer(Answer("How long are vaulted backups kept?", AskSettings(access=INTERNAL), text + " [1]",
+                                    (Seed("export", 0.9),), (route,), (item,), (claim,)))
+
+
+@pytest.fixture(scope="module")
+def canary_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[int]]]:
+    tmp = tmp_path_factory.mktemp("canary")
+    corpus = write_corpus(tmp / "corpus", DOCS, MANIFEST)
+    path = tmp / "store.db"
+    with Store(path) as store:
+        report = Ingestor(store, EXTRACTOR).ingest_paths([corpus])
+        assert {d.status for d in report.documents} == {"ok"}, report
+        internal_ids = [_internal_route_answer(store)]
+        asker = Asker(store)
+        for q in INTERNAL_QUESTIONS:
+            internal_ids.append(asker.ask(q, AskSettings(access=INTERNAL)).answer.id)
+        # Internal answers, judged by an internal reviewer whose notes quote the internal text.
+        for aid in internal_ids:
+            answer = store.answer(aid)
+            for claim in answer.claims:
+                cit = next((c for c in claim.citations if c.valid), None)
+                record_verdict(store, answer, claim, cit, "supported", "Qzcreviewer", "qzcnote: checked the vault")
+        # A public answer with a verdict, so public surfaces are not trivially empty.
+        public = asker.ask(PUBLIC_QUESTIONS[0], AskSettings(access=PUBLIC)).answer
+        record_verdict(store, public, public.claims[0], public.claims[0].citations[0], "supported", "ana", "fine")
+        # The planted relations really are on internal routes, and the canary is in the store.
+        routed = [store.answer(a) for a in internal_ids]
+        assert any(s.relation_type == "qzcrelation" for a in routed for c in a.context for s in c.route.steps)
+    yield path, internal_ids
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, tmp_path: Path, capsys,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    store, internal_ids = canary_store
+    work = tmp_path / "store.db"
+    work.write_bytes(store.read_bytes())
+    s = ["--store", str(work)]
+    pub = ["--access", "public"]
+    extra = write_corpus(tmp_path / "more", {"notes.md": "# Notes\n\nExports are mailed weekly to owners.\n"})
+    commands: list[list[str]] = [
+        ["entity", "Qzcentity vault", *s, *pub], ["entity", "Qzcentity vault", *s, *pub, "--json"],
+        ["entity", "Export", *s, *pub], ["entity", "Export", *s, *pub, "--json"],
+        ["entity", "Nightly backup", *s, *pub, "--json"], ["entity", "Nightly backup", *s, *pub],
+        ["review", "list", *s, *pub], ["review", "list", *s, *pub, "--json"],
+        ["export", "--format", "csv", *s, *pub], ["export", "--format", "json", *s, *pub],
+        ["ingest", str(extra), *s], ["ingest", str(extra), *s, "--json"],
+        ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
+        # an administrator's copy of the whole store: it prints table names, row counts and hashes only
+        ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db")],
+        ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db"), "--json"],  # refused: not empty
+    ]
+    for q in PUBLIC_QUESTIONS:
+        commands += [["ask", q, *s, *pub], ["ask", q, *s, *pub, "--json"]]
+    for aid in [*internal_ids, 999]:
+        commands.append(["review", "mark", "--answer", str(aid), "--claim", "0", "--verdict", "supported",
+                         "--reviewer", "pat", *s, *pub])
+    # Every command of the CLI is crawled, or says here why it shows nothing of a store's content:
+    # a new command fails this until it is added to one or the other.
+    crawled = {argv[0] for argv in commands}
+    assert crawled | NO_STORE_CONTENT == _commands(), _commands() - crawled - NO_STORE_CONTENT
+    seen = Seen()
+    caplog.set_level(logging.DEBUG)
+    for argv in commands:
+        main(["-v", *argv])
+        out = capsys.readouterr()
+        # What the viewer typed may be echoed back (a guessed name); what was not typed must not appear.
+        seen.add(f"graphrag {' '.join(argv[:2])} stdout", _unsay(out.out, argv))
+        seen.add(f"graphrag {' '.join(argv[:2])} stderr", _unsay(out.err, argv))
+    seen.add("log", caplog.text)
+    # A guessed internal name gets the same answer as a name nobody uses.
+    main(["entity", "Qzcentity vault", *s, *pub])
+    guessed = capsys.readouterr().err
+    main(["entity", "Nonexistent thing", *s, *pub])
+    assert guessed.replace("Qzcentity vault", "X").replace("qzcentity vault", "x") == \
+        capsys.readouterr().err.replace("Nonexistent thing", "X").replace("nonexistent thing", "x")
+    assert not seen.leaks(), "\n".join(seen.leaks())
+    # The crawl reached real content: the public answer and its verdict were exported.
+    exported = [t for w, t in seen.texts if w.startswith("graphrag export")]
+    assert any("ana" in t and "fine" in t for t in exported)
+    # ... and the same commands as an internal user do show the canary (the search works).
+    main(["export", "--format", "json", *s, "--access", "internal", "public"])
+    assert CANARY in capsys.readouterr().out.lower()
+
+
+# Commands that read no store a viewer shares: eval builds its own store from public data, bench
+# times synthetic data.
+NO_STORE_CONTENT = {"eval", "bench"}
+
+
+def _commands() -> set[str]:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return set(sub.choices)
+
+
+def _unsay(text: str, argv: list[str]) -> str:
+    for arg in sorted(argv, key=len, reverse=True):
+        text = text.replace(arg, "").replace(arg.lower(), "")
+    return text
+
+
+# --- the dashboard in a real browser -----------------------------------------------------------
+
+
+def _settle(page) -> None:  # noqa: ANN001 - a Playwright Page
+    wait_for_app_run(page)
+
+
+def _collect_dom(page, seen: Seen, where: str) -> None:  # noqa: ANN001
+    for i, frame in enumerate(page.frames):
+        try:
+            seen.add(f"{where} frame {i}", frame.content())
+        except sync_api.Error:  # a frame detached by a rerun: its successor is collected later
+            pass
+
+
+def _open_everything(page, seen: Seen, where: str, downloads: bool = False) -> None:  # noqa: ANN001
+    """Expand every expander, visit every tab, and (once per page: Chromium blocks a site's
+    repeated automatic downloads) take every download."""
+    # Clicked from the page itself: no wait on an element a rerun may just have replaced.
+    page.evaluate("""() => document.querySelectorAll('[data-testid="stExpander"] details:not([open]) summary')
+                          .forEach(s => s.click())""")
+    for i in range(page.get_by_role("tab").count()):
+        page.evaluate("i => document.querySelectorAll('[role=tab]')[i]?.click()", i)
+        page.wait_for_timeout(150)
+    _settle(page)
+    # A download button's text is its icon's name, then its label.
+    buttons = page.get_by_test_id("stDownloadButton").all() if downloads else []
+    for label in [b.inner_text().split()[-1] for b in buttons]:
+        with page.expect_download(timeout=60_000) as dl:
+            page.get_by_test_id("stDownloadButton").get_by_role("button", name=label, exact=True).click()
+        seen.add(f"{where} download {label}", Path(dl.value.path()).read_bytes())
+        _settle(page)
+    _collect_dom(page, seen, where)
+
+
+def test_no_page_shows_a_public_viewer_an_internal_canary(canary_store, tmp_path: Path) -> None:
+    store, _ = canary_store
+    work = tmp_path / "store.db"
+    work.write_bytes(store.read_bytes())
+    with Store(work) as s:
+        kg = load_graph(s)
+    _, visible = kg.visibility(PUBLIC, include_superseded=True)
+    public_entities = [kg.names[i] for i in range(len(kg.keys)) if visible[i]]
+    assert "Export" in public_entities and not any(CANARY in n.lower() for n in public_entities)
+
+    seen = Seen()
+    responses = []
+    log_path = tmp_path / "server.log"
+    with streamlit_server(work, log_path, sample=False) as url, sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
+                                                   headless=True, args=BROWSER_ARGS, accept_downloads=True,
+                                                   viewport={"width": 1440, "height": 900})
+        ctx.on("response", lambda r: responses.append(r))
+        page = ctx.new_page()
+        page.set_default_timeout(120_000)
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: seen.add("websocket", payload)))
+        page.goto(url)
+        page.get_by_test_id("stSidebarNav").get_by_role("link").first.wait_for()
+        _settle(page)
+        sidebar = page.get_by_test_id("stSidebar")
+        nav = page.get_by_test_id("stSidebarNav").get_by_role("link")
+        pages = [link.inner_text().strip() for link in nav.all()]
+        assert {"Ask", "Review", "Graph", "Ingest"} <= set(pages), pages
+        reviewed = 0
+        for name in pages:
+            sidebar.get_by_role("link", name=name, exact=True).click()
+            _settle(page)
+            _open_everything(page, seen, name, downloads=True)
+            if name == "Ask":
+                for q in PUBLIC_QUESTIONS:
+                    page.get_by_label("Question", exact=True).fill(q)
+                    page.get_by_role("button", name="Ask", exact=True).click()
+                    page.get_by_text("Answer #", exact=False).first.wait_for()
+                    _settle(page)
+                    for group in page.get_by_role("radiogroup", name="Citations").all():
+                        for radio in group.get_by_role("radio").all():
+                            radio.click()
+                            _settle(page)
+                    _open_everything(page, seen, f"Ask: {q}")
+            elif name == "Review":
+                # Visit every item of the queue ("Claim i of N"), with its route graph and source.
+                header = page.get_by_text("Claim 1 of", exact=False)
+                header.wait_for()
+                total = int(header.inner_text().split(" of ")[1].split()[0])
+                for i in range(total):
+                    _open_everything(page, seen, f"Review item {i + 1}")
+                    reviewed += 1
+                    page.get_by_role("button", name="Next").click()
+                    _settle(page)
+            elif name == "Graph":
+                box = page.get_by_label("Find an entity", exact=True)
+                for entity in public_entities:
+                    box.fill(entity)
+                    box.press("Enter")
+                    _settle(page)
+                    _open_everything(page, seen, f"Graph: {entity}")
+        page.screenshot(path=str(ROOT / "test-artifacts" / "08-canary-crawl.png"), full_page=True)
+        for r in responses:
+            if r.url.startswith(url) and "/static/" not in r.url:
+                try:
+                    seen.add(f"http {r.url}", r.body())
+                except sync_api.Error:  # redirects and aborted requests have no body
+                    pass
+        ctx.close()
+    seen.add("server log", log_path.read_text(encoding="utf-8", errors="replace"))
+    assert reviewed >= 1, "the public queue was empty: the crawl saw no review item"
+    assert any(w == "websocket" for w, _ in seen.texts)
+    assert not seen.leaks(), "\n".join(seen.leaks()[:20])
+    # The public answer's verdict was downloadable: the exports were really crawled.
+    assert any("download" in w and "fine" in t for w, t in seen.texts)
+
+
+def test_the_canary_search_finds_internal_text_when_it_is_shown(canary_store) -> None:
+    """The crawl's detector is live: the internal export holds the canary in every planted place."""
+    store, _ = canary_store
+    with Store(store) as s:
+        docs = {d.id: d for d in s.documents()}
+        rels = [r.type for r in s.all_relations()]
+        names = s.entity_names()
+    doc = docs["ops-qzcdocid"]
+    found = Seen()
+    for where, text in (("id", doc.id), ("title", doc.title), ("text", doc.text), ("relation", " ".join(rels)),
+                        ("entity", json.dumps(names))):
+        found.add(where, text)
+    assert {w.split(":")[0] for w in found.leaks()} == {"id", "title", "text", "relation", "entity"}

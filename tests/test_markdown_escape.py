@@ -1,0 +1,129 @@
+"""No string from a document, a manifest, a question or a user reaches Markdown unescaped.
+
+Streamlit renders Markdown in st.markdown, captions, headings, alerts, toasts, expander and
+tab labels, widget labels and help, and pill/radio options. A Markdown image or link there is
+fetched or made clickable by the browser (an access label ``![l](http://127.0.0.1:9/x.png)``
+made the Ask page fetch another host). Every such string of every page is collected from the
+app's element tree and must not hold a live link target from the planted payloads. New pages
+and elements are covered without listing them: the whole tree is walked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from app_helpers import app
+from helpers import write_corpus
+from streamlit.testing.v1 import element_tree as et
+
+from dashboard import state
+from graphrag.ask import Asker
+from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
+from graphrag.ingest import Ingestor
+from graphrag.model import AskSettings
+from graphrag.review import record_verdict
+from graphrag.store import Store
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+LINK = "[mdlink](http://127.0.0.1:9/link)"
+IMG = "![mdimg](http://127.0.0.1:9/img.png)"
+NAME_LINK = "[up](javascript:alert(1))"  # file names cannot hold a slash
+LIVE = ("](http://127.0.0.1:9", "](javascript:")  # what Markdown would turn into a request or a link
+LABEL = f"team{IMG}"
+ENTITY = f"Export{LINK}"
+QUESTION = f"How long do exports stay available {LINK}?"
+
+
+def markdown_strings(at: et.ElementTree) -> Iterator[tuple[str, str]]:
+    """(where, text) for every string of the tree that Streamlit renders as Markdown."""
+    for node in at._tree:
+        kind = type(node).__name__
+        if isinstance(node, (et.Markdown, et.HeadingBase, et.AlertBase, et.Toast)):
+            yield kind, str(node.value)
+        label = getattr(node, "label", None)
+        if isinstance(label, str):
+            yield f"{kind} label", label
+        help_text = getattr(node, "help", None)
+        if isinstance(help_text, str):
+            yield f"{kind} help", help_text
+        if isinstance(node, (et.ButtonGroup, et.Radio)):
+            for option in getattr(node.proto, "options", ()):
+                yield f"{kind} option", str(getattr(option, "content", option))
+
+
+def assert_escaped(at: et.ElementTree, page: str) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    live = [(where, text) for where, text in markdown_strings(at) if any(m in text for m in LIVE)]
+    assert not live, f"{page}: payload reached Markdown unescaped: {live}"
+
+
+@pytest.fixture(scope="module")
+def evil_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("md")
+    corpus = write_corpus(tmp / "corpus", {
+        "exports.md": f"# Exports {LINK}\n\nExports stay available for 30 days {IMG} after cancellation. "
+                      f"Exports use the latest snapshot {LINK}.\n",
+    }, f"""
+[[documents]]
+file = "exports.md"
+id = "exports{LINK}"
+title = 'Exports {IMG}'
+access = ["public", "{LABEL}"]
+""")
+    x = ScriptedExtractor(
+        [ScriptEntity(ENTITY, "30 days", description=LINK), ScriptEntity(f"Snapshot{IMG}", "latest snapshot")],
+        [ScriptRelation(ENTITY, f"uses{LINK}", f"Snapshot{IMG}", "latest snapshot")])
+    path = tmp / "store.db"
+    with Store(path) as store:
+        report = Ingestor(store, x).ingest_paths([corpus])
+        assert [d.status for d in report.documents] == ["ok"], report
+        answer = Asker(store).ask(QUESTION, AskSettings(access=("public", LABEL))).answer
+        claim = answer.claims[0]
+        record_verdict(store, answer, claim, claim.citations[0], "supported", f"Mallory{LINK}", f"note {IMG}")
+    return path
+
+
+def test_no_page_renders_a_planted_string_as_markdown(monkeypatch: pytest.MonkeyPatch, evil_store: Path,
+                                                       tmp_path: Path) -> None:
+    at = app(monkeypatch, evil_store)
+    at.session_state[state.ACCESS] = ["public", LABEL]
+    at.session_state[state.REVIEWER] = f"Eve{LINK}"
+    at.session_state[state.ANSWER_ID] = 1
+    at.session_state[state.ANSWER_WARNINGS] = [f"warning about {LINK}"]
+    at.session_state[state.EXTRACTOR] = "ollama"
+    at.session_state[state.EXTRACT_MODEL] = f"model{IMG}"
+    at = at.run()
+    assert_escaped(at, "ask")
+    assert any("Answer #1" in str(s.value) for s in at.subheader)  # the answer is on the page
+
+    # An ask that fails names the (user-typed) model in its error.
+    at.session_state[state.GENERATOR] = "ollama"
+    at.session_state[state.GENERATE_MODEL] = f"gen{IMG}"
+    at.text_area(key="_w_question").set_value(QUESTION)
+    at = [b for b in at.button if b.label == "Ask"][0].click().run()
+    assert_escaped(at, "ask (ollama error)")
+
+    at.switch_page("views/review.py")
+    at = at.run()
+    assert_escaped(at, "review")
+    assert any("Claim 1 of" in str(m.value) for m in at.markdown)
+
+    at.switch_page("views/graph.py")
+    at = at.run()
+    at.text_input(key="graph_query").set_value("export")
+    at = at.run()
+    assert_escaped(at, "graph")
+    assert at.subheader, "the entity's heading is shown"
+
+    at.switch_page("views/ingest.py")
+    at = at.run()
+    at.file_uploader(key="ingest_uploads").set_value([
+        (f"notes{NAME_LINK}.md", b"# Notes\n\nExports are mailed weekly.\n", "text/markdown"),
+        (f"bad{NAME_LINK}.txt", b"\x00\x01 binary", "text/plain"),
+    ])
+    at = at.run()
+    at = at.button(key="ingest_go").click().run()
+    assert_escaped(at, "ingest")
