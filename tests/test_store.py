@@ -327,3 +327,23 @@ def test_a_new_table_is_one_migration_step_on_both_backends(store_url: str, monk
     monkeypatch.undo()
     with pytest.raises(StoreError, match=r"newer version \(schema 2, this one knows 1\)"):
         Store(store_url)
+
+
+def test_two_instances_ingesting_the_same_file_at_once_store_one_version(store_url: str) -> None:
+    """Each instance checks for identical content before extracting; both may pass that check.
+    The store checks again inside the write, after the lock that orders writers."""
+    a, b = Store(store_url), Store(store_url)
+    try:
+        writes: list[object] = []
+        for s in (a, b):  # both prepared the write before either committed
+            s.write_document = lambda w: writes.append(w) or 1  # type: ignore[method-assign] - held back
+            Ingestor(s, PatternExtractor(), HashEmbedder()).ingest([Source("one", "One", doc_text(1))])
+            del s.write_document
+        assert len(writes) == 2
+        assert a.write_document(writes[0]) == 1
+        assert b.write_document(writes[1]) == 1, "the second instance's identical write is a no-op"
+        assert [(d.id, d.version) for d in a.documents()] == [("one", 1)]
+        assert store_problems(a.url) == []
+    finally:
+        a.close()
+        b.close()

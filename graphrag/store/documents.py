@@ -80,6 +80,12 @@ def generation(c: Connection) -> int:
 def write(c: Connection, w: DocumentWrite) -> int:
     d = w.document
     bump_generation(c)  # first: the lock that orders concurrent document writers
+    # Identical content is a no-op even when two instances ingest the same file at once: each
+    # checked before extracting, but only here, after the lock, is the other's commit visible.
+    same = c.execute(text("SELECT MAX(version) FROM documents WHERE doc_id=:d AND sha256=:h"),
+                     {"d": d.id, "h": d.sha256}).scalar()
+    if same is not None:
+        return int(same)
     prev = c.execute(text("SELECT MAX(version) FROM documents WHERE doc_id=:d"), {"d": d.id}).scalar()
     version = (prev or 0) + 1
     c.execute(text("UPDATE documents SET superseded=1 WHERE doc_id=:d"), {"d": d.id})
