@@ -52,9 +52,14 @@ def pg_server():
 
 
 @pytest.fixture()
-def pg_url(pg_server) -> str:  # type: ignore[no-untyped-def]
-    """The URL of a fresh, empty database on the session's server."""
-    return pg_server.new_database()
+def pg_url(pg_server):  # type: ignore[no-untyped-def]
+    """The URL of a fresh, empty database on the session's server, dropped afterwards."""
+    url = pg_server.new_database()
+    yield url
+    try:
+        pg_server.drop_database(url)
+    except Exception as exc:  # noqa: BLE001 - a server a test stopped for good: the session ends it
+        print(f"could not drop {url}: {exc}")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

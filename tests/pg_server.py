@@ -86,6 +86,15 @@ class PgServer:
             c.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def drop_database(self, url: str) -> None:
+        """Remove a test's database (and end any connection a test left open to it)."""
+        import psycopg
+
+        name = url.rsplit("/", 1)[1]
+        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
+                             autocommit=True) as c:
+            c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
     def close(self) -> None:
         try:
             self.stop("immediate")
