@@ -347,3 +347,29 @@ def test_two_instances_ingesting_the_same_file_at_once_store_one_version(store_u
     finally:
         a.close()
         b.close()
+
+
+def test_a_verdict_whose_reply_was_lost_is_stored_once(pg_url: str) -> None:
+    """The server committed the INSERT, then the connection died before the reply reached the
+    client: the retry finds that row instead of writing the verdict a second time."""
+    import psycopg
+    from sqlalchemy import event
+
+    s = Store(pg_url)
+    _ingest(s, ("one", doc_text(1)))
+    a = _answer(s)
+    lost: list[str] = []
+
+    @event.listens_for(s.engine, "after_cursor_execute")
+    def lose_the_reply(conn, cursor, statement, *rest) -> None:  # type: ignore[no-untyped-def]
+        if statement.startswith("INSERT INTO verdicts") and not lost:
+            lost.append(statement)
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    v = record_verdict(s, a, a.claims[0], None, "supported", "ana", "once")
+    event.remove(s.engine, "after_cursor_execute", lose_the_reply)
+    assert lost, "the reply of the first INSERT was lost"
+    assert [(x.id, x.note) for x in s.verdicts(a.id)] == [(v.id, "once")]
+    record_verdict(s, a, a.claims[0], None, "supported", "ana", "once")  # a deliberate second one is kept
+    assert len(s.verdicts(a.id)) == 2
+    s.close()

@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from graphrag.access import Footprint, Sources
 from graphrag.model import Answer, Document, Entity, Relation, Span, Verdict
 from graphrag.store import answers, cache, documents, graph, verdicts
-from graphrag.store.codec import Row
+from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
 from graphrag.store.documents import DocumentWrite  # noqa: F401 - re-exported
 from graphrag.store.url import StoreURL, parse_store
@@ -205,7 +206,22 @@ class Store:
     # --- verification record ------------------------------------------------------------
 
     def add_verdict(self, v: Verdict) -> int:
-        return self.database.write_one(lambda c: verdicts.add(c, v))
+        """Append one verdict; its id. If the connection is lost while the INSERT is in flight,
+        the retry first looks for the row the lost attempt may have committed (same verdict, same
+        time, fixed before the first attempt), so a confirmed verdict is stored once."""
+        v = replace(v, created_at=v.created_at or now())
+        attempts = 0
+
+        def run(c: Any) -> int:
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1:
+                found = verdicts.find_same(c, v)
+                if found is not None:
+                    return found
+            return verdicts.add(c, v)
+
+        return self.database.write_one(run)
 
     def verdicts(self, answer_id: int | None = None, claim_index: int | None = None,
                  reviewer: str | None = None) -> list[Verdict]:

@@ -19,6 +19,16 @@ def add(c: Connection, v: Verdict) -> int:
          "note": v.note, "at": v.created_at or now()}).scalar_one())
 
 
+def find_same(c: Connection, v: Verdict) -> int | None:
+    """The id of a stored verdict identical to ``v`` (its time included), if any."""
+    found = c.execute(text(
+        "SELECT id FROM verdicts WHERE answer_id=:a AND claim_idx=:ci AND reviewer=:reviewer AND verdict=:verdict "
+        "AND note=:note AND created_at=:at AND span_sha256=:sha ORDER BY id DESC LIMIT 1"),
+        {"a": v.answer_id, "ci": v.claim_index, "reviewer": v.reviewer, "verdict": v.verdict.value, "note": v.note,
+         "at": v.created_at, "sha": v.span_sha256}).scalar()
+    return None if found is None else int(found)
+
+
 def history(c: Connection, answer_id: int | None = None, claim_index: int | None = None,
             reviewer: str | None = None) -> list[Verdict]:
     """Every verdict row (history included), oldest first, with staleness resolved."""
