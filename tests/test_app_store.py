@@ -36,3 +36,21 @@ def test_a_server_that_stops_while_the_dashboard_runs_is_a_clear_message(monkeyp
         pg_server.start()
     at.switch_page("views/review.py")
     assert _errors(at.run()) == ""  # back: the same process reconnects by itself
+
+
+def test_the_store_can_come_from_streamlit_secrets(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """GRAPHRAG_STORE in .streamlit/secrets.toml (the place for a URL with a password) when the
+    environment does not set it; the sidebar names the store it opened."""
+    from app_helpers import APP, closed_port
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.delenv("GRAPHRAG_STORE", raising=False)
+    monkeypatch.setenv("GRAPHRAG_SAMPLE", "0")
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port()}")
+    target = tmp_path / "from-secrets.db"
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.secrets["GRAPHRAG_STORE"] = f"sqlite:///{target}"  # four slashes in all: an absolute path
+    at.run()
+    assert _errors(at) == ""
+    assert target.is_file()
+    assert any(f"SQLite file: {target}" in str(c.value).replace("\\", "") for c in at.sidebar.caption)
