@@ -1,6 +1,7 @@
 """GraphRAG review dashboard: `streamlit run app.py`.
 
-Store: env GRAPHRAG_STORE, else data/graphrag.db. On an empty store the sample corpus is
+Store: env GRAPHRAG_STORE, else GRAPHRAG_STORE in .streamlit/secrets.toml, else data/graphrag.db
+(a file path, sqlite:///path or postgresql+psycopg://user:password@host:port/db). On an empty store the sample corpus is
 ingested once with the embedded defaults (set GRAPHRAG_SAMPLE=0 to start empty).
 """
 
@@ -10,7 +11,7 @@ import streamlit as st
 
 from dashboard import state
 from dashboard.render import plain
-from graphrag.errors import GraphRAGError
+from graphrag.errors import GraphRAGError, StoreError
 
 # No page_icon and no st.Page icons: Streamlit fetches a Material-icon favicon from fonts.gstatic.com,
 # and the browser must ask nothing of any host but this one.
@@ -31,8 +32,12 @@ state.warn_if_exposed()
 try:
     store = state.store()
 except GraphRAGError as exc:
-    st.error(f"Cannot open the store: {plain(exc)}. Set GRAPHRAG_STORE to a writable file and restart.")
+    st.error(f"Cannot open the store: {plain(exc)}. Set GRAPHRAG_STORE to a writable file or a "
+             "postgresql+psycopg:// URL and restart.")
     st.stop()
-state.first_start(store)
-state.sidebar(store)
-page.run()
+try:
+    state.first_start(store)
+    state.sidebar(store)
+    page.run()
+except StoreError as exc:  # e.g. the database server is down: retried already, nothing confirmed is lost
+    st.error(f"{plain(exc)}. Your last confirmed action is stored; reload the page to try again.")

@@ -55,12 +55,22 @@ QUESTION = "question"
 
 
 def store_path() -> str:
-    return os.environ.get("GRAPHRAG_STORE") or default_store()
+    """The store to open: GRAPHRAG_STORE, else ``GRAPHRAG_STORE`` in .streamlit/secrets.toml (the
+    place for a PostgreSQL URL with a password), else data/graphrag.db."""
+    return os.environ.get("GRAPHRAG_STORE") or _secret_store() or default_store()
+
+
+def _secret_store() -> str | None:
+    try:
+        value = st.secrets.get("GRAPHRAG_STORE")
+    except Exception:  # no secrets file, or one that does not parse: the other sources decide
+        return None
+    return str(value) if value else None
 
 
 @st.cache_resource(show_spinner=False)
 def open_store(path: str) -> Store:
-    # One handle per path for the whole server: Store is thread-safe (one connection + a lock).
+    # One handle per store for the whole server: Store is thread-safe (a connection pool).
     return Store(path)
 
 
@@ -160,13 +170,13 @@ def first_start(s: Store) -> None:
     """On an empty store, ingest the sample corpus with the embedded defaults, saying so."""
     if os.environ.get("GRAPHRAG_SAMPLE", "1") == "0" or not SAMPLE_CORPUS.is_dir():
         return
-    lock, tried = _first_start_guard(str(s.path))
-    if str(s.path) in tried or s.counts()["versions"]:
+    lock, tried = _first_start_guard(s.url.key)
+    if s.url.key in tried or s.counts()["versions"]:
         return
     with lock:
-        if str(s.path) in tried or s.counts()["versions"]:
+        if s.url.key in tried or s.counts()["versions"]:
             return
-        tried.add(str(s.path))
+        tried.add(s.url.key)
         with st.status("First start: the store is empty, so the sample corpus (the Larkspur handbook) is being "
                        "ingested with the embedded rules extractor…", expanded=True) as status:
             try:
@@ -219,7 +229,7 @@ def sidebar(s: Store) -> None:
     sb = st.sidebar
     counts = s.counts()
     sb.markdown("**Store**")
-    sb.caption(plain(s.path.as_posix()))
+    sb.caption(plain(f"{s.url.label}: {s.url.display}"))  # never the password
     sb.caption(f"{counted(counts['documents'], 'document')} ({counted(counts['versions'], 'version')}) · "
                f"{counted(counts['entities'], 'entity', 'entities')} · {counted(counts['relations'], 'relation')} · "
                f"{counted(counts['answers'], 'answer')} · {counted(counts['verdicts'], 'verdict')}")

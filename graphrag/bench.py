@@ -243,8 +243,13 @@ def bench_load(a: argparse.Namespace) -> int:
     sample = Path(__file__).resolve().parent.parent / "sample_corpus"
     ctx = mp.get_context("spawn")
     with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "load.db")
+        # the processes get the store's full value (a PostgreSQL URL keeps its password)
+        path = a.store.value if a.store is not None else str(Path(tmp) / "load.db")
         with Store(path) as store:
+            if store.counts()["versions"]:
+                print(f"error: bench load writes its own documents and verdicts: give it an empty store "
+                      f"({store.url.display} holds documents)", file=sys.stderr)
+                return 2
             Ingestor(store, RulesExtractor()).ingest_paths([sample])
             asker = Asker(store)
             answer = asker.ask("How long do exports stay available after cancellation?").answer
@@ -284,7 +289,7 @@ def bench_load(a: argparse.Namespace) -> int:
                 busy.append((time.perf_counter() - t) * 1000)
             ing.join()
     return _print({
-        "writers": a.writers, "verdicts_per_writer": a.verdicts, "verdicts_stored": stored,
+        "store": store.url.label, "writers": a.writers, "verdicts_per_writer": a.verdicts, "verdicts_stored": stored,
         "verdicts_expected": a.writers * a.verdicts, "write_errors": errors,
         "verdicts_per_s": round(stored / write_wall, 1), "writers_wall_s_with_startup": round(wall, 2), "write_p50_ms": round(statistics.median(latencies), 2),
         "write_p95_ms": round(_pct(latencies, 95), 2),

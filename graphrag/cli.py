@@ -1,4 +1,4 @@
-"""The `graphrag` command: ingest, entity, ask, review, export, eval, bench.
+"""The `graphrag` command: ingest, entity, ask, review, export, store, eval, bench.
 
 Every command prints a readable report, or one JSON object with --json. Errors a user can
 act on are printed as one line on stderr with exit code 2 (bad input) or 1 (backend/store).
@@ -18,16 +18,25 @@ from pathlib import Path
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.model import PUBLIC, AskSettings, Progress
-from graphrag.store import DEFAULT_STORE, Store
+from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
 
 
 def default_store() -> str:
-    return os.environ.get("GRAPHRAG_STORE", str(DEFAULT_STORE))
+    return os.environ.get("GRAPHRAG_STORE") or str(DEFAULT_STORE)
+
+
+def store_value(value: str) -> StoreURL:
+    """--store: a file path (SQLite), sqlite:///path or postgresql+psycopg://...; anything else refused."""
+    try:
+        return parse_store(value)
+    except UnsupportedStore as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _store_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", default=default_store(), help="SQLite store file (default: %(default)s; "
-                   "env GRAPHRAG_STORE)")
+    p.add_argument("--store", type=store_value, default=default_store(),
+                   help="the store: a SQLite file, sqlite:///path or postgresql+psycopg://user:password@host:port/db "
+                        f"(default: the environment variable GRAPHRAG_STORE, else {DEFAULT_STORE})")
 
 
 def _access_arg(p: argparse.ArgumentParser) -> None:
@@ -136,7 +145,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
 
     empty = (f"error: the store {a.store} holds no documents; ingest some first, e.g. `graphrag ingest "
              "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
-    if not Path(a.store).is_file():  # asking never creates a store
+    if a.store.kind == "sqlite" and not (a.store.path and a.store.path.is_file()):  # asking never creates a store
         print(empty, file=sys.stderr)
         return 2
     with Store(a.store) as store:
@@ -261,6 +270,19 @@ def cmd_eval(a: argparse.Namespace) -> int:
                               off_topic_dir=a.off_topic)
 
 
+def cmd_store(a: argparse.Namespace) -> int:
+    from graphrag.store.transfer import copy_store
+
+    report = copy_store(a.source, a.target, _progress)
+    if a.json:
+        print(json.dumps(report.to_json(), indent=2))
+        return 0
+    print(f"copied {report.source} -> {report.target} (generation {report.generation}); verified:")
+    for t in report.tables:
+        print(f"  {t.table:<14} {t.rows:>9,} rows  sha256 {t.sha256[:16]}…  equal")
+    return 0
+
+
 def cmd_bench(a: argparse.Namespace) -> int:
     if a.what == "support":
         from graphrag.evaluate.support import cli_bench_support
@@ -370,6 +392,16 @@ def build_parser() -> argparse.ArgumentParser:
     er.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_eval)
 
+    s = sub.add_parser("store", help="store administration: copy a SQLite store into PostgreSQL")
+    st_ = s.add_subparsers(dest="what", required=True)
+    sm = st_.add_parser("migrate", help="copy every row (original ids and times) into an empty database, "
+                                        "then verify counts and hashes; all or nothing")
+    sm.add_argument("--from", dest="source", type=store_value, required=True, help="the store to copy (a SQLite file)")
+    sm.add_argument("--to", dest="target", type=store_value, required=True,
+                    help="an empty database, e.g. postgresql+psycopg://user:password@host:5432/graphrag")
+    sm.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_store)
+
     s = sub.add_parser("bench", help="benchmarks that print figures (JSON)")
     b = s.add_subparsers(dest="what", required=True)
     bi = b.add_parser("ingest", help="ingest a {title, text} JSON corpus with the rules extractor")
@@ -380,7 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     ba.add_argument("--queries", type=int, default=50)
     b.add_parser("support", help="embedded support checker latency per pair")
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
-    bl.add_argument("--writers", type=int, default=4)
+    bl.add_argument("--writers", type=int, default=8)
+    bl.add_argument("--store", type=store_value, help="an empty store to load (default: a temporary SQLite file); "
+                    "e.g. postgresql+psycopg://user:password@host:5432/graphrag_bench")
     bl.add_argument("--verdicts", type=int, default=250)
     br = b.add_parser("review", help="review-queue build time as answers accumulate")
     br.add_argument("--answers", type=int, nargs="+", default=[100, 1_000, 5_000])

@@ -255,7 +255,7 @@ _cache_lock = threading.Lock()
 def load_graph(store: Store) -> KnowledgeGraph:
     """The graph for the store's current generation, rebuilt only when the store changed."""
     gen = store.generation()
-    key = str(store.path.resolve())
+    key = store.url.key  # the store's identity (file or server URL), so two handles share one graph
     with _cache_lock:
         hit = _cache.get(key)
         if hit and hit.generation == gen:

@@ -127,22 +127,53 @@ access = ["internal"]
 # --- store checks -----------------------------------------------------------------------
 
 
-def store_problems(path: str | Path) -> list[str]:
+class _Reader:
+    """Read-only SQL on a SQLite file (sqlite3, read-only URI) or a PostgreSQL store (SQLAlchemy):
+    the checks below run unchanged on both."""
+
+    def __init__(self, where: object) -> None:
+        from graphrag.store import parse_store
+
+        self.url = parse_store(where)  # type: ignore[arg-type]
+        if self.url.kind == "sqlite":
+            self.db = sqlite3.connect(f"file:{self.url.path}?mode=ro", uri=True, timeout=5)
+        else:
+            from sqlalchemy import create_engine
+            from sqlalchemy.pool import NullPool
+
+            self.engine = create_engine(self.url.url, poolclass=NullPool)  # type: ignore[arg-type]
+            self.db = self.engine.raw_connection()
+
+    def all(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+        if self.url.kind == "postgresql":
+            sql = sql.replace("?", "%s")
+        cur = self.db.cursor()
+        cur.execute(sql, tuple(params))
+        return [tuple(r) for r in cur.fetchall()]
+
+    def close(self) -> None:
+        self.db.close()
+        if self.url.kind == "postgresql":
+            self.engine.dispose()
+
+
+def store_problems(path: object) -> list[str]:
     """Everything wrong with a store's integrity after a crash; empty when it is sound."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = _Reader(path)
     try:
         problems: list[str] = []
-        ic = [r[0] for r in db.execute("PRAGMA integrity_check")]
-        if ic != ["ok"]:
-            problems.append(f"integrity_check: {ic}")
-        fk = db.execute("PRAGMA foreign_key_check").fetchall()
-        if fk:
-            problems.append(f"foreign_key_check: {fk}")
-        for doc_id, version, text in db.execute("SELECT doc_id, version, text FROM documents"):
+        if db.url.kind == "sqlite":  # PostgreSQL checks its own pages and foreign keys on every write
+            ic = [r[0] for r in db.all("PRAGMA integrity_check")]
+            if ic != ["ok"]:
+                problems.append(f"integrity_check: {ic}")
+            fk = db.all("PRAGMA foreign_key_check")
+            if fk:
+                problems.append(f"foreign_key_check: {fk}")
+        for doc_id, version, text in db.all("SELECT doc_id, version, text FROM documents"):
             want = [(s.start, s.end, s.text) for s in split_sentences(text)]
-            got = db.execute('SELECT start, "end", text FROM sentences WHERE doc_id=? AND version=? ORDER BY idx',
-                             (doc_id, version)).fetchall()
-            if [tuple(r) for r in got] != want:
+            got = db.all('SELECT start, "end", text FROM sentences WHERE doc_id=? AND version=? ORDER BY idx',
+                         (doc_id, version))
+            if got != want:
                 problems.append(f"{doc_id} v{version}: {len(got)} sentences stored, {len(want)} expected")
             for s, e, t in got:
                 if text[s:e] != t:
@@ -168,11 +199,11 @@ def store_problems(path: str | Path) -> list[str]:
             "older version not superseded": "SELECT COUNT(*) FROM documents d WHERE d.superseded=0 AND EXISTS "
                                             "(SELECT 1 FROM documents n WHERE n.doc_id=d.doc_id AND "
                                             "n.version>d.version)",
-            "generation behind the versions": "SELECT (SELECT COUNT(*) FROM documents) > "
-                                              "(SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation')",
+            "generation behind the versions": "SELECT COUNT(*) FROM meta WHERE key='generation' AND "
+                                              "CAST(value AS INTEGER) < (SELECT COUNT(*) FROM documents)",
         }
         for name, sql in checks.items():
-            n = db.execute(sql).fetchone()[0]
+            n = db.all(sql)[0][0]
             if n:
                 problems.append(f"{name}: {n}")
         return problems
@@ -180,11 +211,11 @@ def store_problems(path: str | Path) -> list[str]:
         db.close()
 
 
-def store_snapshot(path: str | Path) -> dict[str, object]:
+def store_snapshot(path: object) -> dict[str, object]:
     """What an ingest produced, independent of row ids and timestamps."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = _Reader(path)
     try:
-        q = lambda sql: sorted(tuple(r) for r in db.execute(sql))  # noqa: E731
+        q = lambda sql: sorted(db.all(sql))  # noqa: E731
         return {
             "documents": q("SELECT doc_id, version, sha256, superseded, status, access, title FROM documents"),
             "sentences": q('SELECT doc_id, version, idx, start, "end", text FROM sentences'),
@@ -196,16 +227,18 @@ def store_snapshot(path: str | Path) -> dict[str, object]:
         db.close()
 
 
-def document_count(path: str | Path) -> int:
+def document_count(path: object) -> int:
     """Committed document versions, read without taking any lock the writer needs."""
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        db = _Reader(path)
         try:
-            return int(db.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
+            return int(db.all("SELECT COUNT(*) FROM documents")[0][0])
         finally:
             db.close()
-    except sqlite3.OperationalError:  # not created yet
-        return 0
+    except Exception as exc:  # not created yet
+        if "no such table" in str(exc) or "does not exist" in str(exc) or isinstance(exc, sqlite3.OperationalError):
+            return 0
+        raise
 
 
 # --- subprocess commands -----------------------------------------------------------------
@@ -228,49 +261,47 @@ def wait_go(enabled: bool) -> None:
         sys.stdin.readline()
 
 
-class _PausingConnection:
-    """Wraps the store's connection: blocks right before COMMIT while ``armed`` (rows written)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-        self.armed: int | None = None
-
-    def execute(self, sql: str, *args: object):  # type: ignore[no-untyped-def]
-        if self.armed is not None and sql.strip().upper() == "COMMIT":
-            # prove the uncommitted rows really reached the WAL file before we die
-            pause("before-commit", self.armed)
-        return self._db.execute(sql, *args)
-
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        return getattr(self._db, name)
-
-
 def cmd_ingest(a: argparse.Namespace) -> int:
+    from sqlalchemy import event
+
     from graphrag.ingest import Ingestor
     from graphrag.store import Store
 
     store = Store(a.store)
     if a.cache_pages:
         # a small page cache makes a big transaction spill its pages into the WAL before COMMIT
-        store._db.execute(f"PRAGMA cache_size={a.cache_pages}")
+        event.listen(store.engine, "connect", lambda dbapi, _: dbapi.execute(f"PRAGMA cache_size={a.cache_pages}"))
+        store.engine.dispose()  # pooled connections reopen with the setting
     committed = 0
-    conn = _PausingConnection(store._db)
+    armed: list[int] = []
+
+    @event.listens_for(store.engine, "commit")
+    def before_commit(conn) -> None:  # type: ignore[no-untyped-def]
+        if armed:  # the rows are written, the COMMIT not yet sent: die here
+            pause("before-commit", armed[0])
+
     real_write = store.write_document
 
     def write_document(w):  # type: ignore[no-untyped-def]
         nonlocal committed
         if a.pause_before_commit == committed + 1:
-            conn.armed = committed + 1
-            store._db = conn  # type: ignore[assignment]
+            armed.append(committed + 1)
         version = real_write(w)
         committed += 1
         if a.pause_after_commit == committed:
             pause("after-commit", committed)
+        if a.pace_every and committed % a.pace_every == 0:
+            # Wait until two more answers are stored: the second began after this commit, so the
+            # asks see this state however slow the machine is (no race between ingest and asker).
+            start = store.counts()["answers"]
+            deadline = time.monotonic() + 60
+            while store.counts()["answers"] < start + 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
         return version
 
     store.write_document = write_document  # type: ignore[method-assign]
     extractor = PatternExtractor(a.delay_ms / 1000, a.pause_in_extract)
-    emit("ready")
+    wait_go(a.wait_go)
     report = Ingestor(store, extractor, HashEmbedder()).ingest_paths([a.corpus])
     store.close()
     emit("done", totals=report.totals())
@@ -295,6 +326,8 @@ def cmd_verdicts(a: argparse.Namespace) -> int:
                 v = record_verdict(store, answer, claim, citation, ("supported", "partial", "unsupported")[i % 3],
                                    a.reviewer, f"{a.reviewer} note {i}")
                 ids.append(int(v.id or 0))
+                if a.delay_ms:
+                    time.sleep(a.delay_ms / 1000)  # a slower reviewer: long enough to restart a server under it
             except Exception as exc:  # counted and reported: the test asserts there are none
                 errors.append(f"{type(exc).__name__}: {exc}")
         seconds = time.perf_counter() - t0
@@ -355,13 +388,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--pause-before-commit", type=int)
     s.add_argument("--pause-in-extract", type=int)
     s.add_argument("--delay-ms", type=float, default=0.0)
+    s.add_argument("--pace-every", type=int, default=0, help="after every N commits, wait for two asks")
     s.add_argument("--cache-pages", type=int, default=0)
+    s.add_argument("--wait-go", action="store_true")
     s.set_defaults(fn=cmd_ingest)
     s = sub.add_parser("verdicts")
     s.add_argument("--store", required=True)
     s.add_argument("--answer", type=int, required=True)
     s.add_argument("--reviewer", required=True)
     s.add_argument("--n", type=int, default=250)
+    s.add_argument("--delay-ms", type=float, default=0.0)
     s.add_argument("--wait-go", action="store_true")
     s.set_defaults(fn=cmd_verdicts)
     s = sub.add_parser("ask")

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
 
-from graphrag import store as store_module
+from sqlalchemy.exc import OperationalError
+
+from graphrag.store import layout as layout_module
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity
 from graphrag.ingest import Ingestor
 from graphrag.pages import render_page
-from graphrag.store import Store
+from graphrag.store import SCHEMA_VERSION, Store
 
 pytestmark = pytest.mark.model
 
@@ -94,9 +96,9 @@ def test_unchanged_bytes_are_a_no_op_and_changed_bytes_a_new_version(store, embe
 
 def test_a_failed_layout_write_leaves_no_part_of_the_document(store, embedder, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     def broken(*args: object) -> None:
-        raise sqlite3.OperationalError("disk I/O error")
+        raise OperationalError("INSERT INTO span_layout", {}, sqlite3.OperationalError("disk I/O error"))
 
-    monkeypatch.setattr(store_module, "_write_layout", broken)
+    monkeypatch.setattr(layout_module, "write", broken)
     report = Ingestor(store, extractor(), embedder).ingest_paths([SAMPLE / "security-handbook.pdf"])
     assert report.documents[0].status == "failed"
     assert store.counts()["versions"] == 0 and store.counts()["sentences"] == 0
@@ -109,6 +111,7 @@ def test_a_v1_store_is_migrated_and_a_read_only_v1_store_has_no_layout(tmp_path)
     for table in ("span_layout", "page_sizes", "document_files"):
         db.execute(f"DROP TABLE {table}")
     db.execute("PRAGMA user_version=1")
+    db.execute("DELETE FROM meta WHERE key='schema_version'")
     db.commit()
     db.close()
     with Store(path, readonly=True) as ro:
@@ -116,7 +119,7 @@ def test_a_v1_store_is_migrated_and_a_read_only_v1_store_has_no_layout(tmp_path)
     with Store(path) as s:
         assert s.layout("x", 1, 0) is None
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")} >= {
         "span_layout", "page_sizes", "document_files"}
     db.close()

@@ -136,9 +136,9 @@ def test_a_crash_inside_the_document_transaction_leaves_the_store_as_before(stor
 
     def crash_midway(self, w):  # type: ignore[no-untyped-def]
         # Let the document row and sentences go in, then fail inside the same transaction.
-        def run(db: sqlite3.Connection) -> int:
-            db.execute("UPDATE documents SET superseded=1")
-            db.execute("INSERT INTO documents VALUES ('x',1,'x',NULL,'[]','h','t',NULL,0,'ok','rules','now')")
+        def run(db) -> int:  # type: ignore[no-untyped-def] - the store's SQLAlchemy connection
+            db.exec_driver_sql("UPDATE documents SET superseded=1")
+            db.exec_driver_sql("INSERT INTO documents VALUES ('x',1,'x',NULL,'[]','h','t',NULL,0,'ok','rules','now')")
             raise sqlite3.OperationalError("disk I/O error")
         return self._write(run)
 

@@ -135,6 +135,30 @@ def test_sigkill_at_an_arbitrary_moment(after, corpus, uninterrupted, tmp_path):
     _assert_recovers(store, corpus, uninterrupted)
 
 
+@pytest.mark.parametrize("arg,n", [("--pause-before-commit", 2), ("--pause-after-commit", 17), ("--delay-ms", 12)])
+@pytest.mark.timeout(90)
+def test_sigkill_of_an_ingest_on_postgresql(arg, n, corpus, uninterrupted, pg_url):  # type: ignore[no-untyped-def]
+    """The same kills against a PostgreSQL store: the server rolls back the dead client's open
+    transaction (a superseding v2 of "policy" leaves v1 current), and a re-run completes it."""
+    if arg == "--delay-ms":  # killed wherever it happens to be once n documents are in
+        p = _start_ingest(pg_url, corpus, "--delay-ms", "15")  # type: ignore[arg-type]
+        deadline = time.monotonic() + 30
+        while document_count(pg_url) < n:
+            assert p.poll() is None and time.monotonic() < deadline
+            time.sleep(0.005)
+    else:
+        p = _start_ingest(pg_url, corpus, arg, str(n))  # type: ignore[arg-type]
+        assert json.loads(p.stdout.readline())["event"] == "paused", p.stderr.read()  # type: ignore[union-attr]
+    _kill(p)
+    committed = document_count(pg_url)
+    assert {"--pause-before-commit": committed == n - 1, "--pause-after-commit": committed == n,
+            "--delay-ms": n <= committed < N_DOCS}[arg]
+    if arg == "--pause-before-commit":
+        with Store(pg_url) as s:
+            assert [(d.version, d.superseded) for d in s.documents() if d.id == "policy"] == [(1, False)]
+    _assert_recovers(pg_url, corpus, uninterrupted)  # type: ignore[arg-type]
+
+
 @pytest.mark.model
 @pytest.mark.timeout(120)
 def test_sigkill_of_the_real_cli_ingest(tmp_path, embedder):  # type: ignore[no-untyped-def]
@@ -211,9 +235,13 @@ class NearlyFullStore(Store):
     exactly as when the disk is full."""
 
     def __init__(self, path: Path, headroom_pages: int = 0) -> None:
+        from sqlalchemy import event
+
         super().__init__(path)
-        pages = self._db.execute("PRAGMA page_count").fetchone()[0]
-        self._db.execute(f"PRAGMA max_page_count={pages + headroom_pages}")
+        with self.engine.connect() as c:
+            limit = c.exec_driver_sql("PRAGMA page_count").scalar() + headroom_pages
+        event.listen(self.engine, "connect", lambda dbapi, _: dbapi.execute(f"PRAGMA max_page_count={limit}"))
+        self.engine.dispose()  # every pooled connection reopens with the limit
 
 
 def test_full_disk_fails_clearly_and_writes_nothing(tmp_path):

@@ -1,0 +1,21 @@
+"""The store: the only part of the product that writes.
+
+A package: ``url`` (which store, from a path or URL), ``db`` (connections, transactions and
+retries per database), ``schema`` (tables and numbered migrations, one definition for SQLite and
+PostgreSQL), one module per aggregate (``documents``, ``graph``, ``cache``, ``answers``,
+``verdicts``), ``core`` (the ``Store`` handle) and ``transfer`` (`graphrag store migrate`: SQLite to PostgreSQL).
+"""
+
+from graphrag.store.codec import now, sha256_text
+from graphrag.store.core import Store, StoreCache
+from graphrag.store.db import StoreUnreachable
+from graphrag.store.documents import DocumentWrite, EntityRow, MentionRow, RelationRow, SentenceRow
+from graphrag.store.graph import GraphRows
+from graphrag.store.layout import LayoutWrite
+from graphrag.store.schema import SCHEMA_VERSION
+from graphrag.store.url import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
+
+__all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "DocumentWrite", "EntityRow", "GraphRows", "LayoutWrite", "MentionRow",
+           "RelationRow",
+           "SentenceRow", "Store", "StoreCache", "StoreURL", "StoreUnreachable",
+           "UnsupportedStore", "now", "parse_store", "sha256_text"]

@@ -1,0 +1,131 @@
+"""Answers with their context items, claims and citations."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from graphrag.access import Footprint, footprint_of_routes
+from graphrag.model import (
+    Answer,
+    AnswerStatus,
+    AskSettings,
+    Citation,
+    Claim,
+    ClaimFlag,
+    ContextItem,
+    Route,
+    Seed,
+    Span,
+)
+from graphrag.store.codec import now, route, route_json, seed, seed_json, support, support_json
+
+
+def save(c: Connection, a: Answer) -> int:
+    aid = int(c.execute(text(
+        "INSERT INTO answers (question, settings, text, status, generator, generator_model, seeds, reached, "
+        "created_at) VALUES (:q, :settings, :text, :status, :gen, :model, :seeds, :reached, :at) RETURNING id"),
+        {"q": a.question, "settings": json.dumps(asdict(a.settings)), "text": a.text, "status": a.status.value,
+         "gen": a.settings.generator, "model": a.generator_model,
+         "seeds": json.dumps([seed_json(s) for s in a.seeds]),
+         "reached": json.dumps([route_json(r) for r in a.reached]), "at": now()}).scalar_one())
+    if a.context:
+        c.execute(text("INSERT INTO context_items (answer_id, n, doc_id, version, sentence_idx, route, score, via) "
+                       "VALUES (:a, :n, :d, :v, :i, :route, :score, :via)"),
+                  [{"a": aid, "n": x.n, "d": x.span.document_id, "v": x.span.version, "i": x.span.sentence_index,
+                    "route": json.dumps(route_json(x.route)), "score": float(x.score), "via": x.via}
+                   for x in a.context])
+    if a.claims:
+        c.execute(text('INSERT INTO claims (answer_id, idx, text, start, "end", flags, support) '
+                       "VALUES (:a, :i, :t, :s, :e, :flags, :support)"),
+                  [{"a": aid, "i": cl.index, "t": cl.text, "s": cl.start, "e": cl.end,
+                    "flags": json.dumps([f.value for f in cl.flags]), "support": support_json(cl.support)}
+                   for cl in a.claims])
+    cites = [{"a": aid, "ci": cl.index, "pos": pos, "marker": c_.marker, "valid": int(c_.valid),
+              "n": c_.item.n if c_.item else None, "support": support_json(c_.support), "irr": int(c_.irrelevant)}
+             for cl in a.claims for pos, c_ in enumerate(cl.citations)]
+    if cites:
+        c.execute(text("INSERT INTO citations (answer_id, claim_idx, pos, marker, valid, n, support, irrelevant) "
+                       "VALUES (:a, :ci, :pos, :marker, :valid, :n, :support, :irr)"), cites)
+    return aid
+
+
+def ids(c: Connection, limit: int) -> list[dict[str, Any]]:
+    return [dict(r) for r in c.execute(text("SELECT id, question, created_at, status FROM answers ORDER BY id DESC "
+                                            "LIMIT :n"), {"n": limit}).mappings()]
+
+
+def load(c: Connection, answer_id: int) -> Answer | None:
+    a = c.execute(text("SELECT * FROM answers WHERE id=:a"), {"a": answer_id}).mappings().first()
+    if a is None:
+        return None
+    settings = AskSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(a["settings"]).items()})
+    items: dict[int, ContextItem] = {}
+    for r in c.execute(text(
+            'SELECT c.*, s.start, s."end", s.text, d.superseded, d.effective_date FROM context_items c '
+            "JOIN sentences s ON s.doc_id=c.doc_id AND s.version=c.version AND s.idx=c.sentence_idx "
+            "JOIN documents d ON d.doc_id=c.doc_id AND d.version=c.version WHERE c.answer_id=:a ORDER BY c.n"),
+            {"a": answer_id}).mappings():
+        sp = Span(r["doc_id"], r["version"], r["sentence_idx"], r["start"], r["end"], r["text"])
+        items[r["n"]] = ContextItem(r["n"], sp, route(json.loads(r["route"])), r["score"], r["via"],
+                                    bool(r["superseded"]), r["effective_date"])
+    cites: dict[int, list[Citation]] = {}
+    for r in c.execute(text("SELECT * FROM citations WHERE answer_id=:a ORDER BY claim_idx, pos"),
+                       {"a": answer_id}).mappings():
+        cites.setdefault(r["claim_idx"], []).append(
+            Citation(r["marker"], bool(r["valid"]), items.get(r["n"]) if r["n"] is not None else None,
+                     support(r["support"]), bool(r["irrelevant"])))
+    claims = tuple(
+        Claim(r["idx"], r["text"], r["start"], r["end"], tuple(cites.get(r["idx"], [])),
+              tuple(ClaimFlag(f) for f in json.loads(r["flags"])), support(r["support"]))
+        for r in c.execute(text("SELECT * FROM claims WHERE answer_id=:a ORDER BY idx"), {"a": answer_id}).mappings()
+    )
+    status = AnswerStatus(a["status"])
+    judged = c.execute(text("SELECT COUNT(DISTINCT claim_idx) FROM verdicts WHERE answer_id=:a"),
+                       {"a": answer_id}).scalar() or 0
+    if claims and judged >= len(claims):
+        status = AnswerStatus.VERIFIED
+    return Answer(
+        question=a["question"], settings=settings, text=a["text"],
+        seeds=tuple(seed(x) for x in json.loads(a["seeds"])),
+        reached=tuple(route(r) for r in json.loads(a["reached"])),
+        context=tuple(items[n] for n in sorted(items)), claims=claims, status=status,
+        id=a["id"], created_at=a["created_at"], generator_model=a["generator_model"],
+    )
+
+
+def claim_summaries(c: Connection) -> tuple[list[dict], dict[int, set[tuple[str, int]]], dict[tuple[str, int], set[str]]]:
+    """Claims (newest answer first), each answer's source document versions, and each document
+    version's labels. The caller reads them in one snapshot."""
+    claims = [
+        {"answer_id": r[0], "question": r[1], "index": r[2], "text": r[3],
+         "flags": tuple(ClaimFlag(f) for f in json.loads(r[4])), "support": support(r[5])}
+        for r in c.execute(text("SELECT c.answer_id, a.question, c.idx, c.text, c.flags, c.support FROM claims c "
+                                "JOIN answers a ON a.id=c.answer_id ORDER BY c.answer_id DESC, c.idx"))
+    ]
+    sources: dict[int, set[tuple[str, int]]] = {}
+    for aid, doc_id, version in c.execute(text("SELECT DISTINCT answer_id, doc_id, version FROM context_items")):
+        sources.setdefault(aid, set()).add((doc_id, version))
+    labels = {(d, v): set(json.loads(acc)) for d, v, acc in
+              c.execute(text("SELECT doc_id, version, access FROM documents"))}
+    return claims, sources, labels
+
+
+def footprints(c: Connection) -> dict[int, Footprint]:
+    """Per answer with claims, everything it shows as references (see graphrag.access). The
+    caller reads in one snapshot."""
+    docs: dict[int, set[tuple[str, int]]] = {}
+    routes: dict[int, list[Route]] = {}
+    for aid, doc_id, version, raw in c.execute(text("SELECT answer_id, doc_id, version, route FROM context_items")):
+        docs.setdefault(aid, set()).add((doc_id, version))
+        routes.setdefault(aid, []).append(route(json.loads(raw)))
+    out: dict[int, Footprint] = {}
+    for aid, seeds, reached in c.execute(text("SELECT id, seeds, reached FROM answers "
+                                              "WHERE id IN (SELECT answer_id FROM claims)")):
+        walked = [route(x) for x in json.loads(reached)]
+        out[aid] = footprint_of_routes(docs.get(aid, ()), [*routes.get(aid, ()), *walked],
+                                       (x[0] for x in json.loads(seeds)))
+    return out

@@ -1,0 +1,62 @@
+"""Row <-> record conversions shared by the aggregates (JSON columns, vectors, times)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from graphrag.model import Document, Route, RouteStart, Seed, Support, SupportLabel
+
+Row = Mapping[str, Any]
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def blob(vec: np.ndarray | None) -> bytes | None:
+    """float32 bytes: the same portable column on SQLite (BLOB) and PostgreSQL (BYTEA)."""
+    return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
+
+
+def document(r: Row) -> Document:
+    return Document(r["doc_id"], r["title"], r["version"], r["text"], r["sha256"], r["effective_date"],
+                    tuple(json.loads(r["access"])), r["path"], bool(r["superseded"]))
+
+
+def route_json(r: Route) -> dict[str, Any]:
+    return r.to_record()
+
+
+def route(d: dict[str, Any]) -> Route:
+    return Route.from_record(d)
+
+
+def seed_json(s: Seed) -> list[Any]:
+    return [s.entity, s.score, s.start.value, s.mention, s.how]
+
+
+def seed(x: list[Any]) -> Seed:
+    """A stored seed: [entity, score, start, mention, how]; rows written before anchors hold two."""
+    return Seed(x[0], x[1], *((RouteStart(x[2]), *x[3:]) if len(x) > 2 else ()))
+
+
+def support_json(s: Support | None) -> str | None:
+    return None if s is None else json.dumps({"score": s.score, "label": s.label.value, "checker": s.checker,
+                                              "reason": s.reason})
+
+
+def support(raw: str | None) -> Support | None:
+    if raw is None:
+        return None
+    d = json.loads(raw)
+    return Support(float(d["score"]), SupportLabel(d["label"]), d["checker"], d["reason"])

@@ -1,0 +1,281 @@
+"""``Store``: the one handle the rest of the product writes and reads through.
+
+It names the store (a SQLite file or a PostgreSQL URL, see ``url.py``), opens it with the
+schema migrated (``schema.py``), and forwards each call to the aggregate module that owns those
+tables, inside the transaction plumbing of ``db.py``. Thread-safe: every call takes a pooled
+connection; a ``snapshot()`` or a write on one thread keeps its own connection.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from graphrag.access import Footprint, Sources
+from graphrag.model import Answer, Document, Entity, PageSize, Relation, Span, SpanLayout, Verdict
+from graphrag.store import answers, cache, documents, graph, layout, verdicts
+from graphrag.store.codec import Row, now
+from graphrag.store.db import Database
+from graphrag.store.documents import DocumentWrite  # noqa: F401 - re-exported
+from graphrag.store.url import StoreURL, parse_store
+
+
+LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
+
+
+class Store:
+    """A store: ``Store("data/graphrag.db")``, ``Store("sqlite:///x.db")`` or
+    ``Store("postgresql+psycopg://user:password@host:5432/db")``."""
+
+    def __init__(self, path: str | os.PathLike[str] | StoreURL, *, readonly: bool = False,
+                 busy_timeout_s: float = 30.0, retry_s: float | None = None) -> None:
+        self.url = parse_store(path)
+        if retry_s is None:  # how long a busy or unreachable database is retried before a user is told
+            retry_s = float(os.environ.get("GRAPHRAG_STORE_RETRY_S") or 15.0)
+        self.database = Database(self.url, readonly=readonly, busy_timeout_s=busy_timeout_s, retry_s=retry_s)
+        try:
+            self.database.migrate()
+        except BaseException:
+            self.database.close()
+            raise
+
+    @property
+    def path(self) -> Path | None:
+        """The SQLite file (None for a PostgreSQL store; ``url`` names every kind)."""
+        return self.url.path
+
+    @property
+    def engine(self):  # type: ignore[no-untyped-def] - sqlalchemy.Engine, for events in tests and tools
+        return self.database.engine
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.database.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """One write transaction handing out the driver's own connection (sqlite3 or psycopg),
+        for bulk SQL in benchmarks and tests. Rolled back on any error; not retried."""
+        with self.database.begin(write=True) as conn:
+            yield conn.connection.driver_connection
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside see one consistent state of the store, whatever other processes commit
+        meanwhile. Nested use joins the outer snapshot."""
+        with self.database.snapshot():
+            yield
+
+    def _write(self, fn: Any) -> Any:
+        """``fn(connection)`` in one transaction, retried on busy/serialisation/unreachable,
+        failures as StoreError ("nothing was written")."""
+        return self.database.write(fn)
+
+    def _read(self, fn: Any) -> Any:
+        return self.database.read(fn)
+
+    def generation(self) -> int:
+        """A counter bumped by every graph-changing commit: caches rebuild when it moves. The
+        same on every instance sharing a PostgreSQL store."""
+        rows = self.database.fetch(documents.GENERATION, {})
+        return int(rows[0][0]) if rows else 0
+
+    # --- documents ----------------------------------------------------------------------
+
+    def current_document(self, doc_id: str) -> Document | None:
+        return self._read(lambda c: documents.current(c, doc_id))
+
+    def access_of(self, doc_id: str, version: int) -> tuple[tuple[str, ...], bool] | None:
+        """(access labels, superseded) of a document version, read fresh; None if it is gone."""
+        return documents.access_of(self.database.fetch(documents.ACCESS, {"d": doc_id, "v": version}))
+
+    def version_with_content(self, doc_id: str, sha256: str) -> Document | None:
+        """The stored version of ``doc_id`` with exactly this content, if any (newest first)."""
+        return self._read(lambda c: documents.with_content(c, doc_id, sha256))
+
+    def document(self, doc_id: str, version: int) -> Document | None:
+        return self._read(lambda c: documents.one(c, doc_id, version))
+
+    def documents(self, include_superseded: bool = True) -> list[Document]:
+        return self._read(lambda c: documents.all_documents(c, include_superseded))
+
+    def write_document(self, w: DocumentWrite) -> int:
+        """Add one document version with everything extracted from it, atomically. Returns the
+        version written; earlier versions of the id are marked superseded, their spans kept."""
+        return self._write(lambda c: documents.write(c, w))
+
+    def log_ingest(self, doc_id: str, path: str | None, sha256: str | None, status: str, error: str | None) -> None:
+        """Record an outcome that wrote no document (failed, unavailable, rejected, unchanged)."""
+        self.database.write_one(lambda c: documents.log(c, doc_id, path, sha256, status, error))
+
+    def existing_entity_keys(self, keys: Iterable[str]) -> set[str]:
+        """Keys already stored with a vector (so their embedding is not computed again)."""
+        keys = list(keys)
+        return self._read(lambda c: documents.existing_entity_keys(c, keys))
+
+    def sentences(self, doc_id: str, version: int) -> list[Span]:
+        return self._read(lambda c: documents.sentences(c, doc_id, version))
+
+    def span(self, doc_id: str, version: int, idx: int) -> Span | None:
+        rows = self.database.fetch(documents.SPAN, {"d": doc_id, "v": version, "i": idx})
+        return documents.span(rows, doc_id, version, idx)
+
+    # --- layout of PDF, HTML and DOCX documents -------------------------------------------
+
+    # A read-only store written before schema 2 has no layout tables: it simply has no layout.
+
+    def layout(self, doc_id: str, version: int, idx: int) -> SpanLayout | None:
+        """Pages, boxes, heading path of one sentence; None for plain text."""
+        return self.span_layouts([(doc_id, version, idx)]).get((doc_id, version, idx))
+
+    def layouts(self, doc_id: str, version: int, indices: Iterable[int] | None = None) -> dict[int, SpanLayout]:
+        """Sentence index -> layout for one document version (all sentences when ``indices`` is None)."""
+        if self.database.version < LAYOUT_SCHEMA:
+            return {}
+        found = self._read(lambda c: layout.layouts(c, doc_id, version))
+        return found if indices is None else {i: x for i, x in found.items() if i in set(indices)}
+
+    def span_layouts(self, keys: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], SpanLayout]:
+        """(doc_id, version, idx) -> layout, for the citations of an answer."""
+        keys = list(keys)
+        return self._read(lambda c: layout.span_layouts(c, keys)) if self.database.version >= LAYOUT_SCHEMA else {}
+
+    def page_sizes(self, doc_id: str, version: int) -> list[PageSize]:
+        if self.database.version < LAYOUT_SCHEMA:
+            return []
+        return self._read(lambda c: layout.page_sizes(c, doc_id, version))
+
+    def document_file(self, doc_id: str, version: int) -> tuple[str, bytes] | None:
+        """(media type, original bytes) of a document version stored with its file (PDF)."""
+        if self.database.version < LAYOUT_SCHEMA:
+            return None
+        return self._read(lambda c: layout.document_file(c, doc_id, version))
+
+    # --- reply cache --------------------------------------------------------------------
+
+    def cache_get(self, key: str) -> str | None:
+        return self._read(lambda c: cache.get(c, key))
+
+    def cache_put(self, key: str, value: str) -> None:
+        self.database.write_one(lambda c: cache.put(c, key, value))
+
+    def reply_cache(self) -> StoreCache:
+        return StoreCache(self)
+
+    # --- entities and relations ---------------------------------------------------------
+
+    def entity(self, key: str) -> Entity | None:
+        return self._read(lambda c: graph.entity(c, key))
+
+    def relations_of(self, key: str) -> list[Relation]:
+        return self._read(lambda c: graph.relations(c, "WHERE r.source_key=:k OR r.target_key=:k", {"k": key}))
+
+    def relation(self, rel_id: int) -> Relation | None:
+        rels = self._read(lambda c: graph.relations(c, "WHERE r.id=:id", {"id": rel_id}))
+        return rels[0] if rels else None
+
+    def all_relations(self) -> list[Relation]:
+        return self._read(graph.relations)
+
+    def entities_at(self, doc_id: str, version: int, idx: int) -> list[str]:
+        """Keys of the entities mentioned in one sentence (the review page looks for conflicts by them)."""
+        return self._read(lambda c: graph.entities_at(c, doc_id, version, idx))
+
+    def entity_names(self) -> dict[str, str]:
+        return self._read(graph.entity_names)
+
+    def counts(self) -> dict[str, int]:
+        """Sizes for the sidebar and reports."""
+        return self._read(graph.counts)
+
+    def graph_rows(self) -> graph.GraphRows:
+        """Rows to build the in-memory graph: entities, mentions, relations, documents, read in
+        one snapshot. A caller that also needs ``sentence_rows()`` wraps both in ``snapshot()``."""
+        with self.snapshot():
+            return self._read(graph.graph_rows)
+
+    def sentence_rows(self) -> list[Row]:
+        return self._read(graph.sentence_rows)
+
+    # --- answers ------------------------------------------------------------------------
+
+    def save_answer(self, a: Answer) -> int:
+        return self._write(lambda c: answers.save(c, a))
+
+    def answer_ids(self, limit: int = 200) -> list[dict]:
+        return self._read(lambda c: answers.ids(c, limit))
+
+    def answer(self, answer_id: int) -> Answer | None:
+        return self._read(lambda c: answers.load(c, answer_id))
+
+    def claim_summaries(self) -> tuple[list[dict], dict[int, set[tuple[str, int]]], dict[tuple[str, int], set[str]]]:
+        """What a review queue needs without loading whole answers, read in one snapshot:
+        the claims (answer id, question, index, text, flags, support), newest answer first;
+        each answer's source document versions; and each document version's labels."""
+        with self.snapshot():
+            return self._read(answers.claim_summaries)
+
+    def answer_footprints(self) -> dict[int, Footprint]:
+        """Per answer with claims, everything it shows as references (see graphrag.access)."""
+        with self.snapshot():
+            return self._read(answers.footprints)
+
+    def visibility_sources(self, footprints: Iterable[Footprint]) -> Sources:
+        """The labels, relation sources and seed mentions needed to judge these footprints."""
+        fps = list(footprints)
+        with self.snapshot():
+            return self._read(lambda c: graph.visibility_sources(c, fps))
+
+    # --- verification record ------------------------------------------------------------
+
+    def add_verdict(self, v: Verdict) -> int:
+        """Append one verdict; its id. If the connection is lost while the INSERT is in flight,
+        the retry first looks for the row the lost attempt may have committed (same verdict, same
+        time, fixed before the first attempt), so a confirmed verdict is stored once."""
+        v = replace(v, created_at=v.created_at or now())
+        attempts = 0
+
+        def run(c: Any) -> int:
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1:
+                found = verdicts.find_same(c, v)
+                if found is not None:
+                    return found
+            return verdicts.add(c, v)
+
+        return self.database.write_one(run)
+
+    def verdicts(self, answer_id: int | None = None, claim_index: int | None = None,
+                 reviewer: str | None = None) -> list[Verdict]:
+        """Every verdict row (history included), oldest first, with staleness resolved."""
+        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer))
+
+    def current_verdicts(self, answer_id: int | None = None) -> list[Verdict]:
+        """The latest verdict per (claim, reviewer): a changed mind is a new row."""
+        return verdicts.current(self.verdicts(answer_id))
+
+
+class StoreCache:
+    """The store's reply cache as a ReplyCache (graphrag.extract.base)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def get(self, key: str) -> str | None:
+        return self.store.cache_get(key)
+
+    def put(self, key: str, value: str) -> None:
+        self.store.cache_put(key, value)
+

@@ -1,0 +1,192 @@
+"""Documents (every version), their sentences, and the ingest log.
+
+``write_document`` is the one transaction that adds a version with everything extracted from
+it; its first statement bumps the graph generation, which also serialises concurrent document
+writers on PostgreSQL (the meta row is locked until commit), so two ingests of one id never
+compute the same next version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+from sqlalchemy import Connection, bindparam, text
+
+from graphrag.model import Document, Span
+from graphrag.store import layout
+from graphrag.store.codec import blob, document, now
+from graphrag.store.layout import LayoutWrite
+
+
+class SentenceRow(NamedTuple):
+    start: int
+    end: int
+    text: str
+
+
+class EntityRow(NamedTuple):
+    key: str
+    name: str
+    type: str
+
+
+class MentionRow(NamedTuple):
+    key: str
+    sentence: int
+    description: str
+    implied: bool
+
+
+class RelationRow(NamedTuple):
+    source: str
+    target: str
+    type: str
+    description: str
+    sentence: int
+
+
+@dataclass(frozen=True)
+class DocumentWrite:
+    """Everything one document version adds, written in one transaction. The rows are named
+    tuples; plain tuples in the same field order are accepted too (callers written before)."""
+
+    document: Document
+    extractor: str
+    status: str
+    sentences: Sequence[SentenceRow]
+    sentence_vectors: np.ndarray | None
+    entities: Sequence[EntityRow]
+    entity_vectors: dict[str, np.ndarray]
+    mentions: Sequence[MentionRow]
+    relations: Sequence[RelationRow]
+    layout: LayoutWrite | None = None  # PDF/HTML/DOCX provenance, written in the same transaction
+
+
+_BUMP = text("UPDATE meta SET value=CAST(CAST(value AS INTEGER)+1 AS TEXT) WHERE key='generation'")
+_LOG = text("INSERT INTO ingest_log (doc_id, path, sha256, status, error, at) "
+            "VALUES (:doc_id, :path, :sha256, :status, :error, :at)")
+
+
+def bump_generation(c: Connection) -> None:
+    c.execute(_BUMP)
+
+
+def generation(c: Connection) -> int:
+    v = c.execute(GENERATION).scalar()
+    return int(v) if v is not None else 0
+
+
+def write(c: Connection, w: DocumentWrite) -> int:
+    d = w.document
+    bump_generation(c)  # first: the lock that orders concurrent document writers
+    # Identical content is a no-op even when two instances ingest the same file at once: each
+    # checked before extracting, but only here, after the lock, is the other's commit visible.
+    same = c.execute(text("SELECT MAX(version) FROM documents WHERE doc_id=:d AND sha256=:h"),
+                     {"d": d.id, "h": d.sha256}).scalar()
+    if same is not None:
+        return int(same)
+    prev = c.execute(text("SELECT MAX(version) FROM documents WHERE doc_id=:d"), {"d": d.id}).scalar()
+    version = (prev or 0) + 1
+    c.execute(text("UPDATE documents SET superseded=1 WHERE doc_id=:d"), {"d": d.id})
+    c.execute(text(
+        "INSERT INTO documents (doc_id, version, title, effective_date, access, sha256, text, path, superseded, "
+        "status, extractor, ingested_at) VALUES (:doc_id, :version, :title, :effective_date, :access, :sha256, "
+        ":text, :path, 0, :status, :extractor, :at)"),
+        {"doc_id": d.id, "version": version, "title": d.title, "effective_date": d.effective_date,
+         "access": json.dumps(list(d.access)), "sha256": d.sha256, "text": d.text, "path": d.path,
+         "status": w.status, "extractor": w.extractor, "at": now()})
+    vecs = w.sentence_vectors
+    if w.sentences:
+        c.execute(text('INSERT INTO sentences (doc_id, version, idx, start, "end", text, vector) '
+                       "VALUES (:doc_id, :version, :idx, :start, :end, :text, :vector)"),
+                  [{"doc_id": d.id, "version": version, "idx": i, "start": s.start, "end": s.end, "text": s.text,
+                    "vector": None if vecs is None else blob(vecs[i])}
+                   for i, s in enumerate(map(SentenceRow._make, w.sentences))])
+    if w.entities:
+        # sorted: concurrent writers touch shared entity rows in one order (no deadlock on PostgreSQL)
+        c.execute(text("INSERT INTO entities (key, name, type, vector) VALUES (:key, :name, :type, :vector) "
+                       "ON CONFLICT (key) DO UPDATE SET vector=COALESCE(entities.vector, excluded.vector)"),
+                  [{"key": e.key, "name": e.name, "type": e.type, "vector": blob(w.entity_vectors.get(e.key))}
+                   for e in sorted(map(EntityRow._make, w.entities))])
+    if w.mentions:
+        c.execute(text("INSERT INTO mentions (entity_key, doc_id, version, sentence_idx, description, extractor, "
+                       "implied) VALUES (:k, :doc_id, :version, :s, :desc, :extractor, :implied)"),
+                  [{"k": m.key, "doc_id": d.id, "version": version, "s": m.sentence, "desc": m.description,
+                    "extractor": w.extractor, "implied": int(m.implied)} for m in map(MentionRow._make, w.mentions)])
+    if w.relations:
+        c.execute(text("INSERT INTO relations (source_key, target_key, type, description, doc_id, version, "
+                       "sentence_idx, extractor) VALUES (:s, :t, :ty, :desc, :doc_id, :version, :si, :extractor)"),
+                  [{"s": r.source, "t": r.target, "ty": r.type, "desc": r.description, "doc_id": d.id,
+                    "version": version, "si": r.sentence, "extractor": w.extractor}
+                   for r in map(RelationRow._make, w.relations)])
+    if w.layout is not None:
+        layout.write(c, d.id, version, w.layout)
+    c.execute(_LOG, {"doc_id": d.id, "path": d.path, "sha256": d.sha256, "status": w.status, "error": None,
+                     "at": now()})
+    return version
+
+
+def log(c: Connection, doc_id: str, path: str | None, sha256: str | None, status: str, error: str | None) -> None:
+    c.execute(_LOG, {"doc_id": doc_id, "path": path, "sha256": sha256, "status": status, "error": error,
+                     "at": now()})
+
+
+def current(c: Connection, doc_id: str) -> Document | None:
+    r = c.execute(text("SELECT * FROM documents WHERE doc_id=:d ORDER BY version DESC LIMIT 1"),
+                  {"d": doc_id}).mappings().first()
+    return document(r) if r else None
+
+
+def one(c: Connection, doc_id: str, version: int) -> Document | None:
+    r = c.execute(text("SELECT * FROM documents WHERE doc_id=:d AND version=:v"),
+                  {"d": doc_id, "v": version}).mappings().first()
+    return document(r) if r else None
+
+
+def with_content(c: Connection, doc_id: str, sha256: str) -> Document | None:
+    r = c.execute(text("SELECT * FROM documents WHERE doc_id=:d AND sha256=:h ORDER BY version DESC LIMIT 1"),
+                  {"d": doc_id, "h": sha256}).mappings().first()
+    return document(r) if r else None
+
+
+def all_documents(c: Connection, include_superseded: bool) -> list[Document]:
+    sql = "SELECT * FROM documents" + ("" if include_superseded else " WHERE superseded=0")
+    return [document(r) for r in c.execute(text(sql + " ORDER BY doc_id, version")).mappings()]
+
+
+ACCESS = text("SELECT access, superseded FROM documents WHERE doc_id=:d AND version=:v")
+SPAN = text('SELECT start, "end", text FROM sentences WHERE doc_id=:d AND version=:v AND idx=:i')
+GENERATION = text("SELECT value FROM meta WHERE key='generation'")
+
+
+def access_of(rows: list[tuple[Any, ...]]) -> tuple[tuple[str, ...], bool] | None:
+    """From the rows of ``_ACCESS`` (read through ``Database.fetch``, a hot path)."""
+    return (tuple(json.loads(rows[0][0])), bool(rows[0][1])) if rows else None
+
+
+def sentences(c: Connection, doc_id: str, version: int) -> list[Span]:
+    rows = c.execute(text('SELECT idx, start, "end", text FROM sentences WHERE doc_id=:d AND version=:v '
+                          "ORDER BY idx"), {"d": doc_id, "v": version})
+    return [Span(doc_id, version, idx, s, e, t) for idx, s, e, t in rows]
+
+
+def span(rows: list[tuple[Any, ...]], doc_id: str, version: int, idx: int) -> Span | None:
+    """From the rows of ``_SPAN`` (read through ``Database.fetch``, a hot path)."""
+    return Span(doc_id, version, idx, rows[0][0], rows[0][1], rows[0][2]) if rows else None
+
+
+_KEYS_WITH_VECTOR = text("SELECT key FROM entities WHERE vector IS NOT NULL AND key IN :keys").bindparams(
+    bindparam("keys", expanding=True))
+
+
+def existing_entity_keys(c: Connection, keys: Iterable[str]) -> set[str]:
+    """Keys already stored with a vector (so their embedding is not computed again)."""
+    wanted = sorted(set(keys))
+    found: set[str] = set()
+    for i in range(0, len(wanted), 500):
+        found.update(c.execute(_KEYS_WITH_VECTOR, {"keys": wanted[i:i + 500]}).scalars())
+    return found

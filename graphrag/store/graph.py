@@ -1,0 +1,123 @@
+"""Entities with all their mentions, relations (many per pair), and the rows the in-memory
+graph is built from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from sqlalchemy import Connection, bindparam, text
+
+from graphrag.access import Footprint, Sources
+
+from graphrag.model import Entity, Mention, Relation, Span
+from graphrag.store.codec import Row
+
+
+def entity(c: Connection, key: str) -> Entity | None:
+    r = c.execute(text("SELECT key, name, type FROM entities WHERE key=:k"), {"k": key}).first()
+    if r is None:
+        return None
+    rows = c.execute(text(
+        'SELECT m.*, s.start, s."end", s.text, d.superseded FROM mentions m '
+        "JOIN sentences s ON s.doc_id=m.doc_id AND s.version=m.version AND s.idx=m.sentence_idx "
+        "JOIN documents d ON d.doc_id=m.doc_id AND d.version=m.version "
+        "WHERE m.entity_key=:k ORDER BY m.doc_id, m.version, m.sentence_idx, m.id"), {"k": key}).mappings()
+    mentions = tuple(
+        Mention(key, m["description"], Span(m["doc_id"], m["version"], m["sentence_idx"], m["start"], m["end"],
+                                            m["text"]), m["extractor"], bool(m["implied"]), bool(m["superseded"]))
+        for m in rows
+    )
+    return Entity(r[0], r[1], r[2], mentions)
+
+
+def relations(c: Connection, where: str = "", params: dict[str, Any] | None = None) -> list[Relation]:
+    rows = c.execute(text(
+        'SELECT r.*, s.start, s."end", s.text, d.superseded FROM relations r '
+        "JOIN sentences s ON s.doc_id=r.doc_id AND s.version=r.version AND s.idx=r.sentence_idx "
+        "JOIN documents d ON d.doc_id=r.doc_id AND d.version=r.version " + where + " ORDER BY r.id"),
+        params or {}).mappings()
+    return [
+        Relation(r["id"], r["source_key"], r["target_key"], r["type"], r["description"],
+                 Span(r["doc_id"], r["version"], r["sentence_idx"], r["start"], r["end"], r["text"]),
+                 r["extractor"], bool(r["superseded"]))
+        for r in rows
+    ]
+
+
+def entities_at(c: Connection, doc_id: str, version: int, idx: int) -> list[str]:
+    return list(c.execute(text("SELECT DISTINCT entity_key FROM mentions WHERE doc_id=:d AND version=:v AND "
+                               "sentence_idx=:i ORDER BY entity_key"), {"d": doc_id, "v": version, "i": idx}).scalars())
+
+
+def entity_names(c: Connection) -> dict[str, str]:
+    return {k: n for k, n in c.execute(text("SELECT key, name FROM entities"))}
+
+
+_COUNTS = text(
+    "SELECT (SELECT COUNT(*) FROM documents WHERE superseded=0) AS documents, "
+    "(SELECT COUNT(*) FROM documents) AS versions, (SELECT COUNT(*) FROM sentences) AS sentences, "
+    "(SELECT COUNT(*) FROM entities) AS entities, (SELECT COUNT(*) FROM mentions) AS mentions, "
+    "(SELECT COUNT(*) FROM relations) AS relations, (SELECT COUNT(*) FROM answers) AS answers, "
+    "(SELECT COUNT(*) FROM verdicts) AS verdicts")
+
+
+def counts(c: Connection) -> dict[str, int]:
+    """Sizes for the sidebar and reports, in one statement (one consistent state)."""
+    row = c.execute(_COUNTS).mappings().one()
+    return {k: int(v) for k, v in row.items()}
+
+
+class GraphRows(NamedTuple):
+    """The rows the in-memory graph is built from; each row reads by column name."""
+
+    entities: list[Row]  # key, name, type, vector
+    mentions: list[Row]  # entity_key, doc_id, version, sentence_idx, implied
+    relations: list[Row]  # id, source_key, target_key, type, doc_id, version, sentence_idx
+    documents: list[Row]  # doc_id, version, access, superseded, title, effective_date
+
+
+def graph_rows(c: Connection) -> GraphRows:
+    """The caller reads them in one snapshot (``Store.graph_rows`` does)."""
+    return GraphRows(
+        _rows(c, "SELECT key, name, type, vector FROM entities ORDER BY key"),
+        _rows(c, "SELECT entity_key, doc_id, version, sentence_idx, implied FROM mentions ORDER BY id"),
+        _rows(c, "SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations ORDER BY id"),
+        _rows(c, "SELECT doc_id, version, access, superseded, title, effective_date FROM documents"),
+    )
+
+
+def sentence_rows(c: Connection) -> list[Row]:
+    return _rows(c, "SELECT doc_id, version, idx, vector FROM sentences ORDER BY doc_id, version, idx")
+
+
+def _rows(c: Connection, sql: str, params: Sequence[object] | dict[str, Any] | None = None) -> list[Row]:
+    # Mappings read like the dicts the graph builder indexes by column name; vectors come back as
+    # bytes on SQLite and as bytes (BYTEA) on PostgreSQL, so np.frombuffer works on both.
+    return list(c.execute(text(sql), params or {}).mappings())
+
+
+_REL_DOCS = text("SELECT id, doc_id, version FROM relations WHERE id IN :ids").bindparams(
+    bindparam("ids", expanding=True))
+_ENT_DOCS = text("SELECT DISTINCT entity_key, doc_id, version FROM mentions WHERE entity_key IN :keys").bindparams(
+    bindparam("keys", expanding=True))
+
+
+def visibility_sources(c: Connection, footprints: Iterable[Footprint]) -> Sources:
+    """The labels, relation sources and seed mentions needed to judge these footprints. The
+    caller reads in one snapshot."""
+    fps = list(footprints)
+    rel_ids = sorted({i for fp in fps for i in fp.relations})
+    seeds = sorted({k for fp in fps for k in fp.seeds})
+    labels = {(d, v): frozenset(json.loads(acc)) for d, v, acc in
+              c.execute(text("SELECT doc_id, version, access FROM documents"))}
+    rel_docs: dict[int, tuple[str, int]] = {}
+    for i in range(0, len(rel_ids), 500):
+        for rid, d, v in c.execute(_REL_DOCS, {"ids": rel_ids[i:i + 500]}):
+            rel_docs[rid] = (d, v)
+    ent_docs: dict[str, set[tuple[str, int]]] = {}
+    for i in range(0, len(seeds), 500):
+        for key, d, v in c.execute(_ENT_DOCS, {"keys": seeds[i:i + 500]}):
+            ent_docs.setdefault(key, set()).add((d, v))
+    return Sources(labels, rel_docs, {k: frozenset(v) for k, v in ent_docs.items()})

@@ -1,0 +1,220 @@
+"""The schema, one definition for SQLite and PostgreSQL, and its numbered migrations.
+
+Tables are SQLAlchemy Core ``Table`` objects, so each database gets its own DDL from one
+source (BLOB on SQLite, BYTEA on PostgreSQL; integer keys become rowid aliases or sequences).
+A migration is a function in ``MIGRATIONS`` that brings a store from the version before it to
+its own number; the store runs the missing ones in one transaction on open. Adding a table is
+a ``Table`` here plus a step, e.g.::
+
+    span_layout = Table("span_layout", metadata, ...)
+    def _v2(c: Connection) -> None:
+        create_tables(c, span_layout)
+    MIGRATIONS[2] = _v2
+
+Things SQLAlchemy does not model (the verification record's append-only triggers) are the
+only per-dialect DDL, in ``append_only``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    inspect,
+    text,
+)
+
+metadata = MetaData()
+
+
+def _key(*cols: str) -> PrimaryKeyConstraint:
+    return PrimaryKeyConstraint(*cols)
+
+
+meta = Table("meta", metadata, Column("key", Text, primary_key=True), Column("value", Text, nullable=False))
+
+documents = Table(
+    "documents", metadata,
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("title", Text, nullable=False), Column("effective_date", Text), Column("access", Text, nullable=False),
+    Column("sha256", Text, nullable=False), Column("text", Text, nullable=False), Column("path", Text),
+    Column("superseded", Integer, nullable=False, server_default="0"), Column("status", Text, nullable=False),
+    Column("extractor", Text, nullable=False), Column("ingested_at", Text, nullable=False),
+    _key("doc_id", "version"),
+)
+
+sentences = Table(
+    "sentences", metadata,
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("idx", Integer, nullable=False), Column("start", Integer, nullable=False),
+    Column("end", Integer, nullable=False), Column("text", Text, nullable=False),
+    Column("vector", LargeBinary),  # float32 little-endian bytes: portable, no pgvector needed
+    _key("doc_id", "version", "idx"),
+)
+
+entities = Table(
+    "entities", metadata,
+    Column("key", Text, primary_key=True), Column("name", Text, nullable=False), Column("type", Text, nullable=False),
+    Column("vector", LargeBinary),
+)
+
+mentions = Table(
+    "mentions", metadata,
+    Column("id", Integer, primary_key=True), Column("entity_key", Text, ForeignKey("entities.key"), nullable=False),
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("sentence_idx", Integer, nullable=False), Column("description", Text, nullable=False),
+    Column("extractor", Text, nullable=False), Column("implied", Integer, nullable=False, server_default="0"),
+    Index("mentions_entity", "entity_key"),
+)
+
+relations = Table(
+    "relations", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("source_key", Text, ForeignKey("entities.key"), nullable=False),
+    Column("target_key", Text, ForeignKey("entities.key"), nullable=False),
+    Column("type", Text, nullable=False), Column("description", Text, nullable=False),
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("sentence_idx", Integer, nullable=False), Column("extractor", Text, nullable=False),
+    Index("relations_source", "source_key"), Index("relations_target", "target_key"),
+)
+
+ingest_log = Table(
+    "ingest_log", metadata,
+    Column("id", Integer, primary_key=True), Column("doc_id", Text, nullable=False), Column("path", Text),
+    Column("sha256", Text), Column("status", Text, nullable=False), Column("error", Text),
+    Column("at", Text, nullable=False),
+)
+
+reply_cache = Table(
+    "reply_cache", metadata,
+    Column("key", Text, primary_key=True), Column("value", Text, nullable=False), Column("at", Text, nullable=False),
+)
+
+answers = Table(
+    "answers", metadata,
+    Column("id", Integer, primary_key=True), Column("question", Text, nullable=False),
+    Column("settings", Text, nullable=False), Column("text", Text, nullable=False),
+    Column("status", Text, nullable=False), Column("generator", Text, nullable=False),
+    Column("generator_model", Text), Column("seeds", Text, nullable=False), Column("reached", Text, nullable=False),
+    Column("created_at", Text, nullable=False),
+)
+
+context_items = Table(
+    "context_items", metadata,
+    Column("answer_id", Integer, ForeignKey("answers.id"), nullable=False), Column("n", Integer, nullable=False),
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("sentence_idx", Integer, nullable=False), Column("route", Text, nullable=False),
+    Column("score", Float, nullable=False), Column("via", Text, nullable=False),
+    _key("answer_id", "n"),
+)
+
+claims = Table(
+    "claims", metadata,
+    Column("answer_id", Integer, ForeignKey("answers.id"), nullable=False), Column("idx", Integer, nullable=False),
+    Column("text", Text, nullable=False), Column("start", Integer, nullable=False),
+    Column("end", Integer, nullable=False), Column("flags", Text, nullable=False), Column("support", Text),
+    _key("answer_id", "idx"),
+)
+
+citations = Table(
+    "citations", metadata,
+    Column("answer_id", Integer, nullable=False), Column("claim_idx", Integer, nullable=False),
+    Column("pos", Integer, nullable=False), Column("marker", Text, nullable=False),
+    Column("valid", Integer, nullable=False), Column("n", Integer), Column("support", Text),
+    Column("irrelevant", Integer, nullable=False, server_default="0"),
+    _key("answer_id", "claim_idx", "pos"),
+)
+
+verdicts = Table(
+    "verdicts", metadata,
+    Column("id", Integer, primary_key=True), Column("answer_id", Integer, ForeignKey("answers.id"), nullable=False),
+    Column("claim_idx", Integer, nullable=False), Column("marker", Text), Column("doc_id", Text),
+    Column("version", Integer), Column("start", Integer), Column("end", Integer),
+    Column("span_sha256", Text, nullable=False), Column("verdict", Text, nullable=False),
+    Column("reviewer", Text, nullable=False), Column("note", Text, nullable=False),
+    Column("created_at", Text, nullable=False),
+    Column("role", Text, nullable=False, server_default="reviewer"),  # since v3: reviewer or adjudicator
+    Index("verdicts_claim", "answer_id", "claim_idx"),
+)
+
+TABLES_V1 = (meta, documents, sentences, entities, mentions, relations, ingest_log, reply_cache, answers,
+             context_items, claims, citations, verdicts)
+
+# v2: where each sentence of a PDF, HTML or DOCX document sits, and the original PDF.
+span_layout = Table(
+    "span_layout", metadata,
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("idx", Integer, nullable=False), Column("page", Integer), Column("page_end", Integer),
+    Column("page_label", Text), Column("boxes", Text, nullable=False),  # JSON [[page, x0, y0, x1, y1], ...]
+    Column("heading_path", Text), Column("paragraph", Integer),
+    _key("doc_id", "version", "idx"),
+)
+page_sizes = Table(
+    "page_sizes", metadata,
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("page", Integer, nullable=False), Column("width", Float, nullable=False),
+    Column("height", Float, nullable=False), Column("label", Text),
+    _key("doc_id", "version", "page"),
+)
+document_files = Table(
+    "document_files", metadata,
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("media_type", Text, nullable=False), Column("data", LargeBinary, nullable=False),
+    _key("doc_id", "version"),
+)
+
+# Copy order for `graphrag store migrate` (parents before children): every table.
+TABLES = (*TABLES_V1, span_layout, page_sizes, document_files)
+
+
+def create_tables(c: Connection, *tables: Table) -> None:
+    for t in tables:
+        t.create(c, checkfirst=True)
+
+
+def append_only(c: Connection, table: str) -> None:
+    """UPDATE and DELETE on ``table`` are refused by the database itself, whatever the client."""
+    if c.dialect.name == "sqlite":
+        for op in ("UPDATE", "DELETE"):
+            c.exec_driver_sql(f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "
+                              f"BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END")
+        return
+    c.exec_driver_sql(f"""
+        CREATE OR REPLACE FUNCTION {table}_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION '{table} are append-only' USING ERRCODE = 'restrict_violation'; END $$""")
+    # statement-level: refused even when no row matches, and TRUNCATE too
+    c.exec_driver_sql(f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}")
+    c.exec_driver_sql(f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON {table} "
+                      f"FOR EACH STATEMENT EXECUTE FUNCTION {table}_append_only()")
+
+
+def _v1(c: Connection) -> None:
+    create_tables(c, *TABLES_V1)
+    append_only(c, "verdicts")
+    c.execute(text("INSERT INTO meta (key, value) VALUES ('generation', '0') ON CONFLICT (key) DO NOTHING"))
+
+
+def _v2(c: Connection) -> None:
+    create_tables(c, span_layout, page_sizes, document_files)
+
+
+def _v3(c: Connection) -> None:
+    # A verdict is a reviewer's or an adjudicator's (graphrag.review_policy); earlier rows are
+    # reviewers'. A store created at v3 already has the column (from the table above).
+    if "role" not in {col["name"] for col in inspect(c).get_columns("verdicts")}:
+        c.exec_driver_sql("ALTER TABLE verdicts ADD COLUMN role TEXT NOT NULL DEFAULT 'reviewer'")
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3}
+SCHEMA_VERSION = max(MIGRATIONS)

@@ -1,0 +1,59 @@
+"""The verification record: append-only verdicts (the database refuses UPDATE and DELETE, see
+schema.append_only), each with the sha256 of the span judged."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, text
+
+from graphrag.model import Verdict, VerdictLabel
+from graphrag.store.codec import now
+
+
+def add(c: Connection, v: Verdict) -> int:
+    return int(c.execute(text(
+        'INSERT INTO verdicts (answer_id, claim_idx, marker, doc_id, version, start, "end", span_sha256, verdict, '
+        "reviewer, note, created_at, role) VALUES (:a, :ci, :marker, :d, :v, :s, :e, :sha, :verdict, :reviewer, "
+        ":note, :at, :role) RETURNING id"),
+        {"a": v.answer_id, "ci": v.claim_index, "marker": v.marker, "d": v.document_id, "v": v.version,
+         "s": v.start, "e": v.end, "sha": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer,
+         "note": v.note, "at": v.created_at or now(), "role": v.role}).scalar_one())
+
+
+def find_same(c: Connection, v: Verdict) -> int | None:
+    """The id of a stored verdict identical to ``v`` (its time included), if any."""
+    found = c.execute(text(
+        "SELECT id FROM verdicts WHERE answer_id=:a AND claim_idx=:ci AND reviewer=:reviewer AND verdict=:verdict "
+        "AND note=:note AND created_at=:at AND span_sha256=:sha AND role=:role ORDER BY id DESC LIMIT 1"),
+        {"a": v.answer_id, "ci": v.claim_index, "reviewer": v.reviewer, "verdict": v.verdict.value, "note": v.note,
+         "at": v.created_at, "sha": v.span_sha256, "role": v.role}).scalar()
+    return None if found is None else int(found)
+
+
+def history(c: Connection, answer_id: int | None = None, claim_index: int | None = None,
+            reviewer: str | None = None) -> list[Verdict]:
+    """Every verdict row (history included), oldest first, with staleness resolved."""
+    where, params = [], {}
+    for col, name, val in (("v.answer_id", "a", answer_id), ("v.claim_idx", "ci", claim_index),
+                           ("v.reviewer", "r", reviewer)):
+        if val is not None:
+            where.append(f"{col}=:{name}")
+            params[name] = val
+    rows = c.execute(text(
+        "SELECT v.*, d.superseded FROM verdicts v LEFT JOIN documents d ON d.doc_id=v.doc_id AND "
+        "d.version=v.version" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY v.id"),
+        params).mappings()
+    return [
+        Verdict(r["answer_id"], r["claim_idx"], VerdictLabel(r["verdict"]), r["reviewer"], r["span_sha256"],
+                r["marker"], r["doc_id"], r["version"], r["start"], r["end"], r["note"], r["created_at"],
+                r["id"], bool(r["superseded"]), r.get("role") or "reviewer")  # no column before schema 3
+        for r in rows
+    ]
+
+
+def current(history_rows: list[Verdict]) -> list[Verdict]:
+    """The latest verdict per (claim, reviewer, role): a changed mind is a new row, and an
+    adjudicator's verdict stands beside (not over) the same person's own review."""
+    latest: dict[tuple[int, int, str, str], Verdict] = {}
+    for v in history_rows:
+        latest[(v.answer_id, v.claim_index, v.reviewer, v.role)] = v
+    return list(latest.values())

@@ -1,0 +1,56 @@
+"""What the dashboard shows when its PostgreSQL store cannot be reached: a message naming the
+store (never its password) and what to do, not a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import app, closed_port
+
+pytestmark = [pytest.mark.slow]
+
+
+def _errors(at) -> str:  # type: ignore[no-untyped-def]
+    assert not at.exception, [e.value for e in at.exception]
+    return " ".join(str(e.value) for e in at.error)
+
+
+def test_a_server_that_is_down_at_start_is_a_clear_message(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GRAPHRAG_STORE_RETRY_S", "0.3")
+    at = app(monkeypatch, f"postgresql+psycopg://ana:s3cret@127.0.0.1:{closed_port()}/graphrag")  # type: ignore[arg-type]
+    shown = _errors(at.run())
+    assert "Cannot open the store" in shown and "unreachable" in shown and "s3cret" not in shown
+
+
+def test_a_server_that_stops_while_the_dashboard_runs_is_a_clear_message(monkeypatch, pg_server) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GRAPHRAG_STORE_RETRY_S", "0.5")
+    url = pg_server.new_database()
+    at = app(monkeypatch, url)  # type: ignore[arg-type]
+    at.run()
+    assert _errors(at) == ""
+    pg_server.stop()
+    try:
+        at.switch_page("views/review.py")
+        shown = _errors(at.run())
+        assert "unreachable" in shown and "reload the page" in shown
+    finally:
+        pg_server.start()
+    at.switch_page("views/review.py")
+    assert _errors(at.run()) == ""  # back: the same process reconnects by itself
+
+
+def test_the_store_can_come_from_streamlit_secrets(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """GRAPHRAG_STORE in .streamlit/secrets.toml (the place for a URL with a password) when the
+    environment does not set it; the sidebar names the store it opened."""
+    from app_helpers import APP, closed_port
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.delenv("GRAPHRAG_STORE", raising=False)
+    monkeypatch.setenv("GRAPHRAG_SAMPLE", "0")
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port()}")
+    target = tmp_path / "from-secrets.db"
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.secrets["GRAPHRAG_STORE"] = f"sqlite:///{target}"  # four slashes in all: an absolute path
+    at.run()
+    assert _errors(at) == ""
+    assert target.is_file()
+    assert any(f"SQLite file: {target}" in str(c.value).replace("\\", "") for c in at.sidebar.caption)

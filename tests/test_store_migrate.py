@@ -1,0 +1,96 @@
+"""`graphrag store migrate`: a SQLite store copied into PostgreSQL with its ids and times,
+verified, and all or nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
+from sqlalchemy import text
+
+from graphrag.cli import main
+from graphrag.documents import Source
+from graphrag.errors import StoreError
+from graphrag.graph import build_graph
+from graphrag.ingest import Ingestor
+from graphrag.review import record_verdict
+from graphrag.store import Store
+from graphrag.store import transfer
+
+
+@pytest.fixture()
+def sqlite_store(tmp_path):  # type: ignore[no-untyped-def]
+    """A SQLite store with two versions of a document, an answer, verdicts (one changed mind),
+    an ingest log and a cached model reply."""
+    from test_store import _answer
+
+    path = tmp_path / "team.db"
+    with Store(path) as s:
+        ing = Ingestor(s, PatternExtractor(), HashEmbedder())
+        ing.ingest([Source("one", "One", doc_text(1)), Source("two", "Two", doc_text(2))])
+        ing.ingest([Source("one", "One", doc_text(1) + "Cobalt1 feeds Delta2.\n")])
+        a = _answer(s)
+        for i, verdict in enumerate(("supported", "unsupported", "partial")):
+            cl = a.claims[i % len(a.claims)]
+            record_verdict(s, a, cl, next((c for c in cl.citations if c.valid), None), verdict, "ana", f"n{i}")
+        s.cache_put("ollama:chunk", '{"entities": []}')
+    return path
+
+
+def test_migrate_copies_everything_with_ids_and_times_and_verifies(sqlite_store, pg_url, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["store", "migrate", "--from", str(sqlite_store), "--to", pg_url, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verified"] and "postgres@127.0.0.1" in report["target"]
+    rows = {t["table"]: t["rows"] for t in report["tables"]}
+    assert rows["documents"] == 3 and rows["verdicts"] == 3 and rows["reply_cache"] == 1 and rows["ingest_log"] == 3
+    with Store(sqlite_store) as old, Store(pg_url) as new:
+        assert new.counts() == old.counts() and new.generation() == old.generation()
+        assert new.verdicts() == old.verdicts()  # ids, times, span hashes, staleness
+        assert new.answer(1) == old.answer(1)
+        assert new.cache_get("ollama:chunk") == old.cache_get("ollama:chunk")
+        g_old, g_new = build_graph(old), build_graph(new)
+        assert (g_old.keys, g_old.docs) == (g_new.keys, g_new.docs)
+        assert (g_old.sentence_vectors == g_new.sentence_vectors).all()
+        # new rows continue after the copied ids, and the record stays append-only
+        a = new.answer(1)
+        v = record_verdict(new, a, a.claims[0], None, "supported", "bo")  # type: ignore[arg-type]
+        assert v.id == 4
+        with pytest.raises(Exception, match="append-only"), new.engine.begin() as c:
+            c.execute(text("DELETE FROM verdicts"))
+    assert store_snapshot(pg_url) == store_snapshot(sqlite_store) and store_problems(pg_url) == []
+
+
+def test_migrate_into_a_store_that_holds_data_is_refused_and_changes_nothing(sqlite_store, pg_url, capsys) -> None:  # type: ignore[no-untyped-def]
+    with Store(pg_url) as s:
+        Ingestor(s, PatternExtractor(), HashEmbedder()).ingest([Source("mine", "Mine", doc_text(7))])
+    before = store_snapshot(pg_url)
+    assert main(["store", "migrate", "--from", str(sqlite_store), "--to", pg_url]) == 1
+    assert "not empty (1 documents" in capsys.readouterr().err
+    assert store_snapshot(pg_url) == before
+
+
+def test_a_failure_mid_copy_leaves_the_target_untouched(sqlite_store, pg_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    real = transfer._read_table
+
+    def target_lost_a_verdict(c, t):  # type: ignore[no-untyped-def] - as if a row went missing on the way
+        rows = real(c, t)
+        return rows[:-1] if c.dialect.name == "postgresql" and t.name == "verdicts" else rows
+
+    monkeypatch.setattr(transfer, "_read_table", target_lost_a_verdict)
+    with pytest.raises(transfer.CopyMismatch, match="verdicts: 3 rows expected, 2 copied.*rolled back"):
+        transfer.copy_store(sqlite_store, pg_url)
+    from sqlalchemy import create_engine
+
+    engine = create_engine(pg_url)
+    with engine.connect() as c:  # not even the schema was left behind
+        assert c.execute(text("SELECT to_regclass('documents')")).scalar() is None
+    engine.dispose()
+    monkeypatch.undo()
+    transfer.copy_store(sqlite_store, pg_url)  # and a second attempt then succeeds
+
+
+def test_migrate_from_a_missing_file_says_so(tmp_path, pg_url) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(StoreError, match="no store at"):
+        transfer.copy_store(tmp_path / "nope.db", pg_url)
+    assert not (tmp_path / "nope.db").exists()
