@@ -16,6 +16,7 @@ import streamlit as st
 
 from graphrag.ingest import IngestReport
 from graphrag.model import Claim, ClaimFlag, Span, Support, Verdict, VerdictLabel
+from graphrag.review_policy import ClaimState, ClaimStatus
 
 FLAG_TEXT = {
     ClaimFlag.INVALID_MARKER: "invalid marker",
@@ -99,8 +100,13 @@ def support_text(s: Support | None) -> str:
     return f"{s.label.value.replace('_', ' ')} · score {s.score:.2f} ({s.checker})"
 
 
-def claim_status(claim: Claim, verdicts: Sequence[Verdict]) -> tuple[str, str]:
-    """(status, colour): verified when judged, auto-checked when scored, else cited / uncited."""
+def claim_status(claim: Claim, verdicts: Sequence[Verdict], state: ClaimState | None = None) -> tuple[str, str]:
+    """(status, colour): verified when judged as the review policy asks, disputed or in review,
+    auto-checked when scored, else cited / uncited. ``verdicts``: those the viewer may see."""
+    if state is not None and state.status == ClaimStatus.DISPUTED:
+        return "disputed · awaiting an adjudicator", "red"
+    if state is not None and state.status == ClaimStatus.IN_REVIEW:
+        return f"in review · {state.reviews} of {state.required} verdicts", "orange"
     if verdicts:
         current = ", ".join(sorted({VERDICT_TEXT[v.verdict] for v in verdicts}))
         stale = " (stale: source superseded)" if any(v.stale for v in verdicts) else ""
@@ -114,8 +120,8 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict]) -> tuple[str, str]:
     return "uncited", "red"
 
 
-def badges(claim: Claim, verdicts: Sequence[Verdict] = ()) -> None:
-    status, colour = claim_status(claim, verdicts)
+def badges(claim: Claim, verdicts: Sequence[Verdict] = (), state: ClaimState | None = None) -> None:
+    status, colour = claim_status(claim, verdicts, state)
     with st.container(horizontal=True, gap="small"):
         st.badge(status, color=colour)  # type: ignore[arg-type]
         for f in claim.flags:

@@ -191,19 +191,30 @@ def cmd_ask(a: argparse.Namespace) -> int:
 
 def cmd_review(a: argparse.Namespace) -> int:
     from graphrag.review import record_verdict, review_queue, visible_answer
+    from graphrag.review_policy import ReviewPolicy
     from graphrag.serialize import support_json
 
     with Store(a.store) as store:
-        if a.action == "list":
-            queue = review_queue(store, a.access, reviewer=a.reviewer, answer_id=a.answer)
-            rows = [{"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text,
+        if a.action == "policy":
+            if a.required is not None:
+                store.set_review_policy(ReviewPolicy(a.required))
+            policy = store.review_policy()
+            print(json.dumps({"required_verdicts": policy.required, "blind": policy.blind}) if a.json else
+                  f"each claim needs {policy.required} independent verdict(s)"
+                  + ("; review is blind, disagreements go to the dispute queue" if policy.blind else ""))
+            return 0
+        if a.action in ("list", "disputes"):
+            # Under blind review only this reviewer's own verdicts are listed until they have judged.
+            queue = review_queue(store, a.access, reviewer=a.reviewer, answer_id=a.answer,
+                                 disputed_only=a.action == "disputes")
+            rows = [{"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
                      "flags": [f.value for f in q.flags], "support": support_json(q.support),
-                     "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "stale": v.stale}
-                                  for v in q.verdicts]} for q in queue]
+                     "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "role": v.role,
+                                   "stale": v.stale} for v in q.verdicts]} for q in queue]
             if a.json:
                 print(json.dumps(rows, indent=2, ensure_ascii=False))
             for r in rows if not a.json else []:
-                done = ", ".join(f"{v['reviewer']}: {v['verdict']}" for v in r["verdicts"]) or "unreviewed"
+                done = ", ".join(f"{v['reviewer']}: {v['verdict']}" for v in r["verdicts"]) or r["status"]
                 print(f"{r['answer_id']:>4}.{r['claim']:<3} {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
             return 0
         answer = visible_answer(store, a.answer, a.access)
@@ -212,9 +223,10 @@ def cmd_review(a: argparse.Namespace) -> int:
             raise InputError(f"answer {a.answer} has no claim {a.claim}")
         cites = [c for c in claim.citations if c.valid]
         citation = next((c for c in cites if c.marker == a.citation), None) if a.citation else (cites[0] if cites else None)
-        v = record_verdict(store, answer, claim, citation, a.verdict, a.reviewer, a.note or "")
-    print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer}) if a.json
-          else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}")
+        v = record_verdict(store, answer, claim, citation, a.verdict, a.reviewer, a.note or "", adjudicate=a.adjudicate)
+    print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role})
+          if a.json else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}"
+          + (" (adjudication)" if a.adjudicate else ""))
     return 0
 
 
@@ -340,14 +352,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_ask)
 
-    s = sub.add_parser("review", help="list the review queue, or mark a claim")
-    s.add_argument("action", choices=["list", "mark"])
+    s = sub.add_parser("review", help="the review queue, the dispute queue, a verdict, the review policy")
+    s.add_argument("action", choices=["list", "disputes", "mark", "policy"],
+                   help="list: the queue; disputes: claims whose reviewers disagree; mark: record a verdict; "
+                        "policy: show or set (--required N) how many independent verdicts a claim needs")
     s.add_argument("--answer", type=int)
     s.add_argument("--claim", type=int)
     s.add_argument("--citation", help="the citation marker judged (default: the claim's first valid one)")
     s.add_argument("--verdict", choices=["supported", "partial", "unsupported"])
     s.add_argument("--reviewer", help="your name, recorded with the verdict (required for mark)")
     s.add_argument("--note")
+    s.add_argument("--adjudicate", action="store_true", help="mark: settle a disputed claim as its adjudicator")
+    s.add_argument("--required", type=int, help="policy: independent verdicts each claim needs (1 to 5)")
     _store_arg(s)
     _access_arg(s)
     s.add_argument("--json", action="store_true")

@@ -21,6 +21,7 @@ import numpy as np
 
 from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictLabel
 from graphrag.review import visible_claims
+from graphrag.review_policy import ADJUDICATOR, ClaimStatus, claim_state
 from graphrag.store import Store
 
 MIN_PAIR_CLAIMS = 20  # Cohen's kappa for a pair of reviewers only with at least this many shared claims
@@ -74,9 +75,9 @@ class SourceQuality:
 @dataclass(frozen=True)
 class RecordStats:
     claims: int  # visible claims matching the filter
-    unreviewed: int
-    verified: int  # judged, reviewers agree, not stale
-    disputed: int  # current verdicts of different reviewers disagree
+    unreviewed: int  # no verdict yet, or fewer than the review policy requires
+    verified: int  # the required reviewers agree (or an adjudicator settled it), not stale
+    disputed: int  # reviewers disagree and no adjudicator has settled it
     stale: int  # every verdict on the claim judged a since-superseded version
     verdicts: int  # current verdicts counted
     reviewers: tuple[str, ...]
@@ -164,17 +165,14 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
     if flt.reviewer or flt.document:  # narrowed to claims this reviewer / document concerns
         wanted = {k: c for k, c in wanted.items() if k in current}
 
-    unreviewed = verified = disputed = stale = 0
-    for key in wanted:
-        vs = current.get(key, [])
-        if not vs:
-            unreviewed += 1
-        elif all(v.stale for v in vs):
-            stale += 1
-        elif len({v.verdict for v in vs if not v.stale}) > 1:
-            disputed += 1
-        else:
-            verified += 1
+    policy = store.review_policy()
+    states = {key: claim_state(current.get(key, []), policy) for key in wanted}
+    count = Counter(st.status for st in states.values())
+    unreviewed = count[ClaimStatus.UNREVIEWED] + count[ClaimStatus.IN_REVIEW]
+    verified, disputed, stale = count[ClaimStatus.VERIFIED], count[ClaimStatus.DISPUTED], count[ClaimStatus.STALE]
+    # Agreement is between reviewers: an adjudicator's verdict settles a claim but is no rating.
+    current = {k: [v for v in vs if v.role != ADJUDICATOR] for k, vs in current.items()}
+    current = {k: vs for k, vs in current.items() if vs}
 
     reviewers = tuple(sorted({v.reviewer for vs in current.values() for v in vs}))
     keys = sorted(current)
@@ -191,7 +189,7 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
     for key in keys:
         c = wanted[key]
         s = c["support"]
-        verdict = _consensus(v.verdict for v in current[key])
+        verdict = states[key].verdict or _consensus(v.verdict for v in current[key])
         if s is None or verdict is None or _verbatim(c["flags"]):
             continue
         scored.append((s.score, s.label == SupportLabel.SUPPORTED, verdict == VerdictLabel.SUPPORTED))

@@ -18,13 +18,22 @@ from dataclasses import dataclass, replace
 from graphrag.access import Access, answer_visible, footprint
 from graphrag.errors import InputError
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, SpanLayout, Support, Verdict, VerdictLabel
+from graphrag.review_policy import (
+    ADJUDICATOR,
+    REVIEWER,
+    ClaimState,
+    ClaimStatus,
+    ReviewPolicy,
+    claim_state,
+    shown_verdicts,
+)
 from graphrag.store import Store, now, sha256_text
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
 EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
-                 "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "time", "note",
-                 "stale", "claim_kind")
+                 "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
+                 "note", "stale", "claim_kind")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -41,7 +50,9 @@ class QueueItem:
     text: str
     flags: tuple[ClaimFlag, ...]
     support: Support | None
-    verdicts: tuple[Verdict, ...]  # current verdict per reviewer
+    verdicts: tuple[Verdict, ...]  # current verdicts this viewer may see (blind review hides others')
+    state: ClaimState = ClaimState(ClaimStatus.UNREVIEWED, None, 0, 1)
+    mine: bool = False  # the viewer has given their own verdict
 
     @property
     def key(self) -> tuple[int, int]:
@@ -49,7 +60,8 @@ class QueueItem:
 
     @property
     def reviewed(self) -> bool:
-        return bool(self.verdicts)
+        """Judged as far as the policy asks (verified, disputed or stale), or by this viewer."""
+        return self.mine or self.state.status not in (ClaimStatus.UNREVIEWED, ClaimStatus.IN_REVIEW)
 
     @property
     def score(self) -> float | None:
@@ -100,14 +112,18 @@ def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
 
 
 def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None, answer_id: int | None = None,
-                 flagged_only: bool = False, mine_only: bool = False,
-                 claims: list[dict] | None = None) -> list[QueueItem]:
-    """Every visible claim to review: unreviewed first, then lowest support first (the checker's triage).
+                 flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
+                 claims: list[dict] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
+    """Every visible claim to review, in the order a reviewer should take them: first the claims
+    that still need a verdict and that this reviewer has not judged, lowest support first (the
+    checker's triage); then the rest.
 
-    Built from claim summaries, so its cost grows with the number of claims, not with whole
-    answers loaded; no answer is left out however many there are. ``claims``: as in
-    ``visible_answer_questions``; verdicts are always read fresh.
+    Under blind review (the policy requires two or more verdicts) each item carries only the
+    verdicts this reviewer may see. ``disputed_only`` is the dispute queue: claims whose
+    reviewers disagree, with every verdict shown, for an adjudicator. Built from claim
+    summaries, so its cost grows with the number of claims, not with whole answers loaded.
     """
+    policy = store.review_policy() if policy is None else policy
     current: dict[tuple[int, int], list[Verdict]] = {}
     for v in store.current_verdicts(answer_id):
         current.setdefault((v.answer_id, v.claim_index), []).append(v)
@@ -115,12 +131,18 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
     for c in visible_claims(store, access) if claims is None else claims:
         if answer_id is not None and c["answer_id"] != answer_id:
             continue
-        vs = tuple(current.get((c["answer_id"], c["index"]), ()))
+        vs = current.get((c["answer_id"], c["index"]), [])
+        state = claim_state(vs, policy)
+        mine = reviewer is not None and any(v.reviewer == reviewer and v.role == REVIEWER for v in vs)
         if flagged_only and not c["flags"]:
             continue
-        if mine_only and not any(v.reviewer == reviewer for v in vs):
+        if mine_only and not mine:
             continue
-        items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"], vs))
+        if disputed_only and state.status != ClaimStatus.DISPUTED:
+            continue
+        shown = shown_verdicts(vs, policy, reviewer, adjudicating=disputed_only)
+        items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"],
+                               shown, state, mine))
     items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -q.answer_id, q.claim_index))
     return items
 
@@ -148,19 +170,29 @@ def clean_reviewer(name: str) -> str:
 
 
 def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
-                   reviewer: str, note: str = "") -> Verdict:
-    """Append one verdict. The hash of the judged span's text is kept with it."""
+                   reviewer: str, note: str = "", *, adjudicate: bool = False) -> Verdict:
+    """Append one verdict. The hash of the judged span's text is kept with it.
+
+    ``adjudicate``: the verdict settles a disputed claim, and is stored as an adjudicator's; a
+    claim that is not disputed cannot be adjudicated.
+    """
     label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
     if label is None:
         raise InputError(f"verdict must be one of {', '.join(sorted(VERDICT_CHOICES))}, got {verdict!r}")
     reviewer = clean_reviewer(reviewer)
     if answer.id is None:
         raise InputError("only a stored answer can be reviewed")
+    if adjudicate:
+        state = claim_state([v for v in store.current_verdicts(answer.id) if v.claim_index == claim.index],
+                            store.review_policy())
+        if state.status != ClaimStatus.DISPUTED:
+            raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed ({state.status.value}): "
+                             "only a disagreement is adjudicated")
     span = citation.item.span if citation and citation.item else None
     v = Verdict(answer.id, claim.index, label, reviewer, sha256_text(span.text if span else ""),
                 citation.marker if citation else None, span.document_id if span else None,
                 span.version if span else None, span.start if span else None, span.end if span else None,
-                note[:5000])
+                note[:5000], role=ADJUDICATOR if adjudicate else REVIEWER)
     v = replace(v, created_at=now())
     vid = store.add_verdict(v)
     # Returned as the store will report it, without re-reading the claim's whole history.
@@ -200,7 +232,7 @@ def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
                 "claim": cl.text if cl else "", "citation": v.marker, "document": v.document_id,
                 "version": v.version, "page": layout.page if layout else None,
                 "page_label": layout.page_label if layout else None, "start": v.start, "end": v.end, "span": span_text,
-                "span_sha256": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer,
+                "span_sha256": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role,
                 "time": v.created_at, "note": v.note, "stale": v.stale,
                 # A verbatim quote was judged on whether it answers and is current, not on a score.
                 "claim_kind": ("verbatim quote" if cl and ClaimFlag.VERBATIM_QUOTE in cl.flags else "written"),

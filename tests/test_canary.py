@@ -155,6 +155,7 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         ["entity", "Export", *s, *pub], ["entity", "Export", *s, *pub, "--json"],
         ["entity", "Nightly backup", *s, *pub, "--json"], ["entity", "Nightly backup", *s, *pub],
         ["review", "list", *s, *pub], ["review", "list", *s, *pub, "--json"],
+        ["review", "disputes", *s, *pub, "--json"], ["review", "policy", *s, "--json"],
         ["export", "--format", "csv", *s, *pub], ["export", "--format", "json", *s, *pub],
         ["ingest", str(extra), *s], ["ingest", str(extra), *s, "--json"],
         ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],

@@ -9,6 +9,7 @@ from dashboard import render, state
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AskSettings, ClaimFlag
 from graphrag.review import visible_to
+from graphrag.review_policy import claim_state, shown_verdicts
 from graphrag.serialize import route_text
 
 st.title("Ask")
@@ -78,12 +79,15 @@ def show(answer: Answer, warnings: list[str]) -> None:
                             else f"The question names nothing the graph knows: routes start from the entities of the "
                                  f"most similar sentences ({anchors})"))
     current = store.current_verdicts(answer.id)
+    policy = store.review_policy()
     for claim in answer.claims:
         with st.container(border=True):
             left, right = st.columns([3, 2])
             with left:
                 render.box(render.esc(claim.text))
-                render.badges(claim, [v for v in current if v.claim_index == claim.index])
+                mine = [v for v in current if v.claim_index == claim.index]
+                # Blind review: the asker sees others' verdicts only once the claim is settled or judged by them.
+                render.badges(claim, shown_verdicts(mine, policy, state.reviewer() or None), claim_state(mine, policy))
             with right:
                 options = list(range(len(claim.citations)))
                 if not options:

@@ -37,25 +37,31 @@ answers = visible_answer_questions(store, access, claims)  # never list what the
 if st.session_state.get(state.REVIEW_ANSWER) not in answers:
     st.session_state[state.REVIEW_ANSWER] = None
 
-top = st.columns([2.3, 1.05, 1.35, 0.8, 0.8], vertical_alignment="bottom")
+policy = store.review_policy()
+top = st.columns([2.1, 1.0, 1.25, 1.0, 0.75, 0.75], vertical_alignment="bottom")
 top[0].selectbox("Answer", [None, *answers], key=state.REVIEW_ANSWER,
                  format_func=lambda a: "All answers" if a is None else f"#{a}: {answers[a][:70]}")
 flagged = top[1].toggle("Flagged only", key="review_flagged", help="Claims the checker flagged")
 mine = top[2].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
+disputes = top[3].toggle("Disputes", key="review_disputes",
+                         help="Claims whose reviewers disagree: your verdict settles them, as their adjudicator")
+st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} per claim"
+           + (" · blind: other reviewers' verdicts on a claim show once you have given yours" if policy.blind else ""))
 
 
 def queue() -> list[QueueItem]:
     return review_queue(store, access, reviewer=me, answer_id=st.session_state.get(state.REVIEW_ANSWER),
                         flagged_only=st.session_state.get("review_flagged", False),
-                        mine_only=st.session_state.get("review_mine", False), claims=claims)
+                        mine_only=st.session_state.get("review_mine", False),
+                        disputed_only=st.session_state.get("review_disputes", False), claims=claims, policy=policy)
 
 
 # Deferred downloads: the record is built when the button is clicked, not on every rerun.
 n_rows = store.counts()["verdicts"]
-top[3].download_button("CSV", lambda: rows_to_csv(export_rows(store, access)), "verification.csv", "text/csv",
+top[4].download_button("CSV", lambda: rows_to_csv(export_rows(store, access)), "verification.csv", "text/csv",
                        icon=":material/download:", key="export_csv",
                        help=f"Export the verification record (the verdicts on answers you can see; {n_rows} in all)")
-top[4].download_button("JSON", lambda: rows_to_json(export_rows(store, access)), "verification.json",
+top[5].download_button("JSON", lambda: rows_to_json(export_rows(store, access)), "verification.json",
                        "application/json", icon=":material/download:", key="export_json")
 
 items = queue()
@@ -63,7 +69,8 @@ if not items:
     if not store.counts()["answers"]:
         st.info("Nothing to review yet: ask a question on the Ask page; its claims will appear here.")
     else:
-        st.info("No claims match these filters (or the answers use documents outside your access labels).")
+        st.info("No disputed claims: every disagreement is settled." if disputes else
+                "No claims match these filters (or the answers use documents outside your access labels).")
     st.stop()
 
 keys = [q.key for q in items]
@@ -96,7 +103,7 @@ def judge(label: VerdictLabel) -> None:
     """Append the verdict, then move on to the next claim nobody has judged yet."""
     try:
         v = record_verdict(store, answer, claim, chosen(), label, state.reviewer(),
-                           st.session_state.get("review_note", ""))
+                           st.session_state.get("review_note", ""), adjudicate=disputes)
     except GraphRAGError as exc:
         st.session_state["review_error"] = str(exc)
         return
@@ -135,7 +142,7 @@ col_claim, col_route, col_source = st.columns([1.0, 1.0, 1.2], gap="medium")
 with col_claim:
     st.markdown("**Claim in its answer**")
     render.box(render.answer_html(answer.text, claim), meta=f"Q: {render.esc(answer.question)}")
-    render.badges(claim, item.verdicts)
+    render.badges(claim, item.verdicts, item.state)
     s = claim.support
     if ClaimFlag.VERBATIM_QUOTE in claim.flags:
         st.caption(render.plain(render.VERBATIM_NOTE))
@@ -153,6 +160,8 @@ with col_claim:
               width="stretch", icon=":material/cancel:", key="rv_unsupported")
     if disabled:
         st.caption("Enter your name in the sidebar to record verdicts.")
+    elif disputes:
+        st.caption("You are adjudicating: your verdict settles this disputed claim and is recorded as such.")
 
 with col_route:
     st.markdown("**Route**", help="How retrieval reached the cited sentence: the entity the question names, the "
@@ -227,10 +236,13 @@ with col_source:
                   c.span.text) for c in conflicts])
 
 history = store.verdicts(answer.id, claim.index)
+if policy.blind and not disputes:  # blind review: others' verdicts only once you have given yours
+    seen = {v.reviewer for v in item.verdicts}
+    history = [h for h in history if h.reviewer in seen]
 with st.expander(f"Verdict history for this claim ({len(history)})", expanded=False):
     if history:
         st.dataframe(pd.DataFrame([{
-            "time": h.created_at, "reviewer": h.reviewer, "verdict": render.VERDICT_TEXT[h.verdict],
+            "time": h.created_at, "reviewer": h.reviewer, "role": h.role, "verdict": render.VERDICT_TEXT[h.verdict],
             "citation": h.marker, "document": f"{h.document_id} v{h.version}" if h.document_id else "",
             "note": h.note, "stale": "stale: document superseded" if h.stale else "",
         } for h in history]), hide_index=True, width="stretch")

@@ -83,11 +83,7 @@ def load(c: Connection, answer_id: int) -> Answer | None:
               tuple(ClaimFlag(f) for f in json.loads(r["flags"])), support(r["support"]))
         for r in c.execute(text("SELECT * FROM claims WHERE answer_id=:a ORDER BY idx"), {"a": answer_id}).mappings()
     )
-    status = AnswerStatus(a["status"])
-    judged = c.execute(text("SELECT COUNT(DISTINCT claim_idx) FROM verdicts WHERE answer_id=:a"),
-                       {"a": answer_id}).scalar() or 0
-    if claims and judged >= len(claims):
-        status = AnswerStatus.VERIFIED
+    status = AnswerStatus(a["status"])  # "verified" is derived from the verdicts by Store.answer
     return Answer(
         question=a["question"], settings=settings, text=a["text"],
         seeds=tuple(seed(x) for x in json.loads(a["seeds"])),

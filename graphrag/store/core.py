@@ -12,11 +12,13 @@ import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from graphrag.access import Footprint, Sources
-from graphrag.model import Answer, Document, Entity, PageSize, Relation, Span, SpanLayout, Verdict
+from graphrag.model import Answer, AnswerStatus, Document, Entity, PageSize, Relation, Span, SpanLayout, Verdict
+from graphrag.review_policy import ClaimStatus, ReviewPolicy, claim_state
 from graphrag.store import answers, cache, documents, graph, layout, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
@@ -217,7 +219,17 @@ class Store:
         return self._read(lambda c: answers.ids(c, limit))
 
     def answer(self, answer_id: int) -> Answer | None:
-        return self._read(lambda c: answers.load(c, answer_id))
+        """A stored answer; its status is *verified* when every claim is, under the review policy."""
+        a = self._read(lambda c: answers.load(c, answer_id))
+        if a is None or not a.claims:
+            return a
+        policy = self.review_policy()
+        by_claim: dict[int, list[Verdict]] = {}
+        for v in self.current_verdicts(answer_id):
+            by_claim.setdefault(v.claim_index, []).append(v)
+        if all(claim_state(by_claim.get(cl.index, []), policy).status == ClaimStatus.VERIFIED for cl in a.claims):
+            return replace(a, status=AnswerStatus.VERIFIED)
+        return a
 
     def claim_summaries(self) -> tuple[list[dict], dict[int, set[tuple[str, int]]], dict[tuple[str, int], set[str]]]:
         """What a review queue needs without loading whole answers, read in one snapshot:
@@ -261,6 +273,13 @@ class Store:
                  reviewer: str | None = None) -> list[Verdict]:
         """Every verdict row (history included), oldest first, with staleness resolved."""
         return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer))
+
+    def review_policy(self) -> ReviewPolicy:
+        """How many independent verdicts a claim needs (the team's setting, default 1)."""
+        return ReviewPolicy(self._read(verdicts.required_verdicts))
+
+    def set_review_policy(self, policy: ReviewPolicy) -> None:
+        self.database.write_one(lambda c: verdicts.set_required_verdicts(c, policy.required))
 
     def current_verdicts(self, answer_id: int | None = None) -> list[Verdict]:
         """The latest verdict per (claim, reviewer): a changed mind is a new row."""

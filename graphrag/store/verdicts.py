@@ -57,3 +57,17 @@ def current(history_rows: list[Verdict]) -> list[Verdict]:
     for v in history_rows:
         latest[(v.answer_id, v.claim_index, v.reviewer, v.role)] = v
     return list(latest.values())
+
+
+# The review policy is the team's, so it lives in the store, shared by every dashboard instance.
+_POLICY_KEY = "review_required_verdicts"
+
+
+def required_verdicts(c: Connection) -> int:
+    v = c.execute(text("SELECT value FROM meta WHERE key=:k"), {"k": _POLICY_KEY}).scalar()
+    return int(v) if v is not None else 1
+
+
+def set_required_verdicts(c: Connection, n: int) -> None:
+    c.execute(text("INSERT INTO meta (key, value) VALUES (:k, :v) ON CONFLICT (key) DO UPDATE SET value=excluded.value"),
+              {"k": _POLICY_KEY, "v": str(int(n))})
