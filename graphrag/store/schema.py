@@ -178,5 +178,21 @@ def _v1(c: Connection) -> None:
     c.execute(text("INSERT INTO meta (key, value) VALUES ('generation', '0') ON CONFLICT (key) DO NOTHING"))
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1}
+# Schema 2: versions of the embedded support checker's parameters fitted from the team's
+# verdicts (graphrag/store/checkers.py). Rows are never deleted; ``active`` marks the one in use
+# (none active: the shipped parameters).
+checker_versions = Table(
+    "checker_versions", metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False), Column("created_at", Text, nullable=False),
+    Column("params", Text, nullable=False), Column("source", Text, nullable=False),
+    Column("metrics", Text, nullable=False), Column("active", Integer, nullable=False, server_default="0"),
+    Column("activated_at", Text),
+)
+
+
+def _v2(c: Connection) -> None:
+    create_tables(c, checker_versions)
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2}
 SCHEMA_VERSION = max(MIGRATIONS)
