@@ -17,7 +17,7 @@ Sample weights give each (dataset, class) cell the same total weight, so neither
 size nor its share of supported claims can be learnt; the 0.5 threshold then sits at equal
 odds. Embeddings (sentence vectors, and token embeddings of claims and selected sentences)
 are cached in a temporary directory (not the repo) so refits are quick.
-scikit-learn is needed here only; the checker itself needs numpy and MiniLM.
+scikit-learn fits the trees (graphrag/support/fitting.py); the checker itself scores with numpy and MiniLM.
 """
 
 from __future__ import annotations

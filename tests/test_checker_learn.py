@@ -290,3 +290,55 @@ def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_
     for row in result["sizes"]:
         assert row["gain_ba"]["mean"] > 0.2  # the shipped model takes partial rows as supported
         assert row["other_gain_ba"]["mean"] >= -0.02
+
+
+@pytest.mark.model
+def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The real pipeline: ask, adopt a version, ask again; each stored score names its version."""
+    from helpers import reference_corpus, reference_extractor
+
+    from graphrag.ask import Asker
+    from graphrag.generate.extractive import ExtractiveGenerator
+    from graphrag.ingest import Ingestor
+
+    Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
+    question, settings = "How long do exports stay available?", AskSettings(k=5, hops=2)
+
+    def checkers_named() -> set[str]:
+        answer = store.answer(Asker(store, embedder=embedder, generator=ExtractiveGenerator()).ask(
+            question, settings).answer.id)
+        named = {c.support.checker for c in answer.claims if c.support}
+        named |= {ct.support.checker for c in answer.claims for ct in c.citations if ct.support}
+        return named - {"scripted-checker"}
+
+    assert checkers_named() == {"embedded@shipped"}
+    identity = {"intercept": 0.0, "slope": 1.0, "coef": [0.0] * len(FEATURES), "mean": [0.0] * len(FEATURES),
+                "scale": [1.0] * len(FEATURES), "lam": 1.0}
+    store.add_checker_version({"kind": "corrected", "base": shipped_raw(), "correction": identity}, "test", {})
+    assert checkers_named() == {"embedded@1"}
+
+
+def test_eval_learning_curve_command(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`graphrag eval support --learn-from`: the start is fitted on the other file, the table
+    prints per size; features come from a planted stand-in for the MiniLM cache."""
+    import graphrag.evaluate.features as feats
+
+    rng = np.random.default_rng(5)
+    target = [{"claim": f"t{i}", "evidence": ["e"], "label": ["supported", "partially_supported",
+                                                                 "not_supported"][i % 3]} for i in range(240)]
+    other = [{"claim": f"o{i}", "evidence": ["e"], "label": ["supported", "not_supported"][i % 2]} for i in range(200)]
+    kind = {"supported": "good", "partially_supported": "partial", "not_supported": "bad"}
+    for name, rows in (("t.jsonl", target), ("o.jsonl", other)):
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setattr(feats, "cached_features", lambda path, fmt, examples, cache=None: np.vstack(
+        [feature_row(kind[e.label], rng) for e in examples]))
+    assert main(["eval", "support", "--format", "jsonl", "--learn-from", str(tmp_path / "o.jsonl")]) == 2
+    assert "--learn-from needs --start-from and --start-format" in capsys.readouterr().err
+    assert main(["eval", "support", "--format", "jsonl", "--learn-from", str(tmp_path / "t.jsonl"), "--start-from",
+                 str(tmp_path / "o.jsonl"), "--start-format", "jsonl", "--sizes", "50", "100", "--draws", "2",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [r["verdicts"] for r in result["sizes"]] == [50, 100]
+    # The start never saw partial support (the other file has none), so it misses it; the refit learns it.
+    assert all(r["gain_ba"]["mean"] > 0.1 for r in result["sizes"])
+    assert all(r["n_scored"]["mean"] == 240 - r["verdicts"] for r in result["sizes"])
