@@ -229,6 +229,8 @@ def cmd_checker(a: argparse.Namespace) -> int:
             for v in rows:
                 m = v.metrics
                 print(f"  {v.version:>7}  {v.created_at}  {v.source}{'  (active)' if v.active else ''}")
+                if "refit" not in m:
+                    continue
                 print(f"           cross-validated by answer: balanced accuracy {m['refit']['balanced_accuracy']:.3f} "
                       f"vs shipped {m['shipped']['balanced_accuracy']:.3f} (gain {m['gain_balanced_accuracy']['mean']:+.3f}"
                       f" ± {m['gain_balanced_accuracy']['sd']:.3f}); AUROC {m['refit']['auroc']:.3f} vs "

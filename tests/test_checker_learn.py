@@ -129,7 +129,8 @@ def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> No
     assert report["gain_balanced_accuracy"]["mean"] > report["gain_balanced_accuracy"]["sd"]
 
     active = store.active_checker()
-    assert active is not None and active.version == 1 and active.params["kind"] == "corrected"
+    assert active is not None and active.version == 1 and active.params["kind"] == "gbdt"
+    assert active.params["fitted_on"]["team pairs"] == 80
     model = params_from_raw(active.params)
     rng = np.random.default_rng(7)  # fresh rows, not the fitted ones
     for kind, supported in (("good", True), ("partial", False), ("bad", False)):
@@ -169,9 +170,7 @@ def test_too_few_verdicts_or_one_class_are_refused_and_nothing_changes(store) ->
 def test_no_real_gain_is_refused_and_the_active_version_stays(store) -> None:  # type: ignore[no-untyped-def]
     """A team that judges as the shipped model already does gains nothing: refused, and the
     version adopted earlier stays active."""
-    earlier = store.add_checker_version({"kind": "corrected", "base": shipped_raw(), "correction": {
-        "intercept": 0.0, "slope": 1.0, "coef": [0.0] * len(FEATURES), "mean": [0.0] * len(FEATURES),
-        "scale": [1.0] * len(FEATURES), "lam": 1.0}}, "by hand", {})
+    earlier = store.add_checker_version(shipped_raw(), "by hand", {})
     record = TeamRecord(store, [KINDS] * 16)
     record.judge(lambda kind: VerdictLabel.UNSUPPORTED if kind == "bad" else VerdictLabel.SUPPORTED)
     with pytest.raises(RefitRefused, match="not clearly better") as err:
@@ -217,9 +216,7 @@ def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:  # 
 
 
 def test_versions_rollback_and_history_on_both_backends(any_store) -> None:  # type: ignore[no-untyped-def]
-    params = {"kind": "corrected", "base": shipped_raw(), "correction": {
-        "intercept": 0.0, "slope": 1.0, "coef": [0.0] * len(FEATURES), "mean": [0.0] * len(FEATURES),
-        "scale": [1.0] * len(FEATURES), "lam": 1.0}}
+    params = shipped_raw()
     assert any_store.active_checker() is None
     assert any_store.add_checker_version(params, "first", {"x": 1}) == 1
     assert any_store.add_checker_version(params, "second", {"x": 2}) == 2
@@ -274,22 +271,23 @@ def test_a_schema_1_store_migrates_to_the_checker_table(store_url: str, monkeypa
 
 def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_set() -> None:
     from graphrag.evaluate.learning import draw_split, learning_curve
+    from graphrag.support.learn import TrainingRows
 
     rng = np.random.default_rng(3)
     kinds = np.array(["good", "partial", "bad"] * 100)
     x = np.vstack([feature_row(k, rng) for k in kinds])
     y = kinds == "good"
     groups = np.repeat(np.arange(60).astype(str), 5)
-    other_kinds = np.array(["good", "bad"] * 60)
-    ox = np.vstack([feature_row(k, rng) for k in other_kinds])
-    oy = other_kinds == "good"
+    other_kinds = np.array(["good", "bad"] * 100)
+    other = TrainingRows(np.vstack([feature_row(k, rng) for k in other_kinds]), other_kinds == "good",
+                         np.array(["other"] * 200))
     train, test = draw_split(groups, 52, np.random.default_rng(0))
     assert len(train) == 52 and not set(groups[test]) & set(groups[train])
-    result = learning_curve(x, y, groups, SHIPPED.predict(x), ox, oy, SHIPPED.predict(ox),
-                            [DIRECTION[f] for f in FEATURES], [50, 100], draws=3)
-    for row in result["sizes"]:
-        assert row["gain_ba"]["mean"] > 0.2  # the shipped model takes partial rows as supported
-        assert row["other_gain_ba"]["mean"] >= -0.02
+    result = learning_curve(x, y, groups, other, np.arange(200).astype(str), [100, 400], draws=1)
+    assert result["skipped"] == ["400 verdicts: the file has only 300 claims, none would be left to score"]
+    (row,) = result["sizes"]
+    assert row["gain_ba"]["mean"] > 0.2  # the start never saw partial support; the refit learns it
+    assert row["other_gain_ba"]["mean"] >= -0.02 and row["n_scored"]["mean"] == 200
 
 
 @pytest.mark.model
@@ -312,9 +310,7 @@ def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_
         return named - {"scripted-checker"}
 
     assert checkers_named() == {"embedded@shipped"}
-    identity = {"intercept": 0.0, "slope": 1.0, "coef": [0.0] * len(FEATURES), "mean": [0.0] * len(FEATURES),
-                "scale": [1.0] * len(FEATURES), "lam": 1.0}
-    store.add_checker_version({"kind": "corrected", "base": shipped_raw(), "correction": identity}, "test", {})
+    store.add_checker_version(shipped_raw(), "test", {})
     assert checkers_named() == {"embedded@1"}
 
 
@@ -335,10 +331,10 @@ def test_eval_learning_curve_command(tmp_path, monkeypatch, capsys) -> None:  # 
     assert main(["eval", "support", "--format", "jsonl", "--learn-from", str(tmp_path / "o.jsonl")]) == 2
     assert "--learn-from needs --start-from and --start-format" in capsys.readouterr().err
     assert main(["eval", "support", "--format", "jsonl", "--learn-from", str(tmp_path / "t.jsonl"), "--start-from",
-                 str(tmp_path / "o.jsonl"), "--start-format", "jsonl", "--sizes", "50", "100", "--draws", "2",
+                 str(tmp_path / "o.jsonl"), "--start-format", "jsonl", "--sizes", "60", "--draws", "1",
                  "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert [r["verdicts"] for r in result["sizes"]] == [50, 100]
+    assert [r["verdicts"] for r in result["sizes"]] == [60]
     # The start never saw partial support (the other file has none), so it misses it; the refit learns it.
     assert all(r["gain_ba"]["mean"] > 0.1 for r in result["sizes"])
     assert all(r["n_scored"]["mean"] == 240 - r["verdicts"] for r in result["sizes"])

@@ -2,13 +2,17 @@
 
 A labelled file plays the team: its labels are the verdicts (supported = 1; partial and not
 supported = 0). The starting model is the tree ensemble fitted (as scripts/fit_support.py fits
-the shipped one) on the *other* file only, so it never saw the scored claims. For each size N
-and each random draw, N claims of the target file are taken as verdicts, whole questions at a
-time (the claims of one ExpertQA question never straddle refit and scoring; the last question
-drawn is cut to make exactly N and its remaining claims are scored by neither), the correction
-stage of ``graphrag.support.learn`` is fitted on them, and both models score the rest of the
-target file and the whole other file. The other file is the starting model's own training data,
-so its figures show whether the refit damages what the start knew, not out-of-sample accuracy.
+the shipped one) on the *other* file only, so it never saw the scored claims; the refit is
+``graphrag.support.learn``'s: the same trees on the other file's rows plus N verdicts as a
+third source. For each size N and each random draw, N claims of the target file are taken as
+verdicts, whole questions at a time (the claims of one ExpertQA question never straddle refit
+and scoring; the last question drawn is cut to make exactly N and its remaining claims are
+scored by neither), and both models score the rest of the target file.
+
+The other file is the starting model's own training data, so scoring it with models fitted on
+all of it would be in sample. It is scored out of sample on both sides instead: split in five
+folds (questions whole); for each, the start is fitted on the other four folds and the refit on
+those four plus the same verdicts, and both score the held-out fold.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 
 from graphrag.errors import GraphRAGError
 from graphrag.evaluate.support import auroc, binary_metrics, load_examples
-from graphrag.support.learn import THRESHOLD, fit_with_choice
+from graphrag.support.learn import FOLDS, THRESHOLD, TrainingRows, grouped_folds, predictor, refit_params
 
 
 def _figures(y: np.ndarray, s: np.ndarray) -> tuple[float, float]:
@@ -54,26 +58,40 @@ def bootstrap_sd(y: np.ndarray, s: np.ndarray, rng: np.random.Generator, rounds:
     return float(np.std(vals, ddof=1))
 
 
-def learning_curve(x: np.ndarray, y: np.ndarray, groups: np.ndarray, start_scores: np.ndarray,
-                   other_x: np.ndarray, other_y: np.ndarray, other_scores: np.ndarray,
-                   direction: Sequence[int], sizes: Sequence[int], draws: int, seed: int = 0) -> dict[str, Any]:
-    """The figures for each size: start vs refit on the held-out target claims and on the other set."""
-    rows = []
+def learning_curve(x: np.ndarray, y: np.ndarray, groups: np.ndarray, other: TrainingRows,
+                   other_groups: np.ndarray, sizes: Sequence[int], draws: int, seed: int = 0) -> dict[str, Any]:
+    """The figures for each size: start vs refit on the held-out target claims and, out of
+    sample, on the other file (see the module docstring)."""
+    from graphrag.support.fitting import fit_trees
+
+    start_scores = predictor(fit_trees(other.x, other.y.astype(int), other.source))(x)
+    folds = grouped_folds(other.y, other_groups, FOLDS, seed)
+    fold_rows = [TrainingRows(other.x[tr], other.y[tr], other.source[tr]) for tr, _ in folds]
+    other_scores = np.zeros(len(other.y))
+    for rows, (_, te) in zip(fold_rows, folds):
+        other_scores[te] = predictor(fit_trees(rows.x, rows.y.astype(int), rows.source))(other.x[te])
+    rows_out, skipped = [], []
     for n in sizes:
+        if n >= len(y):
+            skipped.append(f"{n} verdicts: the file has only {len(y)} claims, none would be left to score")
+            continue
         per_draw = []
         for d in range(draws):
             rng = np.random.default_rng([seed, n, d])
             train, test = draw_split(groups, n, rng)
             if len(set(y[train].tolist())) < 2 or len(test) == 0:
                 continue
-            corr = fit_with_choice(start_scores[train], x[train], y[train], groups[train], direction, seed)
+            refit = predictor(refit_params(other, x[train], y[train]))
             ba0, au0 = _figures(y[test], start_scores[test])
-            ba1, au1 = _figures(y[test], corr.predict(start_scores[test], x[test]))
-            oba0, oau0 = _figures(other_y, other_scores)
-            oba1, oau1 = _figures(other_y, corr.predict(other_scores, other_x))
+            ba1, au1 = _figures(y[test], refit(x[test]))
+            other_refit = np.zeros(len(other.y))
+            for rows, (_, te) in zip(fold_rows, folds):
+                other_refit[te] = predictor(refit_params(rows, x[train], y[train]))(other.x[te])
+            oba0, oau0 = _figures(other.y, other_scores)
+            oba1, oau1 = _figures(other.y, other_refit)
             per_draw.append({"n_scored": len(test), "start_ba": ba0, "refit_ba": ba1, "start_auroc": au0,
                              "refit_auroc": au1, "other_start_ba": oba0, "other_refit_ba": oba1,
-                             "other_start_auroc": oau0, "other_refit_auroc": oau1, "lam": corr.lam})
+                             "other_start_auroc": oau0, "other_refit_auroc": oau1})
         if not per_draw:
             continue
 
@@ -86,12 +104,12 @@ def learning_curve(x: np.ndarray, y: np.ndarray, groups: np.ndarray, start_score
             r["gain_auroc"] = r["refit_auroc"] - r["start_auroc"]
             r["other_gain_ba"] = r["other_refit_ba"] - r["other_start_ba"]
             r["other_gain_auroc"] = r["other_refit_auroc"] - r["other_start_auroc"]
-        rows.append({"verdicts": n, "draws": len(per_draw), "n_scored": stat("n_scored"),
-                     **{k: stat(k) for k in ("start_ba", "refit_ba", "gain_ba", "start_auroc", "refit_auroc",
-                                             "gain_auroc", "other_start_ba", "other_refit_ba", "other_gain_ba",
-                                             "other_gain_auroc")}})
-    noise = bootstrap_sd(other_y, other_scores, np.random.default_rng(seed))
-    return {"sizes": rows, "other_ba_noise_sd": round(noise, 4)}
+        keys = ("start_ba", "refit_ba", "gain_ba", "start_auroc", "refit_auroc", "gain_auroc", "other_start_ba",
+                "other_refit_ba", "other_gain_ba", "other_gain_auroc")
+        rows_out.append({"verdicts": n, "draws": len(per_draw), "n_scored": stat("n_scored"),
+                         **{k: stat(k) for k in keys}})
+    noise = bootstrap_sd(other.y, other_scores, np.random.default_rng(seed))
+    return {"sizes": rows_out, "skipped": skipped, "other_ba_noise_sd": round(noise, 4)}
 
 
 def _print(result: dict[str, Any], out: TextIO) -> None:
@@ -109,16 +127,18 @@ def _print(result: dict[str, Any], out: TextIO) -> None:
                   f"{ms(r['refit_ba'])}  {ms(r['gain_ba'], True)} |        {ms(r['start_auroc'])}  "
                   f"{ms(r['refit_auroc'])}  {ms(r['gain_auroc'], True)} | {ms(r['other_gain_ba'], True):>17}  "
                   f"{ms(r['other_gain_auroc'], True)}\n")
-    out.write(f"  (mean ± sd over {result['draws']} draws; other set: {result['start']}, the start model's own "
-              f"training data; its balanced accuracy's sampling noise (bootstrap sd) is {result['other_ba_noise_sd']:.3f})\n")
+    for why in result["skipped"]:
+        out.write(f"  skipped: {why}\n")
+    out.write(f"  (mean ± sd over {result['draws']} draws; other set: {result['start']}, scored out of fold by start "
+              f"models fitted on the rest of it; sampling noise of its balanced accuracy (bootstrap sd): "
+              f"{result['other_ba_noise_sd']:.3f})\n")
 
 
 def cli_learning_curve(data: str, fmt: str, start_data: str, start_fmt: str, sizes: Sequence[int] = (50, 100, 200, 400),
                        draws: int = 5, seed: int = 0, cache: str | None = None, as_json: bool = False,
-                       out: TextIO = sys.stdout) -> int:
+                       out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     from graphrag.evaluate.features import cached_features
-    from graphrag.support.embedded import DIRECTION, FEATURES
-    from graphrag.support.fitting import fit_trees, predict
 
     try:
         target = load_examples(data, fmt)
@@ -129,11 +149,10 @@ def cli_learning_curve(data: str, fmt: str, start_data: str, start_fmt: str, siz
     x = cached_features(data, fmt, target, cache)
     ox = cached_features(start_data, start_fmt, start, cache)
     y = np.array([e.supported for e in target])
-    oy = np.array([e.supported for e in start])
+    other = TrainingRows(ox, np.array([e.supported for e in start]), np.array([start_fmt] * len(start)))
     groups = np.array([e.group or f"row:{i}" for i, e in enumerate(target)])
-    start_params = fit_trees(ox, oy, np.array([start_fmt] * len(oy)))
-    result = learning_curve(x, y, groups, predict(start_params, x), ox, oy, predict(start_params, ox),
-                            [DIRECTION[f] for f in FEATURES], sizes, draws, seed)
+    other_groups = np.array([e.group or f"row:{i}" for i, e in enumerate(start)])
+    result = learning_curve(x, y, groups, other, other_groups, sizes, draws, seed)
     result.update({"target": str(data), "target_format": fmt, "target_n": len(target), "start": str(start_data),
                    "start_format": start_fmt, "draws": draws, "seed": seed})
     if as_json:

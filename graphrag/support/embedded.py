@@ -16,6 +16,12 @@ parameters ship in ``embedded_params.json``: gradient-boosted trees, monotonic i
 feature's known direction (``DIRECTION``), walked in numpy here; the earlier logistic model
 still loads (``kind: logistic``). Labels: supported at ``threshold`` and above, partial down
 to ``partial_threshold``, else not supported. Runtime needs only numpy and the MiniLM model.
+
+A team can adapt the checker to its own standard (``graphrag checker fit --from-verdicts``,
+``graphrag.support.learn``, the same trees refitted on the shipped rows plus the team's
+verdicts): an adopted refit is a numbered version in the store, and a checker
+given the store runs the active version; every score names its parameters, "embedded@shipped"
+or "embedded@<version>".
 """
 
 from __future__ import annotations
@@ -268,13 +274,8 @@ class TreeParams:
         return 1.0 / (1.0 + np.exp(-z))
 
 
-def params_from_raw(raw: dict, where: str = "checker parameters") -> LogisticParams | TreeParams | CorrectedParams:
-    """A fitted model from its JSON: trees, the logistic model, or a team's correction on either."""
-    if raw.get("kind") == "corrected":  # a version fitted from a team's verdicts (graphrag.support.learn)
-        from graphrag.support.learn import Correction
-
-        base = params_from_raw(raw["base"], where)
-        return CorrectedParams(base, Correction.from_json(raw["correction"]), base.threshold, base.partial_threshold)
+def params_from_raw(raw: dict, where: str = "checker parameters") -> LogisticParams | TreeParams:
+    """A fitted model from its JSON: a tree ensemble or the logistic model (``kind``)."""
     if tuple(raw.get("features", ())) != FEATURES:
         raise ModelUnavailable(f"{where} were fitted on other features; rerun scripts/fit_support.py",
                                backend="embedded")
@@ -285,30 +286,16 @@ def params_from_raw(raw: dict, where: str = "checker parameters") -> LogisticPar
                           float(raw["partial_threshold"]))
 
 
-def load_params(path: Path) -> LogisticParams | TreeParams | CorrectedParams:
+def load_params(path: Path) -> LogisticParams | TreeParams:
     """The fitted model in ``path``: a logistic model or a tree ensemble (``kind``)."""
     return params_from_raw(json.loads(path.read_text(encoding="utf-8")), str(path))
-
-
-@dataclass(frozen=True)
-class CorrectedParams:
-    """The shipped model followed by a correction stage fitted on a team's verdicts."""
-
-    base: LogisticParams | TreeParams
-    correction: object  # graphrag.support.learn.Correction
-    threshold: float
-    partial_threshold: float
-
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        x = np.atleast_2d(np.asarray(x, dtype=float))
-        return self.correction.predict(self.base.predict(x), x)  # type: ignore[attr-defined]
 
 
 SHIPPED = "shipped"
 
 
 def shipped_raw() -> dict:
-    """The shipped parameters as JSON (what a team's correction starts from)."""
+    """The shipped parameters as JSON."""
     return json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
 
 

@@ -1,39 +1,40 @@
-"""Adapting the embedded checker to a team's verdicts: a correction stage on the shipped score.
+"""Adapting the embedded checker to a team's verdicts: refit the trees on the shipped data plus the team's.
 
-Why a correction on top rather than refitting the trees: the shipped trees were fitted on
-thousands of public pairs whose features a deployed store does not have (they need the data
-files and minutes of MiniLM), while a team has tens to hundreds of verdicts. So the shipped
-model stays as it is and a small logistic stage is fitted on the team's pairs::
+The shipped trees were fitted (scripts/fit_support.py) on the feature rows of the public WiCE
+and ExpertQA pairs; those rows ship beside the parameters (``embedded_train.npz``, 50 KB), so
+a refit needs no data files and no MiniLM pass over them. A refit is the same monotonic tree
+ensemble, same settings, fitted on the shipped rows plus the team's judged pairs as a third
+source. The fit gives each (source, class) cell the same total weight, so the team's verdicts,
+a few hundred rows beside a thousand, weigh as much as each public dataset: per row, much more.
 
-    p = sigmoid(a + b * logit(shipped score) + w . (x - mean) / scale)
-
-starting from the shipped model (a = 0, b = 1, w = 0) and pulled back towards it by an L2
-penalty ``lam/2 * (a^2 + (b - 1)^2 + |w|^2)``, so with few verdicts it stays close to the
-shipped scores and moves only as far as the verdicts argue. It keeps the shipped model's
-monotonicity: b >= 0 (the stage never reverses the shipped score) and each w_j has the sign of
-the feature's known direction (``DIRECTION``: more similarity never lowers the score, a missing
-number never raises it). The penalty strength is chosen by grouped cross-validation inside the
-team's own verdicts (``LAMBDAS``); nothing here looks at the figures it reports.
+Why this and not a small correction stage on top of the shipped score: both were measured on the
+learning curve (README); a correction fitted on the team's rows alone moves the decision for
+every kind of pair and lost balanced accuracy on the dataset it was not fitted on beyond the
+noise, while keeping the shipped rows in the fit keeps what the shipped model knew. The trees
+stay monotonic in each feature's known direction (``DIRECTION``), like the shipped ones.
 
 Labels: a verdict of *supported* is 1; *partially supported* and *unsupported* are 0 (as in the
-shipped fit, where partial support is not support: a reviewer must look at it). Each class gets
-the same total weight, so the 0.5 threshold stays at equal odds.
+shipped fit, where partial support is not support: a reviewer must look at it).
 
-Only numpy, scipy (the bounded fit) and scikit-learn (grouped folds) are used; no model is
-loaded here, so everything is testable on made-up feature rows.
+Adoption: enough judged pairs of both classes from enough answers, then grouped cross-validation
+(one answer's pairs in one fold) of the refit against the shipped model on the same folds; the
+refit is adopted only when its mean gain in balanced accuracy over the folds is positive and
+larger than the spread (sd) of those gains, and AUROC is not worse beyond its own spread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from graphrag.errors import InputError
+from graphrag.errors import InputError, ModelUnavailable
 
-LAMBDAS = (1.0, 3.0, 10.0, 30.0, 100.0)  # candidate penalty strengths, picked by inner grouped CV
+TRAIN_PATH = Path(__file__).with_name("embedded_train.npz")
+TEAM = "team"  # the source name of the team's rows in the fit
 MIN_JUDGED = 50  # judged pairs needed before a refit may replace the parameters
 MIN_PER_CLASS = 10  # ... with at least this many of each class
 MIN_GROUPS = 3  # answers: grouped folds need a few
@@ -49,107 +50,58 @@ class RefitRefused(InputError):
         self.report = dict(report or {})
 
 
-def logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(np.asarray(p, dtype=float), 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
-
-
 @dataclass(frozen=True)
-class Correction:
-    """The fitted stage: p = sigmoid(intercept + slope * logit(base) + coef . (x - mean) / scale)."""
+class TrainingRows:
+    """Feature rows, labels and source names of pairs to fit on."""
 
-    intercept: float
-    slope: float
-    coef: np.ndarray
-    mean: np.ndarray
-    scale: np.ndarray
-    lam: float
+    x: np.ndarray
+    y: np.ndarray
+    source: np.ndarray
 
-    def predict(self, base_scores: np.ndarray, x: np.ndarray) -> np.ndarray:
-        z = self.intercept + self.slope * logit(base_scores) + ((np.atleast_2d(x) - self.mean) / self.scale) @ self.coef
-        return 1.0 / (1.0 + np.exp(-z))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"intercept": round(self.intercept, 6), "slope": round(self.slope, 6),
-                "coef": [round(float(v), 6) for v in self.coef], "mean": [round(float(v), 6) for v in self.mean],
-                "scale": [round(float(v), 6) for v in self.scale], "lam": self.lam}
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> Correction:
-        return cls(float(raw["intercept"]), float(raw["slope"]), np.asarray(raw["coef"], dtype=float),
-                   np.asarray(raw["mean"], dtype=float), np.asarray(raw["scale"], dtype=float), float(raw["lam"]))
+    def plus(self, x: np.ndarray, y: np.ndarray, source: str = TEAM) -> TrainingRows:
+        return TrainingRows(np.vstack([self.x, x]), np.concatenate([self.y, np.asarray(y, dtype=bool)]),
+                            np.concatenate([self.source, np.array([source] * len(y))]))
 
 
-def class_weights(y: np.ndarray) -> np.ndarray:
-    """Equal total weight per class, mean 1."""
-    y = np.asarray(y, dtype=bool)
-    w = np.where(y, 1.0 / max(int(y.sum()), 1), 1.0 / max(int((~y).sum()), 1))
-    return w * len(y) / w.sum()
+def shipped_rows(path: Path = TRAIN_PATH) -> TrainingRows:
+    """The rows the shipped parameters were fitted on (written by scripts/fit_support.py)."""
+    from graphrag.support.embedded import FEATURES
+
+    if not path.is_file():
+        raise ModelUnavailable(f"the shipped training rows are missing ({path}); run scripts/fit_support.py",
+                               backend="embedded")
+    data = np.load(path)
+    x = data["x"].astype(float)
+    if x.shape[1] != len(FEATURES):
+        raise ModelUnavailable(f"{path} holds other features; rerun scripts/fit_support.py", backend="embedded")
+    return TrainingRows(x, data["y"].astype(bool), data["source"].astype(str))
 
 
-def fit_correction(base_scores: np.ndarray, x: np.ndarray, y: np.ndarray, direction: Sequence[int],
-                   lam: float) -> Correction:
-    """The bounded, penalised logistic fit described in the module docstring."""
-    from scipy.optimize import minimize
+def refit_params(base: TrainingRows, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """The tree ensemble fitted on ``base`` plus the team's rows (see the module docstring)."""
+    from graphrag.support.fitting import fit_trees
 
-    x = np.atleast_2d(np.asarray(x, dtype=float))
-    t = np.asarray(y, dtype=float)
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale < 1e-9] = 1.0  # a constant feature: its weight stays at the prior (0)
-    z = (x - mean) / scale
-    base = logit(base_scores)
-    w = class_weights(t.astype(bool))
-    design = np.column_stack([np.ones(len(t)), base, z])
-    prior = np.zeros(design.shape[1])
-    prior[1] = 1.0  # the shipped model itself
-
-    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        eta = design @ theta
-        # log(1 + e^eta) - t * eta, stably
-        nll = np.sum(w * (np.logaddexp(0.0, eta) - t * eta))
-        grad = design.T @ (w * (1.0 / (1.0 + np.exp(-eta)) - t))
-        d = theta - prior
-        return float(nll + lam / 2 * d @ d), grad + lam * d
-
-    bounds = [(None, None), (0.0, None)] + [(0.0, None) if s > 0 else (None, 0.0) for s in direction]
-    res = minimize(loss, prior.copy(), jac=True, method="L-BFGS-B", bounds=bounds)
-    theta = res.x
-    return Correction(float(theta[0]), float(theta[1]), theta[2:].copy(), mean, scale, float(lam))
+    rows = base.plus(np.atleast_2d(x), y)
+    return fit_trees(rows.x, rows.y.astype(int), rows.source)
 
 
-def _folds(y: np.ndarray, groups: np.ndarray, k: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def predictor(params: Mapping[str, Any]) -> Callable[[np.ndarray], np.ndarray]:
+    from graphrag.support.embedded import params_from_raw
+
+    return params_from_raw(dict(params)).predict
+
+
+def grouped_folds(y: np.ndarray, groups: np.ndarray, k: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Grouped folds (one answer's pairs in one fold), stratified by class where possible."""
+    import warnings
+
     from sklearn.model_selection import StratifiedGroupKFold
 
-    k = min(k, len(set(groups.tolist())))
+    k = min(k, len(set(np.asarray(groups).tolist())))
     splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
-    return [(tr, te) for tr, te in splitter.split(np.zeros(len(y)), y.astype(int), groups)]
-
-
-def choose_lambda(base_scores: np.ndarray, x: np.ndarray, y: np.ndarray, groups: np.ndarray,
-                  direction: Sequence[int], seed: int = 0) -> float:
-    """The penalty with the lowest held-out (class-weighted) log-loss over grouped folds."""
-    folds = _folds(y, groups, FOLDS, seed)
-    best, best_loss = LAMBDAS[-1], np.inf
-    for lam in LAMBDAS:
-        total = 0.0
-        for tr, te in folds:
-            if len(set(y[tr].tolist())) < 2:
-                continue
-            p = np.clip(fit_correction(base_scores[tr], x[tr], y[tr], direction, lam).predict(base_scores[te], x[te]),
-                        1e-6, 1 - 1e-6)
-            w = class_weights(y[te])
-            total += float(-np.sum(w * (y[te] * np.log(p) + (1 - y[te]) * np.log(1 - p))))
-        if total < best_loss:
-            best, best_loss = lam, total
-    return best
-
-
-def fit_with_choice(base_scores: np.ndarray, x: np.ndarray, y: np.ndarray, groups: np.ndarray,
-                    direction: Sequence[int], seed: int = 0) -> Correction:
-    lam = choose_lambda(base_scores, x, y, groups, direction, seed)
-    return fit_correction(base_scores, x, y, direction, lam)
+    with warnings.catch_warnings():  # a class smaller than k: sklearn warns, the folds are still grouped
+        warnings.simplefilter("ignore", UserWarning)
+        return list(splitter.split(np.zeros(len(y)), np.asarray(y).astype(int), groups))
 
 
 def _metrics(y: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
@@ -158,36 +110,38 @@ def _metrics(y: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
     return binary_metrics(y, scores >= THRESHOLD)["balanced_accuracy"], auroc(y, scores)
 
 
-def compare(base_scores: np.ndarray, x: np.ndarray, y: np.ndarray, groups: Sequence[str],
-            direction: Sequence[int], seed: int = 0) -> dict[str, Any]:
-    """Grouped cross-validation of the refit against the shipped scores on the same folds.
+def _spread(v: np.ndarray) -> dict[str, float]:
+    v = v[~np.isnan(v)]
+    if not len(v):
+        return {"mean": float("nan"), "sd": 0.0}
+    return {"mean": round(float(v.mean()), 4), "sd": round(float(v.std(ddof=1)), 4) if len(v) > 1 else 0.0}
 
-    Per fold: balanced accuracy and AUROC of both on the held-out answers; overall: the same
-    on the pooled out-of-fold scores, and the mean and spread (sd) of the per-fold gains.
+
+def compare(shipped: Callable[[np.ndarray], np.ndarray], base: TrainingRows, x: np.ndarray, y: np.ndarray,
+            groups: Sequence[str], seed: int = 0) -> dict[str, Any]:
+    """Grouped cross-validation of the refit against the shipped model on the same folds.
+
+    Per fold: balanced accuracy and AUROC of both on the held-out answers (the refit fitted on
+    the shipped rows plus the other folds' verdicts); overall: the same on the pooled
+    out-of-fold scores, and the mean and spread (sd) of the per-fold gains.
     """
     y = np.asarray(y, dtype=bool)
     g = np.asarray(groups)
-    base_scores = np.asarray(base_scores, dtype=float)
+    shipped_scores = shipped(x)
     oof = np.zeros(len(y))
     folds = []
-    for tr, te in _folds(y, g, FOLDS, seed):
-        corr = fit_with_choice(base_scores[tr], x[tr], y[tr], g[tr], direction, seed)
-        oof[te] = corr.predict(base_scores[te], x[te])
-        (ba_s, au_s), (ba_r, au_r) = _metrics(y[te], base_scores[te]), _metrics(y[te], oof[te])
-        folds.append({"n": int(len(te)), "shipped_ba": ba_s, "refit_ba": ba_r, "shipped_auroc": au_s,
-                      "refit_auroc": au_r})
-    ba_gain = np.array([f["refit_ba"] - f["shipped_ba"] for f in folds])
-    au_gain = np.array([f["refit_auroc"] - f["shipped_auroc"] for f in folds])
-    au_gain = au_gain[~np.isnan(au_gain)]
-    (ba_s, au_s), (ba_r, au_r) = _metrics(y, base_scores), _metrics(y, oof)
+    for tr, te in grouped_folds(y, g, FOLDS, seed):
+        oof[te] = predictor(refit_params(base, x[tr], y[tr]))(x[te])
+        (ba_s, au_s), (ba_r, au_r) = _metrics(y[te], shipped_scores[te]), _metrics(y[te], oof[te])
+        folds.append({"n": int(len(te)), "shipped_ba": round(ba_s, 4), "refit_ba": round(ba_r, 4),
+                      "shipped_auroc": round(au_s, 4), "refit_auroc": round(au_r, 4)})
+    (ba_s, au_s), (ba_r, au_r) = _metrics(y, shipped_scores), _metrics(y, oof)
     return {
         "n": int(len(y)), "n_supported": int(y.sum()), "answers": int(len(set(g.tolist()))), "folds": folds,
         "shipped": {"balanced_accuracy": round(ba_s, 4), "auroc": round(au_s, 4)},
         "refit": {"balanced_accuracy": round(ba_r, 4), "auroc": round(au_r, 4)},
-        "gain_balanced_accuracy": {"mean": round(float(ba_gain.mean()), 4), "sd": round(float(ba_gain.std(ddof=1)), 4)
-                                   if len(ba_gain) > 1 else 0.0},
-        "gain_auroc": {"mean": round(float(au_gain.mean()), 4) if len(au_gain) else float("nan"),
-                       "sd": round(float(au_gain.std(ddof=1)), 4) if len(au_gain) > 1 else 0.0},
+        "gain_balanced_accuracy": _spread(np.array([f["refit_ba"] - f["shipped_ba"] for f in folds])),
+        "gain_auroc": _spread(np.array([f["refit_auroc"] - f["shipped_auroc"] for f in folds], dtype=float)),
     }
 
 
@@ -210,20 +164,21 @@ def real_gain(report: Mapping[str, Any]) -> bool:
     """Adopt only when the mean fold gain in balanced accuracy is positive and beyond the
     fold-to-fold spread, and AUROC is not worse by more than its own spread."""
     ba, au = report["gain_balanced_accuracy"], report["gain_auroc"]
-    au_ok = not np.isfinite(au["mean"]) or au["mean"] >= -max(au["sd"], 0.0)
-    return ba["mean"] > 0 and ba["mean"] > ba["sd"] and au_ok
+    au_ok = not np.isfinite(au["mean"]) or au["mean"] >= -au["sd"]
+    return bool(ba["mean"] > 0 and ba["mean"] > ba["sd"] and au_ok)
 
 
-def refit(base_scores: np.ndarray, x: np.ndarray, y: np.ndarray, groups: Sequence[str],
-          direction: Sequence[int], seed: int = 0) -> tuple[Correction, dict[str, Any]]:
-    """Check, cross-validate and fit on every verdict; RefitRefused unless adoption is justified."""
+def refit(shipped: Callable[[np.ndarray], np.ndarray], base: TrainingRows, x: np.ndarray, y: np.ndarray,
+          groups: Sequence[str], seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Check, cross-validate and fit on every verdict: (parameters, report). RefitRefused
+    unless adoption is justified."""
     y = np.asarray(y, dtype=bool)
     check_enough(y, groups)
-    report = compare(base_scores, x, y, groups, direction, seed)
+    report = compare(shipped, base, x, y, groups, seed)
     if not real_gain(report):
         ba = report["gain_balanced_accuracy"]
         raise RefitRefused(
             f"the refit is not clearly better: balanced accuracy gain {ba['mean']:+.3f} with fold spread "
             f"{ba['sd']:.3f} (AUROC gain {report['gain_auroc']['mean']:+.3f}); parameters left as they are",
             report)
-    return fit_with_choice(base_scores, x, y, np.asarray(groups), direction, seed), report
+    return refit_params(base, x, y), report

@@ -5,7 +5,8 @@ as the checker saw it when scoring that citation alone: the claim's text, the sp
 the sentences around it. Labels: supported = 1; partially supported and unsupported = 0.
 When several reviewers judged the same pair, each one's latest verdict counts and the majority
 decides; a tie is left out (and counted). A span whose text no longer matches the hash the
-reviewer judged is left out too. The fit itself is ``graphrag.support.learn``.
+reviewer judged is left out too. The fit itself is ``graphrag.support.learn``. The dashboard
+calls ``fit_from_verdicts(store)`` as the CLI does.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from graphrag.model import Answer, VerdictLabel
 from graphrag.store.codec import sha256_text
 from graphrag.support.base import SupportQuery
-from graphrag.support.learn import RefitRefused, check_enough, refit
+from graphrag.support.learn import RefitRefused, check_enough, refit, shipped_rows
 
 Featuriser = Callable[[Sequence[SupportQuery]], np.ndarray]
 
@@ -86,34 +87,28 @@ def checker_features(queries: Sequence[SupportQuery]) -> np.ndarray:
 
 
 def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed: int = 0) -> FitOutcome:
-    """Refit the correction stage on the team's verdicts and adopt it as a new active version.
+    """Refit the checker's trees on the shipped rows plus the team's verdicts; adopt the refit
+    as a new active version.
 
     Raises RefitRefused (with the figures when they were computed) and leaves the store's
     checker versions untouched unless there are enough verdicts of both classes and the
     refit beats the shipped model beyond the spread across folds.
     """
-    from graphrag.support.embedded import DIRECTION, FEATURES, params_from_raw, shipped_raw
+    from graphrag.support.embedded import params_from_raw, shipped_raw
 
     pairs, skipped = judged_pairs(store)
     y = np.array([p.supported for p in pairs], dtype=bool)
     groups = [str(p.answer_id) for p in pairs]
     try:
         check_enough(y, groups)  # before any model is loaded
-    except RefitRefused as exc:
-        exc.report["skipped"] = dict(skipped)
-        raise
-    x = features([p.query for p in pairs])
-    base_raw = shipped_raw()
-    base = params_from_raw(base_raw, "shipped parameters")
-    base_scores = base.predict(x)
-    try:
-        correction, report = refit(base_scores, x, y, groups, [DIRECTION[f] for f in FEATURES], seed)
+        x = features([p.query for p in pairs])
+        params, report = refit(params_from_raw(shipped_raw()).predict, shipped_rows(), x, y, groups, seed)
     except RefitRefused as exc:
         exc.report["skipped"] = dict(skipped)
         raise
     report["skipped"] = dict(skipped)
-    params = {"kind": "corrected", "base": base_raw, "correction": correction.to_json(),
-              "labels": "supported = 1; partially supported and unsupported = 0"}
+    params["fitted_on"] = {"shipped rows": "wice_claim_dev + expertqa_rand_val", "team pairs": report["n"]}
+    params["labels"] = "supported = 1; partially supported and unsupported = 0"
     source = f"verdicts: {report['n']} pairs ({report['n_supported']} supported) from {report['answers']} answers"
     version = store.add_checker_version(params, source, report)
     return FitOutcome(version, report, dict(skipped))
