@@ -9,7 +9,8 @@ the very code the checker runs (graphrag.support.embedded.featurise), and
   WiCE and scored on ExpertQA (out of sample); fitted on both, scored out of fold (5-fold,
   the claims of one ExpertQA question kept in one fold); and fitted on both and scored on
   each (in sample, said so);
-- writes graphrag/support/embedded_params.json fitted on both datasets: gradient-boosted
+- writes graphrag/support/embedded_params.json fitted on both datasets (and the feature rows
+  it was fitted on, embedded_train.npz, which a team's refit starts from): gradient-boosted
   trees (``--model gbdt``, the default, exported as plain JSON arrays the checker walks in
   numpy) or the earlier sign-constrained logistic model (``--model logistic``).
 
@@ -39,6 +40,7 @@ from graphrag.evaluate.features import CachedEmbedder  # noqa: E402
 from graphrag.evaluate.support import SupportExample, load_expertqa, load_wice, support_metrics  # noqa: E402
 from graphrag.support.embedded import DIRECTION, FEATURES, PARAMS_PATH, featurise  # noqa: E402
 from graphrag.support.fitting import PARTIAL_THRESHOLD, THRESHOLD, cell_weights, fit_trees, predict  # noqa: E402
+from graphrag.support.learn import TRAIN_PATH  # noqa: E402
 
 C = 1.0  # L2 strength of the logistic fit; the default, not tuned on the reported figures
 
@@ -159,6 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         Path(args.out).write_text(json.dumps(final, indent=indent, separators=(",", ":") if indent is None
                                              else None) + "\n", encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
+        # The rows the parameters were fitted on ship beside them: a team's refit from its
+        # verdicts (graphrag checker fit) fits on these plus the team's pairs.
+        train = Path(args.out).with_name(TRAIN_PATH.name)
+        np.savez_compressed(train, x=x_all.astype(np.float32), y=y_all.astype(bool), source=src_all)
+        print(f"wrote {train}", file=sys.stderr)
     return 0
 
 
