@@ -28,7 +28,7 @@ from graphrag.model import (
 )
 from graphrag.retrieve import Retrieval, clean_question, retrieve
 from graphrag.store import Store
-from graphrag.support import SupportChecker, SupportQuery, make_checker
+from graphrag.support import SupportChecker, SupportQuery, checker_for_store
 
 log = logging.getLogger(__name__)
 # Removing a citation that costs less than this much joined support means it added nothing.
@@ -155,7 +155,8 @@ class Asker:
         status = AnswerStatus.CITED
         if claims:
             try:
-                checker = self._checker or make_checker(settings.checker, **_model_option(settings.checker_model))
+                checker = self._checker or checker_for_store(settings.checker, self.store,
+                                                             **_model_option(settings.checker_model))
                 claims = check_claims(self.store, claims, checker)
                 if all(c.support is not None for c in claims):
                     status = AnswerStatus.AUTO_CHECKED

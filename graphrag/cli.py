@@ -1,4 +1,4 @@
-"""The `graphrag` command: ingest, entity, ask, review, export, store, eval, bench.
+"""The `graphrag` command: ingest, entity, ask, review, export, store, checker, eval, bench.
 
 Every command prints a readable report, or one JSON object with --json. Errors a user can
 act on are printed as one line on stderr with exit code 2 (bad input) or 1 (backend/store).
@@ -271,8 +271,81 @@ def cmd_record(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_checker(a: argparse.Namespace) -> int:
+    """Versions of the embedded checker's parameters: fit from the team's verdicts, list, roll back."""
+    from graphrag.support.learn import RefitRefused
+
+    with Store(a.store) as store:
+        if a.action == "list":
+            rows = store.checker_versions()
+            if a.json:
+                print(json.dumps([{"version": v.version, "created_at": v.created_at, "source": v.source,
+                                   "active": v.active, "activated_at": v.activated_at, "metrics": v.metrics}
+                                  for v in rows], indent=2))
+                return 0
+            active = next((v.version for v in rows if v.active), None)
+            print(f"  shipped  parameters in the package{'  (active)' if active is None else ''}")
+            for v in rows:
+                m = v.metrics
+                print(f"  {v.version:>7}  {v.created_at}  {v.source}{'  (active)' if v.active else ''}")
+                if "refit" not in m:
+                    continue
+                print(f"           cross-validated by answer: balanced accuracy {m['refit']['balanced_accuracy']:.3f} "
+                      f"vs shipped {m['shipped']['balanced_accuracy']:.3f} (gain {m['gain_balanced_accuracy']['mean']:+.3f}"
+                      f" ± {m['gain_balanced_accuracy']['sd']:.3f}); AUROC {m['refit']['auroc']:.3f} vs "
+                      f"{m['shipped']['auroc']:.3f}")
+            return 0
+        if a.action == "rollback":
+            now_active = store.rollback_checker(a.to)
+            print(f"active support checker: embedded@{now_active or 'shipped'}")
+            return 0
+        if not a.from_verdicts:
+            raise InputError("graphrag checker fit: say where to learn from: --from-verdicts")
+        from graphrag.support.team import fit_from_verdicts
+
+        try:
+            outcome = fit_from_verdicts(store)
+        except RefitRefused as exc:
+            if a.json:
+                print(json.dumps({"adopted": False, "reason": str(exc), "report": exc.report}, default=float))
+            _print_fit(exc.report, sys.stderr)
+            print(f"not adopted: {exc}", file=sys.stderr)
+            return 2
+        if a.json:
+            print(json.dumps({"adopted": True, "version": outcome.version, "report": outcome.report}, default=float))
+        else:
+            _print_fit(outcome.report, sys.stdout)
+            print(f"adopted: support scores from now on are made by embedded@{outcome.version} "
+                  f"(undo with: graphrag checker rollback)")
+    return 0
+
+
+def _print_fit(report: dict, out: object) -> None:
+    if "refit" not in report:
+        return
+    print(f"{report['n']} judged pairs ({report['n_supported']} supported; partial and unsupported count as not) "
+          f"from {report['answers']} answers; {len(report['folds'])} folds by answer", file=out)  # type: ignore[arg-type]
+    for name in ("shipped", "refit"):
+        m = report[name]
+        print(f"  {name:<8} balanced accuracy {m['balanced_accuracy']:.3f}  AUROC {m['auroc']:.3f}", file=out)  # type: ignore[arg-type]
+    g = report["gain_balanced_accuracy"]
+    print(f"  gain per fold: {g['mean']:+.3f} ± {g['sd']:.3f} (balanced accuracy)", file=out)  # type: ignore[arg-type]
+    for reason, count in (report.get("skipped") or {}).items():
+        print(f"  left out: {count} ({reason})", file=out)  # type: ignore[arg-type]
+
+
 def cmd_eval(a: argparse.Namespace) -> int:
     if a.what == "support":
+        if a.learn_from:
+            from graphrag.evaluate.learning import cli_learning_curve
+
+            if not a.start_from or not a.start_format:
+                raise InputError("--learn-from needs --start-from and --start-format: the model to start from is "
+                                 "fitted on that other labelled file, so it never saw the scored claims")
+            return cli_learning_curve(a.learn_from, a.format, a.start_from, a.start_format, sizes=a.sizes,
+                                      draws=a.draws, seed=a.seed, cache=a.cache, as_json=a.json)
+        if not a.data:
+            raise InputError("graphrag eval support: give --data (or --learn-from for a learning curve)")
         from graphrag.evaluate.support import cli_eval_support
 
         return cli_eval_support(a.data, a.format, a.checker, a.json, limit=a.limit)
@@ -392,11 +465,20 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("eval", help="measure on public labelled data")
     e = s.add_subparsers(dest="what", required=True)
     es = e.add_parser("support", help="support checker accuracy on claim/evidence pairs")
-    es.add_argument("--data", required=True)
+    es.add_argument("--data")
     es.add_argument("--format", choices=["wice", "expertqa", "jsonl"], required=True)
     es.add_argument("--checker", default="embedded")
     es.add_argument("--limit", type=int)
     es.add_argument("--json", action="store_true")
+    es.add_argument("--learn-from", metavar="DATA",
+                    help="learning curve: treat this file's labels as a team's verdicts, refit on --sizes of them "
+                         "and score the rest (with --format)")
+    es.add_argument("--start-from", metavar="OTHER_DATA", help="the labelled file the starting model is fitted on")
+    es.add_argument("--start-format", choices=["wice", "expertqa", "jsonl"])
+    es.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400])
+    es.add_argument("--draws", type=int, default=5, help="random draws per size (default 5)")
+    es.add_argument("--seed", type=int, default=0)
+    es.add_argument("--cache", help="feature cache folder (default: a folder in the temporary directory)")
     er = e.add_parser("retrieval", help="supporting-paragraph recall of the context, beside a dense baseline")
     er.add_argument("--questions", required=True)
     er.add_argument("--corpus", required=True)
@@ -417,6 +499,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="an empty database, e.g. postgresql+psycopg://user:password@host:5432/graphrag")
     sm.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_store)
+
+    s = sub.add_parser("checker", help="the embedded support checker's versions: fit from verdicts, list, roll back")
+    s.add_argument("action", choices=["fit", "list", "rollback"])
+    s.add_argument("--from-verdicts", action="store_true",
+                   help="fit: learn from the team's verdicts in the store (supported = 1; partial and unsupported = 0)")
+    s.add_argument("--to", type=int, help="rollback: the version to make active (0 = the shipped parameters; "
+                                         "default: the one before the active one)")
+    _store_arg(s)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_checker)
 
     s = sub.add_parser("bench", help="benchmarks that print figures (JSON)")
     b = s.add_subparsers(dest="what", required=True)

@@ -9,7 +9,8 @@ the very code the checker runs (graphrag.support.embedded.featurise), and
   WiCE and scored on ExpertQA (out of sample); fitted on both, scored out of fold (5-fold,
   the claims of one ExpertQA question kept in one fold); and fitted on both and scored on
   each (in sample, said so);
-- writes graphrag/support/embedded_params.json fitted on both datasets: gradient-boosted
+- writes graphrag/support/embedded_params.json fitted on both datasets (and the feature rows
+  it was fitted on, embedded_train.npz, which a team's refit starts from): gradient-boosted
   trees (``--model gbdt``, the default, exported as plain JSON arrays the checker walks in
   numpy) or the earlier sign-constrained logistic model (``--model logistic``).
 
@@ -17,15 +18,13 @@ Sample weights give each (dataset, class) cell the same total weight, so neither
 size nor its share of supported claims can be learnt; the 0.5 threshold then sits at equal
 odds. Embeddings (sentence vectors, and token embeddings of claims and selected sentences)
 are cached in a temporary directory (not the repo) so refits are quick.
-scikit-learn is needed here only; the checker itself needs numpy and MiniLM.
+scikit-learn fits the trees (graphrag/support/fitting.py); the checker itself scores with numpy and MiniLM.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import pickle
 import sys
 import tempfile
 import time
@@ -37,83 +36,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from graphrag.evaluate.features import CachedEmbedder  # noqa: E402
 from graphrag.evaluate.support import SupportExample, load_expertqa, load_wice, support_metrics  # noqa: E402
 from graphrag.support.embedded import DIRECTION, FEATURES, PARAMS_PATH, featurise  # noqa: E402
+from graphrag.support.fitting import PARTIAL_THRESHOLD, THRESHOLD, cell_weights, fit_trees, predict  # noqa: E402
+from graphrag.support.learn import TRAIN_PATH  # noqa: E402
 
-THRESHOLD = 0.5
-PARTIAL_THRESHOLD = 0.3  # below the decision point but not clearly unsupported: ask a reviewer
 C = 1.0  # L2 strength of the logistic fit; the default, not tuned on the reported figures
-
-
-class CachedEmbedder:
-    """Wraps an embedder with a disk cache keyed by a hash of the text."""
-
-    def __init__(self, inner: object, path: Path) -> None:
-        self.inner = inner
-        self.path = path
-        self.name = getattr(inner, "name", "embedder")
-        self.dim = getattr(inner, "dim", 384)
-        self.cache: dict[str, np.ndarray] = {}
-        if path.is_file():
-            data = np.load(path)
-            self.cache = dict(zip(data["keys"].tolist(), data["vecs"]))
-
-    @staticmethod
-    def key(text: str) -> str:
-        return hashlib.sha1(text.encode("utf-8")).hexdigest()
-
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        todo = sorted({t for t in texts if self.key(t) not in self.cache})
-        if todo:
-            print(f"  encoding {len(todo)} new texts ...", file=sys.stderr, flush=True)
-            vecs = self.inner.encode(todo, batch_size=batch_size)  # type: ignore[attr-defined]
-            self.cache.update({self.key(t): v for t, v in zip(todo, vecs)})
-            self.save()
-        return np.vstack([self.cache[self.key(t)] for t in texts]).astype(np.float32)
-
-    def encode_tokens(self, texts: Sequence[str]) -> dict[str, tuple]:
-        """Token embeddings (ids, word pieces, vectors), cached beside the sentence vectors."""
-        from graphrag.support.embedded import encode_tokens
-
-        tok_path = self.path.with_name(self.path.stem + "-tokens.pkl")
-        if not hasattr(self, "tok_cache"):
-            self.tok_cache = pickle.loads(tok_path.read_bytes()) if tok_path.is_file() else {}
-        todo = [t for t in dict.fromkeys(texts) if self.key(t) not in self.tok_cache]
-        if todo:
-            print(f"  token-encoding {len(todo)} new texts ...", file=sys.stderr, flush=True)
-            for i in range(0, len(todo), 256):
-                got = encode_tokens(self.inner, todo[i:i + 256])
-                self.tok_cache.update({self.key(t): (ids, pieces, emb.astype(np.float16))
-                                       for t, (ids, pieces, emb) in got.items()})
-            tok_path.parent.mkdir(parents=True, exist_ok=True)
-            tok_path.write_bytes(pickle.dumps(self.tok_cache))
-        out = {}
-        for t in texts:
-            ids, pieces, emb = self.tok_cache[self.key(t)]
-            out[t] = (ids, pieces, emb.astype(np.float32))
-        return out
-
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        keys = list(self.cache)
-        tmp = self.path.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=np.array(keys), vecs=np.vstack([self.cache[k] for k in keys]))
-        tmp.replace(self.path)
 
 
 def feature_matrix(examples: Sequence[SupportExample], embedder: object) -> np.ndarray:
     pfs = featurise([ex.query() for ex in examples], embedder)
     return np.vstack([pf.vector() for pf in pfs])
-
-
-def cell_weights(y: np.ndarray, source: np.ndarray) -> np.ndarray:
-    """Equal total weight per (source, class) cell, normalised to mean 1."""
-    w = np.zeros(len(y))
-    cells = {(s, c) for s, c in zip(source, y)}
-    for s, c in cells:
-        mask = (source == s) & (y == c)
-        w[mask] = 1.0 / mask.sum()
-    return w * len(y) / w.sum()
 
 
 def fit(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, object]:
@@ -149,62 +83,6 @@ def fit(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, object]:
         "threshold": THRESHOLD,
         "partial_threshold": PARTIAL_THRESHOLD,
     }
-
-
-# The tree ensemble: chosen over the logistic model, and these settings over two others
-# (depth 2 / 150 trees; 8 leaves / 200 trees), by 5-fold cross-validation pooled over both
-# datasets with ExpertQA questions kept whole in one fold (mean held-out balanced accuracy
-# 0.671 vs 0.652 for the logistic model on the same features); never on the cross-fit figures.
-TREE_SETTINGS = {"max_iter": 100, "learning_rate": 0.05, "max_depth": 3, "min_samples_leaf": 30,
-                 "l2_regularization": 1.0}
-
-
-def fit_trees(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, object]:
-    """Weighted gradient-boosted trees, monotonic in each feature's known direction; exported to JSON.
-
-    The monotonic constraints play the part the sign rule plays for the logistic model: more
-    similarity never lowers the score, a missing number never raises it.
-    """
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    model = HistGradientBoostingClassifier(monotonic_cst=[DIRECTION[f] for f in FEATURES],
-                                           early_stopping=False, random_state=0, **TREE_SETTINGS)
-    model.fit(x, y, sample_weight=cell_weights(y, source))
-    trees = []
-    for (predictor,) in model._predictors:  # noqa: SLF001 - sklearn keeps the fitted trees here
-        nodes = predictor.nodes
-        leaf = nodes["is_leaf"].astype(bool)
-        idx = np.arange(len(nodes))
-        trees.append({
-            "feature": np.where(leaf, 0, nodes["feature_idx"]).astype(int).tolist(),
-            "threshold": [float(v) for v in np.where(leaf, 0.0, nodes["num_threshold"])],
-            "left": np.where(leaf, idx, nodes["left"]).astype(int).tolist(),
-            "right": np.where(leaf, idx, nodes["right"]).astype(int).tolist(),
-            "value": [round(float(v), 6) if is_leaf else 0 for v, is_leaf in zip(nodes["value"], leaf)],
-        })
-    params = {
-        "kind": "gbdt",
-        "features": list(FEATURES),
-        "settings": TREE_SETTINGS,
-        "baseline": round(float(np.ravel(model._baseline_prediction)[0]), 6),  # noqa: SLF001
-        "depth": int(max(int(t["depth"]) for (p,) in model._predictors for t in p.nodes)),  # noqa: SLF001
-        "threshold": THRESHOLD,
-        "partial_threshold": PARTIAL_THRESHOLD,
-        "trees": trees,
-    }
-    check = predict(params, x)
-    assert np.abs(check - model.predict_proba(x)[:, 1]).max() < 1e-4, "exported trees disagree with sklearn"
-    return params
-
-
-def predict(params: dict[str, object], x: np.ndarray) -> np.ndarray:
-    if params["kind"] == "gbdt":
-        from graphrag.support.embedded import TreeParams
-
-        return TreeParams.from_raw(params).predict(x)
-    z = params["intercept"] + ((x - np.asarray(params["mean"])) / np.asarray(params["scale"])) @ np.asarray(
-        params["coef"])
-    return 1.0 / (1.0 + np.exp(-z))
 
 
 SUMMARY_KEYS = ("n", "balanced_accuracy", "auroc", "precision", "recall", "f1", "triage_top20")
@@ -283,6 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         Path(args.out).write_text(json.dumps(final, indent=indent, separators=(",", ":") if indent is None
                                              else None) + "\n", encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
+        # The rows the parameters were fitted on ship beside them: a team's refit from its
+        # verdicts (graphrag checker fit) fits on these plus the team's pairs.
+        train = Path(args.out).with_name(TRAIN_PATH.name)
+        np.savez_compressed(train, x=x_all.astype(np.float32), y=y_all.astype(bool), source=src_all)
+        print(f"wrote {train}", file=sys.stderr)
     return 0
 
 

@@ -159,6 +159,7 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         ["export", "--format", "csv", *s, *pub], ["export", "--format", "json", *s, *pub],
         ["ingest", str(extra), *s], ["ingest", str(extra), *s, "--json"],
         ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
+        ["checker", "list", *s], ["checker", "list", *s, "--json"],
         # an administrator's copy of the whole store: it prints table names, row counts and hashes only
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db")],
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db"), "--json"],  # refused: not empty

@@ -306,28 +306,29 @@ def test_a_snapshot_sees_one_state_while_another_handle_commits(store_url: str) 
 
 
 def test_a_new_table_is_one_migration_step_on_both_backends(store_url: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """How a next schema is added (a Table and a step in schema.py): an existing store with data
-    migrates on open, on either database, and this release then refuses the newer store."""
+    """How a new schema version is added (a Table and a step in schema.py): an existing store with
+    data migrates on open, on either database, and this release then refuses the newer store."""
     from sqlalchemy import Column, Integer, Table, Text
 
     from graphrag.store import db, schema
 
+    known = schema.SCHEMA_VERSION
+    nxt = known + 1
     with Store(store_url) as s:
         _ingest(s, ("one", doc_text(1)))
-    current, nxt = schema.SCHEMA_VERSION, schema.SCHEMA_VERSION + 1
     layout = Table("layout_probe", schema.metadata, Column("doc_id", Text, primary_key=True), Column("page", Integer))
     try:
         monkeypatch.setitem(schema.MIGRATIONS, nxt, lambda c: schema.create_tables(c, layout))
         monkeypatch.setattr(db, "SCHEMA_VERSION", nxt)
         with Store(store_url) as s:
             s._write(lambda c: c.execute(layout.insert(), {"doc_id": "one", "page": 3}))
-            assert s._read(lambda c: c.execute(text("SELECT value FROM meta WHERE key='schema_version'")).scalar()) \
-                == str(nxt)
+            version = s._read(lambda c: c.execute(text("SELECT value FROM meta WHERE key='schema_version'")).scalar())
+            assert version == str(nxt)
             assert s.counts()["versions"] == 1 and s._read(lambda c: c.execute(layout.select()).all()) == [("one", 3)]
     finally:
         schema.metadata.remove(layout)
     monkeypatch.undo()
-    with pytest.raises(StoreError, match=rf"newer version \(schema {nxt}, this one knows {current}\)"):
+    with pytest.raises(StoreError, match=rf"newer version \(schema {nxt}, this one knows {known}\)"):
         Store(store_url)
 
 

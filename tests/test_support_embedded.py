@@ -147,7 +147,7 @@ def test_reason_names_the_problem() -> None:
 
 def test_construction_is_cheap_and_does_not_load_the_model() -> None:
     checker = make_checker("embedded")
-    assert checker.name == "embedded"
+    assert checker.name == "embedded@shipped"  # no store given: the shipped parameters, named so
     assert 0.0 < checker.threshold < 1.0
     assert checker._embedder is None  # noqa: SLF001 - lazily loaded on first check
     assert checker.check([]) == []
@@ -189,7 +189,7 @@ def test_reference_case(checker: EmbeddedChecker) -> None:
     assert wrong_number.score < checker.threshold and wrong_number.label is not SupportLabel.SUPPORTED
     assert "30 days not in source" in wrong_number.reason
     assert supported.score >= checker.threshold and supported.label is SupportLabel.SUPPORTED
-    assert supported.checker == "embedded"
+    assert supported.checker == "embedded@shipped"
 
 
 @pytest.mark.model

@@ -19,7 +19,7 @@ from typing import Any
 from graphrag.access import Footprint, Sources
 from graphrag.model import Answer, AnswerStatus, Document, Entity, PageSize, Relation, Span, SpanLayout, Verdict
 from graphrag.review_policy import ClaimStatus, ReviewPolicy, claim_state
-from graphrag.store import answers, cache, documents, graph, layout, verdicts
+from graphrag.store import answers, cache, checkers, documents, graph, layout, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
 from graphrag.store.documents import DocumentWrite  # noqa: F401 - re-exported
@@ -284,6 +284,23 @@ class Store:
     def current_verdicts(self, answer_id: int | None = None) -> list[Verdict]:
         """The latest verdict per (claim, reviewer): a changed mind is a new row."""
         return verdicts.current(self.verdicts(answer_id))
+
+    # --- support checker versions (graphrag checker) ------------------------------------
+
+    def add_checker_version(self, params: dict, source: str, metrics: dict, activate: bool = True) -> int:
+        return self._write(lambda c: checkers.add(c, params, source, metrics, activate))
+
+    def active_checker(self) -> checkers.CheckerVersion | None:
+        """The team's checker version in use; None: the shipped parameters."""
+        return self._read(checkers.active)
+
+    def checker_versions(self) -> list[checkers.CheckerVersion]:
+        """Every version, oldest first (parameters left out)."""
+        return self._read(checkers.listing)
+
+    def rollback_checker(self, to: int | None = None) -> int:
+        """Activate version ``to`` (0 = shipped; default: the one before the active one)."""
+        return self._write(lambda c: checkers.rollback(c, to))
 
 
 class StoreCache:

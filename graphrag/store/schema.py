@@ -174,9 +174,6 @@ document_files = Table(
     _key("doc_id", "version"),
 )
 
-# Copy order for `graphrag store migrate` (parents before children): every table.
-TABLES = (*TABLES_V1, span_layout, page_sizes, document_files)
-
 
 def create_tables(c: Connection, *tables: Table) -> None:
     for t in tables:
@@ -205,6 +202,18 @@ def _v1(c: Connection) -> None:
     c.execute(text("INSERT INTO meta (key, value) VALUES ('generation', '0') ON CONFLICT (key) DO NOTHING"))
 
 
+# Schema 4: versions of the embedded support checker's parameters fitted from the team's
+# verdicts (graphrag/store/checkers.py). Rows are never deleted; ``active`` marks the one in use
+# (none active: the shipped parameters).
+checker_versions = Table(
+    "checker_versions", metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False), Column("created_at", Text, nullable=False),
+    Column("params", Text, nullable=False), Column("source", Text, nullable=False),
+    Column("metrics", Text, nullable=False), Column("active", Integer, nullable=False, server_default="0"),
+    Column("activated_at", Text),
+)
+
+
 def _v2(c: Connection) -> None:
     create_tables(c, span_layout, page_sizes, document_files)
 
@@ -216,5 +225,9 @@ def _v3(c: Connection) -> None:
         c.exec_driver_sql("ALTER TABLE verdicts ADD COLUMN role TEXT NOT NULL DEFAULT 'reviewer'")
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3}
+def _v4(c: Connection) -> None:
+    create_tables(c, checker_versions)
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4}
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -15,4 +15,12 @@ def make_checker(name: str, **options: object) -> SupportChecker:
     return make_backend("support checker", CHECKERS, name, **options)  # type: ignore[return-value]
 
 
-__all__ = ["CHECKERS", "SupportChecker", "SupportQuery", "make_checker"]
+def checker_for_store(name: str, store: object, **options: object) -> SupportChecker:
+    """The checker to score answers saved in ``store``: the embedded one runs the store's active
+    version of its parameters (``graphrag checker``), named on every score it gives."""
+    if name == "embedded":
+        options = {"store": store, **options}
+    return make_checker(name, **options)
+
+
+__all__ = ["CHECKERS", "SupportChecker", "SupportQuery", "checker_for_store", "make_checker"]

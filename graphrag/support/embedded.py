@@ -16,6 +16,12 @@ parameters ship in ``embedded_params.json``: gradient-boosted trees, monotonic i
 feature's known direction (``DIRECTION``), walked in numpy here; the earlier logistic model
 still loads (``kind: logistic``). Labels: supported at ``threshold`` and above, partial down
 to ``partial_threshold``, else not supported. Runtime needs only numpy and the MiniLM model.
+
+A team can adapt the checker to its own standard (``graphrag checker fit --from-verdicts``,
+``graphrag.support.learn``, the same trees refitted on the shipped rows plus the team's
+verdicts): an adopted refit is a numbered version in the store, and a checker
+given the store runs the active version; every score names its parameters, "embedded@shipped"
+or "embedded@<version>".
 """
 
 from __future__ import annotations
@@ -268,28 +274,53 @@ class TreeParams:
         return 1.0 / (1.0 + np.exp(-z))
 
 
-def load_params(path: Path) -> LogisticParams | TreeParams:
-    """The fitted model in ``path``: a logistic model or a tree ensemble (``kind``)."""
-    raw = json.loads(path.read_text(encoding="utf-8"))
+def params_from_raw(raw: dict, where: str = "checker parameters") -> LogisticParams | TreeParams:
+    """A fitted model from its JSON: a tree ensemble or the logistic model (``kind``)."""
     if tuple(raw.get("features", ())) != FEATURES:
-        raise ModelUnavailable(f"{path} was fitted on other features; rerun scripts/fit_support.py",
+        raise ModelUnavailable(f"{where} were fitted on other features; rerun scripts/fit_support.py",
                                backend="embedded")
     if raw.get("kind") == "gbdt":
         return TreeParams.from_raw(raw)
-    return LogisticParams.load(path)
+    return LogisticParams(tuple(raw["features"]), np.asarray(raw["mean"]), np.asarray(raw["scale"]),
+                          np.asarray(raw["coef"]), float(raw["intercept"]), float(raw["threshold"]),
+                          float(raw["partial_threshold"]))
+
+
+def load_params(path: Path) -> LogisticParams | TreeParams:
+    """The fitted model in ``path``: a logistic model or a tree ensemble (``kind``)."""
+    return params_from_raw(json.loads(path.read_text(encoding="utf-8")), str(path))
+
+
+SHIPPED = "shipped"
+
+
+def shipped_raw() -> dict:
+    """The shipped parameters as JSON."""
+    return json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
 
 
 class EmbeddedChecker:
     """Support checker with no server: MiniLM + lexical features + a fitted model (numpy only)."""
 
-    name = "embedded"
+    name = "embedded@shipped"  # "embedded@<version>" when a team's version from the store is active
 
-    def __init__(self, params_path: str | None = None, embedder: object | None = None) -> None:
-        path = Path(params_path) if params_path else PARAMS_PATH
-        if not path.is_file():
-            raise ModelUnavailable(f"support parameters not found at {path}; run scripts/fit_support.py",
-                                   backend="embedded")
-        self.params = load_params(path)  # tens of KB of JSON: cheap
+    def __init__(self, params_path: str | None = None, embedder: object | None = None,
+                 store: object | None = None) -> None:
+        """Parameters: ``params_path`` if given; else the store's active checker version (see
+        ``graphrag checker``) when ``store`` has one; else the shipped JSON."""
+        version = None
+        if params_path is None and store is not None:
+            version = store.active_checker()  # type: ignore[attr-defined]
+        if version is not None:
+            self.params = params_from_raw(version.params, f"checker version {version.version}")
+            self.name = f"embedded@{version.version}"
+        else:
+            path = Path(params_path) if params_path else PARAMS_PATH
+            if not path.is_file():
+                raise ModelUnavailable(f"support parameters not found at {path}; run scripts/fit_support.py",
+                                       backend="embedded")
+            self.params = load_params(path)  # tens of KB of JSON: cheap
+            self.name = f"embedded@{SHIPPED}" if params_path is None else f"embedded@{path.name}"
         self.threshold = self.params.threshold
         self.partial_threshold = self.params.partial_threshold
         self._embedder = embedder  # the model loads on first check(), not here
