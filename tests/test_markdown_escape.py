@@ -118,6 +118,11 @@ def test_no_page_renders_a_planted_string_as_markdown(monkeypatch: pytest.Monkey
     assert_escaped(at, "graph")
     assert at.subheader, "the entity's heading is shown"
 
+    at.switch_page("views/record.py")
+    at = at.run()
+    assert_escaped(at, "record")
+    assert any("Verification record" in str(t.value) for t in at.title)
+
     at.switch_page("views/ingest.py")
     at = at.run()
     at.file_uploader(key="ingest_uploads").set_value([

@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
+from graphrag.review_policy import MAX_REQUIRED, ReviewPolicy
 
 st.title("Verification record")
 store = state.store()
@@ -27,56 +28,90 @@ flt = RecordFilter(since.isoformat() if isinstance(since, date) else None,
                    (until + timedelta(days=1)).isoformat() if isinstance(until, date) else None,
                    reviewer, document, question.strip() or None)
 stats = record_stats(store, access, flt) if flt != RecordFilter() else everyone
-if not stats.claims:
-    st.info("No claims match: ask questions and review their claims, or widen the filters.")
-    st.stop()
 
 
 def num(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-st.subheader("Progress", anchor=False)
-m = st.columns(5)
-m[0].metric("Claims", stats.claims)
-m[1].metric("Unreviewed", stats.unreviewed)
-m[2].metric("Verified", stats.verified, help="Judged, the reviewers agree, and the cited version is current")
-m[3].metric("Disputed", stats.disputed, help="Reviewers' current verdicts on the claim differ")
-m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded")
+def show_stats() -> None:
+    st.subheader("Progress", anchor=False)
+    m = st.columns(5)
+    m[0].metric("Claims", stats.claims)
+    m[1].metric("Unreviewed", stats.unreviewed)
+    m[2].metric("Verified", stats.verified, help="The verdicts the review policy requires agree (or an adjudicator "
+                                                 "settled it), and the cited version is current")
+    m[3].metric("Disputed", stats.disputed, help="Reviewers' current verdicts on the claim differ")
+    m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded")
 
-left, right = st.columns(2, gap="large")
-with left:
-    st.subheader("Reviewer agreement", anchor=False)
-    st.metric("Krippendorff's alpha (nominal)", num(stats.alpha),
-              help=f"Over {stats.alpha_units} claims judged by two or more reviewers; copes with claims some "
-                   "reviewers skipped. 1 is full agreement, 0 what chance gives.")
-    pairs = list(stats.pairs)
-    if pairs:
-        st.dataframe(pd.DataFrame([{"reviewers": " / ".join(p.reviewers), "shared claims": p.n,
-                                    "Cohen's kappa": num(p.kappa) if p.kappa is not None
-                                    else f"needs {MIN_PAIR_CLAIMS} shared" if p.n < MIN_PAIR_CLAIMS else "—"}
-                                   for p in pairs]), hide_index=True, width="stretch")
-    else:
-        st.caption("One reviewer so far: agreement needs two.")
-    st.subheader("Sources that produce bad citations", anchor=False)
-    st.dataframe(pd.DataFrame([{"document": s.document, "version": s.version, "judged": s.judged,
-                                "unsupported": s.unsupported, "unsupported rate": round(s.unsupported_rate, 3)}
-                               for s in stats.sources]), hide_index=True, width="stretch")
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.subheader("Reviewer agreement", anchor=False)
+        st.metric("Krippendorff's alpha (nominal)", num(stats.alpha),
+                  help=f"Over {stats.alpha_units} claims judged by two or more reviewers; copes with claims some "
+                       "reviewers skipped. 1 is full agreement, 0 what chance gives.")
+        pairs = list(stats.pairs)
+        if pairs:
+            st.dataframe(pd.DataFrame([{"reviewers": " / ".join(p.reviewers), "shared claims": p.n,
+                                        "Cohen's kappa": num(p.kappa) if p.kappa is not None
+                                        else f"needs {MIN_PAIR_CLAIMS} shared" if p.n < MIN_PAIR_CLAIMS else "—"}
+                                       for p in pairs]), hide_index=True, width="stretch")
+        else:
+            st.caption("One reviewer so far: agreement needs two.")
+        st.subheader("Sources that produce bad citations", anchor=False)
+        st.dataframe(pd.DataFrame([{"document": s.document, "version": s.version, "judged": s.judged,
+                                    "unsupported": s.unsupported, "unsupported rate": round(s.unsupported_rate, 3)}
+                                   for s in stats.sources]), hide_index=True, width="stretch")
 
-with right:
-    st.subheader("The automatic check against the reviewers", anchor=False)
-    k = st.columns(3)
-    k[0].metric("AUROC", num(stats.auroc), help=f"Checker score vs judged supported, over {stats.checker_n} claims "
-                                                "(verbatim quotes left out: they check as supported by construction)")
-    k[1].metric("Balanced accuracy", num(stats.balanced_accuracy), help="At the checker's current threshold")
-    k[2].metric("Triage, first 20%", num(stats.triage_found),
-                help=f"Share of claims judged unsupported that the queue's first 20% holds (random: "
-                     f"{stats.triage_random:.2f})")
-    bins = pd.DataFrame([{"checker score": f"{b.low:.1f}–{b.high:.1f}", "judged supported": b.judged_supported,
-                          "claims": b.n} for b in stats.calibration])
-    st.caption("Reliability: the share of claims reviewers judged supported, per checker score bin "
-               "(a well-calibrated checker rises from left to right).")
-    st.bar_chart(bins, x="checker score", y="judged supported", height=230)
-    st.dataframe(bins, hide_index=True, width="stretch")
-st.caption(render.plain(f"{stats.verdicts} current verdicts (the latest per reviewer and claim) by "
-                        f"{len(stats.reviewers)} reviewers on answers your access labels can see."))
+    with right:
+        st.subheader("The automatic check against the reviewers", anchor=False)
+        k = st.columns(3)
+        k[0].metric("AUROC", num(stats.auroc), help=f"Checker score vs judged supported, over {stats.checker_n} claims "
+                                                    "(verbatim quotes left out: they check as supported by construction)")
+        k[1].metric("Balanced accuracy", num(stats.balanced_accuracy), help="At the checker's current threshold")
+        k[2].metric("Triage, first 20%", num(stats.triage_found),
+                    help=f"Share of claims judged unsupported that the queue's first 20% holds (random: "
+                         f"{stats.triage_random:.2f})")
+        bins = pd.DataFrame([{"checker score": f"{b.low:.1f}–{b.high:.1f}", "judged supported": b.judged_supported,
+                              "claims": b.n} for b in stats.calibration])
+        st.caption("Reliability: the share of claims reviewers judged supported, per checker score bin "
+                   "(a well-calibrated checker rises from left to right).")
+        st.bar_chart(bins, x="checker score", y="judged supported", height=230)
+        st.dataframe(bins, hide_index=True, width="stretch")
+    st.caption(render.plain(f"{stats.verdicts} current verdicts (the latest per reviewer and claim) by "
+                            f"{len(stats.reviewers)} reviewers on answers your access labels can see."))
+
+
+if not stats.claims:
+    st.info("No claims match: ask questions and review their claims, or widen the filters.")
+else:
+    show_stats()
+
+st.subheader("Review policy and the checker", anchor=False)
+pol, chk = st.columns(2, gap="large")
+with pol:
+    policy = store.review_policy()
+    required = st.number_input("Independent verdicts each claim needs", 1, MAX_REQUIRED, policy.required,
+                               key="record_required",
+                               help="With two or more, review is blind and disagreements go to the dispute queue")
+    if st.button("Save the policy", key="record_save_policy", disabled=required == policy.required):
+        store.set_review_policy(ReviewPolicy(int(required)))
+        st.rerun()
+with chk:
+    active = store.active_checker()
+    st.caption(f"Support checker in use: embedded@{active.version if active else 'shipped'}. A refit learns the "
+               "team's standard from its verdicts; it is adopted only with enough verdicts and a measured gain.")
+    b = st.columns(2)
+    if b[0].button("Refit from the verdicts", key="record_refit"):
+        from graphrag.support.learn import RefitRefused
+        from graphrag.support.team import fit_from_verdicts
+
+        try:
+            with st.spinner("Fitting and cross-validating by answer…"):
+                outcome = fit_from_verdicts(store)
+            st.success(f"Adopted embedded@{outcome.version}: new support scores use it.")
+        except RefitRefused as exc:
+            st.warning(render.plain(f"Not adopted: {exc}"))
+    if b[1].button("Roll back", key="record_rollback", disabled=active is None):
+        now_active = store.rollback_checker()
+        st.success(f"Support checker in use: embedded@{now_active or 'shipped'}.")
