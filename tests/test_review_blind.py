@@ -86,3 +86,31 @@ def test_the_policy_is_set_and_read_through_the_cli(store: Store, capsys) -> Non
     assert _cli(store, capsys, "review", "policy") == {"required_verdicts": 2, "blind": True}
     assert _cli(store, capsys, "review", "policy", "--required", "1") == {"required_verdicts": 1, "blind": False}
     assert main(["review", "policy", "--store", str(store.path), "--required", "9"]) == 2
+
+
+def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """On the page too: the badges, the verdict history and the queue table show nobody else's
+    verdict until this reviewer (ada, from the environment) has given one; the dispute queue
+    shows them all to an adjudicator."""
+    from app_helpers import app
+
+    _mark(store, 0, "ana", "supported")
+    _mark(store, 0, "ben", "unsupported")  # claim 0 is disputed; claim 1 unreviewed
+    at = app(monkeypatch, store.path)
+    at.switch_page("views/review.py")
+    at = at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    def everything(tree) -> str:  # type: ignore[no-untyped-def]
+        texts = [str(getattr(n, "value", "")) for n in tree._tree if not hasattr(n, "proto") or
+                 type(n).__name__ != "Dataframe"]
+        texts += [d.value.to_csv() for d in tree.dataframe]
+        return " ".join(texts)
+
+    seen = everything(at)
+    assert "ana" not in seen and "ben" not in seen
+    assert "blind" in seen  # the page says the review is blind
+    at.toggle(key="review_disputes").set_value(True)
+    at = at.run()
+    seen = everything(at)
+    assert "ana" in seen and "ben" in seen and "adjudicating" in seen
