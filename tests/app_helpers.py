@@ -96,6 +96,18 @@ def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240)
     return AppTest.from_file(str(APP), default_timeout=timeout)
 
 
+def ok(x):  # noqa: ANN001, ANN201 - an AppTest, or a widget after set_value/click
+    """Run and fail on any uncaught exception in the app."""
+    at = x.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def page(at, name: str):  # noqa: ANN001, ANN201
+    at.switch_page(f"views/{name}.py")
+    return ok(at)
+
+
 def closed_port() -> int:
     """A local port with nothing listening (bound then released)."""
     with socket.socket() as s:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import TINY, app, build_store, copy_store, texts, write_corpus
+from app_helpers import TINY, app, build_store, copy_store, ok, page, texts, write_corpus
 from graphrag.ask import Asker
 from graphrag.model import AskSettings
 from graphrag.review import export_rows, record_verdict
@@ -30,18 +30,6 @@ def tiny_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def store_path(tiny_store: Path, tmp_path: Path) -> Path:
     return copy_store(tiny_store, tmp_path / "store.db")
-
-
-def ok(x):  # noqa: ANN001, ANN201 - an AppTest, or a widget after set_value/click
-    """Run and fail on any uncaught exception in the app."""
-    at = x.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def page(at, name: str):  # noqa: ANN001, ANN201
-    at.switch_page(f"views/{name}.py")
-    return ok(at)
 
 
 def report_rows(at) -> dict[str, dict]:  # noqa: ANN001

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import app, build_store, copy_store, texts, write_corpus
+from app_helpers import app, build_store, copy_store, ok, texts, write_corpus
 from graphrag.store import Store
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
@@ -24,12 +24,6 @@ def tiny_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def store_path(tiny_store: Path, tmp_path: Path) -> Path:
     return copy_store(tiny_store, tmp_path / "store.db")
-
-
-def ok(x):  # noqa: ANN001, ANN201
-    at = x.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def ingest_page(monkeypatch: pytest.MonkeyPatch, store: Path, access: list[str] | None = None):  # noqa: ANN201

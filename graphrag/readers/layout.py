@@ -107,3 +107,19 @@ class Layout:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def join_blocks(blocks: Sequence[tuple[str, str]]) -> tuple[str, tuple[Block, ...]]:
+    """A document's text from its (text, heading path) blocks, a blank line between blocks, and
+    each block's span in that text (paragraphs numbered from 1): how HTML and DOCX keep their place."""
+    parts: list[str] = []
+    out: list[Block] = []
+    pos = 0
+    for i, (t, heading) in enumerate(blocks):
+        if parts:
+            parts.append("\n\n")
+            pos += 2
+        out.append(Block(pos, pos + len(t), heading, i + 1))
+        parts.append(t)
+        pos += len(t)
+    return "".join(parts), tuple(out)

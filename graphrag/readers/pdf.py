@@ -41,19 +41,14 @@ _TERMINAL = ".!?:;\"'”’)]"
 PDFIUM_LOCK = threading.RLock()
 
 
-@dataclass
-class _Fragment:
-    """Characters that PDFium placed on one baseline without a wide gap."""
+class _Extent:
+    """What fragments and lines share: their characters and where they sit."""
 
     chars: list[str]
     x0s: list[float]
     x1s: list[float]
-    y0: float  # loose extent (font ascent to descent): groups characters into lines
+    y0: float
     y1: float
-    gy0: float = np.inf  # what is drawn: glyph extent, at least the usual ascender-descender band
-    gy1: float = -np.inf
-    ly0s: list[float] = field(default_factory=list)  # each character's loose extent
-    ly1s: list[float] = field(default_factory=list)
 
     @property
     def x0(self) -> float:
@@ -73,7 +68,22 @@ class _Fragment:
 
 
 @dataclass
-class _Line:
+class _Fragment(_Extent):
+    """Characters that PDFium placed on one baseline without a wide gap."""
+
+    chars: list[str]
+    x0s: list[float]
+    x1s: list[float]
+    y0: float  # loose extent (font ascent to descent): groups characters into lines
+    y1: float
+    gy0: float = np.inf  # what is drawn: glyph extent, at least the usual ascender-descender band
+    gy1: float = -np.inf
+    ly0s: list[float] = field(default_factory=list)  # each character's loose extent
+    ly1s: list[float] = field(default_factory=list)
+
+
+@dataclass
+class _Line(_Extent):
     page: int
     chars: list[str]
     x0s: list[float]
@@ -88,22 +98,6 @@ class _Line:
     @property
     def size(self) -> float:
         return self.core_y1 - self.core_y0
-
-    @property
-    def x0(self) -> float:
-        return float(np.nanmin(self.x0s))
-
-    @property
-    def x1(self) -> float:
-        return float(np.nanmax(self.x1s))
-
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
-
-    @property
-    def text(self) -> str:
-        return "".join(self.chars)
 
 
 def _open(data: bytes) -> pdfium.PdfDocument:

@@ -21,7 +21,7 @@ from bs4 import (
 )
 
 from graphrag.readers.errors import ReadError
-from graphrag.readers.layout import HTML, Block, Layout, sha256_bytes
+from graphrag.readers.layout import HTML, Layout, join_blocks, sha256_bytes
 
 _DROP = {"script", "style", "iframe", "frame", "frameset", "noscript", "template", "object", "embed", "svg",
          "canvas", "form", "button", "select", "textarea", "input", "nav", "head", "meta", "link", "audio", "video",
@@ -107,14 +107,5 @@ def read_html(data: bytes, text: str | None = None) -> tuple[str, str | None, La
     flush()
     if not blocks:
         raise ReadError("the HTML page has no text once scripts, styles and navigation are removed")
-    parts: list[str] = []
-    out: list[Block] = []
-    pos = 0
-    for i, (t, heading) in enumerate(blocks):
-        if parts:
-            parts.append("\n\n")
-            pos += 2
-        out.append(Block(pos, pos + len(t), heading, i + 1))
-        parts.append(t)
-        pos += len(t)
-    return "".join(parts), title, Layout(HTML, sha256_bytes(data), blocks=tuple(out))
+    text, spans = join_blocks(blocks)
+    return text, title, Layout(HTML, sha256_bytes(data), blocks=spans)

@@ -14,7 +14,7 @@ import re
 import zipfile
 
 from graphrag.readers.errors import ReadError
-from graphrag.readers.layout import DOCX, Block, Layout, sha256_bytes
+from graphrag.readers.layout import DOCX, Layout, join_blocks, sha256_bytes
 
 MAX_UNPACKED = 200_000_000
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -84,14 +84,5 @@ def read_docx(data: bytes) -> tuple[str, str | None, Layout]:
         notes.append(f"{tracked} tracked changes read as accepted (insertions kept, deletions left out)")
     if objects:
         notes.append(f"{objects} embedded objects or images not read (text only)")
-    parts: list[str] = []
-    out: list[Block] = []
-    pos = 0
-    for i, (t, heading) in enumerate(blocks):
-        if parts:
-            parts.append("\n\n")
-            pos += 2
-        out.append(Block(pos, pos + len(t), heading, i + 1))
-        parts.append(t)
-        pos += len(t)
-    return "".join(parts), title, Layout(DOCX, sha256_bytes(data), blocks=tuple(out), notes=tuple(notes))
+    text, spans = join_blocks(blocks)
+    return text, title, Layout(DOCX, sha256_bytes(data), blocks=spans, notes=tuple(notes))

@@ -18,7 +18,6 @@ from graphrag.model import (
     ClaimFlag,
     ContextItem,
     Route,
-    Seed,
     Span,
 )
 from graphrag.store.codec import now, route, route_json, seed, seed_json, support, support_json

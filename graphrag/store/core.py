@@ -12,7 +12,6 @@ import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
