@@ -33,6 +33,26 @@ def eta_seconds(done: int, total: int, elapsed_s: float) -> float | None:
     return max(0.0, elapsed_s / done * (total - done))
 
 
+class EtaClock:
+    """An ETA that leaves out the start-up: the first window also pays for loading the models, so
+    the rate is measured from the first finished window on, once a second one has finished."""
+
+    def __init__(self) -> None:
+        self._t0 = time.perf_counter()
+        self._first: tuple[float, int] | None = None
+
+    def update(self, done: int) -> None:
+        if self._first is None and done > 0:
+            self._first = (time.perf_counter(), done)
+
+    def eta(self, done: int, total: int) -> float | None:
+        now = time.perf_counter()
+        if self._first is not None and done > self._first[1]:
+            t1, d1 = self._first
+            return eta_seconds(done - d1, total - d1, now - t1)
+        return eta_seconds(done, total, now - self._t0)
+
+
 def format_eta(seconds: float | None) -> str:
     if seconds is None:
         return "estimating…"
@@ -74,7 +94,7 @@ class IngestJob:
         self._lock = threading.Lock()
         self._finished = threading.Event()
         self._status = JobStatus(job_id, label, QUEUED, submitted_at=time.time(), owner=owner)
-        self._clock: float | None = None  # perf_counter at start, for the ETA
+        self._clock: EtaClock | None = None
 
     @property
     def id(self) -> int:
@@ -84,7 +104,7 @@ class IngestJob:
         with self._lock:
             s = self._status
         if s.state == RUNNING and self._clock is not None:
-            return replace(s, eta_s=eta_seconds(s.done, s.total, time.perf_counter() - self._clock))
+            return replace(s, eta_s=self._clock.eta(s.done, s.total))
         return s
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -96,10 +116,12 @@ class IngestJob:
             self._status = replace(self._status, **changes)  # type: ignore[arg-type]
 
     def _progress(self, p: Progress) -> None:
+        if self._clock is not None:
+            self._clock.update(p.done)
         self._set(done=p.done, total=p.total)
 
     def _run(self) -> None:
-        self._clock = time.perf_counter()
+        self._clock = EtaClock()
         self._set(state=RUNNING, started_at=time.time())
         try:
             report = self._work(self._progress)
