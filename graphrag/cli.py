@@ -387,6 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     bi = b.add_parser("ingest", help="ingest a {title, text} JSON corpus with the rules extractor")
     bi.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")
     bi.add_argument("--limit", type=int)
+    bi.add_argument("--no-bulk", action="store_true", help="skip measuring the bulk limit (the models alone)")
     ba = b.add_parser("ask", help="ask latency without generation on synthetic graphs")
     ba.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     ba.add_argument("--queries", type=int, default=50)

@@ -149,11 +149,12 @@ def test_windows_grow_from_one_document_to_the_bound() -> None:
     assert sizes[:7] == [1, 2, 4, 8, 16, 32, 64] and max(sizes) == MAX_WINDOW_DOCS and sum(sizes) == 300
 
 
-def test_windowed_ingest_equals_one_document_at_a_time(tmp_path: Path) -> None:
+@pytest.mark.parametrize("overlap", [True, False])
+def test_windowed_ingest_equals_one_document_at_a_time(tmp_path: Path, overlap: bool) -> None:
     docs = _docs(40)
     batched, plain = BatchPattern(), PatternExtractor()
     with Store(tmp_path / "a.db") as a, Store(tmp_path / "b.db") as b:
-        ra = Ingestor(a, batched, HashEmbedder()).ingest(docs)
+        ra = Ingestor(a, batched, HashEmbedder(), overlap=overlap).ingest(docs)
         rb = Ingestor(b, plain, HashEmbedder()).ingest(docs)
     assert [d.status for d in ra.documents] == [d.status for d in rb.documents] == ["ok"] * 40
     assert store_snapshot(tmp_path / "a.db") == store_snapshot(tmp_path / "b.db")
