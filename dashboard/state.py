@@ -179,7 +179,7 @@ def watch_job(job: IngestJob, label: str, done_label: Callable[[JobStatus], str]
             bar.progress(s.fraction, text=job_text(s))
         s = job.status()
         if s.state == FAILED:
-            box.update(label=f"{label} Failed: {s.error}", state="error")
+            box.update(label=plain(f"{label} Failed: {s.error}"), state="error")
         else:
             box.update(label=done_label(s) if done_label else f"{label} Done.", state="complete", expanded=False)
     return s
@@ -190,12 +190,12 @@ def _first_start_lock(path: str) -> threading.Lock:
     return threading.Lock()
 
 
-def _sample_work(path: str) -> Work:
+def _sample_work(s: Store) -> Work:
     def work(progress: ProgressFn) -> IngestReport:
         from graphrag.extract import make_extractor
 
         # Models load here, on the job's thread: a page never waits for them to start the job.
-        return Ingestor(open_store(path), make_extractor("rules")).ingest_paths([SAMPLE_CORPUS], progress)
+        return Ingestor(s, make_extractor("rules")).ingest_paths([SAMPLE_CORPUS], progress)
 
     return work
 
@@ -223,7 +223,7 @@ def first_start(s: Store) -> None:
         with _first_start_lock(str(s.path)):
             job = runner.find(FIRST_START)
             if job is None and not s.counts()["versions"]:
-                job = runner.submit(FIRST_START, _sample_work(store_path()))
+                job = runner.submit(FIRST_START, _sample_work(s))
         if job is None:
             return
     status = job.status()

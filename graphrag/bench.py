@@ -136,7 +136,7 @@ def bench_ingest(a: argparse.Namespace) -> int:
         "reingest_over_first": round(re_s / t.total_s, 4),
         "reingest_model_calls": re_calls,
         "reingest_unchanged_documents": unchanged,
-        "torch_threads": _torch_threads(),
+        "encode_threads": ingestor.encode_threads or _torch_threads(),
         "overlap": ingestor.overlap,  # parse and encode on two threads (see graphrag.ingest.overlap_default)
         "load_average_at_start": round(load_at_start, 2),
     }

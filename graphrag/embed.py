@@ -9,8 +9,10 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -79,6 +81,22 @@ class MiniLMEmbedder:
                 show_progress_bar=False,
             )
         return np.asarray(vecs, dtype=np.float32)
+
+
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Run torch with ``n`` intra-op threads inside the block (None: leave it as it is)."""
+    if n is None or "torch" not in sys.modules:  # no model loaded here: nothing to set
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @functools.lru_cache(maxsize=1)

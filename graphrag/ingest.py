@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
-from graphrag.embed import Embedder, get_embedder
+from graphrag.embed import Embedder, get_embedder, torch_threads
 from graphrag.errors import StoreError
 from graphrag.extract.base import Extractor
 from graphrag.model import ExtractionResult, ExtractionStatus, Progress
@@ -174,23 +174,31 @@ MAX_WINDOW_CHARS = 60_000  # about 500 sentences: bounds the parse and vector me
 ENCODE_CHUNK = 128
 
 
-def overlap_default() -> bool:
-    """Whether to parse the next window on a second thread while this one is encoded.
-
-    GRAPHRAG_INGEST_OVERLAP=1 or 0 decides; by default ("auto") only when a core is free: with
-    other work on the cores, the parse thread took as long again as it hid (measured at a load of
-    3.5 on 2 cores: 16.1 s sequential, 15.7 s and 20.2 s overlapped), so a busy machine runs the
-    windows one after the other, each model on one thread.
-    """
-    setting = os.environ.get("GRAPHRAG_INGEST_OVERLAP", "auto").strip().lower()
-    if setting in ("1", "0"):
-        return setting == "1"
+def _core_free() -> bool:
     cores = os.cpu_count() or 1
     try:
-        load = os.getloadavg()[0]
-    except OSError:  # not available on this platform
+        return cores >= 2 and os.getloadavg()[0] <= cores - 1
+    except OSError:  # no load average on this platform
         return cores >= 2
-    return cores >= 2 and load <= cores - 1
+
+
+def overlap_default() -> bool:
+    """Whether to parse the next window on a second thread while this one is encoded: only when
+    GRAPHRAG_INGEST_OVERLAP=1. Measured at a load of 3.5 on 2 cores, the parse thread took as long
+    again as it hid (16.1 s sequential; 15.7 s and 20.2 s overlapped); and on a free machine, MiniLM
+    on two threads after spaCy (32 + 74 s on the corpus of `bench ingest`) beats MiniLM on one thread
+    beside it (130 s): overlapping would need the one-thread encode that is the slow part.
+    """
+    return os.environ.get("GRAPHRAG_INGEST_OVERLAP", "0").strip() == "1"
+
+
+def encode_threads_default(overlap: bool) -> int | None:
+    """Torch threads while a window is encoded. GRAPHRAG_TORCH_THREADS, when set, is kept as it is
+    (None); else 2 when a core is free and spaCy is not running beside the encoder, 1 otherwise:
+    two OpenMP threads that share a core with other work spin and ran 2 to 15 times slower."""
+    if os.environ.get("GRAPHRAG_TORCH_THREADS"):
+        return None
+    return 2 if not overlap and _core_free() else 1
 
 
 @dataclass
@@ -217,6 +225,7 @@ class Ingestor:
         self._embedder = embedder
         self.timings = Timings()
         self.overlap = overlap_default() if overlap is None else overlap
+        self.encode_threads = encode_threads_default(self.overlap)
 
     @property
     def embedder(self) -> Embedder:
@@ -340,11 +349,12 @@ class Ingestor:
             return {}
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vecs = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
-        for c in range(0, len(order), ENCODE_CHUNK):
-            idx = order[c:c + ENCODE_CHUNK]
-            chunk = [texts[i] for i in idx]
-            vecs[idx] = self.embedder.encode(chunk, batch_size=_encode_batch(chunk))
-            self.timings.encode_calls += 1
+        with torch_threads(self.encode_threads):
+            for c in range(0, len(order), ENCODE_CHUNK):
+                idx = order[c:c + ENCODE_CHUNK]
+                chunk = [texts[i] for i in idx]
+                vecs[idx] = self.embedder.encode(chunk, batch_size=_encode_batch(chunk))
+                self.timings.encode_calls += 1
         at = 0
         for p in ready:
             p.sent_vecs = vecs[at:at + len(p.sentences)]
