@@ -94,7 +94,7 @@ def test_an_ingest_from_the_ingest_page_goes_on_while_the_user_is_elsewhere(tmp_
         sidebar.get_by_text("Folder ingest:", exact=False).first.wait_for()
         assert document_count(store) < n, "the ingest ended before the page was left: the test proves nothing"
         # When it ends the page redraws by itself with the new counts.
-        sidebar.get_by_text(f"{n} documents", exact=False).wait_for()
+        sidebar.get_by_text(f"({n} versions)", exact=False).wait_for()
         assert document_count(store) == n
 
         # Back on the Ingest page, the report of the job this session started is shown.
