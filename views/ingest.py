@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.documents import DEFAULT_MAX_BYTES
+from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
@@ -78,7 +78,7 @@ def extractor(s: Store) -> Extractor:
                           cache=s.reply_cache())
 
 
-def _upload_work(s: Store, ex: Extractor, items: list) -> Work:  # noqa: ANN401 - prepared sources
+def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:
     return lambda progress: Ingestor(s, ex).ingest(items, progress)
 
 
