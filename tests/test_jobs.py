@@ -194,3 +194,27 @@ def test_the_eta_leaves_out_the_start_up(monkeypatch: pytest.MonkeyPatch) -> Non
     now[0] = 140.0  # then 10 more documents in 10 s
     clock.update(20)
     assert clock.eta(20, 110) == pytest.approx(90.0)
+
+
+class _OneAtATime:
+    """The rules extractor without its batch entry point: every document parsed on its own."""
+
+    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+        self.inner, self.name = inner, inner.name
+
+    def extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
+        return self.inner.extract(sentences)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("overlap", [False, True])
+def test_rules_windows_store_what_one_document_at_a_time_stores(tmp_path: Path, overlap: bool) -> None:
+    from graphrag.extract.rules import RulesExtractor
+
+    sample = Path(__file__).resolve().parent.parent / "sample_corpus"
+    with Store(tmp_path / "w.db") as w, Store(tmp_path / "o.db") as o:
+        rw = Ingestor(w, RulesExtractor(), HashEmbedder(), overlap=overlap).ingest_paths([sample])
+        ro = Ingestor(o, _OneAtATime(RulesExtractor()), HashEmbedder()).ingest_paths([sample])
+        assert rw.timings.extract_calls < ro.timings.extract_calls
+    assert [(d.id, d.status, d.version) for d in rw.documents] == [(d.id, d.status, d.version) for d in ro.documents]
+    assert store_snapshot(tmp_path / "w.db") == store_snapshot(tmp_path / "o.db")
