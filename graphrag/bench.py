@@ -111,8 +111,9 @@ def bench_ingest(a: argparse.Namespace) -> int:
         re_s = again.timings.total_s - t.total_s
         re_calls = again.timings.extract_calls + again.timings.encode_calls - calls
         unchanged = sum(d.status == "unchanged" for d in again.documents)
-        texts = [r["text"] for r in store._q("SELECT text FROM sentences ORDER BY doc_id, version, idx")]
-        names = [r["name"] for r in store._q("SELECT name FROM entities WHERE vector IS NOT NULL")]
+        # The same texts the pipeline encoded: every stored sentence and every entity name.
+        texts = [sp.text for d in store.documents() for sp in store.sentences(d.id, d.version)]
+        names = list(store.entity_names().values())
     bulk = _bulk_limit(texts, names) if not a.no_bulk else None
     sentences = counts["sentences"]
     out: dict[str, object] = {
