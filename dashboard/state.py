@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -19,9 +21,9 @@ from graphrag.ask import Asker
 from graphrag.cli import default_store
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.extract.base import Extractor
-from graphrag.ingest import Ingestor, IngestReport
-from graphrag.model import PUBLIC, Progress
+from graphrag.ingest import Ingestor, IngestReport, ProgressFn
+from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, Work, format_eta
+from graphrag.model import PUBLIC
 from graphrag.ollama_util import (
     DEFAULT_EXTRACT_MODEL,
     DEFAULT_GENERATE_MODEL,
@@ -79,13 +81,6 @@ def embedder() -> Embedder:
     return get_embedder()
 
 
-@st.cache_resource(show_spinner="Loading the rules extractor (spaCy)…")
-def rules_extractor() -> Extractor:
-    from graphrag.extract import make_extractor
-
-    return make_extractor("rules")
-
-
 @st.cache_resource(show_spinner=False)
 def asker(path: str) -> Asker:
     return Asker(open_store(path), embedder=embedder())
@@ -94,13 +89,6 @@ def asker(path: str) -> Asker:
 @st.cache_data(ttl=30, show_spinner=False)
 def ollama_status_cached(host: str) -> OllamaStatus:
     return ollama_status(host, timeout=1.0)
-
-
-@st.cache_resource(show_spinner=False)
-def _first_start_guard(path: str) -> tuple[threading.Lock, set[str]]:
-    # A lock so two sessions never ingest the sample at once, and a memory of having tried,
-    # so a store left empty (every document failed) is not re-ingested on every rerun.
-    return threading.Lock(), set()
 
 
 def store() -> Store:
@@ -156,41 +144,130 @@ def reviewer() -> str:
         return ""
 
 
-def progress_bar(label: str):  # noqa: ANN201 - returns the Progress callback
-    bar = st.progress(0.0, text=label)
+# --- background ingest jobs ---------------------------------------------------------------------
 
-    def update(p: Progress) -> None:
-        frac = p.done / p.total if p.total else 1.0
-        bar.progress(min(frac, 1.0), text=f"{label} {p.done}/{p.total} {p.message}"[:120])
+FIRST_START = "First start: the sample corpus"
+INGEST_JOB = "ingest_job"  # the id of the job this session submitted on the Ingest page
+SESSION_TOKEN = "_session_token"
 
-    return update
+
+@st.cache_resource(show_spinner=False)
+def job_runner(path: str) -> JobRunner:
+    # One runner per store for the whole server: jobs outlive the script run, the session and the tab
+    # that started them, and run one at a time.
+    return JobRunner()
+
+
+def jobs() -> JobRunner:
+    return job_runner(store_path())
+
+
+def session_token() -> str:
+    """Who submitted a job: only that session sees its report's rows (other sessions see counts)."""
+    return st.session_state.setdefault(SESSION_TOKEN, uuid.uuid4().hex)
+
+
+def job_text(s: JobStatus) -> str:
+    """One line about a job, built from counts and our own labels only (never a document's name)."""
+    if s.state == QUEUED:
+        return f"{s.label}: queued behind another ingest"
+    if s.state == RUNNING:
+        if not s.total:
+            return f"{s.label}: starting (loading the models)…"
+        return f"{s.label}: {s.done:,} of {counted(s.total, 'document')}, {format_eta(s.eta_s)}"
+    if s.state == FAILED:
+        return f"{s.label}: failed"
+    return f"{s.label}: done"
+
+
+def watch_job(job: IngestJob, label: str, done_label: Callable[[JobStatus], str] | None = None) -> JobStatus:
+    """Show a job's progress until it ends. A rerun or a closed tab stops the watching, not the job."""
+    with st.status(label, expanded=True) as box:
+        bar = st.progress(0.0, text="Starting…")
+        while not job.wait(0.5):
+            s = job.status()
+            bar.progress(s.fraction, text=job_text(s))
+        s = job.status()
+        if s.state == FAILED:
+            box.update(label=plain(f"{label} Failed: {s.error}"), state="error")
+        else:
+            box.update(label=done_label(s) if done_label else f"{label} Done.", state="complete", expanded=False)
+    return s
+
+
+@st.cache_resource(show_spinner=False)
+def _first_start_lock(path: str) -> threading.Lock:
+    return threading.Lock()
+
+
+def _sample_work(s: Store) -> Work:
+    def work(progress: ProgressFn) -> IngestReport:
+        from graphrag.extract import make_extractor
+
+        # Models load here, on the job's thread: a page never waits for them to start the job.
+        return Ingestor(s, make_extractor("rules")).ingest_paths([SAMPLE_CORPUS], progress)
+
+    return work
+
+
+def _first_start_done(status: JobStatus) -> str:
+    t = status.report.totals() if status.report else {}
+    return (f"First start: ingested the sample corpus ({counted(t.get('ok', 0), 'document')}, "
+            f"{counted(t.get('entities', 0), 'entity', 'entities')}, {counted(t.get('relations', 0), 'relation')}). "
+            "Ask a question on the Ask page.")
 
 
 def first_start(s: Store) -> None:
-    """On an empty store, ingest the sample corpus with the embedded defaults, saying so."""
+    """On an empty store, ingest the sample corpus with the embedded defaults, as a background job.
+
+    The job belongs to the server: clicking elsewhere while it runs (a rerun) does not cancel it,
+    and the next run, in any session, watches the same job. A failed first start offers a retry.
+    """
     if os.environ.get("GRAPHRAG_SAMPLE", "1") == "0" or not SAMPLE_CORPUS.is_dir():
         return
-    lock, tried = _first_start_guard(s.url.key)
-    if s.url.key in tried or s.counts()["versions"]:
-        return
-    with lock:
-        if s.url.key in tried or s.counts()["versions"]:
+    runner = jobs()
+    job = runner.find(FIRST_START)
+    if job is None:
+        if s.counts()["versions"]:
             return
-        tried.add(s.url.key)
-        with st.status("First start: the store is empty, so the sample corpus (the Larkspur handbook) is being "
-                       "ingested with the embedded rules extractor…", expanded=True) as status:
-            try:
-                report = Ingestor(s, rules_extractor(), embedder()).ingest_paths(
-                    [SAMPLE_CORPUS], progress_bar("Ingesting"))
-            except GraphRAGError as exc:
-                status.update(label=f"First start failed: {exc}", state="error")
-                return
-            t = report.totals()
-            status.update(label=f"First start: ingested the sample corpus ({counted(t.get('ok', 0), 'document')}, "
-                                f"{counted(t.get('entities', 0), 'entity', 'entities')}, "
-                                f"{counted(t.get('relations', 0), 'relation')}). "
-                                "Ask a question on the Ask page.", state="complete", expanded=False)
-        st.session_state[LAST_REPORT] = report
+        with _first_start_lock(s.url.key):
+            job = runner.find(FIRST_START)
+            if job is None and not s.counts()["versions"]:
+                job = runner.submit(FIRST_START, _sample_work(s))
+        if job is None:
+            return
+    status = job.status()
+    if status.state == DONE:
+        return  # finished before this run: nothing to watch
+    if status.state == FAILED:
+        if not s.counts()["versions"]:
+            st.error(plain(f"First start failed: {status.error}"))
+            if st.button("Retry the first start", key="first_start_retry"):
+                runner.retry(job.id)
+                st.rerun()
+        return
+    status = watch_job(job, "First start: the store is empty, so the sample corpus (the Larkspur handbook) is "
+                            "being ingested with the embedded rules extractor…", _first_start_done)
+    if status.state == DONE and status.report is not None:
+        st.session_state[LAST_REPORT] = status.report
+    elif status.state == FAILED:
+        st.rerun()  # show the failure with its retry button
+
+
+def job_panel() -> None:
+    """The sidebar's line about ingests: live progress while one runs (on every page)."""
+    if jobs().active():
+        with st.sidebar:
+            _live_jobs()
+
+
+@st.fragment(run_every=1.0)
+def _live_jobs() -> None:
+    active = jobs().active()
+    if not active:
+        st.rerun()  # the ingest ended: redraw the whole page so counts and lists include it
+    for s in active:
+        st.progress(s.fraction, text=job_text(s))
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -233,6 +310,7 @@ def sidebar(s: Store) -> None:
     sb.caption(f"{counted(counts['documents'], 'document')} ({counted(counts['versions'], 'version')}) · "
                f"{counted(counts['entities'], 'entity', 'entities')} · {counted(counts['relations'], 'relation')} · "
                f"{counted(counts['answers'], 'answer')} · {counted(counts['verdicts'], 'verdict')}")
+    job_panel()
     labels = sorted({lab for d in s.documents() for lab in d.access} | {PUBLIC} | set(access()))
     sb.multiselect("Access labels (what the asker may see)", labels, **persist(ACCESS),
                    help="Documents are visible when they share a label with these. Used on every page.")

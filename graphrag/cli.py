@@ -11,12 +11,17 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TextIO
+
+from tqdm import tqdm
 
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
+from graphrag.jobs import EtaClock, format_eta
 from graphrag.model import PUBLIC, AskSettings, Progress
 from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
 
@@ -44,10 +49,38 @@ def _access_arg(p: argparse.ArgumentParser) -> None:
                    help="the asker's access labels (default: public)")
 
 
-def _progress(p: Progress) -> None:
-    if sys.stderr.isatty():
-        end = "\n" if p.done >= p.total else ""
-        print(f"\r[{p.done}/{p.total}] {p.message[:60]:<60}", end=end, file=sys.stderr, flush=True)
+class IngestProgress:
+    """Ingest progress on stderr, updated per window: a tqdm bar with an ETA on a terminal, plain
+    lines (at most one every ``every_s`` seconds, and the last) when stderr is piped. Counts only:
+    a document's name is never printed here."""
+
+    def __init__(self, stream: TextIO | None = None, every_s: float = 2.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.every_s = every_s
+        self._bar: tqdm | None = None
+        self._t0 = time.perf_counter()
+        self._clock = EtaClock()
+        self._last = -float("inf")
+        self._ended = False
+
+    def __call__(self, p: Progress) -> None:
+        if self.tty:
+            if self._bar is None:
+                self._bar = tqdm(total=p.total, unit="doc", desc="ingest", file=self.stream, dynamic_ncols=True)
+            self._bar.update(p.done - self._bar.n)
+            if p.done >= p.total:
+                self._bar.close()
+            return
+        self._clock.update(p.done)
+        now = time.perf_counter()
+        final = p.done >= p.total
+        if p.done == 0 or self._ended or (not final and now - self._last < self.every_s):
+            return
+        self._last, self._ended = now, final
+        elapsed = now - self._t0
+        eta = "" if final else f", {format_eta(self._clock.eta(p.done, p.total))}"
+        print(f"ingest: {p.done:,}/{p.total:,} documents, {elapsed:.0f} s elapsed{eta}", file=self.stream, flush=True)
 
 
 # --- commands ---------------------------------------------------------------------------
@@ -65,7 +98,8 @@ def cmd_ingest(a: argparse.Namespace) -> int:
     with Store(a.store) as store:
         if a.extractor == "ollama":
             options["cache"] = store.reply_cache()
-        report = Ingestor(store, make_extractor(a.extractor, **options)).ingest_paths(a.paths, _progress, a.max_bytes)
+        report = Ingestor(store, make_extractor(a.extractor, **options)).ingest_paths(a.paths, IngestProgress(),
+                                                                                   a.max_bytes)
     if a.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -358,7 +392,10 @@ def cmd_eval(a: argparse.Namespace) -> int:
 def cmd_store(a: argparse.Namespace) -> int:
     from graphrag.store.transfer import copy_store
 
-    report = copy_store(a.source, a.target, _progress)
+    def progress(p: Progress) -> None:  # one line per table copied
+        print(f"store migrate: {p.done}/{p.total} tables ({p.message})", file=sys.stderr)
+
+    report = copy_store(a.source, a.target, progress)
     if a.json:
         print(json.dumps(report.to_json(), indent=2))
         return 0
@@ -515,6 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
     bi = b.add_parser("ingest", help="ingest a {title, text} JSON corpus with the rules extractor")
     bi.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")
     bi.add_argument("--limit", type=int)
+    bi.add_argument("--no-bulk", action="store_true", help="skip measuring the bulk limit (the models alone)")
     ba = b.add_parser("ask", help="ask latency without generation on synthetic graphs")
     ba.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     ba.add_argument("--queries", type=int, default=50)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES
+from graphrag.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES, Rejected, Source
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
 from graphrag.ingest import Ingestor
+from graphrag.jobs import Work
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import resolve_host
 from graphrag.store import Store
@@ -74,35 +75,61 @@ go = st.button("Ingest", type="primary", disabled=not ready, key="ingest_go")
 
 def extractor(s: Store) -> Extractor:
     if not use_ollama:
-        return state.rules_extractor()
+        return make_extractor("rules")
     return make_extractor("ollama", model=st.session_state[state.EXTRACT_MODEL] or None, host=resolve_host(),
                           cache=s.reply_cache())
 
 
+def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:
+    return lambda progress: Ingestor(s, ex).ingest(items, progress)
+
+
+def _folder_work(s: Store, ex: Extractor, folder: str) -> Work:
+    # Files that were not attempted (unsupported type, links out of the folder, devices) are
+    # counted, never named: this page may be reached by others than the folder's owner.
+    return lambda progress: Ingestor(s, ex).ingest_paths([folder], progress, name_skipped=False)
+
+
 if go:
     try:
-        ingestor = Ingestor(store, extractor(store), state.embedder())
-        with st.status("Ingesting…", expanded=True) as box:
-            if uploads:
-                # Read from memory with the same checks (binary, empty, encoding, size) as a file
-                # on disk; the upload's name never becomes a path on the server.
-                items = prepare_uploads([Upload(u.name, u.getvalue()) for u in uploads], store,
-                                        viewer_access=state.access(), labels=upload_labels, new_versions=confirmed)
-                report = ingestor.ingest(items, state.progress_bar("Documents"))
-            else:
-                # Files that were not attempted (unsupported type, links out of the folder, devices)
-                # are counted, never named: this page may be reached by others than the folder's owner.
-                report = ingestor.ingest_paths([folder.strip()], state.progress_bar("Documents"), name_skipped=False)
-            bad = sum(d.status in ("failed", "model_unavailable", "rejected") for d in report.documents)
-            box.update(label="Done", state="complete", expanded=False)
-        state.set_report(report)
-        st.session_state["ingest_done"] = (f"Ingested {counted(len(report.documents), 'document')}"
-                                           + (f", {bad} with problems (see the message column)" if bad else "."), bad)
         if uploads:
+            # Read from memory with the same checks (binary, empty, encoding, size) as a file
+            # on disk; the upload's name never becomes a path on the server.
+            items = prepare_uploads([Upload(u.name, u.getvalue()) for u in uploads], store,
+                                    viewer_access=state.access(), labels=upload_labels, new_versions=confirmed)
+            work = _upload_work(store, extractor(store), items)
+            label = f"Upload of {counted(len(items), 'file')}"
+            # A new key empties the uploader: a second click must not store the files again.
             st.session_state["ingest_upload_round"] = st.session_state.get("ingest_upload_round", 0) + 1
-        st.rerun()  # so the sidebar's counts include what was just stored
+        else:
+            work = _folder_work(store, extractor(store), folder.strip())
+            label = "Folder ingest"
+        # The job belongs to the server: leaving this page, a rerun or closing the tab does not stop it.
+        job = state.jobs().submit(label, work, owner=state.session_token())
+        st.session_state[state.INGEST_JOB] = job.id
     except GraphRAGError as exc:
         st.error(render.plain(exc))
+
+job = state.jobs().get(st.session_state.get(state.INGEST_JOB, 0))
+if job is not None:
+    status = job.status()
+    if status.active:
+        status = state.watch_job(job, "Ingesting… (you can leave this page: the ingest goes on, and the sidebar "
+                                      "shows its progress)")
+    if status.state == state.DONE and st.session_state.get("ingest_job_shown") != job.id:
+        st.session_state["ingest_job_shown"] = job.id
+        report = status.report
+        assert report is not None
+        state.set_report(report)
+        bad = sum(d.status in ("failed", "model_unavailable", "rejected") for d in report.documents)
+        st.session_state["ingest_done"] = (f"Ingested {counted(len(report.documents), 'document')}"
+                                           + (f", {bad} with problems (see the message column)" if bad else "."), bad)
+        st.rerun()  # so the sidebar's counts include what was just stored
+    elif status.state == state.FAILED:
+        st.error(render.plain(f"The ingest failed: {status.error}"))
+        if st.button("Retry", key="ingest_retry", help="Documents already stored are reported unchanged."):
+            st.session_state[state.INGEST_JOB] = state.jobs().retry(job.id).id
+            st.rerun()
 
 if done := st.session_state.pop("ingest_done", None):
     (st.warning if done[1] else st.success)(done[0])

@@ -292,14 +292,31 @@ class RulesExtractor:
         return docs
 
     def extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
+        return self.extract_many([sentences])[0]
+
+    def extract_many(self, documents: Sequence[Sequence[Sentence]]) -> list[ExtractionResult]:
+        """Several documents in one spaCy pipe (its batches then span documents), each document's
+        result exactly what ``extract`` gives for it alone."""
+        texts = [s.text for sentences in documents for s in sentences]
+        if not texts:
+            return [ExtractionResult(ExtractionStatus.NOTHING_FOUND, self.name) for _ in documents]
+        try:
+            docs = self._parse(texts)
+        except ModelUnavailable as exc:
+            return [ExtractionResult(ExtractionStatus.MODEL_UNAVAILABLE, self.name, error=str(exc))
+                    for _ in documents]
+        except Exception as exc:  # noqa: BLE001 - reported as an outcome, never swallowed
+            return [ExtractionResult(ExtractionStatus.FAILED, self.name, error=f"spaCy failed: {exc!r}")
+                    for _ in documents]
+        out, at = [], 0
+        for sentences in documents:
+            out.append(self._from_docs(sentences, docs[at:at + len(sentences)]))
+            at += len(sentences)
+        return out
+
+    def _from_docs(self, sentences: Sequence[Sentence], docs: Sequence[Doc]) -> ExtractionResult:
         if not sentences:
             return ExtractionResult(ExtractionStatus.NOTHING_FOUND, self.name)
-        try:
-            docs = self._parse([s.text for s in sentences])
-        except ModelUnavailable as exc:
-            return ExtractionResult(ExtractionStatus.MODEL_UNAVAILABLE, self.name, error=str(exc))
-        except Exception as exc:  # noqa: BLE001 - reported as an outcome, never swallowed
-            return ExtractionResult(ExtractionStatus.FAILED, self.name, error=f"spaCy failed: {exc!r}")
         try:
             entities: list[ExtractedEntity] = []
             relations: list[ExtractedRelation] = []

@@ -1,0 +1,104 @@
+"""The first start survives the page: a new user opens a fresh dashboard and, three seconds later
+(while the models are still loading), clicks "Review". The ingest is a job of the server, so the
+rerun does not cancel it: the sample corpus is stored, and the Ask page answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app_helpers import BROWSER_ARGS, CHROMIUM, require_chromium, streamlit_server, wait_for_app_run
+from proc_helpers import document_count
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+require_chromium()
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
+
+SAMPLE_VERSIONS = 10  # the sample corpus: 9 documents, one of them in two versions
+
+
+@pytest.mark.timeout(420)
+def test_clicking_review_during_the_first_start_does_not_cancel_it(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    with streamlit_server(store, tmp_path / "server.log") as url, sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS,
+            viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.set_default_timeout(240_000)
+        page.goto(url)
+        page.get_by_text("First start: the store is empty", exact=False).wait_for()
+        page.wait_for_timeout(3000)
+        sidebar = page.get_by_test_id("stSidebar")
+        at_click = document_count(store)
+        assert at_click < SAMPLE_VERSIONS, "the first start ended before the click: the test proves nothing"
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Review").click()
+
+        # The rerun for the Review page finds the same job still running, and watches it to the end.
+        page.get_by_text("First start: ingested the sample corpus", exact=False).wait_for()
+        wait_for_app_run(page)
+        assert document_count(store) == SAMPLE_VERSIONS
+        page.get_by_text("Nothing to review yet", exact=False).wait_for()  # the Review page, drawn after it
+        assert sidebar.get_by_text(f"({SAMPLE_VERSIONS} versions)", exact=False).count() == 1
+
+        # Another session (a reload in a new tab) sees the stored corpus, and is not offered a second start.
+        other = ctx.new_page()
+        other.goto(url)
+        wait_for_app_run(other)
+        assert other.get_by_test_id("stSidebar").get_by_text(f"({SAMPLE_VERSIONS} versions)", exact=False).count() == 1
+        assert other.get_by_text("First start: the store is empty", exact=False).count() == 0
+
+        # The Ask page answers from the ingested corpus.
+        other.get_by_test_id("stSidebarNav").get_by_role("link", name="Ask").click()
+        wait_for_app_run(other)
+        other.get_by_label("Question", exact=True).fill("How long do exports stay available after cancellation?")
+        other.get_by_role("button", name="Ask", exact=True).click()
+        other.get_by_text("Answer #", exact=False).wait_for()
+        wait_for_app_run(other)
+        assert document_count(store) == SAMPLE_VERSIONS  # nothing was ingested twice
+        ctx.close()
+
+
+@pytest.mark.timeout(420)
+def test_an_ingest_from_the_ingest_page_goes_on_while_the_user_is_elsewhere(tmp_path: Path) -> None:
+    from proc_helpers import doc_text
+
+    folder = tmp_path / "runbooks"
+    folder.mkdir()
+    n = 80
+    for i in range(n):
+        (folder / f"runbook-{i:02d}.md").write_text(doc_text(i), encoding="utf-8")
+    store = tmp_path / "store.db"
+    with streamlit_server(store, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS,
+            viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.set_default_timeout(240_000)
+        page.goto(f"{url}/ingest")
+        wait_for_app_run(page)
+        page.get_by_text("Folder on this machine").click()
+        wait_for_app_run(page)
+        box = page.get_by_label("Folder or file path", exact=True)
+        box.fill(str(folder))
+        box.press("Enter")
+        wait_for_app_run(page)
+        page.get_by_role("button", name="Ingest", exact=True).click()
+        page.get_by_text("Ingesting…", exact=False).wait_for()
+
+        # Leave the page while it runs: the job goes on, and the sidebar of the other page shows it.
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Graph").click()
+        sidebar = page.get_by_test_id("stSidebar")
+        sidebar.get_by_text("Folder ingest:", exact=False).first.wait_for()
+        assert document_count(store) < n, "the ingest ended before the page was left: the test proves nothing"
+        # When it ends the page redraws by itself with the new counts.
+        sidebar.get_by_text(f"({n} versions)", exact=False).wait_for()
+        assert document_count(store) == n
+
+        # Back on the Ingest page, the report of the job this session started is shown.
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Ingest").click()
+        page.get_by_text(f"Ingested {n} documents", exact=False).wait_for()
+        page.get_by_text("Last ingest").wait_for()
+        ctx.close()

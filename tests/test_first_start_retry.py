@@ -1,0 +1,40 @@
+"""A first start that fails says why and offers a retry, which ingests the sample corpus (AppTest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app_helpers import app
+from graphrag.errors import StoreError
+from graphrag.store import Store
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+
+def test_a_failed_first_start_is_shown_with_a_retry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import dashboard.state as state
+
+    real = state.Ingestor
+
+    class Broken(real):  # type: ignore[misc,valid-type]
+        def ingest_paths(self, *a, **k):  # type: ignore[no-untyped-def]
+            raise StoreError("the disk holding the store is full: nothing was written")
+
+    monkeypatch.setattr(state, "Ingestor", Broken)
+    path = tmp_path / "fresh.db"
+    at = app(monkeypatch, path, sample=True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [str(e.value).replace("\\", "") for e in at.error]  # shown escaped, as plain text
+    assert any("First start failed: the disk holding the store is full" in e for e in errors), errors
+    retry = at.button(key="first_start_retry")
+
+    monkeypatch.setattr(state, "Ingestor", real)  # the disk has room again
+    at = retry.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [s.label for s in at.status]
+    assert any("First start: ingested the sample corpus" in lab for lab in labels), labels
+    with Store(path) as s:
+        assert s.counts()["versions"] == 10
+    assert all(b.key != "first_start_retry" for b in at.button)
