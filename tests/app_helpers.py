@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -60,6 +61,14 @@ Larkspur keeps nightly snapshots for 14 days.
 The export worker reads the latest snapshot. The Zephyr cluster replicates snapshots within four hours.
 """,
 }
+
+
+@functools.cache
+def sample_versions() -> int:
+    """Document versions the sample corpus makes (each file read as a document is one version)."""
+    from graphrag.documents import Source, collect
+
+    return sum(isinstance(x, Source) for x in collect([ROOT / "sample_corpus"]).items)
 
 
 def write_corpus(folder: Path, files: dict[str, str] = TINY) -> Path:

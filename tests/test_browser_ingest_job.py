@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, require_chromium, streamlit_server, wait_for_app_run
+from app_helpers import BROWSER_ARGS, CHROMIUM, require_chromium, sample_versions, streamlit_server, wait_for_app_run
 from proc_helpers import document_count
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 require_chromium()
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
 
-SAMPLE_VERSIONS = 10  # the sample corpus: 9 documents, one of them in two versions
+SAMPLE_VERSIONS = sample_versions()  # the sample corpus: one document in two versions, the rest in one
 
 
 @pytest.mark.timeout(420)
