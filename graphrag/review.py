@@ -86,7 +86,7 @@ def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
 def visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
     """Claim summaries of every answer the viewer may see whole (a gone source hides it)."""
     viewer = _viewer(access)
-    claims, _, _ = store.claim_summaries()
+    claims = store.claim_summaries()
     fps = store.answer_footprints()
     sources = store.visibility_sources(fps.values())
     ok = {aid: answer_visible(fp, viewer, sources) for aid, fp in fps.items()}

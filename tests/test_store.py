@@ -77,8 +77,8 @@ def test_answers_and_verdicts_round_trip_with_span_hashes(any_store: Store) -> N
     for cl in a.claims[1:]:
         record_verdict(any_store, a, cl, next((c for c in cl.citations if c.valid), None), "partial", "ana")
     assert any_store.answer(a.id).status == AnswerStatus.VERIFIED  # type: ignore[union-attr]
-    claims, sources, labels = any_store.claim_summaries()
-    assert {c["answer_id"] for c in claims} == {a.id} and sources[a.id] == {("one", 1)}
+    claims = any_store.claim_summaries()
+    assert {c["answer_id"] for c in claims} == {a.id} and any_store.answer_footprints()[a.id].documents == {("one", 1)}
 
 
 def test_verdicts_are_append_only_in_the_database_itself(any_store: Store, store_url: str) -> None:

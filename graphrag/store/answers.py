@@ -92,21 +92,15 @@ def load(c: Connection, answer_id: int) -> Answer | None:
     )
 
 
-def claim_summaries(c: Connection) -> tuple[list[dict], dict[int, set[tuple[str, int]]], dict[tuple[str, int], set[str]]]:
-    """Claims (newest answer first), each answer's source document versions, and each document
-    version's labels. The caller reads them in one snapshot."""
-    claims = [
+def claim_summaries(c: Connection) -> list[dict]:
+    """Claims, newest answer first: what a review queue needs without loading whole answers
+    (who may see each answer is decided from ``footprints``)."""
+    return [
         {"answer_id": r[0], "question": r[1], "index": r[2], "text": r[3],
          "flags": tuple(ClaimFlag(f) for f in json.loads(r[4])), "support": support(r[5])}
         for r in c.execute(text("SELECT c.answer_id, a.question, c.idx, c.text, c.flags, c.support FROM claims c "
                                 "JOIN answers a ON a.id=c.answer_id ORDER BY c.answer_id DESC, c.idx"))
     ]
-    sources: dict[int, set[tuple[str, int]]] = {}
-    for aid, doc_id, version in c.execute(text("SELECT DISTINCT answer_id, doc_id, version FROM context_items")):
-        sources.setdefault(aid, set()).add((doc_id, version))
-    labels = {(d, v): set(json.loads(acc)) for d, v, acc in
-              c.execute(text("SELECT doc_id, version, access FROM documents"))}
-    return claims, sources, labels
 
 
 def footprints(c: Connection) -> dict[int, Footprint]:

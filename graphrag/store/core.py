@@ -230,12 +230,10 @@ class Store:
             return replace(a, status=AnswerStatus.VERIFIED)
         return a
 
-    def claim_summaries(self) -> tuple[list[dict], dict[int, set[tuple[str, int]]], dict[tuple[str, int], set[str]]]:
-        """What a review queue needs without loading whole answers, read in one snapshot:
-        the claims (answer id, question, index, text, flags, support), newest answer first;
-        each answer's source document versions; and each document version's labels."""
-        with self.snapshot():
-            return self._read(answers.claim_summaries)
+    def claim_summaries(self) -> list[dict]:
+        """What a review queue needs without loading whole answers: the claims (answer id,
+        question, index, text, flags, support), newest answer first."""
+        return self._read(answers.claim_summaries)
 
     def answer_footprints(self) -> dict[int, Footprint]:
         """Per answer with claims, everything it shows as references (see graphrag.access)."""
