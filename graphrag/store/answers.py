@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access import Footprint, footprint_of_routes
 from graphrag.model import (
@@ -103,18 +104,28 @@ def claim_summaries(c: Connection) -> list[dict]:
     ]
 
 
-def footprints(c: Connection) -> dict[int, Footprint]:
-    """Per answer with claims, everything it shows as references (see graphrag.access). The
-    caller reads in one snapshot."""
+def ids_with_claims(c: Connection) -> list[int]:
+    return [int(r[0]) for r in c.execute(text("SELECT DISTINCT answer_id FROM claims"))]
+
+
+def footprints(c: Connection, ids: Sequence[int]) -> dict[int, Footprint]:
+    """For these answers, everything each shows as references (see graphrag.access)."""
     docs: dict[int, set[tuple[str, int]]] = {}
     routes: dict[int, list[Route]] = {}
-    for aid, doc_id, version, raw in c.execute(text("SELECT answer_id, doc_id, version, route FROM context_items")):
-        docs.setdefault(aid, set()).add((doc_id, version))
-        routes.setdefault(aid, []).append(route(json.loads(raw)))
     out: dict[int, Footprint] = {}
-    for aid, seeds, reached in c.execute(text("SELECT id, seeds, reached FROM answers "
-                                              "WHERE id IN (SELECT answer_id FROM claims)")):
-        walked = [route(x) for x in json.loads(reached)]
-        out[aid] = footprint_of_routes(docs.get(aid, ()), [*routes.get(aid, ()), *walked],
-                                       (x[0] for x in json.loads(seeds)))
+    for i in range(0, len(ids), 500):
+        chunk = {"ids": list(ids[i:i + 500])}
+        for aid, doc_id, version, raw in c.execute(_CONTEXT_ROUTES, chunk):
+            docs.setdefault(aid, set()).add((doc_id, version))
+            routes.setdefault(aid, []).append(route(json.loads(raw)))
+        for aid, seeds, reached in c.execute(_SEEDS_REACHED, chunk):
+            walked = [route(x) for x in json.loads(reached)]
+            out[aid] = footprint_of_routes(docs.get(aid, ()), [*routes.get(aid, ()), *walked],
+                                           (x[0] for x in json.loads(seeds)))
     return out
+
+
+_CONTEXT_ROUTES = text("SELECT answer_id, doc_id, version, route FROM context_items WHERE answer_id IN :ids"
+                       ).bindparams(bindparam("ids", expanding=True))
+_SEEDS_REACHED = text("SELECT id, seeds, reached FROM answers WHERE id IN :ids").bindparams(
+    bindparam("ids", expanding=True))
