@@ -132,6 +132,7 @@ def test_off_topic_question_shows_no_answer(monkeypatch: pytest.MonkeyPatch, sto
 def test_ask_review_verdict_export(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
     at = ask(ok(app(monkeypatch, store_path)))
     assert any(h.value.startswith("Answer #") for h in at.subheader)
+    assert any("1 answer" in c for c in texts(at.sidebar.caption))  # the counts include the answer just given
     store = Store(store_path)
     answer = store.answer(store.answer_ids()[0]["id"])
     assert answer is not None and answer.claims

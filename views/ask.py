@@ -51,6 +51,8 @@ if asked:
             st.session_state[state.ANSWER_WARNINGS] = list(outcome.warnings)
         except GraphRAGError as exc:
             st.error(render.plain(exc))
+        else:
+            st.rerun()  # so the sidebar's counts, drawn before this page, include the new answer
 
 
 def show(answer: Answer, warnings: list[str]) -> None:
