@@ -32,6 +32,15 @@ def store(tmp_path: Path):
     s.close()
 
 
+@pytest.fixture(scope="session")
+def tiny_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small handbook of app_helpers.TINY ingested once by the rules extractor: tests copy it."""
+    from app_helpers import build_store, write_corpus
+
+    d = tmp_path_factory.mktemp("tiny")
+    return build_store(d / "tiny.db", write_corpus(d / "corpus"))
+
+
 # --- PostgreSQL: a throwaway server, and store fixtures parametrised over both backends ----
 
 

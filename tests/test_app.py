@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import TINY, app, build_store, copy_store, ok, page, sample_versions, texts, write_corpus
+from app_helpers import TINY, app, copy_store, ok, page, sample_versions, texts, write_corpus
 from graphrag.ask import Asker
 from graphrag.model import AskSettings
 from graphrag.review import export_rows, record_verdict
@@ -19,12 +19,6 @@ from graphrag.store import Store
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 QUESTION = "How long do snapshot exports remain available after an account is cancelled?"
-
-
-@pytest.fixture(scope="module")
-def tiny_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("tiny")
-    return build_store(d / "tiny.db", write_corpus(d / "corpus"))
 
 
 @pytest.fixture

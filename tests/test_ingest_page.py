@@ -7,18 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import app, build_store, copy_store, ok, texts, write_corpus
+from app_helpers import app, copy_store, ok, texts, write_corpus
 from graphrag.store import Store
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 NEW_EXPORTS = b"# My exports\n\nExports use the weekly snapshot from now on.\n"
-
-
-@pytest.fixture(scope="module")
-def tiny_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("tiny")
-    return build_store(d / "tiny.db", write_corpus(d / "corpus"))
 
 
 @pytest.fixture
