@@ -177,6 +177,22 @@ def wait_for_app_run(page, timeout_ms: float = 120_000) -> None:  # noqa: ANN001
     page.wait_for_timeout(250)  # let React paint what the run sent
 
 
+def ask_in_browser(page, question: str) -> None:  # noqa: ANN001 - a Playwright Page
+    """Ask on the Ask page and wait for *this* question's answer: the heading of the answer shown
+    before (if any) stays on screen while the new one is computed and the page reruns, so waiting
+    for any "Answer #" heading would act on a page about to be replaced."""
+    page.get_by_label("Question", exact=True).fill(question)
+    before = page.evaluate(_ANSWER_HEADING_JS)
+    page.get_by_role("button", name="Ask", exact=True).click()
+    page.wait_for_function(f"prev => {{ const h = ({_ANSWER_HEADING_JS})(); return h !== null && h !== prev; }}",
+                           arg=before, timeout=180_000)
+    wait_for_app_run(page)
+
+
+_ANSWER_HEADING_JS = ("() => { const h = [...document.querySelectorAll('h3')].map(e => e.innerText.trim())"
+                      ".find(t => t.startsWith('Answer #')); return h === undefined ? null : h; }")
+
+
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run"]
 

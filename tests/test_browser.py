@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
+from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
 
 ARTIFACTS = ROOT / "test-artifacts"
 REVIEWER = "Playwright Tester"
@@ -93,10 +93,7 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         # Ask.
         sidebar.get_by_role("link", name="Ask").click()
         wait_for_app_run(page)
-        page.get_by_label("Question", exact=True).fill(QUESTION)
-        page.get_by_role("button", name="Ask", exact=True).click()
-        page.get_by_text("Answer #", exact=False).wait_for()
-        wait_for_app_run(page)
+        ask_in_browser(page, QUESTION)
         page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
         # The handbook's sentences are quoted: each claim says so instead of showing a score.
         page.get_by_text("Verbatim quote of its source", exact=False).first.wait_for()
@@ -197,11 +194,8 @@ def test_review_draws_a_route_through_a_bridge_entity(server: str, tmp_path: Pat
         wait_for_app_run(page)
         sidebar.get_by_role("link", name="Ask").click()
         wait_for_app_run(page)
-        page.get_by_label("Question", exact=True).fill(BRIDGE_QUESTION)
-        page.get_by_role("button", name="Ask", exact=True).click()
-        page.get_by_text("Answer #", exact=False).wait_for()
+        ask_in_browser(page, BRIDGE_QUESTION)
         page.get_by_text("Routes start at entities the question names", exact=False).wait_for()
-        wait_for_app_run(page)
         page.get_by_role("button", name="Review this answer").click()
         page.get_by_text("Claim 1 of", exact=False).wait_for()
         wait_for_app_run(page)

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
+from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, ROOT, require_chromium, streamlit_server
 
 ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "Within how many hours are affected customers notified of a security incident?"
@@ -50,9 +50,7 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
         page.wait_for_timeout(1200)
         page.screenshot(path=str(ARTIFACTS / "09-ingest-pdf.png"), full_page=True)
         page.get_by_test_id("stSidebar").get_by_role("link", name="Ask").click()
-        page.get_by_label("Question", exact=True).fill(QUESTION)
-        page.get_by_role("button", name="Ask", exact=True).click()
-        page.get_by_text("Answer #", exact=False).wait_for()
+        ask_in_browser(page, QUESTION)
         page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
         page.get_by_text("· v1 · p. 2", exact=False).first.wait_for()  # the Ask page names the page
         page.wait_for_timeout(800)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, require_chromium, sample_versions, streamlit_server, wait_for_app_run
+from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, require_chromium, sample_versions, streamlit_server, wait_for_app_run
 from proc_helpers import document_count
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -53,10 +53,7 @@ def test_clicking_review_during_the_first_start_does_not_cancel_it(tmp_path: Pat
         # The Ask page answers from the ingested corpus.
         other.get_by_test_id("stSidebarNav").get_by_role("link", name="Ask").click()
         wait_for_app_run(other)
-        other.get_by_label("Question", exact=True).fill("How long do exports stay available after cancellation?")
-        other.get_by_role("button", name="Ask", exact=True).click()
-        other.get_by_text("Answer #", exact=False).wait_for()
-        wait_for_app_run(other)
+        ask_in_browser(other, "How long do exports stay available after cancellation?")
         assert document_count(store) == SAMPLE_VERSIONS  # nothing was ingested twice
         ctx.close()
 

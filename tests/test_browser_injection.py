@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
+from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, ROOT, require_chromium, streamlit_server
 from helpers import write_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
@@ -84,9 +84,7 @@ def test_injected_markup_never_runs(tmp_path: Path) -> None:
         name_box.press("Enter")
 
         # Ask with a script in the question: the answer and its sources are shown as text.
-        page.get_by_label("Question", exact=True).fill(QUESTION)
-        page.get_by_role("button", name="Ask", exact=True).click()
-        page.get_by_text("Answer #", exact=False).first.wait_for()
+        ask_in_browser(page, QUESTION)
         page.get_by_text("<script>", exact=False).first.wait_for()  # visible as text, not run
         page.wait_for_timeout(1500)
         _assert_clean(page)

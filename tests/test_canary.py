@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
+from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
 from helpers import write_corpus
 
 from graphrag.ask import Asker
@@ -283,13 +283,12 @@ def test_no_page_shows_a_public_viewer_an_internal_canary(canary_store, tmp_path
             _open_everything(page, seen, name, downloads=True)
             if name == "Ask":
                 for q in PUBLIC_QUESTIONS:
-                    page.get_by_label("Question", exact=True).fill(q)
-                    page.get_by_role("button", name="Ask", exact=True).click()
-                    page.get_by_text("Answer #", exact=False).first.wait_for()
-                    _settle(page)
-                    for group in page.get_by_role("radiogroup", name="Citations").all():
-                        for radio in group.get_by_role("radio").all():
-                            radio.click()
+                    ask_in_browser(page, q)
+                    # Each click reruns the page: groups and radios are found anew by position each time.
+                    groups = page.get_by_role("radiogroup", name="Citations")
+                    for g in range(groups.count()):
+                        for r in range(groups.nth(g).get_by_role("radio").count()):
+                            groups.nth(g).get_by_role("radio").nth(r).click()
                             _settle(page)
                     _open_everything(page, seen, f"Ask: {q}")
             elif name == "Review":

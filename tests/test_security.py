@@ -80,7 +80,7 @@ title = {json.dumps(" ".join(XSS))}
         assert r["note"] == "'" + formula, "a cell a spreadsheet would evaluate must be neutralised"
     assert all(r["question"] == question for r in parsed)
     reviewer_cells = {r["reviewer"] for r in parsed}
-    assert all(not cell[:1] in "=+-@\t\r" for r in parsed for cell in r.values() if cell)
+    assert all(cell[:1] not in "=+-@\t\r" for r in parsed for cell in r.values() if cell)
     assert any(XSS[0] in cell for cell in reviewer_cells)
 
 
