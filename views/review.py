@@ -56,13 +56,15 @@ def queue() -> list[QueueItem]:
                         disputed_only=st.session_state.get("review_disputes", False), claims=claims, policy=policy)
 
 
-# Deferred downloads: the record is built when the button is clicked, not on every rerun.
+# Deferred downloads: the record is built when the button is clicked, not on every rerun. No
+# rerun on the click (on_click="ignore"): each run registers the generator under a new id and
+# drops the old one, so a click's rerun raced its own download request and lost it now and then.
 n_rows = store.counts()["verdicts"]
 top[4].download_button("CSV", lambda: rows_to_csv(export_rows(store, access)), "verification.csv", "text/csv",
-                       icon=":material/download:", key="export_csv",
+                       icon=":material/download:", key="export_csv", on_click="ignore",
                        help=f"Export the verification record (the verdicts on answers you can see; {n_rows} in all)")
 top[5].download_button("JSON", lambda: rows_to_json(export_rows(store, access)), "verification.json",
-                       "application/json", icon=":material/download:", key="export_json")
+                       "application/json", icon=":material/download:", key="export_json", on_click="ignore")
 
 items = queue()
 if not items:
