@@ -517,7 +517,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "marked \"source removed\"")
     s.add_argument("id", metavar="ID", help="the document id")
     _store_arg(s)
-    s.add_argument("--version", type=int, help="remove only this version (default: every version)")
+    s.add_argument("--version", type=int, action="append", metavar="N",
+                   help="remove only this version; repeat for several, removed together (default: every version)")
     s.add_argument("--yes", action="store_true", help="do not ask for confirmation (needed when stdin is not a "
                                                      "terminal)")
     s.add_argument("--reason", help="why, kept in the removal record")

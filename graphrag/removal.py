@@ -11,6 +11,7 @@ generation moved.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphrag import pages
@@ -66,20 +67,28 @@ def removal_targets(store: Store) -> list[RemovalTarget]:
     return [RemovalTarget(i, vs[-1].title, tuple(vs)) for i, vs in sorted(by_id.items())]
 
 
-def preview_removal(store: Store, doc_id: str, version: int | None = None) -> Removal:
+Versions = int | Sequence[int] | None  # one version, several, or None: every version
+
+
+def _versions(v: Versions) -> list[int] | None:
+    return None if v is None else [v] if isinstance(v, int) else list(v) or None
+
+
+def preview_removal(store: Store, doc_id: str, versions: Versions = None) -> Removal:
     """Exactly what ``remove_document`` would take out now (the removal run and rolled back)."""
-    return store.preview_removal(doc_id, version)
+    return store.preview_removal(doc_id, _versions(versions))
 
 
-def remove_document(store: Store, doc_id: str, version: int | None = None, *, actor: str,
+def remove_document(store: Store, doc_id: str, versions: Versions = None, *, actor: str,
                     reason: str = "") -> Removal:
-    """Remove every version of ``doc_id``, or only ``version``. Raises InputError for an unknown
-    id or version (nothing is written)."""
+    """Remove every version of ``doc_id``, or only ``versions`` (all of them in one transaction).
+    Raises InputError for an unknown id or version (nothing is written)."""
     actor = clean_actor(actor)
     reason = _clean(reason, "a removal reason", MAX_REASON_CHARS)
+    chosen = _versions(versions)
     files = [d.sha256 for d in store.documents(include_superseded=True)
-             if d.id == doc_id and (version is None or d.version == version)]
-    done = store.remove_document(doc_id, version, actor=actor, reason=reason)
+             if d.id == doc_id and (chosen is None or d.version in chosen)]
+    done = store.remove_document(doc_id, chosen, actor=actor, reason=reason)
     for sha in files:  # PDFs are keyed by the sha256 of their bytes, which is the version's hash
         pages.forget(sha)
     return done

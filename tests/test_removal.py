@@ -18,9 +18,9 @@ from graphrag.errors import InputError
 from graphrag.extract import make_extractor
 from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
-from graphrag.model import AnswerStatus, ClaimFlag
+from graphrag.model import AnswerStatus, AskSettings, ClaimFlag
 from graphrag.removal import remove_document
-from graphrag.review import export_rows, record_verdict, review_queue, rows_to_csv
+from graphrag.review import export_rows, record_verdict, review_queue, rows_to_csv, visible_claims
 from graphrag.store import Store
 from graphrag.store.schema import metadata
 from graphrag.text import sentence_hash
@@ -269,3 +269,18 @@ def test_delete_unknown_id_or_version_is_one_clear_line(cli_store, capsys) -> No
     assert main(["delete", "vault", *cli_store, "--yes", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["document_id"] == "vault" and data["versions"] == [1] and data["spans"] == 4
+
+
+def test_a_withdrawn_answer_is_shown_only_to_viewers_holding_every_label_it_was_asked_with(
+        any_store: Store, corpus: Path, embedder) -> None:  # noqa: ANN001
+    _ingest(any_store, corpus, embedder)
+    answer = _asker(any_store, embedder).ask(QUESTION, AskSettings(access=("internal", "public"))).answer
+    claim = answer.claims[0]
+    record_verdict(any_store, answer, claim, next(c for c in claim.citations if c.valid), "supported", "ana",
+                   "internal note")
+    remove_document(any_store, "vault", actor="admin")
+    # It may have drawn on anything its asker could see: a public viewer sees nothing of it.
+    assert [r for r in export_rows(any_store, ["public"]) if r["answer_id"] == answer.id] == []
+    assert [c for c in visible_claims(any_store, ["public"]) if c["answer_id"] == answer.id] == []
+    rows = [r for r in export_rows(any_store, ["internal", "public"]) if r["answer_id"] == answer.id]
+    assert [(r["note"], r["source"]) for r in rows] == [("internal note", "source removed")]

@@ -147,15 +147,15 @@ class Store:
 
     # --- removal ------------------------------------------------------------------------
 
-    def remove_document(self, doc_id: str, version: int | None = None, *, actor: str,
+    def remove_document(self, doc_id: str, versions: Sequence[int] | None = None, *, actor: str,
                         reason: str = "") -> removals.Removal:
-        """Remove every version of ``doc_id`` (or one), atomically: see graphrag.store.removals."""
-        return self._write(lambda c: removals.remove(c, doc_id, version, actor, reason))
+        """Remove every version of ``doc_id`` (or these), atomically: see graphrag.store.removals."""
+        return self._write(lambda c: removals.remove(c, doc_id, versions, actor, reason))
 
-    def preview_removal(self, doc_id: str, version: int | None = None) -> removals.Removal:
+    def preview_removal(self, doc_id: str, versions: Sequence[int] | None = None) -> removals.Removal:
         """What ``remove_document`` would take out, exactly: the same removal, rolled back."""
         def run(c: Any) -> None:
-            raise _Preview(removals.remove(c, doc_id, version, "", ""))
+            raise _Preview(removals.remove(c, doc_id, versions, "", ""))
 
         try:
             self._write(run)

@@ -71,8 +71,8 @@ def _count(c: Connection, table: str, doc_id: str, versions: Sequence[int]) -> i
                          {"d": doc_id, "vs": list(versions)}).scalar() or 0)
 
 
-def remove(c: Connection, doc_id: str, version: int | None, actor: str, reason: str) -> Removal:
-    """Remove ``doc_id`` (every version, or only ``version``). Raises InputError for an unknown id or
+def remove(c: Connection, doc_id: str, versions: Sequence[int] | None, actor: str, reason: str) -> Removal:
+    """Remove ``doc_id`` (every version, or only ``versions``). Raises InputError for an unknown id or
     version, naming what is stored (and what was removed before)."""
     bump_generation(c)  # first: the lock that orders document writers (see documents.write)
     stored = {int(v): (sha, acc) for v, sha, acc in c.execute(
@@ -81,10 +81,11 @@ def remove(c: Connection, doc_id: str, version: int | None, actor: str, reason: 
     earlier = (f"; removed before: version {', '.join(str(r.version) for r in gone)}" if gone else "")
     if not stored:
         raise InputError(f"no document {doc_id!r} in the store{earlier}")
-    if version is not None and version not in stored:
-        raise InputError(f"document {doc_id!r} has no version {version} (stored: "
+    missing = sorted(set(versions or ()) - set(stored))
+    if missing:
+        raise InputError(f"document {doc_id!r} has no version {', '.join(str(v) for v in missing)} (stored: "
                          f"{', '.join(str(v) for v in sorted(stored))}){earlier}")
-    versions = sorted(stored) if version is None else [version]
+    versions = sorted(stored) if not versions else sorted(set(versions))
     at = now()
     removed_keys = {(doc_id, v) for v in versions}
 
