@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from dashboard import render
+from dashboard import render, state
 from graphrag.errors import GraphRAGError
 from graphrag.removal import RemovalTarget, describe, preview_removal, remove_document, removal_targets
 from graphrag.store import Store
@@ -52,7 +52,8 @@ def _remove(store: Store, t: RemovalTarget) -> None:
         st.session_state[DONE] = (False, [str(exc)])
         return
     st.session_state[DONE] = (True, describe(done))
-    for key in (DOC, VERSIONS, REASON, CONFIRM, PLAN):
+    # the last ingest's table may name the removed document: not shown again
+    for key in (DOC, VERSIONS, REASON, CONFIRM, PLAN, state.LAST_REPORT):
         st.session_state.pop(key, None)
 
 
