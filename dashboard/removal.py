@@ -65,7 +65,7 @@ def removal_section(store: Store, access: Sequence[str], actor: str = "") -> Non
                "given on it are never deleted: they stay in the record, marked \u201csource removed\u201d.")
     if done := st.session_state.pop(DONE, None):
         ok, lines = done
-        (st.success if ok else st.error)(render.plain("; ".join(lines)))
+        (st.success if ok else st.error)("\n".join(f"- {render.plain(line)}" for line in lines))
     targets = _visible(removal_targets(store), access)
     if not targets:
         st.caption("No document you can see to remove.")
@@ -99,9 +99,10 @@ def removal_section(store: Store, access: Sequence[str], actor: str = "") -> Non
     plan = st.session_state.get(PLAN)
     if plan is None or plan[0] != _choice(t):
         return
-    for line in plan[1]:
-        st.warning(render.plain(line), icon=":material/delete:")
+    st.warning("\n".join(f"- {render.plain(line)}" for line in plan[1]), icon=":material/delete:")
     st.checkbox(render.plain(f"Remove {doc_id} as previewed: this cannot be undone"), key=CONFIRM)
+    named = bool(st.session_state.get(ACTOR, "").strip())
     st.button("Remove", type="primary", key="remove_go", on_click=_remove, args=(store, t),
-              disabled=not (st.session_state.get(CONFIRM) and st.session_state.get(ACTOR, "").strip()),
-              icon=":material/delete_forever:")
+              disabled=not (st.session_state.get(CONFIRM) and named), icon=":material/delete_forever:")
+    if not named:
+        st.caption("Fill in “Removed by”: the removal record keeps who removed the document.")
