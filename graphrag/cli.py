@@ -324,7 +324,7 @@ def cmd_record(a: argparse.Namespace) -> int:
         return 0
     p, g, c = data["progress"], data["agreement"], data["checker"]
     print(f"claims {p['claims']}: {p['unreviewed']} unreviewed, {p['verified']} verified, {p['disputed']} disputed, "
-          f"{p['stale']} stale ({p['verdicts']} current verdicts)")
+          f"{p['stale']} stale, {p['source_removed']} whose source was removed ({p['verdicts']} current verdicts)")
     print(f"agreement: Krippendorff's alpha (nominal) {g['krippendorff_alpha_nominal']} over {g['alpha_claims']} "
           f"claims judged twice or more; reviewers: {', '.join(g['reviewers']) or 'none'}")
     for pair in g["cohen_kappa_pairs"]:

@@ -284,3 +284,17 @@ def test_a_withdrawn_answer_is_shown_only_to_viewers_holding_every_label_it_was_
     assert [c for c in visible_claims(any_store, ["public"]) if c["answer_id"] == answer.id] == []
     rows = [r for r in export_rows(any_store, ["internal", "public"]) if r["answer_id"] == answer.id]
     assert [(r["note"], r["source"]) for r in rows] == [("internal note", "source removed")]
+
+
+def test_the_record_counts_claims_whose_source_was_removed(any_store: Store, corpus: Path,
+                                                           embedder) -> None:  # noqa: ANN001
+    from graphrag.record import record_stats
+
+    _ingest(any_store, corpus, embedder)
+    answer = _asker(any_store, embedder).ask(QUESTION).answer
+    claim = answer.claims[0]
+    record_verdict(any_store, answer, claim, next(c for c in claim.citations if c.valid), "supported", "ana")
+    assert record_stats(any_store, ["public"]).source_removed == 0
+    remove_document(any_store, "vault", actor="admin")
+    stats = record_stats(any_store, ["public"])
+    assert stats.source_removed == len(answer.claims) and stats.verified == 0 and stats.stale == 1
