@@ -298,3 +298,34 @@ def test_the_record_counts_claims_whose_source_was_removed(any_store: Store, cor
     remove_document(any_store, "vault", actor="admin")
     stats = record_stats(any_store, ["public"])
     assert stats.source_removed == len(answer.claims) and stats.verified == 0 and stats.stale == 1
+
+
+def test_ollama_replies_about_a_removed_document_leave_the_cache_and_a_reingest_asks_again(
+        store: Store, tmp_path: Path, embedder, fake_ollama) -> None:  # noqa: ANN001
+    import re
+
+    from graphrag.extract.ollama import OllamaExtractor
+
+    def reply(request: dict) -> str:
+        user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        return json.dumps({"entities": [
+            {"name": w, "type": "concept", "description": text, "sentence": int(n)}
+            for n, text in re.findall(r"^\[(\d+)\] (.*)$", user, flags=re.M)
+            for w in re.findall(r"\b[A-Z][a-z]{3,}\b", text)], "relations": []})
+
+    fake_ollama.responder = reply
+    corpus = write_corpus(tmp_path / "c", DOCS, MANIFEST)
+    x = OllamaExtractor(host=fake_ollama.url, cache=store.reply_cache(), timeout=5.0, retries=1, backoff=0.01,
+                        chunk_sentences=2)
+    assert {d.status for d in Ingestor(store, x, embedder).ingest_paths([corpus]).documents} == {"ok"}
+    cached = [v for t, v in _everything_stored(store) if t == "reply_cache"]
+    assert any(TOKEN in v.lower() for v in cached)
+
+    done = remove_document(store, "vault", actor="admin")
+
+    assert done.cached_replies == 2  # vault's 4 sentences, 2 per chunk; exports' replies stay
+    assert not [v for t, v in _everything_stored(store) if t == "reply_cache" and TOKEN in v.lower()]
+    calls = fake_ollama.calls
+    report = Ingestor(store, x, embedder).ingest_paths([corpus])
+    assert {d.id: d.status for d in report.documents} == {"exports": "unchanged", "vault": "ok"}
+    assert fake_ollama.calls == calls + 2  # asked again: nothing of it was left to bring it back
