@@ -329,3 +329,30 @@ def test_ollama_replies_about_a_removed_document_leave_the_cache_and_a_reingest_
     report = Ingestor(store, x, embedder).ingest_paths([corpus])
     assert {d.id: d.status for d in report.documents} == {"exports": "unchanged", "vault": "ok"}
     assert fake_ollama.calls == calls + 2  # asked again: nothing of it was left to bring it back
+
+
+def test_a_schema_4_store_migrates_to_removal_and_its_record_cannot_be_rewritten(
+        store_url: str, corpus: Path, embedder) -> None:  # noqa: ANN001
+    from sqlalchemy import text
+
+    from graphrag.errors import StoreError
+    from graphrag.store import db
+
+    with Store(store_url) as old:  # then taken back to what the release before removal wrote
+        _ingest(old, corpus, embedder)
+
+        def downgrade(c) -> None:  # noqa: ANN001
+            c.exec_driver_sql("ALTER TABLE reply_cache DROP COLUMN sources")
+            c.exec_driver_sql("DROP TABLE removals")
+            c.execute(text("INSERT INTO reply_cache (key, value, at) VALUES ('k', '{}', 'x')"))
+            db._set_schema_version(c, 4)
+
+        old._write(downgrade)
+    with Store(store_url) as s:
+        assert s.database.version == 6 and s.cache_get("k") == "{}"
+        done = remove_document(s, "vault", actor="admin")
+        assert done.cached_replies == 1  # written before replies named their sources: it may hold the text
+        for sql in ("UPDATE removals SET actor='someone else'", "DELETE FROM removals"):
+            with pytest.raises(StoreError, match="append-only"):
+                s._write(lambda c, sql=sql: c.exec_driver_sql(sql))
+        assert [r.actor for r in s.removal_records()] == ["admin"]
