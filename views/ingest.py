@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import render, state
+from dashboard import removal, render, state
 from graphrag.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES, Rejected, Source
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
@@ -142,3 +142,7 @@ if report is not None:
         st.info(render.plain(line))
 elif not store.counts()["versions"]:
     st.info("The store is empty: upload files or name a folder to begin.")
+
+# --- administration: kept apart so an access gate can wrap it whole ------------------------------
+st.divider()
+removal.removal_section(store, state.access(), actor=state.reviewer())

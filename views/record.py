@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard import render, state
 from graphrag.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
 from graphrag.review_policy import MAX_REQUIRED, ReviewPolicy
+from graphrag.text import counted
 
 st.title("Verification record")
 store = state.store()
@@ -42,7 +43,10 @@ def show_stats() -> None:
     m[2].metric("Verified", stats.verified, help="The verdicts the review policy requires agree (or an adjudicator "
                                                  "settled it), and the cited version is current")
     m[3].metric("Disputed", stats.disputed, help="Reviewers' current verdicts on the claim differ")
-    m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded")
+    m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded or removed")
+    if stats.source_removed:
+        st.caption(f"{counted(stats.source_removed, 'claim')} of answers withdrawn because a document they drew on "
+                   "was removed: their verdicts stay in the record, marked “source removed” in the export.")
 
     left, right = st.columns(2, gap="large")
     with left:

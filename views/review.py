@@ -15,6 +15,7 @@ from graphrag.review import (
     export_rows,
     record_verdict,
     review_queue,
+    reviewable,
     rows_to_csv,
     rows_to_json,
     visible_answer_questions,
@@ -33,7 +34,8 @@ if state.PENDING_REVIEW_ANSWER in st.session_state:
     st.session_state[state.REVIEW_ANSWER] = st.session_state.pop(state.PENDING_REVIEW_ANSWER)
 
 claims = visible_claims(store, access)  # read once per rerun; verdicts are read fresh by each queue()
-answers = visible_answer_questions(store, access, claims)  # never list what the viewer cannot see
+# never list what the viewer cannot see, nor answers withdrawn with a removed document (nothing to judge)
+answers = visible_answer_questions(store, access, reviewable(claims))
 if st.session_state.get(state.REVIEW_ANSWER) not in answers:
     st.session_state[state.REVIEW_ANSWER] = None
 
@@ -246,7 +248,8 @@ with st.expander(f"Verdict history for this claim ({len(history)})", expanded=Fa
         st.dataframe(pd.DataFrame([{
             "time": h.created_at, "reviewer": h.reviewer, "role": h.role, "verdict": render.VERDICT_TEXT[h.verdict],
             "citation": h.marker, "document": f"{h.document_id} v{h.version}" if h.document_id else "",
-            "note": h.note, "stale": "stale: document superseded" if h.stale else "",
+            "note": h.note, "stale": "source removed" if h.source_removed else
+            "stale: document superseded" if h.stale else "",
         } for h in history]), hide_index=True, width="stretch")
     else:
         st.caption("No verdicts yet.")
