@@ -33,7 +33,8 @@ FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1:A9
 # --- HTML / script injection: stored verbatim, exported safely ------------------------------
 
 
-def test_markup_is_stored_verbatim_and_exports_neutralise_formulas(store, tmp_path):  # type: ignore[no-untyped-def]
+@pytest.mark.unit
+def test_markup_is_stored_verbatim_and_exports_neutralise_formulas(store, tmp_path, unparsed_questions):  # type: ignore[no-untyped-def]
     text = (f"Widget {XSS[0]} uses Gadget. Gadget {XSS[1]} follows Policy. "
             f"The note {XSS[2]} stays as written.\n")
     root = write_corpus(tmp_path / "c", {"x.md": text}, f"""

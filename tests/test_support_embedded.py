@@ -27,18 +27,21 @@ SOURCE = "Snapshot exports remain available for 30 days after an account is canc
 # --- features: pure functions, no model --------------------------------------------------
 
 
+@pytest.mark.unit
 def test_numbers_mismatch_names_the_missing_quantity() -> None:
     assert F.missing_numbers("Exports stay available for 30 days", "Cancelling ends billing at period end.") == [
         "30 days"]
     assert F.missing_numbers("Exports stay available for 30 days", SOURCE) == []
 
 
+@pytest.mark.unit
 def test_numbers_are_compared_in_canonical_form() -> None:
     assert F.numbers("It cost 1,500 dollars in 2019, two times") == {"1500", "2019", "2"}
     assert F.missing_numbers("The fee rose to 2.50 in three years", "a fee of 2.5 after 3 years") == []
     assert F.missing_numbers("Founded in 1998", "Founded in 1989") == ["1998"]
 
 
+@pytest.mark.unit
 def test_negation_mismatch() -> None:
     assert F.negation_mismatch("Exports are not kept after cancellation", "Exports are kept after cancellation")
     assert F.negation_mismatch("Exports aren't kept", "Exports are kept")
@@ -46,6 +49,7 @@ def test_negation_mismatch() -> None:
     assert not F.negation_mismatch("Exports are kept", "Exports are kept for a month")
 
 
+@pytest.mark.unit
 def test_named_term_mismatch() -> None:
     assert F.missing_terms("Acme was founded by Jane Smith", "Acme was founded by John Doe") == ["Jane Smith"]
     assert F.missing_terms("Acme was founded in Paris", "ACME was founded in paris") == []
@@ -54,6 +58,7 @@ def test_named_term_mismatch() -> None:
     assert F.capitalised_terms("Exports stay available") == ["Exports"]
 
 
+@pytest.mark.unit
 def test_coverage_counts_content_words_through_inflection() -> None:
     share, missing = F.coverage("Exports stay available for 30 days", SOURCE)
     assert share == pytest.approx(0.8)
@@ -62,16 +67,19 @@ def test_coverage_counts_content_words_through_inflection() -> None:
     assert F.coverage("the of and", "anything") == (1.0, [])
 
 
+@pytest.mark.unit
 def test_bigram_coverage_rewards_intact_phrases() -> None:
     assert F.bigram_coverage("period end billing", "billing stops at period end") == pytest.approx(0.5)
     assert F.bigram_coverage("exports", "anything") == 1.0
 
 
+@pytest.mark.unit
 def test_missing_qualifiers() -> None:
     assert F.missing_qualifiers("Only admins can always restore", "Admins can restore") == ["only", "always"]
     assert F.missing_qualifiers("Only admins restore", "only admins restore") == []
 
 
+@pytest.mark.unit
 def test_claim_chunks_split_at_conjunctions_and_merge_tiny_pieces() -> None:
     chunks = F.claim_chunks("Arnold is the publisher and editorial director of Media Play News, one of five trades.")
     assert chunks == ["Arnold is the publisher", "editorial director of Media Play News", "one of five trades."]
@@ -79,6 +87,7 @@ def test_claim_chunks_split_at_conjunctions_and_merge_tiny_pieces() -> None:
     assert F.claim_chunks("Red, white and blue flags fly") == ["Red white", "blue flags fly"]
 
 
+@pytest.mark.unit
 def test_window_and_top_m_selection() -> None:
     claim = np.array([1.0, 0.0, 0.0])
     sents = np.array([[0.0, 1.0, 0.0], [0.8, 0.6, 0.0], [0.8, -0.6, 0.0], [0.0, 0.0, 1.0]])
@@ -90,16 +99,19 @@ def test_window_and_top_m_selection() -> None:
     assert F.top_m_similarity(claim, sents[[1, 3]], 3) == (pytest.approx(0.8), [0])
 
 
+@pytest.mark.unit
 def test_content_token_mask_skips_specials_punctuation_stopwords() -> None:
     tokens = ["[CLS]", "the", "snaps", "##hot", "of", "exports", ".", "[SEP]"]
     assert F.content_token_mask(tokens).tolist() == [False, False, True, True, False, True, False, False]
 
 
+@pytest.mark.unit
 def test_token_idf_grows_with_word_piece_rank() -> None:
     w = F.token_idf(np.array([1996, 2800, 14338, 100]))  # the, available, exports, [UNK]
     assert w[0] < w[1] < w[2] and w[3] == w[0]
 
 
+@pytest.mark.unit
 def test_token_alignment_finds_the_unmatched_token() -> None:
     ids = np.array([101, 5000, 6000, 102])
     tokens = ["[CLS]", "exports", "encrypted", "[SEP]"]
@@ -113,6 +125,7 @@ def test_token_alignment_finds_the_unmatched_token() -> None:
     assert set(f) == set(F.TOKEN_FEATURES) and all(DIRECTION[k] in (1, -1) for k in f)
 
 
+@pytest.mark.unit
 def test_tree_params_walk_every_tree() -> None:
     # tree 0: x0 <= 0.5 -> -1 else +1; tree 1: a single leaf worth 0.5
     raw = {"features": list(FEATURES), "baseline": 0.0, "depth": 1, "threshold": 0.5,
@@ -127,11 +140,13 @@ def test_tree_params_walk_every_tree() -> None:
     assert params.predict(x) == pytest.approx(1 / (1 + np.exp(-z)))
 
 
+@pytest.mark.unit
 def test_evidence_sentences_split_and_dedupe_neighbours() -> None:
     q = SupportQuery("c", "One sentence here. Two sentences here.", ("Two sentences here.", "Three here."))
     assert evidence_sentences(q) == ["One sentence here.", "Two sentences here.", "Three here."]
 
 
+@pytest.mark.unit
 def test_reason_names_the_problem() -> None:
     values = {f: 0.5 for f in FEATURES}
     pf = PairFeatures(values, [0], 1, missing_numbers=["30 days"])
@@ -145,6 +160,7 @@ def test_reason_names_the_problem() -> None:
 # --- the checker ---------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_construction_is_cheap_and_does_not_load_the_model() -> None:
     checker = make_checker("embedded")
     assert checker.name == "embedded@shipped"  # no store given: the shipped parameters, named so
@@ -153,6 +169,7 @@ def test_construction_is_cheap_and_does_not_load_the_model() -> None:
     assert checker.check([]) == []
 
 
+@pytest.mark.unit
 def test_params_file_is_small_and_matches_the_features() -> None:
     from graphrag.support.embedded import PARAMS_PATH
 
@@ -161,6 +178,7 @@ def test_params_file_is_small_and_matches_the_features() -> None:
     assert PARAMS_PATH.stat().st_size < 200_000  # a tree ensemble of tens of KB
 
 
+@pytest.mark.unit
 def test_missing_or_stale_params_are_reported(tmp_path) -> None:
     with pytest.raises(ModelUnavailable, match="fit_support"):
         EmbeddedChecker(params_path=str(tmp_path / "nope.json"))
