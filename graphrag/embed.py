@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -128,7 +128,9 @@ class MiniLMEmbedder:
         The support checker reads both: the vectors select evidence, the tokens are aligned.
         """
         with self._lock:
-            outs = self._model.encode(list(texts), output_value=None, batch_size=64, show_progress_bar=False)
+            # output_value=None gives one dict of tensors per text; the library's annotation omits that case.
+            outs = cast("list[dict[str, Any]]", self._model.encode(list(texts), output_value=None, batch_size=64,
+                                                                   show_progress_bar=False))
         tokens: dict[str, TokenEmbedding] = {}
         for t, o in zip(texts, outs):
             n = int(o["attention_mask"].sum())
@@ -172,7 +174,8 @@ def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     about 7 ms of thread wake-up per call on this 2-core machine (10k x 384: 7.7 ms vs 0.6 ms),
     which dominated a question's latency.
     """
-    return np.einsum("ij,j->i", matrix, query.astype(matrix.dtype, copy=False))
+    sims: np.ndarray = np.einsum("ij,j->i", matrix, query.astype(matrix.dtype, copy=False))
+    return sims
 
 
 def top_k(matrix: np.ndarray, query: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:

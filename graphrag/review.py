@@ -14,6 +14,7 @@ import json
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from graphrag.access import Access, answer_visible, footprint
 from graphrag.errors import InputError
@@ -83,7 +84,7 @@ def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
     return answer_visible(fp, _viewer(access), store.visibility_sources([fp]))
 
 
-def visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
+def visible_claims(store: Store, access: Iterable[str]) -> list[dict[str, Any]]:
     """Claim summaries of every answer the viewer may see whole (a gone source hides it)."""
     viewer = _viewer(access)
     claims = store.claim_summaries()
@@ -93,7 +94,7 @@ def visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
     return [c for c in claims if ok.get(c["answer_id"], False)]
 
 
-def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict] | None = None) -> dict[int, str]:
+def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict[str, Any]] | None = None) -> dict[int, str]:
     """Answer id -> question for every answer with claims that the viewer may see, newest first.
 
     ``claims``: ``visible_claims(store, access)`` when the caller already has it."""
@@ -113,7 +114,7 @@ def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
 
 def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None, answer_id: int | None = None,
                  flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
-                 claims: list[dict] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
+                 claims: list[dict[str, Any]] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
     """Every visible claim to review, in the order a reviewer should take them: first the claims
     that still need a verdict and that this reviewer has not judged, lowest support first (the
     checker's triage); then the rest.
@@ -225,7 +226,7 @@ def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | Ve
 
 def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
     """The verification record: one row per verdict (history included), oldest first."""
-    rows = []
+    rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}

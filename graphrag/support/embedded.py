@@ -30,6 +30,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -40,6 +41,9 @@ from graphrag.support import features as F
 from graphrag.support import lexical as L
 from graphrag.support.base import SupportQuery
 from graphrag.text import split_sentences
+
+if TYPE_CHECKING:
+    from graphrag.store.checkers import CheckerVersion
 
 PARAMS_PATH = Path(__file__).with_name("embedded_params.json")
 FEATURES = F.FEATURES  # the feature table's names and directions, re-exported for the fit and the tests
@@ -153,7 +157,8 @@ class LogisticParams:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         z = self.intercept + ((x - self.mean) / self.scale) @ self.coef
-        return 1.0 / (1.0 + np.exp(-z))
+        p: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+        return p
 
 
 @dataclass(frozen=True)
@@ -176,7 +181,7 @@ class TreeParams:
     partial_threshold: float
 
     @classmethod
-    def from_raw(cls, raw: dict) -> TreeParams:
+    def from_raw(cls, raw: dict[str, Any]) -> TreeParams:
         trees = raw["trees"]
         width = max(len(t["feature"]) for t in trees)
 
@@ -198,10 +203,11 @@ class TreeParams:
             go_left = x[np.arange(x.shape[0])[None, :], f] <= self.threshold_[rows, node]
             node = np.where(go_left, self.left[rows, node], self.right[rows, node])
         z = self.baseline + self.value[rows, node].sum(axis=0)
-        return 1.0 / (1.0 + np.exp(-z))
+        p: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+        return p
 
 
-def params_from_raw(raw: dict, where: str = "checker parameters") -> LogisticParams | TreeParams:
+def params_from_raw(raw: dict[str, Any], where: str = "checker parameters") -> LogisticParams | TreeParams:
     """A fitted model from its JSON: a tree ensemble or the logistic model (``kind``)."""
     if tuple(raw.get("features", ())) != FEATURES:
         raise ModelUnavailable(f"{where} were fitted on other features; rerun scripts/fit_support.py",
@@ -221,9 +227,16 @@ def load_params(path: Path) -> LogisticParams | TreeParams:
 SHIPPED = "shipped"
 
 
-def shipped_raw() -> dict:
+def shipped_raw() -> dict[str, Any]:
     """The shipped parameters as JSON."""
-    return json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
+    raw: dict[str, Any] = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
+    return raw
+
+
+class CheckerVersions(Protocol):
+    """Where a team's fitted versions of the parameters are kept (the store)."""
+
+    def active_checker(self) -> CheckerVersion | None: ...
 
 
 class EmbeddedChecker:
@@ -231,13 +244,13 @@ class EmbeddedChecker:
 
     name = "embedded@shipped"  # "embedded@<version>" when a team's version from the store is active
 
-    def __init__(self, params_path: str | None = None, embedder: object | None = None,
-                 store: object | None = None) -> None:
+    def __init__(self, params_path: str | None = None, embedder: Embedder | None = None,
+                 store: CheckerVersions | None = None) -> None:
         """Parameters: ``params_path`` if given; else the store's active checker version (see
         ``graphrag checker``) when ``store`` has one; else the shipped JSON."""
         version = None
         if params_path is None and store is not None:
-            version = store.active_checker()  # type: ignore[attr-defined]
+            version = store.active_checker()
         if version is not None:
             self.params = params_from_raw(version.params, f"checker version {version.version}")
             self.name = f"embedded@{version.version}"
@@ -253,7 +266,7 @@ class EmbeddedChecker:
         self._embedder = embedder  # the model loads on first check(), not here
 
     @property
-    def embedder(self):  # noqa: ANN201 - an Embedder (graphrag.embed)
+    def embedder(self) -> Embedder:
         if self._embedder is None:
             from graphrag.embed import get_embedder
 

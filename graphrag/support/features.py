@@ -61,7 +61,8 @@ class Pair:
 
     @cached_property
     def sims(self) -> np.ndarray:
-        return self.sent_vecs @ self.claim_vec
+        sims: np.ndarray = self.sent_vecs @ self.claim_vec
+        return sims
 
     @cached_property
     def order(self) -> list[int]:
@@ -74,7 +75,8 @@ class Pair:
 
     @cached_property
     def chunk_sims(self) -> np.ndarray:
-        return self.sent_vecs @ self.chunk_vecs.T  # (sentences, chunks)
+        sims: np.ndarray = self.sent_vecs @ self.chunk_vecs.T  # (sentences, chunks)
+        return sims
 
     @cached_property
     def selected(self) -> list[int]:
@@ -171,8 +173,9 @@ TOKEN_FEATURES: tuple[Feature[TokenMatch], ...] = (
             lambda m: float((m.weight * (m.best < LOW_ALIGNMENT)).sum() / m.weight.sum()), 1.0),
 )
 
-FEATURES: tuple[str, ...] = tuple(f.name for f in (*PAIR_FEATURES, *TOKEN_FEATURES))
-DIRECTION: dict[str, int] = {f.name: f.direction for f in (*PAIR_FEATURES, *TOKEN_FEATURES)}
+TABLE: tuple[Feature[Pair] | Feature[TokenMatch], ...] = (*PAIR_FEATURES, *TOKEN_FEATURES)
+FEATURES: tuple[str, ...] = tuple(f.name for f in TABLE)
+DIRECTION: dict[str, int] = {f.name: f.direction for f in TABLE}
 TOKEN_FEATURE_NAMES: tuple[str, ...] = tuple(f.name for f in TOKEN_FEATURES)
 
 

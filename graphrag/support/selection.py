@@ -14,7 +14,8 @@ import numpy as np
 def unit_rows(v: np.ndarray) -> np.ndarray:
     """Rows scaled to length 1 (a zero row stays zero)."""
     n = np.linalg.norm(v, axis=-1, keepdims=True)
-    return v / np.maximum(n, 1e-12)
+    out: np.ndarray = v / np.maximum(n, 1e-12)
+    return out
 
 
 def top_m_similarity(claim_vec: np.ndarray, sent_vecs: np.ndarray, max_m: int) -> tuple[float, list[int]]:

@@ -42,11 +42,11 @@ class FitOutcome:
     skipped: dict[str, int] = field(default_factory=dict)
 
 
-def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter]:
+def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter[str]]:
     """Every (claim, cited span) pair with a verdict, labelled by its reviewers' latest verdicts."""
     from graphrag.support.claims import neighbour_texts
 
-    skipped: Counter = Counter()
+    skipped: Counter[str] = Counter()
     votes: dict[tuple[int, int, str], list[bool]] = {}
     hashes: dict[tuple[int, int, str], str] = {}
     for v in store.current_verdicts():

@@ -44,7 +44,8 @@ def token_idf(ids: np.ndarray) -> np.ndarray:
     Whole words start at id 1996 ("the", "of", "and", ...), so log(rank) grows like the
     inverse document frequency of a Zipf-distributed word; no table has to ship.
     """
-    return np.log(np.maximum(np.asarray(ids, dtype=float), 2000.0) - 1990.0)
+    idf: np.ndarray = np.log(np.maximum(np.asarray(ids, dtype=float), 2000.0) - 1990.0)
+    return idf
 
 
 @dataclass(frozen=True)
