@@ -94,7 +94,7 @@ def visible_claims(store: Store, access: Iterable[str]) -> list[dict[str, Any]]:
     return [c for c in claims if ok.get(c["answer_id"], False)]
 
 
-def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict[str, Any]] | None = None) -> dict[int, str]:
+def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict] | None = None) -> dict[int, str]:
     """Answer id -> question for every answer with claims that the viewer may see, newest first.
 
     ``claims``: ``visible_claims(store, access)`` when the caller already has it."""
