@@ -225,7 +225,9 @@ def test_a_deadlock_is_retried_and_both_writers_succeed(pg_url: str) -> None:
     for t in threads:
         t.join()
     assert errors == []
-    assert sum(attempts.values()) == 3, "exactly one of the two was aborted and run again"
+    # At least one was aborted and run again; on a busy machine the loser's retry can take the first
+    # row back before the winner does and deadlock once more (seen as 3 + 1 attempts), retried as well.
+    assert sum(attempts.values()) >= 3, "neither writer was aborted: no deadlock happened"
     with Store(pg_url) as s:
         # the winner appended x then y to its pair; the retried loser's first attempt left no trace
         assert sorted([s.cache_get("a"), s.cache_get("b")]) == ["0xy", "0yx"]
