@@ -179,7 +179,7 @@ def read_manifest(path: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...]
     entries: dict[str, ManifestEntry] = {}
     docs = raw.get("documents", [])
     if not isinstance(docs, list):
-        return {}, defaults, problems + [f"{path}: [[documents]] must be an array of tables"]
+        return {}, defaults, [*problems, f"{path}: [[documents]] must be an array of tables"]
     for i, d in enumerate(docs):
         where = f"{path} document {i + 1}"
         file = d.get("file") if isinstance(d, dict) else None

@@ -128,7 +128,7 @@ class IngestJob:
             report = self._work(self._progress)
         except GraphRAGError as exc:
             self._set(state=FAILED, error=str(exc), finished_at=time.time())
-        except Exception as exc:  # noqa: BLE001 - a job must end in a state a page can show
+        except Exception as exc:  # a job must end in a state a page can show (logged with its traceback)
             log.exception("ingest job %s failed", self.id)
             self._set(state=FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=time.time())
         else:

@@ -107,7 +107,7 @@ def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if text[m.start()] == "." and m.end() - m.start() == 1 and _is_abbreviation(text, m.start()):
             continue
         opened = text.rfind("[", cur, m.start())
-        if opened > text.rfind("]", cur, m.start()) and 0 <= text.find("]", after, min(end, after + 40)):
+        if opened > text.rfind("]", cur, m.start()) and text.find("]", after, min(end, after + 40)) >= 0:
             continue  # inside a short bracketed group such as a citation marker "[1. 2]"
         out.append((cur, after))
         cur = after

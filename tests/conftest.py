@@ -13,9 +13,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from helpers import CountingEmbedder  # noqa: E402
-from ollama_fake import dead_host, fake_ollama  # noqa: E402, F401 - fixtures shared by every test module
-
+from helpers import CountingEmbedder
+from ollama_fake import dead_host, fake_ollama  # noqa: F401 - fixtures shared by every test module
 
 # --- the unit tier stays model-free ------------------------------------------------------
 

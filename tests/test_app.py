@@ -26,7 +26,7 @@ def store_path(tiny_store: Path, tmp_path: Path) -> Path:
     return copy_store(tiny_store, tmp_path / "store.db")
 
 
-def report_rows(at) -> dict[str, dict]:  # noqa: ANN001
+def report_rows(at) -> dict[str, dict]:
     df = at.dataframe[0].value
     return {row["document"]: row for row in df.to_dict("records")}
 
@@ -111,7 +111,7 @@ def test_ollama_extractor_down_is_model_unavailable(monkeypatch: pytest.MonkeyPa
 # --- ask and review ---------------------------------------------------------------------
 
 
-def ask(at, question: str = QUESTION):  # noqa: ANN001, ANN201
+def ask(at, question: str = QUESTION):
     at.text_area(key="_w_question").set_value(question)
     return ok(at.button(key="FormSubmitter:ask_form-Ask").click())
 
@@ -159,7 +159,7 @@ def test_ask_review_verdict_export(monkeypatch: pytest.MonkeyPatch, store_path: 
     assert len(store.verdicts(answer.id, answer.claims[0].index)) == 2
     at.session_state["review_current"] = (answer.id, answer.claims[0].index)
     at = ok(at)
-    history = [e for e in at.expander if e.label.startswith("Verdict history")][0]
+    history = next(e for e in at.expander if e.label.startswith("Verdict history"))
     assert len(history.dataframe[0].value) == 2
 
     rows = export_rows(store, ["public"])
@@ -201,7 +201,7 @@ def test_stale_verdict_is_marked(monkeypatch: pytest.MonkeyPatch, store_path: Pa
     at = page(ok(app(monkeypatch, store_path)), "review")
     at.session_state["review_current"] = (answer.id, claim.index)
     at = ok(at)
-    history = [e for e in at.expander if e.label.startswith("Verdict history")][0]
+    history = next(e for e in at.expander if e.label.startswith("Verdict history"))
     assert history.dataframe[0].value["stale"].tolist() == ["stale: document superseded"]
     assert any("stale" in str(m.value) for m in at.markdown)  # the claim's badge
     assert any("superseded" in t for t in texts(at.warning))

@@ -4,6 +4,7 @@ store (never its password) and what to do, not a traceback."""
 from __future__ import annotations
 
 import pytest
+
 from app_helpers import app, closed_port
 
 pytestmark = [pytest.mark.slow]
@@ -41,8 +42,9 @@ def test_a_server_that_stops_while_the_dashboard_runs_is_a_clear_message(monkeyp
 def test_the_store_can_come_from_streamlit_secrets(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """GRAPHRAG_STORE in .streamlit/secrets.toml (the place for a URL with a password) when the
     environment does not set it; the sidebar names the store it opened."""
-    from app_helpers import APP, closed_port
     from streamlit.testing.v1 import AppTest
+
+    from app_helpers import APP, closed_port
 
     monkeypatch.delenv("GRAPHRAG_STORE", raising=False)
     monkeypatch.setenv("GRAPHRAG_SAMPLE", "0")

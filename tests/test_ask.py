@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from helpers import ScriptedChecker, reference_corpus, reference_extractor
 
 from graphrag.ask import Asker
 from graphrag.cli import main
 from graphrag.generate.extractive import ExtractiveGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
 
 
 @pytest.fixture()

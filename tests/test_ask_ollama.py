@@ -4,15 +4,15 @@ by attribution whatever the model writes, and a missing model is reported as suc
 from __future__ import annotations
 
 import pytest
-from helpers import ScriptedChecker, reference_corpus, reference_extractor
-from ollama_fake import FakeOllama
-from proc_helpers import HashEmbedder
 
 from graphrag.ask import Asker
 from graphrag.errors import ModelUnavailable
 from graphrag.generate.ollama import OllamaGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import ClaimFlag
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
+from ollama_fake import FakeOllama
+from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit
 
@@ -57,5 +57,5 @@ def test_generated_markers_are_resolved_by_attribution(ref_store, embedder, fake
 
 def test_model_missing_names_the_pull_command(ref_store, embedder, fake_ollama):  # type: ignore[no-untyped-def]
     fake_ollama.models = ["mistral:7b"]
-    with pytest.raises(ModelUnavailable, match="ollama pull llama3.1:8b"):
+    with pytest.raises(ModelUnavailable, match=r"ollama pull llama3\.1:8b"):
         ask(ref_store, embedder, fake_ollama, "unused")

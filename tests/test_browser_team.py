@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
 from proc_helpers import write_synthetic_corpus
 

@@ -31,7 +31,14 @@ from graphrag.store import Store
 from graphrag.store.codec import sha256_text
 from graphrag.store.documents import DocumentWrite, SentenceRow
 from graphrag.support import checker_for_store
-from graphrag.support.embedded import DIRECTION, FEATURES, EmbeddedChecker, PairFeatures, params_from_raw, shipped_raw
+from graphrag.support.embedded import (
+    DIRECTION,
+    FEATURES,
+    EmbeddedChecker,
+    PairFeatures,
+    params_from_raw,
+    shipped_raw,
+)
 from graphrag.support.learn import RefitRefused
 from graphrag.support.team import fit_from_verdicts
 
@@ -304,11 +311,10 @@ def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_
 @pytest.mark.model
 def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The real pipeline: ask, adopt a version, ask again; each stored score names its version."""
-    from helpers import reference_corpus, reference_extractor
-
     from graphrag.ask import Asker
     from graphrag.generate.extractive import ExtractiveGenerator
     from graphrag.ingest import Ingestor
+    from helpers import reference_corpus, reference_extractor
 
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
     question, settings = "How long do exports stay available?", AskSettings(k=5, hops=2)

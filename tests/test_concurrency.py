@@ -5,6 +5,7 @@ ready/go handshake on their pipes; each reports its own errors, which must be no
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -13,14 +14,14 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import event
-from helpers import ScriptedChecker
-from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
 
 from graphrag.ask import Asker
 from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store import Store
+from helpers import ScriptedChecker
+from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
 
 HERE = Path(__file__).resolve().parent
 HELPER = str(HERE / "proc_helpers.py")
@@ -91,14 +92,14 @@ def test_reviewers_append_250_verdicts_each_at_once(shared, tmp_path):  # type: 
     assert len(rows) == 250 * n
     assert len({r[0] for r in rows}) == 250 * n
     assert len({(r[1], r[2]) for r in rows}) == 250 * n, "a verdict was duplicated"
-    assert Counter(r[1] for r in rows) == {r: 250 for r in reviewers}
+    assert Counter(r[1] for r in rows) == dict.fromkeys(reviewers, 250)
     for r, res in results.items():
         assert sorted(res["ids"]) == [i for i, who, _ in rows if who == r], "ids reported == ids stored"
         assert {n_ for _, who, n_ in rows if who == r} == {f"{r} note {i}" for i in range(250)}
     # the writers really overlapped: writers one after the other switch n-1 times; more
     # switches mean their writes interleaved (how much depends on the scheduler and fsync)
     order = [who for _, who, _ in rows]
-    assert sum(a != b for a, b in zip(order, order[1:])) > n - 1
+    assert sum(a != b for a, b in itertools.pairwise(order)) > n - 1
     assert store_problems(path) == []
 
 

@@ -8,8 +8,8 @@ import json
 import shutil
 
 import pytest
-from doc_helpers import SAMPLE
 
+from doc_helpers import SAMPLE
 from graphrag.cli import main
 
 pytestmark = pytest.mark.model

@@ -8,15 +8,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
-
 from sqlalchemy.exc import OperationalError
 
-from graphrag.store import layout as layout_module
+from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity
 from graphrag.ingest import Ingestor
 from graphrag.pages import render_page
 from graphrag.store import SCHEMA_VERSION, Store
+from graphrag.store import layout as layout_module
 
 pytestmark = pytest.mark.model
 
@@ -166,9 +165,9 @@ def test_the_manifest_sets_title_date_and_access_of_a_pdf(store, embedder, tmp_p
 @pytest.mark.parametrize("rotation", [0, 90, 180, 270])
 def test_boxes_land_on_the_text_of_a_rotated_page(rotation: int) -> None:
     import numpy as np
-    from doc_helpers import pdf_with
     from PIL import Image
 
+    from doc_helpers import pdf_with
     from graphrag.readers import read_document
 
     def draw(c, i):  # type: ignore[no-untyped-def]

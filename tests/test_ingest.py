@@ -6,13 +6,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import OLD_FAQ, POLICY, reference_corpus, reference_extractor, write_corpus
 
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.graph import build_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import ExtractionStatus
 from graphrag.store import Store
+from helpers import OLD_FAQ, POLICY, reference_corpus, reference_extractor, write_corpus
 
 pytestmark = pytest.mark.model
 

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from proc_helpers import HashEmbedder
 
 from graphrag.documents import DEFAULT_MAX_BYTES, Source
 from graphrag.ingest import EXTRACT_CHARS_PER_CALL, Ingestor
@@ -22,6 +21,7 @@ from graphrag.model import ExtractedEntity, ExtractionResult, ExtractionStatus
 from graphrag.store import Store
 from graphrag.text import Sentence
 from graphrag.uploads import Upload, prepare_uploads
+from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit
 

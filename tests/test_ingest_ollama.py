@@ -11,12 +11,12 @@ import re
 from typing import Any
 
 import pytest
-from helpers import write_corpus
-from ollama_fake import FakeOllama
-from proc_helpers import HashEmbedder
 
 from graphrag.extract.ollama import OllamaExtractor
 from graphrag.ingest import Ingestor
+from helpers import write_corpus
+from ollama_fake import FakeOllama
+from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit
 FAST = {"timeout": 5.0, "retries": 1, "backoff": 0.01, "chunk_sentences": 2}

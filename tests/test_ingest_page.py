@@ -20,7 +20,7 @@ def store_path(tiny_store: Path, tmp_path: Path) -> Path:
     return copy_store(tiny_store, tmp_path / "store.db")
 
 
-def ingest_page(monkeypatch: pytest.MonkeyPatch, store: Path, access: list[str] | None = None):  # noqa: ANN201
+def ingest_page(monkeypatch: pytest.MonkeyPatch, store: Path, access: list[str] | None = None):
     at = app(monkeypatch, store)
     if access:
         at.session_state["access"] = access
@@ -33,7 +33,7 @@ def unescaped(s: str) -> str:
     return s.replace("\\", "")
 
 
-def rows(at) -> dict[str, dict]:  # noqa: ANN001
+def rows(at) -> dict[str, dict]:
     return {r["document"]: r for r in at.dataframe[0].value.to_dict("records")}
 
 

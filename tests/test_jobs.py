@@ -10,15 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_snapshot
 
 from graphrag.documents import Source
 from graphrag.errors import StoreError
-from graphrag.ingest import MAX_WINDOW_DOCS, IngestReport, Ingestor, _windows
+from graphrag.ingest import MAX_WINDOW_DOCS, Ingestor, IngestReport, _windows
 from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, JobRunner, eta_seconds, format_eta
 from graphrag.model import ExtractionResult, Progress
 from graphrag.store import Store
 from graphrag.text import Sentence
+from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_snapshot
 
 
 def _report() -> IngestReport:

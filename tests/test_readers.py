@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, generator, iou, pdf_with, scanned_pdf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, generator, iou, pdf_with, scanned_pdf
 from graphrag.readers import ReadError, read_document
 from graphrag.readers.pdf import read_pdf
 from graphrag.text import split_sentences

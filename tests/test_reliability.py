@@ -15,15 +15,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from proc_helpers import (
-    HashEmbedder,
-    PatternExtractor,
-    doc_text,
-    document_count,
-    store_problems,
-    store_snapshot,
-    write_synthetic_corpus,
-)
 
 from graphrag.ask import Asker
 from graphrag.documents import Rejected, Source, collect, decode, read_file
@@ -34,6 +25,15 @@ from graphrag.model import AskSettings, ExtractedEntity, ExtractionResult, Extra
 from graphrag.review import record_verdict
 from graphrag.store import Store
 from graphrag.text import MAX_SENTENCE_CHARS, Sentence
+from proc_helpers import (
+    HashEmbedder,
+    PatternExtractor,
+    doc_text,
+    document_count,
+    store_problems,
+    store_snapshot,
+    write_synthetic_corpus,
+)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -256,7 +256,7 @@ def test_full_disk_fails_clearly_and_writes_nothing(tmp_path):
     d = report.documents[0]
     assert d.status == "failed" and "full" in (d.error or "") and "nothing was written" in (d.error or "")
     claim = answer.claims[0]
-    with pytest.raises(StoreError, match="disk holding .* is full"):
+    with pytest.raises(StoreError, match=r"disk holding .* is full"):
         record_verdict(full, answer, claim, claim.citations[0], "supported", "ann", "n" * 5000)
     assert full.counts() == counts
     full.close()

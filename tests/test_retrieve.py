@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 import pytest
-from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
 
 from graphrag.ask import Asker
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
@@ -15,6 +14,7 @@ from graphrag.graph import build_graph, load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, Route, RouteStart, RouteStep, SupportLabel
 from graphrag.serialize import answer_json
+from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
 
 pytestmark = pytest.mark.model
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers import ScriptedChecker, reference_corpus, reference_extractor
-from proc_helpers import HashEmbedder
 
 from graphrag.ask import Asker
 from graphrag.generate.extractive import ExtractiveGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
 from graphrag.review import record_verdict, review_queue, visible_answer_questions, visible_answers
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
+from proc_helpers import HashEmbedder
 
 
 @pytest.fixture()

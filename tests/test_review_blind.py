@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import write_document_rows
 
 from graphrag.cli import main
 from graphrag.errors import InputError
@@ -16,6 +15,7 @@ from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Ro
 from graphrag.review import record_verdict, review_queue
 from graphrag.review_policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.store import Store
+from helpers import write_document_rows
 
 pytestmark = pytest.mark.unit
 
@@ -54,7 +54,7 @@ def test_blind_review_never_shows_another_verdict_first(store: Store, capsys) ->
     assert all(r["verdicts"] == [] for r in rows)  # type: ignore[union-attr]
     assert "ana" not in json.dumps(rows)
     # ... and his queue starts with the claims that still need him
-    assert [q.claim_index for q in review_queue(store, ["public"], reviewer="ben")][0] in (0, 1)
+    assert next(q.claim_index for q in review_queue(store, ["public"], reviewer="ben")) in (0, 1)
     assert not ben[0].reviewed
     _mark(store, 0, "ben", "supported")
     after = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}

@@ -10,8 +10,6 @@ import json
 import sqlite3
 
 import pytest
-from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
-from proc_helpers import HashEmbedder
 
 from graphrag.ask import Asker
 from graphrag.attribution import attribute
@@ -25,6 +23,8 @@ from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ContextItem, Route, SupportLabel
 from graphrag.review import export_rows, record_verdict, review_queue, rows_to_csv, rows_to_json
 from graphrag.text import display_name, normalise
+from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
+from proc_helpers import HashEmbedder
 
 XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", '"><svg onload=alert(1)>']
 FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=1+1"]
@@ -280,7 +280,7 @@ def test_verdicts_are_append_only_hashed_and_go_stale_with_their_source(ref_stor
     rows = [r for r in export_rows(ref_store, ["public"]) if r["verdict_id"] == v.id]
     assert len(rows) == 1 and rows[0]["stale"] is True and rows[0]["version"] == 1
     assert rows[0]["span_sha256"] == hashlib.sha256(str(rows[0]["span"]).encode("utf-8")).hexdigest()
-    assert list(csv.DictReader(io.StringIO(rows_to_csv(rows))))[0]["stale"] == "True"
+    assert next(csv.DictReader(io.StringIO(rows_to_csv(rows))))["stale"] == "True"
 
 
 @pytest.mark.unit

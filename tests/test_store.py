@@ -9,7 +9,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 from sqlalchemy import text
 
 from graphrag.documents import Source
@@ -19,6 +18,7 @@ from graphrag.ingest import Ingestor
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
 from graphrag.review import record_verdict
 from graphrag.store import Store, sha256_text
+from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
 
 @pytest.fixture(autouse=True)
@@ -32,10 +32,9 @@ def _ingest(store: Store, *docs: tuple[str, str]) -> list[str]:
 
 
 def _answer(store: Store) -> Answer:
-    from helpers import ScriptedChecker
-
     from graphrag.ask import Asker
     from graphrag.generate.scripted import ScriptedGenerator
+    from helpers import ScriptedChecker
 
     asker = Asker(store, embedder=HashEmbedder(), generator=ScriptedGenerator("Alpha1 uses Beacon [1]. It runs [2]."),
                   checker=ScriptedChecker())
@@ -52,7 +51,7 @@ def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
     for d in any_store.documents():
         spans = any_store.sentences(d.id, d.version)
         assert spans and all(d.text[s.start:s.end] == s.text for s in spans)
-    ents, ments, rels, docs = any_store.graph_rows()
+    ents, _ments, rels, _docs = any_store.graph_rows()
     vec = np.frombuffer(ents[0]["vector"], dtype=np.float32)  # BLOB / BYTEA: the same bytes back
     assert vec.shape == (384,) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
     rows = any_store.sentence_rows()
@@ -243,7 +242,7 @@ def test_an_unreachable_server_is_a_clear_error_then_recovers(pg_server) -> None
         with pytest.raises(StoreError, match="unreachable") as err:
             s.counts()
         assert "postgres@127.0.0.1" in str(err.value) and "tried for 1 s" in str(err.value)
-        with pytest.raises(StoreError, match="unreachable.*nothing was written"):
+        with pytest.raises(StoreError, match=r"unreachable.*nothing was written"):
             s.cache_put("k", "v")
     finally:
         pg_server.start()

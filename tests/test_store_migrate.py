@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 from sqlalchemy import text
 
 from graphrag.cli import main
@@ -15,8 +14,8 @@ from graphrag.errors import StoreError
 from graphrag.graph import build_graph
 from graphrag.ingest import Ingestor
 from graphrag.review import record_verdict
-from graphrag.store import Store
-from graphrag.store import transfer
+from graphrag.store import Store, transfer
+from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
 pytestmark = pytest.mark.unit
 
@@ -80,7 +79,7 @@ def test_a_failure_mid_copy_leaves_the_target_untouched(sqlite_store, pg_url, mo
         return rows[:-1] if c.dialect.name == "postgresql" and t.name == "verdicts" else rows
 
     monkeypatch.setattr(transfer, "_read_table", target_lost_a_verdict)
-    with pytest.raises(transfer.CopyMismatch, match="verdicts: 3 rows expected, 2 copied.*rolled back"):
+    with pytest.raises(transfer.CopyMismatch, match=r"verdicts: 3 rows expected, 2 copied.*rolled back"):
         transfer.copy_store(sqlite_store, pg_url)
     from sqlalchemy import create_engine
 

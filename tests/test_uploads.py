@@ -8,12 +8,12 @@ two uploads with one name lost the first, and a 300-character name raised OSErro
 from __future__ import annotations
 
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor
 
 from graphrag.documents import Rejected, Source
 from graphrag.ingest import Ingestor
 from graphrag.store import Store
 from graphrag.uploads import MAX_NAME_CHARS, Upload, assign_ids, default_labels, prepare_uploads
+from proc_helpers import HashEmbedder, PatternExtractor
 
 pytestmark = pytest.mark.unit
 

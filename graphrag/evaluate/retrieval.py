@@ -37,8 +37,8 @@ from graphrag.generate.extractive import ExtractiveGenerator
 from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import AskSettings, Progress, RouteStart
 from graphrag.retrieve import diverse, retrieve_vector
-from graphrag.text import normalise
 from graphrag.store import Store
+from graphrag.text import normalise
 
 
 @dataclass(frozen=True)

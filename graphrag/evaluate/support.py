@@ -264,7 +264,7 @@ def support_metrics(y: Sequence[bool], scores: Sequence[float], threshold: float
     """All figures for one run: n, class counts, threshold metrics, AUROC, triage, calibration."""
     t = np.asarray(y, dtype=bool)
     s = np.asarray(scores, dtype=float)
-    out: dict[str, object] = {"n": int(len(t)), "n_supported": int(t.sum()), "threshold": float(threshold)}
+    out: dict[str, object] = {"n": len(t), "n_supported": int(t.sum()), "threshold": float(threshold)}
     out.update(binary_metrics(t, s >= threshold))
     out["auroc"] = auroc(t, s)
     out["triage_top20"] = triage_value(t, s)

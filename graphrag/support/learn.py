@@ -133,11 +133,11 @@ def compare(shipped: Callable[[np.ndarray], np.ndarray], base: TrainingRows, x: 
     for tr, te in grouped_folds(y, g, FOLDS, seed):
         oof[te] = predictor(refit_params(base, x[tr], y[tr]))(x[te])
         (ba_s, au_s), (ba_r, au_r) = _metrics(y[te], shipped_scores[te]), _metrics(y[te], oof[te])
-        folds.append({"n": int(len(te)), "shipped_ba": round(ba_s, 4), "refit_ba": round(ba_r, 4),
+        folds.append({"n": len(te), "shipped_ba": round(ba_s, 4), "refit_ba": round(ba_r, 4),
                       "shipped_auroc": round(au_s, 4), "refit_auroc": round(au_r, 4)})
     (ba_s, au_s), (ba_r, au_r) = _metrics(y, shipped_scores), _metrics(y, oof)
     return {
-        "n": int(len(y)), "n_supported": int(y.sum()), "answers": int(len(set(g.tolist()))), "folds": folds,
+        "n": len(y), "n_supported": int(y.sum()), "answers": len(set(g.tolist())), "folds": folds,
         "shipped": {"balanced_accuracy": round(ba_s, 4), "auroc": round(au_s, 4)},
         "refit": {"balanced_accuracy": round(ba_r, 4), "auroc": round(au_r, 4)},
         "gain_balanced_accuracy": _spread(np.array([f["refit_ba"] - f["shipped_ba"] for f in folds])),
