@@ -47,6 +47,7 @@ CSS = """<style>
 
 
 def esc(text: object) -> str:
+    """``text`` escaped for HTML, quotes included."""
     return html.escape(str(text), quote=True)
 
 
@@ -95,6 +96,7 @@ def context_html(sentences: Sequence[Span], cited: Span, around: int = 2) -> str
 
 
 def support_text(s: Support | None) -> str:
+    """A support score in words: label, score and the checker that gave it."""
     if s is None:
         return "not checked"
     return f"{s.label.value.replace('_', ' ')} · score {s.score:.2f} ({s.checker})"
@@ -122,6 +124,7 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict], state: ClaimState | 
 
 
 def badges(claim: Claim, verdicts: Sequence[Verdict] = (), state: ClaimState | None = None) -> None:
+    """Show a claim's review status and its flags as badges on one line."""
     status, colour = claim_status(claim, verdicts, state)
     with st.container(horizontal=True, gap="small"):
         st.badge(status, color=colour)  # type: ignore[arg-type]
@@ -133,6 +136,7 @@ def badges(claim: Claim, verdicts: Sequence[Verdict] = (), state: ClaimState | N
 
 
 def marker_label(marker: str) -> str:
+    """A citation marker for display: digits as written, anything else as "[?]"."""
     # Markers come from generated text: show numbers as written, anything else generically.
     return f"[{marker}]" if marker.isdigit() and len(marker) < 6 else "[?]"
 

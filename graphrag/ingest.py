@@ -35,6 +35,9 @@ REJECTED = "rejected"
 
 @dataclass(frozen=True)
 class DocumentReport:
+    """What ingest did with one document: its status ("ok", "unchanged", "failed", ...), its counts and any
+    error."""
+
     id: str
     title: str
     version: int | None
@@ -65,6 +68,8 @@ class Timings:
 
 @dataclass(frozen=True)
 class IngestReport:
+    """One ingest's documents, problems and timings."""
+
     documents: tuple[DocumentReport, ...]
     problems: tuple[str, ...] = ()
     timings: Timings = field(default_factory=Timings)
@@ -73,6 +78,7 @@ class IngestReport:
     skipped: tuple[str, ...] = ()
 
     def totals(self) -> dict[str, int]:
+        """Number of documents per status and the summed counts of sentences, entities and relations."""
         t: dict[str, int] = {"documents": len(self.documents)}
         for d in self.documents:
             t[d.status] = t.get(d.status, 0) + 1
@@ -81,6 +87,7 @@ class IngestReport:
         return t
 
     def to_json(self) -> dict[str, object]:
+        """The report as JSON-ready data: documents, totals, problems and skipped files."""
         return {
             "documents": [asdict(d) for d in self.documents],
             "totals": self.totals(),
@@ -162,7 +169,8 @@ def _without_suffix(rel: str) -> str:
 class BatchExtractor(Protocol):
     """An extractor that can take many documents in one call (one spaCy pipe over all of them)."""
 
-    def extract_many(self, documents: Sequence[Sequence[Sentence]]) -> list[ExtractionResult]: ...
+    def extract_many(self, documents: Sequence[Sequence[Sentence]]) -> list[ExtractionResult]:
+        """One extraction result per document, in order."""
 
 
 # A window is the unit of batching: its documents are parsed together and encoded together, then
@@ -230,6 +238,7 @@ class Ingestor:
 
     @property
     def embedder(self) -> Embedder:
+        """The sentence embedder, loaded on first use."""
         if self._embedder is None:
             self._embedder = get_embedder()
         return self._embedder
@@ -246,6 +255,8 @@ class Ingestor:
 
     def ingest(self, items: Sequence[Source | Rejected], progress: ProgressFn | None = None,
                problems: Sequence[str] = (), skipped: Sequence[str] = ()) -> IngestReport:
+        """Store ``items`` (read sources, or files refused while reading) in windows of documents, one
+        transaction per document, reporting progress."""
         started = time.perf_counter()
         parse_before = getattr(self.extractor, "parse_seconds", 0.0)
         reports: list[DocumentReport] = []

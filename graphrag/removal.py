@@ -65,6 +65,7 @@ class RemovalTarget:
 
     @property
     def current(self) -> Document:
+        """The newest version."""
         return self.versions[-1]
 
 

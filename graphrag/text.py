@@ -33,6 +33,8 @@ _END = re.compile(r"[.!?…]+[\"'”’)\]]*")
 
 @dataclass(frozen=True)
 class Sentence:
+    """A sentence of a document: its index and its character offsets in the text."""
+
     index: int
     start: int
     end: int

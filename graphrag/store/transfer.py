@@ -31,6 +31,8 @@ _BATCH = 2000
 
 @dataclass(frozen=True)
 class TableCopy:
+    """One table's copy: its row count and a digest of its rows."""
+
     table: str
     rows: int
     sha256: str  # over the rows, order-free; equal on both sides
@@ -38,12 +40,15 @@ class TableCopy:
 
 @dataclass(frozen=True)
 class CopyReport:
+    """A finished, verified copy of one store into another."""
+
     source: str
     target: str
     tables: tuple[TableCopy, ...]
     generation: int
 
     def to_json(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
         return {"source": self.source, "target": self.target, "generation": self.generation, "verified": True,
                 "tables": [{"table": t.table, "rows": t.rows, "sha256": t.sha256} for t in self.tables]}
 
@@ -81,6 +86,8 @@ def _read_table(c: Connection, t: Table) -> list[tuple[Any, ...]]:
 
 def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL,
                progress: Callable[[Progress], None] | None = None) -> CopyReport:
+    """Copy every table of ``source`` into the empty store ``target`` in one transaction, and check the copy
+    row for row; a mismatch rolls it back."""
     src_url, dst_url = parse_store(source), parse_store(target)
     if src_url.kind == "sqlite" and not (src_url.path and src_url.path.is_file()):
         raise StoreError(f"no store at {src_url.display}: --from names an existing SQLite file")

@@ -70,6 +70,7 @@ def fit_trees(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, obj
 
 
 def predict(params: dict[str, object], x: np.ndarray) -> np.ndarray:
+    """Probability of support for each row of ``x`` under raw fitted parameters, trees or logistic."""
     if params["kind"] == "gbdt":
         from graphrag.support.embedded import TreeParams
 

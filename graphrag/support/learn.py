@@ -59,6 +59,7 @@ class TrainingRows:
     source: np.ndarray
 
     def plus(self, x: np.ndarray, y: np.ndarray, source: str = TEAM) -> TrainingRows:
+        """These rows with ``x`` and ``y`` appended under the source name ``source``."""
         return TrainingRows(np.vstack([self.x, x]), np.concatenate([self.y, np.asarray(y, dtype=bool)]),
                             np.concatenate([self.source, np.array([source] * len(y))]))
 
@@ -86,6 +87,7 @@ def refit_params(base: TrainingRows, x: np.ndarray, y: np.ndarray) -> dict[str, 
 
 
 def predictor(params: Mapping[str, Any]) -> Callable[[np.ndarray], np.ndarray]:
+    """The predict function of raw fitted parameters (trees or logistic)."""
     from graphrag.support.embedded import params_from_raw
 
     return params_from_raw(dict(params)).predict
