@@ -278,6 +278,21 @@ def cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(a: argparse.Namespace) -> int:
+    """The audit log, for whoever holds the store (the CLI runs with the store's own access)."""
+    from graphrag.audit import audit_to_csv, audit_to_json
+
+    with Store(a.store) as store:
+        events = store.audit(a.since)
+    text = audit_to_csv(events) if a.format == "csv" else audit_to_json(events)
+    if a.out:
+        Path(a.out).write_text(text, encoding="utf-8")
+        print(f"wrote {len(events)} audit events to {a.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def cmd_record(a: argparse.Namespace) -> int:
     from graphrag.record import RecordFilter, record_stats
 
@@ -485,6 +500,15 @@ def build_parser() -> argparse.ArgumentParser:
     _store_arg(s)
     _access_arg(s)
     s.set_defaults(fn=cmd_export)
+
+    s = sub.add_parser("audit", help="the audit log: sign-ins, ingests, exports, verdicts (who and when)")
+    au = s.add_subparsers(dest="audit_cmd", required=True)
+    ae = au.add_parser("export", help="every event, oldest first")
+    ae.add_argument("--format", choices=["csv", "json"], default="csv")
+    ae.add_argument("--out", help="write to this file (default: standard output)")
+    ae.add_argument("--since", help="only events from this ISO date or time on")
+    _store_arg(ae)
+    s.set_defaults(fn=cmd_audit)
 
     s = sub.add_parser("record", help="the verification record as a measurement")
     r = s.add_subparsers(dest="what", required=True)

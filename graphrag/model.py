@@ -6,8 +6,9 @@ place that persists them. The invariants that matter are stated next to each rec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 PUBLIC = "public"
 
@@ -390,6 +391,21 @@ class Verdict:
     id: int | None = None
     stale: bool = False  # the judged span's document has since been superseded
     role: str = "reviewer"  # "adjudicator" for a verdict that settles a disputed claim
+    subject: str | None = None  # team mode: the signed-in reviewer's identity-provider subject
+    email: str | None = None  # ... and email (None in local mode, where ``reviewer`` is a typed name)
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    """One line of the audit log: an event ("sign-in", "ingest", "export", "verdict", ...), who
+    (the identity provider's subject and email; None in local mode) and what, as plain values."""
+
+    event: str
+    subject: str | None
+    email: str | None
+    detail: dict[str, Any] = field(default_factory=dict)
+    at: str | None = None
+    id: int | None = None
 
 
 @dataclass(frozen=True)

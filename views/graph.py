@@ -14,6 +14,7 @@ WIDE = {"sentence": st.column_config.TextColumn(width="large")}
 
 st.title("Graph")
 store = state.store()
+state.require_role("viewer", "browse the graph")
 access = state.access()
 kg = load_graph(store)
 _, visible_entities = kg.visibility(access, include_superseded=True)

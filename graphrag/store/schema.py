@@ -145,6 +145,8 @@ verdicts = Table(
     Column("reviewer", Text, nullable=False), Column("note", Text, nullable=False),
     Column("created_at", Text, nullable=False),
     Column("role", Text, nullable=False, server_default="reviewer"),  # since v3: reviewer or adjudicator
+    # since v5, team mode: who gave the verdict as the identity provider names them (None in local mode)
+    Column("subject", Text), Column("email", Text),
     Index("verdicts_claim", "answer_id", "claim_idx"),
 )
 
@@ -229,5 +231,24 @@ def _v4(c: Connection) -> None:
     create_tables(c, checker_versions)
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4}
+# Schema 5: who did what (graphrag/store/audit.py): sign-ins, ingests, exports, verdicts and settings,
+# with the identity and time; append-only like the verdicts.
+audit = Table(
+    "audit", metadata,
+    Column("id", Integer, primary_key=True), Column("at", Text, nullable=False), Column("event", Text, nullable=False),
+    Column("subject", Text), Column("email", Text), Column("detail", Text, nullable=False),
+)
+
+
+def _v5(c: Connection) -> None:
+    # Verdicts carry the signed-in identity; a store created at v5 has the columns from the table above.
+    have = {col["name"] for col in inspect(c).get_columns("verdicts")}
+    for col in ("subject", "email"):
+        if col not in have:
+            c.exec_driver_sql(f"ALTER TABLE verdicts ADD COLUMN {col} TEXT")
+    create_tables(c, audit)
+    append_only(c, "audit")
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}
 SCHEMA_VERSION = max(MIGRATIONS)
