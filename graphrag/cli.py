@@ -22,6 +22,7 @@ from tqdm import tqdm
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.jobs import EtaClock, format_eta
+from graphrag.access import Access
 from graphrag.model import PUBLIC, AskSettings, Progress
 from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
 
@@ -126,7 +127,8 @@ def cmd_entity(a: argparse.Namespace) -> int:
         if entity is None:
             print(f"no entity named {a.name!r} (key {key!r})", file=sys.stderr)
             return 2
-        visible = {(d.id, d.version) for d in store.documents() if set(d.access) & set(a.access)}
+        viewer = Access.of(a.access, include_superseded=True)  # superseded mentions are shown, marked
+        visible = {(d.id, d.version) for d in store.documents() if viewer.sees(d.access, d.superseded)}
         mentions = tuple(m for m in entity.mentions if (m.span.document_id, m.span.version) in visible)
         relations = [r for r in store.relations_of(key) if (r.span.document_id, r.span.version) in visible]
         if not mentions:

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
+from graphrag.access import Access
 from graphrag.graph import load_graph
 from graphrag.text import counted
 from graphrag.viz import neighbourhood, neighbourhood_html
@@ -38,12 +39,12 @@ if entity is None:
     st.stop()
 
 docs = {(d.id, d.version): d for d in store.documents()}
-labels = set(access)
+reader = Access.of(access, include_superseded=True)  # superseded mentions and relations are listed, marked
 
 
 def seen(doc_id: str, version: int) -> bool:
     d = docs.get((doc_id, version))
-    return d is not None and bool(labels & set(d.access))
+    return d is not None and reader.sees(d.access, d.superseded)
 
 
 mentions = [m for m in entity.mentions if seen(m.span.document_id, m.span.version)]

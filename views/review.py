@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import evidence, render, state
+from graphrag.access import Access
 from graphrag.errors import GraphRAGError
 from graphrag.graph import load_graph
 from graphrag.identity import require
@@ -31,6 +32,7 @@ access = state.access()
 me = state.reviewer()
 may_judge = viewer.may("reviewer")
 may_export = viewer.may("admin")
+reader = Access.of(access, include_superseded=True)  # reviewers see cited superseded versions, marked stale
 
 # "Review this answer" on the ask page leaves the answer here; the filter widget takes it once.
 if state.PENDING_REVIEW_ANSWER in st.session_state:
@@ -202,7 +204,7 @@ with col_route:
         # Each step's sentence, read once for graph and list; a step from a document this viewer
         # may not see is a placeholder, its sentence never read.
         route_steps = shown_steps(route, store.span, visible=lambda d, v: bool(
-            (acc := store.access_of(d, v)) is not None and set(acc[0]) & set(access)))
+            (acc := store.access_of(d, v)) is not None and reader.sees(*acc)))
         route_names = {k: name(k) for k in route.entities()}
         words = next((s.mention for s in answer.seeds if s.entity == route.seed), "")
         drawing_height = 90 + 95 * (len(route_steps) + 2)
