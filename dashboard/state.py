@@ -179,6 +179,15 @@ def principal() -> Principal:
     return Principal(who, grant.labels, grant.role, team=True)
 
 
+def refreshed(p: Principal) -> Principal:
+    """``p`` with its grant read again from the policy file now: for code that runs outside the
+    script run (a deferred download's callable), where the identity is the one that drew it."""
+    if not p.team or p.identity is None:
+        return p
+    grant = cached_policy(current_deployment().policy_path).grant(p.identity)
+    return Principal(p.identity, grant.labels, grant.role, team=True)
+
+
 def require_role(role: str, action: str) -> Principal:
     """For a page or an action: stop the run with the reason unless the viewer holds ``role``."""
     me = principal()
@@ -190,8 +199,8 @@ def require_role(role: str, action: str) -> Principal:
     return me
 
 
-def audit(s: Store, event: str, **detail: object) -> None:
-    me = principal()
+def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -> None:
+    me = principal() if by is None else by
     who = me.identity
     s.add_audit(AuditEvent(event, who.subject if who else None, who.email if who else None,
                            {"mode": "team" if me.team else "local", **detail}))

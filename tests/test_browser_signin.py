@@ -57,8 +57,8 @@ role = "viewer"
 @pytest.fixture
 def provider() -> Iterator[tuple[str, werkzeug_serving.BaseWSGIServer]]:
     """The identity provider: two predefined users, Ana in the ops group, Bob in none."""
-    users = [oidc.User("sub-ana", {"email": "ana@example.com", "email_verified": True, "groups": ["ops"]}),
-             oidc.User("sub-bob", {"email": "bob@example.com", "email_verified": True, "groups": []})]
+    users = [oidc.User(sub="sub-ana", claims={"email": "ana@example.com", "email_verified": True, "groups": ["ops"]}),
+             oidc.User(sub="sub-bob", claims={"email": "bob@example.com", "email_verified": True, "groups": []})]
     server = werkzeug_serving.make_server("127.0.0.1", free_port(), oidc.app(user_claims=users, require_nonce=True),
                                           threaded=True)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
@@ -161,6 +161,15 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
             ana.get_by_role("button", name="CSV").click()
         csv_text = Path(dl.value.path()).read_text(encoding="utf-8")
         assert "sub-ana" in csv_text and "ana@example.com" in csv_text
+        ana.goto(f"{base}/record")
+        wait_for_app_run(ana)
+        with ana.expect_download() as dl:
+            ana.get_by_role("button", name="Audit log (CSV)").click()
+        audit_csv = Path(dl.value.path()).read_text(encoding="utf-8")
+        assert "sign-in,sub-bob,bob@example.com" in audit_csv and "verdict,sub-ana,ana@example.com" in audit_csv
+        bob.goto(f"{base}/record")
+        wait_for_app_run(bob)
+        assert bob.get_by_role("button", name="Audit log (CSV)").count() == 0
 
         # The graph page: the internal entity is Ana's to find, not Bob's.
         for p, found in ((ana, True), (bob, False)):

@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.audit import audit_to_csv
+from graphrag.identity import require
 from graphrag.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
 from graphrag.review_policy import MAX_REQUIRED, ReviewPolicy
 
@@ -132,8 +133,9 @@ with chk:
 
 def audit_csv() -> str:
     """The audit log for download, built when clicked; the role is checked here and the export audited."""
-    state.require_role("admin", "export the audit log")
-    state.audit(store, "export", what="audit log")
+    who = state.refreshed(viewer)  # runs outside the script run: the policy as it is now
+    require(who, "admin", "export the audit log")
+    state.audit(store, "export", by=who, what="audit log")
     return audit_to_csv(store.audit())
 
 
