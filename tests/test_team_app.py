@@ -163,3 +163,23 @@ def test_an_admin_sees_internal_answers_exports_and_the_ingest_page(team) -> Non
     at = page(at, "ingest")
     assert not at.error
     assert [str(o) for o in at.segmented_control(key="ingest_source").options] == ["Upload files"]  # no roots
+
+
+def test_the_ingest_page_reads_the_servers_disk_only_under_the_configured_roots(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tiny_store: Path) -> None:
+    root, secret = tmp_path / "root", tmp_path / "secret"
+    root.mkdir()
+    secret.mkdir()
+    (secret / "key.md").write_text("# Key\n\nThe vault key is 7781-2231.\n", encoding="utf-8")
+    (root / "link").symlink_to(secret)
+    store = copy_store(tiny_store, tmp_path / "store.db")
+    at = app(monkeypatch, store)  # local mode
+    monkeypatch.setenv("GRAPHRAG_INGEST_ROOTS", str(root))
+    at = page(ok(at), "ingest")
+    for bad in (str(root / ".." / "secret"), str(root / "link"), str(secret / "key.md")):
+        at = ok(at.segmented_control(key="ingest_source").set_value("Folder on this machine"))
+        at = ok(at.text_input(key="ingest_folder").set_value(bad))
+        at = ok(at.button(key="ingest_go").click())
+        assert "outside the folders this dashboard may read" in errors(at), bad
+    with Store(store) as s:
+        assert all(d.id != "key" for d in s.documents()) and not s.audit()
