@@ -247,8 +247,18 @@ def sign_in_gate(s: Store, dep: Deployment) -> Principal:
     assert me.identity is not None
     if st.session_state.get("_signed_in_as") != me.identity.subject:
         st.session_state["_signed_in_as"] = me.identity.subject
-        audit(s, "sign-in", role=me.role, labels=sorted(me.labels))
+        # One event per sign-in, not per tab or reload: the ID token's issue time names the sign-in.
+        key = (me.identity.subject, str(st.user.get("iat") or ""), str(st.user.get("nonce") or ""))
+        seen = _signins_seen()
+        if key not in seen:
+            seen.add(key)
+            audit(s, "sign-in", by=me, role=me.role, labels=sorted(me.labels), issued_at=st.user.get("iat"))
     return me
+
+
+@st.cache_resource(show_spinner=False)
+def _signins_seen() -> set[tuple[str, str, str]]:
+    return set()
 
 
 def provider_problem(auth: dict[str, object]) -> str | None:

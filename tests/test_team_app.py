@@ -155,6 +155,13 @@ def test_a_role_taken_away_stops_the_next_click_and_removal_stops_the_next_rerun
     assert "grants you nothing" in errors(at) and not at.sidebar.caption
 
 
+def test_an_identity_from_another_issuer_gets_nothing(team) -> None:  # noqa: ANN001
+    team.policy.write_text(f'issuers = ["{ISSUER}"]\n' + POLICY, encoding="utf-8")
+    assert "role admin" in " ".join(texts(ok(team(ANA)).sidebar.caption))
+    at = ok(team({**ANA, "iss": "https://evil.example"}))
+    assert "grants you nothing" in errors(at) and not at.sidebar.caption
+
+
 def test_an_admin_sees_internal_answers_exports_and_the_ingest_page(team) -> None:  # noqa: ANN001
     at = page(ok(team(ANA)), "review")
     questions = " ".join(str(o) for o in at.selectbox(key="review_answer_filter").options)
