@@ -23,7 +23,8 @@ from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.jobs import EtaClock, format_eta
 from graphrag.access import Access
-from graphrag.model import PUBLIC, AskSettings, Progress
+from graphrag.identity import local_principal
+from graphrag.model import PUBLIC, AskSettings, AuditEvent, Progress
 from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
 
 
@@ -101,6 +102,8 @@ def cmd_ingest(a: argparse.Namespace) -> int:
             options["cache"] = store.reply_cache()
         report = Ingestor(store, make_extractor(a.extractor, **options)).ingest_paths(a.paths, IngestProgress(),
                                                                                    a.max_bytes)
+        store.add_audit(AuditEvent("ingest", None, None, {"via": "cli", "paths": [str(p) for p in a.paths],
+                                                          **report.totals()}))
     if a.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -259,7 +262,9 @@ def cmd_review(a: argparse.Namespace) -> int:
             raise InputError(f"answer {a.answer} has no claim {a.claim}")
         cites = [c for c in claim.citations if c.valid]
         citation = next((c for c in cites if c.marker == a.citation), None) if a.citation else (cites[0] if cites else None)
-        v = record_verdict(store, answer, claim, citation, a.verdict, a.reviewer, a.note or "", adjudicate=a.adjudicate)
+        # by: the command line acts locally (every role, the labels given); the verdict is audited
+        v = record_verdict(store, answer, claim, citation, a.verdict, a.reviewer, a.note or "", adjudicate=a.adjudicate,
+                           by=local_principal(a.access))
     print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role})
           if a.json else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}"
           + (" (adjudication)" if a.adjudicate else ""))
@@ -271,6 +276,8 @@ def cmd_export(a: argparse.Namespace) -> int:
 
     with Store(a.store) as store:
         rows = export_rows(store, a.access)
+        store.add_audit(AuditEvent("export", None, None, {"via": "cli", "what": "verification record",
+                                                          "format": a.format, "rows": len(rows)}))
     text = rows_to_csv(rows) if a.format == "csv" else rows_to_json(rows)
     if a.out:
         Path(a.out).write_text(text, encoding="utf-8")

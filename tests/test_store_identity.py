@@ -107,3 +107,18 @@ def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:  # type: ig
     assert main(["audit", "export", "--store", str(db), "--format", "json", "--out", str(tmp_path / "a.json")]) == 0
     assert [e["email"] for e in json.loads((tmp_path / "a.json").read_text())] == ["ana@example.com",
                                                                                   "=cmd@example.com"]
+
+
+def test_the_command_line_audits_its_ingests_exports_and_verdicts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from app_helpers import write_corpus
+
+    from graphrag.cli import main
+
+    db = tmp_path / "s.db"
+    corpus = write_corpus(tmp_path / "corpus")
+    assert main(["ingest", str(corpus), "--store", str(db)]) == 0
+    assert main(["export", "--store", str(db), "--out", str(tmp_path / "r.csv")]) == 0
+    with Store(db) as s:
+        events = s.audit()
+    assert [(e.event, e.subject, e.detail["via"]) for e in events] == [("ingest", None, "cli"), ("export", None, "cli")]
+    assert events[0].detail["paths"] == [str(corpus)] and events[0].detail["ok"] == 3

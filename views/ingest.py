@@ -114,8 +114,9 @@ if go:
         # The job belongs to the server: leaving this page, a rerun or closing the tab does not stop it.
         job = state.jobs().submit(label, work, owner=state.session_token())
         st.session_state[state.INGEST_JOB] = job.id
-        state.audit(store, "ingest", source="upload" if uploads else "folder", label=label,
-                    files=[u.name for u in uploads] if uploads else None, folder=None if uploads else folder.strip())
+        # Counts and the typed folder only: an upload's name may say more than its labels allow.
+        state.audit(store, "ingest", source="upload" if uploads else "folder", files=len(uploads) if uploads else None,
+                    folder=None if uploads else folder.strip())
     except GraphRAGError as exc:
         st.error(render.plain(exc))
 
