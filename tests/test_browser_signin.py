@@ -96,6 +96,21 @@ def download(page, button: str) -> str:  # noqa: ANN001 - a Playwright Page
     raise AssertionError("unreachable")
 
 
+def _proxy(who: str, sent: dict[str, list[bytes]], upstream: dict[str, object]):  # noqa: ANN202
+    def handler(ws) -> None:  # noqa: ANN001 - a Playwright WebSocketRoute
+        server = ws.connect_to_server()
+        upstream[who] = server  # the page's latest connection
+
+        def up(message: bytes | str) -> None:
+            sent[who].append(message)  # type: ignore[arg-type]
+            server.send(message)
+
+        ws.on_message(up)
+        server.on_message(lambda message: ws.send(message))
+
+    return handler
+
+
 def signed_cookie(secret: str, payload: dict[str, object]) -> str:
     from streamlit.web.server.starlette.starlette_app_utils import create_signed_value
 
@@ -126,8 +141,13 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
         ana_ctx = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
         bob_ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
         ana, bob = ana_ctx.new_page(), bob_ctx.new_page()
-        for p in (ana, bob):
+        # Each page's websocket to the server goes through a proxy here: what the browser sends is kept,
+        # and a message can be sent on a connection as if the browser sent it (a replay).
+        sent: dict[str, list[bytes]] = {"ana": [], "bob": []}
+        upstream: dict[str, object] = {}
+        for who, p in (("ana", ana), ("bob", bob)):
             p.set_default_timeout(120_000)
+            p.route_web_socket(re.compile(r".*/_stcore/stream.*"), _proxy(who, sent, upstream))
 
         # Signed out: only the sign-in page, nothing of the store.
         bob.goto(base)
@@ -166,12 +186,30 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
         bob.screenshot(path=str(ARTIFACTS / "team-signin-bob-review.png"))
 
         # Ana's verdict names her signed-in identity, in the store and in her export.
+        before = len(sent["ana"])
         ana.get_by_role("button", name="Supported", exact=True).click()
         ana.get_by_text("Recorded", exact=False).wait_for()
         wait_for_app_run(ana)
         with Store(store) as s:
             v = s.verdicts()[-1]
             assert (v.reviewer, v.subject, v.email) == ("ana@example.com", "sub-ana", "ana@example.com")
+        click = [m for m in sent["ana"][before:] if isinstance(m, bytes)]
+        assert click, "the click's message to the server was not seen"
+
+        # Bob replays Ana's click on his own connection: his session has no verdict action to run.
+        for m in click:
+            upstream["bob"].send(m)  # type: ignore[attr-defined]
+        bob.wait_for_timeout(2000)
+        wait_for_app_run(bob)
+        with Store(store) as s:
+            assert len(s.verdicts()) == 1 and all(x.email != "bob@example.com" for x in s.verdicts())
+        # The same bytes on Ana's connection do record a verdict: the replay itself works.
+        for m in click:
+            upstream["ana"].send(m)  # type: ignore[attr-defined]
+        ana.wait_for_timeout(2000)
+        wait_for_app_run(ana)
+        with Store(store) as s:
+            assert [x.email for x in s.verdicts()] == ["ana@example.com", "ana@example.com"]
         csv_text = download(ana, "CSV")
         assert "sub-ana" in csv_text and "ana@example.com" in csv_text
         ana.goto(f"{base}/record")
