@@ -111,10 +111,18 @@ def _proxy(who: str, sent: dict[str, list[bytes]], upstream: dict[str, object]):
     return handler
 
 
-def signed_cookie(secret: str, payload: dict[str, object]) -> str:
-    from streamlit.web.server.starlette.starlette_app_utils import create_signed_value
+def signed_cookie(secret: str, payload: dict[str, object], age_days: float = 0) -> str:
+    """A session cookie as Streamlit signs it (itsdangerous, the cookie name as salt), signed
+    ``age_days`` ago."""
+    import time
 
-    return create_signed_value(secret, "_streamlit_user", json.dumps(payload)).decode()
+    from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+
+    class Then(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(time.time() - age_days * 86400)
+
+    return URLSafeTimedSerializer(secret, salt="_streamlit_user", signer=Then).dumps(json.dumps(payload))
 
 
 def test_two_users_sign_in_and_each_sees_and_does_what_the_policy_grants(  # noqa: PLR0915
@@ -230,13 +238,15 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
             wait_for_app_run(p)
             assert (p.get_by_text("No visible entity matches", exact=False).count() == 0) == found
 
-        # A cookie signed with another secret is no sign-in; the same claims signed right are (so the
-        # forgery is refused for its signature, not for its shape).
+        # A cookie signed with another secret, or signed right 40 days ago (past the cookie's 30), is no
+        # sign-in; the same claims signed right today are (so each is refused for its signature or age,
+        # not for its shape).
         claims = {"sub": "sub-ana", "email": "ana@example.com", "groups": ["ops"], "iss": issuer,
                   "origin": base, "is_logged_in": True, "provider": "default"}
-        for secret, signed_in in (("another-secret-" + "x" * 32, False), (COOKIE_SECRET, True)):
+        for secret, age, signed_in in (("another-secret-" + "x" * 32, 0, False), (COOKIE_SECRET, 40, False),
+                                       (COOKIE_SECRET, 0, True)):
             ctx = browser.new_context()
-            ctx.add_cookies([{"name": "_streamlit_user", "value": signed_cookie(secret, claims), "url": base}])
+            ctx.add_cookies([{"name": "_streamlit_user", "value": signed_cookie(secret, claims, age), "url": base}])
             p = ctx.new_page()
             p.set_default_timeout(120_000)
             p.goto(base)
