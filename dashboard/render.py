@@ -109,7 +109,8 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict], state: ClaimState | 
         return f"in review · {state.reviews} of {state.required} verdicts", "orange"
     if verdicts:
         current = ", ".join(sorted({VERDICT_TEXT[v.verdict] for v in verdicts}))
-        stale = " (stale: source superseded)" if any(v.stale for v in verdicts) else ""
+        stale = (" (stale: source removed)" if any(v.source_removed for v in verdicts)
+                 else " (stale: source superseded)" if any(v.stale for v in verdicts) else "")
         return f"verified: {current}{stale}", "orange" if stale else "green"
     if ClaimFlag.VERBATIM_QUOTE in claim.flags:
         return "verbatim quote · needs a reader", "violet"

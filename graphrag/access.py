@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from graphrag.model import Answer, Route
+from graphrag.model import Answer, AnswerStatus, Route
 
 DocKey = tuple[str, int]  # (document id, version)
 
@@ -46,6 +46,9 @@ class Footprint:
     documents: frozenset[DocKey]
     relations: frozenset[int]
     seeds: frozenset[str]
+    # A withdrawn answer (a document it drew on was removed) keeps no references; it is shown to
+    # a viewer who holds every label it was asked with, which covered everything it showed.
+    withdrawn_labels: frozenset[str] | None = None
 
 
 def _route_refs(routes: Iterable[Route]) -> tuple[set[int], set[str], set[DocKey]]:
@@ -64,6 +67,8 @@ def _route_refs(routes: Iterable[Route]) -> tuple[set[int], set[str], set[DocKey
 
 
 def footprint(answer: Answer) -> Footprint:
+    if answer.status == AnswerStatus.WITHDRAWN:
+        return withdrawn_footprint(answer.settings.access)
     return footprint_of_routes(((c.span.document_id, c.span.version) for c in answer.context),
                                [*(c.route for c in answer.context), *answer.reached],
                                (s.entity for s in answer.seeds))
@@ -74,6 +79,10 @@ def footprint_of_routes(documents: Iterable[DocKey], routes: Iterable[Route], se
     rels, route_seeds, step_docs = _route_refs(routes)
     return Footprint(frozenset(documents) | frozenset(step_docs), frozenset(rels),
                      frozenset(route_seeds | set(seeds)))
+
+
+def withdrawn_footprint(asked_with: Iterable[str]) -> Footprint:
+    return Footprint(frozenset(), frozenset(), frozenset(), frozenset(asked_with))
 
 
 @dataclass(frozen=True)
@@ -91,8 +100,12 @@ def answer_visible(fp: Footprint, access: Access, sources: Sources) -> bool:
 
     Redacting a hidden step would still show that the answer's evidence was reached through
     something the viewer cannot see, and the entity behind it; withholding shows nothing. A
-    piece that no longer exists (a removed document) hides the answer too.
+    piece that no longer exists hides the answer too; an answer withdrawn because a document it
+    drew on was removed is shown (its question, scores and verdicts) to a viewer who holds every
+    label it was asked with.
     """
+    if fp.withdrawn_labels is not None:
+        return fp.withdrawn_labels <= access.labels
     def doc_ok(key: DocKey) -> bool:
         labels = sources.labels.get(key)
         return labels is not None and access.sees(labels)

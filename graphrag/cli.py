@@ -1,4 +1,4 @@
-"""The `graphrag` command: ingest, entity, ask, review, export, store, checker, eval, bench.
+"""The `graphrag` command: ingest, entity, ask, review, delete, export, store, checker, eval, bench.
 
 Every command prints a readable report, or one JSON object with --json. Errors a user can
 act on are printed as one line on stderr with exit code 2 (bad input) or 1 (backend/store).
@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -271,6 +271,40 @@ def cmd_review(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_delete(a: argparse.Namespace) -> int:
+    """Remove a document (every version, or one): asks first on a terminal, needs --yes otherwise."""
+    from graphrag.removal import clean_actor, describe, preview_removal, remove_document
+
+    actor = clean_actor(a.by or _os_user())
+    with Store(a.store) as store:
+        plan = preview_removal(store, a.id, a.version)  # an unknown id or version stops here
+        if not a.yes:
+            if not sys.stdin.isatty():
+                raise InputError("refusing to remove a document without confirmation: stdin is not a terminal; "
+                                 "add --yes to remove it")
+            for line in describe(plan, done=False):
+                print(line)
+            if input("This cannot be undone. Remove it? [y/N] ").strip().lower() not in ("y", "yes"):
+                print("nothing removed")
+                return 1
+        done = remove_document(store, a.id, a.version, actor=actor, reason=a.reason or "")
+    if a.json:
+        print(json.dumps(asdict(done), indent=2, ensure_ascii=False))
+    else:
+        for line in describe(done):
+            print(line)
+    return 0
+
+
+def _os_user() -> str:
+    import getpass
+
+    try:
+        return f"{getpass.getuser()} (command line)"
+    except (KeyError, OSError):  # no name for this uid (a container): still say where it came from
+        return "command line"
+
+
 def cmd_export(a: argparse.Namespace) -> int:
     from graphrag.review import export_rows, rows_to_csv, rows_to_json
 
@@ -314,7 +348,7 @@ def cmd_record(a: argparse.Namespace) -> int:
         return 0
     p, g, c = data["progress"], data["agreement"], data["checker"]
     print(f"claims {p['claims']}: {p['unreviewed']} unreviewed, {p['verified']} verified, {p['disputed']} disputed, "
-          f"{p['stale']} stale ({p['verdicts']} current verdicts)")
+          f"{p['stale']} stale, {p['source_removed']} whose source was removed ({p['verdicts']} current verdicts)")
     print(f"agreement: Krippendorff's alpha (nominal) {g['krippendorff_alpha_nominal']} over {g['alpha_claims']} "
           f"claims judged twice or more; reviewers: {', '.join(g['reviewers']) or 'none'}")
     for pair in g["cohen_kappa_pairs"]:
@@ -502,6 +536,19 @@ def build_parser() -> argparse.ArgumentParser:
     _access_arg(s)
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_review)
+
+    s = sub.add_parser("delete", help="remove a document (every version, or one); its verdicts stay, "
+                                      "marked \"source removed\"")
+    s.add_argument("id", metavar="ID", help="the document id")
+    _store_arg(s)
+    s.add_argument("--version", type=int, action="append", metavar="N",
+                   help="remove only this version; repeat for several, removed together (default: every version)")
+    s.add_argument("--yes", action="store_true", help="do not ask for confirmation (needed when stdin is not a "
+                                                     "terminal)")
+    s.add_argument("--reason", help="why, kept in the removal record")
+    s.add_argument("--by", help="who removes it, kept in the removal record (default: this OS account)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_delete)
 
     s = sub.add_parser("export", help="export the verification record (one row per verdict)")
     s.add_argument("--format", choices=["csv", "json"], default="csv")

@@ -291,6 +291,9 @@ class ClaimFlag(str, Enum):
     # copy. What a person must still judge is whether the quote answers the question and
     # whether its source is the current one.
     VERBATIM_QUOTE = "verbatim_quote"
+    # A document the answer drew on was removed: the claim's text is gone with it (it may quote
+    # the removed text), its verdicts stay in the record.
+    SOURCE_REMOVED = "source_removed"
 
 
 @dataclass(frozen=True)
@@ -336,6 +339,9 @@ class AnswerStatus(str, Enum):
     CITED = "cited"  # markers resolved (or flagged), support not yet scored everywhere
     AUTO_CHECKED = "auto-checked"  # every claim scored by a checker
     VERIFIED = "verified"  # a reviewer judged every claim
+    # A document it drew on was removed: text, claims' text, routes and context are gone; the
+    # question, the claims' scores and every verdict stay (graphrag.removal).
+    WITHDRAWN = "withdrawn"
 
 
 @dataclass(frozen=True)
@@ -389,8 +395,9 @@ class Verdict:
     note: str = ""
     created_at: str | None = None
     id: int | None = None
-    stale: bool = False  # the judged span's document has since been superseded
+    stale: bool = False  # the judged span's document has since been superseded (or removed)
     role: str = "reviewer"  # "adjudicator" for a verdict that settles a disputed claim
+    source_removed: bool = False  # the judged span's document version was removed (graphrag.removal)
     subject: str | None = None  # team mode: the signed-in reviewer's identity-provider subject
     email: str | None = None  # ... and email (None in local mode, where ``reviewer`` is a typed name)
 

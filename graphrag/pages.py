@@ -2,7 +2,8 @@
 
 The review page shows these instead of loading a PDF viewer in the browser: nothing is fetched
 from elsewhere, and no part of the document reaches the browser except the picture. Renders are
-cached by (file hash, page, boxes, dpi); a document version never changes, so entries stay valid.
+cached by (file hash, page, boxes, dpi); a document version never changes, so entries stay valid
+until it is removed (``forget``).
 """
 
 from __future__ import annotations
@@ -84,3 +85,10 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return png
+
+
+def forget(file_sha256: str) -> None:
+    """Drop this process's renders of a file (its document was removed)."""
+    with _cache_lock:
+        for key in [k for k in _cache if k[0] == file_sha256]:
+            del _cache[key]

@@ -91,6 +91,7 @@ class RecordStats:
     triage_found: float | None  # share of claims judged unsupported found in the first 20% of the queue
     triage_random: float = TRIAGE_SHARE
     sources: tuple[SourceQuality, ...] = field(default=())
+    source_removed: int = 0  # claims of answers withdrawn because a document they drew on was removed
 
     def to_json(self) -> dict[str, object]:
         def num(x: float | None) -> float | None:
@@ -98,7 +99,8 @@ class RecordStats:
 
         return {
             "progress": {"claims": self.claims, "unreviewed": self.unreviewed, "verified": self.verified,
-                         "disputed": self.disputed, "stale": self.stale, "verdicts": self.verdicts},
+                         "disputed": self.disputed, "stale": self.stale, "source_removed": self.source_removed,
+                         "verdicts": self.verdicts},
             "agreement": {
                 "reviewers": list(self.reviewers),
                 "krippendorff_alpha_nominal": num(self.alpha), "alpha_claims": self.alpha_units,
@@ -219,7 +221,8 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
                      key=lambda s: (-s.unsupported_rate, -s.judged, s.document, s.version))
     return RecordStats(len(wanted), unreviewed, verified, disputed, stale, sum(len(v) for v in current.values()),
                        reviewers, krippendorff_alpha(table), alpha_units, tuple(pairs), len(scored), auroc, bacc,
-                       tuple(calibration), triage, TRIAGE_SHARE, tuple(sources))
+                       tuple(calibration), triage, TRIAGE_SHARE, tuple(sources),
+                       sum(1 for c in wanted.values() if ClaimFlag.SOURCE_REMOVED in c["flags"]))
 
 
 def _verbatim(flags: Sequence[ClaimFlag]) -> bool:

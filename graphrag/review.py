@@ -19,7 +19,18 @@ from graphrag.access import Access, answer_visible, footprint
 from graphrag.errors import InputError
 from graphrag.identity import REVIEWER as ROLE_REVIEWER
 from graphrag.identity import Forbidden, Principal, require
-from graphrag.model import Answer, AuditEvent, Citation, Claim, ClaimFlag, SpanLayout, Support, Verdict, VerdictLabel
+from graphrag.model import (
+    Answer,
+    AnswerStatus,
+    AuditEvent,
+    Citation,
+    Claim,
+    ClaimFlag,
+    SpanLayout,
+    Support,
+    Verdict,
+    VerdictLabel,
+)
 from graphrag.review_policy import (
     ADJUDICATOR,
     REVIEWER,
@@ -35,7 +46,9 @@ VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
 EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
-                 "note", "stale", "claim_kind", "reviewer_subject", "reviewer_email")
+                 "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email")
+# The "source" column: what became of the judged span's document version.
+SOURCE_CURRENT, SOURCE_SUPERSEDED, SOURCE_REMOVED = "current", "superseded", "source removed"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -95,6 +108,12 @@ def visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
     return [c for c in claims if ok.get(c["answer_id"], False)]
 
 
+def reviewable(claims: list[dict]) -> list[dict]:
+    """The claims a reviewer can still judge: not those of answers withdrawn because a document they
+    drew on was removed (no text is left to judge; their verdicts stay in the record)."""
+    return [c for c in claims if ClaimFlag.SOURCE_REMOVED not in c["flags"]]
+
+
 def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict] | None = None) -> dict[int, str]:
     """Answer id -> question for every answer with claims that the viewer may see, newest first.
 
@@ -130,7 +149,7 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
     for v in store.current_verdicts(answer_id):
         current.setdefault((v.answer_id, v.claim_index), []).append(v)
     items: list[QueueItem] = []
-    for c in visible_claims(store, access) if claims is None else claims:
+    for c in reviewable(visible_claims(store, access) if claims is None else claims):
         if answer_id is not None and c["answer_id"] != answer_id:
             continue
         vs = current.get((c["answer_id"], c["index"]), [])
@@ -195,6 +214,9 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     reviewer = clean_reviewer(reviewer)
     if answer.id is None:
         raise InputError("only a stored answer can be reviewed")
+    if answer.status == AnswerStatus.WITHDRAWN:
+        raise InputError(f"answer {answer.id} was withdrawn: a document it drew on was removed, so there is nothing "
+                         "left to judge (its verdicts stay in the record)")
     if adjudicate:
         state = claim_state([v for v in store.current_verdicts(answer.id) if v.claim_index == claim.index],
                             store.review_policy())
@@ -253,10 +275,18 @@ def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
                 "time": v.created_at, "note": v.note, "stale": v.stale,
                 # A verbatim quote was judged on whether it answers and is current, not on a score.
                 "claim_kind": ("verbatim quote" if cl and ClaimFlag.VERBATIM_QUOTE in cl.flags else "written"),
+                "source": source_status(v),
                 # team mode: the signed-in identity that gave the verdict (empty for a typed local name)
                 "reviewer_subject": v.subject, "reviewer_email": v.email,
             })
     return rows
+
+
+def source_status(v: Verdict) -> str:
+    """What became of the document version a verdict judged ("" when it judged no span)."""
+    if v.document_id is None:
+        return ""
+    return SOURCE_REMOVED if v.source_removed else SOURCE_SUPERSEDED if v.stale else SOURCE_CURRENT
 
 
 def _verdict_layout(store: Store, v: Verdict, claim: Claim | None) -> SpanLayout | None:

@@ -6,6 +6,7 @@ the original string and never recomputed from a cleaned copy.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -185,3 +186,9 @@ def display_name(name: str) -> str:
 def counted(n: int, singular: str, plural: str | None = None) -> str:
     """"1 relation", "2 relations": counts shown to people read as English."""
     return f"{n} {singular if n == 1 else (plural or singular + 's')}"
+
+
+def sentence_hash(sentence: str) -> str:
+    """A sentence as a model-reply cache names its sources: sha256 of its words, whitespace
+    collapsed as the model saw them (a removal drops the replies about its sentences)."""
+    return hashlib.sha256(" ".join(sentence.split()).encode("utf-8")).hexdigest()

@@ -10,6 +10,7 @@ The tests synchronise on those lines, never on sleeps.
                                          --pause-before-commit N | --pause-in-extract N] [--delay-ms X]
     python tests/proc_helpers.py verdicts --store S --answer ID --reviewer R --n 250 [--wait-go]
     python tests/proc_helpers.py ask --store S --until-documents N [--min-asks M] [--wait-go]
+    python tests/proc_helpers.py remove --store S --doc ID [--version N] [--pause-before SQL | COMMIT]
 """
 
 from __future__ import annotations
@@ -378,6 +379,51 @@ def cmd_ask(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_remove(a: argparse.Namespace) -> int:
+    """Remove a document, pausing (to be killed) before the statement that starts with
+    ``--pause-before`` or, with "COMMIT", once every statement ran and just before COMMIT."""
+    from sqlalchemy import event
+
+    from graphrag.removal import remove_document
+    from graphrag.store import Store
+
+    store = Store(a.store)
+    armed = False
+
+    @event.listens_for(store.engine, "before_cursor_execute")
+    def before_statement(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+        if armed and a.pause_before != "COMMIT" and statement.lstrip().startswith(a.pause_before):
+            pause(a.pause_before, 0)
+
+    @event.listens_for(store.engine, "commit")
+    def before_commit(conn) -> None:  # type: ignore[no-untyped-def]
+        if armed and a.pause_before == "COMMIT":
+            pause("COMMIT", 0)
+
+    wait_go(False)
+    armed = bool(a.pause_before)
+    done = remove_document(store, a.doc, a.version, actor="kill test", reason="a removal killed half-way")
+    store.close()
+    emit("done", spans=done.spans, entities=done.entities)
+    return 0
+
+
+def store_dump(path: object) -> dict[str, list[str]]:
+    """Every row of every table, each column as text (vectors as hex): equal dumps, equal stores."""
+    from graphrag.store.schema import metadata
+
+    db = _Reader(path)
+    try:
+        out = {}
+        for t in metadata.sorted_tables:
+            cols = ", ".join(f'"{c.name}"' for c in t.columns)
+            out[t.name] = sorted(repr(tuple(bytes(v).hex() if isinstance(v, (bytes, memoryview)) else v for v in r))
+                                 for r in db.all(f"SELECT {cols} FROM {t.name}"))
+        return out
+    finally:
+        db.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -408,6 +454,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--max-asks", type=int, default=2000)
     s.add_argument("--wait-go", action="store_true")
     s.set_defaults(fn=cmd_ask)
+    s = sub.add_parser("remove")
+    s.add_argument("--store", required=True)
+    s.add_argument("--doc", required=True)
+    s.add_argument("--version", type=int)
+    s.add_argument("--pause-before", default="", help="a statement's start (e.g. DELETE FROM entities), or COMMIT")
+    s.set_defaults(fn=cmd_remove)
     a = p.parse_args(argv)
     return int(a.fn(a))
 

@@ -171,6 +171,14 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
     for aid in [*internal_ids, 999]:
         commands.append(["review", "mark", "--answer", str(aid), "--claim", "0", "--verdict", "supported",
                          "--reviewer", "pat", *s, *pub])
+    # Removal (an administrator's command, no access labels): an unknown id and version, a refusal
+    # without --yes, then real removals, last because they withdraw answers the commands above read;
+    # then what a public viewer sees of the record afterwards.
+    commands += [["delete", "nonexistent", *s, "--yes"], ["delete", "exports", "--version", "9", *s, "--yes"],
+                 ["delete", "ops-qzcdocid", *s], ["delete", "retention", *s, "--yes", "--reason", "crawl"],
+                 ["delete", "ops-qzcdocid", *s, "--yes", "--json"], ["delete", "ops-qzcdocid", *s, "--yes"],
+                 ["export", "--format", "json", *s, *pub], ["review", "list", *s, *pub, "--json"],
+                 ["record", "stats", *s, *pub, "--json"], ["entity", "Nightly backup", *s, *pub, "--json"]]
     # Every command of the CLI is crawled, or says here why it shows nothing of a store's content:
     # a new command fails this until it is added to one or the other.
     crawled = {argv[0] for argv in commands}
@@ -184,6 +192,8 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         seen.add(f"graphrag {' '.join(argv[:2])} stdout", _unsay(out.out, argv))
         seen.add(f"graphrag {' '.join(argv[:2])} stderr", _unsay(out.err, argv))
     seen.add("log", caplog.text)
+    with Store(work) as removed:  # the removals were real, so what came after them was crawled on them
+        assert {r.document_id for r in removed.removal_records()} == {"retention", "ops-qzcdocid"}
     # A guessed internal name gets the same answer as a name nobody uses.
     main(["entity", "Qzcentity vault", *s, *pub])
     guessed = capsys.readouterr().err

@@ -67,22 +67,26 @@ def test_the_audit_log_is_append_only(any_store: Store) -> None:
 def test_a_schema_4_store_migrates_to_5_with_its_verdicts(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from graphrag.store import db, schema
 
-    with monkeypatch.context() as m:  # this release, as it was at schema 4
-        m.delitem(schema.MIGRATIONS, 5)
+    with monkeypatch.context() as m:  # this release, as it was at schema 4 (rows written as that release did)
+        for step in [k for k in schema.MIGRATIONS if k > 4]:
+            m.delitem(schema.MIGRATIONS, step)
         m.setattr(db, "SCHEMA_VERSION", 4)
         with Store(store_url) as s:
             for col in ("subject", "email"):  # v1 builds verdicts from today's Table: take v5's columns off
                 s._write(lambda c, col=col: c.exec_driver_sql(f"ALTER TABLE verdicts DROP COLUMN {col}"))
-            _ingest(s, ("one", doc_text(1)))
-            a = _answer(s)
+            s._write(lambda c: c.exec_driver_sql(
+                "INSERT INTO answers (question, settings, text, status, generator, seeds, reached, created_at) "
+                "VALUES ('q', '{}', '', 'cited', 'extractive', '[]', '[]', '2026-01-01T00:00:00')"))
             s._write(lambda c: c.exec_driver_sql(
                 "INSERT INTO verdicts (answer_id, claim_idx, span_sha256, verdict, reviewer, note, created_at) "
-                f"VALUES ({a.id}, 0, 'x', 'supported', 'old', '', '2026-01-01T00:00:00')"))
+                "SELECT max(id), 0, 'x', 'supported', 'old', '', '2026-01-01T00:00:00' FROM answers"))
             assert not s._read(lambda c: c.exec_driver_sql(
                 "SELECT count(*) FROM meta WHERE key='schema_version' AND value='5'").scalar())
     with Store(store_url) as s:
         old = s.verdicts()
         assert [(v.reviewer, v.subject, v.email) for v in old] == [("old", None, None)]
+        _ingest(s, ("one", doc_text(1)))
+        a = _answer(s)
         record_verdict(s, a, a.claims[0], a.claims[0].citations[0], "supported", "x", by=team("admin"))
         assert [v.subject for v in s.verdicts()] == [None, "sub-ana"]
         assert [e.event for e in s.audit()] == ["verdict"]

@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.errors import GraphRAGError
-from graphrag.model import Answer, AskSettings, ClaimFlag
+from graphrag.model import Answer, AnswerStatus, AskSettings, ClaimFlag
 from graphrag.review import visible_to
 from graphrag.review_policy import claim_state, shown_verdicts
 from graphrag.serialize import route_text
@@ -131,6 +131,15 @@ answer_id = st.session_state.get(state.ANSWER_ID)
 answer = store.answer(answer_id) if answer_id is not None else None
 if answer is not None and not visible_to(answer, state.access(), store):
     st.info("This answer drew on documents outside your current access labels; it is hidden.")
+elif answer is not None and answer.status == AnswerStatus.WITHDRAWN:
+    # Nothing of a removed document is shown: not its sentences, nor claims that may quote them.
+    st.subheader(f"Answer #{answer.id}")
+    st.badge("withdrawn · source removed", color="gray")
+    st.info(render.plain(f"Q: {answer.question}"))
+    st.warning("A document this answer drew on was removed, so the answer was withdrawn: its text, claims and "
+               "routes are no longer kept. The verdicts given on it stay in the verification record (the export "
+               "marks them “source removed”). Ask again to answer from the documents that remain.",
+               icon=":material/delete:")
 elif answer is not None:
     show(answer, st.session_state.get(state.ANSWER_WARNINGS, []))
 elif not store.counts()["versions"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import render, state
+from dashboard import removal, render, state
 from graphrag.deployment import allowed_path
 from graphrag.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES, Rejected, Source
 from graphrag.errors import GraphRAGError
@@ -152,3 +152,7 @@ if report is not None:
         st.info(render.plain(line))
 elif not store.counts()["versions"]:
     st.info("The store is empty: upload files or name a folder to begin.")
+
+# --- administration: kept apart so an access gate can wrap it whole ------------------------------
+st.divider()
+removal.removal_section(store, state.access(), actor=state.reviewer())

@@ -12,6 +12,7 @@ from graphrag.audit import audit_to_csv
 from graphrag.identity import require
 from graphrag.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
 from graphrag.review_policy import MAX_REQUIRED, ReviewPolicy
+from graphrag.text import counted
 
 st.title("Verification record")
 store = state.store()
@@ -45,7 +46,10 @@ def show_stats() -> None:
     m[2].metric("Verified", stats.verified, help="The verdicts the review policy requires agree (or an adjudicator "
                                                  "settled it), and the cited version is current")
     m[3].metric("Disputed", stats.disputed, help="Reviewers' current verdicts on the claim differ")
-    m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded")
+    m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded or removed")
+    if stats.source_removed:
+        st.caption(f"{counted(stats.source_removed, 'claim')} of answers withdrawn because a document they drew on "
+                   "was removed: their verdicts stay in the record, marked “source removed” in the export.")
 
     left, right = st.columns(2, gap="large")
     with left:
@@ -142,4 +146,4 @@ def audit_csv() -> str:
 st.subheader("Audit log", anchor=False)
 st.caption("Sign-ins, ingests, exports, verdicts and settings, with who and when (append-only).")
 st.download_button("Audit log (CSV)", audit_csv, "audit.csv", "text/csv", icon=":material/download:",
-                   key="record_audit_csv")
+                   key="record_audit_csv", on_click="ignore")

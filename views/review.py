@@ -17,6 +17,7 @@ from graphrag.review import (
     export_rows,
     record_verdict,
     review_queue,
+    reviewable,
     rows_to_csv,
     rows_to_json,
     visible_answer_questions,
@@ -39,7 +40,8 @@ if state.PENDING_REVIEW_ANSWER in st.session_state:
     st.session_state[state.REVIEW_ANSWER] = st.session_state.pop(state.PENDING_REVIEW_ANSWER)
 
 claims = visible_claims(store, access)  # read once per rerun; verdicts are read fresh by each queue()
-answers = visible_answer_questions(store, access, claims)  # never list what the viewer cannot see
+# never list what the viewer cannot see, nor answers withdrawn with a removed document (nothing to judge)
+answers = visible_answer_questions(store, access, reviewable(claims))
 if st.session_state.get(state.REVIEW_ANSWER) not in answers:
     st.session_state[state.REVIEW_ANSWER] = None
 
@@ -74,15 +76,17 @@ def export(fmt: str) -> str:
     return rows_to_csv(rows) if fmt == "csv" else rows_to_json(rows)
 
 
-# Deferred downloads: the record is built when the button is clicked, not on every rerun.
+# Deferred downloads: the record is built when the button is clicked, not on every rerun. No
+# rerun on the click (on_click="ignore"): each run registers the generator under a new id and
+# drops the old one, so a click's rerun raced its own download request and lost it now and then.
 if may_export:
     n_rows = store.counts()["verdicts"]
     top[4].download_button("CSV", lambda: export("csv"), "verification.csv", "text/csv",
-                           icon=":material/download:", key="export_csv",
+                           icon=":material/download:", key="export_csv", on_click="ignore",
                            help=f"Export the verification record (the verdicts on answers you can see; "
                                 f"{n_rows} in all)")
     top[5].download_button("JSON", lambda: export("json"), "verification.json",
-                           "application/json", icon=":material/download:", key="export_json")
+                           "application/json", icon=":material/download:", key="export_json", on_click="ignore")
 
 items = queue()
 if not items:
@@ -270,7 +274,8 @@ with st.expander(f"Verdict history for this claim ({len(history)})", expanded=Fa
         st.dataframe(pd.DataFrame([{
             "time": h.created_at, "reviewer": h.reviewer, "role": h.role, "verdict": render.VERDICT_TEXT[h.verdict],
             "citation": h.marker, "document": f"{h.document_id} v{h.version}" if h.document_id else "",
-            "note": h.note, "stale": "stale: document superseded" if h.stale else "",
+            "note": h.note, "stale": "source removed" if h.source_removed else
+            "stale: document superseded" if h.stale else "",
         } for h in history]), hide_index=True, width="stretch")
     else:
         st.caption("No verdicts yet.")

@@ -31,7 +31,10 @@ class ReplyCache(Protocol):
 
     def get(self, key: str) -> str | None: ...
 
-    def put(self, key: str, value: str) -> None: ...
+    def put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
+        """``sources``: the sha256 of each sentence the reply is about (graphrag.text.sentence_hash),
+        so removing a document can drop the replies that hold its text."""
+        ...
 
 
 class MemoryCache:
@@ -43,5 +46,5 @@ class MemoryCache:
     def get(self, key: str) -> str | None:
         return self.data.get(key)
 
-    def put(self, key: str, value: str) -> None:
+    def put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
         self.data[key] = value

@@ -26,7 +26,7 @@ from graphrag.ollama_util import (
     parse_json_object,
     reply_text,
 )
-from graphrag.text import Sentence
+from graphrag.text import Sentence, sentence_hash
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ class OllamaExtractor:
             self._messages(chunk), format=REPLY_SCHEMA, parse=lambda r: validate_reply(reply_text(r))
         )
         if self.cache:
-            self.cache.put(key, json.dumps(data))
+            self.cache.put(key, json.dumps(data), sources=[sentence_hash(s.text) for s in chunk])
         return data, True
 
     def _messages(self, chunk: Sequence[Sentence]) -> list[dict[str, str]]:

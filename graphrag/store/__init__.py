@@ -3,7 +3,7 @@
 A package: ``url`` (which store, from a path or URL), ``db`` (connections, transactions and
 retries per database), ``schema`` (tables and numbered migrations, one definition for SQLite and
 PostgreSQL), one module per aggregate (``documents``, ``graph``, ``cache``, ``answers``,
-``verdicts``), ``core`` (the ``Store`` handle) and ``transfer`` (`graphrag store migrate`: SQLite to PostgreSQL).
+``verdicts``, ``removals``), ``core`` (the ``Store`` handle) and ``transfer`` (`graphrag store migrate`: SQLite to PostgreSQL).
 """
 
 from graphrag.store.codec import now, sha256_text

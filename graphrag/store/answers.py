@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 
-from graphrag.access import Footprint, footprint_of_routes
+from graphrag.access import Footprint, footprint_of_routes, withdrawn_footprint
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -118,7 +118,10 @@ def footprints(c: Connection, ids: Sequence[int]) -> dict[int, Footprint]:
         for aid, doc_id, version, raw in c.execute(_CONTEXT_ROUTES, chunk):
             docs.setdefault(aid, set()).add((doc_id, version))
             routes.setdefault(aid, []).append(route(json.loads(raw)))
-        for aid, seeds, reached in c.execute(_SEEDS_REACHED, chunk):
+        for aid, seeds, reached, status, settings in c.execute(_SEEDS_REACHED, chunk):
+            if status == AnswerStatus.WITHDRAWN.value:
+                out[aid] = withdrawn_footprint(json.loads(settings).get("access", ()))
+                continue
             walked = [route(x) for x in json.loads(reached)]
             out[aid] = footprint_of_routes(docs.get(aid, ()), [*routes.get(aid, ()), *walked],
                                            (x[0] for x in json.loads(seeds)))
@@ -127,5 +130,5 @@ def footprints(c: Connection, ids: Sequence[int]) -> dict[int, Footprint]:
 
 _CONTEXT_ROUTES = text("SELECT answer_id, doc_id, version, route FROM context_items WHERE answer_id IN :ids"
                        ).bindparams(bindparam("ids", expanding=True))
-_SEEDS_REACHED = text("SELECT id, seeds, reached FROM answers WHERE id IN :ids").bindparams(
+_SEEDS_REACHED = text("SELECT id, seeds, reached, status, settings FROM answers WHERE id IN :ids").bindparams(
     bindparam("ids", expanding=True))

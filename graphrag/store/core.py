@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 from graphrag.access import Footprint, Sources
 from graphrag.model import Answer, AnswerStatus, AuditEvent, Document, Entity, PageSize, Relation, Span, SpanLayout, Verdict
 from graphrag.review_policy import ClaimStatus, ReviewPolicy, claim_state
-from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, verdicts
+from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
 from graphrag.store.documents import DocumentWrite  # noqa: F401 - re-exported
@@ -27,6 +27,15 @@ from graphrag.store.url import StoreURL, parse_store
 
 
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
+REMOVALS_SCHEMA = 6  # the schema that added document removal
+
+
+class _Preview(Exception):
+    """Carries a removal's figures out of a transaction that is then rolled back."""
+
+    def __init__(self, result: removals.Removal) -> None:
+        super().__init__("preview")
+        self.result = result
 
 
 class Store:
@@ -39,7 +48,8 @@ class Store:
         if retry_s is None:  # how long a busy or unreachable database is retried before a user is told
             retry_s = float(os.environ.get("GRAPHRAG_STORE_RETRY_S") or 15.0)
         self.database = Database(self.url, readonly=readonly, busy_timeout_s=busy_timeout_s, retry_s=retry_s)
-        self._footprints: dict[int, Footprint] = {}  # answers are immutable: see answer_footprints
+        self._footprints: dict[int, Footprint] = {}  # answers change only on removal: see answer_footprints
+        self._footprints_generation = -1
         self._footprint_lock = threading.Lock()
         try:
             self.database.migrate()
@@ -135,6 +145,30 @@ class Store:
         rows = self.database.fetch(documents.SPAN, {"d": doc_id, "v": version, "i": idx})
         return documents.span(rows, doc_id, version, idx)
 
+    # --- removal ------------------------------------------------------------------------
+
+    def remove_document(self, doc_id: str, versions: Sequence[int] | None = None, *, actor: str,
+                        reason: str = "") -> removals.Removal:
+        """Remove every version of ``doc_id`` (or these), atomically: see graphrag.store.removals."""
+        return self._write(lambda c: removals.remove(c, doc_id, versions, actor, reason))
+
+    def preview_removal(self, doc_id: str, versions: Sequence[int] | None = None) -> removals.Removal:
+        """What ``remove_document`` would take out, exactly: the same removal, rolled back."""
+        def run(c: Any) -> None:
+            raise _Preview(removals.remove(c, doc_id, versions, "", ""))
+
+        try:
+            self._write(run)
+        except _Preview as p:
+            return p.result
+        raise AssertionError("unreachable")
+
+    def removal_records(self, doc_id: str | None = None) -> list[removals.RemovalRecord]:
+        """Removed document versions, oldest first (none on a store older than schema 6)."""
+        if self.database.version < REMOVALS_SCHEMA:
+            return []
+        return self._read(lambda c: removals.records(c, doc_id))
+
     # --- layout of PDF, HTML and DOCX documents -------------------------------------------
 
     # A read-only store written before schema 2 has no layout tables: it simply has no layout.
@@ -171,8 +205,8 @@ class Store:
     def cache_get(self, key: str) -> str | None:
         return self._read(lambda c: cache.get(c, key))
 
-    def cache_put(self, key: str, value: str) -> None:
-        self.database.write_one(lambda c: cache.put(c, key, value))
+    def cache_put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
+        self.database.write_one(lambda c: cache.put(c, key, value, sources))
 
     def reply_cache(self) -> StoreCache:
         return StoreCache(self)
@@ -223,7 +257,7 @@ class Store:
     def answer(self, answer_id: int) -> Answer | None:
         """A stored answer; its status is *verified* when every claim is, under the review policy."""
         a = self._read(lambda c: answers.load(c, answer_id))
-        if a is None or not a.claims:
+        if a is None or not a.claims or a.status == AnswerStatus.WITHDRAWN:
             return a
         policy = self.review_policy()
         by_claim: dict[int, list[Verdict]] = {}
@@ -241,11 +275,15 @@ class Store:
     def answer_footprints(self) -> dict[int, Footprint]:
         """Per answer with claims, everything it shows as references (see graphrag.access).
 
-        A stored answer never changes, so each footprint is read once per handle and kept: the
-        review page asks for all of them on every rerun (parsing every answer's routes again
-        took 4 s at 5,000 answers)."""
+        A stored answer changes only when a removal withdraws it, which bumps the generation, so
+        each footprint is read once per handle and generation and kept: the review page asks for
+        all of them on every rerun (parsing every answer's routes again took 4 s at 5,000 answers)."""
+        gen = self.generation()  # a removal withdraws answers, and bumps the generation
         ids = self._read(answers.ids_with_claims)
         with self._footprint_lock:
+            if gen != self._footprints_generation:
+                self._footprints.clear()
+                self._footprints_generation = gen
             missing = [i for i in ids if i not in self._footprints]
         if missing:
             found = self._read(lambda c: answers.footprints(c, missing))
@@ -283,7 +321,8 @@ class Store:
     def verdicts(self, answer_id: int | None = None, claim_index: int | None = None,
                  reviewer: str | None = None) -> list[Verdict]:
         """Every verdict row (history included), oldest first, with staleness resolved."""
-        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer))
+        removed = self.database.version >= REMOVALS_SCHEMA
+        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer, removed))
 
     # --- audit log (schema 5) -------------------------------------------------------------
 
@@ -333,6 +372,6 @@ class StoreCache:
     def get(self, key: str) -> str | None:
         return self.store.cache_get(key)
 
-    def put(self, key: str, value: str) -> None:
-        self.store.cache_put(key, value)
+    def put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
+        self.store.cache_put(key, value, sources)
 

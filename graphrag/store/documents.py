@@ -89,8 +89,7 @@ def write(c: Connection, w: DocumentWrite) -> int:
                      {"d": d.id, "h": d.sha256}).scalar()
     if same is not None:
         return int(same)
-    prev = c.execute(text("SELECT MAX(version) FROM documents WHERE doc_id=:d"), {"d": d.id}).scalar()
-    version = (prev or 0) + 1
+    version = last_version(c, d.id) + 1
     c.execute(text("UPDATE documents SET superseded=1 WHERE doc_id=:d"), {"d": d.id})
     c.execute(text(
         "INSERT INTO documents (doc_id, version, title, effective_date, access, sha256, text, path, superseded, "
@@ -128,6 +127,14 @@ def write(c: Connection, w: DocumentWrite) -> int:
     c.execute(_LOG, {"doc_id": d.id, "path": d.path, "sha256": d.sha256, "status": w.status, "error": None,
                      "at": now()})
     return version
+
+
+def last_version(c: Connection, doc_id: str) -> int:
+    """The highest version this id ever had, removed versions included: a version number is never
+    given twice, so a verdict on a removed version never seems to judge a later text."""
+    return int(c.execute(text("SELECT MAX(v) FROM (SELECT MAX(version) AS v FROM documents WHERE doc_id=:d "
+                              "UNION ALL SELECT MAX(version) AS v FROM removals WHERE doc_id=:d) AS both_"),
+                         {"d": doc_id}).scalar() or 0)
 
 
 def log(c: Connection, doc_id: str, path: str | None, sha256: str | None, status: str, error: str | None) -> None:

@@ -99,6 +99,7 @@ ingest_log = Table(
 reply_cache = Table(
     "reply_cache", metadata,
     Column("key", Text, primary_key=True), Column("value", Text, nullable=False), Column("at", Text, nullable=False),
+    Column("sources", Text),  # since v6: JSON list of the sha256 of each sentence the reply is about
 )
 
 answers = Table(
@@ -250,5 +251,27 @@ def _v5(c: Connection) -> None:
     append_only(c, "audit")
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}
+# Schema 6: removed document versions (graphrag/store/removals.py). A row per removed version
+# keeps what the verification record needs once the document is gone: which version, its access
+# labels (who may still see the verdicts given on it), when, by whom and why; never its text.
+# The reply cache learns where each reply came from (the sha256 of each sentence it was asked
+# about), so a removal can drop exactly the replies that would bring a removed text back.
+removals = Table(
+    "removals", metadata,
+    Column("id", Integer, primary_key=True), Column("doc_id", Text, nullable=False),
+    Column("version", Integer, nullable=False), Column("sha256", Text, nullable=False),
+    Column("access", Text, nullable=False), Column("removed_at", Text, nullable=False),
+    Column("actor", Text, nullable=False), Column("reason", Text, nullable=False),
+    Index("removals_doc", "doc_id", "version", unique=True),
+)
+
+
+def _v6(c: Connection) -> None:
+    create_tables(c, removals)
+    append_only(c, "removals")  # the record of what was removed is kept like the verdicts
+    if "sources" not in {col["name"] for col in inspect(c).get_columns("reply_cache")}:
+        c.exec_driver_sql("ALTER TABLE reply_cache ADD COLUMN sources TEXT")
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6}
 SCHEMA_VERSION = max(MIGRATIONS)

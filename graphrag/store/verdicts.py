@@ -31,23 +31,27 @@ def find_same(c: Connection, v: Verdict) -> int | None:
 
 
 def history(c: Connection, answer_id: int | None = None, claim_index: int | None = None,
-            reviewer: str | None = None) -> list[Verdict]:
-    """Every verdict row (history included), oldest first, with staleness resolved."""
+            reviewer: str | None = None, removals: bool = True) -> list[Verdict]:
+    """Every verdict row (history included), oldest first, with staleness resolved: a verdict on a
+    superseded or removed version is stale, and one on a removed version says so (``removals``:
+    the store has the table, schema 6)."""
     where, params = [], {}
     for col, name, val in (("v.answer_id", "a", answer_id), ("v.claim_idx", "ci", claim_index),
                            ("v.reviewer", "r", reviewer)):
         if val is not None:
             where.append(f"{col}=:{name}")
             params[name] = val
+    removed = ("x.id IS NOT NULL", "LEFT JOIN removals x ON x.doc_id=v.doc_id AND x.version=v.version") \
+        if removals else ("0=1", "")
     rows = c.execute(text(
-        "SELECT v.*, d.superseded FROM verdicts v LEFT JOIN documents d ON d.doc_id=v.doc_id AND "
-        "d.version=v.version" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY v.id"),
-        params).mappings()
+        f"SELECT v.*, d.superseded, {removed[0]} AS removed FROM verdicts v LEFT JOIN documents d ON "
+        f"d.doc_id=v.doc_id AND d.version=v.version {removed[1]}" + (" WHERE " + " AND ".join(where) if where else "")
+        + " ORDER BY v.id"), params).mappings()
     return [
         Verdict(r["answer_id"], r["claim_idx"], VerdictLabel(r["verdict"]), r["reviewer"], r["span_sha256"],
                 r["marker"], r["doc_id"], r["version"], r["start"], r["end"], r["note"], r["created_at"],
-                r["id"], bool(r["superseded"]), r.get("role") or "reviewer",  # no column before schema 3
-                r.get("subject"), r.get("email"))  # none before schema 5
+                r["id"], bool(r["superseded"]) or bool(r["removed"]), r.get("role") or "reviewer",  # role: schema 3
+                bool(r["removed"]), r.get("subject"), r.get("email"))  # identity: schema 5
         for r in rows
     ]
 
