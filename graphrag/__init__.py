@@ -1,3 +1,108 @@
-"""Local GraphRAG with source attribution: the core package (no UI code)."""
+"""Local GraphRAG with source attribution: the core package (no UI code).
+
+For notebooks and scripts, four functions cover the loop the dashboard and the CLI run (named apart from the
+submodules ``graphrag.ingest``, ``graphrag.ask`` and ``graphrag.review``, which importing would shadow)::
+
+    import graphrag
+
+    store = graphrag.open_store("handbook.db")        # or a postgresql+psycopg:// URL
+    graphrag.ingest_paths(store, ["sample_corpus/"])
+    outcome = graphrag.ask_question(store, "How long do exports stay available after cancellation?")
+    graphrag.review_claim(store, outcome.answer.id, 0, "supported", reviewer="ana")
+
+They are thin wrappers over ``Store``, ``Ingestor``, ``Asker`` and ``review.mark_claim``, which remain the way
+to hold backends across many calls. Everything heavy is imported on first use: ``import graphrag`` loads
+neither torch nor spaCy.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphrag.ask import AskOutcome
+    from graphrag.embed import Embedder
+    from graphrag.extract.base import Extractor
+    from graphrag.generate.base import Generator
+    from graphrag.ingest import IngestReport
+    from graphrag.model import Verdict, VerdictLabel
+    from graphrag.store import Store
+    from graphrag.support.base import SupportChecker
 
 __version__ = "0.1.0"
+__all__ = ["ask_question", "ingest_paths", "open_store", "review_claim"]
+
+PUBLIC = ("public",)
+
+
+def open_store(where: str | os.PathLike[str]) -> Store:
+    """Open a store, creating and migrating it if needed.
+
+    ``where`` is a SQLite file (``"data/graphrag.db"``, ``"sqlite:///x.db"``) or a PostgreSQL URL
+    (``"postgresql+psycopg://user:password@host:5432/db"``). Close it with ``store.close()``, or use
+    it as a context manager.
+    """
+    from graphrag.store import Store
+
+    return Store(where)
+
+
+def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extractor: str | Extractor = "rules",
+           embedder: Embedder | None = None, **extractor_options: object) -> IngestReport:
+    """Ingest files and folders (Markdown, text, PDF, HTML, DOCX; a folder's ``manifest.toml`` gives
+    titles, dates and access labels) and return what happened to each document.
+
+    ``extractor`` is a backend name (``"rules"``, ``"ollama"``; options such as ``model`` or ``host``
+    go to it) or an extractor object. ``embedder`` defaults to all-MiniLM-L6-v2. A document that
+    failed writes nothing and is retried by the next ingest; an unchanged one is not re-extracted.
+    """
+    from graphrag.extract import make_extractor
+    from graphrag.ingest import Ingestor
+
+    if isinstance(extractor, str):
+        if extractor == "ollama":
+            extractor_options.setdefault("cache", store.reply_cache())  # a re-run does not resend chunks
+        extractor = make_extractor(extractor, **extractor_options)
+    elif extractor_options:
+        raise TypeError("extractor options go with an extractor name, not an extractor object")
+    return Ingestor(store, extractor, embedder).ingest_paths([Path(p) for p in paths])
+
+
+def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC, embedder: Embedder | None = None,
+        generator: str | Generator = "extractive", checker: str | SupportChecker = "embedded",
+        **settings: Any) -> AskOutcome:
+    """Answer ``question`` from the documents ``access`` may see, store the answer and return it.
+
+    The outcome's ``answer`` has ``text``, ``claims`` (each with its citations and checked support) and
+    ``id`` (for :func:`review_claim`); ``warnings`` say when nothing relevant was found or a claim could not be
+    checked. ``generator`` and ``checker`` are backend names or objects; other keywords are
+    ``AskSettings`` fields (``k``, ``hops``, ``direction``, ``min_relevance``, ``generator_model`` ...).
+    """
+    from graphrag.ask import Asker
+    from graphrag.model import AskSettings
+
+    # The settings record the backends by name, whether they were named or given.
+    ask_settings = AskSettings(access=tuple(sorted(set(access))),
+                               generator=generator if isinstance(generator, str) else generator.name,
+                               checker=checker if isinstance(checker, str) else checker.name, **settings)
+    asker = Asker(store, embedder=embedder, generator=None if isinstance(generator, str) else generator,
+                  checker=None if isinstance(checker, str) else checker)
+    return asker.ask(question, ask_settings)
+
+
+def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str, *,
+           note: str = "", access: Sequence[str] = PUBLIC, citation: str | None = None,
+           adjudicate: bool = False) -> Verdict:
+    """Append a reviewer's verdict (``"supported"``, ``"partial"`` or ``"unsupported"``) on one claim.
+
+    The claim is judged against its citation marked ``citation`` (default: its first valid one); the
+    hash of that sentence is kept, so the verdict goes stale if the source changes. The answer must be
+    visible to ``access``. ``adjudicate`` settles a claim whose reviewers disagree (blind review).
+    """
+    from graphrag.review import mark_claim
+
+    return mark_claim(store, answer_id, claim_index, verdict, reviewer, access, note=note, citation=citation,
+                      adjudicate=adjudicate)

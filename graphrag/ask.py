@@ -8,8 +8,7 @@ stored with its settings, context items and routes, claims and citations.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from graphrag.attribution import attribute
 from graphrag.embed import Embedder, get_embedder
@@ -20,91 +19,19 @@ from graphrag.model import (
     Answer,
     AnswerStatus,
     AskSettings,
-    Citation,
-    Claim,
-    ClaimFlag,
-    Support,
-    SupportLabel,
 )
 from graphrag.retrieve import Retrieval, clean_question, retrieve
 from graphrag.store import Store
-from graphrag.support import SupportChecker, SupportQuery, checker_for_store
+from graphrag.support import SupportChecker, checker_for_store
+from graphrag.support.claims import check_claims
 
 log = logging.getLogger(__name__)
-# Removing a citation that costs less than this much joined support means it added nothing.
-IRRELEVANCE_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
 class AskOutcome:
     answer: Answer
     warnings: tuple[str, ...] = ()
-
-
-def _neighbours(store: Store, c: Citation) -> tuple[str, ...]:
-    assert c.item is not None
-    s = c.item.span
-    around = (store.span(s.document_id, s.version, s.sentence_index + d) for d in (-1, 1))
-    return tuple(x.text for x in around if x is not None)
-
-
-def check_claims(store: Store, claims: Sequence[Claim], checker: SupportChecker) -> list[Claim]:
-    """Score each claim against its cited spans together, and each citation alone (ALCE-style).
-
-    A citation is irrelevant when, among several, it does not support the claim alone and
-    the others without it support the claim as well as all of them together.
-    """
-    queries: list[SupportQuery] = []
-    plan: list[tuple[int | None, list[int], list[int]]] = []  # per claim: joined, singles, leave-one-out
-    for claim in claims:
-        valid = [c for c in claim.citations if c.valid and c.item is not None]
-        if not valid:
-            plan.append((None, [], []))
-            continue
-        joined = len(queries)
-        queries.append(SupportQuery(claim.text, " ".join(c.item.span.text for c in valid),  # type: ignore[union-attr]
-                                    _neighbours(store, valid[0]) if len(valid) == 1 else ()))
-        singles, loo = [], []
-        if len(valid) > 1:
-            for i, c in enumerate(valid):
-                singles.append(len(queries))
-                queries.append(SupportQuery(claim.text, c.item.span.text, _neighbours(store, c)))  # type: ignore[union-attr]
-                loo.append(len(queries))
-                queries.append(SupportQuery(claim.text, " ".join(o.item.span.text for j, o in enumerate(valid)  # type: ignore[union-attr]
-                                                                 if j != i)))
-        plan.append((joined, singles, loo))
-    results = checker.check(queries) if queries else []
-    out = []
-    for claim, (joined, singles, loo) in zip(claims, plan):
-        flags = list(claim.flags)
-        if joined is None:
-            support: Support | None = Support(0.0, SupportLabel.NOT_SUPPORTED, checker.name, "cites no source")
-            citations = list(claim.citations)
-        else:
-            support = results[joined]
-            valid_iter = iter(range(len(singles)))
-            citations = []
-            for c in claim.citations:
-                if not (c.valid and c.item is not None):
-                    citations.append(c)
-                    continue
-                if not singles:
-                    citations.append(replace(c, support=support))
-                    continue
-                i = next(valid_iter)
-                alone, others = results[singles[i]], results[loo[i]]
-                irrelevant = bool(
-                    support and alone and others and alone.label != SupportLabel.SUPPORTED
-                    and others.score >= support.score - IRRELEVANCE_MARGIN
-                )
-                citations.append(replace(c, support=alone, irrelevant=irrelevant))
-                if irrelevant:
-                    flags.append(ClaimFlag.IRRELEVANT_CITATION)
-        scored = [s for s in [support, *(c.support for c in citations)] if s is not None]
-        if support is not None and max(s.score for s in scored) < checker.threshold:
-            flags.append(ClaimFlag.LOW_SUPPORT)
-        out.append(replace(claim, citations=tuple(citations), support=support, flags=tuple(dict.fromkeys(flags))))
-    return out
 
 
 def _model_option(model: str | None) -> dict[str, str]:

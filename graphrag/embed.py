@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -27,6 +27,9 @@ class ModelNotInstalled(RuntimeError):
     """The embedding model's weights are not on this machine."""
 
 
+TokenEmbedding = tuple[np.ndarray, list[str], np.ndarray]  # word-piece ids, pieces, vectors (with [CLS]/[SEP])
+
+
 class Embedder(Protocol):
     name: str
     dim: int
@@ -34,6 +37,20 @@ class Embedder(Protocol):
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """Return a float32 array of shape (len(texts), dim), rows L2-normalised."""
         ...
+
+
+@runtime_checkable
+class TokenEncoder(Protocol):
+    """An embedder that also gives contextual token embeddings (the support checker aligns them)."""
+
+    def encode_tokens(self, texts: Sequence[str]) -> dict[str, TokenEmbedding]: ...
+
+
+@runtime_checkable
+class JointEncoder(Protocol):
+    """An embedder that gives sentence vectors and token embeddings from one forward pass."""
+
+    def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, TokenEmbedding]]: ...
 
 
 def model_path() -> Path:
@@ -105,6 +122,28 @@ class MiniLMEmbedder:
             )
         return np.asarray(vecs, dtype=np.float32)
 
+    def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, TokenEmbedding]]:
+        """Sentence vectors and each text's contextual token embeddings, from one forward pass.
+
+        The support checker reads both: the vectors select evidence, the tokens are aligned.
+        """
+        with self._lock:
+            # output_value=None gives one dict of tensors per text; the library's annotation omits that case.
+            outs = cast("list[dict[str, Any]]", self._model.encode(list(texts), output_value=None, batch_size=64,
+                                                                   show_progress_bar=False))
+        tokens: dict[str, TokenEmbedding] = {}
+        for t, o in zip(texts, outs):
+            n = int(o["attention_mask"].sum())
+            ids = o["input_ids"][:n].cpu().numpy()
+            tokens[t] = (ids, self._model.tokenizer.convert_ids_to_tokens(ids.tolist()),
+                         o["token_embeddings"][:n].float().cpu().numpy())
+        vecs = np.vstack([o["sentence_embedding"].float().cpu().numpy() for o in outs]).astype(np.float32)
+        return vecs, tokens
+
+    def encode_tokens(self, texts: Sequence[str]) -> dict[str, TokenEmbedding]:
+        """Each text's contextual token embeddings (see ``encode_with_tokens``)."""
+        return self.encode_with_tokens(texts)[1]
+
 
 @contextmanager
 def torch_threads(n: int | None) -> Iterator[None]:
@@ -123,7 +162,7 @@ def torch_threads(n: int | None) -> Iterator[None]:
 
 
 @functools.lru_cache(maxsize=1)
-def get_embedder() -> Embedder:
+def get_embedder() -> MiniLMEmbedder:
     log.info("loading %s", MODEL_NAME)
     return MiniLMEmbedder()
 
@@ -135,7 +174,8 @@ def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     about 7 ms of thread wake-up per call on this 2-core machine (10k x 384: 7.7 ms vs 0.6 ms),
     which dominated a question's latency.
     """
-    return np.einsum("ij,j->i", matrix, query.astype(matrix.dtype, copy=False))
+    sims: np.ndarray = np.einsum("ij,j->i", matrix, query.astype(matrix.dtype, copy=False))
+    return sims
 
 
 def top_k(matrix: np.ndarray, query: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:

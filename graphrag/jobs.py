@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from graphrag.errors import GraphRAGError
 from graphrag.ingest import IngestReport, ProgressFn
@@ -111,9 +112,9 @@ class IngestJob:
         """True once the job is done or failed."""
         return self._finished.wait(timeout)
 
-    def _set(self, **changes: object) -> None:
+    def _set(self, **changes: Any) -> None:  # JobStatus fields
         with self._lock:
-            self._status = replace(self._status, **changes)  # type: ignore[arg-type]
+            self._status = replace(self._status, **changes)
 
     def _progress(self, p: Progress) -> None:
         if self._clock is not None:

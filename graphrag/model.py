@@ -226,7 +226,7 @@ class Route:
                            s.sentence_index] for s in self.steps]}
 
     @classmethod
-    def from_record(cls, d: dict) -> Route:  # type: ignore[type-arg]
+    def from_record(cls, d: dict[str, Any]) -> Route:
         steps = []
         for rel_id, rtype, entity, forward, *where in d["steps"]:  # older records hold 4 fields
             doc, version, idx = (list(where) + [None, None, None])[:3]

@@ -16,7 +16,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import httpx
 import ollama
@@ -157,6 +157,14 @@ class OllamaChat:
     @property
     def options(self) -> dict[str, Any]:
         return {"num_ctx": self.num_ctx, "temperature": 0}
+
+    @overload
+    def ask(self, messages: Sequence[Mapping[str, str]], *, format: str | Mapping[str, Any] | None = None,
+            parse: Callable[[ollama.ChatResponse], T], **extra: Any) -> T: ...
+
+    @overload
+    def ask(self, messages: Sequence[Mapping[str, str]], *, format: str | Mapping[str, Any] | None = None,
+            parse: None = None, **extra: Any) -> ollama.ChatResponse: ...
 
     def ask(
         self,

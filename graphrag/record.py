@@ -182,7 +182,7 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
     alpha_units = sum(1 for k in keys if len(current[k]) >= 2)
     pairs = []
     for i, j in combinations(range(len(reviewers)), 2):
-        shared = [(table[i][n], table[j][n]) for n in range(len(keys)) if table[i][n] and table[j][n]]
+        shared = [(a, b) for a, b in zip(table[i], table[j]) if a and b]
         kappa = cohen_kappa([a for a, _ in shared], [b for _, b in shared]) if len(shared) >= MIN_PAIR_CLAIMS else None
         pairs.append(PairAgreement((reviewers[i], reviewers[j]), len(shared), kappa))
 

@@ -14,6 +14,7 @@ import json
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from graphrag.access import Access, answer_visible, footprint
 from graphrag.errors import InputError
@@ -98,7 +99,7 @@ def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
     return answer_visible(fp, _viewer(access), store.visibility_sources([fp]))
 
 
-def visible_claims(store: Store, access: Iterable[str]) -> list[dict]:
+def visible_claims(store: Store, access: Iterable[str]) -> list[dict[str, Any]]:
     """Claim summaries of every answer the viewer may see whole (a gone source hides it)."""
     viewer = _viewer(access)
     claims = store.claim_summaries()
@@ -134,7 +135,7 @@ def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
 
 def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None, answer_id: int | None = None,
                  flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
-                 claims: list[dict] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
+                 claims: list[dict[str, Any]] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
     """Every visible claim to review, in the order a reviewer should take them: first the claims
     that still need a verdict and that this reviewer has not judged, lowest support first (the
     checker's triage); then the rest.
@@ -248,9 +249,23 @@ def visible_answer(store: Store, answer_id: int, access: Iterable[str]) -> Answe
     return answer
 
 
+def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str,
+               access: Iterable[str], *, note: str = "", citation: str | None = None,
+               adjudicate: bool = False) -> Verdict:
+    """Record a verdict on claim ``claim_index`` of a stored answer the viewer may see, judged against
+    the citation with marker ``citation`` (default: the claim's first valid citation, if any)."""
+    answer = visible_answer(store, answer_id, access)
+    claim = next((c for c in answer.claims if c.index == claim_index), None)
+    if claim is None:
+        raise InputError(f"answer {answer_id} has no claim {claim_index}")
+    cites = [c for c in claim.citations if c.valid]
+    cited = next((c for c in cites if c.marker == citation), None) if citation else (cites[0] if cites else None)
+    return record_verdict(store, answer, claim, cited, verdict, reviewer, note, adjudicate=adjudicate)
+
+
 def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
     """The verification record: one row per verdict (history included), oldest first."""
-    rows = []
+    rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}

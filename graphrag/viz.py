@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyvis
 from pyvis.network import Network
@@ -123,7 +124,7 @@ def _network(options: dict[str, object]) -> Network:
 
 
 def _add_node(net: Network, key: str, name: str, role: str, title: str) -> None:
-    net.add_node(key, label=PREFIX.get(role, "") + short(name), title=title, **STYLE[role])  # type: ignore[arg-type]
+    net.add_node(key, label=PREFIX.get(role, "") + short(name), title=title, **STYLE[role])
 
 
 def _edge_style(highlight: bool, index: int | None) -> dict[str, object]:
@@ -167,12 +168,12 @@ def shown_steps(route: Route, span_of: Callable[[str, int, int], Span | None],
     index); a step whose document ``visible`` rejects becomes ``hidden_step()`` unread."""
     out = []
     for s in route.steps:
-        where = (s.document_id, s.version, s.sentence_index)
         if visible is not None and (s.document_id is None or s.version is None
                                     or not visible(s.document_id, s.version)):
             out.append(hidden_step())
             continue
-        span = span_of(*where) if None not in where else None  # type: ignore[arg-type]
+        doc, version, index = s.document_id, s.version, s.sentence_index
+        span = span_of(doc, version, index) if doc is not None and version is not None and index is not None else None
         out.append(ShownStep(s.relation_type, s.entity, s.forward, s.comention, span.text if span else None,
                              f"{s.document_id} v{s.version}" if s.document_id is not None else None))
     return out
@@ -231,7 +232,7 @@ def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[S
         net.add_edge(src, dst, label=short(st.relation, 24), title=title, dashes=st.comention, **style)
     # The cited sentence, hanging off the entity it names.
     sid = f"sentence:{item.n}"
-    net.add_node(sid, label=f"[{item.n}] " + short(item.span.text, 40),  # type: ignore[arg-type]
+    net.add_node(sid, label=f"[{item.n}] " + short(item.span.text, 40),
                  title=f"cited sentence [{item.n}]\n“{item.span.text}”\n({item.span.document_id} v{item.span.version})",
                  shape="box", color={"background": "#fff3b0", "border": "#b59b00"}, borderWidth=2,
                  font={"face": "sans-serif", "size": 12}, level=len(ids))
@@ -252,7 +253,9 @@ def route_list_html(item: ContextItem, names: Mapping[str, str], steps: Sequence
         return html.escape(str(t), quote=True)
 
     route = item.route
-    name = lambda k: names.get(k, k)  # noqa: E731
+    def name(key: str) -> str:
+        return names.get(key, key)
+
     if route.start is RouteStart.QUESTION:
         first = f"★ <b>{e(name(route.seed))}</b> — named in the question" + (
             f" (“{e(question_words)}”)" if question_words else "")
@@ -301,9 +304,9 @@ def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hop
     docs = set(documents) if documents is not None else None
     g = kg.graph
 
-    def ok(attrs: Mapping[str, object]) -> bool:
-        doc = kg.docs[int(attrs["doc"])]  # type: ignore[arg-type]
-        return (bool(visible_docs[int(attrs["doc"])]) and (types is None or attrs["type"] in types)  # type: ignore[arg-type]
+    def ok(attrs: Mapping[str, Any]) -> bool:  # an edge's attributes in the networkx graph
+        doc = kg.docs[int(attrs["doc"])]
+        return (bool(visible_docs[int(attrs["doc"])]) and (types is None or attrs["type"] in types)
                 and (docs is None or doc.id in docs))
 
     depth = {centre: 0}

@@ -1,4 +1,5 @@
-"""Shared fixtures. The real MiniLM is used (it ships in a package); it loads once per session."""
+"""Shared fixtures. Tests marked `model` use the real MiniLM (it ships in a package; it loads once per session);
+tests marked `unit` may not load MiniLM or spaCy at all (a guard below makes them raise)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,91 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from helpers import CountingEmbedder  # noqa: E402
 from ollama_fake import dead_host, fake_ollama  # noqa: E402, F401 - fixtures shared by every test module
+
+
+# --- the unit tier stays model-free ------------------------------------------------------
+
+
+class ModelLoadInUnitTest(AssertionError):
+    """A test marked ``unit`` reached MiniLM or spaCy: mark it ``model`` or give it a test double."""
+
+
+_REACHED: list[str] = []  # what the running unit test tried to load, even if the code swallowed the error
+
+
+def _refuse(what: str):  # type: ignore[no-untyped-def]
+    def refuse(*args: object, **kwargs: object) -> None:
+        _REACHED.append(what)
+        raise ModelLoadInUnitTest(f"a unit test must not use {what}")
+
+    return refuse
+
+
+def _guard_models(mp: pytest.MonkeyPatch) -> None:
+    """Make every way to MiniLM or spaCy raise, even when an earlier test of the session loaded them:
+    the cached embedder still goes through MiniLMEmbedder.encode, and the cached pipeline is hidden."""
+    from graphrag import embed
+    from graphrag.extract import rules
+
+    mp.setattr(embed.MiniLMEmbedder, "__init__", _refuse("all-MiniLM-L6-v2"))
+    mp.setattr(embed.MiniLMEmbedder, "encode", _refuse("all-MiniLM-L6-v2"))
+    mp.setattr(embed.MiniLMEmbedder, "encode_with_tokens", _refuse("all-MiniLM-L6-v2"))
+    mp.setattr(rules, "_NLP", None)
+    mp.setattr(rules, "_load", _refuse("spaCy"))
+
+
+_GUARD = pytest.MonkeyPatch()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):  # type: ignore[no-untyped-def]
+    # Before fixtures are set up, so a session fixture that a unit test pulls in is caught too.
+    _REACHED.clear()
+    if item.get_closest_marker("unit") is not None:
+        _guard_models(_GUARD)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item):  # type: ignore[no-untyped-def]
+    try:
+        return (yield)
+    finally:
+        _GUARD.undo()
+        if _REACHED:  # an extractor turns errors into "failed" results: the guard must not be swallowed
+            reached = sorted(set(_REACHED))
+            _REACHED.clear()
+            pytest.fail(f"{item.nodeid} is marked unit but used {', '.join(reached)}", pytrace=False)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m unit``, a test file that marks no unit test is not even imported: importing the app
+    and browser tests (Streamlit, Playwright) was a quarter of the unit tier's CPU time."""
+    if (config.getoption("markexpr") == "unit" and collection_path.suffix == ".py"
+            and collection_path.name.startswith("test_")
+            and "pytest.mark.unit" not in collection_path.read_text(encoding="utf-8")):
+        return True
+    return None  # not False: that would also overrule pytest's own ignores
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test cannot be both: ``unit`` promises no model, ``model`` says it loads one."""
+    both = [i.nodeid for i in items if i.get_closest_marker("unit") and i.get_closest_marker("model")]
+    if both:
+        raise pytest.UsageError(f"marked both unit and model: {both[:5]}")
+
+
+@pytest.fixture()
+def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Questions are not parsed for anchors, as where no spaCy pipeline is installed: routes start from
+    similarity. For tests about what happens to an answer, not about how its routes start."""
+    from graphrag import anchors
+    from graphrag.errors import ModelUnavailable
+
+    def no_pipeline(question: str) -> list[anchors.Phrase]:
+        raise ModelUnavailable("questions are not parsed in this test", backend="rules")
+
+    monkeypatch.setattr(anchors, "question_phrases", no_pipeline)
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,8 @@ from graphrag.model import Answer
 from graphrag.review import export_rows, record_verdict, review_queue, visible_to
 from graphrag.store import Store
 
+pytestmark = pytest.mark.unit
+
 @pytest.fixture()
 def leaky(tmp_path: Path) -> tuple[Store, Answer]:
     store = Store(tmp_path / "store.db")

@@ -17,6 +17,8 @@ from graphrag.errors import InputError
 from graphrag.review import clean_reviewer
 from graphrag.store import Store
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture()
 def store_path(tmp_path: Path) -> Path:

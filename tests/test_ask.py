@@ -36,6 +36,7 @@ def test_on_topic_question_still_answered(asker) -> None:  # type: ignore[no-unt
     assert out.answer.claims and not any("Nothing you can see" in w for w in out.warnings)
 
 
+@pytest.mark.unit
 def test_min_relevance_must_be_between_0_and_1(capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(SystemExit) as exc:
         main(["ask", "anything?", "--min-relevance", "1.5"])

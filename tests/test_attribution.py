@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphrag.attribution import attribute, parse_markers, strip_markers
 from graphrag.model import ClaimFlag, ContextItem, Route, Span
+
+pytestmark = pytest.mark.unit
 
 
 def items(n: int) -> list[ContextItem]:

@@ -109,6 +109,7 @@ def strict(kind: str) -> VerdictLabel:
     return {"good": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL, "bad": VerdictLabel.UNSUPPORTED}[kind]
 
 
+@pytest.mark.unit
 def test_the_premise_the_shipped_model_calls_partial_rows_supported() -> None:
     rng = np.random.default_rng(1)
     for kind, supported in (("good", True), ("partial", True), ("bad", False)):
@@ -116,6 +117,7 @@ def test_the_premise_the_shipped_model_calls_partial_rows_supported() -> None:
         assert ((scores >= 0.5) == supported).all(), (kind, scores)
 
 
+@pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
 def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> None:  # type: ignore[no-untyped-def]
     record = TeamRecord(store, [KINDS] * 16)  # 80 pairs from 16 answers
     record.judge(strict)
@@ -152,6 +154,7 @@ def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> No
     assert s.checker == "embedded@shipped" and s.label is SupportLabel.SUPPORTED
 
 
+@pytest.mark.unit
 def test_too_few_verdicts_or_one_class_are_refused_and_nothing_changes(store) -> None:  # type: ignore[no-untyped-def]
     record = TeamRecord(store, [KINDS] * 16)
     record.judge(strict, limit=40)
@@ -167,6 +170,7 @@ def test_too_few_verdicts_or_one_class_are_refused_and_nothing_changes(store) ->
     one_class.store.close()
 
 
+@pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
 def test_no_real_gain_is_refused_and_the_active_version_stays(store) -> None:  # type: ignore[no-untyped-def]
     """A team that judges as the shipped model already does gains nothing: refused, and the
     version adopted earlier stays active."""
@@ -180,6 +184,7 @@ def test_no_real_gain_is_refused_and_the_active_version_stays(store) -> None:  #
     assert store.active_checker().version == earlier
 
 
+@pytest.mark.unit
 def test_the_cli_refuses_with_a_message_and_exit_code_2(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "s.db"
     with Store(path) as s:
@@ -191,6 +196,7 @@ def test_the_cli_refuses_with_a_message_and_exit_code_2(tmp_path, capsys) -> Non
     assert json.loads(capsys.readouterr().out) == []
 
 
+@pytest.mark.unit
 def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:  # type: ignore[no-untyped-def]
     from graphrag.support.team import judged_pairs
 
@@ -215,6 +221,7 @@ def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:  # 
     assert pairs[0].query.neighbours == (record.pairs[1][1].citations[0].item.span.text,)
 
 
+@pytest.mark.unit
 def test_versions_rollback_and_history_on_both_backends(any_store) -> None:  # type: ignore[no-untyped-def]
     params = shipped_raw()
     assert any_store.active_checker() is None
@@ -235,6 +242,7 @@ def test_versions_rollback_and_history_on_both_backends(any_store) -> None:  # t
                                                                             (2, "second", {"x": 2}, True)]
 
 
+@pytest.mark.unit
 def test_the_cli_lists_and_rolls_back(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "s.db"
     metrics = {"refit": {"balanced_accuracy": 0.8, "auroc": 0.9}, "shipped": {"balanced_accuracy": 0.7, "auroc": 0.8},
@@ -250,6 +258,7 @@ def test_the_cli_lists_and_rolls_back(tmp_path, capsys) -> None:  # type: ignore
     assert "already active" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_a_schema_1_store_migrates_to_the_checker_table(store_url: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A store made before checker versions existed gains the table on open, its data kept."""
     from sqlalchemy import inspect, text
@@ -270,6 +279,7 @@ def test_a_schema_1_store_migrates_to_the_checker_table(store_url: str, monkeypa
         assert s.add_checker_version({"kind": "x"}, "after migration", {}) == 1
 
 
+@pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
 def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_set() -> None:
     from graphrag.evaluate.learning import draw_split, learning_curve
     from graphrag.support.learn import TrainingRows
@@ -315,6 +325,7 @@ def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_
     assert checkers_named() == {"embedded@1"}
 
 
+@pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
 def test_eval_learning_curve_command(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     """`graphrag eval support --learn-from`: the start is fitted on the other file, the table
     prints per size; features come from a planted stand-in for the MiniLM cache."""

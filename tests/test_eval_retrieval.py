@@ -40,6 +40,7 @@ def files(tmp_path):  # type: ignore[no-untyped-def]
     return str(questions), str(corpus)
 
 
+@pytest.mark.unit
 def test_gold_paragraphs_map_to_corpus_documents(files) -> None:  # type: ignore[no-untyped-def]
     qs = load_questions(*files)
     assert [sorted(q.gold) for q in qs] == [["00000:Larkspur exports"], ["00002:Volcanoes"],

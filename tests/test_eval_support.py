@@ -17,6 +17,7 @@ Y = [True, True, True, False, False]
 SCORES = [0.9, 0.6, 0.4, 0.5, 0.1]
 
 
+@pytest.mark.unit
 def test_binary_metrics_hand_computed() -> None:
     # threshold 0.5 -> predicted [T, T, F, T, F]: tp 2, fn 1, fp 1, tn 1
     m = ev.binary_metrics(Y, [s >= 0.5 for s in SCORES])
@@ -27,6 +28,7 @@ def test_binary_metrics_hand_computed() -> None:
     assert m["f1"] == pytest.approx(2 / 3)
 
 
+@pytest.mark.unit
 def test_auroc_hand_computed_with_ties_and_one_class() -> None:
     assert ev.auroc(Y, SCORES) == pytest.approx(5 / 6)  # 5 of 6 (pos, neg) pairs ordered right
     assert ev.auroc([True, False], [0.5, 0.5]) == pytest.approx(0.5)
@@ -34,6 +36,7 @@ def test_auroc_hand_computed_with_ties_and_one_class() -> None:
     assert math.isnan(ev.auroc([True, True], [0.1, 0.2]))
 
 
+@pytest.mark.unit
 def test_triage_value() -> None:
     y = [False, False, True, True, True, True, False, True, True, False]
     scores = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -41,6 +44,7 @@ def test_triage_value() -> None:
     assert ev.triage_value(y, scores) == pytest.approx(0.5)
 
 
+@pytest.mark.unit
 def test_calibration_table() -> None:
     rows = ev.calibration_table([False, True, True], [0.1, 0.15, 1.0], bins=5)
     assert [r["count"] for r in rows] == [2, 0, 0, 0, 1]
@@ -49,6 +53,7 @@ def test_calibration_table() -> None:
     assert rows[4]["supported_share"] == 1.0
 
 
+@pytest.mark.unit
 def test_support_metrics_keys() -> None:
     m = ev.support_metrics(Y, SCORES, 0.5)
     for key in ("n", "balanced_accuracy", "auroc", "precision", "recall", "f1", "triage_top20", "calibration"):
@@ -64,6 +69,7 @@ def _write(path, rows) -> str:
     return str(path)
 
 
+@pytest.mark.unit
 def test_load_wice(tmp_path) -> None:
     path = _write(tmp_path / "w.jsonl", [
         {"claim": "A is B.", "evidence": ["A is B.", "C is D."], "label": "supported", "supporting_sentences": [[0]]},
@@ -75,6 +81,7 @@ def test_load_wice(tmp_path) -> None:
     assert exs[0].query().evidence == "A is B.\n\nC is D."
 
 
+@pytest.mark.unit
 def test_load_expertqa_strips_markers_and_headers_and_skips(tmp_path) -> None:
     def claim(text, support, evidence):
         return {"claim_string": text, "support": support, "evidence": evidence}
@@ -102,6 +109,7 @@ def test_load_expertqa_strips_markers_and_headers_and_skips(tmp_path) -> None:
                        "evidence is only a URL, no passage text": 2}
 
 
+@pytest.mark.unit
 def test_load_generic_jsonl(tmp_path) -> None:
     path = _write(tmp_path / "g.jsonl", [
         {"claim": "a", "evidence": "text", "label": True},
@@ -112,6 +120,7 @@ def test_load_generic_jsonl(tmp_path) -> None:
     assert [(e.evidence, e.label) for e in exs] == [(("text",), "supported"), (("s1", "s2"), "not_supported")]
 
 
+@pytest.mark.unit
 def test_loader_errors_are_clear(tmp_path) -> None:
     with pytest.raises(InputError, match="not found"):
         ev.load_examples(tmp_path / "missing.jsonl", "wice")
@@ -136,6 +145,7 @@ class StubChecker:
         return [Support(0.9 if "yes" in q.claim else 0.1, SupportLabel.SUPPORTED, "stub", "") for q in queries]
 
 
+@pytest.mark.unit
 def test_cli_eval_support_json_and_errors(tmp_path, monkeypatch, capsys) -> None:
     import graphrag.support as support_pkg
 
@@ -156,6 +166,7 @@ def test_cli_eval_support_json_and_errors(tmp_path, monkeypatch, capsys) -> None
     assert "error:" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_cli_eval_support_says_what_it_left_out(tmp_path, monkeypatch) -> None:
     import graphrag.support as support_pkg
 
@@ -175,6 +186,7 @@ def test_cli_eval_support_says_what_it_left_out(tmp_path, monkeypatch) -> None:
     assert "left out of the data: 1 (evidence is only a URL, no passage text)" in text.getvalue()
 
 
+@pytest.mark.unit
 def test_bench_queries_have_few_sentence_evidence() -> None:
     qs = ev.bench_queries(10)
     assert len(qs) == 10 and len({q.claim for q in qs}) == 10

@@ -38,6 +38,7 @@ def _keys(result: ExtractionResult) -> set[str]:
 # --- the manifest: no model -------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_manifest_parses_and_every_listed_file_exists() -> None:
     m = _manifest()
     assert m["defaults"]["access"] == ["public"]
@@ -49,6 +50,7 @@ def test_manifest_parses_and_every_listed_file_exists() -> None:
         assert isinstance(d["access"] if "access" in d else m["defaults"]["access"], list)
 
 
+@pytest.mark.unit
 def test_manifest_versions_have_distinct_dates_and_changed_content() -> None:
     by_id: dict[str, list[dict]] = defaultdict(list)
     for d in _manifest()["documents"]:
@@ -62,6 +64,7 @@ def test_manifest_versions_have_distinct_dates_and_changed_content() -> None:
         assert len(texts) == len(ds)
 
 
+@pytest.mark.unit
 def test_manifest_plants_the_required_cases() -> None:
     docs = _manifest()["documents"]
     text = {d["file"]: (CORPUS / d["file"]).read_text() for d in docs
@@ -88,6 +91,7 @@ def test_missing_spacy_model_names_the_package_to_install() -> None:
         rules._load(("no_such_pipeline_xyz",))  # bypass the process-wide cache
 
 
+@pytest.mark.unit
 def test_model_unavailable_is_an_outcome_not_an_empty_result(monkeypatch: pytest.MonkeyPatch) -> None:
     def missing() -> None:
         raise ModelUnavailable("no spaCy English pipeline is installed: run `pip install ...`")
@@ -99,6 +103,7 @@ def test_model_unavailable_is_an_outcome_not_an_empty_result(monkeypatch: pytest
     assert not r.entities and not r.relations
 
 
+@pytest.mark.unit
 def test_empty_document_is_nothing_found_without_loading_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rules, "load_spacy", lambda: pytest.fail("spaCy loaded for no sentences"))
     assert split_sentences("... !!! --- ???") == []
@@ -106,6 +111,7 @@ def test_empty_document_is_nothing_found_without_loading_spacy(monkeypatch: pyte
     assert r.status is ExtractionStatus.NOTHING_FOUND and r.error is None
 
 
+@pytest.mark.unit
 def test_registry_builds_the_rules_extractor() -> None:
     x = make_extractor("rules", model=None)
     assert isinstance(x, RulesExtractor) and x.name == "rules"

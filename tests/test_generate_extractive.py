@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from graphrag.attribution import attribute
 from graphrag.generate.extractive import ExtractiveGenerator
 from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStep, Span
+
+pytestmark = pytest.mark.unit
 
 
 def item(n: int, text: str, score: float, date: str | None = None) -> ContextItem:

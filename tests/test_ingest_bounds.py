@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from proc_helpers import HashEmbedder
 
 from graphrag.documents import DEFAULT_MAX_BYTES, Source
@@ -21,6 +22,8 @@ from graphrag.model import ExtractedEntity, ExtractionResult, ExtractionStatus
 from graphrag.store import Store
 from graphrag.text import Sentence
 from graphrag.uploads import Upload, prepare_uploads
+
+pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from helpers import write_corpus
 from ollama_fake import FakeOllama
+from proc_helpers import HashEmbedder
 
 from graphrag.extract.ollama import OllamaExtractor
 from graphrag.ingest import Ingestor
 
-pytestmark = pytest.mark.model
+pytestmark = pytest.mark.unit
 FAST = {"timeout": 5.0, "retries": 1, "backoff": 0.01, "chunk_sentences": 2}
 
 
@@ -28,6 +29,12 @@ def reply(request: dict[str, Any]) -> str:
                 for n, text in re.findall(r"^\[(\d+)\] (.*)$", user, flags=re.M)
                 for w in re.findall(r"\b[A-Z][a-z]{3,}\b", text)]
     return json.dumps({"entities": entities, "relations": []})
+
+
+@pytest.fixture()
+def embedder() -> HashEmbedder:
+    """These tests are about extraction on the wire; how sentences are embedded does not matter."""
+    return HashEmbedder()
 
 
 DOCS = {

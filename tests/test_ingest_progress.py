@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from proc_helpers import HashEmbedder, doc_text
 from test_jobs import BatchPattern
 
@@ -14,6 +15,8 @@ from graphrag.documents import Source
 from graphrag.ingest import Ingestor
 from graphrag.model import Progress
 from graphrag.store import Store
+
+pytestmark = pytest.mark.unit
 
 
 class Tty(io.StringIO):

@@ -17,6 +17,8 @@ from proc_helpers import HashEmbedder, PatternExtractor
 from graphrag.ingest import IngestReport, Ingestor
 from graphrag.store import Store
 
+pytestmark = pytest.mark.unit
+
 CANARY = "Canary7 uses Vault9 behind the wall."
 
 

@@ -25,6 +25,7 @@ def _report() -> IngestReport:
     return IngestReport(())
 
 
+@pytest.mark.unit
 def test_a_job_runs_off_the_caller_thread_and_reports_progress_and_eta() -> None:
     runner = JobRunner()
     go, halfway = threading.Event(), threading.Event()
@@ -53,6 +54,7 @@ def test_a_job_runs_off_the_caller_thread_and_reports_progress_and_eta() -> None
     assert runner.active() == []
 
 
+@pytest.mark.unit
 def test_jobs_of_one_store_run_one_at_a_time_in_order() -> None:
     runner = JobRunner()
     release = threading.Event()
@@ -76,6 +78,7 @@ def test_jobs_of_one_store_run_one_at_a_time_in_order() -> None:
     assert order == ["first", "second"]
 
 
+@pytest.mark.unit
 def test_a_failed_job_keeps_its_error_and_can_be_retried() -> None:
     runner = JobRunner()
     attempts: list[int] = []
@@ -97,6 +100,7 @@ def test_a_failed_job_keeps_its_error_and_can_be_retried() -> None:
         runner.retry(again.id)  # a finished job holds nothing to run again
 
 
+@pytest.mark.unit
 def test_an_unexpected_exception_is_a_failure_not_a_dead_runner() -> None:
     runner = JobRunner()
     bad = runner.submit("x", lambda progress: 1 / 0)  # type: ignore[arg-type,return-value]
@@ -105,6 +109,7 @@ def test_an_unexpected_exception_is_a_failure_not_a_dead_runner() -> None:
     assert good.wait(10) and good.status().state == DONE
 
 
+@pytest.mark.unit
 def test_eta() -> None:
     assert eta_seconds(0, 10, 5.0) is None
     assert eta_seconds(5, 10, 5.0) == pytest.approx(5.0)
@@ -144,11 +149,13 @@ def _docs(n: int) -> list[Source]:
     return [Source(f"d{i:03d}", f"Doc {i}", doc_text(i)) for i in range(n)]
 
 
+@pytest.mark.unit
 def test_windows_grow_from_one_document_to_the_bound() -> None:
     sizes = [len(w) for w in _windows(_docs(300))]
     assert sizes[:7] == [1, 2, 4, 8, 16, 32, 64] and max(sizes) == MAX_WINDOW_DOCS and sum(sizes) == 300
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("overlap", [True, False])
 def test_windowed_ingest_equals_one_document_at_a_time(tmp_path: Path, overlap: bool) -> None:
     docs = _docs(40)
@@ -163,6 +170,7 @@ def test_windowed_ingest_equals_one_document_at_a_time(tmp_path: Path, overlap: 
     assert plain.calls == 40
 
 
+@pytest.mark.unit
 def test_entity_names_are_encoded_once_and_an_unchanged_corpus_costs_no_model_call(tmp_path: Path) -> None:
     docs = _docs(40)
     emb, ex = CountingEmbedder(), BatchPattern()
@@ -182,6 +190,7 @@ def test_entity_names_are_encoded_once_and_an_unchanged_corpus_costs_no_model_ca
     assert again.timings.extract_calls == first.timings.extract_calls
 
 
+@pytest.mark.unit
 def test_the_eta_leaves_out_the_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
     import graphrag.jobs as jobs
 

@@ -14,6 +14,8 @@ from proc_helpers import HashEmbedder, PatternExtractor
 from graphrag.ingest import DocumentReport, Ingestor
 from graphrag.store import Store
 
+pytestmark = pytest.mark.unit
+
 PAYROLL = "Payroll1 uses Ledger2 for the monthly run.\n"
 NOTES = "Notes1 uses Wiki2 for the handbook.\n"
 

@@ -28,6 +28,8 @@ from graphrag.ollama_util import (
 )
 from graphrag.text import split_sentences
 
+pytestmark = pytest.mark.unit
+
 DOC = (
     "Export writes a snapshot every night. "
     "Snapshot files are kept by Retention. "

@@ -14,6 +14,8 @@ from graphrag.generate.ollama import NO_SOURCES_ANSWER, OllamaGenerator
 from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.model import ContextItem, Route, Span
 
+pytestmark = pytest.mark.unit
+
 TEXTS = [
     "Exports are written to a snapshot every night.",
     "Snapshots are deleted by the retention job after 30 days.",

@@ -14,6 +14,8 @@ from graphrag.support import make_checker
 from graphrag.support.base import SupportQuery
 from graphrag.support.ollama import GENERIC_SYSTEM, OllamaChecker, parse_verdict
 
+pytestmark = pytest.mark.unit
+
 CLAIM = "Snapshots are deleted after 30 days."
 EVIDENCE = "The retention job deletes snapshots after 30 days."
 QUERY = SupportQuery(CLAIM, EVIDENCE, neighbours=("Exports run nightly.",))

@@ -11,6 +11,8 @@ from graphrag.readers import ReadError, read_document
 from graphrag.readers.pdf import read_pdf
 from graphrag.text import split_sentences
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture(scope="module")
 def handbook():  # type: ignore[no-untyped-def]

@@ -21,6 +21,8 @@ from graphrag.review import record_verdict
 from graphrag.store import Store
 from graphrag.model import VerdictLabel as V
 
+pytestmark = pytest.mark.unit
+
 S, P, U = V.SUPPORTED, V.PARTIAL, V.UNSUPPORTED
 
 

@@ -9,6 +9,8 @@ from graphrag.extract import make_extractor
 from graphrag.generate import make_generator
 from graphrag.support import make_checker
 
+pytestmark = pytest.mark.unit
+
 
 def test_unknown_backend_names_the_choices() -> None:
     with pytest.raises(UnknownBackend, match="unknown extractor 'gpt'; choose one of rules, ollama, scripted"):

@@ -332,6 +332,7 @@ def test_random_bytes_are_rejected_with_a_message_or_ingested_with_exact_spans(d
         _check_ingested(fuzz_store, item.id)
 
 
+@pytest.mark.unit
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(min_size=1, max_size=2000))
 def test_any_unicode_text_ingests_with_exact_spans(text, fuzz_store):  # type: ignore[no-untyped-def]
@@ -341,6 +342,7 @@ def test_any_unicode_text_ingests_with_exact_spans(text, fuzz_store):  # type: i
     _check_ingested(fuzz_store, doc_id)
 
 
+@pytest.mark.unit
 def test_nul_bytes_after_the_sniffed_prefix_are_kept_exactly(store):  # type: ignore[no-untyped-def]
     text = "Alpha1 uses Beacon2. " * 500 + "\x00 Cobalt3 uses Delta4."
     Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("nul", "NUL", text)])
@@ -431,6 +433,7 @@ BAD_FILES = ["huge-title", "int-title", "nested-title", "bad-date", "neg-date", 
              "empty-access", "blank-access", "int-access", "table-access", "list-id", "huge-id"]
 
 
+@pytest.mark.unit
 def test_absurd_manifest_values_give_per_document_messages_and_the_rest_ingest(store, tmp_path):  # type: ignore[no-untyped-def]
     root = tmp_path / "c"
     root.mkdir()
@@ -459,6 +462,7 @@ def test_absurd_manifest_values_give_per_document_messages_and_the_rest_ingest(s
     assert store_problems(store.path) == []
 
 
+@pytest.mark.unit
 def test_an_invalid_entry_never_widens_access(store, tmp_path):  # type: ignore[no-untyped-def]
     """Fail closed: before, an internal document whose entry had a bad title was ingested as public."""
     root = tmp_path / "c"

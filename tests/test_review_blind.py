@@ -17,6 +17,8 @@ from graphrag.review import record_verdict, review_queue
 from graphrag.review_policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.store import Store
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture()
 def store(tmp_path: Path):

@@ -8,6 +8,8 @@ from graphrag.errors import InputError
 from graphrag.model import Verdict, VerdictLabel
 from graphrag.review_policy import ADJUDICATOR, ClaimStatus, ReviewPolicy, claim_state, shown_verdicts
 
+pytestmark = pytest.mark.unit
+
 S, P, U = VerdictLabel.SUPPORTED, VerdictLabel.PARTIAL, VerdictLabel.UNSUPPORTED
 ONE, TWO = ReviewPolicy(1), ReviewPolicy(2)
 

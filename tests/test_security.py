@@ -33,7 +33,8 @@ FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1:A9
 # --- HTML / script injection: stored verbatim, exported safely ------------------------------
 
 
-def test_markup_is_stored_verbatim_and_exports_neutralise_formulas(store, tmp_path):  # type: ignore[no-untyped-def]
+@pytest.mark.unit
+def test_markup_is_stored_verbatim_and_exports_neutralise_formulas(store, tmp_path, unparsed_questions):  # type: ignore[no-untyped-def]
     text = (f"Widget {XSS[0]} uses Gadget. Gadget {XSS[1]} follows Policy. "
             f"The note {XSS[2]} stays as written.\n")
     root = write_corpus(tmp_path / "c", {"x.md": text}, f"""
@@ -84,6 +85,7 @@ title = {json.dumps(" ".join(XSS))}
     assert any(XSS[0] in cell for cell in reviewer_cells)
 
 
+@pytest.mark.unit
 def test_entity_command_prints_markup_verbatim(store, capsys, tmp_path):  # type: ignore[no-untyped-def]
     name = f"Widget {XSS[1]}"
     root = write_corpus(tmp_path / "c", {"x.md": f"Widget {XSS[1]} uses Gadget.\n"})
@@ -281,6 +283,7 @@ def test_verdicts_are_append_only_hashed_and_go_stale_with_their_source(ref_stor
     assert list(csv.DictReader(io.StringIO(rows_to_csv(rows))))[0]["stale"] == "True"
 
 
+@pytest.mark.unit
 def test_source_text_in_a_store_is_not_rewritten_on_the_way_in(store):  # type: ignore[no-untyped-def]
     """Sanity for all of the above: the ingest path never escapes or strips markup."""
     text = "\n".join(f"Widget uses Gadget {x}." for x in XSS) + "\n"

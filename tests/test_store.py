@@ -21,6 +21,11 @@ from graphrag.review import record_verdict
 from graphrag.store import Store, sha256_text
 
 
+@pytest.fixture(autouse=True)
+def _questions_unparsed(unparsed_questions: None) -> None:
+    """``_answer`` asks without spaCy: these tests are about what the store keeps, not about anchors."""
+
+
 def _ingest(store: Store, *docs: tuple[str, str]) -> list[str]:
     report = Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source(i, i.title(), t) for i, t in docs])
     return [d.status for d in report.documents]
@@ -37,6 +42,7 @@ def _answer(store: Store) -> Answer:
     return asker.ask("What does Alpha1 use?", AskSettings(min_relevance=0.0)).answer
 
 
+@pytest.mark.unit
 def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
     assert _ingest(any_store, ("one", doc_text(1)), ("two", doc_text(2))) == ["ok", "ok"]
     assert _ingest(any_store, ("one", doc_text(1) + "Cobalt1 feeds Delta2.\n")) == ["ok"]  # a version 2
@@ -61,6 +67,7 @@ def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
     assert any_store.entity(graph.keys[0]) is not None
 
 
+@pytest.mark.unit
 def test_answers_and_verdicts_round_trip_with_span_hashes(any_store: Store) -> None:
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
@@ -81,6 +88,7 @@ def test_answers_and_verdicts_round_trip_with_span_hashes(any_store: Store) -> N
     assert {c["answer_id"] for c in claims} == {a.id} and any_store.answer_footprints()[a.id].documents == {("one", 1)}
 
 
+@pytest.mark.unit
 def test_verdicts_are_append_only_in_the_database_itself(any_store: Store, store_url: str) -> None:
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
@@ -97,6 +105,7 @@ def test_verdicts_are_append_only_in_the_database_itself(any_store: Store, store
     assert [v.note for v in any_store.verdicts()] == [""] and len(any_store.verdicts()) == 1
 
 
+@pytest.mark.unit
 def test_a_failure_inside_a_document_write_leaves_nothing(any_store: Store, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from graphrag.store import documents
 
@@ -121,6 +130,7 @@ def test_a_failure_inside_a_document_write_leaves_nothing(any_store: Store, monk
     assert _ingest(any_store, ("one", doc_text(5))) == ["ok"] and store_problems(any_store.url) == []
 
 
+@pytest.mark.unit
 def test_the_generation_moves_with_every_document_and_other_handles_see_it(store_url: str) -> None:
     a, b = Store(store_url), Store(store_url)
     try:
@@ -137,6 +147,7 @@ def test_the_generation_moves_with_every_document_and_other_handles_see_it(store
         b.close()
 
 
+@pytest.mark.unit
 def test_concurrent_writers_lose_nothing_and_share_no_id(store_url: str) -> None:
     with Store(store_url) as s:
         _ingest(s, ("one", doc_text(1)))
@@ -170,6 +181,7 @@ def test_concurrent_writers_lose_nothing_and_share_no_id(store_url: str) -> None
     assert sorted(i for got in ids.values() for i in got) == sorted(v.id for v in rows)
 
 
+@pytest.mark.unit
 def test_a_store_from_a_newer_version_is_refused(store_url: str) -> None:
     with Store(store_url) as s, s.engine.begin() as c:
         if s.url.kind == "sqlite":
@@ -183,6 +195,7 @@ def test_a_store_from_a_newer_version_is_refused(store_url: str) -> None:
 # --- PostgreSQL only: what SQLite's single writer never meets --------------------------------
 
 
+@pytest.mark.unit
 def test_a_deadlock_is_retried_and_both_writers_succeed(pg_url: str) -> None:
     """Two transactions lock two rows in opposite orders: PostgreSQL aborts one (40P01); the
     store retries it whole and neither caller sees an error."""
@@ -212,12 +225,15 @@ def test_a_deadlock_is_retried_and_both_writers_succeed(pg_url: str) -> None:
     for t in threads:
         t.join()
     assert errors == []
-    assert sum(attempts.values()) == 3, "exactly one of the two was aborted and run again"
+    # At least one was aborted and run again; on a busy machine the loser's retry can take the first
+    # row back before the winner does and deadlock once more (seen as 3 + 1 attempts), retried as well.
+    assert sum(attempts.values()) >= 3, "neither writer was aborted: no deadlock happened"
     with Store(pg_url) as s:
         # the winner appended x then y to its pair; the retried loser's first attempt left no trace
         assert sorted([s.cache_get("a"), s.cache_get("b")]) == ["0xy", "0yx"]
 
 
+@pytest.mark.slow  # waits out the connection retries: seconds
 def test_an_unreachable_server_is_a_clear_error_then_recovers(pg_server) -> None:  # type: ignore[no-untyped-def]
     url = pg_server.new_database()
     s = Store(url, retry_s=1.0)
@@ -237,6 +253,7 @@ def test_an_unreachable_server_is_a_clear_error_then_recovers(pg_server) -> None
     s.close()
 
 
+@pytest.mark.unit
 def test_a_connection_dropped_mid_ingest_retries_the_document_whole(pg_url: str) -> None:
     """The server ends the ingest's connection just before COMMIT: the transaction is rolled back
     by the server and the store writes the whole document again on a new connection."""
@@ -264,6 +281,7 @@ def test_a_connection_dropped_mid_ingest_retries_the_document_whole(pg_url: str)
     s.close()
 
 
+@pytest.mark.unit
 def test_claim_objects_are_unchanged_by_the_round_trip(any_store: Store) -> None:
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
@@ -274,6 +292,7 @@ def test_claim_objects_are_unchanged_by_the_round_trip(any_store: Store) -> None
     assert any_store.verdicts(a.id)[0].id == vid
 
 
+@pytest.mark.unit
 def test_a_nul_character_is_kept_on_sqlite_and_refused_clearly_on_postgresql(any_store: Store) -> None:
     """PostgreSQL's text type cannot hold U+0000; the document fails with the server's reason and
     nothing of it is written (SQLite stores it exactly)."""
@@ -287,6 +306,7 @@ def test_a_nul_character_is_kept_on_sqlite_and_refused_clearly_on_postgresql(any
         assert any_store.counts()["versions"] == 0
 
 
+@pytest.mark.unit
 def test_a_snapshot_sees_one_state_while_another_handle_commits(store_url: str) -> None:
     """What the graph build relies on: reads inside ``snapshot()`` ignore commits made meanwhile
     (REPEATABLE READ READ ONLY on PostgreSQL, a WAL read transaction on SQLite)."""
@@ -305,6 +325,7 @@ def test_a_snapshot_sees_one_state_while_another_handle_commits(store_url: str) 
         b.close()
 
 
+@pytest.mark.unit
 def test_a_new_table_is_one_migration_step_on_both_backends(store_url: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """How a new schema version is added (a Table and a step in schema.py): an existing store with
     data migrates on open, on either database, and this release then refuses the newer store."""
@@ -332,6 +353,7 @@ def test_a_new_table_is_one_migration_step_on_both_backends(store_url: str, monk
         Store(store_url)
 
 
+@pytest.mark.unit
 def test_two_instances_ingesting_the_same_file_at_once_store_one_version(store_url: str) -> None:
     """Each instance checks for identical content before extracting; both may pass that check.
     The store checks again inside the write, after the lock that orders writers."""
@@ -352,6 +374,7 @@ def test_two_instances_ingesting_the_same_file_at_once_store_one_version(store_u
         b.close()
 
 
+@pytest.mark.unit
 def test_a_verdict_whose_reply_was_lost_is_stored_once(pg_url: str) -> None:
     """The server committed the INSERT, then the connection died before the reply reached the
     client: the retry finds that row instead of writing the verdict a second time."""

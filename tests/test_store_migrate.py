@@ -18,9 +18,11 @@ from graphrag.review import record_verdict
 from graphrag.store import Store
 from graphrag.store import transfer
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture()
-def sqlite_store(tmp_path):  # type: ignore[no-untyped-def]
+def sqlite_store(tmp_path, unparsed_questions):  # type: ignore[no-untyped-def]
     """A SQLite store with two versions of a document, an answer, verdicts (one changed mind),
     an ingest log and a cached model reply."""
     from test_store import _answer

@@ -10,6 +10,8 @@ import pytest
 from graphrag.cli import main
 from graphrag.store import Store, UnsupportedStore, parse_store
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize("value,path", [
     ("data/graphrag.db", "data/graphrag.db"),

@@ -10,6 +10,9 @@ import pytest
 from graphrag.errors import ModelUnavailable
 from graphrag.model import SupportLabel
 from graphrag.support import features as F
+from graphrag.support import lexical as L
+from graphrag.support import selection as S
+from graphrag.support import tokens as T
 from graphrag.support import make_checker
 from graphrag.support.base import SupportQuery
 from graphrag.support.embedded import (
@@ -27,79 +30,91 @@ SOURCE = "Snapshot exports remain available for 30 days after an account is canc
 # --- features: pure functions, no model --------------------------------------------------
 
 
+@pytest.mark.unit
 def test_numbers_mismatch_names_the_missing_quantity() -> None:
-    assert F.missing_numbers("Exports stay available for 30 days", "Cancelling ends billing at period end.") == [
+    assert L.missing_numbers("Exports stay available for 30 days", "Cancelling ends billing at period end.") == [
         "30 days"]
-    assert F.missing_numbers("Exports stay available for 30 days", SOURCE) == []
+    assert L.missing_numbers("Exports stay available for 30 days", SOURCE) == []
 
 
+@pytest.mark.unit
 def test_numbers_are_compared_in_canonical_form() -> None:
-    assert F.numbers("It cost 1,500 dollars in 2019, two times") == {"1500", "2019", "2"}
-    assert F.missing_numbers("The fee rose to 2.50 in three years", "a fee of 2.5 after 3 years") == []
-    assert F.missing_numbers("Founded in 1998", "Founded in 1989") == ["1998"]
+    assert L.numbers("It cost 1,500 dollars in 2019, two times") == {"1500", "2019", "2"}
+    assert L.missing_numbers("The fee rose to 2.50 in three years", "a fee of 2.5 after 3 years") == []
+    assert L.missing_numbers("Founded in 1998", "Founded in 1989") == ["1998"]
 
 
+@pytest.mark.unit
 def test_negation_mismatch() -> None:
-    assert F.negation_mismatch("Exports are not kept after cancellation", "Exports are kept after cancellation")
-    assert F.negation_mismatch("Exports aren't kept", "Exports are kept")
-    assert not F.negation_mismatch("Exports are never deleted", "Exports are not deleted")
-    assert not F.negation_mismatch("Exports are kept", "Exports are kept for a month")
+    assert L.negation_mismatch("Exports are not kept after cancellation", "Exports are kept after cancellation")
+    assert L.negation_mismatch("Exports aren't kept", "Exports are kept")
+    assert not L.negation_mismatch("Exports are never deleted", "Exports are not deleted")
+    assert not L.negation_mismatch("Exports are kept", "Exports are kept for a month")
 
 
+@pytest.mark.unit
 def test_named_term_mismatch() -> None:
-    assert F.missing_terms("Acme was founded by Jane Smith", "Acme was founded by John Doe") == ["Jane Smith"]
-    assert F.missing_terms("Acme was founded in Paris", "ACME was founded in paris") == []
+    assert L.missing_terms("Acme was founded by Jane Smith", "Acme was founded by John Doe") == ["Jane Smith"]
+    assert L.missing_terms("Acme was founded in Paris", "ACME was founded in paris") == []
     # Sentence-initial stopwords are not terms; other capitalised words are.
-    assert F.capitalised_terms("The report by Acme Corp reached NASA.") == ["Acme Corp", "NASA"]
-    assert F.capitalised_terms("Exports stay available") == ["Exports"]
+    assert L.capitalised_terms("The report by Acme Corp reached NASA.") == ["Acme Corp", "NASA"]
+    assert L.capitalised_terms("Exports stay available") == ["Exports"]
 
 
+@pytest.mark.unit
 def test_coverage_counts_content_words_through_inflection() -> None:
-    share, missing = F.coverage("Exports stay available for 30 days", SOURCE)
+    share, missing = L.coverage("Exports stay available for 30 days", SOURCE)
     assert share == pytest.approx(0.8)
     assert missing == ["stay"]
-    assert F.coverage("cancelled accounts", "when an account is cancelling")[0] == 1.0
-    assert F.coverage("the of and", "anything") == (1.0, [])
+    assert L.coverage("cancelled accounts", "when an account is cancelling")[0] == 1.0
+    assert L.coverage("the of and", "anything") == (1.0, [])
 
 
+@pytest.mark.unit
 def test_bigram_coverage_rewards_intact_phrases() -> None:
-    assert F.bigram_coverage("period end billing", "billing stops at period end") == pytest.approx(0.5)
-    assert F.bigram_coverage("exports", "anything") == 1.0
+    assert L.bigram_coverage("period end billing", "billing stops at period end") == pytest.approx(0.5)
+    assert L.bigram_coverage("exports", "anything") == 1.0
 
 
+@pytest.mark.unit
 def test_missing_qualifiers() -> None:
-    assert F.missing_qualifiers("Only admins can always restore", "Admins can restore") == ["only", "always"]
-    assert F.missing_qualifiers("Only admins restore", "only admins restore") == []
+    assert L.missing_qualifiers("Only admins can always restore", "Admins can restore") == ["only", "always"]
+    assert L.missing_qualifiers("Only admins restore", "only admins restore") == []
 
 
+@pytest.mark.unit
 def test_claim_chunks_split_at_conjunctions_and_merge_tiny_pieces() -> None:
-    chunks = F.claim_chunks("Arnold is the publisher and editorial director of Media Play News, one of five trades.")
+    chunks = L.claim_chunks("Arnold is the publisher and editorial director of Media Play News, one of five trades.")
     assert chunks == ["Arnold is the publisher", "editorial director of Media Play News", "one of five trades."]
-    assert F.claim_chunks("Exports stay available for 30 days") == ["Exports stay available for 30 days"]
-    assert F.claim_chunks("Red, white and blue flags fly") == ["Red white", "blue flags fly"]
+    assert L.claim_chunks("Exports stay available for 30 days") == ["Exports stay available for 30 days"]
+    assert L.claim_chunks("Red, white and blue flags fly") == ["Red white", "blue flags fly"]
 
 
+@pytest.mark.unit
 def test_window_and_top_m_selection() -> None:
     claim = np.array([1.0, 0.0, 0.0])
     sents = np.array([[0.0, 1.0, 0.0], [0.8, 0.6, 0.0], [0.8, -0.6, 0.0], [0.0, 0.0, 1.0]])
-    score, start, end = F.best_window(claim, sents)
+    score, start, end = S.best_window(claim, sents)
     assert (start, end) == (1, 3)  # the two halves together point straight at the claim
     assert score == pytest.approx(1.0)
-    sim, idx = F.top_m_similarity(claim, sents, 3)
+    sim, idx = S.top_m_similarity(claim, sents, 3)
     assert idx == [1, 2] and sim == pytest.approx(1.0)  # two sentences beat one; a third would hurt
-    assert F.top_m_similarity(claim, sents[[1, 3]], 3) == (pytest.approx(0.8), [0])
+    assert S.top_m_similarity(claim, sents[[1, 3]], 3) == (pytest.approx(0.8), [0])
 
 
+@pytest.mark.unit
 def test_content_token_mask_skips_specials_punctuation_stopwords() -> None:
     tokens = ["[CLS]", "the", "snaps", "##hot", "of", "exports", ".", "[SEP]"]
-    assert F.content_token_mask(tokens).tolist() == [False, False, True, True, False, True, False, False]
+    assert T.content_token_mask(tokens).tolist() == [False, False, True, True, False, True, False, False]
 
 
+@pytest.mark.unit
 def test_token_idf_grows_with_word_piece_rank() -> None:
-    w = F.token_idf(np.array([1996, 2800, 14338, 100]))  # the, available, exports, [UNK]
+    w = T.token_idf(np.array([1996, 2800, 14338, 100]))  # the, available, exports, [UNK]
     assert w[0] < w[1] < w[2] and w[3] == w[0]
 
 
+@pytest.mark.unit
 def test_token_alignment_finds_the_unmatched_token() -> None:
     ids = np.array([101, 5000, 6000, 102])
     tokens = ["[CLS]", "exports", "encrypted", "[SEP]"]
@@ -110,9 +125,10 @@ def test_token_alignment_finds_the_unmatched_token() -> None:
     assert 0.0 < f["tok_exact_idf"] < 1.0 and f["tok_low_share"] == 0.0
     no_evidence = F.token_alignment(ids, tokens, claim, np.array([], dtype=int), np.zeros((0, 3)))
     assert no_evidence["tok_low_share"] == 1.0
-    assert set(f) == set(F.TOKEN_FEATURES) and all(DIRECTION[k] in (1, -1) for k in f)
+    assert set(f) == set(F.TOKEN_FEATURE_NAMES) and all(DIRECTION[k] in (1, -1) for k in f)
 
 
+@pytest.mark.unit
 def test_tree_params_walk_every_tree() -> None:
     # tree 0: x0 <= 0.5 -> -1 else +1; tree 1: a single leaf worth 0.5
     raw = {"features": list(FEATURES), "baseline": 0.0, "depth": 1, "threshold": 0.5,
@@ -127,11 +143,13 @@ def test_tree_params_walk_every_tree() -> None:
     assert params.predict(x) == pytest.approx(1 / (1 + np.exp(-z)))
 
 
+@pytest.mark.unit
 def test_evidence_sentences_split_and_dedupe_neighbours() -> None:
     q = SupportQuery("c", "One sentence here. Two sentences here.", ("Two sentences here.", "Three here."))
     assert evidence_sentences(q) == ["One sentence here.", "Two sentences here.", "Three here."]
 
 
+@pytest.mark.unit
 def test_reason_names_the_problem() -> None:
     values = {f: 0.5 for f in FEATURES}
     pf = PairFeatures(values, [0], 1, missing_numbers=["30 days"])
@@ -145,6 +163,7 @@ def test_reason_names_the_problem() -> None:
 # --- the checker ---------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_construction_is_cheap_and_does_not_load_the_model() -> None:
     checker = make_checker("embedded")
     assert checker.name == "embedded@shipped"  # no store given: the shipped parameters, named so
@@ -153,6 +172,7 @@ def test_construction_is_cheap_and_does_not_load_the_model() -> None:
     assert checker.check([]) == []
 
 
+@pytest.mark.unit
 def test_params_file_is_small_and_matches_the_features() -> None:
     from graphrag.support.embedded import PARAMS_PATH
 
@@ -161,6 +181,33 @@ def test_params_file_is_small_and_matches_the_features() -> None:
     assert PARAMS_PATH.stat().st_size < 200_000  # a tree ensemble of tens of KB
 
 
+@pytest.mark.unit
+def test_the_feature_table_is_the_one_list_of_names_and_directions() -> None:
+    table = (*F.PAIR_FEATURES, *F.TOKEN_FEATURES)
+    assert FEATURES == tuple(f.name for f in table) and len(set(FEATURES)) == len(FEATURES)
+    assert DIRECTION == {f.name: f.direction for f in table}
+    assert all(f.direction in (F.FOR, F.AGAINST) for f in table)
+    assert {f for f in FEATURES if DIRECTION[f] == F.AGAINST} == {
+        "num_missing", "num_missing_all", "term_missing", "term_missing_all", "negation_mismatch",
+        "qualifiers_missing", "claim_words", "tok_low_share"}
+
+
+@pytest.mark.unit
+def test_the_shipped_trees_move_each_feature_only_in_its_direction() -> None:
+    from graphrag.support.embedded import PARAMS_PATH, load_params
+
+    params = load_params(PARAMS_PATH)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.0, 1.0, size=(400, len(FEATURES)))
+    x[:, FEATURES.index("claim_words")] *= 4.0
+    base = params.predict(x)
+    for j, name in enumerate(FEATURES):
+        more = x.copy()
+        more[:, j] += 0.25
+        assert (DIRECTION[name] * (params.predict(more) - base) >= -1e-12).all(), name
+
+
+@pytest.mark.unit
 def test_missing_or_stale_params_are_reported(tmp_path) -> None:
     with pytest.raises(ModelUnavailable, match="fit_support"):
         EmbeddedChecker(params_path=str(tmp_path / "nope.json"))

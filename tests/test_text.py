@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphrag.text import MAX_SENTENCE_CHARS, normalise, split_sentences
+
+pytestmark = pytest.mark.unit
 
 PIECES = st.sampled_from([
     "Exports use snapshots.", "Dr. Smith approved it", "e.g. billing", "v1.2 ships", "# Heading", "## Sub",

@@ -15,6 +15,8 @@ from graphrag.ingest import Ingestor
 from graphrag.store import Store
 from graphrag.uploads import MAX_NAME_CHARS, Upload, assign_ids, default_labels, prepare_uploads
 
+pytestmark = pytest.mark.unit
+
 BILLING_V1 = b"# Billing\n\nBilling1 uses Invoice2 every month.\n"
 MINE = b"# My notes\n\nNotes1 uses Draft2 for the plan.\n"
 

@@ -22,6 +22,8 @@ from graphrag.viz import (
     shown_steps,
 )
 
+pytestmark = pytest.mark.unit
+
 EVIL = "<script>alert(1)</script>"
 EVIL_IMG = '"><img src=x onerror=alert(2)>'
 # http(s) strings inside the vendored vis-network bundle that are never fetched: an XML

@@ -13,8 +13,14 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from graphrag.embed import Embedder, TokenEmbedding
+
+if TYPE_CHECKING:
+    from graphrag.evaluate.support import SupportExample
 
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "graphrag-support-cache"
 
@@ -22,11 +28,11 @@ DEFAULT_CACHE = Path(tempfile.gettempdir()) / "graphrag-support-cache"
 class CachedEmbedder:
     """Wraps an embedder with a disk cache keyed by a hash of the text."""
 
-    def __init__(self, inner: object, path: Path) -> None:
+    def __init__(self, inner: Embedder, path: Path) -> None:
         self.inner = inner
         self.path = path
-        self.name = getattr(inner, "name", "embedder")
-        self.dim = getattr(inner, "dim", 384)
+        self.name = inner.name
+        self.dim = inner.dim
         self.cache: dict[str, np.ndarray] = {}
         if path.is_file():
             data = np.load(path)
@@ -40,12 +46,12 @@ class CachedEmbedder:
         todo = sorted({t for t in texts if self.key(t) not in self.cache})
         if todo:
             print(f"  encoding {len(todo)} new texts ...", file=sys.stderr, flush=True)
-            vecs = self.inner.encode(todo, batch_size=batch_size)  # type: ignore[attr-defined]
+            vecs = self.inner.encode(todo, batch_size=batch_size)
             self.cache.update({self.key(t): v for t, v in zip(todo, vecs)})
             self.save()
         return np.vstack([self.cache[self.key(t)] for t in texts]).astype(np.float32)
 
-    def encode_tokens(self, texts: Sequence[str]) -> dict[str, tuple]:
+    def encode_tokens(self, texts: Sequence[str]) -> dict[str, TokenEmbedding]:
         """Token embeddings (ids, word pieces, vectors), cached beside the sentence vectors."""
         from graphrag.support.embedded import encode_tokens
 
@@ -75,7 +81,7 @@ class CachedEmbedder:
         tmp.replace(self.path)
 
 
-def cached_features(path: str | Path, fmt: str, examples: Sequence[object], cache: str | Path | None = None) -> np.ndarray:
+def cached_features(path: str | Path, fmt: str, examples: Sequence[SupportExample], cache: str | Path | None = None) -> np.ndarray:
     """The checker's feature rows for ``examples`` loaded from ``path``; computed once per file
     content and feature set, then read from ``cache``."""
     from graphrag.embed import get_embedder
@@ -85,13 +91,13 @@ def cached_features(path: str | Path, fmt: str, examples: Sequence[object], cach
     digest = hashlib.sha1(Path(path).read_bytes() + fmt.encode() + ",".join(FEATURES).encode()).hexdigest()[:16]
     target = folder / f"features-{fmt}-{digest}.npz"
     if target.is_file():
-        x = np.load(target)["x"]
+        x: np.ndarray = np.load(target)["x"]
         if len(x) == len(examples):
             return x
     print(f"computing features of {len(examples)} pairs in {path} (MiniLM; cached in {folder}) ...",
           file=sys.stderr, flush=True)
     embedder = CachedEmbedder(get_embedder(), folder / "minilm.npz")
-    pfs = featurise([ex.query() for ex in examples], embedder)  # type: ignore[attr-defined]
+    pfs = featurise([ex.query() for ex in examples], embedder)
     x = np.vstack([pf.vector() for pf in pfs])
     folder.mkdir(parents=True, exist_ok=True)
     np.savez(target, x=x)

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from graphrag.documents import corpus_doc_id, read_corpus_json
 from graphrag.embed import get_embedder, top_k
 from graphrag.generate.extractive import ExtractiveGenerator
 from graphrag.graph import KnowledgeGraph, load_graph
-from graphrag.model import AskSettings, RouteStart
+from graphrag.model import AskSettings, Progress, RouteStart
 from graphrag.retrieve import diverse, retrieve_vector
 from graphrag.text import normalise
 from graphrag.store import Store
@@ -74,7 +74,7 @@ def ingest_corpus(store: Store, corpus_path: str | Path, out: TextIO) -> None:
     items = read_corpus_json(Path(corpus_path))
     t0 = time.perf_counter()
 
-    def progress(p):  # type: ignore[no-untyped-def]
+    def progress(p: Progress) -> None:
         if p.done % 200 == 0 or p.done == p.total:
             print(f"ingest {p.done}/{p.total} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
@@ -108,14 +108,19 @@ def _contains_answer(text: str, answers: Sequence[str]) -> bool:
     return any(" ".join(a.lower().split()) in low for a in answers)
 
 
-def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings) -> dict[str, object]:
+def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings) -> dict[str, Any]:
     graph = load_graph(store)
     embedder = get_embedder()
     qvecs = embedder.encode([q.text for q in questions])
     visible_docs, visible_entities = graph.visibility(settings.access)
     row_visible = visible_docs[graph.sentence_doc]
     generator = ExtractiveGenerator()
-    graph_r, dense_r, spread_r, sizes, via_graph, best = [], [], [], [], [], []
+    graph_r: list[float] = []
+    dense_r: list[float] = []
+    spread_r: list[float] = []
+    sizes: list[int] = []
+    via_graph: list[bool] = []
+    best: list[float] = []
     cited_anchored: list[bool] = []
     depths: Counter[int] = Counter()
     bridge_questions = bridge_cited = bridge_routed = bridge_in_context = 0

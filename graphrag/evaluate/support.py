@@ -28,17 +28,19 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.support.base import SupportQuery
+from graphrag.support.base import SupportChecker, SupportQuery
 
 SUPPORTED = "supported"
 PARTIAL = "partially_supported"
 NOT_SUPPORTED = "not_supported"
 LABELS = (SUPPORTED, PARTIAL, NOT_SUPPORTED)
+Labels = Sequence[bool] | np.ndarray  # supported or not, per claim
+Scores = Sequence[float] | np.ndarray
 
 _EXPERTQA_LABELS = {
     "complete": SUPPORTED,
@@ -67,7 +69,7 @@ class SupportExample:
         return SupportQuery(claim=self.claim, evidence="\n\n".join(self.evidence))
 
 
-def _read_jsonl(path: Path) -> list[dict]:
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise InputError(f"data file not found: {path}")
     rows = []
@@ -82,13 +84,13 @@ def _read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
-def _need(row: dict, keys: Sequence[str], where: str, fmt: str) -> None:
+def _need(row: dict[str, Any], keys: Sequence[str], where: str, fmt: str) -> None:
     missing = [k for k in keys if k not in row]
     if missing:
         raise InputError(f"{where}: no {', '.join(missing)} field; is this really the {fmt!r} format?")
 
 
-def load_wice(path: Path, skipped: Counter | None = None) -> list[SupportExample]:
+def load_wice(path: Path, skipped: Counter[str] | None = None) -> list[SupportExample]:
     out = []
     for n, row in enumerate(_read_jsonl(path), 1):
         _need(row, ("claim", "evidence", "label"), f"{path}:{n}", "wice")
@@ -108,7 +110,7 @@ def _passage_text(passage: str) -> str:
     return _PASSAGE_HEADER.sub("", passage, count=1).strip()
 
 
-def load_expertqa(path: Path, skipped: Counter | None = None) -> list[SupportExample]:
+def load_expertqa(path: Path, skipped: Counter[str] | None = None) -> list[SupportExample]:
     """Claims with a support label and passage text; ``skipped`` counts the rest by reason."""
     skipped = Counter() if skipped is None else skipped
     out = []
@@ -146,7 +148,7 @@ def _generic_label(value: object, where: str) -> str:
     raise InputError(f"{where}: unknown label {value!r}; use {', '.join(LABELS)} or true/false")
 
 
-def load_jsonl(path: Path, skipped: Counter | None = None) -> list[SupportExample]:
+def load_jsonl(path: Path, skipped: Counter[str] | None = None) -> list[SupportExample]:
     out = []
     for n, row in enumerate(_read_jsonl(path), 1):
         where = f"{path}:{n}"
@@ -157,7 +159,7 @@ def load_jsonl(path: Path, skipped: Counter | None = None) -> list[SupportExampl
     return out
 
 
-LOADERS: dict[str, Callable[[Path, Counter | None], list[SupportExample]]] = {
+LOADERS: dict[str, Callable[[Path, Counter[str] | None], list[SupportExample]]] = {
     "wice": load_wice,
     "expertqa": load_expertqa,
     "jsonl": load_jsonl,
@@ -165,7 +167,7 @@ LOADERS: dict[str, Callable[[Path, Counter | None], list[SupportExample]]] = {
 
 
 def load_examples(
-    path: str | Path, fmt: str, limit: int | None = None, skipped: Counter | None = None
+    path: str | Path, fmt: str, limit: int | None = None, skipped: Counter[str] | None = None
 ) -> list[SupportExample]:
     """Labelled pairs from ``path``; records the left-out ones by reason in ``skipped``."""
     try:
@@ -181,7 +183,7 @@ def load_examples(
 # --- metrics ------------------------------------------------------------------------------
 
 
-def auroc(y: Sequence[bool] | np.ndarray, scores: Sequence[float] | np.ndarray) -> float:
+def auroc(y: Labels, scores: Scores) -> float:
     """Area under the ROC curve via the rank-sum statistic (ties get average ranks).
 
     NaN when only one class is present.
@@ -208,7 +210,7 @@ def _safe_div(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
-def binary_metrics(y: Sequence[bool], predicted: Sequence[bool]) -> dict[str, float]:
+def binary_metrics(y: Labels, predicted: Labels) -> dict[str, float]:
     """Balanced accuracy and precision / recall / F1 of the supported class."""
     t = np.asarray(y, dtype=bool)
     p = np.asarray(predicted, dtype=bool)
@@ -226,7 +228,7 @@ def binary_metrics(y: Sequence[bool], predicted: Sequence[bool]) -> dict[str, fl
     }
 
 
-def calibration_table(y: Sequence[bool], scores: Sequence[float], bins: int = 5) -> list[dict[str, float]]:
+def calibration_table(y: Labels, scores: Scores, bins: int = 5) -> list[dict[str, float]]:
     """Equal-width score bins: count, mean score and the share actually supported."""
     t = np.asarray(y, dtype=bool)
     s = np.asarray(scores, dtype=float)
@@ -244,7 +246,7 @@ def calibration_table(y: Sequence[bool], scores: Sequence[float], bins: int = 5)
     return rows
 
 
-def triage_value(y: Sequence[bool], scores: Sequence[float], share: float = 0.2) -> float:
+def triage_value(y: Labels, scores: Scores, share: float = 0.2) -> float:
     """Share of the not-supported claims found in the lowest-scored ``share`` of all claims.
 
     What a reviewer gains by reading claims worst-first: 0.2 is what random order gives.
@@ -273,15 +275,15 @@ def support_metrics(y: Sequence[bool], scores: Sequence[float], threshold: float
 # --- CLI entry points (argparse lives in graphrag.cli) ----------------------------------
 
 
-def evaluate_checker(examples: Sequence[SupportExample], checker: object) -> tuple[dict[str, object], int]:
+def evaluate_checker(examples: Sequence[SupportExample], checker: SupportChecker) -> tuple[dict[str, object], int]:
     """Score every example; returns the metrics and how many pairs the checker left unscored.
 
     An unscored pair (None) counts as score 0: the reviewer must look at it anyway.
     """
-    results = checker.check([ex.query() for ex in examples])  # type: ignore[attr-defined]
+    results = checker.check([ex.query() for ex in examples])
     scores = [r.score if r is not None else 0.0 for r in results]
     unscored = sum(r is None for r in results)
-    metrics = support_metrics([ex.supported for ex in examples], scores, checker.threshold)  # type: ignore[attr-defined]
+    metrics = support_metrics([ex.supported for ex in examples], scores, checker.threshold)
     metrics["unscored"] = unscored
     return metrics, unscored
 
@@ -290,18 +292,18 @@ def _fmt(x: object) -> str:
     return f"{x:.3f}" if isinstance(x, float) else str(x)
 
 
-def _print_report(metrics: dict[str, object], data: str, fmt: str, checker: str, out: TextIO) -> None:
+def _print_report(metrics: dict[str, Any], data: str, fmt: str, checker: str, out: TextIO) -> None:
     out.write(f"support checker {checker!r} on {data} ({fmt})\n")
     out.write(f"  pairs: {metrics['n']} ({metrics['n_supported']} supported; partial counts as not)\n")
     for key in ("balanced_accuracy", "auroc", "precision", "recall", "f1", "triage_top20", "threshold"):
         out.write(f"  {key:<18} {_fmt(metrics[key])}\n")
     out.write("  calibration: score bin   count  mean score  supported\n")
-    for row in metrics["calibration"]:  # type: ignore[union-attr]
+    for row in metrics["calibration"]:
         out.write(f"    [{row['low']:.1f}, {row['high']:.1f})    {row['count']:>6}  "
                   f"{_fmt(row['mean_score']):>10}  {_fmt(row['supported_share']):>9}\n")
     if metrics.get("unscored"):
         out.write(f"  unscored pairs (counted as 0): {metrics['unscored']}\n")
-    for reason, count in (metrics.get("skipped") or {}).items():  # type: ignore[union-attr]
+    for reason, count in (metrics.get("skipped") or {}).items():
         out.write(f"  left out of the data: {count} ({reason})\n")
 
 
@@ -316,7 +318,7 @@ def cli_eval_support(
     """`graphrag eval support`: score a checker on labelled pairs and print the figures."""
     from graphrag.support import make_checker
 
-    skipped: Counter = Counter()
+    skipped: Counter[str] = Counter()
     try:
         examples = load_examples(data, fmt, limit, skipped)
         chk = make_checker(checker)

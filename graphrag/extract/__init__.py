@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from graphrag.extract.base import Extractor
 from graphrag.registry import make_backend
 
@@ -14,7 +16,7 @@ EXTRACTORS: dict[str, str] = {
 
 
 def make_extractor(name: str, **options: object) -> Extractor:
-    return make_backend("extractor", EXTRACTORS, name, **options)  # type: ignore[return-value]
+    return cast(Extractor, make_backend("extractor", EXTRACTORS, name, **options))  # EXTRACTORS: extractors only
 
 
 __all__ = ["EXTRACTORS", "Extractor", "make_extractor"]

@@ -154,11 +154,11 @@ def _nodes(doc: Doc) -> tuple[dict[int, Node], dict[int, str]]:
         root = chunk.root
         if root.i in nodes:  # the named entity is the better name
             continue
-        name = _chunk_name(list(chunk))
-        if name:
-            nodes[root.i] = (name, "concept")
-            if " " in name and root.pos_ == "NOUN":
-                heads[root.i] = name.rsplit(" ", 1)[1]
+        chunk_name = _chunk_name(list(chunk))
+        if chunk_name:
+            nodes[root.i] = (chunk_name, "concept")
+            if " " in chunk_name and root.pos_ == "NOUN":
+                heads[root.i] = chunk_name.rsplit(" ", 1)[1]
     return nodes, heads
 
 

@@ -87,7 +87,8 @@ class Layout:
             ln = self.lines[i]
             b = ln.box(start, end)
             if b is not None:
-                boxes.append((ln.page, *(round(v, 2) for v in b)))
+                x0, y0, x1, y1 = b
+                boxes.append((ln.page, round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)))
             i += 1
         heading, paragraph = None, None
         j = bisect.bisect_right(self._block_ends, start)

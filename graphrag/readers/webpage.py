@@ -13,12 +13,10 @@ import warnings
 
 from bs4 import (
     BeautifulSoup,
-    Comment,
     MarkupResemblesLocatorWarning,
-    NavigableString,
-    Tag,
     XMLParsedAsHTMLWarning,
 )
+from bs4.element import Comment, NavigableString, Tag
 
 from graphrag.readers.errors import ReadError
 from graphrag.readers.layout import HTML, Layout, join_blocks, sha256_bytes

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from typing import Any
 
 from graphrag.readers.errors import ReadError
 from graphrag.readers.layout import DOCX, Layout, join_blocks, sha256_bytes
@@ -22,10 +23,10 @@ _HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _OBJECTS = ("object", "drawing", "pict")
 
 
-def _paragraph_text(p_el: object) -> str:
+def _paragraph_text(p_el: Any) -> str:  # an lxml element of python-docx's tree (lxml ships no types)
     """Text of a w:p with tracked insertions accepted and deletions dropped (w:delText is never read)."""
     out: list[str] = []
-    for el in p_el.iter(f"{_W}t", f"{_W}tab", f"{_W}br", f"{_W}cr"):  # type: ignore[attr-defined]
+    for el in p_el.iter(f"{_W}t", f"{_W}tab", f"{_W}br", f"{_W}cr"):
         tag = el.tag
         if tag == f"{_W}t":
             out.append(el.text or "")

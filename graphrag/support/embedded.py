@@ -13,7 +13,7 @@ recall, IDF-weighted by word-piece rank), so one unsupported word can pull the s
 A model fitted by ``scripts/fit_support.py`` maps the features to a probability of
 "supported" (at balanced odds: every dataset and class weighs the same in the fit); its
 parameters ship in ``embedded_params.json``: gradient-boosted trees, monotonic in each
-feature's known direction (``DIRECTION``), walked in numpy here; the earlier logistic model
+feature's known direction (the table in ``features.py``), walked in numpy here; the earlier logistic model
 still loads (``kind: logistic``). Labels: supported at ``threshold`` and above, partial down
 to ``partial_threshold``, else not supported. Runtime needs only numpy and the MiniLM model.
 
@@ -27,51 +27,27 @@ or "embedded@<version>".
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from graphrag.embed import Embedder, JointEncoder, TokenEmbedding, TokenEncoder
 from graphrag.errors import ModelUnavailable
 from graphrag.model import Support, SupportLabel
 from graphrag.support import features as F
+from graphrag.support import lexical as L
 from graphrag.support.base import SupportQuery
 from graphrag.text import split_sentences
 
+if TYPE_CHECKING:
+    from graphrag.store.checkers import CheckerVersion
+
 PARAMS_PATH = Path(__file__).with_name("embedded_params.json")
-MAX_SELECTED = 6  # sentences the lexical checks read: enough for multi-sentence support
-
-FEATURES: tuple[str, ...] = (
-    "sim_max",  # best single sentence
-    "sim_top3",  # mean embedding of the best one to three sentences (best of the three)
-    "sim_window",  # best contiguous run of up to three sentences
-    "sim_chunk_min",  # weakest claim chunk against its best sentence
-    "cov_selected",  # claim content words found in the selected sentences
-    "cov_all",  # ... anywhere in the evidence
-    "cov_chunk_min",  # weakest chunk's coverage in the selection
-    "bigram_selected",  # claim word pairs kept intact in the selection
-    "num_missing",  # share of claim numbers absent from the selection
-    "num_missing_all",  # ... absent from all the evidence
-    "term_missing",  # share of claim capitalised terms absent from the selection
-    "term_missing_all",
-    "negation_mismatch",
-    "qualifiers_missing",  # count, capped at 3
-    "claim_words",  # log(1 + content words): long claims are more often partly supported
-    # Token alignment: each claim content token against the selected sentences' tokens
-    # (MiniLM's contextual token embeddings), so one unmatched word can pull the score down.
-    *F.TOKEN_FEATURES,
-)
-
-# The direction each feature can push the score, known before any fit: more similarity or
-# coverage never argues against support; a missing number, term or qualifier never argues
-# for it. The fit drops a feature whose weight comes out against its direction (collinear
-# features otherwise trade signs and the model stops transferring across datasets).
-DIRECTION: dict[str, int] = {
-    f: (1 if f.startswith(("sim_", "cov_", "bigram_", "tok_")) and f != "tok_low_share" else -1)
-    for f in FEATURES
-}
+FEATURES = F.FEATURES  # the feature table's names and directions, re-exported for the fit and the tests
+DIRECTION = F.DIRECTION
 
 
 @dataclass
@@ -104,68 +80,23 @@ def evidence_sentences(query: SupportQuery) -> list[str]:
     return out
 
 
-def _share(part: Sequence[object], whole: Sequence[object]) -> float:
-    return len(part) / len(whole) if whole else 0.0
-
-
 def pair_features(
     claim: str, sentences: Sequence[str], claim_vec: np.ndarray, sent_vecs: np.ndarray,
     chunks: Sequence[str], chunk_vecs: np.ndarray,
 ) -> PairFeatures:
-    """All features of one claim against its evidence sentences, given their embeddings."""
+    """All pair features of one claim against its evidence sentences, given their embeddings
+    (the token features are filled in by ``featurise``)."""
     if not sentences:
-        values = {f: 0.0 for f in FEATURES}
-        values.update(num_missing=1.0, num_missing_all=1.0, term_missing=1.0, term_missing_all=1.0)
-        values["claim_words"] = math.log1p(len(F.content_stems(claim)))
-        values["tok_low_share"] = 1.0
-        return PairFeatures(values, [], 0)
-    sims = sent_vecs @ claim_vec
-    order = [int(i) for i in np.argsort(-sims, kind="stable")]
-    sim_top3, _ = F.top_m_similarity(claim_vec, sent_vecs, 3)
-    sim_window, w_start, w_end = F.best_window(claim_vec, sent_vecs)
-    chunk_sims = sent_vecs @ chunk_vecs.T  # (sentences, chunks)
-    chunk_best = [int(i) for i in np.argmax(chunk_sims, axis=0)]
-
-    # Selection: the two best sentences, each chunk's best sentence, the best window.
-    selected: list[int] = []
-    for i in [*order[:2], *chunk_best, *range(w_start, w_end)]:
-        if i not in selected and len(selected) < MAX_SELECTED:
-            selected.append(i)
-    sel_text = F.join_sentences(sentences, selected)
-    all_text = " ".join(sentences)
-
-    cov_sel, missing_words = F.coverage(claim, sel_text)
-    claim_numbers = F.missing_numbers(claim, "")
-    miss_num = F.missing_numbers(claim, sel_text)
-    claim_terms = F.capitalised_terms(claim)
-    miss_terms = F.missing_terms(claim, sel_text)
-    qualifiers = F.missing_qualifiers(claim, sel_text)
-    negation = F.negation_mismatch(claim, F.join_sentences(sentences, order[:2]))
-    values = {
-        "sim_max": float(sims[order[0]]),
-        "sim_top3": sim_top3,
-        "sim_window": sim_window,
-        "sim_chunk_min": float(chunk_sims.max(axis=0).min()),
-        "cov_selected": cov_sel,
-        "cov_all": F.coverage(claim, all_text)[0] if len(sentences) > len(selected) else cov_sel,
-        "cov_chunk_min": min(F.coverage(c, sel_text)[0] for c in chunks),
-        "bigram_selected": F.bigram_coverage(claim, sel_text),
-        "num_missing": _share(miss_num, claim_numbers),
-        "num_missing_all": _share(F.missing_numbers(claim, all_text), claim_numbers),
-        "term_missing": _share(miss_terms, claim_terms),
-        "term_missing_all": _share(F.missing_terms(claim, all_text), claim_terms),
-        "negation_mismatch": float(negation),
-        "qualifiers_missing": float(min(len(qualifiers), 3)),
-        "claim_words": math.log1p(len(F.content_stems(claim))),
-        **{f: 0.0 for f in F.TOKEN_FEATURES},  # filled in by featurise() from token embeddings
-    }
-    claim_stems = set(F.content_stems(claim))
-    source_terms = [t for t in F.capitalised_terms(sel_text) if not set(F.content_stems(t)) & claim_stems]
+        return PairFeatures(F.without_evidence(claim), [], 0)
+    pair = F.Pair(claim, sentences, claim_vec, sent_vecs, chunks, chunk_vecs)
+    values = F.pair_values(pair)
+    claim_stems = set(L.content_stems(claim))
+    source_terms = [t for t in L.capitalised_terms(pair.selected_text) if not set(L.content_stems(t)) & claim_stems]
     # The reason names a negation problem only against the best-matching sentence: a "not" in
     # a neighbouring sentence is no reason to doubt a claim quoted word for word.
-    negation_best = F.negation_mismatch(claim, sentences[order[0]])
-    return PairFeatures(values, sorted(selected), len(sentences), miss_num, miss_terms, source_terms,
-                        missing_words, qualifiers, negation_best)
+    negation_best = L.negation_mismatch(claim, sentences[pair.order[0]])
+    return PairFeatures(values, sorted(pair.selected), len(sentences), pair.missing_numbers, pair.missing_terms,
+                        source_terms, pair.coverage[1], pair.qualifiers, negation_best)
 
 
 def _quote(items: Sequence[str], n: int = 3) -> str:
@@ -226,7 +157,8 @@ class LogisticParams:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         z = self.intercept + ((x - self.mean) / self.scale) @ self.coef
-        return 1.0 / (1.0 + np.exp(-z))
+        p: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+        return p
 
 
 @dataclass(frozen=True)
@@ -249,7 +181,7 @@ class TreeParams:
     partial_threshold: float
 
     @classmethod
-    def from_raw(cls, raw: dict) -> TreeParams:
+    def from_raw(cls, raw: dict[str, Any]) -> TreeParams:
         trees = raw["trees"]
         width = max(len(t["feature"]) for t in trees)
 
@@ -271,10 +203,11 @@ class TreeParams:
             go_left = x[np.arange(x.shape[0])[None, :], f] <= self.threshold_[rows, node]
             node = np.where(go_left, self.left[rows, node], self.right[rows, node])
         z = self.baseline + self.value[rows, node].sum(axis=0)
-        return 1.0 / (1.0 + np.exp(-z))
+        p: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+        return p
 
 
-def params_from_raw(raw: dict, where: str = "checker parameters") -> LogisticParams | TreeParams:
+def params_from_raw(raw: dict[str, Any], where: str = "checker parameters") -> LogisticParams | TreeParams:
     """A fitted model from its JSON: a tree ensemble or the logistic model (``kind``)."""
     if tuple(raw.get("features", ())) != FEATURES:
         raise ModelUnavailable(f"{where} were fitted on other features; rerun scripts/fit_support.py",
@@ -294,9 +227,16 @@ def load_params(path: Path) -> LogisticParams | TreeParams:
 SHIPPED = "shipped"
 
 
-def shipped_raw() -> dict:
+def shipped_raw() -> dict[str, Any]:
     """The shipped parameters as JSON."""
-    return json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
+    raw: dict[str, Any] = json.loads(PARAMS_PATH.read_text(encoding="utf-8"))
+    return raw
+
+
+class CheckerVersions(Protocol):
+    """Where a team's fitted versions of the parameters are kept (the store)."""
+
+    def active_checker(self) -> CheckerVersion | None: ...
 
 
 class EmbeddedChecker:
@@ -304,13 +244,13 @@ class EmbeddedChecker:
 
     name = "embedded@shipped"  # "embedded@<version>" when a team's version from the store is active
 
-    def __init__(self, params_path: str | None = None, embedder: object | None = None,
-                 store: object | None = None) -> None:
+    def __init__(self, params_path: str | None = None, embedder: Embedder | None = None,
+                 store: CheckerVersions | None = None) -> None:
         """Parameters: ``params_path`` if given; else the store's active checker version (see
         ``graphrag checker``) when ``store`` has one; else the shipped JSON."""
         version = None
         if params_path is None and store is not None:
-            version = store.active_checker()  # type: ignore[attr-defined]
+            version = store.active_checker()
         if version is not None:
             self.params = params_from_raw(version.params, f"checker version {version.version}")
             self.name = f"embedded@{version.version}"
@@ -326,7 +266,7 @@ class EmbeddedChecker:
         self._embedder = embedder  # the model loads on first check(), not here
 
     @property
-    def embedder(self):  # noqa: ANN201 - an Embedder (graphrag.embed)
+    def embedder(self) -> Embedder:
         if self._embedder is None:
             from graphrag.embed import get_embedder
 
@@ -356,50 +296,20 @@ class EmbeddedChecker:
         return out
 
 
-TokenEmbedding = tuple[np.ndarray, list[str], np.ndarray]  # ids, word pieces, vectors (with [CLS]/[SEP])
-
-
-def _raw_model(embedder: object) -> object:
-    model = getattr(embedder, "_model", None)
-    if model is None or not hasattr(model, "tokenizer"):
-        from graphrag.embed import get_embedder
-
-        model = get_embedder()._model  # type: ignore[attr-defined]
-    return model
-
-
 def encode_tokens(embedder: object, texts: Sequence[str]) -> dict[str, TokenEmbedding]:
     """MiniLM's contextual token embeddings of ``texts`` (one forward pass, batched).
 
-    An embedder may provide ``encode_tokens`` itself (the fit script's cache does); otherwise
-    the sentence-transformers model behind it (or behind the shared MiniLM embedder) is used.
+    From the embedder's own ``encode_tokens`` (MiniLM's, or the fit script's cache); an embedder
+    without one (a test's counting wrapper) gets the shared MiniLM's.
     """
     texts = list(dict.fromkeys(texts))
     if not texts:
         return {}
-    own = getattr(embedder, "encode_tokens", None)
-    if own is not None:
-        return own(texts)
-    return _encode_both(embedder, texts)[1]
+    if isinstance(embedder, TokenEncoder):
+        return embedder.encode_tokens(texts)
+    from graphrag.embed import get_embedder
 
-
-def _encode_both(embedder: object, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, TokenEmbedding]]:
-    """Sentence vectors (L2-normalised) and token embeddings from one forward pass of the raw model."""
-    model = _raw_model(embedder)
-    lock = getattr(embedder, "_lock", None)
-    if lock is not None:
-        with lock:
-            outs = model.encode(list(texts), output_value=None, batch_size=64, show_progress_bar=False)
-    else:
-        outs = model.encode(list(texts), output_value=None, batch_size=64, show_progress_bar=False)
-    result: dict[str, TokenEmbedding] = {}
-    for t, o in zip(texts, outs):
-        n = int(o["attention_mask"].sum())
-        ids = o["input_ids"][:n].cpu().numpy()
-        result[t] = (ids, model.tokenizer.convert_ids_to_tokens(ids.tolist()),
-                     o["token_embeddings"][:n].float().cpu().numpy())
-    vecs = np.vstack([o["sentence_embedding"].float().cpu().numpy() for o in outs]).astype(np.float32)
-    return vecs, result
+    return get_embedder().encode_tokens(texts)
 
 
 ONE_PASS_MAX_TEXTS = 1024  # up to this many distinct texts, one forward pass gives vectors and tokens
@@ -417,14 +327,14 @@ def add_token_features(pf: PairFeatures, claim: str, sentences: Sequence[str],
     pf.values.update(F.token_alignment(ids, pieces, emb, ev_ids, ev_emb))
 
 
-def featurise(queries: Sequence[SupportQuery], embedder: object) -> list[PairFeatures]:
+def featurise(queries: Sequence[SupportQuery], embedder: Embedder) -> list[PairFeatures]:
     """Features for many pairs with one batched encode of every distinct text.
 
     Sentence vectors drive the evidence selection; a second pass gets token embeddings of
     the claims and the selected sentences only, so a long page costs little extra.
     """
     sentences = [evidence_sentences(q) for q in queries]
-    chunks = [F.claim_chunks(q.claim) for q in queries]
+    chunks = [L.claim_chunks(q.claim) for q in queries]
     texts: dict[str, int] = {}
     for q, sents, chs in zip(queries, sentences, chunks):
         for t in (q.claim, *sents, *chs):
@@ -432,13 +342,12 @@ def featurise(queries: Sequence[SupportQuery], embedder: object) -> list[PairFea
     # Few texts (the live checker): one pass yields both the sentence vectors and the token
     # embeddings. Many (an evaluation over long pages) or an embedder with its own token
     # encoder (the fit script's cache): sentence vectors first, tokens for the selection only.
-    one_pass = (len(texts) <= ONE_PASS_MAX_TEXTS and not hasattr(embedder, "encode_tokens")
-                and hasattr(getattr(embedder, "_model", None), "tokenizer"))
+    joint = embedder if len(texts) <= ONE_PASS_MAX_TEXTS and isinstance(embedder, JointEncoder) else None
     tokens: dict[str, TokenEmbedding] = {}
-    if one_pass:
-        vecs, tokens = _encode_both(embedder, list(texts))
+    if joint is not None:
+        vecs, tokens = joint.encode_with_tokens(list(texts))
     else:
-        vecs = embedder.encode(list(texts))  # type: ignore[attr-defined]
+        vecs = embedder.encode(list(texts))
 
     def rows(items: Sequence[str]) -> np.ndarray:
         return vecs[[texts[t] for t in items]] if items else np.zeros((0, vecs.shape[1]), dtype=vecs.dtype)
@@ -449,7 +358,7 @@ def featurise(queries: Sequence[SupportQuery], embedder: object) -> list[PairFea
     ]
     wanted = [t for q, sents, pf in zip(queries, sentences, pfs) if pf.selected
               for t in (q.claim, *(sents[i] for i in pf.selected))]
-    if not one_pass:
+    if joint is None:
         tokens = encode_tokens(embedder, wanted)
     for q, sents, pf in zip(queries, sentences, pfs):
         add_token_features(pf, q.claim, sents, tokens)

@@ -18,7 +18,8 @@ def cell_weights(y: np.ndarray, source: np.ndarray) -> np.ndarray:
     for s, c in cells:
         mask = (source == s) & (y == c)
         w[mask] = 1.0 / mask.sum()
-    return w * len(y) / w.sum()
+    weights: np.ndarray = w * len(y) / w.sum()
+    return weights
 
 
 # The tree ensemble: chosen over the logistic model, and these settings over two others
@@ -74,6 +75,7 @@ def predict(params: dict[str, object], x: np.ndarray) -> np.ndarray:
         return TreeParams.from_raw(params).predict(x)
     z = params["intercept"] + ((x - np.asarray(params["mean"])) / np.asarray(params["scale"])) @ np.asarray(
         params["coef"])
-    return 1.0 / (1.0 + np.exp(-z))
+    p: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+    return p
 
 

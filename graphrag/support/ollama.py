@@ -49,7 +49,7 @@ def judge_prompt(claim: str, evidence: str) -> str:
 
 def parse_verdict(text: str) -> bool | None:
     """Yes -> True, No -> False, anything else -> None. Accepts "Yes." and "No, because..."."""
-    words = re.findall(r"[a-z]+", text.lower())
+    words: list[str] = re.findall(r"[a-z]+", text.lower())
     if not words or words[0] not in ("yes", "no"):
         return None
     return words[0] == "yes"

@@ -42,11 +42,11 @@ class FitOutcome:
     skipped: dict[str, int] = field(default_factory=dict)
 
 
-def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter]:
+def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter[str]]:
     """Every (claim, cited span) pair with a verdict, labelled by its reviewers' latest verdicts."""
-    from graphrag.ask import _neighbours
+    from graphrag.support.claims import neighbour_texts
 
-    skipped: Counter = Counter()
+    skipped: Counter[str] = Counter()
     votes: dict[tuple[int, int, str], list[bool]] = {}
     hashes: dict[tuple[int, int, str], str] = {}
     for v in store.current_verdicts():
@@ -74,7 +74,7 @@ def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter]:
         if sha256_text(cite.item.span.text) != hashes[(aid, idx, marker)]:
             skipped["cited text changed since the verdict"] += 1
             continue
-        query = SupportQuery(claim.text, cite.item.span.text, _neighbours(store, cite))
+        query = SupportQuery(claim.text, cite.item.span.text, neighbour_texts(store, cite))
         out.append(JudgedPair(aid, idx, marker, query, yes * 2 > len(vs)))
     return out, skipped
 

@@ -1,0 +1,222 @@
+"""Small lexical features that catch what sentence similarity misses.
+
+Cosine similarity of sentence embeddings rewards topical overlap: "Snapshots last 30 days"
+and "Exports use the latest snapshot" are close, although the source says nothing about 30
+days. These functions look at the surface instead: numbers, capitalised terms, negation,
+qualifiers and how many of the claim's content words the evidence covers. Each is small,
+pure and cheap (no model), so the checker can run them on every pair.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*[A-Za-z]|[A-Za-z]|\d[\d,]*(?:\.\d+)?%?")
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+
+STOPWORDS = frozenset(
+    """
+    a an the and or but if then else of to in on at by for with from as into onto upon about
+    over under than that this these those there here it its it's is are was were be been being
+    am do does did doing have has had having will would shall should can could may might must
+    i me my we our you your he him his she her they them their what which who whom whose when
+    where why how also just so such very too more most much many some any each every all both
+    either neither nor not no only own same other another s t via per within without up down out
+    off again further once while during before after above below between through because until
+    one ones us etc e.g i.e based including include includes according
+    """.split()
+)
+
+_NEGATIONS = frozenset(
+    """not no never none nobody nothing neither nor without cannot can't won't don't doesn't
+    didn't isn't aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't
+    lack lacks lacked unable fail fails failed""".split()
+)
+
+# Words that narrow or condition a statement: a claim that adds one the source lacks
+# usually says more than the source does ("only", "always", "if ...", "the first").
+QUALIFIERS = frozenset(
+    """only all always every never most least majority entire whole sole solely exclusively
+    primarily mainly largely first last largest biggest smallest highest lowest best worst
+    oldest newest earliest latest greatest longest shortest fastest if unless except until
+    may might could possibly likely unlikely usually often rarely sometimes generally
+    approximately about nearly almost roughly over under more less fewer""".split()
+)
+
+_NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
+    "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40",
+    "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+    "hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000",
+    "dozen": "12", "half": "0.5", "twice": "2", "once": "1", "single": "1", "double": "2",
+}
+
+_SUFFIXES = ("ational", "ization", "ations", "ation", "ments", "ment", "ness", "ings", "ing",
+             "edly", "ies", "ied", "ed", "ly", "es", "er", "s")
+
+
+def words(text: str) -> list[str]:
+    """Word and number tokens in order, apostrophes and hyphens kept inside words."""
+    return _WORD.findall(text)
+
+
+def stem(word: str) -> str:
+    """A crude stem: lowercase, one suffix off, cut to 6 letters.
+
+    Crude on purpose: "cancelled"/"cancelling", "exports"/"exported", "available"/
+    "availability" must meet; an occasional false match costs less than a missed one.
+    """
+    w = word.lower().replace("’", "'")
+    w = re.sub(r"'s?$", "", w)
+    if w.isdigit() or len(w) <= 3:
+        return w
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            break
+    return w[:6]
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the words that carry content (stopwords and one-letter tokens dropped)."""
+    return [stem(w) for w in words(text) if w.lower() not in STOPWORDS and len(w) > 1]
+
+
+def coverage(claim: str, evidence: str) -> tuple[float, list[str]]:
+    """Share of the claim's content words whose stem occurs in the evidence, and the misses."""
+    claim_words = [w for w in words(claim) if w.lower() not in STOPWORDS and len(w) > 1]
+    if not claim_words:
+        return 1.0, []
+    have = set(content_stems(evidence))
+    missing = [w for w in claim_words if stem(w) not in have]
+    return 1.0 - len(missing) / len(claim_words), missing
+
+
+def bigram_coverage(claim: str, evidence: str) -> float:
+    """Share of consecutive content-stem pairs of the claim that also occur in the evidence.
+
+    Word coverage ignores order; bigrams notice "A acquired B" read against "B acquired A"
+    only weakly, but they do reward phrases kept intact, which paraphrase-free support has.
+    """
+    c = content_stems(claim)
+    pairs = list(zip(c, c[1:]))
+    if not pairs:
+        return 1.0
+    e = content_stems(evidence)
+    have = set(zip(e, e[1:]))
+    return sum(p in have for p in pairs) / len(pairs)
+
+
+def _canonical_number(token: str) -> str:
+    t = token.replace(",", "").rstrip("%")
+    if "." in t:
+        t = t.rstrip("0").rstrip(".")
+    return t.lstrip("0") or "0"
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in canonical form: digits ("1,000" -> "1000") and number words ("two" -> "2")."""
+    found = {_canonical_number(m) for m in _NUMBER.findall(text)}
+    found |= {_NUMBER_WORDS[w.lower()] for w in words(text) if w.lower() in _NUMBER_WORDS}
+    return found
+
+
+def missing_numbers(claim: str, evidence: str) -> list[str]:
+    """The claim's numbers (with the word after them, for a readable reason) absent from evidence."""
+    have = numbers(evidence)
+    out = []
+    for m in _NUMBER.finditer(claim):
+        if _canonical_number(m.group()) not in have:
+            unit = re.match(r"\s*%|\s+[A-Za-z]+", claim[m.end():])
+            out.append(m.group() + (unit.group() if unit else ""))
+    for w in words(claim):
+        if w.lower() in _NUMBER_WORDS and w.lower() not in {"once", "single", "half"}:
+            if _NUMBER_WORDS[w.lower()] not in have:
+                out.append(w)
+    return out
+
+
+def capitalised_terms(text: str) -> list[str]:
+    """Names and other capitalised terms: runs of capitalised words, acronyms included.
+
+    A sentence-initial word counts only when it is not a stopword ("The", "It" are not terms),
+    so "Exports stay available" still names Exports.
+    """
+    terms: list[str] = []
+    run: list[str] = []
+    sentence_start = True
+    for m in re.finditer(r"[A-Za-z][\w'’\-]*|[.!?;:]", text):
+        tok = m.group()
+        if tok in ".!?;:":
+            sentence_start = True
+            if run:
+                terms.append(" ".join(run))
+                run = []
+            continue
+        is_cap = tok[0].isupper() and not (sentence_start and tok.lower() in STOPWORDS)
+        if is_cap:
+            run.append(tok)
+        elif run:
+            terms.append(" ".join(run))
+            run = []
+        sentence_start = False
+    if run:
+        terms.append(" ".join(run))
+    return terms
+
+
+def missing_terms(claim: str, evidence: str) -> list[str]:
+    """Capitalised terms of the claim none of whose content words occur in the evidence."""
+    have = set(content_stems(evidence))
+    out = []
+    for term in capitalised_terms(claim):
+        stems = content_stems(term)
+        if stems and not any(s in have for s in stems):
+            out.append(term)
+    return out
+
+
+def negated(text: str) -> bool:
+    """True when the text contains a negation word or an n't contraction."""
+    toks = [w.lower().replace("’", "'") for w in words(text)]
+    return any(t in _NEGATIONS or t.endswith("n't") for t in toks)
+
+
+def negation_mismatch(claim: str, evidence: str) -> bool:
+    """One side is negated and the other is not."""
+    return negated(claim) != negated(evidence)
+
+
+def missing_qualifiers(claim: str, evidence: str) -> list[str]:
+    """Qualifier words ("only", "always", "if", "first", ...) in the claim but not the evidence."""
+    have = {w.lower() for w in words(evidence)}
+    seen: list[str] = []
+    for w in words(claim):
+        lw = w.lower()
+        if lw in QUALIFIERS and lw not in have and lw not in seen:
+            seen.append(lw)
+    return seen
+
+
+_CHUNK_SPLIT = re.compile(r",\s+|;\s+|:\s+|\s+(?:and|but|while|whereas|which|who|although|because)\s+")
+
+
+def claim_chunks(claim: str, min_content: int = 2) -> list[str]:
+    """The claim cut at commas and conjunctions; tiny pieces are merged into their neighbour.
+
+    A claim that is partly supported usually has one chunk the source does not cover;
+    scoring each chunk separately lets the weakest one pull the score down.
+    """
+    pieces = [p.strip() for p in _CHUNK_SPLIT.split(claim) if p and p.strip()]
+    chunks: list[str] = []
+    for p in pieces:
+        if chunks and len(content_stems(chunks[-1])) < min_content:
+            chunks[-1] = f"{chunks[-1]} {p}"
+        else:
+            chunks.append(p)
+    if len(chunks) > 1 and len(content_stems(chunks[-1])) < min_content:
+        tail = chunks.pop()
+        chunks[-1] = f"{chunks[-1]} {tail}"
+    return chunks or [claim]
