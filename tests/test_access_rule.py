@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.unit  # no model, server or browser
+
 ROOT = Path(__file__).resolve().parent.parent
 RULE = ROOT / "graphrag" / "access.py"
 SET_METHODS = {"intersection", "isdisjoint", "issubset", "issuperset", "__and__", "__rand__"}

@@ -21,6 +21,8 @@ from graphrag.identity import (
     require,
 )
 
+pytestmark = pytest.mark.unit  # no model, server or browser
+
 POLICY = """
 issuers = ["https://idp.example"]
 

@@ -14,6 +14,11 @@ from graphrag.review import export_rows, record_verdict
 from graphrag.store import Store
 from proc_helpers import doc_text
 
+@pytest.fixture(autouse=True)
+def _questions_unparsed(unparsed_questions: None) -> None:
+    """``_answer`` asks without spaCy: these tests are about who judged, not about anchors."""
+
+
 ANA = Identity("sub-ana", "ana@example.com", frozenset({"finance"}), "https://idp.example")
 
 
@@ -21,6 +26,7 @@ def team(role: str | None, labels: tuple[str, ...] = ("public",), who: Identity 
     return Principal(who, frozenset(labels), role, team=True)
 
 
+@pytest.mark.unit
 def test_a_team_verdict_names_the_signed_in_identity_and_is_audited(any_store: Store) -> None:
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
@@ -40,6 +46,7 @@ def test_a_team_verdict_names_the_signed_in_identity_and_is_audited(any_store: S
     assert (local.reviewer, local.subject, local.email) == ("ada", None, None)
 
 
+@pytest.mark.unit
 def test_a_viewer_cannot_record_a_verdict_even_calling_the_function(any_store: Store) -> None:
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
@@ -52,6 +59,7 @@ def test_a_viewer_cannot_record_a_verdict_even_calling_the_function(any_store: S
     assert any_store.verdicts() == [] and any_store.audit() == []
 
 
+@pytest.mark.unit
 def test_the_audit_log_is_append_only(any_store: Store) -> None:
     any_store.add_audit(AuditEvent("sign-in", "sub-ana", "ana@example.com", {"labels": ["public"]}))
     for sql in ("UPDATE audit SET email='x'", "DELETE FROM audit"):
@@ -64,6 +72,7 @@ def test_the_audit_log_is_append_only(any_store: Store) -> None:
         ("sign-in", "ana@example.com", {"labels": ["public"]})]
 
 
+@pytest.mark.unit
 def test_a_schema_4_store_migrates_to_5_with_its_verdicts(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from graphrag.store import db, schema
 
@@ -92,6 +101,7 @@ def test_a_schema_4_store_migrates_to_5_with_its_verdicts(store_url: str, monkey
         assert [e.event for e in s.audit()] == ["verdict"]
 
 
+@pytest.mark.unit
 def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import csv
     import json
@@ -113,6 +123,7 @@ def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:  # type: ig
                                                                                   "=cmd@example.com"]
 
 
+@pytest.mark.model
 def test_the_command_line_audits_its_ingests_exports_and_verdicts(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from app_helpers import write_corpus
 
