@@ -1,5 +1,7 @@
 """GraphRAG review dashboard: `streamlit run app.py`.
 
+Mode: local (default; no sign-in, labels are a filter) or team (GRAPHRAG_MODE=team: OpenID Connect
+sign-in through st.login, labels and roles from the access policy), see graphrag/deployment.py.
 Store: env GRAPHRAG_STORE, else GRAPHRAG_STORE in .streamlit/secrets.toml, else data/graphrag.db
 (a file path, sqlite:///path or postgresql+psycopg://user:password@host:port/db). On an empty store the sample corpus is
 ingested once with the embedded defaults (set GRAPHRAG_SAMPLE=0 to start empty).
@@ -17,24 +19,30 @@ from graphrag.errors import GraphRAGError, StoreError
 # and the browser must ask nothing of any host but this one.
 st.set_page_config(page_title="GraphRAG review", layout="wide")
 
-pages = [
-    st.Page("views/ask.py", title="Ask", default=True),
-    st.Page("views/review.py", title="Review"),
-    st.Page("views/graph.py", title="Graph"),
-    st.Page("views/record.py", title="Record"),
-    st.Page("views/ingest.py", title="Ingest"),
-]
-page = st.navigation(pages)
 # Less empty space above the content: the review page must fit a laptop screen.
 st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2rem; padding-bottom: 2rem; }</style>")
 state.init_session()
-state.warn_if_exposed()
+deployment = state.current_deployment()
+if deployment.team:
+    state.refuse_misconfigured_team_mode(deployment)  # says what is missing, and serves nothing
+else:
+    state.warn_if_exposed()
 try:
     store = state.store()
 except GraphRAGError as exc:
     st.error(f"Cannot open the store: {plain(exc)}. Set GRAPHRAG_STORE to a writable file or a "
              "postgresql+psycopg:// URL and restart.")
     st.stop()
+me = state.sign_in_gate(store, deployment) if deployment.team else state.principal()
+pages = [
+    st.Page("views/ask.py", title="Ask", default=True),
+    st.Page("views/review.py", title="Review"),
+    st.Page("views/graph.py", title="Graph"),
+    st.Page("views/record.py", title="Record"),
+]
+if me.may("admin"):  # a convenience only: the Ingest page checks the role itself
+    pages.append(st.Page("views/ingest.py", title="Ingest"))
+page = st.navigation(pages)
 try:
     state.first_start(store)
     state.sidebar(store)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from graphrag.access import Access
 from graphrag.model import Document, Span
 from graphrag.store import Store
 
@@ -61,7 +62,7 @@ def possible_conflicts(store: Store, cited: Span, entity_keys: Iterable[str], ac
     if not mine or not keys:
         return []
     need = min(2, len(keys))
-    labels = set(access)
+    viewer = Access.of(access)  # current versions only: a conflict is with what holds now
     shared: dict[tuple[str, int, int], set[str]] = {}
     spans: dict[tuple[str, int, int], tuple[str, Span]] = {}
     for key in keys:
@@ -81,7 +82,7 @@ def possible_conflicts(store: Store, cited: Span, entity_keys: Iterable[str], ac
             continue
         name, sp = spans[where]
         doc = store.document(sp.document_id, sp.version)
-        if doc is None or not labels & set(doc.access) or not differs(mine, quantities(sp.text)):
+        if doc is None or not viewer.sees(doc.access, doc.superseded) or not differs(mine, quantities(sp.text)):
             continue
         out.append(Conflict(name, doc, sp))
         if len(out) >= limit:

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dashboard import render, state
+from graphrag.access import Access
 from graphrag.errors import GraphRAGError
+from graphrag.identity import require
 from graphrag.removal import RemovalTarget, describe, preview_removal, remove_document, removal_targets
 from graphrag.store import Store
 
@@ -27,7 +29,8 @@ DONE = "remove_done"
 
 
 def _visible(targets: list[RemovalTarget], access: Sequence[str]) -> list[RemovalTarget]:
-    return [t for t in targets if any(set(v.access) & set(access) for v in t.versions)]
+    viewer = Access.of(access, include_superseded=True)  # every version, superseded ones too
+    return [t for t in targets if any(viewer.sees(v.access) for v in t.versions)]
 
 
 def _choice(t: RemovalTarget) -> tuple[str, tuple[int, ...]]:
@@ -45,12 +48,17 @@ def _preview(store: Store, t: RemovalTarget) -> None:
 
 def _remove(store: Store, t: RemovalTarget) -> None:
     doc_id, versions = _choice(t)
+    # A callback runs before the page script and its role check: it checks, with who is signed in now.
+    me = state.principal()
     try:
+        require(me, "admin", "remove a document")
+        actor = me.name if me.team else st.session_state.get(ACTOR, "")  # team mode: the signed-in identity
         done = remove_document(store, doc_id, versions if len(versions) < len(t.versions) else None,
-                               actor=st.session_state.get(ACTOR, ""), reason=st.session_state.get(REASON, ""))
+                               actor=actor, reason=st.session_state.get(REASON, ""))
     except GraphRAGError as exc:
         st.session_state[DONE] = (False, [str(exc)])
         return
+    state.audit(store, "remove", by=me, document=doc_id, versions=list(versions))
     st.session_state[DONE] = (True, describe(done))
     # the last ingest's table may name the removed document: not shown again
     for key in (DOC, VERSIONS, REASON, CONFIRM, PLAN, state.LAST_REPORT):
@@ -90,7 +98,9 @@ def removal_section(store: Store, access: Sequence[str], actor: str = "") -> Non
     cols = st.columns(2)
     if not st.session_state.get(ACTOR):
         st.session_state[ACTOR] = actor
-    cols[0].text_input("Removed by", key=ACTOR, help="Kept in the removal record")
+    if state.principal().team:
+        st.session_state[ACTOR] = actor  # the signed-in identity, not a typed name
+    cols[0].text_input("Removed by", key=ACTOR, help="Kept in the removal record", disabled=state.principal().team)
     cols[1].text_input("Reason", key=REASON, help="Kept in the removal record")
     if not st.session_state.get(VERSIONS):
         st.caption("Choose at least one version.")

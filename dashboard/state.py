@@ -19,11 +19,13 @@ import streamlit as st
 from dashboard.render import plain
 from graphrag.ask import Asker
 from graphrag.cli import default_store
+from graphrag.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
+from graphrag.identity import Forbidden, Principal, identity_from_claims, local_principal, require
 from graphrag.ingest import Ingestor, IngestReport, ProgressFn
 from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, Work, format_eta
-from graphrag.model import PUBLIC
+from graphrag.model import PUBLIC, AuditEvent
 from graphrag.ollama_util import (
     DEFAULT_EXTRACT_MODEL,
     DEFAULT_GENERATE_MODEL,
@@ -133,15 +135,154 @@ def commit(*keys: str) -> None:
 
 
 def access() -> tuple[str, ...]:
-    return tuple(sorted(set(st.session_state.get(ACCESS) or [])))
+    """The labels this viewer sees with: the policy's grant in team mode, the sidebar's filter locally."""
+    return tuple(sorted(principal().labels))
 
 
 def reviewer() -> str:
-    """The reviewer name as it will be stored, or "" when none (or an invalid one) is set."""
+    """The reviewer name as it will be stored, or "" when none (or an invalid one) is set. In team
+    mode it is the signed-in identity (and "" for someone who may not record verdicts)."""
+    me = principal()
+    if me.team:
+        return me.name if me.may("reviewer") else ""
     try:
         return clean_reviewer(str(st.session_state.get(REVIEWER, "")))
     except InputError:
         return ""
+
+
+# --- deployment, sign-in and roles ----------------------------------------------------------------
+
+def secrets() -> dict[str, object]:
+    try:
+        return st.secrets.to_dict()
+    except Exception:  # no secrets file, or one that does not parse: local defaults apply
+        return {}
+
+
+def current_deployment() -> Deployment:
+    return deployment(secrets())
+
+
+def principal() -> Principal:
+    """Who acts on this run, computed afresh on every call: the policy file is re-read when it
+    changes, so a user removed from it loses access on their next rerun (button callbacks too,
+    which run before the page script)."""
+    dep = current_deployment()
+    if not dep.team:
+        return local_principal(st.session_state.get(ACCESS) or [])
+    if dep.problems or not st.user.is_logged_in:
+        return Principal(None, frozenset(), None, team=True)
+    policy = cached_policy(dep.policy_path)
+    who = identity_from_claims(st.user.to_dict(), policy.groups_claim)
+    grant = policy.grant(who)
+    return Principal(who, grant.labels, grant.role, team=True)
+
+
+def refreshed(p: Principal) -> Principal:
+    """``p`` with its grant read again from the policy file now: for code that runs outside the
+    script run (a deferred download's callable), where the identity is the one that drew it."""
+    if not p.team or p.identity is None:
+        return p
+    grant = cached_policy(current_deployment().policy_path).grant(p.identity)
+    return Principal(p.identity, grant.labels, grant.role, team=True)
+
+
+def require_role(role: str, action: str) -> Principal:
+    """For a page or an action: stop the run with the reason unless the viewer holds ``role``."""
+    me = principal()
+    try:
+        require(me, role, action)
+    except Forbidden as exc:
+        st.error(plain(exc))
+        st.stop()
+    return me
+
+
+def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -> None:
+    me = principal() if by is None else by
+    who = me.identity
+    s.add_audit(AuditEvent(event, who.subject if who else None, who.email if who else None,
+                           {"mode": "team" if me.team else "local", **detail}))
+
+
+def server_ingest_roots() -> tuple[Path, ...]:
+    return ingest_roots(current_deployment().mode, secrets())
+
+
+def refuse_misconfigured_team_mode(dep: Deployment) -> None:
+    """Team mode serves nothing until its sign-in and policy are complete: say exactly what is missing."""
+    if not dep.problems:
+        return
+    if "team_refused" not in (seen := _warned_once()):
+        seen.add("team_refused")
+        log.error("team mode cannot serve: %s", "; ".join(dep.problems))
+    st.error("Team mode is not configured, so this dashboard serves nothing. Missing or wrong:\n\n"
+             + "\n".join(f"- {plain(p)}" for p in dep.problems))
+    st.stop()
+
+
+def sign_in_gate(s: Store, dep: Deployment) -> Principal:
+    """Team mode: the sign-in page until the visitor is signed in and the policy grants them access."""
+    if not st.user.is_logged_in:
+        st.title("Sign in")
+        st.write("This dashboard is shared by a team: sign in with your organisation's account to see the "
+                 "documents your access grants.")
+        if st.button("Sign in", type="primary", key="sign_in"):
+            auth = secrets().get("auth") or {}
+            problem = provider_problem(auth)  # type: ignore[arg-type]
+            if problem:
+                st.error(plain(problem))
+            else:
+                st.login(provider_name(auth))  # type: ignore[arg-type]
+        st.stop()
+    me = principal()
+    if not me.may("viewer"):
+        st.title("No access")
+        st.error(plain(f"You are signed in as {me.name or 'an unknown user'}, but this dashboard's access policy "
+                       "grants you nothing. Ask its administrator to add you."))
+        if st.button("Sign out", key="sign_out_denied"):
+            st.logout()
+        st.stop()
+    assert me.identity is not None
+    if st.session_state.get("_signed_in_as") != me.identity.subject:
+        st.session_state["_signed_in_as"] = me.identity.subject
+        # One event per sign-in, not per tab or reload: the ID token's issue time names the sign-in.
+        key = (me.identity.subject, str(st.user.get("iat") or ""), str(st.user.get("nonce") or ""))
+        seen = _signins_seen()
+        if key not in seen:
+            seen.add(key)
+            audit(s, "sign-in", by=me, role=me.role, labels=sorted(me.labels), issued_at=st.user.get("iat"))
+    return me
+
+
+@st.cache_resource(show_spinner=False)
+def _signins_seen() -> set[tuple[str, str, str]]:
+    return set()
+
+
+def provider_problem(auth: dict[str, object]) -> str | None:
+    """Why the identity provider cannot be used right now (down, not answering), or None.
+
+    Checked before sending the browser there: otherwise a provider that is down ends the
+    sign-in on a bare "Authentication error" page of the server."""
+    import json
+    import urllib.request
+    from urllib.parse import urlparse
+
+    name = provider_name(auth)
+    cfg = auth.get(name) if name else auth
+    url = str((cfg or {}).get("server_metadata_url") or "")  # type: ignore[union-attr]
+    host = urlparse(url).netloc or url
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:  # noqa: S310 - the deployment's own setting
+            meta = json.loads(r.read(1_000_000))
+        if not isinstance(meta, dict) or "authorization_endpoint" not in meta:
+            return f"The identity provider at {host} sent no OpenID configuration: sign-in is not possible now."
+    except (OSError, ValueError) as exc:
+        return (f"The identity provider at {host} does not answer ({type(exc).__name__}): sign-in is not "
+                "possible now. Try again in a minute; if it persists, tell this dashboard's administrator.")
+    return None
 
 
 # --- background ingest jobs ---------------------------------------------------------------------
@@ -304,6 +445,7 @@ def set_report(report: IngestReport) -> None:
 
 def sidebar(s: Store) -> None:
     sb = st.sidebar
+    me = principal()
     counts = s.counts()
     sb.markdown("**Store**")
     sb.caption(plain(f"{s.url.label}: {s.url.display}"))  # never the password
@@ -311,17 +453,35 @@ def sidebar(s: Store) -> None:
                f"{counted(counts['entities'], 'entity', 'entities')} · {counted(counts['relations'], 'relation')} · "
                f"{counted(counts['answers'], 'answer')} · {counted(counts['verdicts'], 'verdict')}")
     job_panel()
+    if me.team:
+        _identity_panel(me)
+    else:
+        _local_panel(s)
+    with sb.expander("Backends", expanded=False):
+        _backends()
+
+
+def _identity_panel(me: Principal) -> None:
+    sb = st.sidebar
+    sb.markdown("**Signed in**")
+    sb.caption(plain(f"{me.name} · role {me.role} · labels {', '.join(sorted(me.labels))}"))
+    sb.caption("Team mode: your labels and role come from the access policy; verdicts carry your identity.")
+    if sb.button("Sign out", key="sign_out"):
+        st.logout()
+
+
+def _local_panel(s: Store) -> None:
+    sb = st.sidebar
     labels = sorted({lab for d in s.documents() for lab in d.access} | {PUBLIC} | set(access()))
     sb.multiselect("Access labels (what the asker may see)", labels, **persist(ACCESS),
                    help="Documents are visible when they share a label with these. Used on every page.")
+    sb.caption("Local mode: these labels are a filter for you on this machine, not a permission.")
     sb.text_input("Reviewer name", help="Recorded with every verdict.", **persist(REVIEWER))
     if st.session_state.get(REVIEWER, "").strip():
         try:
             clean_reviewer(st.session_state[REVIEWER])
         except InputError as exc:
             sb.warning(plain(str(exc)))
-    with sb.expander("Backends", expanded=False):
-        _backends()
 
 
 def _backends() -> None:

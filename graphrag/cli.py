@@ -22,7 +22,9 @@ from tqdm import tqdm
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.jobs import EtaClock, format_eta
-from graphrag.model import PUBLIC, AskSettings, Progress
+from graphrag.access import Access
+from graphrag.identity import local_principal
+from graphrag.model import PUBLIC, AskSettings, AuditEvent, Progress
 from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
 
 
@@ -100,6 +102,8 @@ def cmd_ingest(a: argparse.Namespace) -> int:
             options["cache"] = store.reply_cache()
         report = Ingestor(store, make_extractor(a.extractor, **options)).ingest_paths(a.paths, IngestProgress(),
                                                                                    a.max_bytes)
+        store.add_audit(AuditEvent("ingest", None, None, {"via": "cli", "paths": [str(p) for p in a.paths],
+                                                          **report.totals()}))
     if a.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -126,7 +130,8 @@ def cmd_entity(a: argparse.Namespace) -> int:
         if entity is None:
             print(f"no entity named {a.name!r} (key {key!r})", file=sys.stderr)
             return 2
-        visible = {(d.id, d.version) for d in store.documents() if set(d.access) & set(a.access)}
+        viewer = Access.of(a.access, include_superseded=True)  # superseded mentions are shown, marked
+        visible = {(d.id, d.version) for d in store.documents() if viewer.sees(d.access, d.superseded)}
         mentions = tuple(m for m in entity.mentions if (m.span.document_id, m.span.version) in visible)
         relations = [r for r in store.relations_of(key) if (r.span.document_id, r.span.version) in visible]
         if not mentions:
@@ -257,7 +262,9 @@ def cmd_review(a: argparse.Namespace) -> int:
             raise InputError(f"answer {a.answer} has no claim {a.claim}")
         cites = [c for c in claim.citations if c.valid]
         citation = next((c for c in cites if c.marker == a.citation), None) if a.citation else (cites[0] if cites else None)
-        v = record_verdict(store, answer, claim, citation, a.verdict, a.reviewer, a.note or "", adjudicate=a.adjudicate)
+        # by: the command line acts locally (every role, the labels given); the verdict is audited
+        v = record_verdict(store, answer, claim, citation, a.verdict, a.reviewer, a.note or "", adjudicate=a.adjudicate,
+                           by=local_principal(a.access))
     print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role})
           if a.json else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}"
           + (" (adjudication)" if a.adjudicate else ""))
@@ -303,10 +310,27 @@ def cmd_export(a: argparse.Namespace) -> int:
 
     with Store(a.store) as store:
         rows = export_rows(store, a.access)
+        store.add_audit(AuditEvent("export", None, None, {"via": "cli", "what": "verification record",
+                                                          "format": a.format, "rows": len(rows)}))
     text = rows_to_csv(rows) if a.format == "csv" else rows_to_json(rows)
     if a.out:
         Path(a.out).write_text(text, encoding="utf-8")
         print(f"wrote {len(rows)} verdicts to {a.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_audit(a: argparse.Namespace) -> int:
+    """The audit log, for whoever holds the store (the CLI runs with the store's own access)."""
+    from graphrag.audit import audit_to_csv, audit_to_json
+
+    with Store(a.store) as store:
+        events = store.audit(a.since)
+    text = audit_to_csv(events) if a.format == "csv" else audit_to_json(events)
+    if a.out:
+        Path(a.out).write_text(text, encoding="utf-8")
+        print(f"wrote {len(events)} audit events to {a.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
@@ -532,6 +556,15 @@ def build_parser() -> argparse.ArgumentParser:
     _store_arg(s)
     _access_arg(s)
     s.set_defaults(fn=cmd_export)
+
+    s = sub.add_parser("audit", help="the audit log: sign-ins, ingests, exports, verdicts (who and when)")
+    au = s.add_subparsers(dest="audit_cmd", required=True)
+    ae = au.add_parser("export", help="every event, oldest first")
+    ae.add_argument("--format", choices=["csv", "json"], default="csv")
+    ae.add_argument("--out", help="write to this file (default: standard output)")
+    ae.add_argument("--since", help="only events from this ISO date or time on")
+    _store_arg(ae)
+    s.set_defaults(fn=cmd_audit)
 
     s = sub.add_parser("record", help="the verification record as a measurement")
     r = s.add_subparsers(dest="what", required=True)

@@ -19,6 +19,7 @@ import networkx as nx
 import numpy as np
 
 from graphrag.embed import DIM
+from graphrag.access import Access
 from graphrag.model import COMENTION, Route, RouteStart, RouteStep
 from graphrag.store import Store
 
@@ -92,8 +93,8 @@ class KnowledgeGraph:
         key = (labels, include_superseded)
         with self._lock:
             if key not in self._vis_cache:
-                docs = np.array([bool(d.access & labels) and (include_superseded or not d.superseded)
-                                 for d in self.docs], dtype=bool)
+                viewer = Access(labels, include_superseded)
+                docs = np.array([viewer.sees(d.access, d.superseded) for d in self.docs], dtype=bool)
                 ents = np.zeros(len(self.keys), dtype=bool)
                 if len(self._mention_entity):
                     ents[self._mention_entity[docs[self.mention_doc]]] = True

@@ -6,7 +6,7 @@ place that persists them. The invariants that matter are stated next to each rec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -398,6 +398,21 @@ class Verdict:
     stale: bool = False  # the judged span's document has since been superseded (or removed)
     role: str = "reviewer"  # "adjudicator" for a verdict that settles a disputed claim
     source_removed: bool = False  # the judged span's document version was removed (graphrag.removal)
+    subject: str | None = None  # team mode: the signed-in reviewer's identity-provider subject
+    email: str | None = None  # ... and email (None in local mode, where ``reviewer`` is a typed name)
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    """One line of the audit log: an event ("sign-in", "ingest", "export", "verdict", ...), who
+    (the identity provider's subject and email; None in local mode) and what, as plain values."""
+
+    event: str
+    subject: str | None
+    email: str | None
+    detail: dict[str, Any] = field(default_factory=dict)
+    at: str | None = None
+    id: int | None = None
 
 
 @dataclass(frozen=True)

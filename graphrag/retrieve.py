@@ -24,6 +24,7 @@ from graphrag.anchors import find_anchors
 from graphrag.embed import Embedder, similarities
 from graphrag.errors import InputError, ModelUnavailable
 from graphrag.graph import KnowledgeGraph, Walk
+from graphrag.access import Access
 from graphrag.model import AskSettings, ContextItem, Route, RouteStart, Seed, seeding
 from graphrag.store import Store
 
@@ -170,14 +171,14 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     # step on a chosen item's route joins right after it (if visible and not yet chosen).
     items: list[ContextItem] = []
     seen_text: set[str] = set()
-    labels = frozenset(settings.access)
+    viewer = Access.of(settings.access, settings.include_superseded)
 
     def add(row: int) -> bool:
         doc = graph.docs[int(graph.sentence_doc[row])]
         # Second filter, from the store rather than the cached graph: the document must still
         # exist, still be visible to this asker, and (unless asked) not be superseded.
         fresh = store.access_of(doc.id, doc.version)
-        if fresh is None or not (set(fresh[0]) & labels) or (fresh[1] and not settings.include_superseded):
+        if fresh is None or not viewer.sees(*fresh):
             return False
         span = store.span(doc.id, doc.version, int(graph.sentence_idx[row]))
         if span is None or span.text in seen_text:

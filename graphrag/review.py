@@ -18,7 +18,20 @@ from typing import Any
 
 from graphrag.access import Access, answer_visible, footprint
 from graphrag.errors import InputError
-from graphrag.model import Answer, AnswerStatus, Citation, Claim, ClaimFlag, SpanLayout, Support, Verdict, VerdictLabel
+from graphrag.identity import REVIEWER as ROLE_REVIEWER
+from graphrag.identity import Forbidden, Principal, require
+from graphrag.model import (
+    Answer,
+    AnswerStatus,
+    AuditEvent,
+    Citation,
+    Claim,
+    ClaimFlag,
+    SpanLayout,
+    Support,
+    Verdict,
+    VerdictLabel,
+)
 from graphrag.review_policy import (
     ADJUDICATOR,
     REVIEWER,
@@ -34,7 +47,7 @@ VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
 EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
-                 "note", "stale", "claim_kind", "source")
+                 "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email")
 # The "source" column: what became of the judged span's document version.
 SOURCE_CURRENT, SOURCE_SUPERSEDED, SOURCE_REMOVED = "current", "superseded", "source removed"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -179,15 +192,26 @@ def clean_reviewer(name: str) -> str:
 
 
 def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
-                   reviewer: str, note: str = "", *, adjudicate: bool = False) -> Verdict:
+                   reviewer: str, note: str = "", *, adjudicate: bool = False, by: Principal | None = None) -> Verdict:
     """Append one verdict. The hash of the judged span's text is kept with it.
 
     ``adjudicate``: the verdict settles a disputed claim, and is stored as an adjudicator's; a
-    claim that is not disputed cannot be adjudicated.
+    claim that is not disputed cannot be adjudicated. ``by``: who acts (the dashboard passes it):
+    they must hold the reviewer role and see the answer; in team mode the verdict names their
+    signed-in identity, whatever ``reviewer`` says, and the audit log records it.
     """
     label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
     if label is None:
         raise InputError(f"verdict must be one of {', '.join(sorted(VERDICT_CHOICES))}, got {verdict!r}")
+    subject = email = None
+    if by is not None:
+        require(by, ROLE_REVIEWER, "record a verdict")
+        if not visible_to(answer, by.labels, store):
+            raise InputError(f"no answer {answer.id} among the answers your access labels can see")
+        if by.team:
+            if by.identity is None:
+                raise Forbidden("a verdict in team mode needs a signed-in reviewer")
+            reviewer, subject, email = by.identity.display, by.identity.subject, by.identity.email
     reviewer = clean_reviewer(reviewer)
     if answer.id is None:
         raise InputError("only a stored answer can be reviewed")
@@ -204,9 +228,13 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     v = Verdict(answer.id, claim.index, label, reviewer, sha256_text(span.text if span else ""),
                 citation.marker if citation else None, span.document_id if span else None,
                 span.version if span else None, span.start if span else None, span.end if span else None,
-                note[:5000], role=ADJUDICATOR if adjudicate else REVIEWER)
+                note[:5000], role=ADJUDICATOR if adjudicate else REVIEWER, subject=subject, email=email)
     v = replace(v, created_at=now())
     vid = store.add_verdict(v)
+    if by is not None:
+        store.add_audit(AuditEvent("verdict", subject, email, {
+            "verdict_id": vid, "answer_id": answer.id, "claim_index": claim.index, "verdict": label.value,
+            "reviewer": reviewer, "role": v.role}))
     # Returned as the store will report it, without re-reading the claim's whole history.
     meta = store.access_of(span.document_id, span.version) if span else None
     return replace(v, id=vid, stale=bool(meta and meta[1]))
@@ -263,6 +291,8 @@ def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
                 # A verbatim quote was judged on whether it answers and is current, not on a score.
                 "claim_kind": ("verbatim quote" if cl and ClaimFlag.VERBATIM_QUOTE in cl.flags else "written"),
                 "source": source_status(v),
+                # team mode: the signed-in identity that gave the verdict (empty for a typed local name)
+                "reviewer_subject": v.subject, "reviewer_email": v.email,
             })
     return rows
 

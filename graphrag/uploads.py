@@ -30,6 +30,7 @@ from graphrag.documents import (
     limit_for,
     source_from_bytes,
 )
+from graphrag.access import Access
 from graphrag.model import PUBLIC, Document
 
 MAX_NAME_CHARS = 120  # longer upload names are cut (the extension kept): ids stay readable
@@ -100,7 +101,7 @@ def assign_ids(names: Sequence[str], store: DocumentLookup, viewer_access: Colle
             doc_id, clash, note = own(base), None, f"another upload in this batch is already {base!r}"
         elif existing is None:
             doc_id, clash, note = base, None, None
-        elif set(existing.access) & set(viewer_access):
+        elif Access.of(viewer_access).sees(existing.access):
             mine = own(base)
             clash = Clash(name, base, existing.title, existing.version, existing.access, mine)
             if base in new_versions:

@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -102,6 +103,9 @@ def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240)
     monkeypatch.setenv("GRAPHRAG_SAMPLE", "1" if sample else "0")
     monkeypatch.setenv("GRAPHRAG_REVIEWER", "ada")
     monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port()}")
+    monkeypatch.delenv("GRAPHRAG_MODE", raising=False)
+    # The tests' corpora live in temporary folders: the Ingest page may read there and in the repository.
+    monkeypatch.setenv("GRAPHRAG_INGEST_ROOTS", os.pathsep.join([tempfile.gettempdir(), str(ROOT)]))
     return AppTest.from_file(str(APP), default_timeout=timeout)
 
 
@@ -133,16 +137,22 @@ def texts(elements) -> list[str]:
 
 
 @contextmanager
-def streamlit_server(store: Path, log_path: Path, *, sample: bool = True) -> Iterator[str]:
-    """`streamlit run app.py` on a free local port with ``store``; yields its URL, stops it after."""
-    port = free_port()
+def streamlit_server(store: Path, log_path: Path, *, sample: bool = True, env: dict[str, str] | None = None,
+                     secrets: Path | None = None, port: int | None = None) -> Iterator[str]:
+    """`streamlit run app.py` on a free local port with ``store``; yields its URL, stops it after.
+
+    ``env``: more environment (e.g. GRAPHRAG_MODE=team); ``secrets``: a secrets.toml to read instead of
+    the usual places; ``port``: a fixed port (a sign-in's redirect URI names it)."""
+    port = port or free_port()
     env = {**os.environ, "GRAPHRAG_STORE": str(store), "GRAPHRAG_SAMPLE": "1" if sample else "0",
-           "OLLAMA_HOST": "127.0.0.1:9", "HF_HUB_OFFLINE": "1"}
+           "OLLAMA_HOST": "127.0.0.1:9", "HF_HUB_OFFLINE": "1",
+           "GRAPHRAG_INGEST_ROOTS": os.pathsep.join([tempfile.gettempdir(), str(ROOT)]), **(env or {})}
+    extra = ["--secrets.files", str(secrets)] if secrets is not None else []
     with log_path.open("w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
+             "--server.fileWatcherType", "none", *extra],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
         url = f"http://127.0.0.1:{port}"

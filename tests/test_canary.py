@@ -168,6 +168,8 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         ["ingest", str(extra), *s], ["ingest", str(extra), *s, "--json"],
         ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
         ["checker", "list", *s], ["checker", "list", *s, "--json"],
+        # the audit log (an administrator's): who did what when, as ids, counts and typed paths
+        ["audit", "export", *s], ["audit", "export", "--format", "json", *s],
         # an administrator's copy of the whole store: it prints table names, row counts and hashes only
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db")],
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db"), "--json"],  # refused: not empty
@@ -256,9 +258,9 @@ def _open_everything(page, seen: Seen, where: str, downloads: bool = False) -> N
         page.evaluate("i => document.querySelectorAll('[role=tab]')[i]?.click()", i)
         page.wait_for_timeout(150)
     _settle(page)
-    # A download button's text is its icon's name, then its label.
+    # A download button's text is its icon's name, then its label (which may be several words).
     buttons = page.get_by_test_id("stDownloadButton").all() if downloads else []
-    for label in [b.inner_text().split()[-1] for b in buttons]:
+    for label in [b.inner_text().split(maxsplit=1)[-1] for b in buttons]:
         with page.expect_download(timeout=60_000) as dl:
             page.get_by_test_id("stDownloadButton").get_by_role("button", name=label, exact=True).click()
         seen.add(f"{where} download {label}", Path(dl.value.path()).read_bytes())

@@ -14,6 +14,7 @@ from graphrag.serialize import route_text
 
 st.title("Ask")
 store = state.store()
+viewer = state.require_role("viewer", "ask questions")
 
 with st.form("ask_form", border=False):
     st.text_area("Question", height=68, **state.persist(state.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
@@ -29,7 +30,8 @@ with st.form("ask_form", border=False):
                     **state.persist(state.GENERATE_MODEL, callback=False))
     superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
     asked = st.form_submit_button("Ask", type="primary")
-st.caption("Access labels: " + render.plain(", ".join(state.access()) or "none") + " (change them in the sidebar)")
+st.caption("Access labels: " + render.plain(", ".join(state.access()) or "none")
+           + (" (from the access policy)" if viewer.team else " (change them in the sidebar)"))
 
 if asked:
     state.commit(state.QUESTION, state.GENERATOR, state.GENERATE_MODEL)

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
+from graphrag.access import Access
 from graphrag.graph import load_graph
 from graphrag.text import counted
 from graphrag.viz import neighbourhood, neighbourhood_html
@@ -14,6 +15,7 @@ WIDE = {"sentence": st.column_config.TextColumn(width="large")}
 
 st.title("Graph")
 store = state.store()
+state.require_role("viewer", "browse the graph")
 access = state.access()
 kg = load_graph(store)
 _, visible_entities = kg.visibility(access, include_superseded=True)
@@ -37,12 +39,12 @@ if entity is None:
     st.stop()
 
 docs = {(d.id, d.version): d for d in store.documents()}
-labels = set(access)
+reader = Access.of(access, include_superseded=True)  # superseded mentions and relations are listed, marked
 
 
 def seen(doc_id: str, version: int) -> bool:
     d = docs.get((doc_id, version))
-    return d is not None and bool(labels & set(d.access))
+    return d is not None and reader.sees(d.access, d.superseded)
 
 
 mentions = [m for m in entity.mentions if seen(m.span.document_id, m.span.version)]

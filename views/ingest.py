@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import removal, render, state
+from graphrag.deployment import allowed_path
 from graphrag.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES, Rejected, Source
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
@@ -18,6 +19,8 @@ from graphrag.text import counted
 from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
 
 st.title("Ingest documents")
+state.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows
+roots = state.server_ingest_roots()  # none in team mode unless configured: the disk option is then off
 st.caption(f"Text, Markdown, PDF, HTML and DOCX files (text of up to {DEFAULT_MAX_BYTES:,} bytes, documents of up "
            f"to {DOCUMENT_MAX_BYTES:,}). A `manifest.toml` beside a folder's files sets titles, dates and access "
            "labels; uploads get the labels chosen below. Re-ingesting a changed document adds a new version; the old "
@@ -26,14 +29,15 @@ st.caption(f"Text, Markdown, PDF, HTML and DOCX files (text of up to {DEFAULT_MA
 store = state.store()
 left, right = st.columns([3, 2], gap="large")
 with left:
-    source = st.segmented_control("Source", ["Upload files", "Folder on this machine"], default="Upload files",
-                                  key="ingest_source")
+    source = st.segmented_control("Source", ["Upload files", "Folder on this machine"] if roots else ["Upload files"],
+                                  default="Upload files", key="ingest_source")
     uploads = []
     folder = ""
     upload_labels: list[str] = []
     confirmed: list[str] = []
     if source == "Folder on this machine":
-        folder = st.text_input("Folder or file path", placeholder=str(state.SAMPLE_CORPUS), key="ingest_folder")
+        folder = st.text_input("Folder or file path", placeholder=str(state.SAMPLE_CORPUS), key="ingest_folder",
+                               help="Only under: " + ", ".join(str(r) for r in roots))
     else:
         # A new key after each ingest empties the uploader: a second click must not store the files again.
         upload_round = st.session_state.get("ingest_upload_round", 0)
@@ -92,6 +96,7 @@ def _folder_work(s: Store, ex: Extractor, folder: str) -> Work:
 
 if go:
     try:
+        state.require_role("admin", "ingest documents")  # the action checks too, with who is signed in now
         if uploads:
             # Read from memory with the same checks (binary, empty, encoding, size) as a file
             # on disk; the upload's name never becomes a path on the server.
@@ -102,11 +107,16 @@ if go:
             # A new key empties the uploader: a second click must not store the files again.
             st.session_state["ingest_upload_round"] = st.session_state.get("ingest_upload_round", 0) + 1
         else:
-            work = _folder_work(store, extractor(store), folder.strip())
+            # Resolved (links, ..) and checked against the configured roots before anything is read.
+            path = allowed_path(folder, state.server_ingest_roots())
+            work = _folder_work(store, extractor(store), str(path))
             label = "Folder ingest"
         # The job belongs to the server: leaving this page, a rerun or closing the tab does not stop it.
         job = state.jobs().submit(label, work, owner=state.session_token())
         st.session_state[state.INGEST_JOB] = job.id
+        # Counts and the typed folder only: an upload's name may say more than its labels allow.
+        state.audit(store, "ingest", source="upload" if uploads else "folder", files=len(uploads) if uploads else None,
+                    folder=None if uploads else folder.strip())
     except GraphRAGError as exc:
         st.error(render.plain(exc))
 

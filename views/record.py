@@ -8,12 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
+from graphrag.audit import audit_to_csv
+from graphrag.identity import require
 from graphrag.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
 from graphrag.review_policy import MAX_REQUIRED, ReviewPolicy
 from graphrag.text import counted
 
 st.title("Verification record")
 store = state.store()
+viewer = state.require_role("viewer", "read the verification record")
 access = state.access()
 
 c = st.columns([1, 1, 1.3, 1.3, 1.6])
@@ -91,6 +94,11 @@ if not stats.claims:
 else:
     show_stats()
 
+if not viewer.may("admin"):
+    st.caption(render.plain(f"The review policy, the checker and the audit log are for admins (your role: "
+                            f"{viewer.role})."))
+    st.stop()
+
 st.subheader("Review policy and the checker", anchor=False)
 pol, chk = st.columns(2, gap="large")
 with pol:
@@ -99,7 +107,9 @@ with pol:
                                key="record_required",
                                help="With two or more, review is blind and disagreements go to the dispute queue")
     if st.button("Save the policy", key="record_save_policy", disabled=required == policy.required):
+        state.require_role("admin", "set the review policy")  # the action checks, not only the page
         store.set_review_policy(ReviewPolicy(int(required)))
+        state.audit(store, "review-policy", required=int(required))
         st.rerun()
 with chk:
     active = store.active_checker()
@@ -107,6 +117,7 @@ with chk:
                "team's standard from its verdicts; it is adopted only with enough verdicts and a measured gain.")
     b = st.columns(2)
     if b[0].button("Refit from the verdicts", key="record_refit"):
+        state.require_role("admin", "refit the checker")
         from graphrag.support.learn import RefitRefused
         from graphrag.support.team import fit_from_verdicts
 
@@ -114,8 +125,25 @@ with chk:
             with st.spinner("Fitting and cross-validating by answer…"):
                 outcome = fit_from_verdicts(store)
             st.success(f"Adopted embedded@{outcome.version}: new support scores use it.")
+            state.audit(store, "checker-refit", version=outcome.version)
         except RefitRefused as exc:
             st.warning(render.plain(f"Not adopted: {exc}"))
     if b[1].button("Roll back", key="record_rollback", disabled=active is None):
+        state.require_role("admin", "roll the checker back")
         now_active = store.rollback_checker()
+        state.audit(store, "checker-rollback", active=now_active)
         st.success(f"Support checker in use: embedded@{now_active or 'shipped'}.")
+
+
+def audit_csv() -> str:
+    """The audit log for download, built when clicked; the role is checked here and the export audited."""
+    who = state.refreshed(viewer)  # runs outside the script run: the policy as it is now
+    require(who, "admin", "export the audit log")
+    state.audit(store, "export", by=who, what="audit log")
+    return audit_to_csv(store.audit())
+
+
+st.subheader("Audit log", anchor=False)
+st.caption("Sign-ins, ingests, exports, verdicts and settings, with who and when (append-only).")
+st.download_button("Audit log (CSV)", audit_csv, "audit.csv", "text/csv", icon=":material/download:",
+                   key="record_audit_csv", on_click="ignore")

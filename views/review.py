@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import evidence, render, state
+from graphrag.access import Access
 from graphrag.errors import GraphRAGError
 from graphrag.graph import load_graph
+from graphrag.identity import require
 from graphrag.model import Citation, ClaimFlag, VerdictLabel
 from graphrag.pages import render_page
 from graphrag.review import (
@@ -26,8 +28,12 @@ from graphrag.text import counted
 from graphrag.viz import route_html, route_list_html, shown_steps
 
 store = state.store()
+viewer = state.require_role("viewer", "read the review queue")
 access = state.access()
 me = state.reviewer()
+may_judge = viewer.may("reviewer")
+may_export = viewer.may("admin")
+reader = Access.of(access, include_superseded=True)  # reviewers see cited superseded versions, marked stale
 
 # "Review this answer" on the ask page leaves the answer here; the filter widget takes it once.
 if state.PENDING_REVIEW_ANSWER in st.session_state:
@@ -58,15 +64,29 @@ def queue() -> list[QueueItem]:
                         disputed_only=st.session_state.get("review_disputes", False), claims=claims, policy=policy)
 
 
+
+
+def export(fmt: str) -> str:
+    """The verification record for download, built when the button is clicked (outside the script
+    run): the role is checked here against the policy as it is now, and the export is audited."""
+    who = state.refreshed(viewer)
+    require(who, "admin", "export the verification record")
+    rows = export_rows(store, sorted(who.labels))
+    state.audit(store, "export", by=who, what="verification record", format=fmt, rows=len(rows))
+    return rows_to_csv(rows) if fmt == "csv" else rows_to_json(rows)
+
+
 # Deferred downloads: the record is built when the button is clicked, not on every rerun. No
 # rerun on the click (on_click="ignore"): each run registers the generator under a new id and
 # drops the old one, so a click's rerun raced its own download request and lost it now and then.
-n_rows = store.counts()["verdicts"]
-top[4].download_button("CSV", lambda: rows_to_csv(export_rows(store, access)), "verification.csv", "text/csv",
-                       icon=":material/download:", key="export_csv", on_click="ignore",
-                       help=f"Export the verification record (the verdicts on answers you can see; {n_rows} in all)")
-top[5].download_button("JSON", lambda: rows_to_json(export_rows(store, access)), "verification.json",
-                       "application/json", icon=":material/download:", key="export_json", on_click="ignore")
+if may_export:
+    n_rows = store.counts()["verdicts"]
+    top[4].download_button("CSV", lambda: export("csv"), "verification.csv", "text/csv",
+                           icon=":material/download:", key="export_csv", on_click="ignore",
+                           help=f"Export the verification record (the verdicts on answers you can see; "
+                                f"{n_rows} in all)")
+    top[5].download_button("JSON", lambda: export("json"), "verification.json",
+                           "application/json", icon=":material/download:", key="export_json", on_click="ignore")
 
 items = queue()
 if not items:
@@ -106,8 +126,9 @@ def chosen() -> Citation | None:
 def judge(label: VerdictLabel) -> None:
     """Append the verdict, then move on to the next claim nobody has judged yet."""
     try:
+        # The role is checked in record_verdict, with who is signed in now (not when the button was drawn).
         v = record_verdict(store, answer, claim, chosen(), label, state.reviewer(),
-                           st.session_state.get("review_note", ""), adjudicate=disputes)
+                           st.session_state.get("review_note", ""), adjudicate=disputes, by=state.principal())
     except GraphRAGError as exc:
         st.session_state["review_error"] = str(exc)
         return
@@ -153,16 +174,21 @@ with col_claim:
     else:
         st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
     # The verdict sits under the claim so it is on screen without scrolling on a laptop.
-    st.text_input("Note (optional)", key="review_note", placeholder=f"Verdict by {me or '(set your name)'}")
-    disabled = not me
+    if may_judge:
+        st.text_input("Note (optional)", key="review_note", placeholder=f"Verdict by {me or '(set your name)'}")
+    disabled = not me or not may_judge
     # No verdict is styled as the default: a highlighted "Supported" invites a click before reading the source.
-    st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), disabled=disabled,
-              width="stretch", icon=":material/check_circle:", key="rv_supported")
-    st.button("Partially supported", on_click=judge, args=(VerdictLabel.PARTIAL,), disabled=disabled,
-              width="stretch", icon=":material/contrast:", key="rv_partial")
-    st.button("Unsupported", on_click=judge, args=(VerdictLabel.UNSUPPORTED,), disabled=disabled,
-              width="stretch", icon=":material/cancel:", key="rv_unsupported")
-    if disabled:
+    if may_judge:
+        st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), disabled=disabled,
+                  width="stretch", icon=":material/check_circle:", key="rv_supported")
+        st.button("Partially supported", on_click=judge, args=(VerdictLabel.PARTIAL,), disabled=disabled,
+                  width="stretch", icon=":material/contrast:", key="rv_partial")
+        st.button("Unsupported", on_click=judge, args=(VerdictLabel.UNSUPPORTED,), disabled=disabled,
+                  width="stretch", icon=":material/cancel:", key="rv_unsupported")
+    if not may_judge:
+        st.caption(render.plain(f"Your role ({viewer.role}) reads the record; recording verdicts needs the "
+                                "reviewer role in the access policy."))
+    elif disabled:
         st.caption("Enter your name in the sidebar to record verdicts.")
     elif disputes:
         st.caption("You are adjudicating: your verdict settles this disputed claim and is recorded as such.")
@@ -182,7 +208,7 @@ with col_route:
         # Each step's sentence, read once for graph and list; a step from a document this viewer
         # may not see is a placeholder, its sentence never read.
         route_steps = shown_steps(route, store.span, visible=lambda d, v: bool(
-            (acc := store.access_of(d, v)) is not None and set(acc[0]) & set(access)))
+            (acc := store.access_of(d, v)) is not None and reader.sees(*acc)))
         route_names = {k: name(k) for k in route.entities()}
         words = next((s.mention for s in answer.seeds if s.entity == route.seed), "")
         drawing_height = 90 + 95 * (len(route_steps) + 2)

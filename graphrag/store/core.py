@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from graphrag.access import Footprint, Sources
-from graphrag.model import Answer, AnswerStatus, Document, Entity, PageSize, Relation, Span, SpanLayout, Verdict
+from graphrag.model import Answer, AnswerStatus, AuditEvent, Document, Entity, PageSize, Relation, Span, SpanLayout, Verdict
 from graphrag.review_policy import ClaimStatus, ReviewPolicy, claim_state
-from graphrag.store import answers, cache, checkers, documents, graph, layout, removals, verdicts
+from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
 from graphrag.store.documents import DocumentWrite  # noqa: F401 - re-exported
@@ -323,6 +323,16 @@ class Store:
         """Every verdict row (history included), oldest first, with staleness resolved."""
         removed = self.database.version >= REMOVALS_SCHEMA
         return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer, removed))
+
+    # --- audit log (schema 5) -------------------------------------------------------------
+
+    def add_audit(self, event: AuditEvent) -> int:
+        """Append one event to the audit log; its id."""
+        return self.database.write_one(lambda c: audit.add(c, event))
+
+    def audit(self, since: str | None = None) -> list[AuditEvent]:
+        """The audit log, oldest first."""
+        return self._read(lambda c: audit.rows(c, since))
 
     def review_policy(self) -> ReviewPolicy:
         """How many independent verdicts a claim needs (the team's setting, default 1)."""

@@ -146,6 +146,8 @@ verdicts = Table(
     Column("reviewer", Text, nullable=False), Column("note", Text, nullable=False),
     Column("created_at", Text, nullable=False),
     Column("role", Text, nullable=False, server_default="reviewer"),  # since v3: reviewer or adjudicator
+    # since v5, team mode: who gave the verdict as the identity provider names them (None in local mode)
+    Column("subject", Text), Column("email", Text),
     Index("verdicts_claim", "answer_id", "claim_idx"),
 )
 
@@ -230,6 +232,25 @@ def _v4(c: Connection) -> None:
     create_tables(c, checker_versions)
 
 
+# Schema 5: who did what (graphrag/store/audit.py): sign-ins, ingests, exports, verdicts and settings,
+# with the identity and time; append-only like the verdicts.
+audit = Table(
+    "audit", metadata,
+    Column("id", Integer, primary_key=True), Column("at", Text, nullable=False), Column("event", Text, nullable=False),
+    Column("subject", Text), Column("email", Text), Column("detail", Text, nullable=False),
+)
+
+
+def _v5(c: Connection) -> None:
+    # Verdicts carry the signed-in identity; a store created at v5 has the columns from the table above.
+    have = {col["name"] for col in inspect(c).get_columns("verdicts")}
+    for col in ("subject", "email"):
+        if col not in have:
+            c.exec_driver_sql(f"ALTER TABLE verdicts ADD COLUMN {col} TEXT")
+    create_tables(c, audit)
+    append_only(c, "audit")
+
+
 # Schema 6: removed document versions (graphrag/store/removals.py). A row per removed version
 # keeps what the verification record needs once the document is gone: which version, its access
 # labels (who may still see the verdicts given on it), when, by whom and why; never its text.
@@ -245,11 +266,6 @@ removals = Table(
 )
 
 
-def _v5_reserved(c: Connection) -> None:
-    """Schema 5 belongs to sign-in identity, built beside this step: replace this placeholder with
-    it when both are merged (a store migrated through the placeholder has no identity tables)."""
-
-
 def _v6(c: Connection) -> None:
     create_tables(c, removals)
     append_only(c, "removals")  # the record of what was removed is kept like the verdicts
@@ -257,6 +273,5 @@ def _v6(c: Connection) -> None:
         c.exec_driver_sql("ALTER TABLE reply_cache ADD COLUMN sources TEXT")
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5_reserved,
-                                                          6: _v6}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6}
 SCHEMA_VERSION = max(MIGRATIONS)

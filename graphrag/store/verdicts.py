@@ -12,11 +12,12 @@ from graphrag.store.codec import now
 def add(c: Connection, v: Verdict) -> int:
     return int(c.execute(text(
         'INSERT INTO verdicts (answer_id, claim_idx, marker, doc_id, version, start, "end", span_sha256, verdict, '
-        "reviewer, note, created_at, role) VALUES (:a, :ci, :marker, :d, :v, :s, :e, :sha, :verdict, :reviewer, "
-        ":note, :at, :role) RETURNING id"),
+        "reviewer, note, created_at, role, subject, email) VALUES (:a, :ci, :marker, :d, :v, :s, :e, :sha, :verdict, "
+        ":reviewer, :note, :at, :role, :subject, :email) RETURNING id"),
         {"a": v.answer_id, "ci": v.claim_index, "marker": v.marker, "d": v.document_id, "v": v.version,
          "s": v.start, "e": v.end, "sha": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer,
-         "note": v.note, "at": v.created_at or now(), "role": v.role}).scalar_one())
+         "note": v.note, "at": v.created_at or now(), "role": v.role, "subject": v.subject,
+         "email": v.email}).scalar_one())
 
 
 def find_same(c: Connection, v: Verdict) -> int | None:
@@ -50,7 +51,7 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
         Verdict(r["answer_id"], r["claim_idx"], VerdictLabel(r["verdict"]), r["reviewer"], r["span_sha256"],
                 r["marker"], r["doc_id"], r["version"], r["start"], r["end"], r["note"], r["created_at"],
                 r["id"], bool(r["superseded"]) or bool(r["removed"]), r.get("role") or "reviewer",  # role: schema 3
-                bool(r["removed"]))
+                bool(r["removed"]), r.get("subject"), r.get("email"))  # identity: schema 5
         for r in rows
     ]
 

@@ -1,0 +1,190 @@
+"""The access policy: claims to labels and roles, unknown users, malformed files, the role check,
+the team-mode configuration check and the folders a server-side ingest may read (no models)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from graphrag.deployment import allowed_path, auth_problems, cached_policy, deployment, ingest_roots
+from graphrag.errors import InputError
+from graphrag.identity import (
+    Forbidden,
+    Identity,
+    PolicyError,
+    Principal,
+    identity_from_claims,
+    load_policy,
+    parse_policy,
+    require,
+)
+
+pytestmark = pytest.mark.unit  # no model, server or browser
+
+POLICY = """
+issuers = ["https://idp.example"]
+
+[[grant]]
+email = "Ana@Example.com"
+labels = ["public", "internal"]
+role = "admin"
+
+[[grant]]
+domain = "example.com"
+labels = ["public"]
+role = "reviewer"
+
+[[grant]]
+group = "finance"
+labels = ["finance"]
+"""
+
+
+def who(sub: str = "u1", email: str | None = None, groups: tuple[str, ...] = (),
+        iss: str = "https://idp.example") -> Identity:
+    return Identity(sub, email, frozenset(groups), iss)
+
+
+def test_rules_add_labels_and_the_highest_role_wins() -> None:
+    p = parse_policy(POLICY)
+    ana = p.grant(who(email="ana@example.com", groups=("finance",)))
+    assert ana.labels == {"public", "internal", "finance"} and ana.role == "admin"
+    bob = p.grant(who(email="bob@example.com"))
+    assert bob.labels == {"public"} and bob.role == "reviewer"
+    cat = p.grant(who(email="cat@other.org", groups=("finance",)))
+    assert cat.labels == {"finance"} and cat.role == "viewer"
+
+
+def test_unknown_users_get_public_viewer_or_nothing_if_the_policy_says_so() -> None:
+    stranger = who(email="eve@elsewhere.net")
+    g = parse_policy(POLICY).grant(stranger)
+    assert g.labels == {"public"} and g.role == "viewer"
+    closed = parse_policy(POLICY + "\n[unknown]\nlabels = []\n")
+    assert not closed.grant(stranger).allowed and closed.grant(stranger).labels == frozenset()
+
+
+def test_another_issuer_or_no_identity_gets_nothing() -> None:
+    p = parse_policy(POLICY)
+    assert not p.grant(who(email="ana@example.com", iss="https://evil.example")).allowed
+    assert not p.grant(None).allowed
+
+
+def test_claims_to_identity_ignores_an_unverified_email() -> None:
+    base = {"sub": "s1", "iss": "https://idp.example", "groups": ["finance"]}
+    assert identity_from_claims({**base, "email": "Ana@Example.com"}).email == "ana@example.com"
+    unverified = identity_from_claims({**base, "email": "ana@example.com", "email_verified": False})
+    assert unverified.email is None
+    assert not parse_policy(POLICY).grant(unverified).labels & {"internal"}
+    assert identity_from_claims({"email": "x@y.z"}) is None  # no subject: no identity
+    assert identity_from_claims({**base, "groups": "finance"}).groups == {"finance"}
+
+
+@pytest.mark.parametrize("text, fault", [
+    ("[[grant]]\nemail = 'a@b.c'\nlables = ['x']\n", "unknown key(s) lables"),
+    ("[[grant]]\nemail = 'a@b.c'\ngroup = 'g'\nlabels = ['x']\n", "exactly one of email, domain or group"),
+    ("[[grant]]\nlabels = ['x']\n", "exactly one of email, domain or group"),
+    ("[[grant]]\nemail = 'a@b.c'\nlabels = ['x']\nrole = 'owner'\n", "role must be one of viewer, reviewer, admin"),
+    ("[[grant]]\nemail = 'a@b.c'\nlabels = []\n", "a rule must grant at least one label"),
+    ("[[grant]]\nemail = 'a@b.c'\n", "needs labels"),
+    ("[[grant]]\nemail = 'not-an-address'\nlabels = ['x']\n", "is not an email address"),
+    ("[[grant]]\nemail = 'a@b.c'\nlabels = 'public'\n", "must be a list of non-empty strings"),
+    ("grant = 3\n", "[[grant]] tables"),
+    ("[unknown]\nlabels = ['public']\nrole = 'boss'\n", "role must be one of"),
+    ("admins = ['a@b.c']\n", "unknown key(s) admins"),
+    ("[[grant]\n", "not valid TOML"),
+])
+def test_a_malformed_policy_is_refused_with_the_fault(text: str, fault: str) -> None:
+    with pytest.raises(PolicyError, match=r"access\.toml") as exc:
+        parse_policy(text, "access.toml")
+    assert fault in str(exc.value)
+
+
+def test_a_missing_policy_file_is_a_policy_error(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError, match="does not exist"):
+        load_policy(tmp_path / "access.toml")
+
+
+def test_require_raises_forbidden_below_the_role() -> None:
+    viewer = Principal(who(email="v@example.com"), frozenset({"public"}), "viewer", team=True)
+    require(viewer, "viewer")
+    with pytest.raises(Forbidden, match="v@example.com may not record a verdict: that needs the reviewer role"):
+        require(viewer, "reviewer", "record a verdict")
+    admin = Principal(who(), frozenset({"public"}), "admin", team=True)
+    require(admin, "reviewer")
+    nobody = Principal(who(), frozenset(), None, team=True)
+    with pytest.raises(Forbidden):
+        require(nobody, "viewer")
+
+
+def test_the_policy_is_read_again_when_the_file_changes(tmp_path: Path) -> None:
+    f = tmp_path / "access.toml"
+    f.write_text(POLICY, encoding="utf-8")
+    ana = who(email="ana@example.com")
+    assert cached_policy(f).grant(ana).role == "admin"
+    f.write_text(POLICY.replace('email = "Ana@Example.com"', 'email = "zed@example.com"'), encoding="utf-8")
+    os.utime(f, ns=(1, 1))  # a new mtime even within the filesystem's clock resolution
+    assert cached_policy(f).grant(ana).role == "reviewer"
+
+
+def test_team_mode_names_everything_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHRAG_MODE", "team")
+    monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(tmp_path / "access.toml"))
+    d = deployment({})
+    assert d.team and any("no [auth] section" in p for p in d.problems)
+    assert any("access.toml does not exist" in p for p in d.problems)
+    auth = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "short",
+            "client_id": "graphrag", "server_metadata_url": "http://127.0.0.1:1/.well-known/openid-configuration"}
+    (tmp_path / "access.toml").write_text("[[grant]]\nemail = 'a@b.c'\nlables = ['x']\n", encoding="utf-8")
+    problems = deployment({"auth": auth}).problems
+    assert any("client_secret is missing" in p for p in problems)
+    assert any("cookie_secret is shorter than 32" in p for p in problems)
+    assert any("unknown key(s) lables" in p for p in problems)
+    (tmp_path / "access.toml").write_text(POLICY, encoding="utf-8")
+    ok = deployment({"auth": {**auth, "cookie_secret": "x" * 40, "client_secret": "s"}})
+    assert ok.team and ok.problems == ()
+    named = deployment({"auth": {"redirect_uri": auth["redirect_uri"], "cookie_secret": "x" * 40,
+                                 "idp": {k: auth[k] for k in ("client_id", "server_metadata_url")}}})
+    assert [p for p in named.problems] == ["[auth] client_secret is missing from .streamlit/secrets.toml"]
+    monkeypatch.setenv("GRAPHRAG_MODE", "tem")
+    assert deployment({}).team and "must be 'local' or 'team'" in deployment({}).problems[0]  # a typo fails closed
+
+
+def test_local_mode_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GRAPHRAG_MODE", raising=False)
+    assert not deployment({}).team and deployment({}).problems == ()
+    assert auth_problems(None)
+
+
+def test_ingest_paths_outside_the_roots_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "allowed"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("A.", encoding="utf-8")
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "key.md").write_text("KEY", encoding="utf-8")
+    (root / "link").symlink_to(secret)
+    (root / "keylink.md").symlink_to(secret / "key.md")
+    roots = (root.resolve(),)
+    assert allowed_path(str(root / "docs"), roots) == (root / "docs").resolve()
+    assert allowed_path(str(root / "docs" / "a.md"), roots).name == "a.md"
+    for bad in (str(root / "docs" / ".." / ".." / "secret"), str(root / "link"), str(root / "link" / "key.md"),
+                str(root / "keylink.md"), str(secret), "/etc/passwd", str(tmp_path / "allowed-not")):
+        with pytest.raises(InputError, match="outside the folders this dashboard may read"):
+            allowed_path(bad, roots)
+    with pytest.raises(InputError, match="turned off"):
+        allowed_path(str(root), ())
+    monkeypatch.setenv("GRAPHRAG_INGEST_ROOTS", os.pathsep.join([str(root), str(secret)]))
+    assert ingest_roots("team") == (root.resolve(), secret.resolve())
+    monkeypatch.delenv("GRAPHRAG_INGEST_ROOTS")
+    assert ingest_roots("team") == ()
+    assert Path.cwd().resolve() in ingest_roots("local")
+
+
+def test_the_example_policy_in_the_repository_parses() -> None:
+    p = load_policy(Path(__file__).resolve().parent.parent / "access.example.toml")
+    assert p.grant(who(email="ana@example.com", iss="https://login.example.com")).role == "admin"
+    assert not p.grant(who(email="ana@example.com", iss="https://other.example")).allowed
+    assert p.grant(Identity("x", "lee@example.com", frozenset({"support-leads"}), "https://login.example.com")).labels \
+        == {"public", "internal"}

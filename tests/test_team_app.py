@@ -1,0 +1,216 @@
+"""Team mode through AppTest (the real app.py, st.user seeded as Streamlit's sign-in would leave it):
+configuration refused until complete, labels and role from the policy, each page and action
+checking the role, the policy re-read on every rerun. The browser tests with a real OpenID
+Connect provider are in test_browser_signin.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app_helpers import ROOT, app, copy_store, ok, page, texts
+from streamlit.testing.v1 import AppTest
+from graphrag.ask import Asker
+from graphrag.model import AskSettings
+from graphrag.store import Store
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+ISSUER = "http://127.0.0.1:1"
+AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 40, "client_id": "graphrag",
+        "client_secret": "s", "server_metadata_url": f"{ISSUER}/.well-known/openid-configuration"}
+POLICY = """
+[[grant]]
+email = "ana@example.com"
+labels = ["public", "internal"]
+role = "admin"
+
+[[grant]]
+group = "reviewers"
+labels = ["public"]
+role = "reviewer"
+
+[[grant]]
+email = "bob@example.com"
+labels = ["public"]
+"""
+PUBLIC_Q = "How long do snapshot exports remain available after an account is cancelled?"
+INTERNAL_Q = "Which cluster replicates snapshots?"
+
+
+def user(sub: str, email: str, groups: tuple[str, ...] = ()) -> dict[str, object]:
+    return {"is_logged_in": True, "sub": sub, "email": email, "groups": list(groups), "iss": ISSUER}
+
+
+ANA = user("sub-ana", "ana@example.com")
+BOB = user("sub-bob", "bob@example.com")
+CAT = user("sub-cat", "cat@example.com", ("reviewers",))
+
+
+@pytest.fixture(scope="module")
+def answered(tiny_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny handbook with one public answer and one that draws on the internal ops notes."""
+    path = copy_store(tiny_store, tmp_path_factory.mktemp("team") / "store.db")
+    with Store(path) as s:
+        asker = Asker(s)
+        asker.ask(PUBLIC_Q, AskSettings(access=("public",)))
+        asker.ask(INTERNAL_Q, AskSettings(access=("internal",)))
+    return path
+
+
+@pytest.fixture
+def team(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answered: Path):  # noqa: ANN201
+    policy = tmp_path / "access.toml"
+    policy.write_text(POLICY, encoding="utf-8")
+    store = copy_store(answered, tmp_path / "store.db")
+
+    def make(who: dict[str, object] | None, secrets: dict[str, object] | None = None,
+             page_script: str | None = None):  # noqa: ANN202
+        at = app(monkeypatch, store)
+        if page_script:
+            at = AppTest.from_file(str(ROOT / page_script), default_timeout=240)
+        monkeypatch.setenv("GRAPHRAG_MODE", "team")
+        monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(policy))
+        monkeypatch.delenv("GRAPHRAG_INGEST_ROOTS")
+        at.secrets = {"auth": AUTH} if secrets is None else secrets
+        at.user = who if who is not None else {"is_logged_in": False}
+        return at
+
+    make.policy = policy  # type: ignore[attr-defined]
+    make.store = store  # type: ignore[attr-defined]
+    return make
+
+
+def errors(at) -> str:  # noqa: ANN001
+    return " ".join(texts(at.error)).replace("\\", "")  # the page escapes Markdown in what it shows
+
+
+def everything(at) -> str:  # noqa: ANN001
+    return " ".join(texts(at.markdown) + texts(at.caption) + texts(at.error) + texts(at.info) + texts(at.title)
+                    + texts(at.sidebar.caption) + texts(at.sidebar.markdown))
+
+
+def test_team_mode_without_auth_config_serves_nothing_and_says_what_is_missing(team) -> None:  # noqa: ANN001
+    at = ok(team(ANA, secrets={"auth": {"redirect_uri": AUTH["redirect_uri"], "cookie_secret": "short"}}))
+    err = errors(at)
+    assert "Team mode is not configured" in err
+    for missing in ("client_id is missing", "client_secret is missing", "server_metadata_url is missing",
+                    "cookie_secret is shorter than 32"):
+        assert missing in err, err
+    assert not at.sidebar.caption and not at.button  # no store, no pages, no sign-in
+    team.policy.unlink()
+    at = ok(team(ANA))
+    assert "access.toml does not exist" in errors(at)
+
+
+def test_signed_out_visitors_see_only_the_sign_in_page(team) -> None:  # noqa: ANN001
+    at = ok(team(None))
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert not at.sidebar.caption and "Data exports" not in everything(at)
+
+
+def test_a_viewer_sees_public_answers_reads_and_cannot_judge_or_ingest(team) -> None:  # noqa: ANN001
+    at = ok(team(BOB))
+    side = " ".join(texts(at.sidebar.caption)).replace("\\", "")
+    assert "bob@example.com · role viewer · labels public" in side
+    assert not at.sidebar.multiselect and not at.sidebar.text_input  # no label filter, no typed reviewer name
+    at = page(at, "review")
+    assert {str(o) for o in at.selectbox(key="review_answer_filter").options} >= {"All answers"}
+    questions = " ".join(str(o) for o in at.selectbox(key="review_answer_filter").options)
+    assert "snapshot exports" in questions and "cluster" not in questions  # only the public answer
+    assert not [b for b in at.button if b.key and b.key.startswith("rv_") and b.key not in ("rv_prev", "rv_next")]
+    assert "needs the reviewer role" in everything(at)
+    assert not [b for b in at.get("download_button")]  # exports are an admin's
+    with pytest.raises(ValueError, match="Could not find a navigation page"):  # not in a viewer's navigation
+        page(at, "ingest")
+    alone = ok(team(BOB, page_script="views/ingest.py"))  # the page run by itself still refuses
+    assert "may not ingest documents: that needs the admin role" in errors(alone)
+    assert not alone.get("file_uploader")
+    at = page(at, "record")
+    assert not [b for b in at.button if b.key in ("record_save_policy", "record_refit")]
+
+
+def test_a_reviewer_verdict_carries_the_signed_in_identity_and_is_audited(team) -> None:  # noqa: ANN001
+    at = page(ok(team(CAT)), "review")
+    at = ok(at.button(key="rv_supported").click())
+    with Store(team.store) as s:
+        v = s.verdicts()[-1]
+        assert (v.reviewer, v.subject, v.email) == ("cat@example.com", "sub-cat", "cat@example.com")
+        events = [(e.event, e.email) for e in s.audit()]
+    assert ("sign-in", "cat@example.com") in events and ("verdict", "cat@example.com") in events
+
+
+def test_a_role_taken_away_stops_the_next_click_and_removal_stops_the_next_rerun(team) -> None:  # noqa: ANN001
+    at = page(ok(team(CAT)), "review")
+    assert at.button(key="rv_supported")  # drawn while cat was a reviewer
+    team.policy.write_text(POLICY.replace('role = "reviewer"', 'role = "viewer"'), encoding="utf-8")
+    at = ok(at.button(key="rv_supported").click())  # the stale button's callback checks the role now
+    assert "may not record a verdict: that needs the reviewer role" in errors(at)
+    with Store(team.store) as s:
+        assert s.verdicts() == []
+    team.policy.write_text(POLICY.replace('group = "reviewers"', 'group = "former"') + "\n[unknown]\nlabels = []\n",
+                           encoding="utf-8")
+    at = ok(at)
+    assert "grants you nothing" in errors(at) and not at.sidebar.caption
+
+
+def test_an_identity_from_another_issuer_gets_nothing(team) -> None:  # noqa: ANN001
+    team.policy.write_text(f'issuers = ["{ISSUER}"]\n' + POLICY, encoding="utf-8")
+    assert "role admin" in " ".join(texts(ok(team(ANA)).sidebar.caption))
+    at = ok(team({**ANA, "iss": "https://evil.example"}))
+    assert "grants you nothing" in errors(at) and not at.sidebar.caption
+
+
+def test_an_admin_sees_internal_answers_exports_and_the_ingest_page(team) -> None:  # noqa: ANN001
+    at = page(ok(team(ANA)), "review")
+    questions = " ".join(str(o) for o in at.selectbox(key="review_answer_filter").options)
+    assert "cluster" in questions and "snapshot exports" in questions
+    assert {d.label for d in at.get("download_button")} >= {"CSV", "JSON"}
+    at = page(at, "ingest")
+    assert not at.error
+    assert [str(o) for o in at.segmented_control(key="ingest_source").options] == ["Upload files"]  # no roots
+
+
+def test_the_ingest_page_reads_the_servers_disk_only_under_the_configured_roots(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tiny_store: Path) -> None:
+    root, secret = tmp_path / "root", tmp_path / "secret"
+    root.mkdir()
+    secret.mkdir()
+    (secret / "key.md").write_text("# Key\n\nThe vault key is 7781-2231.\n", encoding="utf-8")
+    (root / "link").symlink_to(secret)
+    store = copy_store(tiny_store, tmp_path / "store.db")
+    at = app(monkeypatch, store)  # local mode
+    monkeypatch.setenv("GRAPHRAG_INGEST_ROOTS", str(root))
+    at = page(ok(at), "ingest")
+    for bad in (str(root / ".." / "secret"), str(root / "link"), str(secret / "key.md")):
+        at = ok(at.segmented_control(key="ingest_source").set_value("Folder on this machine"))
+        at = ok(at.text_input(key="ingest_folder").set_value(bad))
+        at = ok(at.button(key="ingest_go").click())
+        assert "outside the folders this dashboard may read" in errors(at), bad
+    with Store(store) as s:
+        assert all(d.id != "key" for d in s.documents()) and not s.audit()
+
+
+def test_a_removal_names_the_signed_in_admin_and_a_demoted_admin_removes_nothing(team) -> None:  # noqa: ANN001
+    def ready_to_remove(at):  # noqa: ANN001, ANN202
+        at = page(at, "ingest")
+        at = ok(at.selectbox(key="remove_doc").select("faq"))
+        assert at.text_input(key="remove_actor").value == "ana@example.com"  # not a typed name
+        assert at.text_input(key="remove_actor").disabled
+        at = ok(at.button(key="remove_preview").click())
+        return ok(at.checkbox(key="remove_confirm").check())
+
+    at = ready_to_remove(ok(team(ANA)))
+    team.policy.write_text(POLICY.replace('role = "admin"', 'role = "reviewer"'), encoding="utf-8")
+    at = ok(at.button(key="remove_go").click())  # drawn for an admin, clicked after the demotion
+    # (the Ingest page is gone from a reviewer's navigation: the refusal waits in the session, unshown)
+    assert "may not remove a document: that needs the admin role" in " ".join(at.session_state["remove_done"][1])
+    with Store(team.store) as s:
+        assert s.document("faq", 1) is not None and not s.removal_records()
+    team.policy.write_text(POLICY, encoding="utf-8")
+    at = ok(ready_to_remove(ok(team(ANA))).button(key="remove_go").click())
+    with Store(team.store) as s:
+        assert s.document("faq", 1) is None
+        assert [r.actor for r in s.removal_records()] == ["ana@example.com"]
+        assert ("remove", "ana@example.com") in [(e.event, e.email) for e in s.audit()]
