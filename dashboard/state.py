@@ -67,33 +67,38 @@ def store_path() -> str:
 def _secret_store() -> str | None:
     try:
         value = st.secrets.get("GRAPHRAG_STORE")
-    except Exception:  # no secrets file, or one that does not parse: the other sources decide
+    except Exception:  # noqa: BLE001 - no secrets file, or one that does not parse: the other sources decide
         return None
     return str(value) if value else None
 
 
 @st.cache_resource(show_spinner=False)
 def open_store(path: str) -> Store:
+    """The store at ``path``, opened once per server process (the handle is thread-safe)."""
     # One handle per store for the whole server: Store is thread-safe (a connection pool).
     return Store(path)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")
 def embedder() -> Embedder:
+    """The sentence embedder, loaded once per server process."""
     return get_embedder()
 
 
 @st.cache_resource(show_spinner=False)
 def asker(path: str) -> Asker:
+    """The asker for the store at ``path``, shared by every session."""
     return Asker(open_store(path), embedder=embedder())
 
 
 @st.cache_data(ttl=30, show_spinner=False)
 def ollama_status_cached(host: str) -> OllamaStatus:
+    """The Ollama server's status, cached for 30 s so each rerun does not probe it."""
     return ollama_status(host, timeout=1.0)
 
 
 def store() -> Store:
+    """The store this deployment is configured to use."""
     return open_store(store_path())
 
 
@@ -129,6 +134,8 @@ def persist(key: str, *, callback: bool = True) -> dict[str, object]:
 
 
 def commit(*keys: str) -> None:
+    """Copy each widget's value (``_w_<key>``) to ``key``: a widget's ``on_change``, or called after a form is
+    submitted."""
     for key in keys:
         if f"_w_{key}" in st.session_state:
             st.session_state[key] = st.session_state[f"_w_{key}"]
@@ -154,13 +161,15 @@ def reviewer() -> str:
 # --- deployment, sign-in and roles ----------------------------------------------------------------
 
 def secrets() -> dict[str, object]:
+    """Streamlit's secrets as a dict; empty when there is no readable secrets file."""
     try:
         return st.secrets.to_dict()
-    except Exception:  # no secrets file, or one that does not parse: local defaults apply
+    except Exception:  # noqa: BLE001 - no secrets file, or one that does not parse: local defaults apply
         return {}
 
 
 def current_deployment() -> Deployment:
+    """This server's deployment (mode, policy, problems), from the environment and secrets."""
     return deployment(secrets())
 
 
@@ -200,6 +209,8 @@ def require_role(role: str, action: str) -> Principal:
 
 
 def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -> None:
+    """Record ``event`` in the store's audit log, with who did it (``by``, else the current principal) and the
+    mode."""
     me = principal() if by is None else by
     who = me.identity
     s.add_audit(AuditEvent(event, who.subject if who else None, who.email if who else None,
@@ -207,6 +218,7 @@ def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -
 
 
 def server_ingest_roots() -> tuple[Path, ...]:
+    """The folders this deployment lets the Ingest page read from the server."""
     return ingest_roots(current_deployment().mode, secrets())
 
 
@@ -275,7 +287,7 @@ def provider_problem(auth: dict[str, object]) -> str | None:
     url = str((cfg or {}).get("server_metadata_url") or "")  # type: ignore[union-attr]
     host = urlparse(url).netloc or url
     try:
-        with urllib.request.urlopen(url, timeout=5) as r:  # noqa: S310 - the deployment's own setting
+        with urllib.request.urlopen(url, timeout=5) as r:  # the URL is the deployment's own setting
             meta = json.loads(r.read(1_000_000))
         if not isinstance(meta, dict) or "authorization_endpoint" not in meta:
             return f"The identity provider at {host} sent no OpenID configuration: sign-in is not possible now."
@@ -294,12 +306,14 @@ SESSION_TOKEN = "_session_token"
 
 @st.cache_resource(show_spinner=False)
 def job_runner(path: str) -> JobRunner:
+    """The ingest job runner for the store at ``path``, one per server process."""
     # One runner per store for the whole server: jobs outlive the script run, the session and the tab
     # that started them, and run one at a time.
     return JobRunner()
 
 
 def jobs() -> JobRunner:
+    """The job runner of this deployment's store."""
     return job_runner(store_path())
 
 
@@ -440,10 +454,13 @@ def warn_if_exposed() -> None:
 
 
 def set_report(report: IngestReport) -> None:
+    """Keep ``report`` as the session's last ingest report."""
     st.session_state[LAST_REPORT] = report
 
 
 def sidebar(s: Store) -> None:
+    """Draw the sidebar: the store and its counts, who is signed in (or the local access labels and reviewer
+    name), and the backends."""
     sb = st.sidebar
     me = principal()
     counts = s.counts()

@@ -72,6 +72,7 @@ class QueueItem:
 
     @property
     def key(self) -> tuple[int, int]:
+        """(answer id, claim index): the claim's identity."""
         return (self.answer_id, self.claim_index)
 
     @property
@@ -81,10 +82,12 @@ class QueueItem:
 
     @property
     def score(self) -> float | None:
+        """The checker's score, or None when support was not checked."""
         return self.support.score if self.support else None
 
     @property
     def flagged(self) -> bool:
+        """Whether the claim carries any flag."""
         return bool(self.flags)
 
 
@@ -317,6 +320,7 @@ def _verdict_layout(store: Store, v: Verdict, claim: Claim | None) -> SpanLayout
 
 
 def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
+    """Export rows as CSV, cells that a spreadsheet would run as formulas defused."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=EXPORT_FIELDS)
     w.writeheader()
@@ -328,4 +332,5 @@ def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
 
 
 def rows_to_json(rows: Sequence[dict[str, object]]) -> str:
+    """Export rows as a JSON array."""
     return json.dumps(rows, indent=2, ensure_ascii=False)

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import text
-from test_store import _answer, _ingest
 
 from graphrag.identity import Forbidden, Identity, Principal, local_principal
 from graphrag.model import AuditEvent
 from graphrag.review import export_rows, record_verdict
 from graphrag.store import Store
 from proc_helpers import doc_text
+from test_store import _answer, _ingest
+
 
 @pytest.fixture(autouse=True)
 def _questions_unparsed(unparsed_questions: None) -> None:
@@ -126,7 +127,6 @@ def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:  # type: ig
 @pytest.mark.model
 def test_the_command_line_audits_its_ingests_exports_and_verdicts(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from app_helpers import write_corpus
-
     from graphrag.cli import main
 
     db = tmp_path / "s.db"
