@@ -11,8 +11,9 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, cast
 
 import streamlit as st
 
@@ -118,7 +119,7 @@ def init_session() -> None:
         st.session_state.setdefault(k, v)
 
 
-def persist(key: str, *, callback: bool = True) -> dict[str, object]:
+def persist(key: str, *, callback: bool = True) -> dict[str, Any]:
     """Widget kwargs that keep ``key`` in session_state across pages.
 
     Streamlit drops a widget's state when a run does not draw it (another page, or a
@@ -284,7 +285,7 @@ def provider_problem(auth: dict[str, object]) -> str | None:
 
     name = provider_name(auth)
     cfg = auth.get(name) if name else auth
-    url = str((cfg or {}).get("server_metadata_url") or "")  # type: ignore[union-attr]
+    url = str(cast(Mapping[str, object], cfg or {}).get("server_metadata_url") or "")
     host = urlparse(url).netloc or url
     try:
         with urllib.request.urlopen(url, timeout=5) as r:  # the URL is the deployment's own setting

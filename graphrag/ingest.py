@@ -24,6 +24,7 @@ from graphrag.errors import StoreError
 from graphrag.extract.base import Extractor
 from graphrag.model import ExtractionResult, ExtractionStatus, Progress
 from graphrag.store import DocumentWrite, LayoutWrite, Store
+from graphrag.store.documents import EntityRow, MentionRow, RelationRow, SentenceRow
 from graphrag.text import Sentence, display_name, normalise, split_sentences
 
 log = logging.getLogger(__name__)
@@ -100,24 +101,24 @@ class IngestReport:
 class _Prepared:
     """What extraction yields for one document, as store rows."""
 
-    entities: list[tuple[str, str, str]]
-    mentions: list[tuple[str, int, str, bool]]
-    relations: list[tuple[str, str, str, str, int]]
+    entities: list[EntityRow]
+    mentions: list[MentionRow]
+    relations: list[RelationRow]
     implied: int
 
 
 def _prepare(result: ExtractionResult, n_sentences: int) -> _Prepared:
     """Turn extracted names into keyed rows; add implied endpoints rather than drop relations."""
-    entities: dict[str, tuple[str, str, str]] = {}
-    mentions: list[tuple[str, int, str, bool]] = []
+    entities: dict[str, EntityRow] = {}
+    mentions: list[MentionRow] = []
     for e in result.entities:
         key = normalise(e.name)
         if not key or not 0 <= e.sentence_index < n_sentences:
             log.warning("skipping entity %r at sentence %s", e.name, e.sentence_index)
             continue
-        entities.setdefault(key, (key, display_name(e.name) or key, e.type or "concept"))
-        mentions.append((key, e.sentence_index, e.description, False))
-    relations: list[tuple[str, str, str, str, int]] = []
+        entities.setdefault(key, EntityRow(key, display_name(e.name) or key, e.type or "concept"))
+        mentions.append(MentionRow(key, e.sentence_index, e.description, False))
+    relations: list[RelationRow] = []
     implied = 0
     for r in result.relations:
         src, dst = normalise(r.source), normalise(r.target)
@@ -128,10 +129,10 @@ def _prepare(result: ExtractionResult, n_sentences: int) -> _Prepared:
             if key not in entities:
                 # The extractor named it in a relation but not as an entity: keep the relation,
                 # add the endpoint as an implied entity with a mention at the relation's sentence.
-                entities[key] = (key, display_name(surface) or key, "implied")
-                mentions.append((key, r.sentence_index, f"named by relation {r.type!r}", True))
+                entities[key] = EntityRow(key, display_name(surface) or key, "implied")
+                mentions.append(MentionRow(key, r.sentence_index, f"named by relation {r.type!r}", True))
                 implied += 1
-        relations.append((src, dst, r.type.strip().lower() or "related to", r.description, r.sentence_index))
+        relations.append(RelationRow(src, dst, r.type.strip().lower() or "related to", r.description, r.sentence_index))
     return _Prepared(list(entities.values()), mentions, relations, implied)
 
 
@@ -401,7 +402,7 @@ class Ingestor:
             self.timings.layout_s += time.perf_counter() - t_layout
         write = DocumentWrite(
             document=item.as_document(), extractor=result.extractor, status=result.status.value,
-            sentences=[(s.start, s.end, s.text) for s in p.sentences], sentence_vectors=p.sent_vecs,
+            sentences=[SentenceRow(s.start, s.end, s.text) for s in p.sentences], sentence_vectors=p.sent_vecs,
             entities=prepared.entities, entity_vectors={k: ent_vecs[k] for k, _, _ in prepared.entities
                                                         if k in ent_vecs},
             mentions=prepared.mentions, relations=prepared.relations, layout=layout,

@@ -112,13 +112,13 @@ def visible_claims(store: Store, access: Iterable[str]) -> list[dict[str, Any]]:
     return [c for c in claims if ok.get(c["answer_id"], False)]
 
 
-def reviewable(claims: list[dict]) -> list[dict]:
+def reviewable(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The claims a reviewer can still judge: not those of answers withdrawn because a document they
     drew on was removed (no text is left to judge; their verdicts stay in the record)."""
     return [c for c in claims if ClaimFlag.SOURCE_REMOVED not in c["flags"]]
 
 
-def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict] | None = None) -> dict[int, str]:
+def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict[str, Any]] | None = None) -> dict[int, str]:
     """Answer id -> question for every answer with claims that the viewer may see, newest first.
 
     ``claims``: ``visible_claims(store, access)`` when the caller already has it."""

@@ -65,7 +65,8 @@ def load(c: Connection, answer_id: int) -> Answer | None:
     a = c.execute(text("SELECT * FROM answers WHERE id=:a"), {"a": answer_id}).mappings().first()
     if a is None:
         return None
-    settings = AskSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(a["settings"]).items()})
+    stored: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(a["settings"]).items()}
+    settings = AskSettings(**stored)
     items: dict[int, ContextItem] = {}
     for r in c.execute(text(
             'SELECT c.*, s.start, s."end", s.text, d.superseded, d.effective_date FROM context_items c '
@@ -96,7 +97,7 @@ def load(c: Connection, answer_id: int) -> Answer | None:
     )
 
 
-def claim_summaries(c: Connection) -> list[dict]:
+def claim_summaries(c: Connection) -> list[dict[str, Any]]:
     """Claims, newest answer first: what a review queue needs without loading whole answers
     (who may see each answer is decided from ``footprints``)."""
     return [

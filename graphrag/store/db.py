@@ -165,7 +165,9 @@ class Database:
             raw = self.engine.raw_connection()
             try:
                 if self.dialect == "postgresql":
-                    raw.driver_connection.autocommit = True  # type: ignore[union-attr] - one statement, no BEGIN
+                    driver = raw.driver_connection
+                    assert driver is not None  # a checked-out connection always holds its driver's
+                    driver.autocommit = True  # one statement, no BEGIN
                 cur = raw.cursor()
                 try:
                     cur.execute(sql, args)
@@ -319,7 +321,7 @@ def _unreachable(exc: BaseException) -> bool:
         or code in ("57P01", "57P02", "57P03")
 
 
-def _first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException | None) -> str:
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
     return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
 

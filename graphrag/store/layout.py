@@ -12,10 +12,9 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, RowMapping, text
 
 from graphrag.model import PageSize, SpanLayout
-from graphrag.store.codec import Row
 
 
 @dataclass(frozen=True)
@@ -48,10 +47,9 @@ def write(c: Connection, doc_id: str, version: int, w: LayoutWrite) -> None:
                   {"d": doc_id, "v": version, "m": w.media_type, "data": w.data})
 
 
-def _span_layout(r: Row) -> SpanLayout:
-    return SpanLayout(r["page"], r["page_end"], r["page_label"],
-                      tuple((int(b[0]), *map(float, b[1:])) for b in json.loads(r["boxes"])),  # type: ignore[misc]
-                      r["heading_path"], r["paragraph"])
+def _span_layout(r: RowMapping) -> SpanLayout:
+    boxes = tuple((int(p), float(x0), float(y0), float(x1), float(y1)) for p, x0, y0, x1, y1 in json.loads(r["boxes"]))
+    return SpanLayout(r["page"], r["page_end"], r["page_label"], boxes, r["heading_path"], r["paragraph"])
 
 
 def layouts(c: Connection, doc_id: str, version: int) -> dict[int, SpanLayout]:
