@@ -12,7 +12,7 @@ import numpy as np
 
 from graphrag.model import Document, Route, RouteStart, Seed, Support, SupportLabel
 
-Row = Mapping[str, Any]
+Row = Mapping[Any, Any]  # a result row by column name (SQLAlchemy types RowMapping keys wider than str)
 
 
 def now() -> str:
