@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -105,7 +106,7 @@ class RecordStats:
     sources: tuple[SourceQuality, ...] = field(default=())
     source_removed: int = 0  # claims of answers withdrawn because a document they drew on was removed
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         """The statistics as JSON-ready data, NaN written as null."""
         def num(x: float | None) -> float | None:
             return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 4)

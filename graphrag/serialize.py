@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from graphrag.model import (
     Answer,
@@ -160,7 +161,7 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
     }
 
 
-def entity_json(e: Entity, relations: list[Relation]) -> dict[str, object]:
+def entity_json(e: Entity, relations: list[Relation]) -> dict[str, Any]:
     """An entity as JSON with its mentions and relations."""
     return {
         "name": e.name,
