@@ -556,6 +556,9 @@ def build_parser() -> argparse.ArgumentParser:
     ba = b.add_parser("ask", help="ask latency without generation on synthetic graphs")
     ba.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     ba.add_argument("--queries", type=int, default=50)
+    ba.add_argument("--after-ingest", type=int, default=100, metavar="N",
+                    help="then ingest N paragraphs of --corpus and time the first answer after it (0: skip)")
+    ba.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")
     b.add_parser("support", help="embedded support checker latency per pair")
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
     bl.add_argument("--writers", type=int, default=8)
