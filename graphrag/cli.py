@@ -410,6 +410,10 @@ def cmd_bench(a: argparse.Namespace) -> int:
         from graphrag.evaluate.support import cli_bench_support
 
         return cli_bench_support(as_json=True)
+    if a.what == "scale":
+        from graphrag.bench_scale import bench_scale
+
+        return bench_scale(a)
     from graphrag import bench
 
     return {"ingest": bench.bench_ingest, "ask": bench.bench_ask, "load": bench.bench_load,
@@ -571,6 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     bd = b.add_parser("documents", help="a generated PDF through the reader and ingest; cited-page render time")
     bd.add_argument("--pages", type=int, default=200)
     bd.add_argument("--renders", type=int, default=20)
+    from graphrag.bench_scale import add_parser as add_scale_parser
+
+    add_scale_parser(b)
     s.set_defaults(fn=cmd_bench)
     return p
 
