@@ -562,6 +562,8 @@ def build_parser() -> argparse.ArgumentParser:
     ba.add_argument("--queries", type=int, default=50)
     ba.add_argument("--after-ingest", type=int, default=100, metavar="N",
                     help="then ingest N paragraphs of --corpus and time the first answer after it (0: skip)")
+    ba.add_argument("--after-ingest-rounds", type=int, default=3, metavar="R",
+                    help="times to do so, with new paragraphs each time")
     ba.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")
     b.add_parser("support", help="embedded support checker latency per pair")
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")

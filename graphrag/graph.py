@@ -484,7 +484,7 @@ def load_graph(store: Store) -> KnowledgeGraph:
     with lock:
         with _cache_lock:
             hit = _cache.get(key)
-        if hit is not None and hit.generation >= gen:  # another thread updated it meanwhile
+        if hit is not None and hit.generation == store.generation():  # another thread updated it meanwhile
             return hit
         graph = (extend_graph(store, hit) if hit is not None else None) or build_graph(store)
         with _cache_lock:
@@ -492,7 +492,7 @@ def load_graph(store: Store) -> KnowledgeGraph:
         return graph
 
 
-def build_graph(store: Store, generation: int | None = None) -> KnowledgeGraph:
+def build_graph(store: Store) -> KnowledgeGraph:
     with store.snapshot():  # one consistent state, even while an ingest commits
         gen = store.append_run()[0]
         ents, ments, rels, docs = store.graph_rows()
@@ -511,8 +511,7 @@ def build_graph(store: Store, generation: int | None = None) -> KnowledgeGraph:
                   row_of[(r["doc_id"], r["version"], r["sentence_idx"])]) for r in rels]
     mark = GraphMark(gen, max((m["id"] for m in ments), default=0), max((r["id"] for r in rels), default=0))
     return KnowledgeGraph(keys, [e["name"] for e in ents], _stack([e["vector"] for e in ents]), doc_list,
-                          m_ent, m_row, s_doc, s_idx, s_vec, relations, gen if generation is None else generation,
-                          mark)
+                          m_ent, m_row, s_doc, s_idx, s_vec, relations, gen, mark)
 
 
 def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
@@ -522,7 +521,8 @@ def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
         return None
     with store.snapshot():
         gen, appends_from, appends_to = store.append_run()
-        if appends_to != gen or appends_from is None or appends_from > graph.mark.generation:
+        if (appends_to != gen or appends_from is None or appends_from > graph.mark.generation
+                or gen < graph.mark.generation):
             return None  # some commit since this graph was loaded was not an addition
         docs = [_doc_version(d) for d in store.graph_documents()]
         known = {(d.id, d.version): d for d in docs}
