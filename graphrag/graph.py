@@ -211,10 +211,10 @@ class KnowledgeGraph:
         self._mention_entity = mention_entity
         self._mention_row = mention_row
 
-    @property
+    @functools.cached_property
     def graph(self) -> nx.MultiDiGraph:
         """Every relation as one NetworkX multigraph (for tools and tests: after additions this
-        is a copy; the walk and ``relations_at`` read ``edges`` in place)."""
+        is a copy, made on first use; the walk and ``relations_at`` read ``edges`` in place)."""
         return self.edges.merged()
 
     def relations_at(self, key: str, *, incoming: bool = True) -> Iterator[tuple[str, str, int, Mapping[str, object]]]:
