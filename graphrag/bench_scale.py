@@ -195,14 +195,14 @@ def bench_scale(a: argparse.Namespace) -> int:
         print(f"error: no corpus at {a.corpus} (a JSON list of {{title, text}})", file=sys.stderr)
         return 2
     base = [x for x in read_corpus_json(Path(a.corpus)) if isinstance(x, Source)][: a.limit]
-    steps = sorted({s for s in (a.steps or [1]) if 1 <= s < a.scale} | {a.scale})
+    steps = sorted({s for s in (a.steps or [1]) if a.start < s < a.scale} | {a.scale})
     qs = questions(Path(a.questions), a.queries)
     load_spacy()
     embedder = get_embedder()
     embedder.encode(["warm up"])
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(a.store) if a.store else Path(tmp) / "scale.db"
-        done, ingest_total = 0, 0.0
+        done, ingest_total = a.start, 0.0  # a resumed run counts only its own ingest time
         for step in steps:
             gc.collect()
             reset = reset_peak()
@@ -242,6 +242,8 @@ def add_parser(b: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     bs.add_argument("--steps", type=int, nargs="*", default=[1],
                     help="earlier sizes measured on the way (default: 1x, then the full scale)")
     bs.add_argument("--limit", type=int, help="paragraphs of the corpus to use (for a quick run)")
+    bs.add_argument("--start", type=int, default=0,
+                    help="copies --store already holds (to grow a store an earlier run left, e.g. from 5x to 10x)")
     bs.add_argument("--queries", type=int, default=30)
     bs.add_argument("--store", help="where to build the store (default: a temporary file, removed after)")
     bs.add_argument("--no-dashboard", action="store_true", help="skip the dashboard cold start")
