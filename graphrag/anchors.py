@@ -111,7 +111,8 @@ def link(graph: KnowledgeGraph, phrases: Sequence[Phrase], visible_entities: np.
         sims = np.einsum("ed,pd->pe", graph.vectors, vecs)  # einsum: no BLAS thread wake-up (see embed.py)
         sims[:, ~visible_entities] = -np.inf
         for p, row in zip(unmatched, sims):
-            i = int(np.argmax(row))
+            tied = np.flatnonzero(row == row.max())  # ties on the key, not the entity's position
+            i = int(min(tied.tolist(), key=lambda j: graph.keys[j]))
             if row[i] >= MIN_NAME_SIMILARITY:
                 keep(Seed(graph.keys[i], round(float(row[i]) * SIMILARITY_DISCOUNT, 4), RouteStart.QUESTION, p.text,
                           "name similarity"))

@@ -252,16 +252,74 @@ def bench_ask(a: argparse.Namespace) -> int:
                     t = time.perf_counter()
                     _bare(graph.vectors, undirected, graph.keys, q, settings.k, settings.hops)
                     bare.append((time.perf_counter() - t) * 1000)
+                after = _after_ingest(store, graph, settings, a) if a.after_ingest else None
             results.append({
-                "entities": n, "relations": graph.graph.number_of_edges(), "queries": len(queries),
+                "entities": n, "relations": len(graph.edges), "queries": len(queries),
                 "p50_ms": round(statistics.median(ours), 2), "p95_ms": round(_pct(ours, 95), 2),
                 "bare_p50_ms": round(statistics.median(bare), 2), "bare_p95_ms": round(_pct(bare, 95), 2),
                 "ratio_p50": round(statistics.median(ours) / statistics.median(bare), 2),
                 "graph_load_s": round(load_s, 2), "store_build_s": round(build_s, 2),
+                **({"after_ingest": after} if after else {}),
             })
     return _print({"k": settings.k, "hops": settings.hops, "max_context": settings.max_context, "sizes": results,
                    "note": "question embedding and anchor finding (spaCy parse of the question) excluded; one "
                            "anchor per question; bare = numpy top-k + nx.bfs_layers"})
+
+
+def _after_ingest(store: object, graph: object, settings: AskSettings, a: argparse.Namespace) -> dict[str, object]:
+    """Ingest paragraphs into the loaded store, then time the first answer (which applies the
+    ingest to the graph) against the same answer again; a few rounds of new paragraphs, and a
+    full reload at the end for comparison."""
+    from graphrag.attribution import attribute
+    from graphrag.documents import Source, read_corpus_json
+    from graphrag.embed import get_embedder
+    from graphrag.extract.rules import RulesExtractor
+    from graphrag.graph import build_graph, load_graph
+    from graphrag.ingest import Ingestor
+    from graphrag.retrieve import retrieve_vector
+
+    if not Path(a.corpus).is_file():
+        return {"skipped": f"no corpus at {a.corpus}"}
+    corpus = [x for x in read_corpus_json(Path(a.corpus)) if isinstance(x, Source)]
+    ingestor = Ingestor(store, RulesExtractor(), get_embedder())  # type: ignore[arg-type]
+
+    def answer(g: object, q: np.ndarray, anchors: tuple[Seed, ...]) -> object:
+        got = retrieve_vector(store, g, q, settings, anchors)  # type: ignore[arg-type]
+        attribute(" ".join(f"{c.span.text} [{c.n}]" for c in got.context[:3]), got.context)
+        return got
+
+    rounds = []
+    for r in range(a.after_ingest_rounds):
+        paragraphs = corpus[r * a.after_ingest:(r + 1) * a.after_ingest]
+        t0 = time.perf_counter()
+        ingestor.ingest(paragraphs)
+        ingest_s = time.perf_counter() - t0
+        before = graph
+        t0 = time.perf_counter()
+        graph = load_graph(store)  # type: ignore[arg-type]
+        update_s = time.perf_counter() - t0
+        new_key = next(k for k in reversed(graph.keys) if k not in before.index)  # type: ignore[attr-defined]
+        q = graph.vectors[graph.index[new_key]]  # type: ignore[attr-defined]
+        anchors = (Seed(new_key, 1.0),)  # a question about what was just ingested
+        answer(graph, q, anchors)
+        first_s = time.perf_counter() - t0
+        warm = []
+        for _ in range(5):
+            t = time.perf_counter()
+            answer(load_graph(store), q, anchors)  # type: ignore[arg-type]
+            warm.append(time.perf_counter() - t)
+        rounds.append({"paragraphs": len(paragraphs), "ingest_s": round(ingest_s, 1), "update_s": round(update_s, 3),
+                       "first_answer_s": round(first_s, 3), "warm_answer_s": round(statistics.median(warm), 3),
+                       "extra_s": round(first_s - statistics.median(warm), 3),
+                       "updated_in_place": graph.edges.added > 0})  # type: ignore[attr-defined]
+    t0 = time.perf_counter()
+    full = build_graph(store)  # type: ignore[arg-type]
+    reload_s = time.perf_counter() - t0
+    same = all(answer(graph, graph.vectors[i], (Seed(graph.keys[i], 1.0),))  # type: ignore[attr-defined]
+               == answer(full, graph.vectors[i], (Seed(graph.keys[i], 1.0),))  # type: ignore[attr-defined]
+               for i in range(0, len(graph.keys), max(1, len(graph.keys) // 20)))  # type: ignore[attr-defined]
+    return {"rounds": rounds, "extra_s_median": round(statistics.median(x["extra_s"] for x in rounds), 3),  # type: ignore[misc]
+            "full_reload_s": round(reload_s, 2), "same_answers_as_full_reload": same}
 
 
 # --- load ---------------------------------------------------------------------------------

@@ -468,6 +468,10 @@ def cmd_bench(a: argparse.Namespace) -> int:
         from graphrag.evaluate.support import cli_bench_support
 
         return cli_bench_support(as_json=True)
+    if a.what == "scale":
+        from graphrag.bench_scale import bench_scale
+
+        return bench_scale(a)
     from graphrag import bench
 
     return {"ingest": bench.bench_ingest, "ask": bench.bench_ask, "load": bench.bench_load,
@@ -636,6 +640,11 @@ def build_parser() -> argparse.ArgumentParser:
     ba = b.add_parser("ask", help="ask latency without generation on synthetic graphs")
     ba.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     ba.add_argument("--queries", type=int, default=50)
+    ba.add_argument("--after-ingest", type=int, default=100, metavar="N",
+                    help="then ingest N paragraphs of --corpus and time the first answer after it (0: skip)")
+    ba.add_argument("--after-ingest-rounds", type=int, default=3, metavar="R",
+                    help="times to do so, with new paragraphs each time")
+    ba.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")
     b.add_parser("support", help="embedded support checker latency per pair")
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
     bl.add_argument("--writers", type=int, default=8)
@@ -648,6 +657,9 @@ def build_parser() -> argparse.ArgumentParser:
     bd = b.add_parser("documents", help="a generated PDF through the reader and ingest; cited-page render time")
     bd.add_argument("--pages", type=int, default=200)
     bd.add_argument("--renders", type=int, default=20)
+    from graphrag.bench_scale import add_parser as add_scale_parser
+
+    add_scale_parser(b)
     s.set_defaults(fn=cmd_bench)
     return p
 

@@ -79,8 +79,9 @@ def find_seeds(graph: KnowledgeGraph, relevance: np.ndarray, k: int, visible_ent
     k = min(k, int(visible_entities.sum()))
     if k <= 0:
         return []
-    top = np.argpartition(-masked, k - 1)[:k]
-    top = sorted(top.tolist(), key=lambda i: (-float(masked[i]), graph.keys[i]))
+    # every entity tied with the k-th, then by key: the same seeds whatever order the entities are in
+    top = np.flatnonzero(masked >= -np.partition(-masked, k - 1)[k - 1])
+    top = sorted(top.tolist(), key=lambda i: (-float(masked[i]), graph.keys[i]))[:k]
     return [Seed(graph.keys[i], round(float(masked[i]), 4), RouteStart.SIMILARITY) for i in top]
 
 
@@ -164,8 +165,10 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     pool = min(n_visible, settings.max_context * 8)
     if pool == 0:
         return []
-    top = np.argpartition(-score, pool - 1)[:pool]
-    top = top[np.lexsort((top, -score[top]))]
+    # The best rows, ties (the same sentence in two documents) in (document, version, index)
+    # order, so a graph extended after an ingest ranks as one loaded whole.
+    top = np.flatnonzero(score >= -np.partition(-score, pool - 1)[pool - 1])
+    top = top[np.lexsort((graph.row_rank[top], -score[top]))][:pool]
     order = diverse(top, graph.sentence_doc, len(top))
     # A chain is only readable when its links are in the context too: the sentence of each
     # step on a chosen item's route joins right after it (if visible and not yet chosen).

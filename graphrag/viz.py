@@ -302,7 +302,6 @@ def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hop
     visible_docs, _ = kg.visibility(access, include_superseded)
     types = set(relation_types) if relation_types is not None else None
     docs = set(documents) if documents is not None else None
-    g = kg.graph
 
     def ok(attrs: Mapping[str, Any]) -> bool:  # an edge's attributes in the networkx graph
         doc = kg.docs[int(attrs["doc"])]
@@ -315,12 +314,13 @@ def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hop
     for d in range(1, hops + 1):
         nxt: list[str] = []
         for node in frontier:
-            for nbr in sorted(set(g.successors(node)) | set(g.predecessors(node))):
+            between: dict[str, list[Mapping[str, object]]] = {}  # neighbour -> relations either way
+            for src, dst, _, attrs in kg.relations_at(node):
+                between.setdefault(dst if src == node else src, []).append(attrs)
+            for nbr in sorted(between):
                 if nbr in depth:
                     continue
-                pairs = list(g.get_edge_data(node, nbr, default={}).values()) + list(
-                    g.get_edge_data(nbr, node, default={}).values())
-                if not any(ok(a) for a in pairs):
+                if not any(ok(a) for a in between[nbr]):
                     continue
                 if len(depth) >= max_nodes:
                     truncated = True
@@ -329,9 +329,10 @@ def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hop
                 nxt.append(nbr)
         frontier = nxt
     edges = []
-    for src, dst, rel_id, attrs in g.edges(list(depth), keys=True, data=True):
-        if dst in depth and ok(attrs):
-            edges.append((src, dst, int(rel_id), str(attrs["type"]), kg.docs[int(attrs["doc"])].id))
+    for node in depth:
+        for src, dst, rel_id, attrs in kg.relations_at(node, incoming=False):
+            if dst in depth and ok(attrs):
+                edges.append((src, dst, int(rel_id), str(attrs["type"]), kg.docs[int(attrs["doc"])].id))  # type: ignore[arg-type]
     return Neighbourhood(centre, depth, tuple(sorted(edges, key=lambda e: e[2])), truncated)
 
 

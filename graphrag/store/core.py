@@ -246,6 +246,22 @@ class Store:
     def sentence_rows(self) -> list[Row]:
         return self._read(graph.sentence_rows)
 
+    def append_run(self) -> tuple[int, int | None, int | None]:
+        """(generation, appends_from, appends_to): the commits after ``appends_from`` up to
+        ``appends_to`` only added document versions (see ``documents.mark_append``)."""
+        return self._read(documents.append_run)
+
+    def graph_documents(self) -> list[Row]:
+        """Every document version's graph fields (labels, superseded, identity)."""
+        return self._read(graph.graph_documents)
+
+    def graph_additions(self, mention_after: int, relation_after: int,
+                        new_documents: Iterable[tuple[str, int]]) -> graph.GraphAdditions:
+        """Rows added after a loaded graph's last mention and relation ids; read it in the same
+        ``snapshot()`` as the ``graph_documents`` the new versions were found in."""
+        new = list(new_documents)
+        return self._read(lambda c: graph.graph_additions(c, mention_after, relation_after, new))
+
     # --- answers ------------------------------------------------------------------------
 
     def save_answer(self, a: Answer) -> int:

@@ -3,7 +3,8 @@
 ``write_document`` is the one transaction that adds a version with everything extracted from
 it; its first statement bumps the graph generation, which also serialises concurrent document
 writers on PostgreSQL (the meta row is locked until commit), so two ingests of one id never
-compute the same next version.
+compute the same next version. It also records that this commit only added (``mark_append``),
+so a graph held in memory can apply the new rows instead of reloading everything.
 """
 
 from __future__ import annotations
@@ -75,6 +76,28 @@ def bump_generation(c: Connection) -> None:
     c.execute(_BUMP)
 
 
+_MARKS = text("SELECT key, value FROM meta WHERE key IN ('generation', 'appends_from', 'appends_to')")
+_SET_META = text("INSERT INTO meta (key, value) VALUES (:k, :v) ON CONFLICT (key) DO UPDATE SET value=excluded.value")
+
+
+def mark_append(c: Connection) -> None:
+    """After ``bump_generation``, in the same transaction: this commit only adds a document version
+    (marking earlier versions of its id superseded). Every commit from generation ``appends_from``
+    (exclusive) to ``appends_to`` (inclusive) was such an addition; any other commit bumps the
+    generation without extending the run, so a reader that finds ``appends_to`` behind the
+    generation knows something else changed (a removal, a rewrite) and reloads everything."""
+    marks = {k: int(v) for k, v in c.execute(_MARKS)}
+    gen = marks["generation"]
+    start = marks["appends_from"] if marks.get("appends_to") == gen - 1 and "appends_from" in marks else gen - 1
+    c.execute(_SET_META, [{"k": "appends_from", "v": str(start)}, {"k": "appends_to", "v": str(gen)}])
+
+
+def append_run(c: Connection) -> tuple[int, int | None, int | None]:
+    """(generation, appends_from, appends_to), see ``mark_append``."""
+    marks = {k: int(v) for k, v in c.execute(_MARKS)}
+    return marks.get("generation", 0), marks.get("appends_from"), marks.get("appends_to")
+
+
 def generation(c: Connection) -> int:
     v = c.execute(GENERATION).scalar()
     return int(v) if v is not None else 0
@@ -83,6 +106,7 @@ def generation(c: Connection) -> int:
 def write(c: Connection, w: DocumentWrite) -> int:
     d = w.document
     bump_generation(c)  # first: the lock that orders concurrent document writers
+    mark_append(c)
     # Identical content is a no-op even when two instances ingest the same file at once: each
     # checked before extracting, but only here, after the lock, is the other's commit visible.
     same = c.execute(text("SELECT MAX(version) FROM documents WHERE doc_id=:d AND sha256=:h"),

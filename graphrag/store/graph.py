@@ -73,18 +73,68 @@ class GraphRows(NamedTuple):
     """The rows the in-memory graph is built from; each row reads by column name."""
 
     entities: list[Row]  # key, name, type, vector
-    mentions: list[Row]  # entity_key, doc_id, version, sentence_idx, implied
+    mentions: list[Row]  # id, entity_key, doc_id, version, sentence_idx, implied
     relations: list[Row]  # id, source_key, target_key, type, doc_id, version, sentence_idx
-    documents: list[Row]  # doc_id, version, access, superseded, title, effective_date
+    documents: list[Row]  # doc_id, version, access, superseded, title, effective_date, sha256, ingested_at
 
 
 def graph_rows(c: Connection) -> GraphRows:
     """The caller reads them in one snapshot (``Store.graph_rows`` does)."""
     return GraphRows(
         _rows(c, "SELECT key, name, type, vector FROM entities ORDER BY key"),
-        _rows(c, "SELECT entity_key, doc_id, version, sentence_idx, implied FROM mentions ORDER BY id"),
-        _rows(c, "SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations ORDER BY id"),
-        _rows(c, "SELECT doc_id, version, access, superseded, title, effective_date FROM documents"),
+        _rows(c, _MENTIONS + " ORDER BY id"),
+        _rows(c, _RELATIONS + " ORDER BY id"),
+        graph_documents(c),
+    )
+
+
+_MENTIONS = "SELECT id, entity_key, doc_id, version, sentence_idx, implied FROM mentions"
+_RELATIONS = "SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations"
+
+
+def graph_documents(c: Connection) -> list[Row]:
+    return _rows(c, "SELECT doc_id, version, access, superseded, title, effective_date, sha256, ingested_at "
+                    "FROM documents")
+
+
+class GraphAdditions(NamedTuple):
+    """What commits added after a graph was loaded: rows past its last mention and relation ids,
+    the entities they name (new ones, and known ones whose stored row may have gained a vector),
+    the sentences of the new document versions, and the table sizes to check the sum against."""
+
+    entities: list[Row]
+    mentions: list[Row]
+    relations: list[Row]
+    sentences: list[Row]
+    sizes: dict[str, int]  # entities, mentions, relations, sentences
+
+
+_SIZES = text("SELECT (SELECT COUNT(*) FROM entities) AS entities, (SELECT COUNT(*) FROM mentions) AS mentions, "
+              "(SELECT COUNT(*) FROM relations) AS relations, (SELECT COUNT(*) FROM sentences) AS sentences")
+_NAMED_SINCE = ("SELECT key, name, type, vector FROM entities WHERE key IN ("
+                "SELECT entity_key FROM mentions WHERE id > :m UNION SELECT source_key FROM relations WHERE id > :r "
+                "UNION SELECT target_key FROM relations WHERE id > :r) ORDER BY key")
+_SENTENCES_OF = text("SELECT doc_id, version, idx, vector FROM sentences WHERE doc_id IN :ids").bindparams(
+    bindparam("ids", expanding=True))
+
+
+def graph_additions(c: Connection, mention_after: int, relation_after: int,
+                    new_documents: Sequence[tuple[str, int]]) -> GraphAdditions:
+    """The caller reads them in the same snapshot as the documents it found new."""
+    p = {"m": mention_after, "r": relation_after}
+    wanted = set(new_documents)
+    ids = sorted({d for d, _ in wanted})
+    sentences: list[Row] = []
+    for i in range(0, len(ids), 500):
+        sentences += [r for r in c.execute(_SENTENCES_OF, {"ids": ids[i:i + 500]}).mappings()
+                      if (r["doc_id"], r["version"]) in wanted]
+    sentences.sort(key=lambda r: (r["doc_id"], r["version"], r["idx"]))
+    return GraphAdditions(
+        _rows(c, _NAMED_SINCE, p),
+        _rows(c, _MENTIONS + " WHERE id > :m ORDER BY id", p),
+        _rows(c, _RELATIONS + " WHERE id > :r ORDER BY id", p),
+        sentences,
+        {k: int(v) for k, v in c.execute(_SIZES).mappings().one().items()},
     )
 
 

@@ -1,0 +1,249 @@
+"""``graphrag bench scale``: how cost grows with the corpus.
+
+The corpus is repeated ``--scale`` times: copy 0 is the corpus itself, copy k keeps each
+paragraph under a new id with light edits (years moved by k, the sentences rotated by k), so
+every copy is new text for the pipeline while names and topics repeat as in a real collection.
+The store is grown step by step (e.g. 1x, then to 5x, then to 10x) and, at each step, measured:
+ingest seconds, the process's peak memory while ingesting (VmHWM, reset before each step),
+store size, a full graph load, ask latency on real questions, and the dashboard's cold start
+(``streamlit run app.py`` on that store until the first page is drawn, and until a first
+answer, which loads the graph, is on screen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-2]\d)\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def edited(text: str, k: int) -> str:
+    """Copy ``k`` of a paragraph: years moved by k, sentences rotated by k (copy 0 is the text)."""
+    if k == 0:
+        return text
+    text = _YEAR.sub(lambda m: str(int(m.group(0)) + k), text)
+    parts = _SENTENCE_END.split(text)
+    r = k % len(parts)
+    return " ".join(parts[r:] + parts[:r])
+
+
+def copies(items: Sequence[object], first: int, last: int) -> Iterator[object]:
+    """Copies ``first`` .. ``last - 1`` of every Source in ``items``, under distinct ids."""
+    from graphrag.documents import Source
+
+    for k in range(first, last):
+        for s in items:
+            if not isinstance(s, Source):
+                continue
+            yield s if k == 0 else replace(s, id=f"{s.id}~{k}", title=f"{s.title} ({k})", text=edited(s.text, k),
+                                           path=f"{s.path}~{k}" if s.path else None)
+
+
+def vm_hwm_mb() -> float:
+    """This process's peak resident memory (VmHWM), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def reset_peak() -> bool:
+    """Set VmHWM back to the current resident size (Linux: 5 > /proc/self/clear_refs)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def store_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6  # with -wal and -shm
+
+
+def questions(path: Path, n: int) -> list[str]:
+    if not path.is_file():
+        return ["Who founded the company that made the first commercial jet airliner?"]
+    return [q["question"] for q in json.loads(path.read_text())[:n]]
+
+
+def ask_figures(store_path: Path, embedder: object, qs: Sequence[str]) -> dict[str, object]:
+    from graphrag.ask import Asker
+    from graphrag.graph import _cache, build_graph
+    from graphrag.model import AskSettings
+    from graphrag.store import Store
+
+    _cache.clear()
+    with Store(store_path) as store:
+        t0 = time.perf_counter()
+        build_graph(store)
+        load_s = time.perf_counter() - t0
+        asker = Asker(store, embedder=embedder)  # type: ignore[arg-type]
+        settings = AskSettings()
+        asker.ask(qs[0], settings)  # the graph, spaCy and the checker loaded once, outside the figures
+        retrieve_ms, ask_ms = [], []
+        for q in qs:
+            t = time.perf_counter()
+            asker.retrieve(q, settings)
+            retrieve_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            asker.ask(q, settings)
+            ask_ms.append((time.perf_counter() - t) * 1000)
+    _cache.clear()
+    return {"graph_load_s": round(load_s, 2), "questions": len(qs),
+            "retrieve_p50_ms": round(statistics.median(retrieve_ms), 1),
+            "ask_p50_ms": round(statistics.median(ask_ms), 1)}
+
+
+def dashboard_cold_start(store_path: Path, question: str, timeout_s: float = 600) -> dict[str, object]:
+    """Seconds from starting ``streamlit run app.py`` on the store until the Ask page is drawn in
+    Chromium, and until a first answer (which loads the models and the graph) is on screen."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {"skipped": "playwright is not installed (requirements-dev.txt)"}
+    chromium = Path("/usr/bin/chromium")
+    with socket_port() as port, tempfile.TemporaryFile("w+") as log:
+        env = {**os.environ, "GRAPHRAG_STORE": str(store_path), "GRAPHRAG_SAMPLE": "0", "HF_HUB_OFFLINE": "1",
+               "OLLAMA_HOST": "127.0.0.1:9"}
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.perf_counter() - started > timeout_s:
+                    log.seek(0)
+                    return {"error": "streamlit did not start", "log": log.read()[-1000:]}
+                time.sleep(0.2)
+            serving_s = time.perf_counter() - started
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=str(chromium) if chromium.exists() else None,
+                                             args=["--no-sandbox", "--disable-gpu"])
+                page = browser.new_page()
+                page.goto(url)
+                _settled(page, timeout_s)
+                page.get_by_label("Question", exact=True).wait_for(timeout=timeout_s * 1000)
+                first_page_s = time.perf_counter() - started
+                page.get_by_label("Question", exact=True).fill(question)
+                page.get_by_role("button", name="Ask", exact=True).click()
+                page.wait_for_function("() => [...document.querySelectorAll('h3')]"
+                                       ".some(e => e.innerText.trim().startsWith('Answer #'))",
+                                       timeout=timeout_s * 1000)
+                first_answer_s = time.perf_counter() - started
+                browser.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return {"serving_s": round(serving_s, 1), "first_page_s": round(first_page_s, 1),
+            "first_answer_s": round(first_answer_s, 1)}
+
+
+def _settled(page: object, timeout_s: float) -> None:
+    ms = timeout_s * 1000
+    page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=ms)  # type: ignore[attr-defined]
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=ms)  # type: ignore[attr-defined]
+
+
+class socket_port:
+    """A free local port (closed again before the server binds it)."""
+
+    def __enter__(self) -> int:
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def bench_scale(a: argparse.Namespace) -> int:
+    from graphrag.documents import Source, read_corpus_json
+    from graphrag.embed import get_embedder
+    from graphrag.extract.rules import RulesExtractor, load_spacy
+    from graphrag.ingest import Ingestor
+    from graphrag.store import Store
+
+    if not Path(a.corpus).is_file():
+        print(f"error: no corpus at {a.corpus} (a JSON list of {{title, text}})", file=sys.stderr)
+        return 2
+    base = [x for x in read_corpus_json(Path(a.corpus)) if isinstance(x, Source)][: a.limit]
+    steps = sorted({s for s in (a.steps or [1]) if a.start < s < a.scale} | {a.scale})
+    qs = questions(Path(a.questions), a.queries)
+    load_spacy()
+    embedder = get_embedder()
+    embedder.encode(["warm up"])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(a.store) if a.store else Path(tmp) / "scale.db"
+        done, ingest_total = a.start, 0.0  # a resumed run counts only its own ingest time
+        for step in steps:
+            gc.collect()
+            reset = reset_peak()
+            with Store(path) as store:
+                ingestor = Ingestor(store, RulesExtractor(), embedder)
+                report = ingestor.ingest(list(copies(base, done, step)))  # type: ignore[arg-type]
+                peak = vm_hwm_mb()
+                counts = store.counts()
+            t = report.timings
+            ingest_total += t.total_s
+            added = sum(d.sentences for d in report.documents)
+            row: dict[str, object] = {
+                "scale": step, "documents": counts["documents"], "sentences": counts["sentences"],
+                "entities": counts["entities"], "relations": counts["relations"],
+                "ingest_s_step": round(t.total_s, 1), "ingest_s_total": round(ingest_total, 1),
+                "sentences_per_s_step": round(added / t.total_s, 1) if t.total_s else None,
+                "peak_memory_ingest_mb": round(peak, 1), "peak_reset": reset, "store_mb": round(store_mb(path), 1),
+                "load_average": round(os.getloadavg()[0], 2),
+            }
+            reset_peak()
+            row.update(ask_figures(path, embedder, qs))
+            row["peak_memory_ask_mb"] = round(vm_hwm_mb(), 1)
+            if not a.no_dashboard:
+                row["dashboard_cold_start"] = dashboard_cold_start(path, qs[0])
+            print(json.dumps(row), flush=True)  # one line per step: a long run shows each as it ends
+            done = step
+    return 0
+
+
+def add_parser(b: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    bs = b.add_parser("scale", help="ingest a corpus repeated N times (distinct ids, light edits) and measure "
+                                    "ingest time, peak memory, store size, ask p50 and dashboard cold start")
+    bs.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")
+    bs.add_argument("--questions", default="../shared/data/musique_train100.json",
+                    help="questions to ask at each step (a JSON list with 'question')")
+    bs.add_argument("--scale", type=int, default=10, help="copies of the corpus at the last step")
+    bs.add_argument("--steps", type=int, nargs="*", default=[1],
+                    help="earlier sizes measured on the way (default: 1x, then the full scale)")
+    bs.add_argument("--limit", type=int, help="paragraphs of the corpus to use (for a quick run)")
+    bs.add_argument("--start", type=int, default=0,
+                    help="copies --store already holds (to grow a store an earlier run left, e.g. from 5x to 10x)")
+    bs.add_argument("--queries", type=int, default=30)
+    bs.add_argument("--store", help="where to build the store (default: a temporary file, removed after)")
+    bs.add_argument("--no-dashboard", action="store_true", help="skip the dashboard cold start")
