@@ -83,6 +83,8 @@ def _bulk_limit(texts: list[str], names: list[str], sample: int = 1500) -> dict[
 
 
 def bench_ingest(a: argparse.Namespace) -> int:
+    """``graphrag bench ingest``: ingest a JSON corpus with the rules extractor and print the timings (JSON);
+    2 when the corpus is missing."""
     from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
@@ -216,6 +218,8 @@ def _bare(vectors: np.ndarray, undirected: nx.Graph, keys: list[str], q: np.ndar
 
 
 def bench_ask(a: argparse.Namespace) -> int:
+    """``graphrag bench ask``: retrieval latency without generation on synthetic graphs of the given sizes
+    (JSON)."""
     from graphrag.attribution import attribute
     from graphrag.graph import load_graph
     from graphrag.retrieve import retrieve_vector
@@ -341,7 +345,7 @@ def _writer(path: str, answer_id: int, n: int, who: int, out: mp.Queue) -> None:
             try:
                 record_verdict(store, answer, claim, citation, ("supported", "partial", "unsupported")[i % 3],
                                f"reviewer-{who}", f"note {i}")
-            except Exception:  # counted, not hidden: the figure must show lost writes
+            except Exception:  # noqa: BLE001 - counted, not hidden: the figure must show lost writes
                 errors += 1
             latencies.append((time.perf_counter() - t) * 1000)
         finished = time.time()
@@ -361,6 +365,8 @@ def _ingester(path: str, n_docs: int) -> None:
 
 
 def bench_load(a: argparse.Namespace) -> int:
+    """``graphrag bench load``: concurrent verdict writers and ask latency while an ingest runs (JSON); 2 when
+    the store is not empty."""
     from graphrag.ask import Asker
     from graphrag.extract.rules import RulesExtractor
     from graphrag.ingest import Ingestor
@@ -409,7 +415,7 @@ def bench_load(a: argparse.Namespace) -> int:
                 t = time.perf_counter()
                 try:
                     asker.ask(questions[len(busy) % len(questions)])
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - counted and shown in the figures
                     ask_errors.append(f"{type(exc).__name__}: {exc}")
                     continue
                 busy.append((time.perf_counter() - t) * 1000)
@@ -507,6 +513,8 @@ def bench_pdf(pages: int) -> bytes:
 
 
 def bench_documents(a: argparse.Namespace) -> int:
+    """``graphrag bench documents``: a generated PDF through the reader and ingest, and the time to render
+    cited pages (JSON)."""
     from graphrag.documents import Source
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
@@ -532,7 +540,7 @@ def bench_documents(a: argparse.Namespace) -> int:
         pdf = store.document_file("bench-handbook", 1)
         assert pdf is not None
         render_ms = []
-        for i, idx in enumerate(sorted(layouts)[:: max(1, len(layouts) // a.renders)][: a.renders]):
+        for idx in sorted(layouts)[:: max(1, len(layouts) // a.renders)][: a.renders]:
             lay = layouts[idx]
             _cache.clear()  # every render a cache miss, as for a page not yet seen
             r0 = time.perf_counter()

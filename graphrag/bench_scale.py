@@ -72,16 +72,19 @@ def reset_peak() -> bool:
 
 
 def store_mb(path: Path) -> float:
+    """Size of the SQLite store in MB, its -wal and -shm files included."""
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6  # with -wal and -shm
 
 
 def questions(path: Path, n: int) -> list[str]:
+    """The first ``n`` questions of a JSON question file; one fixed question when the file is missing."""
     if not path.is_file():
         return ["Who founded the company that made the first commercial jet airliner?"]
     return [q["question"] for q in json.loads(path.read_text())[:n]]
 
 
 def ask_figures(store_path: Path, embedder: object, qs: Sequence[str]) -> dict[str, object]:
+    """Graph load time and median retrieve and ask latency on ``qs``, the models warmed up first."""
     from graphrag.ask import Asker
     from graphrag.graph import _cache, build_graph
     from graphrag.model import AskSettings
@@ -185,6 +188,8 @@ class socket_port:
 
 
 def bench_scale(a: argparse.Namespace) -> int:
+    """``graphrag bench scale``: grow the store step by step from copies of the corpus and print each step's
+    figures (JSON)."""
     from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
@@ -233,6 +238,7 @@ def bench_scale(a: argparse.Namespace) -> int:
 
 
 def add_parser(b: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``bench scale`` and its options to the bench subcommands."""
     bs = b.add_parser("scale", help="ingest a corpus repeated N times (distinct ids, light edits) and measure "
                                     "ingest time, peak memory, store size, ask p50 and dashboard cold start")
     bs.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")

@@ -19,16 +19,17 @@ from typing import TextIO
 
 from tqdm import tqdm
 
+from graphrag.access import Access
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.jobs import EtaClock, format_eta
-from graphrag.access import Access
 from graphrag.identity import local_principal
+from graphrag.jobs import EtaClock, format_eta
 from graphrag.model import PUBLIC, AskSettings, AuditEvent, Progress
 from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
 
 
 def default_store() -> str:
+    """The store to use: GRAPHRAG_STORE, else the default SQLite file."""
     return os.environ.get("GRAPHRAG_STORE") or str(DEFAULT_STORE)
 
 
@@ -67,6 +68,7 @@ class IngestProgress:
         self._ended = False
 
     def __call__(self, p: Progress) -> None:
+        """Show progress: a bar on a terminal, else a line now and then with the ETA."""
         if self.tty:
             if self._bar is None:
                 self._bar = tqdm(total=p.total, unit="doc", desc="ingest", file=self.stream, dynamic_ncols=True)
@@ -89,6 +91,7 @@ class IngestProgress:
 
 
 def cmd_ingest(a: argparse.Namespace) -> int:
+    """``graphrag ingest``: read files or folders, extract and store them, and print the report."""
     from graphrag.extract import make_extractor
     from graphrag.ingest import Ingestor
 
@@ -121,6 +124,8 @@ def cmd_ingest(a: argparse.Namespace) -> int:
 
 
 def cmd_entity(a: argparse.Namespace) -> int:
+    """``graphrag entity``: an entity's mentions and relations in the documents the access labels can see; 2
+    when no entity has that name."""
     from graphrag.serialize import entity_json
     from graphrag.text import normalise
 
@@ -171,6 +176,7 @@ def _settings(a: argparse.Namespace) -> AskSettings:
 
 
 def cmd_ask(a: argparse.Namespace) -> int:
+    """``graphrag ask``: answer a question with cited claims and print it (or JSON)."""
     from graphrag.ask import Asker
     from graphrag.serialize import (
         VERBATIM,
@@ -229,6 +235,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
 
 
 def cmd_review(a: argparse.Namespace) -> int:
+    """``graphrag review``: the review queue, disputes, recording a verdict, or the review policy."""
     from graphrag.review import record_verdict, review_queue, visible_answer
     from graphrag.review_policy import ReviewPolicy
     from graphrag.serialize import support_json
@@ -306,6 +313,7 @@ def _os_user() -> str:
 
 
 def cmd_export(a: argparse.Namespace) -> int:
+    """``graphrag export``: every visible verdict with its claim and cited span, as CSV or JSON."""
     from graphrag.review import export_rows, rows_to_csv, rows_to_json
 
     with Store(a.store) as store:
@@ -337,6 +345,7 @@ def cmd_audit(a: argparse.Namespace) -> int:
 
 
 def cmd_record(a: argparse.Namespace) -> int:
+    """``graphrag record stats``: progress, agreement, calibration and source quality of the review record."""
     from graphrag.record import RecordFilter, record_stats
 
     flt = RecordFilter(a.since, a.until, a.reviewer, a.document, a.question)
@@ -427,6 +436,8 @@ def _print_fit(report: dict, out: object) -> None:
 
 
 def cmd_eval(a: argparse.Namespace) -> int:
+    """``graphrag eval``: the support checker on labelled pairs (or its learning curve), or retrieval on
+    multi-hop questions."""
     if a.what == "support":
         if a.learn_from:
             from graphrag.evaluate.learning import cli_learning_curve
@@ -448,6 +459,8 @@ def cmd_eval(a: argparse.Namespace) -> int:
 
 
 def cmd_store(a: argparse.Namespace) -> int:
+    """``graphrag store migrate``: copy one store into another, empty one and print the verified table counts.
+    """
     from graphrag.store.transfer import copy_store
 
     def progress(p: Progress) -> None:  # one line per table copied
@@ -464,6 +477,7 @@ def cmd_store(a: argparse.Namespace) -> int:
 
 
 def cmd_bench(a: argparse.Namespace) -> int:
+    """``graphrag bench``: run the chosen benchmark."""
     if a.what == "support":
         from graphrag.evaluate.support import cli_bench_support
 
@@ -482,6 +496,7 @@ def cmd_bench(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every ``graphrag`` command."""
     p = argparse.ArgumentParser(prog="graphrag", description="Local GraphRAG with source attribution")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", required=True)
@@ -677,6 +692,8 @@ def _not_utf8(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; the exit code is 0 on success, 2 for bad input, 1 for other failures, 130 when
+    interrupted."""
     argv = sys.argv[1:] if argv is None else list(argv)
     bad = _not_utf8(argv)
     if bad is not None:

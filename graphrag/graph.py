@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from graphrag.embed import DIM
 from graphrag.access import Access
+from graphrag.embed import DIM
 from graphrag.model import COMENTION, Route, RouteStart, RouteStep
 from graphrag.store import Store
 from graphrag.store.graph import GraphAdditions
@@ -42,6 +42,8 @@ MIN_ADDED_LIMIT = 20_000
 
 @dataclass(frozen=True)
 class DocVersion:
+    """A document version as the graph sees it: who may see it and whether it is superseded."""
+
     id: str
     version: int
     access: frozenset[str]
@@ -94,6 +96,8 @@ class Edges:
         return out
 
     def with_added(self, relations: Iterable[tuple[int, str, str, str, int, int]]) -> Edges:
+        """These edges plus ``relations``: only the adjacency entries they touch are copied, so this object is
+        unchanged."""
         succ, pred = dict(self.succ), dict(self.pred)
         copied: set[tuple[int, str]] = set()  # (side, key) whose inner dict is already this graph's own
         n = 0
@@ -108,6 +112,7 @@ class Edges:
         return Edges(self.base, succ, pred, self.added + n, self.base_count)
 
     def merged(self) -> nx.MultiDiGraph:
+        """One NetworkX multigraph of all the edges (the base itself when nothing was added)."""
         if not self.added:
             return self.base
         g = self.base.copy()
@@ -338,9 +343,11 @@ class KnowledgeGraph:
     # --- seeds and walk ---------------------------------------------------------------------
 
     def mention_rows(self, entity: int) -> np.ndarray:
+        """Sentence rows that mention the entity at this index."""
         return self._m_rows[self._m_offsets[entity]:self._m_offsets[entity + 1]]
 
     def entities_in_row(self, row: int) -> np.ndarray:
+        """Indices of the entities a sentence row mentions."""
         return self._r_entities[self._r_offsets[row]:self._r_offsets[row + 1]]
 
     def best_mention_scores(self, sentence_scores: np.ndarray) -> np.ndarray:
@@ -461,6 +468,8 @@ class KnowledgeGraph:
 
 @dataclass(frozen=True)
 class Walk:
+    """What a walk reached: a route and a score per entity."""
+
     routes: dict[str, Route]  # one route per reached entity key
     scores: dict[str, float]  # the score each entity was reached with (seed score x step weights)
 
@@ -494,6 +503,7 @@ def load_graph(store: Store) -> KnowledgeGraph:
 
 
 def build_graph(store: Store) -> KnowledgeGraph:
+    """Build the in-memory graph from one consistent snapshot of the store."""
     with store.snapshot():  # one consistent state, even while an ingest commits
         gen = store.append_run()[0]
         ents, ments, rels, docs = store.graph_rows()
