@@ -242,12 +242,12 @@ def sign_in_gate(s: Store, dep: Deployment) -> Principal:
         st.write("This dashboard is shared by a team: sign in with your organisation's account to see the "
                  "documents your access grants.")
         if st.button("Sign in", type="primary", key="sign_in"):
-            auth = secrets().get("auth") or {}
-            problem = provider_problem(auth)  # type: ignore[arg-type]
+            auth = cast(dict[str, object], secrets().get("auth") or {})  # the [auth] table of the secrets
+            problem = provider_problem(auth)
             if problem:
                 st.error(plain(problem))
             else:
-                st.login(provider_name(auth))  # type: ignore[arg-type]
+                st.login(provider_name(auth))
         st.stop()
     me = principal()
     if not me.may("viewer"):

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, Never, TextIO
 
 from tqdm import tqdm
 
@@ -61,7 +61,7 @@ class IngestProgress:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.every_s = every_s
-        self._bar: tqdm | None = None
+        self._bar: tqdm[Never] | None = None  # a bar over no iterable: updated by counts
         self._t0 = time.perf_counter()
         self._clock = EtaClock()
         self._last = -float("inf")
@@ -148,7 +148,7 @@ def cmd_entity(a: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     print(f"{data['name']} ({data['type']}), key {key!r}: {len(mentions)} mentions, {len(relations)} relations")
-    for m in data["mentions"]:  # type: ignore[union-attr]
+    for m in data["mentions"]:
         sup = " [superseded]" if m["superseded"] else ""
         print(f"  mention  {m['document']} v{m['version']}{sup} [{m['start']}:{m['end']}] {m['sentence']}")
     for r in relations:
@@ -253,7 +253,7 @@ def cmd_review(a: argparse.Namespace) -> int:
             # Under blind review only this reviewer's own verdicts are listed until they have judged.
             queue = review_queue(store, a.access, reviewer=a.reviewer, answer_id=a.answer,
                                  disputed_only=a.action == "disputes")
-            rows = [{"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
+            rows: list[dict[str, Any]] = [{"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
                      "flags": [f.value for f in q.flags], "support": support_json(q.support),
                      "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "role": v.role,
                                    "stale": v.stale} for v in q.verdicts]} for q in queue]
@@ -421,18 +421,18 @@ def cmd_checker(a: argparse.Namespace) -> int:
     return 0
 
 
-def _print_fit(report: dict, out: object) -> None:
+def _print_fit(report: dict[str, Any], out: TextIO) -> None:
     if "refit" not in report:
         return
     print(f"{report['n']} judged pairs ({report['n_supported']} supported; partial and unsupported count as not) "
-          f"from {report['answers']} answers; {len(report['folds'])} folds by answer", file=out)  # type: ignore[arg-type]
+          f"from {report['answers']} answers; {len(report['folds'])} folds by answer", file=out)
     for name in ("shipped", "refit"):
         m = report[name]
-        print(f"  {name:<8} balanced accuracy {m['balanced_accuracy']:.3f}  AUROC {m['auroc']:.3f}", file=out)  # type: ignore[arg-type]
+        print(f"  {name:<8} balanced accuracy {m['balanced_accuracy']:.3f}  AUROC {m['auroc']:.3f}", file=out)
     g = report["gain_balanced_accuracy"]
-    print(f"  gain per fold: {g['mean']:+.3f} ± {g['sd']:.3f} (balanced accuracy)", file=out)  # type: ignore[arg-type]
+    print(f"  gain per fold: {g['mean']:+.3f} ± {g['sd']:.3f} (balanced accuracy)", file=out)
     for reason, count in (report.get("skipped") or {}).items():
-        print(f"  left out: {count} ({reason})", file=out)  # type: ignore[arg-type]
+        print(f"  left out: {count} ({reason})", file=out)
 
 
 def cmd_eval(a: argparse.Namespace) -> int:

@@ -87,8 +87,8 @@ def find_seeds(graph: KnowledgeGraph, relevance: np.ndarray, k: int, visible_ent
         return []
     # every entity tied with the k-th, then by key: the same seeds whatever order the entities are in
     top = np.flatnonzero(masked >= -np.partition(-masked, k - 1)[k - 1])
-    top = sorted(top.tolist(), key=lambda i: (-float(masked[i]), graph.keys[i]))[:k]
-    return [Seed(graph.keys[i], round(float(masked[i]), 4), RouteStart.SIMILARITY) for i in top]
+    ranked = sorted(top.tolist(), key=lambda i: (-float(masked[i]), graph.keys[i]))[:k]
+    return [Seed(graph.keys[i], round(float(masked[i]), 4), RouteStart.SIMILARITY) for i in ranked]
 
 
 def _via(route: Route) -> str:
@@ -155,7 +155,9 @@ def _similarity_route(graph: KnowledgeGraph, row: int, qvec: np.ndarray, sentenc
 def diverse(rows: np.ndarray, doc_of: np.ndarray, limit: int) -> list[int]:
     """Rows (best first) reordered: the best sentence of each document first, then the next
     best, so a small context draws on more sources."""
-    first, rest, seen = [], [], set()
+    first: list[int] = []
+    rest: list[int] = []
+    seen: set[int] = set()
     for i in rows.tolist():
         d = int(doc_of[i])
         (rest if d in seen else first).append(i)
@@ -208,7 +210,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
         for step in items[-1].route.steps:
             if len(items) >= settings.max_context:
                 break
-            link = graph.row_of(step.document_id, step.version, step.sentence_index)  # type: ignore[arg-type]
+            link = graph.row_of(step.document_id, step.version, step.sentence_index)
             if link is not None and np.isfinite(sentence_scores[link]):
                 add(link)
     return items

@@ -338,7 +338,7 @@ def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hop
     for node in depth:
         for src, dst, rel_id, attrs in kg.relations_at(node, incoming=False):
             if dst in depth and ok(attrs):
-                edges.append((src, dst, int(rel_id), str(attrs["type"]), kg.docs[int(attrs["doc"])].id))  # type: ignore[arg-type]
+                edges.append((src, dst, int(rel_id), str(attrs["type"]), kg.docs[int(attrs["doc"])].id))
     return Neighbourhood(centre, depth, tuple(sorted(edges, key=lambda e: e[2])), truncated)
 
 

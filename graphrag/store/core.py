@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, Engine
 
 from graphrag.access import Footprint, Sources
 from graphrag.model import (
@@ -36,6 +38,7 @@ from graphrag.store.db import Database
 from graphrag.store.documents import DocumentWrite  # also re-exported
 from graphrag.store.url import StoreURL, parse_store
 
+T = TypeVar("T")
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
 REMOVALS_SCHEMA = 6  # the schema that added document removal
 
@@ -73,7 +76,7 @@ class Store:
         return self.url.path
 
     @property
-    def engine(self):  # type: ignore[no-untyped-def] - sqlalchemy.Engine, for events in tests and tools
+    def engine(self) -> Engine:
         """The SQLAlchemy engine, for event hooks in tests and tools."""
         return self.database.engine
 
@@ -103,12 +106,12 @@ class Store:
         with self.database.snapshot():
             yield
 
-    def _write(self, fn: Any) -> Any:
+    def _write(self, fn: Callable[[Connection], T]) -> T:
         """``fn(connection)`` in one transaction, retried on busy/serialisation/unreachable,
         failures as StoreError ("nothing was written")."""
         return self.database.write(fn)
 
-    def _read(self, fn: Any) -> Any:
+    def _read(self, fn: Callable[[Connection], T]) -> T:
         return self.database.read(fn)
 
     def generation(self) -> int:
@@ -295,7 +298,7 @@ class Store:
         """Save an answer with its claims, citations and context; returns its id."""
         return self._write(lambda c: answers.save(c, a))
 
-    def answer_ids(self, limit: int = 200) -> list[dict]:
+    def answer_ids(self, limit: int = 200) -> list[dict[str, Any]]:
         """The newest answers' id, question, time and status."""
         return self._read(lambda c: answers.ids(c, limit))
 
@@ -312,7 +315,7 @@ class Store:
             return replace(a, status=AnswerStatus.VERIFIED)
         return a
 
-    def claim_summaries(self) -> list[dict]:
+    def claim_summaries(self) -> list[dict[str, Any]]:
         """What a review queue needs without loading whole answers: the claims (answer id,
         question, index, text, flags, support), newest answer first."""
         return self._read(answers.claim_summaries)
@@ -393,7 +396,8 @@ class Store:
 
     # --- support checker versions (graphrag checker) ------------------------------------
 
-    def add_checker_version(self, params: dict, source: str, metrics: dict, activate: bool = True) -> int:
+    def add_checker_version(self, params: dict[str, Any], source: str, metrics: dict[str, Any],
+                            activate: bool = True) -> int:
         """Store a fitted checker version (active by default); returns its number."""
         return self._write(lambda c: checkers.add(c, params, source, metrics, activate))
 

@@ -4,7 +4,7 @@ graph is built from."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, text
@@ -147,7 +147,7 @@ def sentence_rows(c: Connection) -> list[Row]:
     return _rows(c, "SELECT doc_id, version, idx, vector FROM sentences ORDER BY doc_id, version, idx")
 
 
-def _rows(c: Connection, sql: str, params: Sequence[object] | dict[str, Any] | None = None) -> list[Row]:
+def _rows(c: Connection, sql: str, params: Mapping[str, Any] | None = None) -> list[Row]:
     # Mappings read like the dicts the graph builder indexes by column name; vectors come back as
     # bytes on SQLite and as bytes (BYTEA) on PostgreSQL, so np.frombuffer works on both.
     return list(c.execute(text(sql), params or {}).mappings())

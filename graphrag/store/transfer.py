@@ -9,6 +9,7 @@ exactly what it was; there is no half-copied store to clean up.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -95,7 +96,7 @@ def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL
         raise StoreError("--from and --to name the same store")
     tables = _tables()
     with Store(src_url, readonly=True) as src, src.snapshot():  # one consistent state of the source
-        data = {t.name: src._read(lambda c, t=t: _read_table(c, t)) for t in tables}
+        data = {t.name: src._read(functools.partial(_read_table, t=t)) for t in tables}
         generation = src.generation()
     expected = tuple(TableCopy(t.name, len(data[t.name]), _digest(data[t.name])) for t in tables)
     db = Database(dst_url)
