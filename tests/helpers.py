@@ -102,7 +102,7 @@ def reference_corpus(root: Path) -> Path:
 class CountingEmbedder:
     """Wraps an embedder and counts the texts it encodes (to prove work is not repeated)."""
 
-    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, inner) -> None:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim

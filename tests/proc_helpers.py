@@ -140,14 +140,14 @@ class _Reader:
     def __init__(self, where: object) -> None:
         from graphrag.store import parse_store
 
-        self.url = parse_store(where)  # type: ignore[arg-type]
+        self.url = parse_store(where)
         if self.url.kind == "sqlite":
             self.db = sqlite3.connect(f"file:{self.url.path}?mode=ro", uri=True, timeout=5)
         else:
             from sqlalchemy import create_engine
             from sqlalchemy.pool import NullPool
 
-            self.engine = create_engine(self.url.url, poolclass=NullPool)  # type: ignore[arg-type]
+            self.engine = create_engine(self.url.url, poolclass=NullPool)
             self.db = self.engine.raw_connection()
 
     def all(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
@@ -282,13 +282,13 @@ def cmd_ingest(a: argparse.Namespace) -> int:
     armed: list[int] = []
 
     @event.listens_for(store.engine, "commit")
-    def before_commit(conn) -> None:  # type: ignore[no-untyped-def]
+    def before_commit(conn) -> None:
         if armed:  # the rows are written, the COMMIT not yet sent: die here
             pause("before-commit", armed[0])
 
     real_write = store.write_document
 
-    def write_document(w):  # type: ignore[no-untyped-def]
+    def write_document(w):
         nonlocal committed
         if a.pause_before_commit == committed + 1:
             armed.append(committed + 1)
@@ -305,7 +305,7 @@ def cmd_ingest(a: argparse.Namespace) -> int:
                 time.sleep(0.02)
         return version
 
-    store.write_document = write_document  # type: ignore[method-assign]
+    store.write_document = write_document
     extractor = PatternExtractor(a.delay_ms / 1000, a.pause_in_extract)
     wait_go(a.wait_go)
     report = Ingestor(store, extractor, HashEmbedder()).ingest_paths([a.corpus])
@@ -395,12 +395,12 @@ def cmd_remove(a: argparse.Namespace) -> int:
     armed = False
 
     @event.listens_for(store.engine, "before_cursor_execute")
-    def before_statement(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+    def before_statement(conn, cursor, statement, *args) -> None:
         if armed and a.pause_before != "COMMIT" and statement.lstrip().startswith(a.pause_before):
             pause(a.pause_before, 0)
 
     @event.listens_for(store.engine, "commit")
-    def before_commit(conn) -> None:  # type: ignore[no-untyped-def]
+    def before_commit(conn) -> None:
         if armed and a.pause_before == "COMMIT":
             pause("COMMIT", 0)
 

@@ -173,7 +173,7 @@ def test_review_moves_to_the_next_unreviewed_claim(monkeypatch: pytest.MonkeyPat
     for q in (QUESTION, "What does cancellation trigger?"):
         asker.ask(q, AskSettings())
     at = page(ok(app(monkeypatch, store_path)), "review")
-    total = sum(len(store.answer(r["id"]).claims) for r in store.answer_ids())  # type: ignore[union-attr]
+    total = sum(len(store.answer(r["id"]).claims) for r in store.answer_ids())
     seen = set()
     for _ in range(total):
         current = at.session_state["review_current"]
@@ -193,7 +193,7 @@ def test_stale_verdict_is_marked(monkeypatch: pytest.MonkeyPatch, store_path: Pa
     from graphrag.extract import make_extractor
     from graphrag.ingest import Ingestor
 
-    doc = cited.item.span.document_id  # type: ignore[union-attr]
+    doc = cited.item.span.document_id
     corpus = write_corpus(tmp_path / "v2")
     name = {"exports": "exports.md", "faq": "faq.md", "ops": "ops.md"}[doc]
     (corpus / name).write_text(TINY[name] + "\nA new closing sentence.\n", encoding="utf-8")
@@ -242,7 +242,7 @@ def test_access_labels_hide_internal_documents(monkeypatch: pytest.MonkeyPatch, 
     at = ask(at, "Which cluster replicates snapshots?")
     store = Store(store_path)
     aid = store.answer_ids()[0]["id"]
-    assert any(c.span.document_id == "ops" for c in store.answer(aid).context)  # type: ignore[union-attr]
+    assert any(c.span.document_id == "ops" for c in store.answer(aid).context)
     at.multiselect(key="_w_access").set_value(["public"])
     at = page(at, "review")
     assert not any("Which cluster" in o for o in at.selectbox(key="review_answer_filter").options)

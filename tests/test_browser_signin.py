@@ -102,7 +102,7 @@ def _proxy(who: str, sent: dict[str, list[bytes]], upstream: dict[str, object]):
         upstream[who] = server  # the page's latest connection
 
         def up(message: bytes | str) -> None:
-            sent[who].append(message)  # type: ignore[arg-type]
+            sent[who].append(message)
             server.send(message)
 
         ws.on_message(up)
@@ -206,14 +206,14 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
 
         # Bob replays Ana's click on his own connection: his session has no verdict action to run.
         for m in click:
-            upstream["bob"].send(m)  # type: ignore[attr-defined]
+            upstream["bob"].send(m)
         bob.wait_for_timeout(2000)
         wait_for_app_run(bob)
         with Store(store) as s:
             assert len(s.verdicts()) == 1 and all(x.email != "bob@example.com" for x in s.verdicts())
         # The same bytes on Ana's connection do record a verdict: the replay itself works.
         for m in click:
-            upstream["ana"].send(m)  # type: ignore[attr-defined]
+            upstream["ana"].send(m)
         ana.wait_for_timeout(2000)
         wait_for_app_run(ana)
         with Store(store) as s:

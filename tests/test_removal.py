@@ -105,7 +105,7 @@ def test_nothing_of_a_removed_document_reaches_asking_the_graph_or_exports(any_s
     # Its spans are not citable, its own entities and relations are gone, shared ones keep the rest.
     assert any_store.document("vault", 1) is None and any_store.span("vault", 1, 0) is None
     assert any_store.access_of("vault", 1) is None
-    assert {m.span.document_id for m in any_store.entity("export").mentions} == {"exports"}  # type: ignore[union-attr]
+    assert {m.span.document_id for m in any_store.entity("export").mentions} == {"exports"}
     assert all(r.span.document_id == "exports" for r in any_store.all_relations())
     kg = load_graph(any_store)
     assert not [k for k in kg.index if TOKEN in k] and {d.id for d in kg.docs} == {"exports"}
@@ -118,7 +118,7 @@ def test_nothing_of_a_removed_document_reaches_asking_the_graph_or_exports(any_s
     nb = neighbourhood(kg, "export", ["public"], hops=2)
     assert TOKEN not in neighbourhood_html(nb, {k: kg.names[kg.index[k]] for k in nb.depth}).lower()
     # The answer that drew on it is withdrawn: no text left, no claim to review, the verdict kept.
-    old = any_store.answer(before.id)  # type: ignore[arg-type]
+    old = any_store.answer(before.id)
     assert old is not None and old.status == AnswerStatus.WITHDRAWN
     assert old.text == "" and old.context == () and old.reached == () and all(c.text == "" for c in old.claims)
     assert all(ClaimFlag.SOURCE_REMOVED in c.flags for c in old.claims)
@@ -152,13 +152,13 @@ def test_removing_one_version_of_two_leaves_the_other_citable(any_store: Store, 
     done = remove_document(any_store, "policy", 2, actor="admin")
 
     assert done.versions == (2,) and done.current_version == 1
-    assert any_store.current_document("policy").superseded is False  # type: ignore[union-attr]
+    assert any_store.current_document("policy").superseded is False
     answer = asker.ask(q).answer
     assert "30 days" in answer.text and "45 days" not in answer.text
     assert {(c.span.document_id, c.span.version) for c in answer.context} == {("policy", 1)}
     # The other way round: removing the superseded v1 of two keeps v2 current.
     _ingest(any_store, v2, embedder)  # v3: the v2 text again, a new version (numbers are never reused)
-    assert any_store.current_document("policy").version == 3  # type: ignore[union-attr]
+    assert any_store.current_document("policy").version == 3
     remove_document(any_store, "policy", 1, actor="admin")
     assert [(d.version, d.superseded) for d in any_store.documents()] == [(3, False)]
     assert "45 days" in asker.ask(q).answer.text

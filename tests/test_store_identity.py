@@ -103,7 +103,7 @@ def test_a_schema_4_store_migrates_to_5_with_its_verdicts(store_url: str, monkey
 
 
 @pytest.mark.unit
-def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:
     import csv
     import json
 
@@ -125,7 +125,7 @@ def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:  # type: ig
 
 
 @pytest.mark.model
-def test_the_command_line_audits_its_ingests_exports_and_verdicts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_command_line_audits_its_ingests_exports_and_verdicts(tmp_path) -> None:
     from app_helpers import write_corpus
     from graphrag.cli import main
 

@@ -77,8 +77,8 @@ def team(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answered: Path):
         at.user = who if who is not None else {"is_logged_in": False}
         return at
 
-    make.policy = policy  # type: ignore[attr-defined]
-    make.store = store  # type: ignore[attr-defined]
+    make.policy = policy
+    make.store = store
     return make
 
 
