@@ -55,7 +55,8 @@ def entities_at(c: Connection, doc_id: str, version: int, idx: int) -> list[str]
 
 def entity_names(c: Connection) -> dict[str, str]:
     """Display name by entity key."""
-    return dict(c.execute(text("SELECT key, name FROM entities")).tuples())
+    # .all(): given the Result itself, dict() would take it for a mapping (it has keys()) and fail
+    return dict(c.execute(text("SELECT key, name FROM entities")).tuples().all())
 
 
 _COUNTS = text(
