@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -172,3 +173,26 @@ def internal_route_answer(store: Store) -> Answer:
     stored = store.answer(store.save_answer(answer))
     assert stored is not None
     return stored
+
+
+@contextmanager
+def store_of_release(store_url: str, version: int, monkeypatch) -> Iterator[Store]:  # monkeypatch: pytest's MonkeyPatch
+    """A store as the release at schema ``version`` wrote it: migrations after it unknown, and
+    one answer with one verdict (by "old") in raw rows, since today's write paths need later tables."""
+    from graphrag.store import db, schema
+
+    with monkeypatch.context() as m:
+        for step in [k for k in schema.MIGRATIONS if k > version]:
+            m.delitem(schema.MIGRATIONS, step)
+        m.setattr(db, "SCHEMA_VERSION", version)
+        with Store(store_url) as old:
+            if version < 5:  # v1 builds verdicts from today's Table: take v5's identity columns off
+                for col in ("subject", "email"):
+                    old._write(lambda c, col=col: c.exec_driver_sql(f"ALTER TABLE verdicts DROP COLUMN {col}"))
+            old._write(lambda c: c.exec_driver_sql(
+                "INSERT INTO answers (question, settings, text, status, generator, seeds, reached, created_at) "
+                "VALUES ('q', '{}', '', 'cited', 'extractive', '[]', '[]', '2026-01-01T00:00:00')"))
+            old._write(lambda c: c.exec_driver_sql(
+                "INSERT INTO verdicts (answer_id, claim_idx, span_sha256, verdict, reviewer, note, created_at) "
+                "SELECT max(id), 0, 'x', 'supported', 'old', '', '2026-01-01T00:00:00' FROM answers"))
+            yield old

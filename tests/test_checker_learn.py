@@ -41,6 +41,7 @@ from graphrag.support.embedded import (
 )
 from graphrag.support.learn import RefitRefused
 from graphrag.support.team import fit_from_verdicts
+from helpers import store_of_release
 
 SHIPPED = params_from_raw(shipped_raw())
 COV_CHUNK = FEATURES.index("cov_chunk_min")
@@ -270,22 +271,10 @@ def test_a_schema_3_store_migrates_to_the_checker_table(store_url: str, monkeypa
     """A store made before checker versions existed gains the table on open, its data kept."""
     from sqlalchemy import inspect, text
 
-    from graphrag.store import db, schema
+    from graphrag.store import schema
 
-    with monkeypatch.context() as m:  # this release as it was at schema 3 (rows written as that release did)
-        for step in [k for k in schema.MIGRATIONS if k > 3]:
-            m.delitem(schema.MIGRATIONS, step)
-        m.setattr(db, "SCHEMA_VERSION", 3)
-        with Store(store_url) as old:
-            for col in ("subject", "email"):  # v1 builds verdicts from today's Table: take v5's columns off
-                old._write(lambda c, col=col: c.exec_driver_sql(f"ALTER TABLE verdicts DROP COLUMN {col}"))
-            old._write(lambda c: c.exec_driver_sql(
-                "INSERT INTO answers (question, settings, text, status, generator, seeds, reached, created_at) "
-                "VALUES ('q', '{}', '', 'cited', 'extractive', '[]', '[]', '2026-01-01T00:00:00')"))
-            old._write(lambda c: c.exec_driver_sql(
-                "INSERT INTO verdicts (answer_id, claim_idx, span_sha256, verdict, reviewer, note, created_at) "
-                "SELECT max(id), 0, 'x', 'supported', 'old', '', '2026-01-01T00:00:00' FROM answers"))
-            assert not old._read(lambda c: inspect(c).has_table("checker_versions"))
+    with store_of_release(store_url, 3, monkeypatch) as old:
+        assert not old._read(lambda c: inspect(c).has_table("checker_versions"))
     with Store(store_url) as s:
         version = s._read(lambda c: c.execute(text("SELECT value FROM meta WHERE key='schema_version'")).scalar())
         assert version == str(schema.SCHEMA_VERSION)

@@ -11,6 +11,7 @@ from graphrag.identity import Forbidden, Identity, Principal, local_principal
 from graphrag.model import AuditEvent
 from graphrag.review import export_rows, record_verdict
 from graphrag.store import Store
+from helpers import store_of_release
 from proc_helpers import doc_text
 from test_store import _answer, _ingest
 
@@ -75,23 +76,9 @@ def test_the_audit_log_is_append_only(any_store: Store) -> None:
 
 @pytest.mark.unit
 def test_a_schema_4_store_migrates_to_5_with_its_verdicts(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphrag.store import db, schema
-
-    with monkeypatch.context() as m:  # this release, as it was at schema 4 (rows written as that release did)
-        for step in [k for k in schema.MIGRATIONS if k > 4]:
-            m.delitem(schema.MIGRATIONS, step)
-        m.setattr(db, "SCHEMA_VERSION", 4)
-        with Store(store_url) as s:
-            for col in ("subject", "email"):  # v1 builds verdicts from today's Table: take v5's columns off
-                s._write(lambda c, col=col: c.exec_driver_sql(f"ALTER TABLE verdicts DROP COLUMN {col}"))
-            s._write(lambda c: c.exec_driver_sql(
-                "INSERT INTO answers (question, settings, text, status, generator, seeds, reached, created_at) "
-                "VALUES ('q', '{}', '', 'cited', 'extractive', '[]', '[]', '2026-01-01T00:00:00')"))
-            s._write(lambda c: c.exec_driver_sql(
-                "INSERT INTO verdicts (answer_id, claim_idx, span_sha256, verdict, reviewer, note, created_at) "
-                "SELECT max(id), 0, 'x', 'supported', 'old', '', '2026-01-01T00:00:00' FROM answers"))
-            assert not s._read(lambda c: c.exec_driver_sql(
-                "SELECT count(*) FROM meta WHERE key='schema_version' AND value='5'").scalar())
+    with store_of_release(store_url, 4, monkeypatch) as s:
+        assert not s._read(lambda c: c.exec_driver_sql(
+            "SELECT count(*) FROM meta WHERE key='schema_version' AND value='5'").scalar())
     with Store(store_url) as s:
         old = s.verdicts()
         assert [(v.reviewer, v.subject, v.email) for v in old] == [("old", None, None)]
