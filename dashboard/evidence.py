@@ -45,6 +45,9 @@ def differs(a: dict[str, set[float]], b: dict[str, set[float]]) -> bool:
 
 @dataclass(frozen=True)
 class Conflict:
+    """A sentence in another document that names the same entities as a cited one but states a different
+    number."""
+
     entity: str  # display name
     document: Document
     span: Span

@@ -16,7 +16,7 @@ from dashboard import render, state
 from graphrag.access import Access
 from graphrag.errors import GraphRAGError
 from graphrag.identity import require
-from graphrag.removal import RemovalTarget, describe, preview_removal, remove_document, removal_targets
+from graphrag.removal import RemovalTarget, describe, preview_removal, removal_targets, remove_document
 from graphrag.store import Store
 
 DOC = "remove_doc"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -47,6 +48,7 @@ CSS = """<style>
 
 
 def esc(text: object) -> str:
+    """``text`` escaped for HTML, quotes included."""
     return html.escape(str(text), quote=True)
 
 
@@ -95,12 +97,19 @@ def context_html(sentences: Sequence[Span], cited: Span, around: int = 2) -> str
 
 
 def support_text(s: Support | None) -> str:
+    """A support score in words: label, score and the checker that gave it."""
     if s is None:
         return "not checked"
     return f"{s.label.value.replace('_', ' ')} · score {s.score:.2f} ({s.checker})"
 
 
-def claim_status(claim: Claim, verdicts: Sequence[Verdict], state: ClaimState | None = None) -> tuple[str, str]:
+# The colours st.badge accepts.
+BadgeColour = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
+STATUS_COLOURS: dict[str, BadgeColour] = {"verified": "green", "auto-checked": "blue"}  # an answer's status
+
+
+def claim_status(claim: Claim, verdicts: Sequence[Verdict],
+                 state: ClaimState | None = None) -> tuple[str, BadgeColour]:
     """(status, colour): verified when judged as the review policy asks, disputed or in review,
     auto-checked when scored, else cited / uncited. ``verdicts``: those the viewer may see."""
     if state is not None and state.status == ClaimStatus.DISPUTED:
@@ -122,9 +131,10 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict], state: ClaimState | 
 
 
 def badges(claim: Claim, verdicts: Sequence[Verdict] = (), state: ClaimState | None = None) -> None:
+    """Show a claim's review status and its flags as badges on one line."""
     status, colour = claim_status(claim, verdicts, state)
     with st.container(horizontal=True, gap="small"):
-        st.badge(status, color=colour)  # type: ignore[arg-type]
+        st.badge(status, color=colour)
         for f in claim.flags:
             if f == ClaimFlag.VERBATIM_QUOTE:
                 continue  # the status badge says it
@@ -133,6 +143,7 @@ def badges(claim: Claim, verdicts: Sequence[Verdict] = (), state: ClaimState | N
 
 
 def marker_label(marker: str) -> str:
+    """A citation marker for display: digits as written, anything else as "[?]"."""
     # Markers come from generated text: show numbers as written, anything else generically.
     return f"[{marker}]" if marker.isdigit() and len(marker) < 6 else "[?]"
 

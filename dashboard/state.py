@@ -11,8 +11,9 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, cast
 
 import streamlit as st
 
@@ -67,33 +68,38 @@ def store_path() -> str:
 def _secret_store() -> str | None:
     try:
         value = st.secrets.get("GRAPHRAG_STORE")
-    except Exception:  # no secrets file, or one that does not parse: the other sources decide
+    except Exception:  # noqa: BLE001 - no secrets file, or one that does not parse: the other sources decide
         return None
     return str(value) if value else None
 
 
 @st.cache_resource(show_spinner=False)
 def open_store(path: str) -> Store:
+    """The store at ``path``, opened once per server process (the handle is thread-safe)."""
     # One handle per store for the whole server: Store is thread-safe (a connection pool).
     return Store(path)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")
 def embedder() -> Embedder:
+    """The sentence embedder, loaded once per server process."""
     return get_embedder()
 
 
 @st.cache_resource(show_spinner=False)
 def asker(path: str) -> Asker:
+    """The asker for the store at ``path``, shared by every session."""
     return Asker(open_store(path), embedder=embedder())
 
 
 @st.cache_data(ttl=30, show_spinner=False)
 def ollama_status_cached(host: str) -> OllamaStatus:
+    """The Ollama server's status, cached for 30 s so each rerun does not probe it."""
     return ollama_status(host, timeout=1.0)
 
 
 def store() -> Store:
+    """The store this deployment is configured to use."""
     return open_store(store_path())
 
 
@@ -113,7 +119,7 @@ def init_session() -> None:
         st.session_state.setdefault(k, v)
 
 
-def persist(key: str, *, callback: bool = True) -> dict[str, object]:
+def persist(key: str, *, callback: bool = True) -> dict[str, Any]:
     """Widget kwargs that keep ``key`` in session_state across pages.
 
     Streamlit drops a widget's state when a run does not draw it (another page, or a
@@ -129,6 +135,8 @@ def persist(key: str, *, callback: bool = True) -> dict[str, object]:
 
 
 def commit(*keys: str) -> None:
+    """Copy each widget's value (``_w_<key>``) to ``key``: a widget's ``on_change``, or called after a form is
+    submitted."""
     for key in keys:
         if f"_w_{key}" in st.session_state:
             st.session_state[key] = st.session_state[f"_w_{key}"]
@@ -154,13 +162,15 @@ def reviewer() -> str:
 # --- deployment, sign-in and roles ----------------------------------------------------------------
 
 def secrets() -> dict[str, object]:
+    """Streamlit's secrets as a dict; empty when there is no readable secrets file."""
     try:
         return st.secrets.to_dict()
-    except Exception:  # no secrets file, or one that does not parse: local defaults apply
+    except Exception:  # noqa: BLE001 - no secrets file, or one that does not parse: local defaults apply
         return {}
 
 
 def current_deployment() -> Deployment:
+    """This server's deployment (mode, policy, problems), from the environment and secrets."""
     return deployment(secrets())
 
 
@@ -200,6 +210,8 @@ def require_role(role: str, action: str) -> Principal:
 
 
 def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -> None:
+    """Record ``event`` in the store's audit log, with who did it (``by``, else the current principal) and the
+    mode."""
     me = principal() if by is None else by
     who = me.identity
     s.add_audit(AuditEvent(event, who.subject if who else None, who.email if who else None,
@@ -207,6 +219,7 @@ def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -
 
 
 def server_ingest_roots() -> tuple[Path, ...]:
+    """The folders this deployment lets the Ingest page read from the server."""
     return ingest_roots(current_deployment().mode, secrets())
 
 
@@ -229,12 +242,12 @@ def sign_in_gate(s: Store, dep: Deployment) -> Principal:
         st.write("This dashboard is shared by a team: sign in with your organisation's account to see the "
                  "documents your access grants.")
         if st.button("Sign in", type="primary", key="sign_in"):
-            auth = secrets().get("auth") or {}
-            problem = provider_problem(auth)  # type: ignore[arg-type]
+            auth = cast(dict[str, object], secrets().get("auth") or {})  # the [auth] table of the secrets
+            problem = provider_problem(auth)
             if problem:
                 st.error(plain(problem))
             else:
-                st.login(provider_name(auth))  # type: ignore[arg-type]
+                st.login(provider_name(auth))
         st.stop()
     me = principal()
     if not me.may("viewer"):
@@ -272,10 +285,10 @@ def provider_problem(auth: dict[str, object]) -> str | None:
 
     name = provider_name(auth)
     cfg = auth.get(name) if name else auth
-    url = str((cfg or {}).get("server_metadata_url") or "")  # type: ignore[union-attr]
+    url = str(cast(Mapping[str, object], cfg or {}).get("server_metadata_url") or "")
     host = urlparse(url).netloc or url
     try:
-        with urllib.request.urlopen(url, timeout=5) as r:  # noqa: S310 - the deployment's own setting
+        with urllib.request.urlopen(url, timeout=5) as r:  # the URL is the deployment's own setting
             meta = json.loads(r.read(1_000_000))
         if not isinstance(meta, dict) or "authorization_endpoint" not in meta:
             return f"The identity provider at {host} sent no OpenID configuration: sign-in is not possible now."
@@ -294,12 +307,14 @@ SESSION_TOKEN = "_session_token"
 
 @st.cache_resource(show_spinner=False)
 def job_runner(path: str) -> JobRunner:
+    """The ingest job runner for the store at ``path``, one per server process."""
     # One runner per store for the whole server: jobs outlive the script run, the session and the tab
     # that started them, and run one at a time.
     return JobRunner()
 
 
 def jobs() -> JobRunner:
+    """The job runner of this deployment's store."""
     return job_runner(store_path())
 
 
@@ -440,10 +455,13 @@ def warn_if_exposed() -> None:
 
 
 def set_report(report: IngestReport) -> None:
+    """Keep ``report`` as the session's last ingest report."""
     st.session_state[LAST_REPORT] = report
 
 
 def sidebar(s: Store) -> None:
+    """Draw the sidebar: the store and its counts, who is signed in (or the local access labels and reviewer
+    name), and the backends."""
     sb = st.sidebar
     me = principal()
     counts = s.counts()

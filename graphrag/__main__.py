@@ -1,3 +1,4 @@
+"""``python -m graphrag``: the command line."""
 from graphrag.cli import main
 
 raise SystemExit(main())

@@ -26,6 +26,7 @@ class Access:
 
     @classmethod
     def of(cls, labels: Iterable[str], include_superseded: bool = False) -> Access:
+        """An access from any iterable of labels."""
         return cls(frozenset(labels), include_superseded)
 
     def sees(self, labels: Iterable[str], superseded: bool = False) -> bool:
@@ -67,6 +68,7 @@ def _route_refs(routes: Iterable[Route]) -> tuple[set[int], set[str], set[DocKey
 
 
 def footprint(answer: Answer) -> Footprint:
+    """Everything ``answer`` shows (documents, routes, entities) that a viewer must be able to see."""
     if answer.status == AnswerStatus.WITHDRAWN:
         return withdrawn_footprint(answer.settings.access)
     return footprint_of_routes(((c.span.document_id, c.span.version) for c in answer.context),
@@ -82,6 +84,7 @@ def footprint_of_routes(documents: Iterable[DocKey], routes: Iterable[Route], se
 
 
 def withdrawn_footprint(asked_with: Iterable[str]) -> Footprint:
+    """The footprint of a withdrawn answer: nothing but the labels it was asked with."""
     return Footprint(frozenset(), frozenset(), frozenset(), frozenset(asked_with))
 
 

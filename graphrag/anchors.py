@@ -39,6 +39,9 @@ _QUESTION_WORDS = frozenset("what which who whom whose where when why how one on
 
 @dataclass(frozen=True)
 class Phrase:
+    """A phrase of the question that may name an entity, with shorter forms to try when the whole names none.
+    """
+
     text: str  # as the question words it
     aliases: tuple[str, ...] = ()  # shorter forms tried when the whole has no key
 
@@ -102,7 +105,7 @@ def link(graph: KnowledgeGraph, phrases: Sequence[Phrase], visible_entities: np.
             keep(Seed(key, 1.0, RouteStart.QUESTION, p.text, "name"))
             continue
         aliased = [(a, k) for a in p.aliases if (k := visible_key(a)) is not None]
-        for a, k in aliased:
+        for _, k in aliased:
             keep(Seed(k, ALIAS_SCORE, RouteStart.QUESTION, p.text, "alias"))
         if not aliased:
             unmatched.append(p)
@@ -121,4 +124,6 @@ def link(graph: KnowledgeGraph, phrases: Sequence[Phrase], visible_entities: np.
 
 def find_anchors(graph: KnowledgeGraph, question: str, visible_entities: np.ndarray,
                  embedder: Embedder | None = None) -> list[Seed]:
+    """The visible entities the question names, each scored by how it was matched (name, alias or name
+    similarity)."""
     return link(graph, question_phrases(question), visible_entities, embedder)

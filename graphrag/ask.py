@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class AskOutcome:
+    """A saved answer and the warnings to show beside it (nothing relevant found, support not checked)."""
+
     answer: Answer
     warnings: tuple[str, ...] = ()
 
@@ -50,17 +52,22 @@ class Asker:
 
     @property
     def embedder(self) -> Embedder:
+        """The sentence embedder, loaded on first use."""
         if self._embedder is None:
             self._embedder = get_embedder()
         return self._embedder
 
     def graph(self) -> KnowledgeGraph:
+        """The knowledge graph as the store holds it now."""
         return load_graph(self.store)
 
     def retrieve(self, question: str, settings: AskSettings) -> Retrieval:
+        """Anchors, walk and context for ``question`` under ``settings``, without generating an answer."""
         return retrieve(self.store, self.graph(), self.embedder, question, settings)
 
     def ask(self, question: str, settings: AskSettings = AskSettings()) -> AskOutcome:
+        """Answer ``question``: retrieve, generate, attribute claims, check their support, save; the answer is
+        empty (with a warning) when nothing visible is relevant enough."""
         question = clean_question(question)
         found = self.retrieve(question, settings)
         warnings: list[str] = []

@@ -23,6 +23,8 @@ _MAX_RANGE = 50
 
 @dataclass(frozen=True)
 class Marker:
+    """A bracketed citation marker in generated text, with the source numbers it names."""
+
     start: int
     end: int
     raw: str  # inside the brackets
@@ -30,6 +32,7 @@ class Marker:
 
     @property
     def malformed(self) -> bool:
+        """Whether the marker names no source number it can be read as."""
         return not self.numbers
 
 

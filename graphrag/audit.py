@@ -14,11 +14,13 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def audit_rows(events: Sequence[AuditEvent]) -> list[dict[str, object]]:
+    """Audit events as export rows, the detail as sorted JSON."""
     return [{"id": e.id, "time": e.at, "event": e.event, "subject": e.subject, "email": e.email,
              "detail": json.dumps(e.detail, ensure_ascii=False, sort_keys=True)} for e in events]
 
 
 def audit_to_csv(events: Sequence[AuditEvent]) -> str:
+    """Audit events as CSV, cells that a spreadsheet would run as formulas defused."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=AUDIT_FIELDS)
     w.writeheader()
@@ -29,5 +31,6 @@ def audit_to_csv(events: Sequence[AuditEvent]) -> str:
 
 
 def audit_to_json(events: Sequence[AuditEvent]) -> str:
+    """Audit events as a JSON array, each detail as an object."""
     return json.dumps([{**r, "detail": json.loads(str(r["detail"]))} for r in audit_rows(events)], indent=2,
                       ensure_ascii=False)

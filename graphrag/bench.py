@@ -20,12 +20,18 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
 
 from graphrag.embed import similarities
 from graphrag.model import PUBLIC, AskSettings, Seed
+
+if TYPE_CHECKING:  # imported where used: a benchmark loads only what it measures
+    from graphrag.graph import KnowledgeGraph
+    from graphrag.retrieve import Retrieval
+    from graphrag.store import Store
 
 
 def _print(obj: dict[str, object]) -> int:
@@ -44,7 +50,7 @@ def _peak_mb() -> float:
 # --- ingest -------------------------------------------------------------------------------
 
 
-def _bulk_limit(texts: list[str], names: list[str], sample: int = 1500) -> dict[str, object]:
+def _bulk_limit(texts: list[str], names: list[str], sample: int = 1500) -> dict[str, Any]:
     """What the models alone take on the same work: one spaCy pipe over every sentence, one MiniLM
     encode of every sentence and entity name. Torch's thread count is the one that was fastest on a
     sample of these texts on this machine (1 or 2 threads), so the limit is the best the models allow."""
@@ -83,6 +89,8 @@ def _bulk_limit(texts: list[str], names: list[str], sample: int = 1500) -> dict[
 
 
 def bench_ingest(a: argparse.Namespace) -> int:
+    """``graphrag bench ingest``: ingest a JSON corpus with the rules extractor and print the timings (JSON);
+    2 when the corpus is missing."""
     from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
@@ -104,6 +112,7 @@ def bench_ingest(a: argparse.Namespace) -> int:
         report = ingestor.ingest(items)
         peak_mb = _peak_mb()  # before the bulk limit, which holds every vector at once
         counts = store.counts()
+        assert store.path is not None  # a SQLite file
         store_mb = os.path.getsize(store.path) / 1e6
         t = report.timings
         # The same corpus again: every document unchanged, so a hash and a lookup each, no model call.
@@ -144,7 +153,7 @@ def bench_ingest(a: argparse.Namespace) -> int:
     }
     if bulk is not None:
         out["bulk_limit"] = bulk
-        out["total_over_bulk_limit"] = round(t.total_s / float(bulk["seconds"]), 3)  # type: ignore[arg-type]
+        out["total_over_bulk_limit"] = round(t.total_s / float(bulk["seconds"]), 3)
     return _print(out)
 
 
@@ -204,7 +213,7 @@ def synthetic_store(path: Path, n_entities: int, seed: int = 0) -> None:
         db.execute("UPDATE meta SET value=CAST(value AS INTEGER)+1 WHERE key='generation'")
 
 
-def _bare(vectors: np.ndarray, undirected: nx.Graph, keys: list[str], q: np.ndarray, k: int, hops: int) -> int:
+def _bare(vectors: np.ndarray, undirected: nx.Graph[str], keys: list[str], q: np.ndarray, k: int, hops: int) -> int:
     scores = similarities(vectors, q)  # the same similarity function as the product, for a fair ratio
     top = np.argpartition(-scores, k)[:k]
     reached = 0
@@ -216,6 +225,8 @@ def _bare(vectors: np.ndarray, undirected: nx.Graph, keys: list[str], q: np.ndar
 
 
 def bench_ask(a: argparse.Namespace) -> int:
+    """``graphrag bench ask``: retrieval latency without generation on synthetic graphs of the given sizes
+    (JSON)."""
     from graphrag.attribution import attribute
     from graphrag.graph import load_graph
     from graphrag.retrieve import retrieve_vector
@@ -266,7 +277,7 @@ def bench_ask(a: argparse.Namespace) -> int:
                            "anchor per question; bare = numpy top-k + nx.bfs_layers"})
 
 
-def _after_ingest(store: object, graph: object, settings: AskSettings, a: argparse.Namespace) -> dict[str, object]:
+def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, a: argparse.Namespace) -> dict[str, object]:
     """Ingest paragraphs into the loaded store, then time the first answer (which applies the
     ingest to the graph) against the same answer again; a few rounds of new paragraphs, and a
     full reload at the end for comparison."""
@@ -281,14 +292,14 @@ def _after_ingest(store: object, graph: object, settings: AskSettings, a: argpar
     if not Path(a.corpus).is_file():
         return {"skipped": f"no corpus at {a.corpus}"}
     corpus = [x for x in read_corpus_json(Path(a.corpus)) if isinstance(x, Source)]
-    ingestor = Ingestor(store, RulesExtractor(), get_embedder())  # type: ignore[arg-type]
+    ingestor = Ingestor(store, RulesExtractor(), get_embedder())
 
-    def answer(g: object, q: np.ndarray, anchors: tuple[Seed, ...]) -> object:
-        got = retrieve_vector(store, g, q, settings, anchors)  # type: ignore[arg-type]
+    def answer(g: KnowledgeGraph, q: np.ndarray, anchors: tuple[Seed, ...]) -> Retrieval:
+        got = retrieve_vector(store, g, q, settings, anchors)
         attribute(" ".join(f"{c.span.text} [{c.n}]" for c in got.context[:3]), got.context)
         return got
 
-    rounds = []
+    rounds: list[dict[str, Any]] = []
     for r in range(a.after_ingest_rounds):
         paragraphs = corpus[r * a.after_ingest:(r + 1) * a.after_ingest]
         t0 = time.perf_counter()
@@ -296,36 +307,39 @@ def _after_ingest(store: object, graph: object, settings: AskSettings, a: argpar
         ingest_s = time.perf_counter() - t0
         before = graph
         t0 = time.perf_counter()
-        graph = load_graph(store)  # type: ignore[arg-type]
+        graph = load_graph(store)
         update_s = time.perf_counter() - t0
-        new_key = next(k for k in reversed(graph.keys) if k not in before.index)  # type: ignore[attr-defined]
-        q = graph.vectors[graph.index[new_key]]  # type: ignore[attr-defined]
+        new_key = next(k for k in reversed(graph.keys) if k not in before.index)
+        q = graph.vectors[graph.index[new_key]]
         anchors = (Seed(new_key, 1.0),)  # a question about what was just ingested
         answer(graph, q, anchors)
         first_s = time.perf_counter() - t0
         warm = []
         for _ in range(5):
             t = time.perf_counter()
-            answer(load_graph(store), q, anchors)  # type: ignore[arg-type]
+            answer(load_graph(store), q, anchors)
             warm.append(time.perf_counter() - t)
         rounds.append({"paragraphs": len(paragraphs), "ingest_s": round(ingest_s, 1), "update_s": round(update_s, 3),
                        "first_answer_s": round(first_s, 3), "warm_answer_s": round(statistics.median(warm), 3),
                        "extra_s": round(first_s - statistics.median(warm), 3),
-                       "updated_in_place": graph.edges.added > 0})  # type: ignore[attr-defined]
+                       "updated_in_place": graph.edges.added > 0})
     t0 = time.perf_counter()
-    full = build_graph(store)  # type: ignore[arg-type]
+    full = build_graph(store)
     reload_s = time.perf_counter() - t0
-    same = all(answer(graph, graph.vectors[i], (Seed(graph.keys[i], 1.0),))  # type: ignore[attr-defined]
-               == answer(full, graph.vectors[i], (Seed(graph.keys[i], 1.0),))  # type: ignore[attr-defined]
-               for i in range(0, len(graph.keys), max(1, len(graph.keys) // 20)))  # type: ignore[attr-defined]
-    return {"rounds": rounds, "extra_s_median": round(statistics.median(x["extra_s"] for x in rounds), 3),  # type: ignore[misc]
+    same = all(answer(graph, graph.vectors[i], (Seed(graph.keys[i], 1.0),))
+               == answer(full, graph.vectors[i], (Seed(graph.keys[i], 1.0),))
+               for i in range(0, len(graph.keys), max(1, len(graph.keys) // 20)))
+    return {"rounds": rounds, "extra_s_median": round(statistics.median(x["extra_s"] for x in rounds), 3),
             "full_reload_s": round(reload_s, 2), "same_answers_as_full_reload": same}
 
 
 # --- load ---------------------------------------------------------------------------------
 
 
-def _writer(path: str, answer_id: int, n: int, who: int, out: mp.Queue) -> None:  # type: ignore[type-arg]
+WriterFigures = tuple[list[float], int, float, float]  # latencies (ms), errors, start and end (epoch s)
+
+
+def _writer(path: str, answer_id: int, n: int, who: int, out: mp.Queue[WriterFigures]) -> None:
     from graphrag.review import record_verdict
     from graphrag.store import Store
 
@@ -341,7 +355,7 @@ def _writer(path: str, answer_id: int, n: int, who: int, out: mp.Queue) -> None:
             try:
                 record_verdict(store, answer, claim, citation, ("supported", "partial", "unsupported")[i % 3],
                                f"reviewer-{who}", f"note {i}")
-            except Exception:  # counted, not hidden: the figure must show lost writes
+            except Exception:  # noqa: BLE001 - counted, not hidden: the figure must show lost writes
                 errors += 1
             latencies.append((time.perf_counter() - t) * 1000)
         finished = time.time()
@@ -361,6 +375,8 @@ def _ingester(path: str, n_docs: int) -> None:
 
 
 def bench_load(a: argparse.Namespace) -> int:
+    """``graphrag bench load``: concurrent verdict writers and ask latency while an ingest runs (JSON); 2 when
+    the store is not empty."""
     from graphrag.ask import Asker
     from graphrag.extract.rules import RulesExtractor
     from graphrag.ingest import Ingestor
@@ -379,7 +395,7 @@ def bench_load(a: argparse.Namespace) -> int:
             Ingestor(store, RulesExtractor()).ingest_paths([sample])
             asker = Asker(store)
             answer = asker.ask("How long do exports stay available after cancellation?").answer
-            queue: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
+            queue: mp.Queue[WriterFigures] = ctx.Queue()
             procs = [ctx.Process(target=_writer, args=(path, answer.id, a.verdicts, w, queue)) for w in range(a.writers)]
             t0 = time.perf_counter()
             for p in procs:
@@ -409,7 +425,7 @@ def bench_load(a: argparse.Namespace) -> int:
                 t = time.perf_counter()
                 try:
                     asker.ask(questions[len(busy) % len(questions)])
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - counted and shown in the figures
                     ask_errors.append(f"{type(exc).__name__}: {exc}")
                     continue
                 busy.append((time.perf_counter() - t) * 1000)
@@ -507,6 +523,8 @@ def bench_pdf(pages: int) -> bytes:
 
 
 def bench_documents(a: argparse.Namespace) -> int:
+    """``graphrag bench documents``: a generated PDF through the reader and ingest, and the time to render
+    cited pages (JSON)."""
     from graphrag.documents import Source
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
@@ -532,7 +550,7 @@ def bench_documents(a: argparse.Namespace) -> int:
         pdf = store.document_file("bench-handbook", 1)
         assert pdf is not None
         render_ms = []
-        for i, idx in enumerate(sorted(layouts)[:: max(1, len(layouts) // a.renders)][: a.renders]):
+        for idx in sorted(layouts)[:: max(1, len(layouts) // a.renders)][: a.renders]:
             lay = layouts[idx]
             _cache.clear()  # every render a cache miss, as for a page not yet seen
             r0 = time.perf_counter()

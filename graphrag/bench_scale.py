@@ -26,6 +26,13 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: the benchmark loads only what it measures
+    from playwright.sync_api import Page
+
+    from graphrag.documents import Source
+    from graphrag.embed import Embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-2]\d)\b")
@@ -42,7 +49,7 @@ def edited(text: str, k: int) -> str:
     return " ".join(parts[r:] + parts[:r])
 
 
-def copies(items: Sequence[object], first: int, last: int) -> Iterator[object]:
+def copies(items: Sequence[object], first: int, last: int) -> Iterator[Source]:
     """Copies ``first`` .. ``last - 1`` of every Source in ``items``, under distinct ids."""
     from graphrag.documents import Source
 
@@ -72,16 +79,19 @@ def reset_peak() -> bool:
 
 
 def store_mb(path: Path) -> float:
+    """Size of the SQLite store in MB, its -wal and -shm files included."""
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6  # with -wal and -shm
 
 
 def questions(path: Path, n: int) -> list[str]:
+    """The first ``n`` questions of a JSON question file; one fixed question when the file is missing."""
     if not path.is_file():
         return ["Who founded the company that made the first commercial jet airliner?"]
     return [q["question"] for q in json.loads(path.read_text())[:n]]
 
 
-def ask_figures(store_path: Path, embedder: object, qs: Sequence[str]) -> dict[str, object]:
+def ask_figures(store_path: Path, embedder: Embedder, qs: Sequence[str]) -> dict[str, object]:
+    """Graph load time and median retrieve and ask latency on ``qs``, the models warmed up first."""
     from graphrag.ask import Asker
     from graphrag.graph import _cache, build_graph
     from graphrag.model import AskSettings
@@ -92,7 +102,7 @@ def ask_figures(store_path: Path, embedder: object, qs: Sequence[str]) -> dict[s
         t0 = time.perf_counter()
         build_graph(store)
         load_s = time.perf_counter() - t0
-        asker = Asker(store, embedder=embedder)  # type: ignore[arg-type]
+        asker = Asker(store, embedder=embedder)
         settings = AskSettings()
         asker.ask(qs[0], settings)  # the graph, spaCy and the checker loaded once, outside the figures
         retrieve_ms, ask_ms = [], []
@@ -164,10 +174,10 @@ def dashboard_cold_start(store_path: Path, question: str, timeout_s: float = 600
             "first_answer_s": round(first_answer_s, 1)}
 
 
-def _settled(page: object, timeout_s: float) -> None:
+def _settled(page: Page, timeout_s: float) -> None:
     ms = timeout_s * 1000
-    page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=ms)  # type: ignore[attr-defined]
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=ms)  # type: ignore[attr-defined]
+    page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=ms)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=ms)
 
 
 class socket_port:
@@ -185,6 +195,8 @@ class socket_port:
 
 
 def bench_scale(a: argparse.Namespace) -> int:
+    """``graphrag bench scale``: grow the store step by step from copies of the corpus and print each step's
+    figures (JSON)."""
     from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
@@ -208,7 +220,7 @@ def bench_scale(a: argparse.Namespace) -> int:
             reset = reset_peak()
             with Store(path) as store:
                 ingestor = Ingestor(store, RulesExtractor(), embedder)
-                report = ingestor.ingest(list(copies(base, done, step)))  # type: ignore[arg-type]
+                report = ingestor.ingest(list(copies(base, done, step)))
                 peak = vm_hwm_mb()
                 counts = store.counts()
             t = report.timings
@@ -232,7 +244,8 @@ def bench_scale(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(b: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(b: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``bench scale`` and its options to the bench subcommands."""
     bs = b.add_parser("scale", help="ingest a corpus repeated N times (distinct ids, light edits) and measure "
                                     "ingest time, peak memory, store size, ask p50 and dashboard cold start")
     bs.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")

@@ -15,20 +15,21 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, Never, TextIO
 
 from tqdm import tqdm
 
+from graphrag.access import Access
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.jobs import EtaClock, format_eta
-from graphrag.access import Access
 from graphrag.identity import local_principal
+from graphrag.jobs import EtaClock, format_eta
 from graphrag.model import PUBLIC, AskSettings, AuditEvent, Progress
 from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, parse_store
 
 
 def default_store() -> str:
+    """The store to use: GRAPHRAG_STORE, else the default SQLite file."""
     return os.environ.get("GRAPHRAG_STORE") or str(DEFAULT_STORE)
 
 
@@ -60,13 +61,14 @@ class IngestProgress:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.every_s = every_s
-        self._bar: tqdm | None = None
+        self._bar: tqdm[Never] | None = None  # a bar over no iterable: updated by counts
         self._t0 = time.perf_counter()
         self._clock = EtaClock()
         self._last = -float("inf")
         self._ended = False
 
     def __call__(self, p: Progress) -> None:
+        """Show progress: a bar on a terminal, else a line now and then with the ETA."""
         if self.tty:
             if self._bar is None:
                 self._bar = tqdm(total=p.total, unit="doc", desc="ingest", file=self.stream, dynamic_ncols=True)
@@ -89,6 +91,7 @@ class IngestProgress:
 
 
 def cmd_ingest(a: argparse.Namespace) -> int:
+    """``graphrag ingest``: read files or folders, extract and store them, and print the report."""
     from graphrag.extract import make_extractor
     from graphrag.ingest import Ingestor
 
@@ -121,6 +124,8 @@ def cmd_ingest(a: argparse.Namespace) -> int:
 
 
 def cmd_entity(a: argparse.Namespace) -> int:
+    """``graphrag entity``: an entity's mentions and relations in the documents the access labels can see; 2
+    when no entity has that name."""
     from graphrag.serialize import entity_json
     from graphrag.text import normalise
 
@@ -143,7 +148,7 @@ def cmd_entity(a: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     print(f"{data['name']} ({data['type']}), key {key!r}: {len(mentions)} mentions, {len(relations)} relations")
-    for m in data["mentions"]:  # type: ignore[union-attr]
+    for m in data["mentions"]:
         sup = " [superseded]" if m["superseded"] else ""
         print(f"  mention  {m['document']} v{m['version']}{sup} [{m['start']}:{m['end']}] {m['sentence']}")
     for r in relations:
@@ -171,6 +176,7 @@ def _settings(a: argparse.Namespace) -> AskSettings:
 
 
 def cmd_ask(a: argparse.Namespace) -> int:
+    """``graphrag ask``: answer a question with cited claims and print it (or JSON)."""
     from graphrag.ask import Asker
     from graphrag.serialize import (
         VERBATIM,
@@ -229,6 +235,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
 
 
 def cmd_review(a: argparse.Namespace) -> int:
+    """``graphrag review``: the review queue, disputes, recording a verdict, or the review policy."""
     from graphrag.review import record_verdict, review_queue, visible_answer
     from graphrag.review_policy import ReviewPolicy
     from graphrag.serialize import support_json
@@ -246,7 +253,7 @@ def cmd_review(a: argparse.Namespace) -> int:
             # Under blind review only this reviewer's own verdicts are listed until they have judged.
             queue = review_queue(store, a.access, reviewer=a.reviewer, answer_id=a.answer,
                                  disputed_only=a.action == "disputes")
-            rows = [{"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
+            rows: list[dict[str, Any]] = [{"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
                      "flags": [f.value for f in q.flags], "support": support_json(q.support),
                      "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "role": v.role,
                                    "stale": v.stale} for v in q.verdicts]} for q in queue]
@@ -306,6 +313,7 @@ def _os_user() -> str:
 
 
 def cmd_export(a: argparse.Namespace) -> int:
+    """``graphrag export``: every visible verdict with its claim and cited span, as CSV or JSON."""
     from graphrag.review import export_rows, rows_to_csv, rows_to_json
 
     with Store(a.store) as store:
@@ -337,6 +345,7 @@ def cmd_audit(a: argparse.Namespace) -> int:
 
 
 def cmd_record(a: argparse.Namespace) -> int:
+    """``graphrag record stats``: progress, agreement, calibration and source quality of the review record."""
     from graphrag.record import RecordFilter, record_stats
 
     flt = RecordFilter(a.since, a.until, a.reviewer, a.document, a.question)
@@ -412,21 +421,23 @@ def cmd_checker(a: argparse.Namespace) -> int:
     return 0
 
 
-def _print_fit(report: dict, out: object) -> None:
+def _print_fit(report: dict[str, Any], out: TextIO) -> None:
     if "refit" not in report:
         return
     print(f"{report['n']} judged pairs ({report['n_supported']} supported; partial and unsupported count as not) "
-          f"from {report['answers']} answers; {len(report['folds'])} folds by answer", file=out)  # type: ignore[arg-type]
+          f"from {report['answers']} answers; {len(report['folds'])} folds by answer", file=out)
     for name in ("shipped", "refit"):
         m = report[name]
-        print(f"  {name:<8} balanced accuracy {m['balanced_accuracy']:.3f}  AUROC {m['auroc']:.3f}", file=out)  # type: ignore[arg-type]
+        print(f"  {name:<8} balanced accuracy {m['balanced_accuracy']:.3f}  AUROC {m['auroc']:.3f}", file=out)
     g = report["gain_balanced_accuracy"]
-    print(f"  gain per fold: {g['mean']:+.3f} ± {g['sd']:.3f} (balanced accuracy)", file=out)  # type: ignore[arg-type]
+    print(f"  gain per fold: {g['mean']:+.3f} ± {g['sd']:.3f} (balanced accuracy)", file=out)
     for reason, count in (report.get("skipped") or {}).items():
-        print(f"  left out: {count} ({reason})", file=out)  # type: ignore[arg-type]
+        print(f"  left out: {count} ({reason})", file=out)
 
 
 def cmd_eval(a: argparse.Namespace) -> int:
+    """``graphrag eval``: the support checker on labelled pairs (or its learning curve), or retrieval on
+    multi-hop questions."""
     if a.what == "support":
         if a.learn_from:
             from graphrag.evaluate.learning import cli_learning_curve
@@ -448,6 +459,8 @@ def cmd_eval(a: argparse.Namespace) -> int:
 
 
 def cmd_store(a: argparse.Namespace) -> int:
+    """``graphrag store migrate``: copy one store into another, empty one and print the verified table counts.
+    """
     from graphrag.store.transfer import copy_store
 
     def progress(p: Progress) -> None:  # one line per table copied
@@ -464,6 +477,7 @@ def cmd_store(a: argparse.Namespace) -> int:
 
 
 def cmd_bench(a: argparse.Namespace) -> int:
+    """``graphrag bench``: run the chosen benchmark."""
     if a.what == "support":
         from graphrag.evaluate.support import cli_bench_support
 
@@ -482,6 +496,7 @@ def cmd_bench(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every ``graphrag`` command."""
     p = argparse.ArgumentParser(prog="graphrag", description="Local GraphRAG with source attribution")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", required=True)
@@ -677,6 +692,8 @@ def _not_utf8(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; the exit code is 0 on success, 2 for bad input, 1 for other failures, 130 when
+    interrupted."""
     argv = sys.argv[1:] if argv is None else list(argv)
     bad = _not_utf8(argv)
     if bad is not None:

@@ -33,6 +33,7 @@ MIN_COOKIE_SECRET = 32
 
 
 def setting(name: str, secrets: Mapping[str, Any] | None = None) -> str | None:
+    """A setting from the environment, else from the secrets; None when unset or empty."""
     value = os.environ.get(name)
     if value:
         return value
@@ -42,12 +43,16 @@ def setting(name: str, secrets: Mapping[str, Any] | None = None) -> str | None:
 
 @dataclass(frozen=True)
 class Deployment:
+    """How this server is deployed: the mode ("local" or "team"), the access policy file, and what stops team
+    mode from serving."""
+
     mode: str
     policy_path: Path
     problems: tuple[str, ...] = ()  # team mode only: what stops it from serving
 
     @property
     def team(self) -> bool:
+        """Whether this is team mode (sign-in and an access policy)."""
         return self.mode == TEAM
 
 

@@ -53,6 +53,7 @@ class Source:
 
     @property
     def sha256(self) -> str:
+        """The version key: the original file's hash for laid-out formats, else the text's."""
         # A PDF, HTML or DOCX file is identified by its bytes: the same text laid out anew must
         # become a new version, or the stored pages and boxes would not match the stored file.
         if self.layout is not None:
@@ -60,12 +61,15 @@ class Source:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
     def as_document(self, version: int = 0) -> Document:
+        """This source as a document record with the given version number."""
         return Document(self.id, self.title, version, self.text, self.sha256, self.effective_date,
                         self.access, self.path)
 
 
 @dataclass(frozen=True)
 class Rejected:
+    """A file that was not ingested, and why."""
+
     id: str
     path: str | None
     reason: str
@@ -73,6 +77,8 @@ class Rejected:
 
 @dataclass(frozen=True)
 class ManifestEntry:
+    """A manifest's settings for one file; None leaves the folder's default."""
+
     id: str | None = None
     title: str | None = None
     effective_date: str | None = None
@@ -179,7 +185,7 @@ def read_manifest(path: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...]
     entries: dict[str, ManifestEntry] = {}
     docs = raw.get("documents", [])
     if not isinstance(docs, list):
-        return {}, defaults, problems + [f"{path}: [[documents]] must be an array of tables"]
+        return {}, defaults, [*problems, f"{path}: [[documents]] must be an array of tables"]
     for i, d in enumerate(docs):
         where = f"{path} document {i + 1}"
         file = d.get("file") if isinstance(d, dict) else None

@@ -31,6 +31,8 @@ TokenEmbedding = tuple[np.ndarray, list[str], np.ndarray]  # word-piece ids, pie
 
 
 class Embedder(Protocol):
+    """Turns texts into normalised sentence vectors."""
+
     name: str
     dim: int
 
@@ -43,14 +45,16 @@ class Embedder(Protocol):
 class TokenEncoder(Protocol):
     """An embedder that also gives contextual token embeddings (the support checker aligns them)."""
 
-    def encode_tokens(self, texts: Sequence[str]) -> dict[str, TokenEmbedding]: ...
+    def encode_tokens(self, texts: Sequence[str]) -> dict[str, TokenEmbedding]:
+        """Contextual token embeddings of each text, keyed by the text."""
 
 
 @runtime_checkable
 class JointEncoder(Protocol):
     """An embedder that gives sentence vectors and token embeddings from one forward pass."""
 
-    def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, TokenEmbedding]]: ...
+    def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, TokenEmbedding]]:
+        """Sentence vectors and token embeddings of ``texts`` from a single forward pass."""
 
 
 def model_path() -> Path:
@@ -91,6 +95,8 @@ def _bound_heap_growth() -> None:
 
 
 class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the local package weights, on the CPU; calls are serialised by a lock."""
+
     name = MODEL_NAME
     dim = DIM
 
@@ -110,6 +116,7 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()  # one encode at a time: torch already uses every core
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """L2-normalised float32 vectors of ``texts``, shape (len(texts), dim)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
@@ -163,6 +170,7 @@ def torch_threads(n: int | None) -> Iterator[None]:
 
 @functools.lru_cache(maxsize=1)
 def get_embedder() -> MiniLMEmbedder:
+    """A freshly loaded MiniLM embedder (a few seconds; callers keep it)."""
     log.info("loading %s", MODEL_NAME)
     return MiniLMEmbedder()
 

@@ -21,7 +21,7 @@ class BackendFailed(GraphRAGError):
 
 
 class UnknownBackend(GraphRAGError):
-    pass
+    """A backend name that no registry knows."""
 
 
 class StoreError(GraphRAGError):

@@ -35,12 +35,16 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Found:
+    """A file found under a folder."""
+
     path: Path  # as found under the folder (a link keeps its own name)
     rel: str  # posix path relative to the folder
 
 
 @dataclass(frozen=True)
 class Skipped:
+    """A file left out while walking a folder, with the reason to show."""
+
     path: Path
     rel: str
     reason: str  # for a person who named the file

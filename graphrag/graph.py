@@ -21,18 +21,20 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from graphrag.embed import DIM
 from graphrag.access import Access
+from graphrag.embed import DIM
 from graphrag.model import COMENTION, Route, RouteStart, RouteStep
 from graphrag.store import Store
 from graphrag.store.graph import GraphAdditions
 
 log = logging.getLogger(__name__)
 DIRECTIONS = ("both", "out")
+EdgeAttrs = dict[str, Any]  # one relation on the graph: type, doc (an index into docs) and row (a sentence row)
 # Past this many relations added beside the first load's multigraph (as a share of it, or at
 # least this many), the next change reloads the whole graph: each derived graph copies the part
 # of the added adjacency it touches, and a walk looks in two places for every entity.
@@ -42,6 +44,8 @@ MIN_ADDED_LIMIT = 20_000
 
 @dataclass(frozen=True)
 class DocVersion:
+    """A document version as the graph sees it: who may see it and whether it is superseded."""
+
     id: str
     version: int
     access: frozenset[str]
@@ -68,8 +72,8 @@ class Edges:
     adjacency dicts of the same shape kept beside it. Deriving adds to copies of only the
     parts it touches, so an earlier ``Edges`` (and a walk running on it) never changes."""
 
-    def __init__(self, base: nx.MultiDiGraph, succ: dict[str, dict[str, dict[int, dict[str, object]]]] | None = None,
-                 pred: dict[str, dict[str, dict[int, dict[str, object]]]] | None = None, added: int = 0,
+    def __init__(self, base: nx.MultiDiGraph[str], succ: dict[str, dict[str, dict[int, EdgeAttrs]]] | None = None,
+                 pred: dict[str, dict[str, dict[int, EdgeAttrs]]] | None = None, added: int = 0,
                  base_count: int | None = None) -> None:
         self.base = base
         self.succ = succ or {}
@@ -81,10 +85,13 @@ class Edges:
     def __len__(self) -> int:
         return self.base_count + self.added
 
-    def sides(self, key: str, both: bool) -> list[tuple[dict[str, dict[int, dict[str, object]]], bool]]:
+    def sides(self, key: str, both: bool) -> list[tuple[dict[str, dict[int, EdgeAttrs]], bool]]:
         """(adjacency, forward) pairs to follow from ``key``: out-edges, then in-edges if ``both``."""
         out = []
-        for base, extra, forward in ((self.base._succ, self.succ, True), (self.base._pred, self.pred, False)):
+        # The plain dicts behind networkx's read-only succ/pred views (the walk is a hot path); the
+        # networkx stubs do not declare these attributes.
+        base_succ, base_pred = self.base._succ, self.base._pred  # type: ignore[attr-defined]
+        for base, extra, forward in ((base_succ, self.succ, True), (base_pred, self.pred, False)):
             if not forward and not both:
                 break
             if key in base:
@@ -94,6 +101,8 @@ class Edges:
         return out
 
     def with_added(self, relations: Iterable[tuple[int, str, str, str, int, int]]) -> Edges:
+        """These edges plus ``relations``: only the adjacency entries they touch are copied, so this object is
+        unchanged."""
         succ, pred = dict(self.succ), dict(self.pred)
         copied: set[tuple[int, str]] = set()  # (side, key) whose inner dict is already this graph's own
         n = 0
@@ -107,7 +116,8 @@ class Edges:
             n += 1
         return Edges(self.base, succ, pred, self.added + n, self.base_count)
 
-    def merged(self) -> nx.MultiDiGraph:
+    def merged(self) -> nx.MultiDiGraph[str]:
+        """One NetworkX multigraph of all the edges (the base itself when nothing was added)."""
         if not self.added:
             return self.base
         g = self.base.copy()
@@ -131,8 +141,9 @@ class _Rows:
     @classmethod
     def holding(cls, rows: np.ndarray) -> tuple[np.ndarray, _Rows]:
         """``rows`` may be the first rows of a larger matrix (``_stack`` leaves spare rows)."""
-        data = rows.base if _prefix_of(rows, rows.base) else rows
-        return rows, cls(data, len(rows))  # type: ignore[arg-type]
+        base = rows.base
+        data = base if isinstance(base, np.ndarray) and _prefix_of(rows, base) else rows
+        return rows, cls(data, len(rows))
 
     def extended(self, view: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, _Rows]:
         n, k = len(view), len(new)
@@ -180,7 +191,7 @@ class KnowledgeGraph:
         if isinstance(relations, Edges):
             self.edges = relations
         else:
-            g = nx.MultiDiGraph()
+            g: nx.MultiDiGraph[str] = nx.MultiDiGraph()
             g.add_nodes_from(self.keys)
             n = 0
             for rel_id, src, dst, rtype, doc, row in relations:
@@ -213,12 +224,12 @@ class KnowledgeGraph:
         self._mention_row = mention_row
 
     @functools.cached_property
-    def graph(self) -> nx.MultiDiGraph:
+    def graph(self) -> nx.MultiDiGraph[str]:
         """Every relation as one NetworkX multigraph (for tools and tests: after additions this
         is a copy, made on first use; the walk and ``relations_at`` read ``edges`` in place)."""
         return self.edges.merged()
 
-    def relations_at(self, key: str, *, incoming: bool = True) -> Iterator[tuple[str, str, int, Mapping[str, object]]]:
+    def relations_at(self, key: str, *, incoming: bool = True) -> Iterator[tuple[str, str, int, EdgeAttrs]]:
         """(source, target, relation id, attributes) of every relation from ``key``, and into
         it unless ``incoming`` is False."""
         for adjacency, forward in self.edges.sides(key, incoming):
@@ -338,9 +349,11 @@ class KnowledgeGraph:
     # --- seeds and walk ---------------------------------------------------------------------
 
     def mention_rows(self, entity: int) -> np.ndarray:
+        """Sentence rows that mention the entity at this index."""
         return self._m_rows[self._m_offsets[entity]:self._m_offsets[entity + 1]]
 
     def entities_in_row(self, row: int) -> np.ndarray:
+        """Indices of the entities a sentence row mentions."""
         return self._r_entities[self._r_offsets[row]:self._r_offsets[row + 1]]
 
     def best_mention_scores(self, sentence_scores: np.ndarray) -> np.ndarray:
@@ -358,7 +371,8 @@ class KnowledgeGraph:
         sentences). A walk through a hub ("film", "country") joins everything to everything."""
         n = max(len(self.sentence_doc), 1)
         df = np.maximum(np.diff(self._m_offsets), 1)
-        return (np.log1p(n / df) / np.log1p(n)).astype(np.float32)
+        spec: np.ndarray = (np.log1p(n / df) / np.log1p(n)).astype(np.float32)
+        return spec
 
     def walk(self, seeds: Iterable[str], hops: int, direction: str, visible_docs: np.ndarray) -> dict[str, Route]:
         """Multi-source walk over relations with every edge worth the same: each seed at depth 0,
@@ -388,15 +402,16 @@ class KnowledgeGraph:
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
         weighted = row_weight is not None
+        weights = row_weight if row_weight is not None else np.empty(0, dtype=np.float32)  # read only if weighted
         spec = node_weight if node_weight is not None else np.ones(len(self.keys), dtype=np.float32)
-        heap: list[tuple] = []  # type: ignore[type-arg]
+        heap: list[tuple[Any, ...]] = []
         for s in sorted(set(seeds)):
             if s in self.index:
                 sc = float(seed_scores.get(s, 1.0)) if seed_scores else 1.0
                 heapq.heappush(heap, (-sc, 0, s, ("", 0, -1, -1), None))
         routes: dict[str, Route] = {}
         scores: dict[str, float] = {}
-        rank = self.row_rank if comention else None
+        rank = self.row_rank if comention else np.empty(0, dtype=np.int64)  # read only with co-mentions
         while heap and len(routes) < max_nodes:
             neg, depth, key, tie, step = heapq.heappop(heap)
             if key in routes:
@@ -419,7 +434,7 @@ class KnowledgeGraph:
                             continue
                         row = int(attrs["row"])
                         related.add((nbr, row))
-                        w = float(row_weight[row]) * float(spec[self.index[nbr]]) if weighted else 1.0  # type: ignore[index]
+                        w = float(weights[row]) * float(spec[self.index[nbr]]) if weighted else 1.0
                         if w > 0:
                             heapq.heappush(heap, (neg * w, depth + 1, nbr, (key, 0, rel_id, row),
                                                   (rel_id, attrs["type"], nbr, forward, row)))
@@ -428,18 +443,18 @@ class KnowledgeGraph:
             rows = self.mention_rows(self.index[key])
             rows = rows[visible_docs[self.sentence_doc[rows]]]
             if weighted and len(rows) > rows_per_entity:
-                rows = rows[np.lexsort((rank[rows], -row_weight[rows]))[:rows_per_entity]]  # type: ignore[index]
+                rows = rows[np.lexsort((rank[rows], -weights[rows]))[:rows_per_entity]]
             for row in rows.tolist():
-                w_row = float(row_weight[row]) if weighted else 1.0  # type: ignore[index]
+                w_row = float(weights[row]) if weighted else 1.0
                 if w_row <= 0:
                     continue
                 for e in self.entities_in_row(row).tolist():
                     nbr = self.keys[e]
                     if nbr == key or nbr in routes or (nbr, row) in related:
                         continue
-                    w = w_row * float(spec[e]) if weighted else 1.0  # type: ignore[index]
+                    w = w_row * float(spec[e]) if weighted else 1.0
                     related.add((nbr, row))
-                    heapq.heappush(heap, (neg * w, depth + 1, nbr, (key, 1, -1, int(rank[row])),  # type: ignore[index]
+                    heapq.heappush(heap, (neg * w, depth + 1, nbr, (key, 1, -1, int(rank[row])),
                                           (None, COMENTION, nbr, True, row)))
         return Walk(routes, scores)
 
@@ -453,14 +468,18 @@ class KnowledgeGraph:
 
     def row_of(self, document_id: str | None, version: int | None, sentence_index: int | None) -> int | None:
         """The sentence row of a span, or None when the graph does not hold it."""
-        d = self.doc_index.get((document_id, version))  # type: ignore[arg-type]
-        if d is None or sentence_index is None:
+        if document_id is None or version is None or sentence_index is None:
+            return None
+        d = self.doc_index.get((document_id, version))
+        if d is None:
             return None
         return self._row_index.get((d, sentence_index))
 
 
 @dataclass(frozen=True)
 class Walk:
+    """What a walk reached: a route and a score per entity."""
+
     routes: dict[str, Route]  # one route per reached entity key
     scores: dict[str, float]  # the score each entity was reached with (seed score x step weights)
 
@@ -494,6 +513,7 @@ def load_graph(store: Store) -> KnowledgeGraph:
 
 
 def build_graph(store: Store) -> KnowledgeGraph:
+    """Build the in-memory graph from one consistent snapshot of the store."""
     with store.snapshot():  # one consistent state, even while an ingest commits
         gen = store.append_run()[0]
         ents, ments, rels, docs = store.graph_rows()
@@ -543,9 +563,9 @@ def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
     return out
 
 
-def _doc_version(d: Mapping[str, object]) -> DocVersion:
-    return DocVersion(str(d["doc_id"]), int(d["version"]), frozenset(json.loads(str(d["access"]))),  # type: ignore[call-overload]
-                      bool(d["superseded"]), str(d["title"]), d["effective_date"], str(d["sha256"]),  # type: ignore[arg-type]
+def _doc_version(d: Mapping[str, Any]) -> DocVersion:
+    return DocVersion(str(d["doc_id"]), int(d["version"]), frozenset(json.loads(str(d["access"]))),
+                      bool(d["superseded"]), str(d["title"]), d["effective_date"], str(d["sha256"]),
                       str(d["ingested_at"]))
 
 

@@ -87,6 +87,7 @@ class Grant:
 
     @property
     def allowed(self) -> bool:
+        """Whether the grant gives any access: a role and at least one label."""
         return self.role is not None and bool(self.labels)
 
 
@@ -94,6 +95,7 @@ NOTHING = Grant(frozenset(), None)
 
 
 def role_at_least(role: str | None, needed: str) -> bool:
+    """Whether ``role`` ranks at least as high as ``needed``; an unknown ``needed`` is a ValueError."""
     if needed not in ROLES:
         raise ValueError(f"unknown role {needed!r}")
     return role in ROLES and ROLES.index(role) >= ROLES.index(needed)
@@ -110,9 +112,11 @@ class Principal:
 
     @property
     def name(self) -> str:
+        """The identity's display name; empty in local mode."""
         return self.identity.display if self.identity else ""
 
     def may(self, role: str) -> bool:
+        """Whether this principal holds ``role`` or a higher one."""
         return role_at_least(self.role, role)
 
 
@@ -127,12 +131,15 @@ def require(principal: Principal, role: str, action: str = "do this") -> None:
 
 @dataclass(frozen=True)
 class Rule:
+    """One policy rule: who it matches (an email, a domain or a group) and the labels and role it grants."""
+
     kind: str  # "email", "domain" or "group"
     value: str
     labels: frozenset[str]
     role: str
 
     def matches(self, who: Identity) -> bool:
+        """Whether the rule names this identity: its group, exact email, or email domain."""
         if self.kind == "group":
             return self.value in who.groups
         if who.email is None:
@@ -144,6 +151,9 @@ class Rule:
 
 @dataclass(frozen=True)
 class Policy:
+    """The access policy: its rules, the grant for signed-in users no rule names, and the issuers it trusts.
+    """
+
     rules: tuple[Rule, ...]
     unknown: Grant = Grant(frozenset({PUBLIC}), VIEWER)
     issuers: frozenset[str] = frozenset()  # empty: any issuer the dashboard's sign-in accepts
@@ -213,6 +223,7 @@ def parse_policy(text: str, source: str = "access policy") -> Policy:
 
 
 def load_policy(path: str | Path) -> Policy:
+    """Read and validate the access policy file; a PolicyError says what is wrong and where."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")

@@ -24,6 +24,7 @@ from graphrag.errors import StoreError
 from graphrag.extract.base import Extractor
 from graphrag.model import ExtractionResult, ExtractionStatus, Progress
 from graphrag.store import DocumentWrite, LayoutWrite, Store
+from graphrag.store.documents import EntityRow, MentionRow, RelationRow, SentenceRow
 from graphrag.text import Sentence, display_name, normalise, split_sentences
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,9 @@ REJECTED = "rejected"
 
 @dataclass(frozen=True)
 class DocumentReport:
+    """What ingest did with one document: its status ("ok", "unchanged", "failed", ...), its counts and any
+    error."""
+
     id: str
     title: str
     version: int | None
@@ -65,6 +69,8 @@ class Timings:
 
 @dataclass(frozen=True)
 class IngestReport:
+    """One ingest's documents, problems and timings."""
+
     documents: tuple[DocumentReport, ...]
     problems: tuple[str, ...] = ()
     timings: Timings = field(default_factory=Timings)
@@ -73,6 +79,7 @@ class IngestReport:
     skipped: tuple[str, ...] = ()
 
     def totals(self) -> dict[str, int]:
+        """Number of documents per status and the summed counts of sentences, entities and relations."""
         t: dict[str, int] = {"documents": len(self.documents)}
         for d in self.documents:
             t[d.status] = t.get(d.status, 0) + 1
@@ -81,6 +88,7 @@ class IngestReport:
         return t
 
     def to_json(self) -> dict[str, object]:
+        """The report as JSON-ready data: documents, totals, problems and skipped files."""
         return {
             "documents": [asdict(d) for d in self.documents],
             "totals": self.totals(),
@@ -93,24 +101,24 @@ class IngestReport:
 class _Prepared:
     """What extraction yields for one document, as store rows."""
 
-    entities: list[tuple[str, str, str]]
-    mentions: list[tuple[str, int, str, bool]]
-    relations: list[tuple[str, str, str, str, int]]
+    entities: list[EntityRow]
+    mentions: list[MentionRow]
+    relations: list[RelationRow]
     implied: int
 
 
 def _prepare(result: ExtractionResult, n_sentences: int) -> _Prepared:
     """Turn extracted names into keyed rows; add implied endpoints rather than drop relations."""
-    entities: dict[str, tuple[str, str, str]] = {}
-    mentions: list[tuple[str, int, str, bool]] = []
+    entities: dict[str, EntityRow] = {}
+    mentions: list[MentionRow] = []
     for e in result.entities:
         key = normalise(e.name)
         if not key or not 0 <= e.sentence_index < n_sentences:
             log.warning("skipping entity %r at sentence %s", e.name, e.sentence_index)
             continue
-        entities.setdefault(key, (key, display_name(e.name) or key, e.type or "concept"))
-        mentions.append((key, e.sentence_index, e.description, False))
-    relations: list[tuple[str, str, str, str, int]] = []
+        entities.setdefault(key, EntityRow(key, display_name(e.name) or key, e.type or "concept"))
+        mentions.append(MentionRow(key, e.sentence_index, e.description, False))
+    relations: list[RelationRow] = []
     implied = 0
     for r in result.relations:
         src, dst = normalise(r.source), normalise(r.target)
@@ -121,10 +129,10 @@ def _prepare(result: ExtractionResult, n_sentences: int) -> _Prepared:
             if key not in entities:
                 # The extractor named it in a relation but not as an entity: keep the relation,
                 # add the endpoint as an implied entity with a mention at the relation's sentence.
-                entities[key] = (key, display_name(surface) or key, "implied")
-                mentions.append((key, r.sentence_index, f"named by relation {r.type!r}", True))
+                entities[key] = EntityRow(key, display_name(surface) or key, "implied")
+                mentions.append(MentionRow(key, r.sentence_index, f"named by relation {r.type!r}", True))
                 implied += 1
-        relations.append((src, dst, r.type.strip().lower() or "related to", r.description, r.sentence_index))
+        relations.append(RelationRow(src, dst, r.type.strip().lower() or "related to", r.description, r.sentence_index))
     return _Prepared(list(entities.values()), mentions, relations, implied)
 
 
@@ -162,7 +170,8 @@ def _without_suffix(rel: str) -> str:
 class BatchExtractor(Protocol):
     """An extractor that can take many documents in one call (one spaCy pipe over all of them)."""
 
-    def extract_many(self, documents: Sequence[Sequence[Sentence]]) -> list[ExtractionResult]: ...
+    def extract_many(self, documents: Sequence[Sequence[Sentence]]) -> list[ExtractionResult]:
+        """One extraction result per document, in order."""
 
 
 # A window is the unit of batching: its documents are parsed together and encoded together, then
@@ -230,6 +239,7 @@ class Ingestor:
 
     @property
     def embedder(self) -> Embedder:
+        """The sentence embedder, loaded on first use."""
         if self._embedder is None:
             self._embedder = get_embedder()
         return self._embedder
@@ -246,6 +256,8 @@ class Ingestor:
 
     def ingest(self, items: Sequence[Source | Rejected], progress: ProgressFn | None = None,
                problems: Sequence[str] = (), skipped: Sequence[str] = ()) -> IngestReport:
+        """Store ``items`` (read sources, or files refused while reading) in windows of documents, one
+        transaction per document, reporting progress."""
         started = time.perf_counter()
         parse_before = getattr(self.extractor, "parse_seconds", 0.0)
         reports: list[DocumentReport] = []
@@ -390,7 +402,7 @@ class Ingestor:
             self.timings.layout_s += time.perf_counter() - t_layout
         write = DocumentWrite(
             document=item.as_document(), extractor=result.extractor, status=result.status.value,
-            sentences=[(s.start, s.end, s.text) for s in p.sentences], sentence_vectors=p.sent_vecs,
+            sentences=[SentenceRow(s.start, s.end, s.text) for s in p.sentences], sentence_vectors=p.sent_vecs,
             entities=prepared.entities, entity_vectors={k: ent_vecs[k] for k, _, _ in prepared.entities
                                                         if k in ent_vecs},
             mentions=prepared.mentions, relations=prepared.relations, layout=layout,

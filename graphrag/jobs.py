@@ -43,10 +43,12 @@ class EtaClock:
         self._first: tuple[float, int] | None = None
 
     def update(self, done: int) -> None:
+        """Note progress; the first call with work done starts the measured window."""
         if self._first is None and done > 0:
             self._first = (time.perf_counter(), done)
 
     def eta(self, done: int, total: int) -> float | None:
+        """Seconds left for ``total`` units after ``done``, or None until a rate is known."""
         now = time.perf_counter()
         if self._first is not None and done > self._first[1]:
             t1, d1 = self._first
@@ -55,6 +57,7 @@ class EtaClock:
 
 
 def format_eta(seconds: float | None) -> str:
+    """The ETA as a page shows it: "3 min 05 s left", "40 s left", or "estimating…" before there is one."""
     if seconds is None:
         return "estimating…"
     s = int(round(seconds))
@@ -80,10 +83,12 @@ class JobStatus:
 
     @property
     def active(self) -> bool:
+        """Whether the job is still queued or running."""
         return self.state in (QUEUED, RUNNING)
 
     @property
     def fraction(self) -> float:
+        """Share of the work done, in [0, 1]; a finished job with no counted work is 1."""
         return min(1.0, self.done / self.total) if self.total else (1.0 if self.state == DONE else 0.0)
 
 
@@ -99,9 +104,11 @@ class IngestJob:
 
     @property
     def id(self) -> int:
+        """The runner's number for this job."""
         return self._status.id
 
     def status(self) -> JobStatus:
+        """A snapshot of the job's state, with a fresh ETA while it runs."""
         with self._lock:
             s = self._status
         if s.state == RUNNING and self._clock is not None:
@@ -128,7 +135,7 @@ class IngestJob:
             report = self._work(self._progress)
         except GraphRAGError as exc:
             self._set(state=FAILED, error=str(exc), finished_at=time.time())
-        except Exception as exc:  # noqa: BLE001 - a job must end in a state a page can show
+        except Exception as exc:  # a job must end in a state a page can show (logged with its traceback)
             log.exception("ingest job %s failed", self.id)
             self._set(state=FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=time.time())
         else:
@@ -149,6 +156,7 @@ class JobRunner:
         self._thread: threading.Thread | None = None
 
     def submit(self, label: str, work: Work, owner: str | None = None) -> IngestJob:
+        """Queue ``work`` under ``label`` and start the worker thread if none is running."""
         with self._lock:
             job = IngestJob(next(self._ids), label, work, owner)
             self._jobs.append(job)
@@ -168,15 +176,18 @@ class JobRunner:
         return self.submit(label, work, owner)
 
     def get(self, job_id: int) -> IngestJob | None:
+        """The job with this id, or None."""
         with self._lock:
             return next((j for j in self._jobs if j.id == job_id), None)
 
     def jobs(self) -> list[JobStatus]:
+        """Snapshots of every job, oldest first."""
         with self._lock:
             jobs = list(self._jobs)
         return [j.status() for j in jobs]
 
     def active(self) -> list[JobStatus]:
+        """Snapshots of the jobs still queued or running."""
         return [s for s in self.jobs() if s.active]
 
     def find(self, label: str) -> IngestJob | None:

@@ -91,6 +91,8 @@ class PageSize:
 
 
 class ExtractionStatus(str, Enum):
+    """How one document's extraction ended."""
+
     OK = "ok"
     NOTHING_FOUND = "nothing_found"
     MODEL_UNAVAILABLE = "model_unavailable"
@@ -120,6 +122,8 @@ class ExtractedRelation:
 
 @dataclass(frozen=True)
 class ExtractionResult:
+    """One document's extracted entities and relations, with how it ended and any error."""
+
     status: ExtractionStatus
     extractor: str
     entities: tuple[ExtractedEntity, ...] = ()
@@ -145,6 +149,8 @@ class Mention:
 
 @dataclass(frozen=True)
 class Entity:
+    """A node of the graph: a normalised name with the sentences that mention it."""
+
     key: str  # normalised name: the identity
     name: str  # display name (first surface form seen)
     type: str
@@ -152,11 +158,15 @@ class Entity:
 
     @property
     def implied(self) -> bool:
+        """Whether the entity is only implied: every mention was added because a relation named it, none found
+        on its own."""
         return bool(self.mentions) and all(m.implied for m in self.mentions)
 
 
 @dataclass(frozen=True)
 class Relation:
+    """An extracted edge between two entities, with the sentence that states it."""
+
     id: int
     source: str  # entity key
     target: str  # entity key
@@ -192,10 +202,14 @@ class RouteStep:
 
     @property
     def comention(self) -> bool:
+        """Whether the step follows a co-mention (two entities named by one sentence) rather than an extracted
+        relation."""
         return self.relation_id is None
 
 
 class RouteStart(str, Enum):
+    """Where a route starts."""
+
     QUESTION = "question"  # an entity the question names (an anchor)
     SIMILARITY = "similarity"  # the question named nothing known: an entity of a similar sentence
 
@@ -210,13 +224,16 @@ class Route:
 
     @property
     def end(self) -> str:
+        """The entity the route reaches."""
         return self.steps[-1].entity if self.steps else self.seed
 
     @property
     def depth(self) -> int:
+        """The number of steps."""
         return len(self.steps)
 
     def entities(self) -> tuple[str, ...]:
+        """Every entity on the route, the seed first."""
         return (self.seed, *(s.entity for s in self.steps))
 
     def to_record(self) -> dict[str, object]:
@@ -227,9 +244,11 @@ class Route:
 
     @classmethod
     def from_record(cls, d: dict[str, Any]) -> Route:
+        """A route from its stored form; records written before steps named their sentence hold four fields a
+        step."""
         steps = []
         for rel_id, rtype, entity, forward, *where in d["steps"]:  # older records hold 4 fields
-            doc, version, idx = (list(where) + [None, None, None])[:3]
+            doc, version, idx = [*where, None, None, None][:3]
             steps.append(RouteStep(None if rel_id is None else int(rel_id), rtype, entity, bool(forward), doc,
                                    None if version is None else int(version), None if idx is None else int(idx)))
         return cls(d["seed"], tuple(steps), RouteStart(d.get("start", RouteStart.QUESTION.value)))
@@ -265,6 +284,8 @@ class ContextItem:
 
 
 class SupportLabel(str, Enum):
+    """A support checker's verdict on a (claim, evidence) pair."""
+
     SUPPORTED = "supported"
     PARTIAL = "partial"
     NOT_SUPPORTED = "not_supported"
@@ -281,6 +302,8 @@ class Support:
 
 
 class ClaimFlag(str, Enum):
+    """Something a reviewer should know about a claim before trusting it."""
+
     UNCITED = "uncited"
     INVALID_MARKER = "invalid_marker"  # a number past the context
     MALFORMED_MARKER = "malformed_marker"  # bracket content that is not a list of numbers
@@ -298,6 +321,8 @@ class ClaimFlag(str, Enum):
 
 @dataclass(frozen=True)
 class Citation:
+    """A claim's reference to a context item by its marker, with the support the checker found."""
+
     marker: str  # the marker as written, e.g. "3"
     valid: bool
     item: ContextItem | None = None  # None when the marker does not resolve
@@ -307,6 +332,8 @@ class Citation:
 
 @dataclass(frozen=True)
 class Claim:
+    """One sentence of an answer with its citations and flags."""
+
     index: int
     text: str  # the answer's sentence, markers stripped
     start: int  # offsets of the sentence (with markers) in the answer's raw text
@@ -318,6 +345,9 @@ class Claim:
 
 @dataclass(frozen=True)
 class AskSettings:
+    """What an ask runs with: retrieval depth, direction and context size, the asker's access, the backends
+    and their models, and the relevance floor."""
+
     k: int = 3
     hops: int = 2
     direction: str = "both"  # "both" or "out"
@@ -336,6 +366,8 @@ class AskSettings:
 
 
 class AnswerStatus(str, Enum):
+    """Where an answer stands: cited, checked by the checker, verified by reviewers, or withdrawn."""
+
     CITED = "cited"  # markers resolved (or flagged), support not yet scored everywhere
     AUTO_CHECKED = "auto-checked"  # every claim scored by a checker
     VERIFIED = "verified"  # a reviewer judged every claim
@@ -346,6 +378,9 @@ class AnswerStatus(str, Enum):
 
 @dataclass(frozen=True)
 class Answer:
+    """A question's saved answer: text, claims, the context and routes it was drawn from, and the settings
+    used."""
+
     question: str
     settings: AskSettings
     text: str
@@ -366,6 +401,7 @@ class Answer:
 
 
 def seeding(seeds: tuple[Seed, ...]) -> RouteStart:
+    """How the routes started: at entities the question names, if any seed did, else from similarity."""
     return RouteStart.QUESTION if any(s.start is RouteStart.QUESTION for s in seeds) else RouteStart.SIMILARITY
 
 
@@ -373,6 +409,8 @@ def seeding(seeds: tuple[Seed, ...]) -> RouteStart:
 
 
 class VerdictLabel(str, Enum):
+    """A reviewer's judgement of a claim against its cited evidence."""
+
     SUPPORTED = "supported"
     PARTIAL = "partially_supported"
     UNSUPPORTED = "unsupported"

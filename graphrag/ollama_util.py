@@ -78,17 +78,21 @@ def is_pulled(model: str, pulled: Sequence[str]) -> bool:
 
 
 def pull_hint(model: str) -> str:
+    """The command that downloads ``model``."""
     return f"ollama pull {model}"
 
 
 @dataclass(frozen=True)
 class OllamaStatus:
+    """What the sidebar shows about the Ollama server: reachable or not, and its pulled models."""
+
     host: str
     reachable: bool
     models: tuple[str, ...]
     error: str | None
 
     def has(self, model: str) -> bool:
+        """Whether ``model`` is pulled (a bare name matches its ``:latest`` tag)."""
         return is_pulled(model, self.models)
 
 
@@ -156,6 +160,7 @@ class OllamaChat:
 
     @property
     def options(self) -> dict[str, Any]:
+        """Ollama options sent with every chat: the context size and temperature 0."""
         return {"num_ctx": self.num_ctx, "temperature": 0}
 
     @overload

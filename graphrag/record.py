@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,8 @@ CATEGORIES = (VerdictLabel.SUPPORTED, VerdictLabel.PARTIAL, VerdictLabel.UNSUPPO
 
 @dataclass(frozen=True)
 class RecordFilter:
+    """Which verdicts and claims the statistics count; None leaves a field unfiltered."""
+
     since: str | None = None  # ISO time: verdicts at or after
     until: str | None = None  # ISO time: verdicts before
     reviewer: str | None = None
@@ -39,6 +42,7 @@ class RecordFilter:
     question: str | None = None  # a substring of the question (a question set)
 
     def keeps_verdict(self, v: Verdict) -> bool:
+        """Whether a verdict falls in the time range and matches the reviewer and document."""
         t = v.created_at or ""
         return ((self.since is None or t >= self.since) and (self.until is None or t < self.until)
                 and (self.reviewer is None or v.reviewer == self.reviewer)
@@ -47,6 +51,8 @@ class RecordFilter:
 
 @dataclass(frozen=True)
 class PairAgreement:
+    """Agreement of two reviewers on the claims both judged (Cohen's kappa)."""
+
     reviewers: tuple[str, str]
     n: int  # claims both judged
     kappa: float | None  # None below MIN_PAIR_CLAIMS or when undefined (one category only)
@@ -54,6 +60,8 @@ class PairAgreement:
 
 @dataclass(frozen=True)
 class CalibrationBin:
+    """One bin of checker scores and how often reviewers judged its claims supported."""
+
     low: float
     high: float
     n: int
@@ -62,6 +70,8 @@ class CalibrationBin:
 
 @dataclass(frozen=True)
 class SourceQuality:
+    """How often reviewers judged claims citing one document version unsupported."""
+
     document: str
     version: int
     judged: int
@@ -69,11 +79,14 @@ class SourceQuality:
 
     @property
     def unsupported_rate(self) -> float:
+        """Share of judged claims judged unsupported; 0 when none were judged."""
         return self.unsupported / self.judged if self.judged else 0.0
 
 
 @dataclass(frozen=True)
 class RecordStats:
+    """The review record's figures: progress, agreement, calibration and source quality."""
+
     claims: int  # visible claims matching the filter
     unreviewed: int  # no verdict yet, or fewer than the review policy requires
     verified: int  # the required reviewers agree (or an adjudicator settled it), not stale
@@ -93,7 +106,8 @@ class RecordStats:
     sources: tuple[SourceQuality, ...] = field(default=())
     source_removed: int = 0  # claims of answers withdrawn because a document they drew on was removed
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
+        """The statistics as JSON-ready data, NaN written as null."""
         def num(x: float | None) -> float | None:
             return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 4)
 
@@ -138,6 +152,7 @@ def krippendorff_alpha(table: Sequence[Sequence[VerdictLabel | None]]) -> float 
 
 
 def cohen_kappa(a: Sequence[VerdictLabel], b: Sequence[VerdictLabel]) -> float | None:
+    """Cohen's kappa of two reviewers' labels; None when fewer than two labels occur or it is undefined."""
     from sklearn.metrics import cohen_kappa_score
 
     if len(set(a) | set(b)) < 2:
@@ -155,6 +170,7 @@ def _consensus(labels: Iterable[VerdictLabel]) -> VerdictLabel | None:
 
 
 def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = RecordFilter()) -> RecordStats:
+    """Statistics over the claims ``access`` may see that match ``flt``."""
     claims = visible_claims(store, access)
     if flt.question:
         q = flt.question.lower()

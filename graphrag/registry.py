@@ -9,6 +9,8 @@ from graphrag.errors import UnknownBackend
 
 
 def make_backend(role: str, table: dict[str, str], name: str, **options: object) -> object:
+    """Build the backend ``name`` from ``table`` ("module:attribute" by name); UnknownBackend lists the
+    choices."""
     try:
         module, attr = table[name].split(":")
     except KeyError:

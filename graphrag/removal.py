@@ -21,8 +21,17 @@ from graphrag.store import Store
 from graphrag.store.removals import Removal, RemovalRecord
 from graphrag.text import counted
 
-__all__ = ["MAX_REASON_CHARS", "Removal", "RemovalRecord", "RemovalTarget", "clean_actor", "describe",
-           "preview_removal", "remove_document", "removal_targets"]
+__all__ = [
+    "MAX_REASON_CHARS",
+    "Removal",
+    "RemovalRecord",
+    "RemovalTarget",
+    "clean_actor",
+    "describe",
+    "preview_removal",
+    "removal_targets",
+    "remove_document",
+]
 
 MAX_REASON_CHARS = 2000
 MAX_ACTOR_CHARS = 200
@@ -56,6 +65,7 @@ class RemovalTarget:
 
     @property
     def current(self) -> Document:
+        """The newest version."""
         return self.versions[-1]
 
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphrag.access import Access
 from graphrag.anchors import find_anchors
 from graphrag.embed import Embedder, similarities
 from graphrag.errors import InputError, ModelUnavailable
 from graphrag.graph import KnowledgeGraph, Walk
-from graphrag.access import Access
 from graphrag.model import AskSettings, ContextItem, Route, RouteStart, Seed, seeding
 from graphrag.store import Store
 
@@ -34,16 +34,20 @@ MAX_QUESTION_CHARS = 2000
 
 @dataclass(frozen=True)
 class Retrieval:
+    """What retrieval found: the seeds, the route to every reached entity, and the context sentences."""
+
     seeds: tuple[Seed, ...]  # the anchors, or the similarity seeds when the question named nothing known
     reached: tuple[Route, ...]  # every reached entity's route, by depth then key
     context: tuple[ContextItem, ...]
 
     @property
     def seeding(self) -> RouteStart:
+        """How the routes started: at entities the question names, or from similarity."""
         return seeding(self.seeds)
 
 
 def clean_question(question: str) -> str:
+    """The question with whitespace collapsed and cut at MAX_QUESTION_CHARS; an empty one is an InputError."""
     q = " ".join(question.split())
     if not q:
         raise InputError("the question is empty: type a question")
@@ -70,19 +74,21 @@ REACH_SUM = 1.0
 
 
 def entity_relevance(graph: KnowledgeGraph, qvec: np.ndarray, sentence_scores: np.ndarray) -> np.ndarray:
+    """Each entity's relevance to the question: name similarity blended with its best mention's similarity."""
     return NAME_WEIGHT * similarities(graph.vectors, qvec) + (1 - NAME_WEIGHT) * graph.best_mention_scores(
         sentence_scores)
 
 
 def find_seeds(graph: KnowledgeGraph, relevance: np.ndarray, k: int, visible_entities: np.ndarray) -> list[Seed]:
+    """The ``k`` visible entities most relevant to the question, as similarity seeds (ties broken by key)."""
     masked = np.where(visible_entities, relevance, -np.inf)
     k = min(k, int(visible_entities.sum()))
     if k <= 0:
         return []
     # every entity tied with the k-th, then by key: the same seeds whatever order the entities are in
     top = np.flatnonzero(masked >= -np.partition(-masked, k - 1)[k - 1])
-    top = sorted(top.tolist(), key=lambda i: (-float(masked[i]), graph.keys[i]))[:k]
-    return [Seed(graph.keys[i], round(float(masked[i]), 4), RouteStart.SIMILARITY) for i in top]
+    ranked = sorted(top.tolist(), key=lambda i: (-float(masked[i]), graph.keys[i]))[:k]
+    return [Seed(graph.keys[i], round(float(masked[i]), 4), RouteStart.SIMILARITY) for i in ranked]
 
 
 def _via(route: Route) -> str:
@@ -149,7 +155,9 @@ def _similarity_route(graph: KnowledgeGraph, row: int, qvec: np.ndarray, sentenc
 def diverse(rows: np.ndarray, doc_of: np.ndarray, limit: int) -> list[int]:
     """Rows (best first) reordered: the best sentence of each document first, then the next
     best, so a small context draws on more sources."""
-    first, rest, seen = [], [], set()
+    first: list[int] = []
+    rest: list[int] = []
+    seen: set[int] = set()
     for i in rows.tolist():
         d = int(doc_of[i])
         (rest if d in seen else first).append(i)
@@ -159,6 +167,8 @@ def diverse(rows: np.ndarray, doc_of: np.ndarray, limit: int) -> list[int]:
 
 def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarray, qvec: np.ndarray,
                   walk: Walk, visible_docs: np.ndarray, settings: AskSettings) -> list[ContextItem]:
+    """Pick the context sentences: similarity plus the walk's reach, spread across documents, each step's
+    sentence joining right after the item it explains."""
     reach, reached = _walk_rows(graph, walk, visible_docs, len(sentence_scores))
     score = sentence_scores + REACH_WEIGHT * reach  # already -inf where invisible
     n_visible = int(np.isfinite(score).sum())
@@ -200,7 +210,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
         for step in items[-1].route.steps:
             if len(items) >= settings.max_context:
                 break
-            link = graph.row_of(step.document_id, step.version, step.sentence_index)  # type: ignore[arg-type]
+            link = graph.row_of(step.document_id, step.version, step.sentence_index)
             if link is not None and np.isfinite(sentence_scores[link]):
                 add(link)
     return items
@@ -208,6 +218,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
 
 def retrieve(store: Store, graph: KnowledgeGraph, embedder: Embedder, question: str,
              settings: AskSettings) -> Retrieval:
+    """Embed the question, find the entities it names (if spaCy is available) and retrieve from them."""
     question = clean_question(question)
     qvec = embedder.encode([question])[0]
     _, visible_entities = graph.visibility(settings.access, settings.include_superseded)

@@ -72,6 +72,7 @@ class QueueItem:
 
     @property
     def key(self) -> tuple[int, int]:
+        """(answer id, claim index): the claim's identity."""
         return (self.answer_id, self.claim_index)
 
     @property
@@ -81,10 +82,12 @@ class QueueItem:
 
     @property
     def score(self) -> float | None:
+        """The checker's score, or None when support was not checked."""
         return self.support.score if self.support else None
 
     @property
     def flagged(self) -> bool:
+        """Whether the claim carries any flag."""
         return bool(self.flags)
 
 
@@ -109,13 +112,13 @@ def visible_claims(store: Store, access: Iterable[str]) -> list[dict[str, Any]]:
     return [c for c in claims if ok.get(c["answer_id"], False)]
 
 
-def reviewable(claims: list[dict]) -> list[dict]:
+def reviewable(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The claims a reviewer can still judge: not those of answers withdrawn because a document they
     drew on was removed (no text is left to judge; their verdicts stay in the record)."""
     return [c for c in claims if ClaimFlag.SOURCE_REMOVED not in c["flags"]]
 
 
-def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict] | None = None) -> dict[int, str]:
+def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict[str, Any]] | None = None) -> dict[int, str]:
     """Answer id -> question for every answer with claims that the viewer may see, newest first.
 
     ``claims``: ``visible_claims(store, access)`` when the caller already has it."""
@@ -317,6 +320,7 @@ def _verdict_layout(store: Store, v: Verdict, claim: Claim | None) -> SpanLayout
 
 
 def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
+    """Export rows as CSV, cells that a spreadsheet would run as formulas defused."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=EXPORT_FIELDS)
     w.writeheader()
@@ -328,4 +332,5 @@ def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
 
 
 def rows_to_json(rows: Sequence[dict[str, object]]) -> str:
+    """Export rows as a JSON array."""
     return json.dumps(rows, indent=2, ensure_ascii=False)

@@ -23,6 +23,8 @@ MAX_REQUIRED = 5
 
 @dataclass(frozen=True)
 class ReviewPolicy:
+    """How many independent verdicts a claim needs before it counts as verified."""
+
     required: int = 1  # independent verdicts a claim needs before it can be verified
 
     def __post_init__(self) -> None:
@@ -31,10 +33,13 @@ class ReviewPolicy:
 
     @property
     def blind(self) -> bool:
+        """Whether reviewers judge blind, without seeing each other's verdicts (two or more required)."""
         return self.required >= 2
 
 
 class ClaimStatus(str, Enum):
+    """Where a claim stands in review."""
+
     UNREVIEWED = "unreviewed"
     IN_REVIEW = "in review"  # some verdicts, fewer than required
     VERIFIED = "verified"  # required verdicts agree, or an adjudicator settled it
@@ -44,6 +49,8 @@ class ClaimStatus(str, Enum):
 
 @dataclass(frozen=True)
 class ClaimState:
+    """A claim's review status with the figures behind it."""
+
     status: ClaimStatus
     verdict: VerdictLabel | None  # the settled verdict when verified
     reviews: int  # current reviewer verdicts (the latest per reviewer; adjudications apart)

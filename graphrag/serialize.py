@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from graphrag.model import (
     Answer,
@@ -28,6 +29,7 @@ NOT_CHECKED = {"score": None, "label": "not_checked", "checker": None, "reason":
 
 
 def support_json(s: Support | None) -> dict[str, object]:
+    """A support score as JSON; "not checked" when there is none."""
     if s is None:
         return dict(NOT_CHECKED)
     return {"score": round(s.score, 4), "label": s.label.value, "checker": s.checker, "reason": s.reason}
@@ -77,6 +79,7 @@ VERBATIM = {"score": None, "label": "verbatim_quote", "checker": None,
 
 
 def is_verbatim(claim: Claim) -> bool:
+    """Whether the claim quotes its evidence word for word."""
     return ClaimFlag.VERBATIM_QUOTE in claim.flags
 
 
@@ -92,6 +95,7 @@ def layout_json(layout: SpanLayout | None) -> dict[str, object]:
 
 def citation_json(c: Citation, names: Mapping[str, str] | None = None, sentence: SentenceLookup | None = None,
                   layouts: Layouts | None = None) -> dict[str, object]:
+    """A citation as JSON, with its span, the cited sentence and page fields when known."""
     span = c.item.span if c.item else None
     layout = (layouts or {}).get((span.document_id, span.version, span.sentence_index)) if span else None
     return {
@@ -111,6 +115,7 @@ def citation_json(c: Citation, names: Mapping[str, str] | None = None, sentence:
 
 
 def context_json(c: ContextItem) -> dict[str, object]:
+    """A context sentence as JSON, with where it came from and its route."""
     s = c.span
     return {"n": c.n, "document": s.document_id, "version": s.version, "start": s.start, "end": s.end,
             "sentence": s.text, "score": c.score, "via": c.via, "superseded": c.superseded,
@@ -125,6 +130,8 @@ def cited_keys(a: Answer) -> list[tuple[str, int, int]]:
 
 def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = (),
                 sentence: SentenceLookup | None = None, layouts: Layouts | None = None) -> dict[str, object]:
+    """An answer as JSON: question, text, status, warnings, claims with their citations and support, the seeds
+    and routes, and the context."""
     return {
         "answer_id": a.id,
         "question": a.question,
@@ -154,7 +161,8 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
     }
 
 
-def entity_json(e: Entity, relations: list[Relation]) -> dict[str, object]:
+def entity_json(e: Entity, relations: list[Relation]) -> dict[str, Any]:
+    """An entity as JSON with its mentions and relations."""
     return {
         "name": e.name,
         "key": e.key,

@@ -33,6 +33,8 @@ _END = re.compile(r"[.!?…]+[\"'”’)\]]*")
 
 @dataclass(frozen=True)
 class Sentence:
+    """A sentence of a document: its index and its character offsets in the text."""
+
     index: int
     start: int
     end: int
@@ -107,7 +109,7 @@ def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if text[m.start()] == "." and m.end() - m.start() == 1 and _is_abbreviation(text, m.start()):
             continue
         opened = text.rfind("[", cur, m.start())
-        if opened > text.rfind("]", cur, m.start()) and 0 <= text.find("]", after, min(end, after + 40)):
+        if opened > text.rfind("]", cur, m.start()) and text.find("]", after, min(end, after + 40)) >= 0:
             continue  # inside a short bracketed group such as a citation marker "[1. 2]"
         out.append((cur, after))
         cur = after

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Protocol
 
+from graphrag.access import Access
 from graphrag.documents import (
     DEFAULT_MAX_BYTES,
     SUPPORTED_SUFFIXES,
@@ -30,18 +31,22 @@ from graphrag.documents import (
     limit_for,
     source_from_bytes,
 )
-from graphrag.access import Access
 from graphrag.model import PUBLIC, Document
 
 MAX_NAME_CHARS = 120  # longer upload names are cut (the extension kept): ids stay readable
 
 
 class DocumentLookup(Protocol):
-    def current_document(self, doc_id: str) -> Document | None: ...
+    """Finds a document's current version (the store)."""
+
+    def current_document(self, doc_id: str) -> Document | None:
+        """The current version of ``doc_id``, or None."""
 
 
 @dataclass(frozen=True)
 class Upload:
+    """A file uploaded on the Ingest page: its name and bytes."""
+
     name: str
     data: bytes
 
@@ -60,6 +65,8 @@ class Clash:
 
 @dataclass(frozen=True)
 class Assigned:
+    """The id an upload is stored under, with any clash to confirm and why the id differs from its name."""
+
     name: str  # cleaned file name
     id: str
     clash: Clash | None = None

@@ -50,6 +50,7 @@ def _vis_js() -> str:
 
 
 def short(text: str, limit: int = MAX_LABEL) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -109,6 +110,7 @@ class Drawing:
 
 
 def render(d: Drawing) -> str:
+    """The drawing as a self-contained HTML page (vis.js inline, no network)."""
     nodes, edges, _heading, _h, _w, options = d.net.get_network_data()
     data = {"nodes": nodes, "edges": edges, "options": json.loads(options), "caption": d.caption,
             "legend": d.legend}
@@ -159,6 +161,7 @@ class ShownStep:
 
 
 def hidden_step() -> ShownStep:
+    """The placeholder for a step the viewer may not see: it shows nothing of it."""
     return ShownStep(HIDDEN_STEP, "", hidden=True)
 
 
@@ -285,6 +288,9 @@ def route_list_html(item: ContextItem, names: Mapping[str, str], steps: Sequence
 
 @dataclass(frozen=True)
 class Neighbourhood:
+    """Entities within some hops of a centre entity, the edges between them, and whether the drawing was cut.
+    """
+
     centre: str
     depth: dict[str, int]  # entity key -> hops from the centre
     edges: tuple[tuple[str, str, int, str, str], ...]  # source, target, relation id, type, document id
@@ -332,11 +338,12 @@ def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hop
     for node in depth:
         for src, dst, rel_id, attrs in kg.relations_at(node, incoming=False):
             if dst in depth and ok(attrs):
-                edges.append((src, dst, int(rel_id), str(attrs["type"]), kg.docs[int(attrs["doc"])].id))  # type: ignore[arg-type]
+                edges.append((src, dst, int(rel_id), str(attrs["type"]), kg.docs[int(attrs["doc"])].id))
     return Neighbourhood(centre, depth, tuple(sorted(edges, key=lambda e: e[2])), truncated)
 
 
 def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: int = 460) -> Drawing:
+    """Draw a neighbourhood: its entities (the centre set apart) and the relations between them."""
     net = _network({
         "physics": {"enabled": True, "solver": "forceAtlas2Based",
                     "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 120},
@@ -363,8 +370,10 @@ def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: i
 
 def route_html(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],
                height: int | None = None) -> str:
+    """A context item's route as an HTML page."""
     return render(route_drawing(item, names, steps, height))
 
 
 def neighbourhood_html(nb: Neighbourhood, names: Mapping[str, str], height: int = 460) -> str:
+    """A neighbourhood as an HTML page."""
     return render(neighbourhood_drawing(nb, names, height))

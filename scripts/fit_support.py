@@ -39,7 +39,13 @@ sys.path.insert(0, str(ROOT))
 from graphrag.evaluate.features import CachedEmbedder  # noqa: E402
 from graphrag.evaluate.support import SupportExample, load_expertqa, load_wice, support_metrics  # noqa: E402
 from graphrag.support.embedded import DIRECTION, FEATURES, PARAMS_PATH, featurise  # noqa: E402
-from graphrag.support.fitting import PARTIAL_THRESHOLD, THRESHOLD, cell_weights, fit_trees, predict  # noqa: E402
+from graphrag.support.fitting import (  # noqa: E402
+    PARTIAL_THRESHOLD,
+    THRESHOLD,
+    cell_weights,
+    fit_trees,
+    predict,
+)
 from graphrag.support.learn import TRAIN_PATH  # noqa: E402
 
 C = 1.0  # L2 strength of the logistic fit; the default, not tuned on the reported figures

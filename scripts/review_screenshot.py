@@ -18,8 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, streamlit_server  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
+
+from app_helpers import BROWSER_ARGS, CHROMIUM, streamlit_server  # noqa: E402
 
 
 def main() -> int:

@@ -97,7 +97,7 @@ def copy_store(src: Path, dst: Path) -> Path:
     return dst
 
 
-def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240) -> AppTest:  # noqa: ANN001
+def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240) -> AppTest:
     """An AppTest of app.py on ``store``, with Ollama pointed at a closed local port."""
     monkeypatch.setenv("GRAPHRAG_STORE", str(store))
     monkeypatch.setenv("GRAPHRAG_SAMPLE", "1" if sample else "0")
@@ -109,14 +109,14 @@ def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240)
     return AppTest.from_file(str(APP), default_timeout=timeout)
 
 
-def ok(x):  # noqa: ANN001, ANN201 - an AppTest, or a widget after set_value/click
+def ok(x):  # `x`: an AppTest, or a widget after set_value/click
     """Run and fail on any uncaught exception in the app."""
     at = x.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
 
-def page(at, name: str):  # noqa: ANN001, ANN201
+def page(at, name: str):
     at.switch_page(f"views/{name}.py")
     return ok(at)
 
@@ -132,7 +132,7 @@ def free_port() -> int:
     return closed_port()
 
 
-def texts(elements) -> list[str]:  # noqa: ANN001
+def texts(elements) -> list[str]:
     return [str(e.value) for e in elements]
 
 
@@ -177,7 +177,7 @@ def streamlit_server(store: Path, log_path: Path, *, sample: bool = True, env: d
                 proc.kill()
 
 
-def wait_for_app_run(page, timeout_ms: float = 120_000) -> None:  # noqa: ANN001 - a Playwright Page
+def wait_for_app_run(page, timeout_ms: float = 120_000) -> None:  # `page`: a Playwright Page
     """Wait until the app is connected and its script run is over, by the state the frontend
     itself keeps on the app's root element (set as soon as a widget asks for a rerun), instead of
     guessing with a fixed pause or a status widget that may not have appeared yet."""
@@ -187,7 +187,7 @@ def wait_for_app_run(page, timeout_ms: float = 120_000) -> None:  # noqa: ANN001
     page.wait_for_timeout(250)  # let React paint what the run sent
 
 
-def ask_in_browser(page, question: str) -> None:  # noqa: ANN001 - a Playwright Page
+def ask_in_browser(page, question: str) -> None:  # `page`: a Playwright Page
     """Ask on the Ask page and wait for *this* question's answer: the heading of the answer shown
     before (if any) stays on screen while the new one is computed and the page reruns, so waiting
     for any "Answer #" heading would act on a page about to be replaced."""

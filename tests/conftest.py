@@ -13,9 +13,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from helpers import CountingEmbedder  # noqa: E402
-from ollama_fake import dead_host, fake_ollama  # noqa: E402, F401 - fixtures shared by every test module
-
+from helpers import CountingEmbedder
+from ollama_fake import dead_host, fake_ollama  # noqa: F401 - fixtures shared by every test module
 
 # --- the unit tier stays model-free ------------------------------------------------------
 
@@ -27,7 +26,7 @@ class ModelLoadInUnitTest(AssertionError):
 _REACHED: list[str] = []  # what the running unit test tried to load, even if the code swallowed the error
 
 
-def _refuse(what: str):  # type: ignore[no-untyped-def]
+def _refuse(what: str):
     def refuse(*args: object, **kwargs: object) -> None:
         _REACHED.append(what)
         raise ModelLoadInUnitTest(f"a unit test must not use {what}")
@@ -52,7 +51,7 @@ _GUARD = pytest.MonkeyPatch()
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_setup(item: pytest.Item):  # type: ignore[no-untyped-def]
+def pytest_runtest_setup(item: pytest.Item):
     # Before fixtures are set up, so a session fixture that a unit test pulls in is caught too.
     _REACHED.clear()
     if item.get_closest_marker("unit") is not None:
@@ -61,7 +60,7 @@ def pytest_runtest_setup(item: pytest.Item):  # type: ignore[no-untyped-def]
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item):  # type: ignore[no-untyped-def]
+def pytest_runtest_teardown(item: pytest.Item):
     try:
         return (yield)
     finally:
@@ -147,7 +146,7 @@ def pg_server():
 
 
 @pytest.fixture()
-def pg_url(pg_server):  # type: ignore[no-untyped-def]
+def pg_url(pg_server):
     """The URL of a fresh, empty database on the session's server, dropped afterwards."""
     url = pg_server.new_database()
     yield url
@@ -158,7 +157,7 @@ def pg_url(pg_server):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request, tmp_path: Path) -> str:  # type: ignore[no-untyped-def]
+def store_url(request, tmp_path: Path) -> str:
     """One store per test, on each backend in turn: the same guarantees must hold on both."""
     if request.param == "sqlite":
         return str(tmp_path / "store.db")
@@ -166,7 +165,7 @@ def store_url(request, tmp_path: Path) -> str:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture()
-def any_store(store_url: str):  # type: ignore[no-untyped-def]
+def any_store(store_url: str):
     from graphrag.store import Store
 
     s = Store(store_url)

@@ -33,7 +33,7 @@ def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union else 0.0
 
 
-def pdf_with(draw, pages: int = 1, encrypt: object = None) -> bytes:  # type: ignore[no-untyped-def]
+def pdf_with(draw, pages: int = 1, encrypt: object = None) -> bytes:
     """A PDF made with reportlab; ``draw(canvas, page_index)`` paints each page."""
     from reportlab.pdfgen import canvas
 

@@ -103,7 +103,7 @@ def reference_corpus(root: Path) -> Path:
 class CountingEmbedder:
     """Wraps an embedder and counts the texts it encodes (to prove work is not repeated)."""
 
-    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, inner) -> None:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
@@ -176,7 +176,7 @@ def internal_route_answer(store: Store) -> Answer:
 
 
 @contextmanager
-def store_of_release(store_url: str, version: int, monkeypatch) -> Iterator[Store]:  # noqa: ANN001 - pytest's MonkeyPatch
+def store_of_release(store_url: str, version: int, monkeypatch) -> Iterator[Store]:  # monkeypatch: pytest's MonkeyPatch
     """A store as the release at schema ``version`` wrote it: migrations after it unknown, and
     one answer with one verdict (by "old") in raw rows, since today's write paths need later tables."""
     from graphrag.store import db, schema

@@ -144,7 +144,7 @@ class FakeOllama:
             return Reply(status=404, error=not_found_error(model)), stop
         try:
             produced = self.responder(body)
-        except Exception as e:  # a bug in the test's script: answer 500, report at teardown
+        except Exception as e:  # noqa: BLE001 - a bug in the test's script: answer 500, report at teardown
             self.errors.append(e)
             return Reply(status=500, error=f"responder raised {type(e).__name__}: {e}"), stop
         reply = produced if isinstance(produced, Reply) else Reply(content=produced)

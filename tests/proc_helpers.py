@@ -32,7 +32,12 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus  # noqa: E402
+from graphrag.model import (  # noqa: E402
+    ExtractedEntity,
+    ExtractedRelation,
+    ExtractionResult,
+    ExtractionStatus,
+)
 from graphrag.text import Sentence, split_sentences  # noqa: E402
 
 DIM = 384
@@ -135,14 +140,14 @@ class _Reader:
     def __init__(self, where: object) -> None:
         from graphrag.store import parse_store
 
-        self.url = parse_store(where)  # type: ignore[arg-type]
+        self.url = parse_store(where)
         if self.url.kind == "sqlite":
             self.db = sqlite3.connect(f"file:{self.url.path}?mode=ro", uri=True, timeout=5)
         else:
             from sqlalchemy import create_engine
             from sqlalchemy.pool import NullPool
 
-            self.engine = create_engine(self.url.url, poolclass=NullPool)  # type: ignore[arg-type]
+            self.engine = create_engine(self.url.url, poolclass=NullPool)
             self.db = self.engine.raw_connection()
 
     def all(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
@@ -277,13 +282,13 @@ def cmd_ingest(a: argparse.Namespace) -> int:
     armed: list[int] = []
 
     @event.listens_for(store.engine, "commit")
-    def before_commit(conn) -> None:  # type: ignore[no-untyped-def]
+    def before_commit(conn) -> None:
         if armed:  # the rows are written, the COMMIT not yet sent: die here
             pause("before-commit", armed[0])
 
     real_write = store.write_document
 
-    def write_document(w):  # type: ignore[no-untyped-def]
+    def write_document(w):
         nonlocal committed
         if a.pause_before_commit == committed + 1:
             armed.append(committed + 1)
@@ -300,7 +305,7 @@ def cmd_ingest(a: argparse.Namespace) -> int:
                 time.sleep(0.02)
         return version
 
-    store.write_document = write_document  # type: ignore[method-assign]
+    store.write_document = write_document
     extractor = PatternExtractor(a.delay_ms / 1000, a.pause_in_extract)
     wait_go(a.wait_go)
     report = Ingestor(store, extractor, HashEmbedder()).ingest_paths([a.corpus])
@@ -329,7 +334,7 @@ def cmd_verdicts(a: argparse.Namespace) -> int:
                 ids.append(int(v.id or 0))
                 if a.delay_ms:
                     time.sleep(a.delay_ms / 1000)  # a slower reviewer: long enough to restart a server under it
-            except Exception as exc:  # counted and reported: the test asserts there are none
+            except Exception as exc:  # noqa: BLE001 - counted and reported: the test asserts there are none
                 errors.append(f"{type(exc).__name__}: {exc}")
         seconds = time.perf_counter() - t0
     emit("done", ids=ids, errors=errors, seconds=round(seconds, 3))
@@ -337,12 +342,11 @@ def cmd_verdicts(a: argparse.Namespace) -> int:
 
 
 def cmd_ask(a: argparse.Namespace) -> int:
-    from helpers import ScriptedChecker
-
     from graphrag.ask import Asker
     from graphrag.generate.extractive import ExtractiveGenerator
     from graphrag.model import AskSettings
     from graphrag.store import Store
+    from helpers import ScriptedChecker
 
     questions = ["What does Alpha0 use?", "What follows Cobalt?", "Which runbook feeds Delta?",
                  "What guards Ember?"]
@@ -370,7 +374,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
                         bad.append(f"{sp.document_id} v{sp.version} not visible")
                 records.append({"id": ans.id, "docs_seen": docs_seen, "context": len(ans.context),
                                 "claims": len(ans.claims), "bad": bad})
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - reported to the test, which asserts there are none
                 errors.append(f"{type(exc).__name__}: {exc}")
             i += 1
             if (docs_seen >= a.until_documents and i >= a.min_asks) or i >= a.max_asks:
@@ -391,12 +395,12 @@ def cmd_remove(a: argparse.Namespace) -> int:
     armed = False
 
     @event.listens_for(store.engine, "before_cursor_execute")
-    def before_statement(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
+    def before_statement(conn, cursor, statement, *args) -> None:
         if armed and a.pause_before != "COMMIT" and statement.lstrip().startswith(a.pause_before):
             pause(a.pause_before, 0)
 
     @event.listens_for(store.engine, "commit")
-    def before_commit(conn) -> None:  # type: ignore[no-untyped-def]
+    def before_commit(conn) -> None:
         if armed and a.pause_before == "COMMIT":
             pause("COMMIT", 0)
 

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import internal_route_answer
-
 from graphrag.access import Access, Footprint, Sources, answer_visible
 from graphrag.model import Answer
 from graphrag.review import export_rows, record_verdict, review_queue, visible_to
 from graphrag.store import Store
+from helpers import internal_route_answer
 
 pytestmark = pytest.mark.unit
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import internal_route_answer
 
 from graphrag.cli import main
 from graphrag.errors import InputError
 from graphrag.review import clean_reviewer
 from graphrag.store import Store
+from helpers import internal_route_answer
 
 pytestmark = pytest.mark.unit
 

@@ -36,11 +36,9 @@ def by_hand(source: str) -> list[int]:
     """Lines where ``source`` compares access labels itself."""
     hits = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd) and (
-                _about_labels(node.left) or _about_labels(node.right)):
-            hits.append(node.lineno)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SET_METHODS \
-                and (_about_labels(node.func.value) or any(_about_labels(a) for a in node.args)):
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd) and (
+                _about_labels(node.left) or _about_labels(node.right))) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SET_METHODS \
+                and (_about_labels(node.func.value) or any(_about_labels(a) for a in node.args))):
             hits.append(node.lineno)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("any", "all"):
             for gen in (a for a in node.args if isinstance(a, ast.GeneratorExp | ast.ListComp | ast.SetComp)):

@@ -26,7 +26,7 @@ def store_path(tiny_store: Path, tmp_path: Path) -> Path:
     return copy_store(tiny_store, tmp_path / "store.db")
 
 
-def report_rows(at) -> dict[str, dict]:  # noqa: ANN001
+def report_rows(at) -> dict[str, dict]:
     df = at.dataframe[0].value
     return {row["document"]: row for row in df.to_dict("records")}
 
@@ -111,7 +111,7 @@ def test_ollama_extractor_down_is_model_unavailable(monkeypatch: pytest.MonkeyPa
 # --- ask and review ---------------------------------------------------------------------
 
 
-def ask(at, question: str = QUESTION):  # noqa: ANN001, ANN201
+def ask(at, question: str = QUESTION):
     at.text_area(key="_w_question").set_value(question)
     return ok(at.button(key="FormSubmitter:ask_form-Ask").click())
 
@@ -159,7 +159,7 @@ def test_ask_review_verdict_export(monkeypatch: pytest.MonkeyPatch, store_path: 
     assert len(store.verdicts(answer.id, answer.claims[0].index)) == 2
     at.session_state["review_current"] = (answer.id, answer.claims[0].index)
     at = ok(at)
-    history = [e for e in at.expander if e.label.startswith("Verdict history")][0]
+    history = next(e for e in at.expander if e.label.startswith("Verdict history"))
     assert len(history.dataframe[0].value) == 2
 
     rows = export_rows(store, ["public"])
@@ -173,7 +173,7 @@ def test_review_moves_to_the_next_unreviewed_claim(monkeypatch: pytest.MonkeyPat
     for q in (QUESTION, "What does cancellation trigger?"):
         asker.ask(q, AskSettings())
     at = page(ok(app(monkeypatch, store_path)), "review")
-    total = sum(len(store.answer(r["id"]).claims) for r in store.answer_ids())  # type: ignore[union-attr]
+    total = sum(len(store.answer(r["id"]).claims) for r in store.answer_ids())
     seen = set()
     for _ in range(total):
         current = at.session_state["review_current"]
@@ -193,7 +193,7 @@ def test_stale_verdict_is_marked(monkeypatch: pytest.MonkeyPatch, store_path: Pa
     from graphrag.extract import make_extractor
     from graphrag.ingest import Ingestor
 
-    doc = cited.item.span.document_id  # type: ignore[union-attr]
+    doc = cited.item.span.document_id
     corpus = write_corpus(tmp_path / "v2")
     name = {"exports": "exports.md", "faq": "faq.md", "ops": "ops.md"}[doc]
     (corpus / name).write_text(TINY[name] + "\nA new closing sentence.\n", encoding="utf-8")
@@ -201,7 +201,7 @@ def test_stale_verdict_is_marked(monkeypatch: pytest.MonkeyPatch, store_path: Pa
     at = page(ok(app(monkeypatch, store_path)), "review")
     at.session_state["review_current"] = (answer.id, claim.index)
     at = ok(at)
-    history = [e for e in at.expander if e.label.startswith("Verdict history")][0]
+    history = next(e for e in at.expander if e.label.startswith("Verdict history"))
     assert history.dataframe[0].value["stale"].tolist() == ["stale: document superseded"]
     assert any("stale" in str(m.value) for m in at.markdown)  # the claim's badge
     assert any("superseded" in t for t in texts(at.warning))
@@ -242,7 +242,7 @@ def test_access_labels_hide_internal_documents(monkeypatch: pytest.MonkeyPatch, 
     at = ask(at, "Which cluster replicates snapshots?")
     store = Store(store_path)
     aid = store.answer_ids()[0]["id"]
-    assert any(c.span.document_id == "ops" for c in store.answer(aid).context)  # type: ignore[union-attr]
+    assert any(c.span.document_id == "ops" for c in store.answer(aid).context)
     at.multiselect(key="_w_access").set_value(["public"])
     at = page(at, "review")
     assert not any("Which cluster" in o for o in at.selectbox(key="review_answer_filter").options)

@@ -4,27 +4,28 @@ store (never its password) and what to do, not a traceback."""
 from __future__ import annotations
 
 import pytest
+
 from app_helpers import app, closed_port
 
 pytestmark = [pytest.mark.slow]
 
 
-def _errors(at) -> str:  # type: ignore[no-untyped-def]
+def _errors(at) -> str:
     assert not at.exception, [e.value for e in at.exception]
     return " ".join(str(e.value) for e in at.error)
 
 
-def test_a_server_that_is_down_at_start_is_a_clear_message(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_server_that_is_down_at_start_is_a_clear_message(monkeypatch) -> None:
     monkeypatch.setenv("GRAPHRAG_STORE_RETRY_S", "0.3")
-    at = app(monkeypatch, f"postgresql+psycopg://ana:s3cret@127.0.0.1:{closed_port()}/graphrag")  # type: ignore[arg-type]
+    at = app(monkeypatch, f"postgresql+psycopg://ana:s3cret@127.0.0.1:{closed_port()}/graphrag")
     shown = _errors(at.run())
     assert "Cannot open the store" in shown and "unreachable" in shown and "s3cret" not in shown
 
 
-def test_a_server_that_stops_while_the_dashboard_runs_is_a_clear_message(monkeypatch, pg_server) -> None:  # type: ignore[no-untyped-def]
+def test_a_server_that_stops_while_the_dashboard_runs_is_a_clear_message(monkeypatch, pg_server) -> None:
     monkeypatch.setenv("GRAPHRAG_STORE_RETRY_S", "0.5")
     url = pg_server.new_database()
-    at = app(monkeypatch, url)  # type: ignore[arg-type]
+    at = app(monkeypatch, url)
     at.run()
     assert _errors(at) == ""
     pg_server.stop()
@@ -38,11 +39,12 @@ def test_a_server_that_stops_while_the_dashboard_runs_is_a_clear_message(monkeyp
     assert _errors(at.run()) == ""  # back: the same process reconnects by itself
 
 
-def test_the_store_can_come_from_streamlit_secrets(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_store_can_come_from_streamlit_secrets(monkeypatch, tmp_path) -> None:
     """GRAPHRAG_STORE in .streamlit/secrets.toml (the place for a URL with a password) when the
     environment does not set it; the sidebar names the store it opened."""
-    from app_helpers import APP, closed_port
     from streamlit.testing.v1 import AppTest
+
+    from app_helpers import APP, closed_port
 
     monkeypatch.delenv("GRAPHRAG_STORE", raising=False)
     monkeypatch.setenv("GRAPHRAG_SAMPLE", "0")

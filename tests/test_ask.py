@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import pytest
-from helpers import ScriptedChecker, reference_corpus, reference_extractor
 
 from graphrag.ask import Asker
 from graphrag.cli import main
 from graphrag.generate.extractive import ExtractiveGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
 
 
 @pytest.fixture()
-def asker(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def asker(store, embedder, tmp_path):
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
     return Asker(store, embedder=embedder, generator=ExtractiveGenerator(), checker=ScriptedChecker())
 
 
 @pytest.mark.model
-def test_off_topic_question_is_refused_not_answered(asker) -> None:  # type: ignore[no-untyped-def]
+def test_off_topic_question_is_refused_not_answered(asker) -> None:
     out = asker.ask("Who won the football world cup in 1998?")
     # Without the floor the best of the unrelated sentences would be quoted, and each quote would
     # check as supported by itself.
@@ -31,13 +31,13 @@ def test_off_topic_question_is_refused_not_answered(asker) -> None:  # type: ign
 
 
 @pytest.mark.model
-def test_on_topic_question_still_answered(asker) -> None:  # type: ignore[no-untyped-def]
+def test_on_topic_question_still_answered(asker) -> None:
     out = asker.ask("How long do exports stay available after cancellation?")
     assert out.answer.claims and not any("Nothing you can see" in w for w in out.warnings)
 
 
 @pytest.mark.unit
-def test_min_relevance_must_be_between_0_and_1(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_min_relevance_must_be_between_0_and_1(capsys) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["ask", "anything?", "--min-relevance", "1.5"])
     assert exc.value.code == 2 and "from 0 to 1" in capsys.readouterr().err

@@ -4,15 +4,15 @@ by attribution whatever the model writes, and a missing model is reported as suc
 from __future__ import annotations
 
 import pytest
-from helpers import ScriptedChecker, reference_corpus, reference_extractor
-from ollama_fake import FakeOllama
-from proc_helpers import HashEmbedder
 
 from graphrag.ask import Asker
 from graphrag.errors import ModelUnavailable
 from graphrag.generate.ollama import OllamaGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import ClaimFlag
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
+from ollama_fake import FakeOllama
+from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit
 
@@ -25,12 +25,12 @@ def embedder(unparsed_questions: None) -> HashEmbedder:
 
 
 @pytest.fixture()
-def ref_store(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def ref_store(store, embedder, tmp_path):
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
     return store
 
 
-def ask(store, embedder, fake: FakeOllama, reply: str):  # type: ignore[no-untyped-def]
+def ask(store, embedder, fake: FakeOllama, reply: str):
     fake.responder = lambda req: reply
     gen = OllamaGenerator(model="llama3.1:8b", host=fake.url, timeout=5.0, retries=0)
     return Asker(store, embedder=embedder, generator=gen, checker=ScriptedChecker()).ask("What do exports use?")
@@ -44,7 +44,7 @@ MARKER_FLAGS = (ClaimFlag.UNCITED, ClaimFlag.INVALID_MARKER, ClaimFlag.MALFORMED
     ("Exports use the latest snapshot. They follow retention.", [(ClaimFlag.UNCITED,), (ClaimFlag.UNCITED,)]),
     ("Exports use the latest snapshot [1]. They follow retention [99].", [(), (ClaimFlag.INVALID_MARKER,)]),
 ])
-def test_generated_markers_are_resolved_by_attribution(ref_store, embedder, fake_ollama, reply, flags):  # type: ignore[no-untyped-def]
+def test_generated_markers_are_resolved_by_attribution(ref_store, embedder, fake_ollama, reply, flags):
     fake_ollama.models = ["llama3.1:8b"]
     out = ask(ref_store, embedder, fake_ollama, reply)
     got = [tuple(f for f in c.flags if f in MARKER_FLAGS) for c in out.answer.claims]
@@ -55,7 +55,7 @@ def test_generated_markers_are_resolved_by_attribution(ref_store, embedder, fake
     assert out.answer.context[0].span.text in prompt
 
 
-def test_model_missing_names_the_pull_command(ref_store, embedder, fake_ollama):  # type: ignore[no-untyped-def]
+def test_model_missing_names_the_pull_command(ref_store, embedder, fake_ollama):
     fake_ollama.models = ["mistral:7b"]
-    with pytest.raises(ModelUnavailable, match="ollama pull llama3.1:8b"):
+    with pytest.raises(ModelUnavailable, match=r"ollama pull llama3\.1:8b"):
         ask(ref_store, embedder, fake_ollama, "unused")

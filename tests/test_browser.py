@@ -9,14 +9,21 @@ Screenshots land in test-artifacts/ for a human to look at.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
+from app_helpers import (
+    BROWSER_ARGS,
+    CHROMIUM,
+    ROOT,
+    ask_in_browser,
+    require_chromium,
+    streamlit_server,
+    wait_for_app_run,
+)
 
 ARTIFACTS = ROOT / "test-artifacts"
 REVIEWER = "Playwright Tester"
@@ -35,7 +42,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def _canvas_stats(frame) -> dict:  # noqa: ANN001 - a Playwright Frame
+def _canvas_stats(frame) -> dict:  # `frame`: a Playwright Frame
     return frame.evaluate("""() => {
         const c = document.querySelector('#net canvas');
         if (!c) return {found: false};
@@ -46,7 +53,7 @@ def _canvas_stats(frame) -> dict:  # noqa: ANN001 - a Playwright Frame
     }""")
 
 
-def _graph_frame(page, title: str):  # noqa: ANN001, ANN202
+def _graph_frame(page, title: str):
     page.wait_for_selector(f'iframe[title="{title}"]', timeout=60_000)
     handle = page.query_selector(f'iframe[title="{title}"]')
     frame = handle.content_frame()

@@ -13,7 +13,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, ROOT, require_chromium, streamlit_server
+
+from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, ask_in_browser, require_chromium, streamlit_server
 
 ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "Within how many hours are affected customers notified of a security incident?"
@@ -25,8 +26,9 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwr
 
 
 def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: Path) -> None:
-    from doc_helpers import scanned_pdf
     from PIL import Image
+
+    from doc_helpers import scanned_pdf
 
     store = tmp_path / "store.db"
     scan = tmp_path / "scan.pdf"

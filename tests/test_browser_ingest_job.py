@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, require_chromium, sample_versions, streamlit_server, wait_for_app_run
+from app_helpers import (
+    BROWSER_ARGS,
+    CHROMIUM,
+    ask_in_browser,
+    require_chromium,
+    sample_versions,
+    streamlit_server,
+    wait_for_app_run,
+)
 from proc_helpers import document_count
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -11,7 +11,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, ROOT, require_chromium, streamlit_server
+
+from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, ask_in_browser, require_chromium, streamlit_server
 from helpers import write_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
@@ -57,7 +58,7 @@ effective_date = "2026-02-01"
     return path
 
 
-def _assert_clean(page) -> None:  # noqa: ANN001 - a Playwright Page
+def _assert_clean(page) -> None:  # `page`: a Playwright Page
     for frame in page.frames:
         pwned = frame.evaluate("() => [window.__pwned || null, document.title]")
         assert pwned[0] is None and pwned[1] != "PWNED", (frame.url, pwned)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
+from graphrag.store import Store
 from helpers import write_document_rows
 from test_record_stats import S, U, _answer, _judge
-
-from graphrag.store import Store
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 require_chromium()

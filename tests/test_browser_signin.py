@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from app_helpers import (
     BROWSER_ARGS,
     CHROMIUM,
@@ -24,7 +25,6 @@ from app_helpers import (
     streamlit_server,
     wait_for_app_run,
 )
-
 from graphrag.store import Store
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
@@ -71,7 +71,7 @@ def provider() -> Iterator[tuple[str, werkzeug_serving.BaseWSGIServer]]:
         server.server_close()
 
 
-def sign_in(page, base: str, sub: str, email: str) -> None:  # noqa: ANN001 - a Playwright Page
+def sign_in(page, base: str, sub: str, email: str) -> None:  # a Playwright Page
     page.goto(base)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(re.compile(r".*/oauth2/authorize.*"))
@@ -81,7 +81,7 @@ def sign_in(page, base: str, sub: str, email: str) -> None:  # noqa: ANN001 - a 
     page.get_by_test_id("stSidebar").get_by_text(f"{email} · role", exact=False).wait_for()
 
 
-def download(page, button: str) -> str:  # noqa: ANN001 - a Playwright Page
+def download(page, button: str) -> str:  # a Playwright Page
     """The text of a deferred download. A click landing while the page reruns is lost by the frontend
     (the button it belonged to is replaced), so a click that brings nothing is tried again."""
     for attempt in range(3):
@@ -96,13 +96,13 @@ def download(page, button: str) -> str:  # noqa: ANN001 - a Playwright Page
     raise AssertionError("unreachable")
 
 
-def _proxy(who: str, sent: dict[str, list[bytes]], upstream: dict[str, object]):  # noqa: ANN202
-    def handler(ws) -> None:  # noqa: ANN001 - a Playwright WebSocketRoute
+def _proxy(who: str, sent: dict[str, list[bytes]], upstream: dict[str, object]):
+    def handler(ws) -> None:  # a Playwright WebSocketRoute
         server = ws.connect_to_server()
         upstream[who] = server  # the page's latest connection
 
         def up(message: bytes | str) -> None:
-            sent[who].append(message)  # type: ignore[arg-type]
+            sent[who].append(message)
             server.send(message)
 
         ws.on_message(up)
@@ -125,8 +125,8 @@ def signed_cookie(secret: str, payload: dict[str, object], age_days: float = 0) 
     return URLSafeTimedSerializer(secret, salt="_streamlit_user", signer=Then).dumps(json.dumps(payload))
 
 
-def test_two_users_sign_in_and_each_sees_and_does_what_the_policy_grants(  # noqa: PLR0915
-        provider, tiny_store: Path, tmp_path: Path) -> None:  # noqa: ANN001
+def test_two_users_sign_in_and_each_sees_and_does_what_the_policy_grants(
+        provider, tiny_store: Path, tmp_path: Path) -> None:
     issuer, server = provider
     store = copy_store(tiny_store, tmp_path / "store.db")
     policy = tmp_path / "access.toml"
@@ -206,14 +206,14 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
 
         # Bob replays Ana's click on his own connection: his session has no verdict action to run.
         for m in click:
-            upstream["bob"].send(m)  # type: ignore[attr-defined]
+            upstream["bob"].send(m)
         bob.wait_for_timeout(2000)
         wait_for_app_run(bob)
         with Store(store) as s:
             assert len(s.verdicts()) == 1 and all(x.email != "bob@example.com" for x in s.verdicts())
         # The same bytes on Ana's connection do record a verdict: the replay itself works.
         for m in click:
-            upstream["ana"].send(m)  # type: ignore[attr-defined]
+            upstream["ana"].send(m)
         ana.wait_for_timeout(2000)
         wait_for_app_run(ana)
         with Store(store) as s:

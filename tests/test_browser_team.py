@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
 from proc_helpers import write_synthetic_corpus
 
@@ -17,7 +18,7 @@ require_chromium()
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
 
 
-def test_a_verdict_given_in_one_dashboard_shows_in_the_other(pg_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_verdict_given_in_one_dashboard_shows_in_the_other(pg_server, tmp_path: Path) -> None:
     from test_concurrency import _seed_store
 
     url = pg_server.new_database()

@@ -21,9 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from app_helpers import BROWSER_ARGS, ask_in_browser, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
-from helpers import write_corpus
 
+from app_helpers import (
+    BROWSER_ARGS,
+    CHROMIUM,
+    ROOT,
+    ask_in_browser,
+    require_chromium,
+    streamlit_server,
+    wait_for_app_run,
+)
 from graphrag.ask import Asker
 from graphrag.cli import build_parser, main
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
@@ -32,6 +39,7 @@ from graphrag.ingest import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed
 from graphrag.review import record_verdict
 from graphrag.store import Store
+from helpers import write_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
 require_chromium()
@@ -228,11 +236,11 @@ def _unsay(text: str, argv: list[str]) -> str:
 # --- the dashboard in a real browser -----------------------------------------------------------
 
 
-def _settle(page) -> None:  # noqa: ANN001 - a Playwright Page
+def _settle(page) -> None:  # `page`: a Playwright Page
     wait_for_app_run(page)
 
 
-def _collect_dom(page, seen: Seen, where: str) -> None:  # noqa: ANN001
+def _collect_dom(page, seen: Seen, where: str) -> None:
     for i, frame in enumerate(page.frames):
         try:
             seen.add(f"{where} frame {i}", frame.content())
@@ -240,7 +248,7 @@ def _collect_dom(page, seen: Seen, where: str) -> None:  # noqa: ANN001
             pass
 
 
-def _open_everything(page, seen: Seen, where: str, downloads: bool = False) -> None:  # noqa: ANN001
+def _open_everything(page, seen: Seen, where: str, downloads: bool = False) -> None:
     """Expand every expander, visit every tab, and (once per page: Chromium blocks a site's
     repeated automatic downloads) take every download."""
     # Clicked from the page itself: no wait on an element a rerun may just have replaced.

@@ -11,7 +11,6 @@ import json
 
 import numpy as np
 import pytest
-from helpers import store_of_release
 
 from graphrag.cli import main
 from graphrag.errors import InputError
@@ -32,9 +31,17 @@ from graphrag.store import Store
 from graphrag.store.codec import sha256_text
 from graphrag.store.documents import DocumentWrite, SentenceRow
 from graphrag.support import checker_for_store
-from graphrag.support.embedded import DIRECTION, FEATURES, EmbeddedChecker, PairFeatures, params_from_raw, shipped_raw
+from graphrag.support.embedded import (
+    DIRECTION,
+    FEATURES,
+    EmbeddedChecker,
+    PairFeatures,
+    params_from_raw,
+    shipped_raw,
+)
 from graphrag.support.learn import RefitRefused
 from graphrag.support.team import fit_from_verdicts
+from helpers import store_of_release
 
 SHIPPED = params_from_raw(shipped_raw())
 COV_CHUNK = FEATURES.index("cov_chunk_min")
@@ -90,10 +97,10 @@ class TeamRecord:
             assert stored is not None
             self.pairs += [(stored, c) for c in stored.claims]
 
-    def features(self, queries):  # type: ignore[no-untyped-def]
+    def features(self, queries):
         return np.vstack([self.rows[q.claim] for q in queries])
 
-    def judge(self, standard, reviewer: str = "ada", limit: int | None = None) -> None:  # type: ignore[no-untyped-def]
+    def judge(self, standard, reviewer: str = "ada", limit: int | None = None) -> None:
         for answer, claim in self.pairs[:limit]:
             cite = claim.citations[0]
             span = cite.item.span
@@ -119,7 +126,7 @@ def test_the_premise_the_shipped_model_calls_partial_rows_supported() -> None:
 
 
 @pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
-def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> None:  # type: ignore[no-untyped-def]
+def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> None:
     record = TeamRecord(store, [KINDS] * 16)  # 80 pairs from 16 answers
     record.judge(strict)
     outcome = fit_from_verdicts(store, features=record.features)
@@ -141,7 +148,7 @@ def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> No
         assert ((scores >= 0.5) == supported).all(), (kind, scores)
 
     # Every new score names the version that made it; after a rollback, the shipped one.
-    def score_one(checker: EmbeddedChecker):  # type: ignore[no-untyped-def]
+    def score_one(checker: EmbeddedChecker):
         checker.featurise = lambda qs: [PairFeatures(dict(zip(FEATURES, feature_row("partial", rng))), [0], 1)
                                         for _ in qs]
         from graphrag.support.base import SupportQuery
@@ -156,7 +163,7 @@ def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> No
 
 
 @pytest.mark.unit
-def test_too_few_verdicts_or_one_class_are_refused_and_nothing_changes(store) -> None:  # type: ignore[no-untyped-def]
+def test_too_few_verdicts_or_one_class_are_refused_and_nothing_changes(store) -> None:
     record = TeamRecord(store, [KINDS] * 16)
     record.judge(strict, limit=40)
     with pytest.raises(RefitRefused, match=r"only 40 judged .* at least 50"):
@@ -172,7 +179,7 @@ def test_too_few_verdicts_or_one_class_are_refused_and_nothing_changes(store) ->
 
 
 @pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
-def test_no_real_gain_is_refused_and_the_active_version_stays(store) -> None:  # type: ignore[no-untyped-def]
+def test_no_real_gain_is_refused_and_the_active_version_stays(store) -> None:
     """A team that judges as the shipped model already does gains nothing: refused, and the
     version adopted earlier stays active."""
     earlier = store.add_checker_version(shipped_raw(), "by hand", {})
@@ -186,7 +193,7 @@ def test_no_real_gain_is_refused_and_the_active_version_stays(store) -> None:  #
 
 
 @pytest.mark.unit
-def test_the_cli_refuses_with_a_message_and_exit_code_2(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_cli_refuses_with_a_message_and_exit_code_2(tmp_path, capsys) -> None:
     path = tmp_path / "s.db"
     with Store(path) as s:
         TeamRecord(s, [KINDS] * 3).judge(strict)
@@ -198,12 +205,12 @@ def test_the_cli_refuses_with_a_message_and_exit_code_2(tmp_path, capsys) -> Non
 
 
 @pytest.mark.unit
-def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:  # type: ignore[no-untyped-def]
+def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:
     from graphrag.support.team import judged_pairs
 
     record = TeamRecord(store, [["good", "good", "good"]])
     (a, c0), (_, c1), (_, c2) = record.pairs
-    def judge(claim, label, who):  # type: ignore[no-untyped-def]
+    def judge(claim, label, who):
         cite = claim.citations[0]
         sp = cite.item.span
         store.add_verdict(Verdict(a.id, claim.index, label, who, sha256_text(sp.text), cite.marker, sp.document_id,
@@ -223,7 +230,7 @@ def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:  # 
 
 
 @pytest.mark.unit
-def test_versions_rollback_and_history_on_both_backends(any_store) -> None:  # type: ignore[no-untyped-def]
+def test_versions_rollback_and_history_on_both_backends(any_store) -> None:
     params = shipped_raw()
     assert any_store.active_checker() is None
     assert any_store.add_checker_version(params, "first", {"x": 1}) == 1
@@ -244,7 +251,7 @@ def test_versions_rollback_and_history_on_both_backends(any_store) -> None:  # t
 
 
 @pytest.mark.unit
-def test_the_cli_lists_and_rolls_back(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_cli_lists_and_rolls_back(tmp_path, capsys) -> None:
     path = tmp_path / "s.db"
     metrics = {"refit": {"balanced_accuracy": 0.8, "auroc": 0.9}, "shipped": {"balanced_accuracy": 0.7, "auroc": 0.8},
                "gain_balanced_accuracy": {"mean": 0.1, "sd": 0.02}}
@@ -260,7 +267,7 @@ def test_the_cli_lists_and_rolls_back(tmp_path, capsys) -> None:  # type: ignore
 
 
 @pytest.mark.unit
-def test_a_schema_3_store_migrates_to_the_checker_table(store_url: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_schema_3_store_migrates_to_the_checker_table(store_url: str, monkeypatch) -> None:
     """A store made before checker versions existed gains the table on open, its data kept."""
     from sqlalchemy import inspect, text
 
@@ -298,13 +305,12 @@ def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_
 
 
 @pytest.mark.model
-def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_path) -> None:
     """The real pipeline: ask, adopt a version, ask again; each stored score names its version."""
-    from helpers import reference_corpus, reference_extractor
-
     from graphrag.ask import Asker
     from graphrag.generate.extractive import ExtractiveGenerator
     from graphrag.ingest import Ingestor
+    from helpers import reference_corpus, reference_extractor
 
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
     question, settings = "How long do exports stay available?", AskSettings(k=5, hops=2)
@@ -322,7 +328,7 @@ def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_
 
 
 @pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
-def test_eval_learning_curve_command(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_eval_learning_curve_command(tmp_path, monkeypatch, capsys) -> None:
     """`graphrag eval support --learn-from`: the start is fitted on the other file, the table
     prints per size; features come from a planted stand-in for the MiniLM cache."""
     import graphrag.evaluate.features as feats

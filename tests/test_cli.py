@@ -17,20 +17,20 @@ pytestmark = pytest.mark.model
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_corpus"
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+def run(capsys, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
 
 
 @pytest.fixture(scope="module")
-def sample_store(tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
+def sample_store(tmp_path_factory) -> str:
     path = str(tmp_path_factory.mktemp("cli") / "store.db")
     assert main(["ingest", str(SAMPLE), "--store", path, "--json"]) == 0
     return path
 
 
-def test_ingest_json_report(sample_store, capsys, tmp_path):  # type: ignore[no-untyped-def]
+def test_ingest_json_report(sample_store, capsys, tmp_path):
     capsys.readouterr()
     code, out, _ = run(capsys, "ingest", str(SAMPLE), "--store", sample_store, "--json")
     report = json.loads(out)
@@ -46,7 +46,7 @@ def test_ingest_json_report(sample_store, capsys, tmp_path):  # type: ignore[no-
     assert json.loads(out)["totals"]["documents"] == len(docs)
 
 
-def test_rules_extractor_finds_the_reference_chain(sample_store, capsys):  # type: ignore[no-untyped-def]
+def test_rules_extractor_finds_the_reference_chain(sample_store, capsys):
     for name in ("Cancellation", "Export", "Snapshot", "Retention"):
         code, out, _ = run(capsys, "entity", name, "--store", sample_store, "--json")
         assert code == 0, name
@@ -65,7 +65,7 @@ def test_rules_extractor_finds_the_reference_chain(sample_store, capsys):  # typ
     assert any(m["document"] == "operations" for m in json.loads(out)["mentions"])
 
 
-def test_ask_without_documents_says_to_ingest_and_creates_nothing(tmp_path, capsys):  # type: ignore[no-untyped-def]
+def test_ask_without_documents_says_to_ingest_and_creates_nothing(tmp_path, capsys):
     missing = tmp_path / "none.db"
     code, _, err = run(capsys, "ask", "How long are exports kept?", "--store", str(missing))
     assert code == 2 and "holds no documents" in err and "graphrag ingest" in err
@@ -77,13 +77,13 @@ def test_ask_without_documents_says_to_ingest_and_creates_nothing(tmp_path, caps
     assert code == 2 and "holds no documents" in err
 
 
-def test_off_topic_question_prints_no_answer(sample_store, capsys):  # type: ignore[no-untyped-def]
+def test_off_topic_question_prints_no_answer(sample_store, capsys):
     code, out, err = run(capsys, "ask", "Who won the football world cup in 1998?", "--store", sample_store)
     assert code == 0 and "(no answer)" in out and ": no answer" in out
     assert "Nothing you can see is about this question" in err
 
 
-def test_ask_json_shape_and_records(sample_store, capsys):  # type: ignore[no-untyped-def]
+def test_ask_json_shape_and_records(sample_store, capsys):
     code, out, _ = run(capsys, "ask", "How long do exports stay available after cancellation?", "--store",
                        sample_store, "--json")
     assert code == 0
@@ -102,7 +102,7 @@ def test_ask_json_shape_and_records(sample_store, capsys):  # type: ignore[no-un
     assert set(a["context"][0]) >= {"n", "document", "version", "start", "end", "sentence"}
 
 
-def test_review_mark_and_export(sample_store, capsys, tmp_path):  # type: ignore[no-untyped-def]
+def test_review_mark_and_export(sample_store, capsys, tmp_path):
     _, out, _ = run(capsys, "ask", "What do exports use?", "--store", sample_store, "--json")
     aid = str(json.loads(out)["answer_id"])
     code, out, _ = run(capsys, "review", "mark", "--answer", aid, "--claim", "0", "--verdict", "supported",
@@ -122,7 +122,7 @@ def test_review_mark_and_export(sample_store, capsys, tmp_path):  # type: ignore
     assert [v["verdict"] for v in items[-1]["verdicts"]] == ["unsupported"]  # the latest is current
 
 
-def test_errors_are_one_line_with_an_exit_code(sample_store, capsys):  # type: ignore[no-untyped-def]
+def test_errors_are_one_line_with_an_exit_code(sample_store, capsys):
     code, _, err = run(capsys, "ask", "   ", "--store", sample_store)
     assert code == 2 and "question is empty" in err
     code, _, err = run(capsys, "entity", "no such thing at all", "--store", sample_store)
@@ -132,6 +132,6 @@ def test_errors_are_one_line_with_an_exit_code(sample_store, capsys):  # type: i
     assert code == 2 and "no answer" in err
 
 
-def test_python_dash_m_entry_point(tmp_path):  # type: ignore[no-untyped-def]
+def test_python_dash_m_entry_point(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "graphrag", "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "ingest" in proc.stdout and "ask" in proc.stdout

@@ -5,6 +5,7 @@ ready/go handshake on their pipes; each reports its own errors, which must be no
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -13,14 +14,14 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import event
-from helpers import ScriptedChecker
-from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
 
 from graphrag.ask import Asker
 from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store import Store
+from helpers import ScriptedChecker
+from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
 
 HERE = Path(__file__).resolve().parent
 HELPER = str(HERE / "proc_helpers.py")
@@ -44,16 +45,16 @@ def _seed_store(path: Path | str, corpus: Path) -> int:
 def _start(*args: str) -> subprocess.Popen:
     p = subprocess.Popen([sys.executable, HELPER, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    line = p.stdout.readline()  # type: ignore[union-attr]
-    assert line, p.stderr.read()  # type: ignore[union-attr]
+    line = p.stdout.readline()
+    assert line, p.stderr.read()
     assert json.loads(line)["event"] == "ready"
     return p
 
 
 def _go(procs: list[subprocess.Popen]) -> None:
     for p in procs:
-        p.stdin.write("go\n")  # type: ignore[union-attr]
-        p.stdin.flush()  # type: ignore[union-attr]
+        p.stdin.write("go\n")
+        p.stdin.flush()
 
 
 def _done(p: subprocess.Popen) -> dict:
@@ -65,7 +66,7 @@ def _done(p: subprocess.Popen) -> dict:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def shared(request, tmp_path):  # type: ignore[no-untyped-def]
+def shared(request, tmp_path):
     """(store, reviewer processes): 4 on the SQLite file, 8 on a PostgreSQL server."""
     if request.param == "sqlite":
         return str(tmp_path / "s.db"), 4
@@ -77,7 +78,7 @@ def _verdict_rows(store: str, answer_id: int) -> list[tuple[int, str, str]]:
         return [(int(v.id or 0), v.reviewer, v.note) for v in s.verdicts(answer_id)]
 
 
-def test_reviewers_append_250_verdicts_each_at_once(shared, tmp_path):  # type: ignore[no-untyped-def]
+def test_reviewers_append_250_verdicts_each_at_once(shared, tmp_path):
     path, n = shared
     answer_id = _seed_store(path, write_synthetic_corpus(tmp_path / "c", 6))
     reviewers = [f"reviewer-{i}" for i in range(n)]
@@ -91,18 +92,18 @@ def test_reviewers_append_250_verdicts_each_at_once(shared, tmp_path):  # type: 
     assert len(rows) == 250 * n
     assert len({r[0] for r in rows}) == 250 * n
     assert len({(r[1], r[2]) for r in rows}) == 250 * n, "a verdict was duplicated"
-    assert Counter(r[1] for r in rows) == {r: 250 for r in reviewers}
+    assert Counter(r[1] for r in rows) == dict.fromkeys(reviewers, 250)
     for r, res in results.items():
         assert sorted(res["ids"]) == [i for i, who, _ in rows if who == r], "ids reported == ids stored"
         assert {n_ for _, who, n_ in rows if who == r} == {f"{r} note {i}" for i in range(250)}
     # the writers really overlapped: writers one after the other switch n-1 times; more
     # switches mean their writes interleaved (how much depends on the scheduler and fsync)
     order = [who for _, who, _ in rows]
-    assert sum(a != b for a, b in zip(order, order[1:])) > n - 1
+    assert sum(a != b for a, b in itertools.pairwise(order)) > n - 1
     assert store_problems(path) == []
 
 
-def test_server_restarted_mid_review_loses_no_confirmed_verdict(pg_server, tmp_path):  # type: ignore[no-untyped-def]
+def test_server_restarted_mid_review_loses_no_confirmed_verdict(pg_server, tmp_path):
     """PostgreSQL goes down and comes back while two reviewers write: their writes wait and
     retry (the store says 'unreachable' only after its retry budget), and every verdict they
     were told was stored is there, once."""
@@ -128,7 +129,7 @@ def test_server_restarted_mid_review_loses_no_confirmed_verdict(pg_server, tmp_p
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, request):  # type: ignore[no-untyped-def]
+def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, request):
     path = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
     answer_id = _seed_store(path, write_synthetic_corpus(tmp_path / "first", 6))
     with Store(path) as s:
@@ -143,7 +144,7 @@ def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, reques
     reviewer = _start("verdicts", "--store", path, "--answer", str(answer_id), "--reviewer", "rita",
                       "--n", "250", "--wait-go")
     asker = _start("ask", "--store", path, "--until-documents", str(expected), "--min-asks", "10", "--wait-go")
-    assert json.loads(ingest.stdout.readline())["event"] == "ready"  # type: ignore[union-attr]
+    assert json.loads(ingest.stdout.readline())["event"] == "ready"
     _go([ingest, reviewer, asker])  # all three start together; the ingest waits for asks every 7 commits
     ingested, reviewed, asked = _done(ingest), _done(reviewer), _done(asker)
     assert ingested["totals"]["ok"] == 28 and ingested["totals"].get("failed", 0) == 0
@@ -167,7 +168,7 @@ def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, reques
     assert store_problems(path) == []
 
 
-def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):  # type: ignore[no-untyped-def]
+def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):
     """Found by `graphrag bench load`: an ingest committing between the graph's reads (documents,
     then sentences) made build_graph fail with KeyError. The commit is placed deterministically
     between every pair of reads here, through a second connection as another process would."""
@@ -180,7 +181,7 @@ def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):
     ingestor = Ingestor(writer, PatternExtractor(), HashEmbedder())
     commits = iter(range(100))
 
-    def commit_after_each_read(conn, cursor, statement, *rest):  # type: ignore[no-untyped-def]
+    def commit_after_each_read(conn, cursor, statement, *rest):
         if statement.lstrip().upper().startswith("SELECT"):
             i = next(commits)
             assert ingestor.ingest([Source(f"late-{i}", "Late", f"Zephyr{i} uses Quartz{i}.")]).documents[0].status == "ok"

@@ -8,15 +8,15 @@ import json
 import shutil
 
 import pytest
-from doc_helpers import SAMPLE
 
+from doc_helpers import SAMPLE
 from graphrag.cli import main
 
 pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def doc_store(tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
+def doc_store(tmp_path_factory) -> str:
     root = tmp_path_factory.mktemp("docs")
     for name in ("security-handbook.pdf", "billing-help.html", "sso-setup.docx", "retention.md", "billing.md"):
         shutil.copy(SAMPLE / name, root / name)
@@ -25,7 +25,7 @@ def doc_store(tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
     return path
 
 
-def ask(capsys, store: str, question: str) -> dict:  # type: ignore[no-untyped-def]
+def ask(capsys, store: str, question: str) -> dict:
     capsys.readouterr()
     assert main(["ask", question, "--store", store, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
@@ -35,7 +35,7 @@ def citations(answer: dict) -> list[dict]:
     return [c for cl in answer["claims"] for c in cl["citations"] if c["valid"]]
 
 
-def test_pdf_citation_carries_page_label_and_boxes(doc_store, capsys):  # type: ignore[no-untyped-def]
+def test_pdf_citation_carries_page_label_and_boxes(doc_store, capsys):
     a = ask(capsys, doc_store, "Within how many hours are affected customers notified of a security incident?")
     cit = next(c for c in citations(a) if "72 hours" in c["sentence"])
     assert cit["document"] == "security-handbook"
@@ -44,7 +44,7 @@ def test_pdf_citation_carries_page_label_and_boxes(doc_store, capsys):  # type: 
     assert cit["heading_path"] is None
 
 
-def test_text_citations_have_null_pages_and_html_keeps_its_heading(doc_store, capsys):  # type: ignore[no-untyped-def]
+def test_text_citations_have_null_pages_and_html_keeps_its_heading(doc_store, capsys):
     a = ask(capsys, doc_store, "Can annual plans be refunded?")
     cits = citations(a)
     html = next(c for c in cits if c["document"] == "billing-help" and "14 days" in c["sentence"])
@@ -54,7 +54,7 @@ def test_text_citations_have_null_pages_and_html_keeps_its_heading(doc_store, ca
     assert text and all(c["page"] is None and c["boxes"] is None and c["heading_path"] is None for c in text)
 
 
-def test_plain_output_names_the_page(doc_store, capsys):  # type: ignore[no-untyped-def]
+def test_plain_output_names_the_page(doc_store, capsys):
     capsys.readouterr()
     assert main(["ask", "Within how many hours are affected customers notified of a security incident?", "--store", doc_store]) == 0
     assert "security-handbook v1 (p. 2) [" in capsys.readouterr().out
@@ -63,7 +63,7 @@ def test_plain_output_names_the_page(doc_store, capsys):  # type: ignore[no-unty
     assert "billing-help v1 (Refunds > Annual plans, paragraph 6) [" in capsys.readouterr().out
 
 
-def test_export_carries_the_page(doc_store, capsys, tmp_path):  # type: ignore[no-untyped-def]
+def test_export_carries_the_page(doc_store, capsys, tmp_path):
     a = ask(capsys, doc_store, "Within how many hours are affected customers notified of a security incident?")
     claim = next(cl for cl in a["claims"] if any("72 hours" in (c["sentence"] or "") for c in cl["citations"]))
     assert main(["review", "mark", "--answer", str(a["answer_id"]), "--claim", str(claim["index"]), "--verdict",

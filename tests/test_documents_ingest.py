@@ -8,15 +8,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
-
 from sqlalchemy.exc import OperationalError
 
-from graphrag.store import layout as layout_module
+from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity
 from graphrag.ingest import Ingestor
 from graphrag.pages import render_page
 from graphrag.store import SCHEMA_VERSION, Store
+from graphrag.store import layout as layout_module
 
 pytestmark = pytest.mark.model
 
@@ -37,7 +36,7 @@ def extractor() -> ScriptedExtractor:
     return ScriptedExtractor([ScriptEntity("incident", "security incident"), ScriptEntity("refund", "refunded")])
 
 
-def test_good_documents_go_in_whole_and_each_bad_one_says_why(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def test_good_documents_go_in_whole_and_each_bad_one_says_why(store, embedder, tmp_path):
     from reportlab.lib import pdfencrypt
 
     bad = {
@@ -77,7 +76,7 @@ def test_good_documents_go_in_whole_and_each_bad_one_says_why(store, embedder, t
         assert doc.text[sp.start:sp.end] == sp.text
 
 
-def test_unchanged_bytes_are_a_no_op_and_changed_bytes_a_new_version(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def test_unchanged_bytes_are_a_no_op_and_changed_bytes_a_new_version(store, embedder, tmp_path):
     root = folder(tmp_path)
     Ingestor(store, extractor(), embedder).ingest_paths([root])
     again = extractor()
@@ -94,7 +93,7 @@ def test_unchanged_bytes_are_a_no_op_and_changed_bytes_a_new_version(store, embe
     assert store.layouts("security-handbook", 2) and store.layouts("security-handbook", 1)
 
 
-def test_a_failed_layout_write_leaves_no_part_of_the_document(store, embedder, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+def test_a_failed_layout_write_leaves_no_part_of_the_document(store, embedder, tmp_path, monkeypatch):
     def broken(*args: object) -> None:
         raise OperationalError("INSERT INTO span_layout", {}, sqlite3.OperationalError("disk I/O error"))
 
@@ -104,7 +103,7 @@ def test_a_failed_layout_write_leaves_no_part_of_the_document(store, embedder, t
     assert store.counts()["versions"] == 0 and store.counts()["sentences"] == 0
 
 
-def test_a_v1_store_is_migrated_and_a_read_only_v1_store_has_no_layout(tmp_path):  # type: ignore[no-untyped-def]
+def test_a_v1_store_is_migrated_and_a_read_only_v1_store_has_no_layout(tmp_path):
     path = tmp_path / "old.db"
     Store(path).close()
     db = sqlite3.connect(path)
@@ -145,14 +144,14 @@ def test_rendered_page_shows_the_box_where_the_sentence_is() -> None:
         render_page(data, 9)
 
 
-def test_unsupported_files_name_the_supported_types(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def test_unsupported_files_name_the_supported_types(store, embedder, tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "deck.pptx").write_bytes(b"PK\x03\x04")
     report = Ingestor(store, extractor(), embedder).ingest_paths([tmp_path / "d"])
     assert "only .txt, .md, .pdf, .html, .htm and .docx are ingested" in report.documents[0].error
 
 
-def test_the_manifest_sets_title_date_and_access_of_a_pdf(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def test_the_manifest_sets_title_date_and_access_of_a_pdf(store, embedder, tmp_path):
     root = folder(tmp_path)
     (root / "manifest.toml").write_text(
         '[[documents]]\nfile = "security-handbook.pdf"\nid = "handbook"\ntitle = "Security handbook"\n'
@@ -166,12 +165,12 @@ def test_the_manifest_sets_title_date_and_access_of_a_pdf(store, embedder, tmp_p
 @pytest.mark.parametrize("rotation", [0, 90, 180, 270])
 def test_boxes_land_on_the_text_of_a_rotated_page(rotation: int) -> None:
     import numpy as np
-    from doc_helpers import pdf_with
     from PIL import Image
 
+    from doc_helpers import pdf_with
     from graphrag.readers import read_document
 
-    def draw(c, i):  # type: ignore[no-untyped-def]
+    def draw(c, i):
         c.setPageRotation(rotation)
         c.setFont("Helvetica", 20)
         c.drawString(72, 300, "Rotated pages are boxed where their text is.")

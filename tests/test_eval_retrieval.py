@@ -28,7 +28,7 @@ def _question(qid: str, text: str, supporting: list[int], answer: str = "") -> d
 
 
 @pytest.fixture()
-def files(tmp_path):  # type: ignore[no-untyped-def]
+def files(tmp_path):
     corpus = tmp_path / "corpus.json"
     corpus.write_text(json.dumps(CORPUS), encoding="utf-8")
     questions = tmp_path / "questions.json"
@@ -41,7 +41,7 @@ def files(tmp_path):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.unit
-def test_gold_paragraphs_map_to_corpus_documents(files) -> None:  # type: ignore[no-untyped-def]
+def test_gold_paragraphs_map_to_corpus_documents(files) -> None:
     qs = load_questions(*files)
     assert [sorted(q.gold) for q in qs] == [["00000:Larkspur exports"], ["00002:Volcanoes"],
                                             ["00004:Quiet Harbour", "00005:Ilse Vantorp"]]
@@ -49,7 +49,7 @@ def test_gold_paragraphs_map_to_corpus_documents(files) -> None:  # type: ignore
 
 
 @pytest.mark.model
-def test_eval_retrieval_reports_recall_and_refusals(files) -> None:  # type: ignore[no-untyped-def]
+def test_eval_retrieval_reports_recall_and_refusals(files) -> None:
     out = io.StringIO()
     assert cli_eval_retrieval(*files, as_json=True, out=out) == 0
     result = json.loads(out.getvalue())
@@ -72,7 +72,7 @@ def test_eval_retrieval_reports_recall_and_refusals(files) -> None:  # type: ign
 
 
 @pytest.mark.model
-def test_off_topic_documents_refuse_the_questions(files, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_off_topic_documents_refuse_the_questions(files, tmp_path) -> None:
     other = tmp_path / "other"
     other.mkdir()
     (other / "garden.md").write_text("Tomatoes need six hours of sun a day. Water basil in the morning.\n",

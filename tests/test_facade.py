@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ScriptedChecker
-from proc_helpers import HashEmbedder, PatternExtractor, write_synthetic_corpus
 
 import graphrag
 from graphrag.errors import InputError
 from graphrag.generate.extractive import ExtractiveGenerator
+from helpers import ScriptedChecker
+from proc_helpers import HashEmbedder, PatternExtractor, write_synthetic_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "sentence_transformers", "transformers", "spacy", "sklearn", "streamlit", "pandas")

@@ -18,8 +18,8 @@ def test_a_failed_first_start_is_shown_with_a_retry(monkeypatch: pytest.MonkeyPa
 
     real = state.Ingestor
 
-    class Broken(real):  # type: ignore[misc,valid-type]
-        def ingest_paths(self, *a, **k):  # type: ignore[no-untyped-def]
+    class Broken(real):
+        def ingest_paths(self, *a, **k):
             raise StoreError("the disk holding the store is full: nothing was written")
 
     monkeypatch.setattr(state, "Ingestor", Broken)

@@ -23,7 +23,7 @@ def test_quotes_relevant_sentences_with_markers_and_a_cap() -> None:
     assert text == ("Exports use the latest snapshot [1]. Snapshots follow the retention policy [2]. "
                     "Exports are CSV files [5].")  # heading skipped, the far less relevant one dropped, capped
     claims = attribute(text, ctx)
-    assert [c.citations[0].item.n for c in claims] == [1, 2, 5]  # type: ignore[union-attr]
+    assert [c.citations[0].item.n for c in claims] == [1, 2, 5]
 
 
 def test_near_repeat_keeps_the_newer_source() -> None:
@@ -57,7 +57,7 @@ def test_bridge_question_quotes_the_link_then_the_fact() -> None:
     assert text.startswith("Quiet Harbour is a 1961 film directed by Ilse Vantorp [1]. "
                            "Ilse Vantorp was born in the town of Kellerstadt [3].")
     claims = attribute(text, ctx)
-    assert [c.citations[0].item.route.depth for c in claims][:2] == [0, 1]  # type: ignore[union-attr]
+    assert [c.citations[0].item.route.depth for c in claims][:2] == [0, 1]
     assert all(ClaimFlag.VERBATIM_QUOTE in c.flags for c in claims)
 
 

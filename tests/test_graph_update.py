@@ -35,7 +35,7 @@ def _sources() -> list[Source]:
     return [s for s in items if s.id != "exports"] + exports
 
 
-def _answers(store, graph, embedder, superseded: bool = False):  # type: ignore[no-untyped-def]
+def _answers(store, graph, embedder, superseded: bool = False):
     return [retrieve(store, graph, embedder, q, AskSettings(access=a, include_superseded=superseded))
             for q in QUESTIONS for a in ACCESS]
 
@@ -45,7 +45,7 @@ def extractor() -> RulesExtractor:
     return RulesExtractor()
 
 
-def test_an_ingest_extends_the_graph_and_answers_as_a_full_reload(any_store, embedder, extractor):  # type: ignore[no-untyped-def]
+def test_an_ingest_extends_the_graph_and_answers_as_a_full_reload(any_store, embedder, extractor):
     docs = _sources()
     ingestor = Ingestor(any_store, extractor, embedder)
     ingestor.ingest(docs[:4])
@@ -60,7 +60,7 @@ def test_an_ingest_extends_the_graph_and_answers_as_a_full_reload(any_store, emb
     assert any(c.span.document_id == "regions" for r in _answers(any_store, after, embedder) for c in r.context)
 
 
-def test_the_graph_in_use_is_left_as_it_was(store, embedder, extractor):  # type: ignore[no-untyped-def]
+def test_the_graph_in_use_is_left_as_it_was(store, embedder, extractor):
     docs = _sources()
     ingestor = Ingestor(store, extractor, embedder)
     ingestor.ingest(docs[:5])
@@ -76,7 +76,7 @@ def test_the_graph_in_use_is_left_as_it_was(store, embedder, extractor):  # type
     assert _answers(store, load_graph(store), embedder) == _answers(store, build_graph(store), embedder)
 
 
-def test_a_new_version_supersedes_in_the_extended_graph(store, embedder, extractor):  # type: ignore[no-untyped-def]
+def test_a_new_version_supersedes_in_the_extended_graph(store, embedder, extractor):
     docs = _sources()
     ingestor = Ingestor(store, extractor, embedder)
     ingestor.ingest(docs[:-1])  # everything up to the first exports version
@@ -91,7 +91,7 @@ def test_a_new_version_supersedes_in_the_extended_graph(store, embedder, extract
         assert _answers(store, after, embedder, superseded) == _answers(store, full, embedder, superseded)
 
 
-def test_a_change_that_is_not_an_addition_reloads_the_whole_graph(store, embedder, extractor):  # type: ignore[no-untyped-def]
+def test_a_change_that_is_not_an_addition_reloads_the_whole_graph(store, embedder, extractor):
     docs = _sources()
     ingestor = Ingestor(store, extractor, embedder)
     ingestor.ingest(docs[:6])
@@ -111,7 +111,7 @@ def test_a_change_that_is_not_an_addition_reloads_the_whole_graph(store, embedde
     assert load_graph(store).edges.added > 0
 
 
-def test_a_rewrite_between_ingests_reloads_the_whole_graph(store, embedder, extractor):  # type: ignore[no-untyped-def]
+def test_a_rewrite_between_ingests_reloads_the_whole_graph(store, embedder, extractor):
     """A commit that changes rows in place (here an entity renamed, as a merge of names might)
     bumps the generation without marking an addition: the next load must not keep the old name."""
     docs = _sources()
@@ -127,7 +127,7 @@ def test_a_rewrite_between_ingests_reloads_the_whole_graph(store, embedder, extr
     assert after.names[after.index[key]] == "Renamed"
 
 
-def test_concurrent_asks_see_the_old_or_the_new_graph_never_a_mix(store, embedder, extractor):  # type: ignore[no-untyped-def]
+def test_concurrent_asks_see_the_old_or_the_new_graph_never_a_mix(store, embedder, extractor):
     """Askers on other threads answer while documents are committed one by one and the graph is
     extended; each answer must be the one a full load of some generation gives."""
     docs = _sources()

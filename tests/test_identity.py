@@ -109,7 +109,7 @@ def test_a_missing_policy_file_is_a_policy_error(tmp_path: Path) -> None:
 def test_require_raises_forbidden_below_the_role() -> None:
     viewer = Principal(who(email="v@example.com"), frozenset({"public"}), "viewer", team=True)
     require(viewer, "viewer")
-    with pytest.raises(Forbidden, match="v@example.com may not record a verdict: that needs the reviewer role"):
+    with pytest.raises(Forbidden, match=r"v@example\.com may not record a verdict: that needs the reviewer role"):
         require(viewer, "reviewer", "record a verdict")
     admin = Principal(who(), frozenset({"public"}), "admin", team=True)
     require(admin, "reviewer")
@@ -146,7 +146,7 @@ def test_team_mode_names_everything_missing(tmp_path: Path, monkeypatch: pytest.
     assert ok.team and ok.problems == ()
     named = deployment({"auth": {"redirect_uri": auth["redirect_uri"], "cookie_secret": "x" * 40,
                                  "idp": {k: auth[k] for k in ("client_id", "server_metadata_url")}}})
-    assert [p for p in named.problems] == ["[auth] client_secret is missing from .streamlit/secrets.toml"]
+    assert list(named.problems) == ["[auth] client_secret is missing from .streamlit/secrets.toml"]
     monkeypatch.setenv("GRAPHRAG_MODE", "tem")
     assert deployment({}).team and "must be 'local' or 'team'" in deployment({}).problems[0]  # a typo fails closed
 

@@ -6,18 +6,18 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import OLD_FAQ, POLICY, reference_corpus, reference_extractor, write_corpus
 
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.graph import build_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import ExtractionStatus
 from graphrag.store import Store
+from helpers import OLD_FAQ, POLICY, reference_corpus, reference_extractor, write_corpus
 
 pytestmark = pytest.mark.model
 
 
-def ingest(store: Store, embedder, paths, extractor=None):  # type: ignore[no-untyped-def]
+def ingest(store: Store, embedder, paths, extractor=None):
     return Ingestor(store, extractor or reference_extractor(), embedder).ingest_paths(paths)
 
 
@@ -77,7 +77,7 @@ def test_model_unavailable_failed_and_nothing_found_are_different(store, embedde
 def test_a_crashing_extractor_fails_one_document_and_others_continue(store, embedder, tmp_path):
     docs = write_corpus(tmp_path / "c", {"a.md": "Alpha uses Beta.\n", "b.md": "Gamma uses Delta.\n"})
 
-    def boom(sentences):  # type: ignore[no-untyped-def]
+    def boom(sentences):
         if "Alpha" in sentences[0].text:
             raise RuntimeError("parser exploded")
 
@@ -97,7 +97,7 @@ def test_new_version_supersedes_old_spans_without_deleting_them(store, embedder,
     old, new = store.document("policy", 1), store.document("policy", 2)
     assert old is not None and old.superseded and new is not None and not new.superseded
     assert any("30 days" in s.text for s in store.sentences("policy", 1))
-    mentions = store.entity("snapshot").mentions  # type: ignore[union-attr]
+    mentions = store.entity("snapshot").mentions
     assert {(m.span.version, m.superseded) for m in mentions} == {(1, True), (2, False)}
 
 
@@ -134,9 +134,9 @@ def test_a_crash_inside_the_document_transaction_leaves_the_store_as_before(stor
     before = store.counts()
     real = Store.write_document
 
-    def crash_midway(self, w):  # type: ignore[no-untyped-def]
+    def crash_midway(self, w):
         # Let the document row and sentences go in, then fail inside the same transaction.
-        def run(db) -> int:  # type: ignore[no-untyped-def] - the store's SQLAlchemy connection
+        def run(db) -> int:  # the store's SQLAlchemy connection
             db.exec_driver_sql("UPDATE documents SET superseded=1")
             db.exec_driver_sql("INSERT INTO documents VALUES ('x',1,'x',NULL,'[]','h','t',NULL,0,'ok','rules','now')")
             raise sqlite3.OperationalError("disk I/O error")
@@ -146,7 +146,7 @@ def test_a_crash_inside_the_document_transaction_leaves_the_store_as_before(stor
     report = ingest(store, embedder, [write_corpus(tmp_path / "b", {"policy.md": POLICY})])
     assert report.documents[0].status == "failed" and "nothing was written" in (report.documents[0].error or "")
     assert store.counts() == before
-    assert not store.document("faq", 1).superseded  # type: ignore[union-attr]
+    assert not store.document("faq", 1).superseded
     monkeypatch.setattr(Store, "write_document", real)
     rerun = ingest(store, embedder, [write_corpus(tmp_path / "b", {"policy.md": POLICY})])
     assert rerun.documents[0].status == "ok"
@@ -170,7 +170,7 @@ def test_bad_inputs_get_clear_messages_and_the_rest_still_ingest(store, embedder
     assert by_id["huge"].status == "rejected" and "--max-bytes" in (by_id["huge"].error or "")
     assert by_id["image"].status == "rejected" and "unsupported file type" in (by_id["image"].error or "")
     assert by_id["latin"].status in ("ok", "nothing_found") and "not UTF-8" in (by_id["latin"].note or "")
-    assert "café" in store.current_document("latin").text  # type: ignore[union-attr]
+    assert "café" in store.current_document("latin").text
     assert by_id["good"].status == "ok"
     # a malformed manifest fails closed: its folder's files are not ingested with guessed access
     assert any("malformed manifest" in p for p in report.problems)

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from proc_helpers import HashEmbedder
 
 from graphrag.documents import DEFAULT_MAX_BYTES, Source
 from graphrag.ingest import EXTRACT_CHARS_PER_CALL, Ingestor
@@ -22,6 +21,7 @@ from graphrag.model import ExtractedEntity, ExtractionResult, ExtractionStatus
 from graphrag.store import Store
 from graphrag.text import Sentence
 from graphrag.uploads import Upload, prepare_uploads
+from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit
 
@@ -57,7 +57,7 @@ def test_a_5mb_single_line_file_is_refused_within_seconds_and_little_memory(tmp_
 def test_an_oversized_upload_is_refused_with_the_limit(store: Store) -> None:
     (item,) = prepare_uploads([Upload("big.md", one_line(5_000_000))], store, viewer_access=("public",),
                               labels=("public",))
-    assert "byte limit" in item.reason and "split" in item.reason  # type: ignore[union-attr]
+    assert "byte limit" in item.reason and "split" in item.reason
 
 
 class RecordingExtractor:

@@ -11,12 +11,12 @@ import re
 from typing import Any
 
 import pytest
-from helpers import write_corpus
-from ollama_fake import FakeOllama
-from proc_helpers import HashEmbedder
 
 from graphrag.extract.ollama import OllamaExtractor
 from graphrag.ingest import Ingestor
+from helpers import write_corpus
+from ollama_fake import FakeOllama
+from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit
 FAST = {"timeout": 5.0, "retries": 1, "backoff": 0.01, "chunk_sentences": 2}
@@ -44,7 +44,7 @@ DOCS = {
 }
 
 
-def test_no_server_reports_model_unavailable_for_every_document(store, embedder, tmp_path, dead_host):  # type: ignore[no-untyped-def]
+def test_no_server_reports_model_unavailable_for_every_document(store, embedder, tmp_path, dead_host):
     x = OllamaExtractor(host=dead_host, **FAST)
     report = Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "c", DOCS)])
     assert {d.status for d in report.documents} == {"model_unavailable"}
@@ -52,7 +52,7 @@ def test_no_server_reports_model_unavailable_for_every_document(store, embedder,
     assert store.counts()["documents"] == 0
 
 
-def test_server_stops_mid_ingest_then_rerun_resumes_from_cache(store, embedder, tmp_path, fake_ollama: FakeOllama):  # type: ignore[no-untyped-def]
+def test_server_stops_mid_ingest_then_rerun_resumes_from_cache(store, embedder, tmp_path, fake_ollama: FakeOllama):
     fake_ollama.responder = reply
     fake_ollama.stop_after = 1  # answers a.md's first chunk, then goes down
     corpus = write_corpus(tmp_path / "c", DOCS)
@@ -74,7 +74,7 @@ def test_server_stops_mid_ingest_then_rerun_resumes_from_cache(store, embedder, 
     assert fake_ollama.calls - sent_before == 3
 
 
-def test_changed_document_only_resends_changed_chunks(store, embedder, tmp_path, fake_ollama: FakeOllama):  # type: ignore[no-untyped-def]
+def test_changed_document_only_resends_changed_chunks(store, embedder, tmp_path, fake_ollama: FakeOllama):
     fake_ollama.responder = reply
     x = OllamaExtractor(host=fake_ollama.url, cache=store.reply_cache(), **FAST)
     Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "v1", {"a.md": DOCS["a.md"]})])

@@ -20,7 +20,7 @@ def store_path(tiny_store: Path, tmp_path: Path) -> Path:
     return copy_store(tiny_store, tmp_path / "store.db")
 
 
-def ingest_page(monkeypatch: pytest.MonkeyPatch, store: Path, access: list[str] | None = None):  # noqa: ANN201
+def ingest_page(monkeypatch: pytest.MonkeyPatch, store: Path, access: list[str] | None = None):
     at = app(monkeypatch, store)
     if access:
         at.session_state["access"] = access
@@ -33,7 +33,7 @@ def unescaped(s: str) -> str:
     return s.replace("\\", "")
 
 
-def rows(at) -> dict[str, dict]:  # noqa: ANN001
+def rows(at) -> dict[str, dict]:
     return {r["document"]: r for r in at.dataframe[0].value.to_dict("records")}
 
 
@@ -50,7 +50,7 @@ def test_an_upload_named_like_a_document_needs_confirming_to_become_its_version(
     at = ok(at.button(key="ingest_go").click())  # not ticked: a document of its own
     assert rows(at)["exports-2"]["status"] == "ok"
     with Store(store_path) as s:
-        assert s.current_document("exports").version == 1  # type: ignore[union-attr]
+        assert s.current_document("exports").version == 1
     assert not at.file_uploader[0].value and not at.checkbox  # emptied: a second click stores nothing again
     at.file_uploader[0].set_value([("exports.md", NEW_EXPORTS, "text/markdown")])
     at = ok(at)
@@ -67,7 +67,7 @@ def test_uploads_default_to_the_most_restrictive_labels_held(monkeypatch: pytest
     at = ok(at)
     at = ok(at.button(key="ingest_go").click())
     with Store(store_path) as s:
-        assert s.current_document("plan").access == ("internal",)  # type: ignore[union-attr]
+        assert s.current_document("plan").access == ("internal",)
 
 
 def test_a_hidden_document_is_not_revealed_by_an_upload_of_its_name(monkeypatch: pytest.MonkeyPatch,
@@ -79,7 +79,7 @@ def test_a_hidden_document_is_not_revealed_by_an_upload_of_its_name(monkeypatch:
     at = ok(at.button(key="ingest_go").click())
     assert rows(at)["ops-2"]["status"] == "ok" and "Operations" not in repr(rows(at))
     with Store(store_path) as s:
-        assert s.current_document("ops").version == 1  # type: ignore[union-attr]
+        assert s.current_document("ops").version == 1
 
 
 def test_odd_upload_names_neither_crash_nor_drop_the_batch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -7,14 +7,14 @@ import io
 from pathlib import Path
 
 import pytest
-from proc_helpers import HashEmbedder, doc_text
-from test_jobs import BatchPattern
 
 from graphrag.cli import IngestProgress
 from graphrag.documents import Source
 from graphrag.ingest import Ingestor
 from graphrag.model import Progress
 from graphrag.store import Store
+from proc_helpers import HashEmbedder, doc_text
+from test_jobs import BatchPattern
 
 pytestmark = pytest.mark.unit
 

@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor
 
-from graphrag.ingest import IngestReport, Ingestor
+from graphrag.ingest import Ingestor, IngestReport
 from graphrag.store import Store
+from proc_helpers import HashEmbedder, PatternExtractor
 
 pytestmark = pytest.mark.unit
 

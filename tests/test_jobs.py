@@ -10,15 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_snapshot
 
 from graphrag.documents import Source
 from graphrag.errors import StoreError
-from graphrag.ingest import MAX_WINDOW_DOCS, IngestReport, Ingestor, _windows
+from graphrag.ingest import MAX_WINDOW_DOCS, Ingestor, IngestReport, _windows
 from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, JobRunner, eta_seconds, format_eta
 from graphrag.model import ExtractionResult, Progress
 from graphrag.store import Store
 from graphrag.text import Sentence
+from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_snapshot
 
 
 def _report() -> IngestReport:
@@ -31,7 +31,7 @@ def test_a_job_runs_off_the_caller_thread_and_reports_progress_and_eta() -> None
     go, halfway = threading.Event(), threading.Event()
     seen: list[str] = []
 
-    def work(progress):  # type: ignore[no-untyped-def]
+    def work(progress):
         seen.append(threading.current_thread().name)
         progress(Progress(0, 4))
         progress(Progress(2, 4))
@@ -60,12 +60,12 @@ def test_jobs_of_one_store_run_one_at_a_time_in_order() -> None:
     release = threading.Event()
     order: list[str] = []
 
-    def slow(progress):  # type: ignore[no-untyped-def]
+    def slow(progress):
         order.append("first")
         release.wait(10)
         return _report()
 
-    def quick(progress):  # type: ignore[no-untyped-def]
+    def quick(progress):
         order.append("second")
         return _report()
 
@@ -83,7 +83,7 @@ def test_a_failed_job_keeps_its_error_and_can_be_retried() -> None:
     runner = JobRunner()
     attempts: list[int] = []
 
-    def flaky(progress):  # type: ignore[no-untyped-def]
+    def flaky(progress):
         attempts.append(1)
         if len(attempts) == 1:
             raise StoreError("the disk holding s.db is full: nothing was written")
@@ -103,7 +103,7 @@ def test_a_failed_job_keeps_its_error_and_can_be_retried() -> None:
 @pytest.mark.unit
 def test_an_unexpected_exception_is_a_failure_not_a_dead_runner() -> None:
     runner = JobRunner()
-    bad = runner.submit("x", lambda progress: 1 / 0)  # type: ignore[arg-type,return-value]
+    bad = runner.submit("x", lambda progress: 1 / 0)
     assert bad.wait(10) and bad.status().state == FAILED and "ZeroDivisionError" in (bad.status().error or "")
     good = runner.submit("y", lambda progress: _report())
     assert good.wait(10) and good.status().state == DONE
@@ -208,7 +208,7 @@ def test_the_eta_leaves_out_the_start_up(monkeypatch: pytest.MonkeyPatch) -> Non
 class _OneAtATime:
     """The rules extractor without its batch entry point: every document parsed on its own."""
 
-    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, inner) -> None:
         self.inner, self.name = inner, inner.name
 
     def extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor
 
 from graphrag.ingest import DocumentReport, Ingestor
 from graphrag.store import Store
+from proc_helpers import HashEmbedder, PatternExtractor
 
 pytestmark = pytest.mark.unit
 

@@ -14,10 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_helpers import app
-from helpers import write_corpus
 from streamlit.testing.v1 import element_tree as et
 
+from app_helpers import app
 from dashboard import state
 from graphrag.ask import Asker
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
@@ -25,6 +24,7 @@ from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
 from graphrag.review import record_verdict
 from graphrag.store import Store
+from helpers import write_corpus
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -103,7 +103,7 @@ def test_no_page_renders_a_planted_string_as_markdown(monkeypatch: pytest.Monkey
     at.session_state[state.GENERATOR] = "ollama"
     at.session_state[state.GENERATE_MODEL] = f"gen{IMG}"
     at.text_area(key="_w_question").set_value(QUESTION)
-    at = [b for b in at.button if b.label == "Ask"][0].click().run()
+    at = next(b for b in at.button if b.label == "Ask").click().run()
     assert_escaped(at, "ask (ollama error)")
 
     at.switch_page("views/review.py")

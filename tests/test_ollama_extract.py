@@ -11,7 +11,6 @@ import time
 from typing import Any
 
 import pytest
-from ollama_fake import FakeOllama, Reply
 
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.extract import make_extractor
@@ -27,6 +26,7 @@ from graphrag.ollama_util import (
     resolve_host,
 )
 from graphrag.text import split_sentences
+from ollama_fake import FakeOllama, Reply
 
 pytestmark = pytest.mark.unit
 

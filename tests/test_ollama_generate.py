@@ -6,13 +6,13 @@ import time
 from typing import Any
 
 import pytest
-from ollama_fake import FakeOllama
 
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.generate import make_generator
 from graphrag.generate.ollama import NO_SOURCES_ANSWER, OllamaGenerator
 from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.model import ContextItem, Route, Span
+from ollama_fake import FakeOllama
 
 pytestmark = pytest.mark.unit
 
@@ -97,7 +97,7 @@ def test_no_context_answers_without_calling(fake_ollama: FakeOllama) -> None:
 
 
 def test_model_missing_names_the_pull_command(fake_ollama: FakeOllama) -> None:
-    with pytest.raises(ModelUnavailable, match="ollama pull qwen2.5:14b"):
+    with pytest.raises(ModelUnavailable, match=r"ollama pull qwen2\.5:14b"):
         generator(fake_ollama, model="qwen2.5:14b").generate(QUESTION, context())
     assert fake_ollama.calls == 1
 

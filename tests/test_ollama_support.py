@@ -6,13 +6,13 @@ import math
 from typing import Any
 
 import pytest
-from ollama_fake import FakeOllama, Reply
 
 from graphrag.errors import ModelUnavailable
 from graphrag.model import SupportLabel
 from graphrag.support import make_checker
 from graphrag.support.base import SupportQuery
 from graphrag.support.ollama import GENERIC_SYSTEM, OllamaChecker, parse_verdict
+from ollama_fake import FakeOllama, Reply
 
 pytestmark = pytest.mark.unit
 

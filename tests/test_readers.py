@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, generator, iou, pdf_with, scanned_pdf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, generator, iou, pdf_with, scanned_pdf
 from graphrag.readers import ReadError, read_document
 from graphrag.readers.pdf import read_pdf
 from graphrag.text import split_sentences
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
-def handbook():  # type: ignore[no-untyped-def]
+def handbook():
     read = read_document(PDF_PATH.read_bytes(), ".pdf")
     sentences = split_sentences(read.text)
     return read, sentences, {s.index: read.layout.span_layout(s.start, s.end) for s in sentences}
@@ -28,7 +28,7 @@ def test_committed_sample_files_are_what_the_generator_makes() -> None:
     assert (SAMPLE / gen.HTML_NAME).read_text(encoding="utf-8") == gen.HTML_PAGE
 
 
-def test_every_sentence_box_covers_its_glyphs_on_the_right_page(handbook) -> None:  # type: ignore[no-untyped-def]
+def test_every_sentence_box_covers_its_glyphs_on_the_right_page(handbook) -> None:
     _, sentences, layouts = handbook
     expected = generator().expected_boxes()
     assert len(sentences) == len(expected), "every sentence the generator wrote is found, and no other"
@@ -44,7 +44,7 @@ def test_every_sentence_box_covers_its_glyphs_on_the_right_page(handbook) -> Non
     assert checked >= 60
 
 
-def test_pages_labels_and_the_page_break(handbook) -> None:  # type: ignore[no-untyped-def]
+def test_pages_labels_and_the_page_break(handbook) -> None:
     read, sentences, layouts = handbook
     assert [(p.number, p.label, p.width, p.height) for p in read.layout.pages] == [
         (1, "i", 612, 792), (2, "1", 612, 792), (3, "2", 612, 792), (4, "3", 612, 792)]
@@ -58,7 +58,7 @@ def test_pages_labels_and_the_page_break(handbook) -> None:  # type: ignore[no-u
     assert (title.page, title.page_label) == (1, "i")
 
 
-def test_two_column_page_reads_column_by_column_and_joins_hyphens(handbook) -> None:  # type: ignore[no-untyped-def]
+def test_two_column_page_reads_column_by_column_and_joins_hyphens(handbook) -> None:
     read, sentences, layouts = handbook
     text = " ".join(read.text.split())
     # Left column first, then right: the sentence that runs from the left column's foot into the
@@ -74,14 +74,14 @@ def test_two_column_page_reads_column_by_column_and_joins_hyphens(handbook) -> N
     assert "secu-" not in text
 
 
-def test_running_header_and_page_numbers_are_not_in_the_text(handbook) -> None:  # type: ignore[no-untyped-def]
+def test_running_header_and_page_numbers_are_not_in_the_text(handbook) -> None:
     read, sentences, _ = handbook
     assert "2026 edition" not in read.text
     assert all(s.text.strip() not in {"i", "1", "2", "3"} for s in sentences)
 
 
 def test_wikipedia_like_page_number_footer_gives_the_printed_label() -> None:
-    def draw(c, i):  # type: ignore[no-untyped-def]
+    def draw(c, i):
         c.setFont("Helvetica", 9)
         c.drawString(72, 30, "https://example.org/wiki/Larkspur")
         c.drawRightString(540, 30, f"{i + 1}/3")
@@ -94,7 +94,7 @@ def test_wikipedia_like_page_number_footer_gives_the_printed_label() -> None:
 
 
 def test_a_table_cell_year_near_the_foot_is_not_a_page_number() -> None:
-    def draw(c, i):  # type: ignore[no-untyped-def]
+    def draw(c, i):
         c.setFont("Helvetica", 11)
         c.drawString(72, 700, "The plan started in the year below.")
         c.drawString(72, 40, "2011" if i == 1 else "Other text")
@@ -117,13 +117,13 @@ def test_a_table_cell_year_near_the_foot_is_not_a_page_number() -> None:
     (lambda: docx_bytes([("Normal", "x")])[:900], ".docx", "corrupt or truncated DOCX"),
     (lambda: b"   ", ".pdf", "empty file"),
 ])
-def test_bad_input_is_rejected_with_its_reason(make, suffix, message) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_is_rejected_with_its_reason(make, suffix, message) -> None:
     with pytest.raises(ReadError) as err:
         read_document(make(), suffix)
     assert message in str(err.value)
 
 
-def _encryption(password: str):  # type: ignore[no-untyped-def]
+def _encryption(password: str):
     from reportlab.lib import pdfencrypt
 
     return pdfencrypt.StandardEncryption(password)
@@ -146,7 +146,7 @@ def test_page_and_character_limits() -> None:
 
 
 def test_a_page_without_text_among_others_is_noted() -> None:
-    def draw(c, i):  # type: ignore[no-untyped-def]
+    def draw(c, i):
         if i == 0:
             c.drawString(72, 700, "Only the first page has text.")
 
@@ -201,7 +201,7 @@ def test_a_table_is_read_row_by_row() -> None:
     rows = [("Year", "Title", "Role"), ("2011", "Black Mirror", "Selma"), ("2012", "Whitechapel", "Roxy"),
             ("2014", "Happy Valley", "Justine")]
 
-    def draw(c, i):  # type: ignore[no-untyped-def]
+    def draw(c, i):
         c.setFont("Helvetica", 11)
         c.drawString(72, 720, "She appeared in these series, listed in the table below.")
         for r, cells in enumerate(rows):
@@ -234,7 +234,7 @@ def test_ligatures_read_as_their_letters() -> None:
     # Bitstream Vera ships inside reportlab: an embedded TrueType font with the "ﬁ" and "ﬂ" glyphs.
     pdfmetrics.registerFont(TTFont("Vera", os.path.join(os.path.dirname(reportlab.__file__), "fonts", "Vera.ttf")))
 
-    def draw(c, i):  # type: ignore[no-untyped-def]
+    def draw(c, i):
         c.setFont("Vera", 12)
         c.drawString(72, 700, "The \ufb01nal report is \ufb02agged.")
 
@@ -246,7 +246,7 @@ def test_a_pdf_over_the_page_limit_and_a_page_over_the_character_limit_are_refus
     with pytest.raises(ReadError, match="the PDF has 2,001 pages; the limit is 2,000: split it"):
         read_document(many, ".pdf")
 
-    def dense(c, i):  # type: ignore[no-untyped-def]
+    def dense(c, i):
         c.setFont("Helvetica", 1)
         for row in range(700):
             c.drawString(10, 780 - row, "abcdefghij" * 16)  # 112,000 characters on one page

@@ -12,14 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import write_document_rows
 
 from graphrag.cli import main
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
+from graphrag.model import VerdictLabel as V
 from graphrag.record import RecordFilter, cohen_kappa, krippendorff_alpha, record_stats
 from graphrag.review import record_verdict
 from graphrag.store import Store
-from graphrag.model import VerdictLabel as V
+from helpers import write_document_rows
 
 pytestmark = pytest.mark.unit
 

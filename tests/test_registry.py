@@ -21,7 +21,7 @@ def test_unknown_backend_names_the_choices() -> None:
 
 def test_backends_are_built_by_name_with_their_options() -> None:
     gen = make_generator("extractive", max_sentences=2)
-    assert gen.name == "extractive" and gen.max_sentences == 2  # type: ignore[attr-defined]
+    assert gen.name == "extractive" and gen.max_sentences == 2
     assert make_extractor("scripted").name == "scripted"
     ollama = make_generator("ollama", model="qwen2.5:7b", host="127.0.0.1:9")
     assert ollama.name == "ollama"

@@ -15,15 +15,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from proc_helpers import (
-    HashEmbedder,
-    PatternExtractor,
-    doc_text,
-    document_count,
-    store_problems,
-    store_snapshot,
-    write_synthetic_corpus,
-)
 
 from graphrag.ask import Asker
 from graphrag.documents import Rejected, Source, collect, decode, read_file
@@ -34,6 +25,15 @@ from graphrag.model import AskSettings, ExtractedEntity, ExtractionResult, Extra
 from graphrag.review import record_verdict
 from graphrag.store import Store
 from graphrag.text import MAX_SENTENCE_CHARS, Sentence
+from proc_helpers import (
+    HashEmbedder,
+    PatternExtractor,
+    doc_text,
+    document_count,
+    store_problems,
+    store_snapshot,
+    write_synthetic_corpus,
+)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -46,7 +46,7 @@ N_DOCS = 30
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+def corpus(tmp_path_factory) -> Path:
     # document 5 (in ingest order: "policy" v1, v2, then runbook-00...) is big, so with a tiny page
     # cache its transaction spills uncommitted pages into the WAL before COMMIT
     return write_synthetic_corpus(tmp_path_factory.mktemp("kill") / "corpus", N_DOCS, big_doc=2, big_sentences=400)
@@ -59,7 +59,7 @@ def _run_helper(*args: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(corpus, tmp_path_factory) -> dict:  # type: ignore[no-untyped-def]
+def uninterrupted(corpus, tmp_path_factory) -> dict:
     path = tmp_path_factory.mktemp("fresh") / "fresh.db"
     done = _run_helper("ingest", "--store", str(path), "--corpus", str(corpus))
     assert done["totals"]["ok"] == N_DOCS
@@ -70,7 +70,7 @@ def uninterrupted(corpus, tmp_path_factory) -> dict:  # type: ignore[no-untyped-
 def _start_ingest(store: Path, corpus: Path, *extra: str) -> subprocess.Popen:
     p = subprocess.Popen([PY, HELPER, "ingest", "--store", str(store), "--corpus", str(corpus), *extra],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    assert json.loads(p.stdout.readline())["event"] == "ready"  # type: ignore[union-attr]
+    assert json.loads(p.stdout.readline())["event"] == "ready"
     return p
 
 
@@ -78,8 +78,8 @@ def _kill(p: subprocess.Popen) -> None:
     assert p.poll() is None, "the ingest finished before it could be killed"
     p.send_signal(signal.SIGKILL)
     assert p.wait(timeout=30) == -signal.SIGKILL
-    p.stdout.close()  # type: ignore[union-attr]
-    p.stderr.close()  # type: ignore[union-attr]
+    p.stdout.close()
+    p.stderr.close()
 
 
 def _assert_recovers(store: Path, corpus: Path, uninterrupted: dict) -> None:
@@ -102,11 +102,11 @@ def _assert_recovers(store: Path, corpus: Path, uninterrupted: dict) -> None:
 ])
 @pytest.mark.timeout(90)
 def test_sigkill_at_a_known_point_leaves_a_sound_store_and_a_rerun_completes(
-        point, arg, n, corpus, uninterrupted, tmp_path):  # type: ignore[no-untyped-def]
+        point, arg, n, corpus, uninterrupted, tmp_path):
     store = tmp_path / "s.db"
     p = _start_ingest(store, corpus, arg, str(n), "--cache-pages", "8")
-    paused = json.loads(p.stdout.readline())  # type: ignore[union-attr]
-    assert paused == {"event": "paused", "where": point, "n": n}, p.stderr.read()  # type: ignore[union-attr]
+    paused = json.loads(p.stdout.readline())
+    assert paused == {"event": "paused", "where": point, "n": n}, p.stderr.read()
     wal = Path(str(store) + "-wal")
     wal_bytes = wal.stat().st_size if wal.exists() else 0
     _kill(p)
@@ -122,7 +122,7 @@ def test_sigkill_at_a_known_point_leaves_a_sound_store_and_a_rerun_completes(
 
 @pytest.mark.parametrize("after", [3, 12, 22])
 @pytest.mark.timeout(90)
-def test_sigkill_at_an_arbitrary_moment(after, corpus, uninterrupted, tmp_path):  # type: ignore[no-untyped-def]
+def test_sigkill_at_an_arbitrary_moment(after, corpus, uninterrupted, tmp_path):
     """Killed wherever it happens to be once ``after`` documents are in: reading, embedding, writing."""
     store = tmp_path / "s.db"
     p = _start_ingest(store, corpus, "--delay-ms", "15")
@@ -137,18 +137,18 @@ def test_sigkill_at_an_arbitrary_moment(after, corpus, uninterrupted, tmp_path):
 
 @pytest.mark.parametrize("arg,n", [("--pause-before-commit", 2), ("--pause-after-commit", 17), ("--delay-ms", 12)])
 @pytest.mark.timeout(90)
-def test_sigkill_of_an_ingest_on_postgresql(arg, n, corpus, uninterrupted, pg_url):  # type: ignore[no-untyped-def]
+def test_sigkill_of_an_ingest_on_postgresql(arg, n, corpus, uninterrupted, pg_url):
     """The same kills against a PostgreSQL store: the server rolls back the dead client's open
     transaction (a superseding v2 of "policy" leaves v1 current), and a re-run completes it."""
     if arg == "--delay-ms":  # killed wherever it happens to be once n documents are in
-        p = _start_ingest(pg_url, corpus, "--delay-ms", "15")  # type: ignore[arg-type]
+        p = _start_ingest(pg_url, corpus, "--delay-ms", "15")
         deadline = time.monotonic() + 30
         while document_count(pg_url) < n:
             assert p.poll() is None and time.monotonic() < deadline
             time.sleep(0.005)
     else:
-        p = _start_ingest(pg_url, corpus, arg, str(n))  # type: ignore[arg-type]
-        assert json.loads(p.stdout.readline())["event"] == "paused", p.stderr.read()  # type: ignore[union-attr]
+        p = _start_ingest(pg_url, corpus, arg, str(n))
+        assert json.loads(p.stdout.readline())["event"] == "paused", p.stderr.read()
     _kill(p)
     committed = document_count(pg_url)
     assert {"--pause-before-commit": committed == n - 1, "--pause-after-commit": committed == n,
@@ -156,12 +156,12 @@ def test_sigkill_of_an_ingest_on_postgresql(arg, n, corpus, uninterrupted, pg_ur
     if arg == "--pause-before-commit":
         with Store(pg_url) as s:
             assert [(d.version, d.superseded) for d in s.documents() if d.id == "policy"] == [(1, False)]
-    _assert_recovers(pg_url, corpus, uninterrupted)  # type: ignore[arg-type]
+    _assert_recovers(pg_url, corpus, uninterrupted)
 
 
 @pytest.mark.model
 @pytest.mark.timeout(120)
-def test_sigkill_of_the_real_cli_ingest(tmp_path, embedder):  # type: ignore[no-untyped-def]
+def test_sigkill_of_the_real_cli_ingest(tmp_path, embedder):
     """`python -m graphrag ingest` with the rules extractor and MiniLM, killed part-way."""
     from graphrag.extract.rules import RulesExtractor
 
@@ -204,7 +204,7 @@ def _small_store(path: Path) -> Store:
     return s
 
 
-def _an_answer(store: Store):  # type: ignore[no-untyped-def]
+def _an_answer(store: Store):
     from helpers import ScriptedChecker
 
     gen = ScriptedGenerator("Alpha1 uses something [1].")
@@ -256,7 +256,7 @@ def test_full_disk_fails_clearly_and_writes_nothing(tmp_path):
     d = report.documents[0]
     assert d.status == "failed" and "full" in (d.error or "") and "nothing was written" in (d.error or "")
     claim = answer.claims[0]
-    with pytest.raises(StoreError, match="disk holding .* is full"):
+    with pytest.raises(StoreError, match=r"disk holding .* is full"):
         record_verdict(full, answer, claim, claim.citations[0], "supported", "ann", "n" * 5000)
     assert full.counts() == counts
     full.close()
@@ -286,7 +286,7 @@ class FirstWordExtractor:
 
 
 @pytest.fixture(scope="module")
-def fuzz_store(tmp_path_factory):  # type: ignore[no-untyped-def]
+def fuzz_store(tmp_path_factory):
     s = Store(tmp_path_factory.mktemp("fuzz") / "fuzz.db")
     yield s
     s.close()
@@ -298,7 +298,7 @@ def _check_ingested(store: Store, doc_id: str) -> None:
     for sp in store.sentences(doc_id, doc.version):
         assert doc.text[sp.start:sp.end] == sp.text
     for key in store.entities_at(doc_id, doc.version, 0):
-        for m in store.entity(key).mentions:  # type: ignore[union-attr]
+        for m in store.entity(key).mentions:
             d = store.document(m.span.document_id, m.span.version)
             assert d is not None and d.text[m.span.start:m.span.end] == m.span.text
 
@@ -313,7 +313,7 @@ _counter = iter(range(10**9))
     st.text(max_size=500).map(lambda t: t.encode("utf-16")),
     st.text(alphabet=st.characters(max_codepoint=255), max_size=800).map(lambda t: t.encode("latin-1")),
 ))
-def test_random_bytes_are_rejected_with_a_message_or_ingested_with_exact_spans(data, fuzz_store, tmp_path):  # type: ignore[no-untyped-def]
+def test_random_bytes_are_rejected_with_a_message_or_ingested_with_exact_spans(data, fuzz_store, tmp_path):
     text, note = decode(data)
     assert (text is None and note) or isinstance(text, str)
     f = tmp_path / f"f{next(_counter)}.txt"
@@ -335,7 +335,7 @@ def test_random_bytes_are_rejected_with_a_message_or_ingested_with_exact_spans(d
 @pytest.mark.unit
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(min_size=1, max_size=2000))
-def test_any_unicode_text_ingests_with_exact_spans(text, fuzz_store):  # type: ignore[no-untyped-def]
+def test_any_unicode_text_ingests_with_exact_spans(text, fuzz_store):
     doc_id = f"u{next(_counter)}"
     report = Ingestor(fuzz_store, FirstWordExtractor(), HashEmbedder()).ingest([Source(doc_id, "T", text)])
     assert report.documents[0].status in ("ok", "nothing_found")
@@ -343,7 +343,7 @@ def test_any_unicode_text_ingests_with_exact_spans(text, fuzz_store):  # type: i
 
 
 @pytest.mark.unit
-def test_nul_bytes_after_the_sniffed_prefix_are_kept_exactly(store):  # type: ignore[no-untyped-def]
+def test_nul_bytes_after_the_sniffed_prefix_are_kept_exactly(store):
     text = "Alpha1 uses Beacon2. " * 500 + "\x00 Cobalt3 uses Delta4."
     Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("nul", "NUL", text)])
     doc = store.current_document("nul")
@@ -434,7 +434,7 @@ BAD_FILES = ["huge-title", "int-title", "nested-title", "bad-date", "neg-date", 
 
 
 @pytest.mark.unit
-def test_absurd_manifest_values_give_per_document_messages_and_the_rest_ingest(store, tmp_path):  # type: ignore[no-untyped-def]
+def test_absurd_manifest_values_give_per_document_messages_and_the_rest_ingest(store, tmp_path):
     root = tmp_path / "c"
     root.mkdir()
     for name in [*BAD_FILES, "datetime", "plain", "good"]:
@@ -463,7 +463,7 @@ def test_absurd_manifest_values_give_per_document_messages_and_the_rest_ingest(s
 
 
 @pytest.mark.unit
-def test_an_invalid_entry_never_widens_access(store, tmp_path):  # type: ignore[no-untyped-def]
+def test_an_invalid_entry_never_widens_access(store, tmp_path):
     """Fail closed: before, an internal document whose entry had a bad title was ingested as public."""
     root = tmp_path / "c"
     root.mkdir()
@@ -481,7 +481,7 @@ def test_an_invalid_entry_never_widens_access(store, tmp_path):  # type: ignore[
     assert any("[defaults]" in p for p in problems)
 
 
-def test_a_200000_character_sentence_and_a_10000_sentence_document(store):  # type: ignore[no-untyped-def]
+def test_a_200000_character_sentence_and_a_10000_sentence_document(store):
     """Real sentence splitting, real store; the hash embedder stands in for MiniLM (figures in the
     report: MiniLM takes ~68 s for 10,000 sentences and ~20 s for the 168 chunks on this machine)."""
     long_sentence = ("word " * 40_000)[:200_000]
@@ -497,14 +497,14 @@ def test_a_200000_character_sentence_and_a_10000_sentence_document(store):  # ty
     for doc_id in ("long", "many"):
         doc = store.current_document(doc_id)
         spans = store.sentences(doc_id, 1)
-        assert all(doc.text[s.start:s.end] == s.text for s in spans)  # type: ignore[union-attr]
+        assert all(doc.text[s.start:s.end] == s.text for s in spans)
         assert all(len(s.text) <= MAX_SENTENCE_CHARS for s in spans)
     assert "".join(s.text for s in store.sentences("long", 1)).replace(" ", "") == long_sentence.replace(" ", "")
     assert seconds < 30, f"ingest took {seconds:.1f} s"
 
 
 @pytest.mark.model
-def test_empty_question_is_an_input_error_and_a_100kb_question_is_answered(store, embedder):  # type: ignore[no-untyped-def]
+def test_empty_question_is_an_input_error_and_a_100kb_question_is_answered(store, embedder):
     from helpers import ScriptedChecker
 
     Ingestor(store, PatternExtractor(), embedder).ingest([Source("one", "One", doc_text(1))])
@@ -517,4 +517,4 @@ def test_empty_question_is_an_input_error_and_a_100kb_question_is_answered(store
     assert out.answer.id is not None and out.answer.context
     assert len(out.answer.question) <= 2000
     for c in out.answer.context:
-        assert store.document(c.span.document_id, c.span.version).text[c.span.start:c.span.end] == c.span.text  # type: ignore[union-attr]
+        assert store.document(c.span.document_id, c.span.version).text[c.span.start:c.span.end] == c.span.text

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import ScriptedChecker, write_corpus
 from sqlalchemy import LargeBinary, select
 
 from graphrag.ask import Asker
@@ -25,6 +24,7 @@ from graphrag.store import Store
 from graphrag.store.schema import metadata
 from graphrag.text import sentence_hash
 from graphrag.viz import neighbourhood, neighbourhood_html
+from helpers import ScriptedChecker, write_corpus
 
 pytestmark = [pytest.mark.model]
 
@@ -49,12 +49,12 @@ title = "Vault"
 QUESTION = "How long does the Qzrvault archive keep exports?"
 
 
-def _ingest(store: Store, corpus: Path, embedder) -> None:  # noqa: ANN001
+def _ingest(store: Store, corpus: Path, embedder) -> None:
     report = Ingestor(store, make_extractor("rules"), embedder).ingest_paths([corpus])
     assert {d.status for d in report.documents} <= {"ok", "unchanged"}, report
 
 
-def _asker(store: Store, embedder) -> Asker:  # noqa: ANN001
+def _asker(store: Store, embedder) -> Asker:
     return Asker(store, embedder=embedder, checker=ScriptedChecker())
 
 
@@ -69,7 +69,7 @@ def _everything_stored(store: Store) -> list[tuple[str, str]]:
     return out
 
 
-def _answer_shows(answer) -> str:  # noqa: ANN001
+def _answer_shows(answer) -> str:
     """Everything an answer carries as text: its words, context, routes and seeds."""
     parts = [answer.text, *(c.text for c in answer.claims), *(s.entity for s in answer.seeds)]
     for item in answer.context:
@@ -86,7 +86,7 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def test_nothing_of_a_removed_document_reaches_asking_the_graph_or_exports(any_store: Store, corpus: Path,
-                                                                           embedder) -> None:  # noqa: ANN001
+                                                                           embedder) -> None:
     _ingest(any_store, corpus, embedder)
     asker = _asker(any_store, embedder)
     before = asker.ask(QUESTION).answer
@@ -105,7 +105,7 @@ def test_nothing_of_a_removed_document_reaches_asking_the_graph_or_exports(any_s
     # Its spans are not citable, its own entities and relations are gone, shared ones keep the rest.
     assert any_store.document("vault", 1) is None and any_store.span("vault", 1, 0) is None
     assert any_store.access_of("vault", 1) is None
-    assert {m.span.document_id for m in any_store.entity("export").mentions} == {"exports"}  # type: ignore[union-attr]
+    assert {m.span.document_id for m in any_store.entity("export").mentions} == {"exports"}
     assert all(r.span.document_id == "exports" for r in any_store.all_relations())
     kg = load_graph(any_store)
     assert not [k for k in kg.index if TOKEN in k] and {d.id for d in kg.docs} == {"exports"}
@@ -118,7 +118,7 @@ def test_nothing_of_a_removed_document_reaches_asking_the_graph_or_exports(any_s
     nb = neighbourhood(kg, "export", ["public"], hops=2)
     assert TOKEN not in neighbourhood_html(nb, {k: kg.names[kg.index[k]] for k in nb.depth}).lower()
     # The answer that drew on it is withdrawn: no text left, no claim to review, the verdict kept.
-    old = any_store.answer(before.id)  # type: ignore[arg-type]
+    old = any_store.answer(before.id)
     assert old is not None and old.status == AnswerStatus.WITHDRAWN
     assert old.text == "" and old.context == () and old.reached == () and all(c.text == "" for c in old.claims)
     assert all(ClaimFlag.SOURCE_REMOVED in c.flags for c in old.claims)
@@ -138,7 +138,7 @@ def test_nothing_of_a_removed_document_reaches_asking_the_graph_or_exports(any_s
 
 
 def test_removing_one_version_of_two_leaves_the_other_citable(any_store: Store, tmp_path: Path,
-                                                              embedder) -> None:  # noqa: ANN001
+                                                              embedder) -> None:
     v1 = write_corpus(tmp_path / "v1", {"policy.md": "# Policy\n\nSnapshot exports remain available for 30 days "
                                                      "after cancellation.\n"})
     v2 = write_corpus(tmp_path / "v2", {"policy.md": "# Policy\n\nSnapshot exports remain available for 45 days "
@@ -152,20 +152,20 @@ def test_removing_one_version_of_two_leaves_the_other_citable(any_store: Store, 
     done = remove_document(any_store, "policy", 2, actor="admin")
 
     assert done.versions == (2,) and done.current_version == 1
-    assert any_store.current_document("policy").superseded is False  # type: ignore[union-attr]
+    assert any_store.current_document("policy").superseded is False
     answer = asker.ask(q).answer
     assert "30 days" in answer.text and "45 days" not in answer.text
     assert {(c.span.document_id, c.span.version) for c in answer.context} == {("policy", 1)}
     # The other way round: removing the superseded v1 of two keeps v2 current.
     _ingest(any_store, v2, embedder)  # v3: the v2 text again, a new version (numbers are never reused)
-    assert any_store.current_document("policy").version == 3  # type: ignore[union-attr]
+    assert any_store.current_document("policy").version == 3
     remove_document(any_store, "policy", 1, actor="admin")
     assert [(d.version, d.superseded) for d in any_store.documents()] == [(3, False)]
     assert "45 days" in asker.ask(q).answer.text
 
 
 def test_reingesting_a_removed_file_is_a_new_version_and_old_verdicts_stay_removed(
-        any_store: Store, corpus: Path, embedder) -> None:  # noqa: ANN001
+        any_store: Store, corpus: Path, embedder) -> None:
     _ingest(any_store, corpus, embedder)
     asker = _asker(any_store, embedder)
     answer = asker.ask(QUESTION).answer
@@ -183,7 +183,7 @@ def test_reingesting_a_removed_file_is_a_new_version_and_old_verdicts_stay_remov
 
 
 def test_unknown_ids_and_versions_are_refused_and_nothing_changes(any_store: Store, corpus: Path,
-                                                                  embedder) -> None:  # noqa: ANN001
+                                                                  embedder) -> None:
     _ingest(any_store, corpus, embedder)
     counts, gen = any_store.counts(), any_store.generation()
     with pytest.raises(InputError, match="no document 'nope' in the store"):
@@ -199,7 +199,7 @@ def test_unknown_ids_and_versions_are_refused_and_nothing_changes(any_store: Sto
 
 
 def test_the_reply_cache_keeps_nothing_about_the_removed_sentences(any_store: Store, corpus: Path,
-                                                                   embedder) -> None:  # noqa: ANN001
+                                                                   embedder) -> None:
     _ingest(any_store, corpus, embedder)
     removed = [s.text for s in any_store.sentences("vault", 1)]
     kept = [s.text for s in any_store.sentences("exports", 1)]
@@ -216,7 +216,7 @@ def test_the_reply_cache_keeps_nothing_about_the_removed_sentences(any_store: St
 
 
 def test_a_preview_changes_nothing_and_says_what_a_removal_would_do(any_store: Store, corpus: Path,
-                                                                    embedder) -> None:  # noqa: ANN001
+                                                                    embedder) -> None:
     _ingest(any_store, corpus, embedder)
     counts, gen = any_store.counts(), any_store.generation()
     plan = any_store.preview_removal("vault")
@@ -229,14 +229,14 @@ def test_a_preview_changes_nothing_and_says_what_a_removal_would_do(any_store: S
 
 
 @pytest.fixture
-def cli_store(tmp_path: Path, corpus: Path, embedder) -> list[str]:  # noqa: ANN001
+def cli_store(tmp_path: Path, corpus: Path, embedder) -> list[str]:
     path = tmp_path / "cli.db"
     with Store(path) as s:
         _ingest(s, corpus, embedder)
     return ["--store", str(path)]
 
 
-def test_delete_refuses_without_yes_when_stdin_is_not_a_terminal(cli_store, capsys, monkeypatch) -> None:  # noqa: ANN001
+def test_delete_refuses_without_yes_when_stdin_is_not_a_terminal(cli_store, capsys, monkeypatch) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
     assert main(["delete", "vault", *cli_store]) == 2
     assert "stdin is not a terminal; add --yes" in capsys.readouterr().err
@@ -244,7 +244,7 @@ def test_delete_refuses_without_yes_when_stdin_is_not_a_terminal(cli_store, caps
         assert s.document("vault", 1) is not None
 
 
-def test_delete_asks_on_a_terminal_and_prints_what_it_removed(cli_store, capsys, monkeypatch) -> None:  # noqa: ANN001
+def test_delete_asks_on_a_terminal_and_prints_what_it_removed(cli_store, capsys, monkeypatch) -> None:
     monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
     monkeypatch.setattr("builtins.input", lambda prompt: "n")
     assert main(["delete", "vault", *cli_store]) == 1
@@ -261,7 +261,7 @@ def test_delete_asks_on_a_terminal_and_prints_what_it_removed(cli_store, capsys,
         assert (rec.actor, rec.reason) == ("root admin", "wrong file")
 
 
-def test_delete_unknown_id_or_version_is_one_clear_line(cli_store, capsys) -> None:  # noqa: ANN001
+def test_delete_unknown_id_or_version_is_one_clear_line(cli_store, capsys) -> None:
     assert main(["delete", "nope", *cli_store, "--yes"]) == 2
     assert capsys.readouterr().err.strip() == "error: no document 'nope' in the store"
     assert main(["delete", "vault", "--version", "3", *cli_store, "--yes"]) == 2
@@ -272,7 +272,7 @@ def test_delete_unknown_id_or_version_is_one_clear_line(cli_store, capsys) -> No
 
 
 def test_a_withdrawn_answer_is_shown_only_to_viewers_holding_every_label_it_was_asked_with(
-        any_store: Store, corpus: Path, embedder) -> None:  # noqa: ANN001
+        any_store: Store, corpus: Path, embedder) -> None:
     _ingest(any_store, corpus, embedder)
     answer = _asker(any_store, embedder).ask(QUESTION, AskSettings(access=("internal", "public"))).answer
     claim = answer.claims[0]
@@ -287,7 +287,7 @@ def test_a_withdrawn_answer_is_shown_only_to_viewers_holding_every_label_it_was_
 
 
 def test_the_record_counts_claims_whose_source_was_removed(any_store: Store, corpus: Path,
-                                                           embedder) -> None:  # noqa: ANN001
+                                                           embedder) -> None:
     from graphrag.record import record_stats
 
     _ingest(any_store, corpus, embedder)
@@ -301,7 +301,7 @@ def test_the_record_counts_claims_whose_source_was_removed(any_store: Store, cor
 
 
 def test_ollama_replies_about_a_removed_document_leave_the_cache_and_a_reingest_asks_again(
-        store: Store, tmp_path: Path, embedder, fake_ollama) -> None:  # noqa: ANN001
+        store: Store, tmp_path: Path, embedder, fake_ollama) -> None:
     import re
 
     from graphrag.extract.ollama import OllamaExtractor
@@ -332,7 +332,7 @@ def test_ollama_replies_about_a_removed_document_leave_the_cache_and_a_reingest_
 
 
 def test_a_schema_4_store_migrates_to_removal_and_its_record_cannot_be_rewritten(
-        store_url: str, corpus: Path, embedder) -> None:  # noqa: ANN001
+        store_url: str, corpus: Path, embedder) -> None:
     from sqlalchemy import text
 
     from graphrag.errors import StoreError
@@ -341,7 +341,7 @@ def test_a_schema_4_store_migrates_to_removal_and_its_record_cannot_be_rewritten
     with Store(store_url) as old:  # then taken back to what the release before removal wrote
         _ingest(old, corpus, embedder)
 
-        def downgrade(c) -> None:  # noqa: ANN001
+        def downgrade(c) -> None:
             c.exec_driver_sql("ALTER TABLE reply_cache DROP COLUMN sources")
             c.exec_driver_sql("DROP TABLE removals")
             c.execute(text("INSERT INTO reply_cache (key, value, at) VALUES ('k', '{}', 'x')"))

@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from proc_helpers import HERE, store_dump, store_problems, write_synthetic_corpus
 
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Seed
 from graphrag.review import record_verdict
 from graphrag.store import Store
+from proc_helpers import HERE, store_dump, store_problems, write_synthetic_corpus
 
 HELPER = str(HERE / "proc_helpers.py")
 ROOT = HERE.parent
@@ -52,13 +52,13 @@ def test_a_removal_killed_half_way_leaves_the_store_as_it_was(filled: str, pause
     p = subprocess.Popen([sys.executable, HELPER, "remove", "--store", filled, "--doc", "runbook-01",
                           "--pause-before", pause], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          cwd=ROOT)
-    assert json.loads(p.stdout.readline())["event"] == "ready", p.stderr.read()  # type: ignore[union-attr]
-    paused = json.loads(p.stdout.readline() or "{}")  # type: ignore[union-attr]
-    assert paused.get("event") == "paused", p.stderr.read()  # type: ignore[union-attr]
+    assert json.loads(p.stdout.readline())["event"] == "ready", p.stderr.read()
+    paused = json.loads(p.stdout.readline() or "{}")
+    assert paused.get("event") == "paused", p.stderr.read()
     p.send_signal(signal.SIGKILL)
     assert p.wait(timeout=30) == -signal.SIGKILL
-    p.stdout.close()  # type: ignore[union-attr]
-    p.stderr.close()  # type: ignore[union-attr]
+    p.stdout.close()
+    p.stderr.close()
 
     Store(filled).close()  # opens cleanly (recovers the WAL, or the server rolled back the dead client)
     assert store_dump(filled) == before

@@ -37,7 +37,7 @@ def _answer_citing_the_faq(path: Path) -> int:
         return answer.id
 
 
-def _shown(at) -> str:  # noqa: ANN001
+def _shown(at) -> str:
     return repr([str(getattr(e, "value", "")) + str(getattr(e, "label", "")) for e in at.main]) + repr(
         [str(e.value) for e in (*at.info, *at.warning, *at.error, *at.success, *at.markdown, *at.caption)])
 

@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 import pytest
-from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
 
 from graphrag.ask import Asker
 from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
@@ -15,6 +14,7 @@ from graphrag.graph import build_graph, load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, Route, RouteStart, RouteStep, SupportLabel
 from graphrag.serialize import answer_json
+from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
 
 pytestmark = pytest.mark.model
 
@@ -25,7 +25,7 @@ Snapshots follow retention.
 
 
 @pytest.fixture()
-def chain_store(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def chain_store(store, embedder, tmp_path):
     x = ScriptedExtractor(
         [ScriptEntity(n, n[:6]) for n in ("Cancellation", "Export", "Snapshot", "Retention")],
         [ScriptRelation("Cancellation", "trigger", "Export", "Cancellation triggers"),
@@ -37,7 +37,7 @@ def chain_store(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("direction", ["out", "both"])
-def test_seed_order_does_not_shadow_nodes(chain_store, direction):  # type: ignore[no-untyped-def]
+def test_seed_order_does_not_shadow_nodes(chain_store, direction):
     """Fault 7: seeds (Cancellation, Snapshot) and (Snapshot, Cancellation) both reach Retention at depth 1."""
     g = build_graph(chain_store)
     vis, _ = g.visibility(["public"])
@@ -47,7 +47,7 @@ def test_seed_order_does_not_shadow_nodes(chain_store, direction):  # type: igno
     assert results[0]["export"].depth == 1
 
 
-def test_walk_is_independent_of_seed_order_and_keeps_best_depth(chain_store):  # type: ignore[no-untyped-def]
+def test_walk_is_independent_of_seed_order_and_keeps_best_depth(chain_store):
     g = build_graph(chain_store)
     vis, _ = g.visibility(["public"])
     seeds = ["cancellation", "export", "retention"]
@@ -56,7 +56,7 @@ def test_walk_is_independent_of_seed_order_and_keeps_best_depth(chain_store):  #
     assert {k: r.depth for k, r in outs[0].items()} == {"cancellation": 0, "export": 0, "retention": 0, "snapshot": 1}
 
 
-def test_direction_out_follows_only_extracted_direction(chain_store):  # type: ignore[no-untyped-def]
+def test_direction_out_follows_only_extracted_direction(chain_store):
     g = build_graph(chain_store)
     vis, _ = g.visibility(["public"])
     assert set(g.walk(["retention"], 3, "out", vis)) == {"retention"}
@@ -66,24 +66,24 @@ def test_direction_out_follows_only_extracted_direction(chain_store):  # type: i
 
 
 @pytest.fixture()
-def ref_store(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def ref_store(store, embedder, tmp_path):
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
     return store
 
 
-def asker(store, embedder, answer: str = "", checker=None):  # type: ignore[no-untyped-def]
+def asker(store, embedder, answer: str = "", checker=None):
     gen = ScriptedGenerator(answer) if answer else None
     return Asker(store, embedder=embedder, generator=gen, checker=checker or ScriptedChecker())
 
 
-def _docs_in(outcome) -> set[str]:  # type: ignore[no-untyped-def]
+def _docs_in(outcome) -> set[str]:
     a = outcome.answer
     docs = {c.span.document_id for c in a.context}
     docs |= {c.item.span.document_id for cl in a.claims for c in cl.citations if c.item}
     return docs
 
 
-def test_restricted_document_never_reaches_routes_context_or_answer(ref_store, embedder):  # type: ignore[no-untyped-def]
+def test_restricted_document_never_reaches_routes_context_or_answer(ref_store, embedder):
     """Fault 8: the asker without the 'internal' label never sees the internal notes."""
     q = "Which key encrypts exports?"
     public = asker(ref_store, embedder).ask(q, AskSettings(k=5, hops=3))
@@ -95,7 +95,7 @@ def test_restricted_document_never_reaches_routes_context_or_answer(ref_store, e
     assert "internal" in _docs_in(insider)
 
 
-def test_context_builder_checks_access_again(ref_store, embedder):  # type: ignore[no-untyped-def]
+def test_context_builder_checks_access_again(ref_store, embedder):
     """Second filter: even a graph built before a document became restricted shows none of it."""
     graph = load_graph(ref_store)  # cached with 'faq' public
     with ref_store.transaction() as db:  # restrict it without bumping the graph generation
@@ -105,7 +105,7 @@ def test_context_builder_checks_access_again(ref_store, embedder):  # type: igno
     assert "faq" not in _docs_in(out)
 
 
-def test_superseded_versions_are_excluded_by_default_and_marked_when_included(ref_store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def test_superseded_versions_are_excluded_by_default_and_marked_when_included(ref_store, embedder, tmp_path):
     v2 = write_corpus(tmp_path / "v2", {"policy.md": POLICY.replace("30 days", "45 days")}, """
 [[documents]]
 file = "policy.md"
@@ -120,7 +120,7 @@ id = "policy"
     assert old and all(c.superseded for c in old)
 
 
-def test_scripted_answer_is_attributed_checked_and_persisted(ref_store, embedder):  # type: ignore[no-untyped-def]
+def test_scripted_answer_is_attributed_checked_and_persisted(ref_store, embedder):
     """Fault 1: each claim is the answer's sentence, and each citation carries a measured score."""
     checker = ScriptedChecker()
     out = asker(ref_store, embedder, "Exports use the latest snapshot [1]. The moon is cheese [2]. Extra [9].",
@@ -129,7 +129,7 @@ def test_scripted_answer_is_attributed_checked_and_persisted(ref_store, embedder
     assert a.id is not None and a.status == AnswerStatus.AUTO_CHECKED
     texts = [c.text for c in a.claims]
     assert texts == ["Exports use the latest snapshot.", "The moon is cheese.", "Extra."]
-    scores = [c.citations[0].support.score for c in a.claims[:2]]  # type: ignore[union-attr]
+    scores = [c.citations[0].support.score for c in a.claims[:2]]
     assert len(set(scores)) == 2  # measured, not a constant
     assert ClaimFlag.LOW_SUPPORT in a.claims[1].flags
     assert a.claims[2].citations[0].valid is False and ClaimFlag.INVALID_MARKER in a.claims[2].flags
@@ -139,7 +139,7 @@ def test_scripted_answer_is_attributed_checked_and_persisted(ref_store, embedder
     assert stored.settings.k == 3 and stored.context[0].route.seed
 
 
-def test_unscorable_claim_leaves_the_answer_cited_not_auto_checked(ref_store, embedder):  # type: ignore[no-untyped-def]
+def test_unscorable_claim_leaves_the_answer_cited_not_auto_checked(ref_store, embedder):
     out = asker(ref_store, embedder, "Exports use the latest snapshot [1]. Opaque claim [1].",
                 ScriptedChecker(unscorable="Opaque")).ask("What do exports use?")
     assert out.answer.status == AnswerStatus.CITED
@@ -155,7 +155,7 @@ class CitingGenerator:
     def __init__(self, good: str) -> None:
         self.good = good
 
-    def generate(self, question, context):  # type: ignore[no-untyped-def]
+    def generate(self, question, context):
         from graphrag.generate.base import Generation
 
         good = next(c.n for c in context if self.good in c.span.text)
@@ -163,17 +163,17 @@ class CitingGenerator:
         return Generation(f"Exports use the latest snapshot [{good}][{other}].", self.name)
 
 
-def test_citation_that_adds_nothing_is_flagged_irrelevant(ref_store, embedder):  # type: ignore[no-untyped-def]
+def test_citation_that_adds_nothing_is_flagged_irrelevant(ref_store, embedder):
     out = Asker(ref_store, embedder=embedder, generator=CitingGenerator("latest snapshot"),
                 checker=ScriptedChecker()).ask("What do exports use?")
     good, other = out.answer.claims[0].citations
-    assert "latest snapshot" in good.item.span.text  # type: ignore[union-attr]
+    assert "latest snapshot" in good.item.span.text
     assert not good.irrelevant and other.irrelevant
     assert ClaimFlag.IRRELEVANT_CITATION in out.answer.claims[0].flags
-    assert good.support.score > other.support.score  # type: ignore[union-attr]
+    assert good.support.score > other.support.score
 
 
-def test_empty_store_and_empty_question(store, embedder):  # type: ignore[no-untyped-def]
+def test_empty_store_and_empty_question(store, embedder):
     from graphrag.errors import InputError
 
     with pytest.raises(InputError):
@@ -185,7 +185,7 @@ def test_empty_store_and_empty_question(store, embedder):  # type: ignore[no-unt
 # --- anchors, the relevance walk and honest routes ------------------------------------------
 
 
-def test_routes_start_at_the_entities_the_question_names(chain_store, embedder):  # type: ignore[no-untyped-def]
+def test_routes_start_at_the_entities_the_question_names(chain_store, embedder):
     got = asker(chain_store, embedder).retrieve("What do snapshots follow?", AskSettings())
     assert got.seeding is RouteStart.QUESTION
     anchor = next(s for s in got.seeds if s.entity == "snapshot")
@@ -196,7 +196,7 @@ def test_routes_start_at_the_entities_the_question_names(chain_store, embedder):
     assert retention.via != "similarity" and retention.route.seed == "snapshot"
 
 
-def test_a_question_naming_nothing_known_starts_from_similarity_and_says_so(chain_store, embedder):  # type: ignore[no-untyped-def]
+def test_a_question_naming_nothing_known_starts_from_similarity_and_says_so(chain_store, embedder):
     a = asker(chain_store, embedder).ask("Tell me about quarterly revenue forecasts", AskSettings(min_relevance=-1)).answer
     assert a.seeding is RouteStart.SIMILARITY and a.seeds
     assert all(s.start is RouteStart.SIMILARITY for s in a.seeds)
@@ -205,7 +205,7 @@ def test_a_question_naming_nothing_known_starts_from_similarity_and_says_so(chai
     assert chain_store.answer(a.id).seeding is RouteStart.SIMILARITY  # kept when stored
 
 
-def _honest(graph, item) -> bool:  # type: ignore[no-untyped-def]
+def _honest(graph, item) -> bool:
     """Each step's sentence names both its ends (a relation step: that relation joins them),
     and the route ends at an entity the cited sentence names (or is that step's sentence)."""
     route, prev = item.route, item.route.seed
@@ -227,7 +227,7 @@ def _honest(graph, item) -> bool:  # type: ignore[no-untyped-def]
     return route.end in {graph.keys[e] for e in graph.entities_in_row(cited).tolist()}
 
 
-def test_every_route_is_the_walk_that_reached_its_sentence(ref_store, embedder):  # type: ignore[no-untyped-def]
+def test_every_route_is_the_walk_that_reached_its_sentence(ref_store, embedder):
     graph = load_graph(ref_store)
     for q in ("How long are exports kept after cancellation?", "What do snapshots follow?", "Which key encrypts exports?"):
         got = asker(ref_store, embedder).retrieve(q, AskSettings(hops=3))
@@ -238,7 +238,7 @@ def test_every_route_is_the_walk_that_reached_its_sentence(ref_store, embedder):
                    for c in got.context if c.via == "similarity")
 
 
-def test_relevance_walk_is_order_independent_with_weights_and_comentions(ref_store):  # type: ignore[no-untyped-def]
+def test_relevance_walk_is_order_independent_with_weights_and_comentions(ref_store):
     g = build_graph(ref_store)
     vis, _ = g.visibility(["public"])
     weights = np.random.default_rng(3).random(len(g.sentence_doc)).astype(np.float32)
@@ -258,7 +258,7 @@ def test_relevance_walk_is_order_independent_with_weights_and_comentions(ref_sto
             assert outs[0].scores[key] <= outs[0].scores[prev]
 
 
-def test_routes_survive_storage_with_their_sentences(chain_store, embedder):  # type: ignore[no-untyped-def]
+def test_routes_survive_storage_with_their_sentences(chain_store, embedder):
     a = asker(chain_store, embedder).ask("What do cancellations lead to that snapshots follow?").answer
     stored = chain_store.answer(a.id)
     assert [c.route for c in stored.context] == [c.route for c in a.context]
@@ -270,7 +270,7 @@ def test_routes_survive_storage_with_their_sentences(chain_store, embedder):  # 
     assert old == Route("export", (RouteStep(3, "use", "snapshot", True),))
 
 
-def test_answer_json_shows_steps_with_their_sentences_and_verbatim_quotes(chain_store, embedder):  # type: ignore[no-untyped-def]
+def test_answer_json_shows_steps_with_their_sentences_and_verbatim_quotes(chain_store, embedder):
     a = Asker(chain_store, embedder=embedder, checker=ScriptedChecker()).ask("What do snapshots follow?").answer
 
     def sentence(doc: str, version: int, idx: int) -> str | None:
@@ -289,7 +289,7 @@ def test_answer_json_shows_steps_with_their_sentences_and_verbatim_quotes(chain_
     assert all(e["sentence"] and e["sentence"] in CHAIN for e in routed)
 
 
-def test_two_entities_one_sentence_names_are_a_comention_step(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def test_two_entities_one_sentence_names_are_a_comention_step(store, embedder, tmp_path):
     """No relation joins Europe to the Aurora region, but one sentence names both: the walk
     may step between them, and the step says it is a co-mention and which sentence."""
     x = ScriptedExtractor([ScriptEntity("Europe", "Europe"), ScriptEntity("Aurora region", "Europe"),
@@ -308,11 +308,11 @@ def test_two_entities_one_sentence_names_are_a_comention_step(store, embedder, t
     assert all(not s.comention for c in out.context for s in c.route.steps)
 
 
-def test_without_a_spacy_pipeline_routes_start_from_similarity(chain_store, embedder, monkeypatch):  # type: ignore[no-untyped-def]
+def test_without_a_spacy_pipeline_routes_start_from_similarity(chain_store, embedder, monkeypatch):
     import graphrag.anchors
     from graphrag.errors import ModelUnavailable
 
-    def missing(question: str):  # type: ignore[no-untyped-def]
+    def missing(question: str):
         raise ModelUnavailable("no spaCy English pipeline is installed", backend="rules", model="en_core_web_sm")
 
     monkeypatch.setattr(graphrag.anchors, "question_phrases", missing)

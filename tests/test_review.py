@@ -5,18 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers import ScriptedChecker, reference_corpus, reference_extractor
-from proc_helpers import HashEmbedder
 
 from graphrag.ask import Asker
 from graphrag.generate.extractive import ExtractiveGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
 from graphrag.review import record_verdict, review_queue, visible_answer_questions, visible_answers
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
+from proc_helpers import HashEmbedder
 
 
 @pytest.fixture()
-def many_answers(store, tmp_path, unparsed_questions):  # type: ignore[no-untyped-def]
+def many_answers(store, tmp_path, unparsed_questions):
     """One real answer stored 260 times (more than any page of answers), plus an insider's answer.
     The queue does not depend on how sentences were found: the hash embedder (its similarities are
     low, so no relevance floor), no question parse."""
@@ -33,7 +33,7 @@ def many_answers(store, tmp_path, unparsed_questions):  # type: ignore[no-untype
 
 
 @pytest.mark.unit
-def test_queue_holds_every_claim_of_every_answer(many_answers) -> None:  # type: ignore[no-untyped-def]
+def test_queue_holds_every_claim_of_every_answer(many_answers) -> None:
     store, ids, first, insider = many_answers
     queue = review_queue(store, ["public"])
     # The oldest answer is still there: an unreviewed claim never drops out of the queue.
@@ -62,14 +62,14 @@ def test_queue_holds_every_claim_of_every_answer(many_answers) -> None:  # type:
 
 
 @pytest.mark.unit
-def test_whole_answers_for_export_follow_the_same_visibility(many_answers) -> None:  # type: ignore[no-untyped-def]
+def test_whole_answers_for_export_follow_the_same_visibility(many_answers) -> None:
     store, ids, _, insider = many_answers
     assert {a.id for a in visible_answers(store, ["public"])} == set(ids)
     assert insider.id in {a.id for a in visible_answers(store, ["internal", "public"])}
 
 
 @pytest.mark.model
-def test_bench_review_prints_queue_sizes(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_bench_review_prints_queue_sizes(capsys) -> None:
     import json
 
     from graphrag.cli import main

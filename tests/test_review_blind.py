@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import write_document_rows
 
 from graphrag.cli import main
 from graphrag.errors import InputError
@@ -16,6 +15,7 @@ from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Ro
 from graphrag.review import record_verdict, review_queue
 from graphrag.review_policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.store import Store
+from helpers import write_document_rows
 
 pytestmark = pytest.mark.unit
 
@@ -36,25 +36,25 @@ def store(tmp_path: Path):
 
 def _mark(s: Store, claim: int, reviewer: str, verdict: str, **kw: object) -> None:
     a = s.answer(1)
-    record_verdict(s, a, a.claims[claim], a.claims[claim].citations[0], verdict, reviewer, **kw)  # type: ignore[arg-type]
+    record_verdict(s, a, a.claims[claim], a.claims[claim].citations[0], verdict, reviewer, **kw)
 
 
-def _cli(s: Store, capsys, *args: str) -> object:  # type: ignore[no-untyped-def]
+def _cli(s: Store, capsys, *args: str) -> object:
     capsys.readouterr()
     assert main([*args, "--store", str(s.path), "--json"]) == 0
     return json.loads(capsys.readouterr().out)
 
 
-def test_blind_review_never_shows_another_verdict_first(store: Store, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_blind_review_never_shows_another_verdict_first(store: Store, capsys) -> None:
     _mark(store, 0, "ana", "supported")
     # ben has not judged claim 0: he sees no verdict on it, in the queue or on the command line
     ben = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}
     assert ben[0].verdicts == () and ben[0].state.status == ClaimStatus.IN_REVIEW
     rows = _cli(store, capsys, "review", "list", "--reviewer", "ben")
-    assert all(r["verdicts"] == [] for r in rows)  # type: ignore[union-attr]
+    assert all(r["verdicts"] == [] for r in rows)
     assert "ana" not in json.dumps(rows)
     # ... and his queue starts with the claims that still need him
-    assert [q.claim_index for q in review_queue(store, ["public"], reviewer="ben")][0] in (0, 1)
+    assert next(q.claim_index for q in review_queue(store, ["public"], reviewer="ben")) in (0, 1)
     assert not ben[0].reviewed
     _mark(store, 0, "ben", "supported")
     after = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}
@@ -62,12 +62,12 @@ def test_blind_review_never_shows_another_verdict_first(store: Store, capsys) ->
     assert after[0].state.status == ClaimStatus.VERIFIED
 
 
-def test_a_disagreement_goes_to_the_dispute_queue_and_an_adjudicator_settles_it(store: Store, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_a_disagreement_goes_to_the_dispute_queue_and_an_adjudicator_settles_it(store: Store, capsys) -> None:
     _mark(store, 1, "ana", "supported")
     _mark(store, 1, "ben", "unsupported")
     disputes = _cli(store, capsys, "review", "disputes", "--reviewer", "cat")
-    assert [(d["claim"], d["status"]) for d in disputes] == [(1, "disputed")]  # type: ignore[index,union-attr]
-    assert {v["reviewer"] for v in disputes[0]["verdicts"]} == {"ana", "ben"}  # type: ignore[index]
+    assert [(d["claim"], d["status"]) for d in disputes] == [(1, "disputed")]
+    assert {v["reviewer"] for v in disputes[0]["verdicts"]} == {"ana", "ben"}
     with pytest.raises(InputError, match="not disputed"):
         _mark(store, 0, "cat", "supported", adjudicate=True)
     assert main(["review", "mark", "--store", str(store.path), "--answer", "1", "--claim", "1", "--verdict",
@@ -84,13 +84,13 @@ def test_a_disagreement_goes_to_the_dispute_queue_and_an_adjudicator_settles_it(
     assert {(r["reviewer"], r["role"]) for r in rows} >= {("cat", "adjudicator"), ("ana", "reviewer")}
 
 
-def test_the_policy_is_set_and_read_through_the_cli(store: Store, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_policy_is_set_and_read_through_the_cli(store: Store, capsys) -> None:
     assert _cli(store, capsys, "review", "policy") == {"required_verdicts": 2, "blind": True}
     assert _cli(store, capsys, "review", "policy", "--required", "1") == {"required_verdicts": 1, "blind": False}
     assert main(["review", "policy", "--store", str(store.path), "--required", "9"]) == 2
 
 
-def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None:
     """On the page too: the badges, the verdict history and the queue table show nobody else's
     verdict until this reviewer (ada, from the environment) has given one; the dispute queue
     shows them all to an adjudicator."""
@@ -103,7 +103,7 @@ def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None: 
     at = at.run()
     assert not at.exception, [e.value for e in at.exception]
 
-    def everything(tree) -> str:  # type: ignore[no-untyped-def]
+    def everything(tree) -> str:
         texts = [str(getattr(n, "value", "")) for n in tree._tree if not hasattr(n, "proto") or
                  type(n).__name__ != "Dataframe"]
         texts += [d.value.to_csv() for d in tree.dataframe]

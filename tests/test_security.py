@@ -10,8 +10,6 @@ import json
 import sqlite3
 
 import pytest
-from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
-from proc_helpers import HashEmbedder
 
 from graphrag.ask import Asker
 from graphrag.attribution import attribute
@@ -25,6 +23,8 @@ from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ContextItem, Route, SupportLabel
 from graphrag.review import export_rows, record_verdict, review_queue, rows_to_csv, rows_to_json
 from graphrag.text import display_name, normalise
+from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
+from proc_helpers import HashEmbedder
 
 XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", '"><svg onload=alert(1)>']
 FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=1+1"]
@@ -34,7 +34,7 @@ FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1:A9
 
 
 @pytest.mark.unit
-def test_markup_is_stored_verbatim_and_exports_neutralise_formulas(store, tmp_path, unparsed_questions):  # type: ignore[no-untyped-def]
+def test_markup_is_stored_verbatim_and_exports_neutralise_formulas(store, tmp_path, unparsed_questions):
     text = (f"Widget {XSS[0]} uses Gadget. Gadget {XSS[1]} follows Policy. "
             f"The note {XSS[2]} stays as written.\n")
     root = write_corpus(tmp_path / "c", {"x.md": text}, f"""
@@ -86,7 +86,7 @@ title = {json.dumps(" ".join(XSS))}
 
 
 @pytest.mark.unit
-def test_entity_command_prints_markup_verbatim(store, capsys, tmp_path):  # type: ignore[no-untyped-def]
+def test_entity_command_prints_markup_verbatim(store, capsys, tmp_path):
     name = f"Widget {XSS[1]}"
     root = write_corpus(tmp_path / "c", {"x.md": f"Widget {XSS[1]} uses Gadget.\n"})
     Ingestor(store, ScriptedExtractor([ScriptEntity(name, "Widget")]), HashEmbedder()).ingest_paths([root])
@@ -106,7 +106,7 @@ UNRELATED = ["Billing invoices are sent on the first day of each month",
 
 
 @pytest.fixture()
-def injected_store(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def injected_store(store, embedder, tmp_path):
     root = reference_corpus(tmp_path / "c")
     (root / "injected.md").write_text(INJECTION, encoding="utf-8")
     x = reference_extractor()
@@ -122,7 +122,7 @@ def _injected_item(context: tuple[ContextItem, ...]) -> ContextItem:
 
 
 @pytest.mark.model
-def test_a_generator_citing_1_everywhere_is_scored_against_the_real_span(injected_store, embedder):  # type: ignore[no-untyped-def]
+def test_a_generator_citing_1_everywhere_is_scored_against_the_real_span(injected_store, embedder):
     checker = ScriptedChecker()
     text = " ".join(f"{u} [1]." for u in UNRELATED)
     out = Asker(injected_store, embedder=embedder, generator=ScriptedGenerator(text), checker=checker).ask(
@@ -135,12 +135,12 @@ def test_a_generator_citing_1_everywhere_is_scored_against_the_real_span(injecte
         (c,) = claim.citations
         assert c.item is not None and c.item.span == item1.span
         expected = checker.check([type(checker.queries[0])(claim.text, item1.span.text)])[0]
-        assert c.support is not None and c.support.score == pytest.approx(expected.score)  # type: ignore[union-attr]
-    assert {cl.support.label for cl in a.claims} != {SupportLabel.SUPPORTED}  # type: ignore[union-attr]
+        assert c.support is not None and c.support.score == pytest.approx(expected.score)
+    assert {cl.support.label for cl in a.claims} != {SupportLabel.SUPPORTED}
 
 
 @pytest.mark.model
-def test_the_injected_sentence_does_not_support_unrelated_claims(injected_store, embedder):  # type: ignore[no-untyped-def]
+def test_the_injected_sentence_does_not_support_unrelated_claims(injected_store, embedder):
     from graphrag.support import make_checker
 
     checker = make_checker("embedded", embedder=embedder)
@@ -161,7 +161,7 @@ def test_the_injected_sentence_does_not_support_unrelated_claims(injected_store,
 
 
 @pytest.mark.model
-def test_markers_inside_document_text_never_become_citations(injected_store, embedder):  # type: ignore[no-untyped-def]
+def test_markers_inside_document_text_never_become_citations(injected_store, embedder):
     """The extractive generator quotes the injected sentence; its "[1]"/"[2]" must stay text, not
     citations (two of them, so one still shows if the other equals the sentence's own number)."""
     settings = AskSettings(k=5, hops=2)
@@ -182,7 +182,7 @@ def test_markers_inside_document_text_never_become_citations(injected_store, emb
 
 
 @pytest.fixture()
-def ref_store(store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def ref_store(store, embedder, tmp_path):
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
     return store
 
@@ -192,7 +192,7 @@ def _mentions_internal(blob: str) -> bool:
 
 
 @pytest.mark.model
-def test_internal_document_is_invisible_to_a_public_user_everywhere(ref_store, embedder, capsys):  # type: ignore[no-untyped-def]
+def test_internal_document_is_invisible_to_a_public_user_everywhere(ref_store, embedder, capsys):
     q = "Which key encrypts exports?"
     public = AskSettings(k=5, hops=3, access=("public",))
     insider = AskSettings(k=5, hops=3, access=("internal", "public"))
@@ -243,7 +243,7 @@ def test_internal_document_is_invisible_to_a_public_user_everywhere(ref_store, e
 
 
 @pytest.mark.model
-def test_verdicts_are_append_only_hashed_and_go_stale_with_their_source(ref_store, embedder, tmp_path):  # type: ignore[no-untyped-def]
+def test_verdicts_are_append_only_hashed_and_go_stale_with_their_source(ref_store, embedder, tmp_path):
     settings = AskSettings(k=5, hops=2)
     q = "How long do snapshot exports remain available?"
     asker = Asker(ref_store, embedder=embedder, generator=ExtractiveGenerator(), checker=ScriptedChecker())
@@ -252,9 +252,9 @@ def test_verdicts_are_append_only_hashed_and_go_stale_with_their_source(ref_stor
     assert policy_claims
     cl, c = policy_claims[0]
     v = record_verdict(ref_store, a, cl, c, "supported", "ann", "looks right")
-    assert v.span_sha256 == hashlib.sha256(c.item.span.text.encode("utf-8")).hexdigest()  # type: ignore[union-attr]
+    assert v.span_sha256 == hashlib.sha256(c.item.span.text.encode("utf-8")).hexdigest()
     assert v.span_sha256 == hashlib.sha256(
-        ref_store.document("policy", 1).text[v.start:v.end].encode("utf-8")).hexdigest()  # type: ignore[union-attr]
+        ref_store.document("policy", 1).text[v.start:v.end].encode("utf-8")).hexdigest()
     assert not v.stale
     # append-only: neither the store's connection nor a raw one can edit or delete a verdict
     with pytest.raises(sqlite3.DatabaseError, match="append-only"), ref_store.transaction() as db:
@@ -274,17 +274,17 @@ def test_verdicts_are_append_only_hashed_and_go_stale_with_their_source(ref_stor
     b = asker.ask(q, settings).answer
     assert b.id != a.id and ref_store.verdicts(b.id) == [] and ref_store.current_verdicts(b.id) == []
     assert b.status != AnswerStatus.VERIFIED
-    assert all(c.item.span.version == 2 for cl in b.claims for c in cl.citations  # type: ignore[union-attr]
+    assert all(c.item.span.version == 2 for cl in b.claims for c in cl.citations
                if c.item and c.item.span.document_id == "policy")
     assert [q.reviewed for q in review_queue(ref_store, ["public"], answer_id=b.id)] == [False] * len(b.claims)
     rows = [r for r in export_rows(ref_store, ["public"]) if r["verdict_id"] == v.id]
     assert len(rows) == 1 and rows[0]["stale"] is True and rows[0]["version"] == 1
     assert rows[0]["span_sha256"] == hashlib.sha256(str(rows[0]["span"]).encode("utf-8")).hexdigest()
-    assert list(csv.DictReader(io.StringIO(rows_to_csv(rows))))[0]["stale"] == "True"
+    assert next(csv.DictReader(io.StringIO(rows_to_csv(rows))))["stale"] == "True"
 
 
 @pytest.mark.unit
-def test_source_text_in_a_store_is_not_rewritten_on_the_way_in(store):  # type: ignore[no-untyped-def]
+def test_source_text_in_a_store_is_not_rewritten_on_the_way_in(store):
     """Sanity for all of the above: the ingest path never escapes or strips markup."""
     text = "\n".join(f"Widget uses Gadget {x}." for x in XSS) + "\n"
     Ingestor(store, ScriptedExtractor([ScriptEntity("Widget", 0)]), HashEmbedder()).ingest(

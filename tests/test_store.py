@@ -9,7 +9,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 from sqlalchemy import text
 
 from graphrag.documents import Source
@@ -19,6 +18,7 @@ from graphrag.ingest import Ingestor
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
 from graphrag.review import record_verdict
 from graphrag.store import Store, sha256_text
+from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
 
 @pytest.fixture(autouse=True)
@@ -32,10 +32,9 @@ def _ingest(store: Store, *docs: tuple[str, str]) -> list[str]:
 
 
 def _answer(store: Store) -> Answer:
-    from helpers import ScriptedChecker
-
     from graphrag.ask import Asker
     from graphrag.generate.scripted import ScriptedGenerator
+    from helpers import ScriptedChecker
 
     asker = Asker(store, embedder=HashEmbedder(), generator=ScriptedGenerator("Alpha1 uses Beacon [1]. It runs [2]."),
                   checker=ScriptedChecker())
@@ -52,13 +51,13 @@ def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
     for d in any_store.documents():
         spans = any_store.sentences(d.id, d.version)
         assert spans and all(d.text[s.start:s.end] == s.text for s in spans)
-    ents, ments, rels, docs = any_store.graph_rows()
+    ents, _ments, rels, _docs = any_store.graph_rows()
     vec = np.frombuffer(ents[0]["vector"], dtype=np.float32)  # BLOB / BYTEA: the same bytes back
     assert vec.shape == (384,) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
     rows = any_store.sentence_rows()
     assert np.allclose(np.frombuffer(rows[0]["vector"], dtype=np.float32),
                        HashEmbedder().encode([any_store.span(rows[0]["doc_id"], rows[0]["version"],
-                                                             rows[0]["idx"]).text])[0])  # type: ignore[union-attr]
+                                                             rows[0]["idx"]).text])[0])
     graph = load_graph(any_store)
     assert len(graph.docs) == 3 and graph.keys == sorted(graph.keys)
     counts = any_store.counts()
@@ -83,7 +82,7 @@ def test_answers_and_verdicts_round_trip_with_span_hashes(any_store: Store) -> N
     assert [x.note for x in any_store.current_verdicts(a.id)] == ["changed my mind"]
     for cl in a.claims[1:]:
         record_verdict(any_store, a, cl, next((c for c in cl.citations if c.valid), None), "partial", "ana")
-    assert any_store.answer(a.id).status == AnswerStatus.VERIFIED  # type: ignore[union-attr]
+    assert any_store.answer(a.id).status == AnswerStatus.VERIFIED
     claims = any_store.claim_summaries()
     assert {c["answer_id"] for c in claims} == {a.id} and any_store.answer_footprints()[a.id].documents == {("one", 1)}
 
@@ -106,14 +105,14 @@ def test_verdicts_are_append_only_in_the_database_itself(any_store: Store, store
 
 
 @pytest.mark.unit
-def test_a_failure_inside_a_document_write_leaves_nothing(any_store: Store, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_failure_inside_a_document_write_leaves_nothing(any_store: Store, monkeypatch) -> None:
     from graphrag.store import documents
 
     _ingest(any_store, ("one", doc_text(1)))
     before, gen = store_snapshot(any_store.url), any_store.generation()
     real = documents.write
 
-    def write_then_fail(c, w):  # type: ignore[no-untyped-def]
+    def write_then_fail(c, w):
         real(c, w)  # every row of the new version is written (and v1 marked superseded) ...
         if c.dialect.name == "sqlite":  # ... then the database fails before COMMIT
             raise sqlite3.OperationalError("disk I/O error")
@@ -125,7 +124,7 @@ def test_a_failure_inside_a_document_write_leaves_nothing(any_store: Store, monk
     report = Ingestor(any_store, PatternExtractor(), HashEmbedder()).ingest([Source("one", "One", doc_text(5))])
     assert report.documents[0].status == "failed" and "nothing was written" in (report.documents[0].error or "")
     assert store_snapshot(any_store.url) == before and any_store.generation() == gen
-    assert not any_store.document("one", 1).superseded  # type: ignore[union-attr]
+    assert not any_store.document("one", 1).superseded
     monkeypatch.undo()
     assert _ingest(any_store, ("one", doc_text(5))) == ["ok"] and store_problems(any_store.url) == []
 
@@ -208,7 +207,7 @@ def test_a_deadlock_is_retried_and_both_writers_succeed(pg_url: str) -> None:
 
     def writer(first: str, second: str) -> None:
         with Store(pg_url) as s:
-            def run(c):  # type: ignore[no-untyped-def]
+            def run(c):
                 attempts[first] += 1
                 c.execute(text("UPDATE reply_cache SET value=value || 'x' WHERE key=:k"), {"k": first})
                 if attempts[first] == 1:
@@ -234,7 +233,7 @@ def test_a_deadlock_is_retried_and_both_writers_succeed(pg_url: str) -> None:
 
 
 @pytest.mark.slow  # waits out the connection retries: seconds
-def test_an_unreachable_server_is_a_clear_error_then_recovers(pg_server) -> None:  # type: ignore[no-untyped-def]
+def test_an_unreachable_server_is_a_clear_error_then_recovers(pg_server) -> None:
     url = pg_server.new_database()
     s = Store(url, retry_s=1.0)
     _ingest(s, ("one", doc_text(1)))
@@ -243,7 +242,7 @@ def test_an_unreachable_server_is_a_clear_error_then_recovers(pg_server) -> None
         with pytest.raises(StoreError, match="unreachable") as err:
             s.counts()
         assert "postgres@127.0.0.1" in str(err.value) and "tried for 1 s" in str(err.value)
-        with pytest.raises(StoreError, match="unreachable.*nothing was written"):
+        with pytest.raises(StoreError, match=r"unreachable.*nothing was written"):
             s.cache_put("k", "v")
     finally:
         pg_server.start()
@@ -266,7 +265,7 @@ def test_a_connection_dropped_mid_ingest_retries_the_document_whole(pg_url: str)
     dropped: list[int] = []
 
     @event.listens_for(s.engine, "commit")
-    def drop_before_commit(conn) -> None:  # type: ignore[no-untyped-def]
+    def drop_before_commit(conn) -> None:
         if not dropped:
             pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
             admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
@@ -285,9 +284,9 @@ def test_a_connection_dropped_mid_ingest_retries_the_document_whole(pg_url: str)
 def test_claim_objects_are_unchanged_by_the_round_trip(any_store: Store) -> None:
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
-    loaded = any_store.answer(a.id)  # type: ignore[arg-type]
+    loaded = any_store.answer(a.id)
     assert loaded is not None and isinstance(loaded.claims[0], Claim)
-    v = Verdict(a.id, 0, VerdictLabel.SUPPORTED, "ana", "0" * 64)  # type: ignore[arg-type]
+    v = Verdict(a.id, 0, VerdictLabel.SUPPORTED, "ana", "0" * 64)
     vid = any_store.add_verdict(v)
     assert any_store.verdicts(a.id)[0].id == vid
 
@@ -300,7 +299,7 @@ def test_a_nul_character_is_kept_on_sqlite_and_refused_clearly_on_postgresql(any
     report = Ingestor(any_store, PatternExtractor(), HashEmbedder()).ingest([Source("nul", "NUL", text_)])
     d = report.documents[0]
     if any_store.url.kind == "sqlite":
-        assert d.status == "ok" and any_store.current_document("nul").text == text_  # type: ignore[union-attr]
+        assert d.status == "ok" and any_store.current_document("nul").text == text_
     else:
         assert d.status == "failed" and "NUL" in (d.error or "") and "nothing was written" in (d.error or "")
         assert any_store.counts()["versions"] == 0
@@ -326,7 +325,7 @@ def test_a_snapshot_sees_one_state_while_another_handle_commits(store_url: str) 
 
 
 @pytest.mark.unit
-def test_a_new_table_is_one_migration_step_on_both_backends(store_url: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_table_is_one_migration_step_on_both_backends(store_url: str, monkeypatch) -> None:
     """How a new schema version is added (a Table and a step in schema.py): an existing store with
     data migrates on open, on either database, and this release then refuses the newer store."""
     from sqlalchemy import Column, Integer, Table, Text
@@ -361,7 +360,7 @@ def test_two_instances_ingesting_the_same_file_at_once_store_one_version(store_u
     try:
         writes: list[object] = []
         for s in (a, b):  # both prepared the write before either committed
-            s.write_document = lambda w: writes.append(w) or 1  # type: ignore[method-assign] - held back
+            s.write_document = lambda w: writes.append(w) or 1  # held back
             Ingestor(s, PatternExtractor(), HashEmbedder()).ingest([Source("one", "One", doc_text(1))])
             del s.write_document
         assert len(writes) == 2
@@ -387,7 +386,7 @@ def test_a_verdict_whose_reply_was_lost_is_stored_once(pg_url: str) -> None:
     lost: list[str] = []
 
     @event.listens_for(s.engine, "after_cursor_execute")
-    def lose_the_reply(conn, cursor, statement, *rest) -> None:  # type: ignore[no-untyped-def]
+    def lose_the_reply(conn, cursor, statement, *rest) -> None:
         if statement.startswith("INSERT INTO verdicts") and not lost:
             lost.append(statement)
             raise psycopg.OperationalError("server closed the connection unexpectedly")

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import text
-from helpers import store_of_release
-from test_store import _answer, _ingest
 
 from graphrag.identity import Forbidden, Identity, Principal, local_principal
 from graphrag.model import AuditEvent
 from graphrag.review import export_rows, record_verdict
 from graphrag.store import Store
+from helpers import store_of_release
 from proc_helpers import doc_text
+from test_store import _answer, _ingest
+
 
 @pytest.fixture(autouse=True)
 def _questions_unparsed(unparsed_questions: None) -> None:
@@ -89,7 +90,7 @@ def test_a_schema_4_store_migrates_to_5_with_its_verdicts(store_url: str, monkey
 
 
 @pytest.mark.unit
-def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:
     import csv
     import json
 
@@ -111,9 +112,8 @@ def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:  # type: ig
 
 
 @pytest.mark.model
-def test_the_command_line_audits_its_ingests_exports_and_verdicts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_command_line_audits_its_ingests_exports_and_verdicts(tmp_path) -> None:
     from app_helpers import write_corpus
-
     from graphrag.cli import main
 
     db = tmp_path / "s.db"

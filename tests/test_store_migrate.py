@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 from sqlalchemy import text
 
 from graphrag.cli import main
@@ -15,14 +14,14 @@ from graphrag.errors import StoreError
 from graphrag.graph import build_graph
 from graphrag.ingest import Ingestor
 from graphrag.review import record_verdict
-from graphrag.store import Store
-from graphrag.store import transfer
+from graphrag.store import Store, transfer
+from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture()
-def sqlite_store(tmp_path, unparsed_questions):  # type: ignore[no-untyped-def]
+def sqlite_store(tmp_path, unparsed_questions):
     """A SQLite store with two versions of a document, an answer, verdicts (one changed mind),
     an ingest log and a cached model reply."""
     from test_store import _answer
@@ -40,7 +39,7 @@ def sqlite_store(tmp_path, unparsed_questions):  # type: ignore[no-untyped-def]
     return path
 
 
-def test_migrate_copies_everything_with_ids_and_times_and_verifies(sqlite_store, pg_url, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_migrate_copies_everything_with_ids_and_times_and_verifies(sqlite_store, pg_url, capsys) -> None:
     assert main(["store", "migrate", "--from", str(sqlite_store), "--to", pg_url, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["verified"] and "postgres@127.0.0.1" in report["target"]
@@ -56,14 +55,14 @@ def test_migrate_copies_everything_with_ids_and_times_and_verifies(sqlite_store,
         assert (g_old.sentence_vectors == g_new.sentence_vectors).all()
         # new rows continue after the copied ids, and the record stays append-only
         a = new.answer(1)
-        v = record_verdict(new, a, a.claims[0], None, "supported", "bo")  # type: ignore[arg-type]
+        v = record_verdict(new, a, a.claims[0], None, "supported", "bo")
         assert v.id == 4
         with pytest.raises(Exception, match="append-only"), new.engine.begin() as c:
             c.execute(text("DELETE FROM verdicts"))
     assert store_snapshot(pg_url) == store_snapshot(sqlite_store) and store_problems(pg_url) == []
 
 
-def test_migrate_into_a_store_that_holds_data_is_refused_and_changes_nothing(sqlite_store, pg_url, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_migrate_into_a_store_that_holds_data_is_refused_and_changes_nothing(sqlite_store, pg_url, capsys) -> None:
     with Store(pg_url) as s:
         Ingestor(s, PatternExtractor(), HashEmbedder()).ingest([Source("mine", "Mine", doc_text(7))])
     before = store_snapshot(pg_url)
@@ -72,15 +71,15 @@ def test_migrate_into_a_store_that_holds_data_is_refused_and_changes_nothing(sql
     assert store_snapshot(pg_url) == before
 
 
-def test_a_failure_mid_copy_leaves_the_target_untouched(sqlite_store, pg_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_failure_mid_copy_leaves_the_target_untouched(sqlite_store, pg_url, monkeypatch) -> None:
     real = transfer._read_table
 
-    def target_lost_a_verdict(c, t):  # type: ignore[no-untyped-def] - as if a row went missing on the way
+    def target_lost_a_verdict(c, t):  # as if a row went missing on the way
         rows = real(c, t)
         return rows[:-1] if c.dialect.name == "postgresql" and t.name == "verdicts" else rows
 
     monkeypatch.setattr(transfer, "_read_table", target_lost_a_verdict)
-    with pytest.raises(transfer.CopyMismatch, match="verdicts: 3 rows expected, 2 copied.*rolled back"):
+    with pytest.raises(transfer.CopyMismatch, match=r"verdicts: 3 rows expected, 2 copied.*rolled back"):
         transfer.copy_store(sqlite_store, pg_url)
     from sqlalchemy import create_engine
 
@@ -92,7 +91,7 @@ def test_a_failure_mid_copy_leaves_the_target_untouched(sqlite_store, pg_url, mo
     transfer.copy_store(sqlite_store, pg_url)  # and a second attempt then succeeds
 
 
-def test_migrate_from_a_missing_file_says_so(tmp_path, pg_url) -> None:  # type: ignore[no-untyped-def]
+def test_migrate_from_a_missing_file_says_so(tmp_path, pg_url) -> None:
     with pytest.raises(StoreError, match="no store at"):
         transfer.copy_store(tmp_path / "nope.db", pg_url)
     assert not (tmp_path / "nope.db").exists()

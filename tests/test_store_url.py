@@ -48,7 +48,7 @@ def test_unsupported_or_malformed_urls_are_refused(value: str, message: str) -> 
         parse_store(value)
 
 
-def test_the_cli_refuses_a_url_it_cannot_use_and_creates_nothing(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_cli_refuses_a_url_it_cannot_use_and_creates_nothing(tmp_path, monkeypatch, capsys) -> None:
     """Before: --store postgresql+psycopg:... was taken as a file path; a folder 'postgresql+psycopg:'
     and a SQLite file appeared, and the command 'succeeded'."""
     monkeypatch.chdir(tmp_path)
@@ -64,7 +64,7 @@ def test_the_cli_refuses_a_url_it_cannot_use_and_creates_nothing(tmp_path, monke
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_sqlite_url_opens_the_same_store_as_its_path(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_sqlite_url_opens_the_same_store_as_its_path(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     with Store("sqlite:///s.db") as s:
         s.cache_put("k", "v")

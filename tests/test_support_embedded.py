@@ -11,9 +11,9 @@ from graphrag.errors import ModelUnavailable
 from graphrag.model import SupportLabel
 from graphrag.support import features as F
 from graphrag.support import lexical as L
+from graphrag.support import make_checker
 from graphrag.support import selection as S
 from graphrag.support import tokens as T
-from graphrag.support import make_checker
 from graphrag.support.base import SupportQuery
 from graphrag.support.embedded import (
     DIRECTION,
@@ -151,7 +151,7 @@ def test_evidence_sentences_split_and_dedupe_neighbours() -> None:
 
 @pytest.mark.unit
 def test_reason_names_the_problem() -> None:
-    values = {f: 0.5 for f in FEATURES}
+    values = dict.fromkeys(FEATURES, 0.5)
     pf = PairFeatures(values, [0], 1, missing_numbers=["30 days"])
     assert reason(pf, SupportLabel.NOT_SUPPORTED) == "30 days not in source"
     pf = PairFeatures(values, [0], 1, missing_terms=["Exports"], source_terms=["Billing"])
@@ -168,7 +168,7 @@ def test_construction_is_cheap_and_does_not_load_the_model() -> None:
     checker = make_checker("embedded")
     assert checker.name == "embedded@shipped"  # no store given: the shipped parameters, named so
     assert 0.0 < checker.threshold < 1.0
-    assert checker._embedder is None  # noqa: SLF001 - lazily loaded on first check
+    assert checker._embedder is None  # lazily loaded on first check
     assert checker.check([]) == []
 
 
@@ -184,8 +184,8 @@ def test_params_file_is_small_and_matches_the_features() -> None:
 @pytest.mark.unit
 def test_the_feature_table_is_the_one_list_of_names_and_directions() -> None:
     table = (*F.PAIR_FEATURES, *F.TOKEN_FEATURES)
-    assert FEATURES == tuple(f.name for f in table) and len(set(FEATURES)) == len(FEATURES)
-    assert DIRECTION == {f.name: f.direction for f in table}
+    assert tuple(f.name for f in table) == FEATURES and len(set(FEATURES)) == len(FEATURES)
+    assert {f.name: f.direction for f in table} == DIRECTION
     assert all(f.direction in (F.FOR, F.AGAINST) for f in table)
     assert {f for f in FEATURES if DIRECTION[f] == F.AGAINST} == {
         "num_missing", "num_missing_all", "term_missing", "term_missing_all", "negation_mismatch",

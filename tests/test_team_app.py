@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT, app, copy_store, ok, page, texts
-from streamlit.testing.v1 import AppTest
 from graphrag.ask import Asker
 from graphrag.model import AskSettings
 from graphrag.store import Store
@@ -60,13 +60,13 @@ def answered(tiny_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 @pytest.fixture
-def team(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answered: Path):  # noqa: ANN201
+def team(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answered: Path):
     policy = tmp_path / "access.toml"
     policy.write_text(POLICY, encoding="utf-8")
     store = copy_store(answered, tmp_path / "store.db")
 
     def make(who: dict[str, object] | None, secrets: dict[str, object] | None = None,
-             page_script: str | None = None):  # noqa: ANN202
+             page_script: str | None = None):
         at = app(monkeypatch, store)
         if page_script:
             at = AppTest.from_file(str(ROOT / page_script), default_timeout=240)
@@ -77,21 +77,21 @@ def team(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answered: Path):  # no
         at.user = who if who is not None else {"is_logged_in": False}
         return at
 
-    make.policy = policy  # type: ignore[attr-defined]
-    make.store = store  # type: ignore[attr-defined]
+    make.policy = policy
+    make.store = store
     return make
 
 
-def errors(at) -> str:  # noqa: ANN001
+def errors(at) -> str:
     return " ".join(texts(at.error)).replace("\\", "")  # the page escapes Markdown in what it shows
 
 
-def everything(at) -> str:  # noqa: ANN001
+def everything(at) -> str:
     return " ".join(texts(at.markdown) + texts(at.caption) + texts(at.error) + texts(at.info) + texts(at.title)
                     + texts(at.sidebar.caption) + texts(at.sidebar.markdown))
 
 
-def test_team_mode_without_auth_config_serves_nothing_and_says_what_is_missing(team) -> None:  # noqa: ANN001
+def test_team_mode_without_auth_config_serves_nothing_and_says_what_is_missing(team) -> None:
     at = ok(team(ANA, secrets={"auth": {"redirect_uri": AUTH["redirect_uri"], "cookie_secret": "short"}}))
     err = errors(at)
     assert "Team mode is not configured" in err
@@ -104,13 +104,13 @@ def test_team_mode_without_auth_config_serves_nothing_and_says_what_is_missing(t
     assert "access.toml does not exist" in errors(at)
 
 
-def test_signed_out_visitors_see_only_the_sign_in_page(team) -> None:  # noqa: ANN001
+def test_signed_out_visitors_see_only_the_sign_in_page(team) -> None:
     at = ok(team(None))
     assert [b.label for b in at.button] == ["Sign in"]
     assert not at.sidebar.caption and "Data exports" not in everything(at)
 
 
-def test_a_viewer_sees_public_answers_reads_and_cannot_judge_or_ingest(team) -> None:  # noqa: ANN001
+def test_a_viewer_sees_public_answers_reads_and_cannot_judge_or_ingest(team) -> None:
     at = ok(team(BOB))
     side = " ".join(texts(at.sidebar.caption)).replace("\\", "")
     assert "bob@example.com · role viewer · labels public" in side
@@ -121,7 +121,7 @@ def test_a_viewer_sees_public_answers_reads_and_cannot_judge_or_ingest(team) -> 
     assert "snapshot exports" in questions and "cluster" not in questions  # only the public answer
     assert not [b for b in at.button if b.key and b.key.startswith("rv_") and b.key not in ("rv_prev", "rv_next")]
     assert "needs the reviewer role" in everything(at)
-    assert not [b for b in at.get("download_button")]  # exports are an admin's
+    assert not list(at.get("download_button"))  # exports are an admin's
     with pytest.raises(ValueError, match="Could not find a navigation page"):  # not in a viewer's navigation
         page(at, "ingest")
     alone = ok(team(BOB, page_script="views/ingest.py"))  # the page run by itself still refuses
@@ -131,7 +131,7 @@ def test_a_viewer_sees_public_answers_reads_and_cannot_judge_or_ingest(team) -> 
     assert not [b for b in at.button if b.key in ("record_save_policy", "record_refit")]
 
 
-def test_a_reviewer_verdict_carries_the_signed_in_identity_and_is_audited(team) -> None:  # noqa: ANN001
+def test_a_reviewer_verdict_carries_the_signed_in_identity_and_is_audited(team) -> None:
     at = page(ok(team(CAT)), "review")
     at = ok(at.button(key="rv_supported").click())
     with Store(team.store) as s:
@@ -141,7 +141,7 @@ def test_a_reviewer_verdict_carries_the_signed_in_identity_and_is_audited(team) 
     assert ("sign-in", "cat@example.com") in events and ("verdict", "cat@example.com") in events
 
 
-def test_a_role_taken_away_stops_the_next_click_and_removal_stops_the_next_rerun(team) -> None:  # noqa: ANN001
+def test_a_role_taken_away_stops_the_next_click_and_removal_stops_the_next_rerun(team) -> None:
     at = page(ok(team(CAT)), "review")
     assert at.button(key="rv_supported")  # drawn while cat was a reviewer
     team.policy.write_text(POLICY.replace('role = "reviewer"', 'role = "viewer"'), encoding="utf-8")
@@ -155,14 +155,14 @@ def test_a_role_taken_away_stops_the_next_click_and_removal_stops_the_next_rerun
     assert "grants you nothing" in errors(at) and not at.sidebar.caption
 
 
-def test_an_identity_from_another_issuer_gets_nothing(team) -> None:  # noqa: ANN001
+def test_an_identity_from_another_issuer_gets_nothing(team) -> None:
     team.policy.write_text(f'issuers = ["{ISSUER}"]\n' + POLICY, encoding="utf-8")
     assert "role admin" in " ".join(texts(ok(team(ANA)).sidebar.caption))
     at = ok(team({**ANA, "iss": "https://evil.example"}))
     assert "grants you nothing" in errors(at) and not at.sidebar.caption
 
 
-def test_an_admin_sees_internal_answers_exports_and_the_ingest_page(team) -> None:  # noqa: ANN001
+def test_an_admin_sees_internal_answers_exports_and_the_ingest_page(team) -> None:
     at = page(ok(team(ANA)), "review")
     questions = " ".join(str(o) for o in at.selectbox(key="review_answer_filter").options)
     assert "cluster" in questions and "snapshot exports" in questions
@@ -192,8 +192,8 @@ def test_the_ingest_page_reads_the_servers_disk_only_under_the_configured_roots(
         assert all(d.id != "key" for d in s.documents()) and not s.audit()
 
 
-def test_a_removal_names_the_signed_in_admin_and_a_demoted_admin_removes_nothing(team) -> None:  # noqa: ANN001
-    def ready_to_remove(at):  # noqa: ANN001, ANN202
+def test_a_removal_names_the_signed_in_admin_and_a_demoted_admin_removes_nothing(team) -> None:
+    def ready_to_remove(at):
         at = page(at, "ingest")
         at = ok(at.selectbox(key="remove_doc").select("faq"))
         assert at.text_input(key="remove_actor").value == "ana@example.com"  # not a typed name

@@ -4,8 +4,8 @@ even when an earlier test of the session loaded them, and a refusal swallowed by
 from __future__ import annotations
 
 import pytest
-from conftest import _REACHED, ModelLoadInUnitTest
 
+from conftest import _REACHED, ModelLoadInUnitTest
 from graphrag.embed import MiniLMEmbedder
 from graphrag.extract.rules import RulesExtractor, load_spacy
 from graphrag.text import split_sentences

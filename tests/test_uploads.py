@@ -8,12 +8,12 @@ two uploads with one name lost the first, and a 300-character name raised OSErro
 from __future__ import annotations
 
 import pytest
-from proc_helpers import HashEmbedder, PatternExtractor
 
 from graphrag.documents import Rejected, Source
 from graphrag.ingest import Ingestor
 from graphrag.store import Store
 from graphrag.uploads import MAX_NAME_CHARS, Upload, assign_ids, default_labels, prepare_uploads
+from proc_helpers import HashEmbedder, PatternExtractor
 
 pytestmark = pytest.mark.unit
 
@@ -33,7 +33,7 @@ def handbook(store: Store) -> Store:
 def ingest(store: Store, uploads: list[Upload], **kw: object) -> dict[str, object]:
     kw.setdefault("viewer_access", ("public",))
     kw.setdefault("labels", ("public",))
-    items = prepare_uploads(uploads, store, **kw)  # type: ignore[arg-type]
+    items = prepare_uploads(uploads, store, **kw)
     report = Ingestor(store, PatternExtractor(), HashEmbedder()).ingest(items)
     return {d.id: d for d in report.documents}
 
@@ -52,11 +52,11 @@ def test_an_upload_named_like_a_visible_document_gets_its_own_id_unless_confirme
     assert by_id["billing-2"].status == "ok" and "existing document" in (by_id["billing-2"].note or "")
     billing = handbook.current_document("billing")
     assert billing is not None and billing.version == 1 and billing.text == BILLING_V1.decode()
-    assert handbook.current_document("billing-2").access == ("internal",)  # type: ignore[union-attr]
+    assert handbook.current_document("billing-2").access == ("internal",)
 
     by_id = ingest(handbook, [Upload("billing.md", MINE)], labels=("internal",), new_versions={"billing"})
     assert by_id["billing"].supersedes == 1
-    assert handbook.current_document("billing").access == ("internal",)  # type: ignore[union-attr]
+    assert handbook.current_document("billing").access == ("internal",)
 
 
 def test_an_upload_named_like_a_hidden_document_gets_its_own_id_and_learns_nothing(handbook: Store) -> None:
@@ -64,14 +64,14 @@ def test_an_upload_named_like_a_hidden_document_gets_its_own_id_and_learns_nothi
     assert a.clash is None and a.id == "ops-2" and "Secret" not in (a.note or "")
     by_id = ingest(handbook, [Upload("ops.md", MINE)])
     assert by_id["ops-2"].status == "ok"
-    assert handbook.current_document("ops").version == 1  # type: ignore[union-attr]
+    assert handbook.current_document("ops").version == 1
 
 
 def test_two_uploads_with_one_name_are_both_kept(store: Store) -> None:
     by_id = ingest(store, [Upload("notes.md", MINE), Upload("notes.md", BILLING_V1),
                            Upload("sub/notes.md", b"Sub1 uses Note2.")])
     assert [by_id[i].status for i in ("notes", "notes-2", "notes-3")] == ["ok", "ok", "ok"]
-    assert store.current_document("notes").text == MINE.decode()  # type: ignore[union-attr]
+    assert store.current_document("notes").text == MINE.decode()
 
 
 def test_a_300_character_name_is_cut_and_the_batch_goes_in(store: Store) -> None:
@@ -107,7 +107,7 @@ def test_uploads_are_checked_like_files_and_need_a_label(store: Store) -> None:
     assert isinstance(none, Rejected) and "access label" in none.reason
 
 
-def test_files_and_corpus_paragraphs_get_clean_ids_and_titles_too(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_files_and_corpus_paragraphs_get_clean_ids_and_titles_too(tmp_path) -> None:
     import json
 
     from graphrag.documents import collect

@@ -80,7 +80,7 @@ def _external_urls(page: str) -> set[str]:
 
 @pytest.mark.parametrize("make", [_route_page, lambda: neighbourhood_html(
     neighbourhood(_kg(), "export", ["public"], hops=2), {"export": EVIL, "snap": EVIL_IMG, "retention": "R"})])
-def test_drawing_is_offline(make) -> None:  # noqa: ANN001
+def test_drawing_is_offline(make) -> None:
     page = make()
     # Nothing is loaded by reference: no src/href attribute, CSS url() or @import points anywhere.
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)

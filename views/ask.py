@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.errors import GraphRAGError
-from graphrag.model import Answer, AnswerStatus, AskSettings, ClaimFlag
+from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
 from graphrag.review import visible_to
 from graphrag.review_policy import claim_state, shown_verdicts
 from graphrag.serialize import route_text
@@ -68,7 +68,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.switch_page("views/review.py")
     if answer.claims:
         st.badge(answer.status.value,
-                 color={"verified": "green", "auto-checked": "blue"}.get(answer.status.value, "gray"))
+                 color=render.STATUS_COLOURS.get(answer.status.value, "gray"))
     else:
         st.badge("no answer", color="gray")
     for w in warnings:
@@ -97,8 +97,10 @@ def show(answer: Answer, warnings: list[str]) -> None:
                 if not options:
                     st.caption("No citation.")
                     continue
-                pick = st.pills("Citations", options, key=f"cite_{answer.id}_{claim.index}",
-                                format_func=lambda i, cl=claim: render.marker_label(cl.citations[i].marker))
+                def marker(i: int, cl: Claim = claim) -> str:
+                    return render.marker_label(cl.citations[i].marker)
+
+                pick = st.pills("Citations", options, key=f"cite_{answer.id}_{claim.index}", format_func=marker)
                 if pick is None:
                     st.caption("Click a marker to see the sentence it cites.")
                     continue

@@ -69,9 +69,9 @@ with right:
     use_ollama = st.session_state[state.EXTRACTOR] == "ollama"
     st.text_input("Ollama model", disabled=not use_ollama, **state.persist(state.EXTRACT_MODEL))
     if use_ollama:
-        status = state.ollama_status_cached(resolve_host())
-        if not status.reachable:
-            st.warning(f"{render.plain(status.error)}. Documents will be reported *model unavailable*.")
+        server = state.ollama_status_cached(resolve_host())
+        if not server.reachable:
+            st.warning(f"{render.plain(server.error)}. Documents will be reported *model unavailable*.")
 
 ready = (uploads and upload_labels) or folder.strip()
 go = st.button("Ingest", type="primary", disabled=not ready, key="ingest_go")
@@ -112,8 +112,8 @@ if go:
             work = _folder_work(store, extractor(store), str(path))
             label = "Folder ingest"
         # The job belongs to the server: leaving this page, a rerun or closing the tab does not stop it.
-        job = state.jobs().submit(label, work, owner=state.session_token())
-        st.session_state[state.INGEST_JOB] = job.id
+        submitted = state.jobs().submit(label, work, owner=state.session_token())
+        st.session_state[state.INGEST_JOB] = submitted.id
         # Counts and the typed folder only: an upload's name may say more than its labels allow.
         state.audit(store, "ingest", source="upload" if uploads else "folder", files=len(uploads) if uploads else None,
                     folder=None if uploads else folder.strip())

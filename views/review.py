@@ -10,7 +10,7 @@ from graphrag.access import Access
 from graphrag.errors import GraphRAGError
 from graphrag.graph import load_graph
 from graphrag.identity import require
-from graphrag.model import Citation, ClaimFlag, VerdictLabel
+from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
 from graphrag.pages import render_page
 from graphrag.review import (
     QueueItem,
@@ -102,11 +102,13 @@ if st.session_state.get(state.REVIEW_CURRENT) not in keys:
     st.session_state[state.REVIEW_CURRENT] = keys[0]
 pos = keys.index(st.session_state[state.REVIEW_CURRENT])
 item = items[pos]
-answer = store.answer(item.answer_id)  # only the claim on screen needs its whole answer
-claim = next((c for c in answer.claims if c.index == item.claim_index), None) if answer else None
-if answer is None or claim is None:
+loaded = store.answer(item.answer_id)  # only the claim on screen needs its whole answer
+found = next((c for c in loaded.claims if c.index == item.claim_index), None) if loaded else None
+if loaded is None or found is None:
     st.error(f"Answer #{item.answer_id} could not be read from the store; reload the page.")
     st.stop()
+answer: Answer = loaded  # named apart so the functions below see them as present
+claim: Claim = found
 valid = [c for c in claim.citations if c.valid and c.item is not None]
 
 

@@ -1,0 +1,1 @@
+"""Evaluations: retrieval on multi-hop questions, the support checker on labelled pairs, learning curves."""

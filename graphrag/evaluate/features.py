@@ -40,9 +40,11 @@ class CachedEmbedder:
 
     @staticmethod
     def key(text: str) -> str:
+        """The cache key of a text: its SHA-1."""
         return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """Vectors of ``texts``, encoding only those not cached yet and saving the cache after."""
         todo = sorted({t for t in texts if self.key(t) not in self.cache})
         if todo:
             print(f"  encoding {len(todo)} new texts ...", file=sys.stderr, flush=True)
@@ -74,6 +76,7 @@ class CachedEmbedder:
         return out
 
     def save(self) -> None:
+        """Write the cache atomically (a temporary file, then a rename)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         keys = list(self.cache)
         tmp = self.path.with_suffix(".tmp.npz")

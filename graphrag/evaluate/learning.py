@@ -137,6 +137,8 @@ def _print(result: dict[str, Any], out: TextIO) -> None:
 def cli_learning_curve(data: str, fmt: str, start_data: str, start_fmt: str, sizes: Sequence[int] = (50, 100, 200, 400),
                        draws: int = 5, seed: int = 0, cache: str | None = None, as_json: bool = False,
                        out: TextIO | None = None) -> int:
+    """``graphrag eval learning-curve``: refit from growing samples of ``data`` starting from ``start_data``'s
+    model, and print the gains (or JSON); 2 on unreadable input."""
     out = out or sys.stdout
     from graphrag.evaluate.features import cached_features
 

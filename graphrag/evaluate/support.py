@@ -54,6 +54,8 @@ _PASSAGE_HEADER = re.compile(r"^\s*\[\d+\][^\n]*(?:\n+|$)")
 
 @dataclass(frozen=True)
 class SupportExample:
+    """A labelled (claim, evidence) pair from a support dataset."""
+
     claim: str
     evidence: tuple[str, ...]  # sentences or passages, in source order
     label: str  # one of LABELS
@@ -62,9 +64,11 @@ class SupportExample:
 
     @property
     def supported(self) -> bool:
+        """Whether the label is "supported"."""
         return self.label == SUPPORTED
 
     def query(self) -> SupportQuery:
+        """The pair as the checker receives it."""
         # Blank lines keep each given sentence/passage a block of its own when re-split.
         return SupportQuery(claim=self.claim, evidence="\n\n".join(self.evidence))
 
@@ -91,6 +95,7 @@ def _need(row: dict[str, Any], keys: Sequence[str], where: str, fmt: str) -> Non
 
 
 def load_wice(path: Path, skipped: Counter[str] | None = None) -> list[SupportExample]:
+    """Read WiCE pairs from JSON lines; an unknown label is an InputError naming the line."""
     out = []
     for n, row in enumerate(_read_jsonl(path), 1):
         _need(row, ("claim", "evidence", "label"), f"{path}:{n}", "wice")
@@ -149,6 +154,7 @@ def _generic_label(value: object, where: str) -> str:
 
 
 def load_jsonl(path: Path, skipped: Counter[str] | None = None) -> list[SupportExample]:
+    """Read pairs from plain JSON lines (claim, evidence as text or a list, label)."""
     out = []
     for n, row in enumerate(_read_jsonl(path), 1):
         where = f"{path}:{n}"
@@ -264,7 +270,7 @@ def support_metrics(y: Sequence[bool], scores: Sequence[float], threshold: float
     """All figures for one run: n, class counts, threshold metrics, AUROC, triage, calibration."""
     t = np.asarray(y, dtype=bool)
     s = np.asarray(scores, dtype=float)
-    out: dict[str, object] = {"n": int(len(t)), "n_supported": int(t.sum()), "threshold": float(threshold)}
+    out: dict[str, object] = {"n": len(t), "n_supported": int(t.sum()), "threshold": float(threshold)}
     out.update(binary_metrics(t, s >= threshold))
     out["auroc"] = auroc(t, s)
     out["triage_top20"] = triage_value(t, s)

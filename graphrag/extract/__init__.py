@@ -16,6 +16,7 @@ EXTRACTORS: dict[str, str] = {
 
 
 def make_extractor(name: str, **options: object) -> Extractor:
+    """The extractor registered under ``name`` (see ``EXTRACTORS``), built with ``options``."""
     return cast(Extractor, make_backend("extractor", EXTRACTORS, name, **options))  # EXTRACTORS: extractors only
 
 

@@ -15,6 +15,8 @@ from graphrag.text import Sentence
 
 
 class Extractor(Protocol):
+    """Finds entities and relations in a document's sentences."""
+
     name: str  # recorded on every mention and relation, e.g. "rules", "ollama:llama3.1"
 
     def extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
@@ -29,7 +31,8 @@ class ReplyCache(Protocol):
     transaction, so a chunk answered before a failure is not sent again on the re-run.
     """
 
-    def get(self, key: str) -> str | None: ...
+    def get(self, key: str) -> str | None:
+        """The cached reply under ``key``, or None."""
 
     def put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
         """``sources``: the sha256 of each sentence the reply is about (graphrag.text.sentence_hash),
@@ -44,7 +47,9 @@ class MemoryCache:
         self.data: dict[str, str] = {}
 
     def get(self, key: str) -> str | None:
+        """The cached reply under ``key``, or None."""
         return self.data.get(key)
 
     def put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
+        """Keep ``value`` under ``key`` (``sources`` is not needed in memory)."""
         self.data[key] = value

@@ -194,10 +194,13 @@ class OllamaExtractor:
         self.last_dropped = 0  # items dropped from the last document's replies (bad number/name)
 
     def cache_key(self, chunk: Sequence[Sentence]) -> str:
+        """The reply cache key of a chunk: model, prompt version and the chunk's numbered text."""
         text_hash = hashlib.sha256(numbered_text(chunk).encode()).hexdigest()
         return hashlib.sha256(f"{self.model}\n{PROMPT_VERSION}\n{text_hash}".encode()).hexdigest()
 
     def extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
+        """Extract from the document chunk by chunk, reusing cached replies; a failed chunk fails the
+        document."""
         chunks = chunk_sentences(sentences, self.chunk_sentences, self.max_chunk_chars)
         calls_before = self.chat.calls
         items = _ChunkItems()

@@ -292,6 +292,7 @@ class RulesExtractor:
         return docs
 
     def extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
+        """Extract from one document (a batch of one)."""
         return self.extract_many([sentences])[0]
 
     def extract_many(self, documents: Sequence[Sequence[Sentence]]) -> list[ExtractionResult]:

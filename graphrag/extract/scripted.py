@@ -15,6 +15,8 @@ from graphrag.text import Sentence
 
 @dataclass(frozen=True)
 class ScriptEntity:
+    """An entity the script puts in the sentence that contains ``in_`` (or has that index)."""
+
     name: str
     in_: str | int  # a substring of the sentence, or its index
     type: str = "concept"
@@ -23,6 +25,8 @@ class ScriptEntity:
 
 @dataclass(frozen=True)
 class ScriptRelation:
+    """A relation the script puts in the sentence that contains ``in_`` (or has that index)."""
+
     source: str
     type: str
     target: str
@@ -60,6 +64,7 @@ class ScriptedExtractor:
         self.calls = 0
 
     def extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
+        """Apply the script to the sentences, or fail as configured; counts its calls."""
         self.calls += 1
         if self.on_extract:
             self.on_extract(sentences)

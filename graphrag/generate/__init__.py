@@ -15,6 +15,7 @@ GENERATORS: dict[str, str] = {
 
 
 def make_generator(name: str, **options: object) -> Generator:
+    """The generator registered under ``name`` (see ``GENERATORS``), built with ``options``."""
     return cast(Generator, make_backend("generator", GENERATORS, name, **options))  # GENERATORS: generators only
 
 

@@ -15,12 +15,16 @@ from graphrag.model import ContextItem
 
 @dataclass(frozen=True)
 class Generation:
+    """A generated answer text, with the backend and model that wrote it."""
+
     text: str
     generator: str  # backend name
     model: str | None = None
 
 
 class Generator(Protocol):
+    """Writes an answer with [n] markers from numbered context sentences."""
+
     name: str
 
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:

@@ -55,6 +55,8 @@ def _where(item: ContextItem) -> tuple[str, int, int]:
 
 
 class ExtractiveGenerator:
+    """An answer with no model: quotes of the most relevant context sentences, chains kept together."""
+
     name = "extractive"
 
     def __init__(self, max_sentences: int = 4, margin: float = 0.3, chain_margin: float = 0.6,
@@ -78,6 +80,8 @@ class ExtractiveGenerator:
         self.chain_margin = chain_margin
 
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
+        """Quote up to ``max_sentences`` statements from ``context``, each with its marker; empty when none is
+        a statement."""
         ranked = [c for c in sorted(context, key=lambda c: (-c.score, c.n)) if _is_statement(" ".join(c.span.text.split()))]
         if not ranked:
             return Generation("", self.name, None)

@@ -47,6 +47,7 @@ def _attr(value: object) -> str:
 
 
 def sources_block(context: Sequence[ContextItem]) -> str:
+    """The context as numbered ``<source>`` elements, text and attributes escaped."""
     parts = ["<sources>"]
     for item in context:
         span = item.span
@@ -58,6 +59,7 @@ def sources_block(context: Sequence[ContextItem]) -> str:
 
 
 def build_messages(question: str, context: Sequence[ContextItem]) -> list[dict[str, str]]:
+    """The chat messages for ``question``: the system rules, then the sources and the question."""
     user = (
         f"{sources_block(context)}\n\n"
         f"Question: {' '.join(question.split())}\n"
@@ -94,6 +96,7 @@ class OllamaGenerator:
         )
 
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
+        """Ask the model for a cited answer; with no context, a fixed reply and no call."""
         if not context:
             # Nothing to cite: asking the model would only invite an answer from memory.
             log.info("no context items for %r; not calling %s", question, self.model)

@@ -9,11 +9,14 @@ from graphrag.model import ContextItem
 
 
 class ScriptedGenerator:
+    """A test generator that returns a fixed text and records what it was asked."""
+
     def __init__(self, text: str = "", name: str = "scripted") -> None:
         self.text = text
         self.name = name
         self.calls: list[tuple[str, tuple[ContextItem, ...]]] = []  # what it was asked, in order
 
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
+        """Record the call and return the fixed text."""
         self.calls.append((question, tuple(context)))
         return Generation(self.text, self.name)

@@ -29,6 +29,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Read:
+    """A file's text, its title if it names one, and where each part of the text came from."""
+
     text: str
     title: str | None
     layout: Layout

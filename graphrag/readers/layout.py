@@ -103,10 +103,12 @@ class Layout:
                           boxes=tuple(boxes), heading_path=heading, paragraph=paragraph)
 
     def span_layouts(self, ranges: Sequence[tuple[int, int]]) -> list[SpanLayout | None]:
+        """The layout of each (start, end) character range, None where it has none."""
         return [self.span_layout(s, e) for s, e in ranges]
 
 
 def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
     return hashlib.sha256(data).hexdigest()
 
 

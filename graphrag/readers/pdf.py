@@ -131,7 +131,7 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) ->
             continue
         if ch in ("\x02", "\u00ad"):  # PDFium's mark for a hyphen that ends a line, a drawn soft hyphen
             ch = "-"
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co") and not ch.isspace() or ch == "\ufffe":
+        elif (unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co") and not ch.isspace()) or ch == "\ufffe":
             continue  # control and private-use code points carry no text
         if ch.isspace() or pdfium_c.FPDFText_IsGenerated(raw, i):
             if cur is not None and cur.chars and cur.chars[-1] != " ":

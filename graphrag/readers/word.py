@@ -36,6 +36,7 @@ def _paragraph_text(p_el: Any) -> str:  # an lxml element of python-docx's tree 
 
 
 def read_docx(data: bytes) -> tuple[str, str | None, Layout]:
+    """A DOCX file's text, title and layout; a ReadError says why when it is not a readable DOCX."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             names = set(z.namelist())

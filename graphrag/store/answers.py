@@ -25,6 +25,7 @@ from graphrag.store.codec import now, route, route_json, seed, seed_json, suppor
 
 
 def save(c: Connection, a: Answer) -> int:
+    """Insert an answer with its claims, citations and context; returns its id."""
     aid = int(c.execute(text(
         "INSERT INTO answers (question, settings, text, status, generator, generator_model, seeds, reached, "
         "created_at) VALUES (:q, :settings, :text, :status, :gen, :model, :seeds, :reached, :at) RETURNING id"),
@@ -54,15 +55,18 @@ def save(c: Connection, a: Answer) -> int:
 
 
 def ids(c: Connection, limit: int) -> list[dict[str, Any]]:
+    """The newest ``limit`` answers' id, question, time and status, newest first."""
     return [dict(r) for r in c.execute(text("SELECT id, question, created_at, status FROM answers ORDER BY id DESC "
                                             "LIMIT :n"), {"n": limit}).mappings()]
 
 
 def load(c: Connection, answer_id: int) -> Answer | None:
+    """The answer with this id, rebuilt from its rows, or None."""
     a = c.execute(text("SELECT * FROM answers WHERE id=:a"), {"a": answer_id}).mappings().first()
     if a is None:
         return None
-    settings = AskSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(a["settings"]).items()})
+    stored: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(a["settings"]).items()}
+    settings = AskSettings(**stored)
     items: dict[int, ContextItem] = {}
     for r in c.execute(text(
             'SELECT c.*, s.start, s."end", s.text, d.superseded, d.effective_date FROM context_items c '
@@ -93,7 +97,7 @@ def load(c: Connection, answer_id: int) -> Answer | None:
     )
 
 
-def claim_summaries(c: Connection) -> list[dict]:
+def claim_summaries(c: Connection) -> list[dict[str, Any]]:
     """Claims, newest answer first: what a review queue needs without loading whole answers
     (who may see each answer is decided from ``footprints``)."""
     return [
@@ -105,6 +109,7 @@ def claim_summaries(c: Connection) -> list[dict]:
 
 
 def ids_with_claims(c: Connection) -> list[int]:
+    """Ids of the answers that have claims."""
     return [int(r[0]) for r in c.execute(text("SELECT DISTINCT answer_id FROM claims"))]
 
 

@@ -12,6 +12,7 @@ from graphrag.store.codec import now
 
 
 def add(c: Connection, e: AuditEvent) -> int:
+    """Append an audit event; returns its id."""
     return int(c.execute(text(
         "INSERT INTO audit (at, event, subject, email, detail) VALUES (:at, :event, :subject, :email, :detail) "
         "RETURNING id"),

@@ -13,6 +13,7 @@ from graphrag.text import sentence_hash
 
 
 def get(c: Connection, key: str) -> str | None:
+    """The cached reply under ``key``, or None."""
     return c.execute(text("SELECT value FROM reply_cache WHERE key=:k"), {"k": key}).scalar()
 
 

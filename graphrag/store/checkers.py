@@ -19,6 +19,9 @@ from graphrag.store.codec import now
 
 @dataclass(frozen=True)
 class CheckerVersion:
+    """A fitted version of the embedded checker's parameters, with where it came from and why it was adopted.
+    """
+
     version: int
     created_at: str
     params: dict[str, Any]
@@ -47,6 +50,7 @@ def add(c: Connection, params: dict[str, Any], source: str, metrics: dict[str, A
 
 
 def active(c: Connection) -> CheckerVersion | None:
+    """The active checker version, or None when the shipped parameters are in use."""
     r = c.execute(text("SELECT * FROM checker_versions WHERE active=1")).mappings().first()
     return _version(r) if r else None
 

@@ -5,21 +5,23 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 
 from graphrag.model import Document, Route, RouteStart, Seed, Support, SupportLabel
 
-Row = Mapping[str, Any]
+Row = Mapping[Any, Any]  # a result row by column name (SQLAlchemy types RowMapping keys wider than str)
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    """The current UTC time, ISO 8601 to the second (the store's timestamp format)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def sha256_text(text: str) -> str:
+    """Hex SHA-256 of the text's UTF-8 bytes."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -29,19 +31,23 @@ def blob(vec: np.ndarray | None) -> bytes | None:
 
 
 def document(r: Row) -> Document:
+    """A document record from its row."""
     return Document(r["doc_id"], r["title"], r["version"], r["text"], r["sha256"], r["effective_date"],
                     tuple(json.loads(r["access"])), r["path"], bool(r["superseded"]))
 
 
 def route_json(r: Route) -> dict[str, Any]:
+    """A route as stored (JSON)."""
     return r.to_record()
 
 
 def route(d: dict[str, Any]) -> Route:
+    """A route from its stored JSON."""
     return Route.from_record(d)
 
 
 def seed_json(s: Seed) -> list[Any]:
+    """A seed as stored: [entity, score, start, mention, how]."""
     return [s.entity, s.score, s.start.value, s.mention, s.how]
 
 
@@ -51,11 +57,13 @@ def seed(x: list[Any]) -> Seed:
 
 
 def support_json(s: Support | None) -> str | None:
+    """A support score as stored JSON text; None when there is none."""
     return None if s is None else json.dumps({"score": s.score, "label": s.label.value, "checker": s.checker,
                                               "reason": s.reason})
 
 
 def support(raw: str | None) -> Support | None:
+    """A support score from its stored JSON text."""
     if raw is None:
         return None
     d = json.loads(raw)

@@ -10,22 +10,35 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, Engine
 
 from graphrag.access import Footprint, Sources
-from graphrag.model import Answer, AnswerStatus, AuditEvent, Document, Entity, PageSize, Relation, Span, SpanLayout, Verdict
+from graphrag.model import (
+    Answer,
+    AnswerStatus,
+    AuditEvent,
+    Document,
+    Entity,
+    PageSize,
+    Relation,
+    Span,
+    SpanLayout,
+    Verdict,
+)
 from graphrag.review_policy import ClaimStatus, ReviewPolicy, claim_state
 from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
-from graphrag.store.documents import DocumentWrite  # noqa: F401 - re-exported
+from graphrag.store.documents import DocumentWrite  # also re-exported
 from graphrag.store.url import StoreURL, parse_store
 
-
+T = TypeVar("T")
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
 REMOVALS_SCHEMA = 6  # the schema that added document removal
 
@@ -63,12 +76,14 @@ class Store:
         return self.url.path
 
     @property
-    def engine(self):  # type: ignore[no-untyped-def] - sqlalchemy.Engine, for events in tests and tools
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, for event hooks in tests and tools."""
         return self.database.engine
 
     # --- plumbing ---------------------------------------------------------------------
 
     def close(self) -> None:
+        """Close the store's connections."""
         self.database.close()
 
     def __enter__(self) -> Store:
@@ -91,12 +106,12 @@ class Store:
         with self.database.snapshot():
             yield
 
-    def _write(self, fn: Any) -> Any:
+    def _write(self, fn: Callable[[Connection], T]) -> T:
         """``fn(connection)`` in one transaction, retried on busy/serialisation/unreachable,
         failures as StoreError ("nothing was written")."""
         return self.database.write(fn)
 
-    def _read(self, fn: Any) -> Any:
+    def _read(self, fn: Callable[[Connection], T]) -> T:
         return self.database.read(fn)
 
     def generation(self) -> int:
@@ -108,6 +123,7 @@ class Store:
     # --- documents ----------------------------------------------------------------------
 
     def current_document(self, doc_id: str) -> Document | None:
+        """The newest version of ``doc_id``, or None."""
         return self._read(lambda c: documents.current(c, doc_id))
 
     def access_of(self, doc_id: str, version: int) -> tuple[tuple[str, ...], bool] | None:
@@ -119,9 +135,11 @@ class Store:
         return self._read(lambda c: documents.with_content(c, doc_id, sha256))
 
     def document(self, doc_id: str, version: int) -> Document | None:
+        """This version of ``doc_id``, or None."""
         return self._read(lambda c: documents.one(c, doc_id, version))
 
     def documents(self, include_superseded: bool = True) -> list[Document]:
+        """Every document version, or only current ones."""
         return self._read(lambda c: documents.all_documents(c, include_superseded))
 
     def write_document(self, w: DocumentWrite) -> int:
@@ -139,9 +157,11 @@ class Store:
         return self._read(lambda c: documents.existing_entity_keys(c, keys))
 
     def sentences(self, doc_id: str, version: int) -> list[Span]:
+        """The sentences of a document version, in order."""
         return self._read(lambda c: documents.sentences(c, doc_id, version))
 
     def span(self, doc_id: str, version: int, idx: int) -> Span | None:
+        """One sentence of a document version, or None (a hot read: one prepared statement)."""
         rows = self.database.fetch(documents.SPAN, {"d": doc_id, "v": version, "i": idx})
         return documents.span(rows, doc_id, version, idx)
 
@@ -190,6 +210,7 @@ class Store:
         return self._read(lambda c: layout.span_layouts(c, keys)) if self.database.version >= LAYOUT_SCHEMA else {}
 
     def page_sizes(self, doc_id: str, version: int) -> list[PageSize]:
+        """The page sizes of a document version; empty for stores older than the layout schema."""
         if self.database.version < LAYOUT_SCHEMA:
             return []
         return self._read(lambda c: layout.page_sizes(c, doc_id, version))
@@ -203,27 +224,34 @@ class Store:
     # --- reply cache --------------------------------------------------------------------
 
     def cache_get(self, key: str) -> str | None:
+        """The cached model reply under ``key``, or None."""
         return self._read(lambda c: cache.get(c, key))
 
     def cache_put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
+        """Cache a model reply at once, outside any document's transaction."""
         self.database.write_one(lambda c: cache.put(c, key, value, sources))
 
     def reply_cache(self) -> StoreCache:
+        """This store as an extractor's reply cache."""
         return StoreCache(self)
 
     # --- entities and relations ---------------------------------------------------------
 
     def entity(self, key: str) -> Entity | None:
+        """The entity with this key, with its mentions, or None."""
         return self._read(lambda c: graph.entity(c, key))
 
     def relations_of(self, key: str) -> list[Relation]:
+        """Relations from or to the entity with this key."""
         return self._read(lambda c: graph.relations(c, "WHERE r.source_key=:k OR r.target_key=:k", {"k": key}))
 
     def relation(self, rel_id: int) -> Relation | None:
+        """The relation with this id, or None."""
         rels = self._read(lambda c: graph.relations(c, "WHERE r.id=:id", {"id": rel_id}))
         return rels[0] if rels else None
 
     def all_relations(self) -> list[Relation]:
+        """Every stored relation."""
         return self._read(graph.relations)
 
     def entities_at(self, doc_id: str, version: int, idx: int) -> list[str]:
@@ -231,6 +259,7 @@ class Store:
         return self._read(lambda c: graph.entities_at(c, doc_id, version, idx))
 
     def entity_names(self) -> dict[str, str]:
+        """Display name by entity key."""
         return self._read(graph.entity_names)
 
     def counts(self) -> dict[str, int]:
@@ -244,6 +273,7 @@ class Store:
             return self._read(graph.graph_rows)
 
     def sentence_rows(self) -> list[Row]:
+        """Every sentence's key and vector, for building the graph."""
         return self._read(graph.sentence_rows)
 
     def append_run(self) -> tuple[int, int | None, int | None]:
@@ -265,9 +295,11 @@ class Store:
     # --- answers ------------------------------------------------------------------------
 
     def save_answer(self, a: Answer) -> int:
+        """Save an answer with its claims, citations and context; returns its id."""
         return self._write(lambda c: answers.save(c, a))
 
-    def answer_ids(self, limit: int = 200) -> list[dict]:
+    def answer_ids(self, limit: int = 200) -> list[dict[str, Any]]:
+        """The newest answers' id, question, time and status."""
         return self._read(lambda c: answers.ids(c, limit))
 
     def answer(self, answer_id: int) -> Answer | None:
@@ -283,7 +315,7 @@ class Store:
             return replace(a, status=AnswerStatus.VERIFIED)
         return a
 
-    def claim_summaries(self) -> list[dict]:
+    def claim_summaries(self) -> list[dict[str, Any]]:
         """What a review queue needs without loading whole answers: the claims (answer id,
         question, index, text, flags, support), newest answer first."""
         return self._read(answers.claim_summaries)
@@ -355,6 +387,7 @@ class Store:
         return ReviewPolicy(self._read(verdicts.required_verdicts))
 
     def set_review_policy(self, policy: ReviewPolicy) -> None:
+        """Set how many independent verdicts a claim needs."""
         self.database.write_one(lambda c: verdicts.set_required_verdicts(c, policy.required))
 
     def current_verdicts(self, answer_id: int | None = None) -> list[Verdict]:
@@ -363,7 +396,9 @@ class Store:
 
     # --- support checker versions (graphrag checker) ------------------------------------
 
-    def add_checker_version(self, params: dict, source: str, metrics: dict, activate: bool = True) -> int:
+    def add_checker_version(self, params: dict[str, Any], source: str, metrics: dict[str, Any],
+                            activate: bool = True) -> int:
+        """Store a fitted checker version (active by default); returns its number."""
         return self._write(lambda c: checkers.add(c, params, source, metrics, activate))
 
     def active_checker(self) -> checkers.CheckerVersion | None:
@@ -386,8 +421,10 @@ class StoreCache:
         self.store = store
 
     def get(self, key: str) -> str | None:
+        """The cached reply under ``key``, or None."""
         return self.store.cache_get(key)
 
     def put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
+        """Cache a reply at once (see ``Store.cache_put``)."""
         self.store.cache_put(key, value, sources)
 

@@ -52,6 +52,9 @@ class _Local(threading.local):
 
 
 class Database:
+    """A connection to the store's database: transactions, retries on busy or lost connections, and errors
+    translated to StoreError."""
+
     def __init__(self, url: StoreURL, *, readonly: bool = False, busy_timeout_s: float = 30.0,
                  retry_s: float = 15.0) -> None:
         self.url = url
@@ -73,9 +76,11 @@ class Database:
 
     @property
     def dialect(self) -> str:
+        """"sqlite" or "postgresql"."""
         return self.url.kind
 
     def close(self) -> None:
+        """Close every pooled connection."""
         self.engine.dispose()
 
     # --- transactions -------------------------------------------------------------------
@@ -122,6 +127,8 @@ class Database:
         return self._run(once, writing=True)
 
     def read(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` on a read connection (or inside the current transaction), retrying when the store is
+        busy."""
         if self._local.conn is not None:
             return fn(self._local.conn)
 
@@ -158,7 +165,9 @@ class Database:
             raw = self.engine.raw_connection()
             try:
                 if self.dialect == "postgresql":
-                    raw.driver_connection.autocommit = True  # type: ignore[union-attr] - one statement, no BEGIN
+                    driver = raw.driver_connection
+                    assert driver is not None  # a checked-out connection always holds its driver's
+                    driver.autocommit = True  # one statement, no BEGIN
                 cur = raw.cursor()
                 try:
                     cur.execute(sql, args)
@@ -312,7 +321,7 @@ def _unreachable(exc: BaseException) -> bool:
         or code in ("57P01", "57P02", "57P03")
 
 
-def _first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException | None) -> str:
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
     return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
 

@@ -24,18 +24,24 @@ from graphrag.store.layout import LayoutWrite
 
 
 class SentenceRow(NamedTuple):
+    """A sentence to store: its character offsets and text."""
+
     start: int
     end: int
     text: str
 
 
 class EntityRow(NamedTuple):
+    """An entity to store: key, display name and type."""
+
     key: str
     name: str
     type: str
 
 
 class MentionRow(NamedTuple):
+    """A mention to store: the entity key, the sentence index, a description and whether it is implied."""
+
     key: str
     sentence: int
     description: str
@@ -43,6 +49,8 @@ class MentionRow(NamedTuple):
 
 
 class RelationRow(NamedTuple):
+    """A relation to store: source and target keys, type, description and the sentence index."""
+
     source: str
     target: str
     type: str
@@ -73,6 +81,7 @@ _LOG = text("INSERT INTO ingest_log (doc_id, path, sha256, status, error, at) "
 
 
 def bump_generation(c: Connection) -> None:
+    """Move the generation counter; also the lock that orders concurrent document writers."""
     c.execute(_BUMP)
 
 
@@ -99,11 +108,14 @@ def append_run(c: Connection) -> tuple[int, int | None, int | None]:
 
 
 def generation(c: Connection) -> int:
+    """The generation counter; 0 before any write."""
     v = c.execute(GENERATION).scalar()
     return int(v) if v is not None else 0
 
 
 def write(c: Connection, w: DocumentWrite) -> int:
+    """Write one document version with its sentences, entities, mentions, relations and layout; returns the
+    version number (the existing one when the content is unchanged)."""
     d = w.document
     bump_generation(c)  # first: the lock that orders concurrent document writers
     mark_append(c)
@@ -162,29 +174,34 @@ def last_version(c: Connection, doc_id: str) -> int:
 
 
 def log(c: Connection, doc_id: str, path: str | None, sha256: str | None, status: str, error: str | None) -> None:
+    """Append a line to the ingest log."""
     c.execute(_LOG, {"doc_id": doc_id, "path": path, "sha256": sha256, "status": status, "error": error,
                      "at": now()})
 
 
 def current(c: Connection, doc_id: str) -> Document | None:
+    """The newest version of ``doc_id``, or None."""
     r = c.execute(text("SELECT * FROM documents WHERE doc_id=:d ORDER BY version DESC LIMIT 1"),
                   {"d": doc_id}).mappings().first()
     return document(r) if r else None
 
 
 def one(c: Connection, doc_id: str, version: int) -> Document | None:
+    """This version of ``doc_id``, or None."""
     r = c.execute(text("SELECT * FROM documents WHERE doc_id=:d AND version=:v"),
                   {"d": doc_id, "v": version}).mappings().first()
     return document(r) if r else None
 
 
 def with_content(c: Connection, doc_id: str, sha256: str) -> Document | None:
+    """The newest version of ``doc_id`` with this content hash, or None."""
     r = c.execute(text("SELECT * FROM documents WHERE doc_id=:d AND sha256=:h ORDER BY version DESC LIMIT 1"),
                   {"d": doc_id, "h": sha256}).mappings().first()
     return document(r) if r else None
 
 
 def all_documents(c: Connection, include_superseded: bool) -> list[Document]:
+    """Every document version (or only current ones), by id and version."""
     sql = "SELECT * FROM documents" + ("" if include_superseded else " WHERE superseded=0")
     return [document(r) for r in c.execute(text(sql + " ORDER BY doc_id, version")).mappings()]
 
@@ -200,6 +217,7 @@ def access_of(rows: list[tuple[Any, ...]]) -> tuple[tuple[str, ...], bool] | Non
 
 
 def sentences(c: Connection, doc_id: str, version: int) -> list[Span]:
+    """The sentences of a document version, in order."""
     rows = c.execute(text('SELECT idx, start, "end", text FROM sentences WHERE doc_id=:d AND version=:v '
                           "ORDER BY idx"), {"d": doc_id, "v": version})
     return [Span(doc_id, version, idx, s, e, t) for idx, s, e, t in rows]

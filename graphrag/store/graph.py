@@ -4,18 +4,18 @@ graph is built from."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access import Footprint, Sources
-
 from graphrag.model import Entity, Mention, Relation, Span
 from graphrag.store.codec import Row
 
 
 def entity(c: Connection, key: str) -> Entity | None:
+    """The entity with this key and its mentions, or None."""
     r = c.execute(text("SELECT key, name, type FROM entities WHERE key=:k"), {"k": key}).first()
     if r is None:
         return None
@@ -33,6 +33,7 @@ def entity(c: Connection, key: str) -> Entity | None:
 
 
 def relations(c: Connection, where: str = "", params: dict[str, Any] | None = None) -> list[Relation]:
+    """Relations matching the ``where`` clause, each with the sentence that states it."""
     rows = c.execute(text(
         'SELECT r.*, s.start, s."end", s.text, d.superseded FROM relations r '
         "JOIN sentences s ON s.doc_id=r.doc_id AND s.version=r.version AND s.idx=r.sentence_idx "
@@ -47,12 +48,15 @@ def relations(c: Connection, where: str = "", params: dict[str, Any] | None = No
 
 
 def entities_at(c: Connection, doc_id: str, version: int, idx: int) -> list[str]:
+    """Keys of the entities mentioned in one sentence."""
     return list(c.execute(text("SELECT DISTINCT entity_key FROM mentions WHERE doc_id=:d AND version=:v AND "
                                "sentence_idx=:i ORDER BY entity_key"), {"d": doc_id, "v": version, "i": idx}).scalars())
 
 
 def entity_names(c: Connection) -> dict[str, str]:
-    return {k: n for k, n in c.execute(text("SELECT key, name FROM entities"))}
+    """Display name by entity key."""
+    # .all(): given the Result itself, dict() would take it for a mapping (it has keys()) and fail
+    return dict(c.execute(text("SELECT key, name FROM entities")).tuples().all())
 
 
 _COUNTS = text(
@@ -93,6 +97,7 @@ _RELATIONS = "SELECT id, source_key, target_key, type, doc_id, version, sentence
 
 
 def graph_documents(c: Connection) -> list[Row]:
+    """Every document version's row as the graph needs it (access, superseded, title, dates)."""
     return _rows(c, "SELECT doc_id, version, access, superseded, title, effective_date, sha256, ingested_at "
                     "FROM documents")
 
@@ -139,10 +144,11 @@ def graph_additions(c: Connection, mention_after: int, relation_after: int,
 
 
 def sentence_rows(c: Connection) -> list[Row]:
+    """Every sentence's key and vector, in document order."""
     return _rows(c, "SELECT doc_id, version, idx, vector FROM sentences ORDER BY doc_id, version, idx")
 
 
-def _rows(c: Connection, sql: str, params: Sequence[object] | dict[str, Any] | None = None) -> list[Row]:
+def _rows(c: Connection, sql: str, params: Mapping[str, Any] | None = None) -> list[Row]:
     # Mappings read like the dicts the graph builder indexes by column name; vectors come back as
     # bytes on SQLite and as bytes (BYTEA) on PostgreSQL, so np.frombuffer works on both.
     return list(c.execute(text(sql), params or {}).mappings())

@@ -12,10 +12,9 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, RowMapping, text
 
 from graphrag.model import PageSize, SpanLayout
-from graphrag.store.codec import Row
 
 
 @dataclass(frozen=True)
@@ -30,6 +29,7 @@ class LayoutWrite:
 
 
 def write(c: Connection, doc_id: str, version: int, w: LayoutWrite) -> None:
+    """Insert a document version's span layouts, its page sizes and, when kept, its original file."""
     rows = [{"d": doc_id, "v": version, "i": i, "page": s.page, "page_end": s.page_end, "label": s.page_label,
              "boxes": json.dumps([list(b) for b in s.boxes]), "heading": s.heading_path, "para": s.paragraph}
             for i, s in enumerate(w.spans) if s is not None]
@@ -47,19 +47,20 @@ def write(c: Connection, doc_id: str, version: int, w: LayoutWrite) -> None:
                   {"d": doc_id, "v": version, "m": w.media_type, "data": w.data})
 
 
-def _span_layout(r: Row) -> SpanLayout:
-    return SpanLayout(r["page"], r["page_end"], r["page_label"],
-                      tuple((int(b[0]), *map(float, b[1:])) for b in json.loads(r["boxes"])),  # type: ignore[misc]
-                      r["heading_path"], r["paragraph"])
+def _span_layout(r: RowMapping) -> SpanLayout:
+    boxes = tuple((int(p), float(x0), float(y0), float(x1), float(y1)) for p, x0, y0, x1, y1 in json.loads(r["boxes"]))
+    return SpanLayout(r["page"], r["page_end"], r["page_label"], boxes, r["heading_path"], r["paragraph"])
 
 
 def layouts(c: Connection, doc_id: str, version: int) -> dict[int, SpanLayout]:
+    """The layouts of a document version's sentences, by sentence index."""
     rows = c.execute(text("SELECT * FROM span_layout WHERE doc_id=:d AND version=:v ORDER BY idx"),
                      {"d": doc_id, "v": version}).mappings()
     return {r["idx"]: _span_layout(r) for r in rows}
 
 
 def span_layouts(c: Connection, keys: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], SpanLayout]:
+    """The layouts of the given (document, version, sentence) keys; keys with none are left out."""
     out: dict[tuple[str, int, int], SpanLayout] = {}
     q = text("SELECT * FROM span_layout WHERE doc_id=:d AND version=:v AND idx=:i")
     for d, v, i in set(keys):
@@ -70,12 +71,14 @@ def span_layouts(c: Connection, keys: Iterable[tuple[str, int, int]]) -> dict[tu
 
 
 def page_sizes(c: Connection, doc_id: str, version: int) -> list[PageSize]:
+    """The page sizes of a document version, in page order."""
     rows = c.execute(text("SELECT page, width, height, label FROM page_sizes WHERE doc_id=:d AND version=:v "
                           "ORDER BY page"), {"d": doc_id, "v": version})
     return [PageSize(p, w, h, label) for p, w, h, label in rows]
 
 
 def document_file(c: Connection, doc_id: str, version: int) -> tuple[str, bytes] | None:
+    """The original file of a document version as (media type, bytes), or None when none was kept."""
     r = c.execute(text("SELECT media_type, data FROM document_files WHERE doc_id=:d AND version=:v"),
                   {"d": doc_id, "v": version}).first()
     return (r[0], bytes(r[1])) if r else None

@@ -179,6 +179,7 @@ document_files = Table(
 
 
 def create_tables(c: Connection, *tables: Table) -> None:
+    """Create the tables that do not exist yet."""
     for t in tables:
         t.create(c, checkfirst=True)
 

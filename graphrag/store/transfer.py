@@ -9,6 +9,7 @@ exactly what it was; there is no half-copied store to clean up.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,6 +32,8 @@ _BATCH = 2000
 
 @dataclass(frozen=True)
 class TableCopy:
+    """One table's copy: its row count and a digest of its rows."""
+
     table: str
     rows: int
     sha256: str  # over the rows, order-free; equal on both sides
@@ -38,12 +41,15 @@ class TableCopy:
 
 @dataclass(frozen=True)
 class CopyReport:
+    """A finished, verified copy of one store into another."""
+
     source: str
     target: str
     tables: tuple[TableCopy, ...]
     generation: int
 
     def to_json(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
         return {"source": self.source, "target": self.target, "generation": self.generation, "verified": True,
                 "tables": [{"table": t.table, "rows": t.rows, "sha256": t.sha256} for t in self.tables]}
 
@@ -81,6 +87,8 @@ def _read_table(c: Connection, t: Table) -> list[tuple[Any, ...]]:
 
 def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL,
                progress: Callable[[Progress], None] | None = None) -> CopyReport:
+    """Copy every table of ``source`` into the empty store ``target`` in one transaction, and check the copy
+    row for row; a mismatch rolls it back."""
     src_url, dst_url = parse_store(source), parse_store(target)
     if src_url.kind == "sqlite" and not (src_url.path and src_url.path.is_file()):
         raise StoreError(f"no store at {src_url.display}: --from names an existing SQLite file")
@@ -88,7 +96,7 @@ def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL
         raise StoreError("--from and --to name the same store")
     tables = _tables()
     with Store(src_url, readonly=True) as src, src.snapshot():  # one consistent state of the source
-        data = {t.name: src._read(lambda c, t=t: _read_table(c, t)) for t in tables}
+        data = {t.name: src._read(functools.partial(_read_table, t=t)) for t in tables}
         generation = src.generation()
     expected = tuple(TableCopy(t.name, len(data[t.name]), _digest(data[t.name])) for t in tables)
     db = Database(dst_url)

@@ -42,6 +42,7 @@ class StoreURL:
 
     @property
     def display(self) -> str:
+        """The store's location for people: a file path, or a URL with the password hidden."""
         if self.kind == "sqlite":
             return self.path.as_posix() if self.path else ""
         assert self.url is not None
@@ -58,6 +59,7 @@ class StoreURL:
 
     @property
     def label(self) -> str:
+        """"SQLite file" or "PostgreSQL", for messages."""
         return "SQLite file" if self.kind == "sqlite" else "PostgreSQL"
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ from graphrag.store.codec import now
 
 
 def add(c: Connection, v: Verdict) -> int:
+    """Append a verdict; returns its id."""
     return int(c.execute(text(
         'INSERT INTO verdicts (answer_id, claim_idx, marker, doc_id, version, start, "end", span_sha256, verdict, '
         "reviewer, note, created_at, role, subject, email) VALUES (:a, :ci, :marker, :d, :v, :s, :e, :sha, :verdict, "
@@ -70,10 +71,12 @@ _POLICY_KEY = "review_required_verdicts"
 
 
 def required_verdicts(c: Connection) -> int:
+    """How many independent verdicts a claim needs (the review policy; 1 when never set)."""
     v = c.execute(text("SELECT value FROM meta WHERE key=:k"), {"k": _POLICY_KEY}).scalar()
     return int(v) if v is not None else 1
 
 
 def set_required_verdicts(c: Connection, n: int) -> None:
+    """Set how many independent verdicts a claim needs."""
     c.execute(text("INSERT INTO meta (key, value) VALUES (:k, :v) ON CONFLICT (key) DO UPDATE SET value=excluded.value"),
               {"k": _POLICY_KEY, "v": str(int(n))})

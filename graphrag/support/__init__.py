@@ -14,6 +14,7 @@ CHECKERS: dict[str, str] = {
 
 
 def make_checker(name: str, **options: object) -> SupportChecker:
+    """The support checker registered under ``name`` (see ``CHECKERS``), built with ``options``."""
     return cast(SupportChecker, make_backend("support checker", CHECKERS, name, **options))  # CHECKERS: checkers only
 
 

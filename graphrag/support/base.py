@@ -15,12 +15,16 @@ from graphrag.model import Support
 
 @dataclass(frozen=True)
 class SupportQuery:
+    """One (claim, evidence) pair to score, with the evidence's neighbouring sentences for context."""
+
     claim: str
     evidence: str  # the cited span text (several spans joined with a space)
     neighbours: tuple[str, ...] = ()
 
 
 class SupportChecker(Protocol):
+    """A backend that scores whether evidence supports a claim."""
+
     name: str  # recorded on every Support, e.g. "embedded", "ollama:bespoke-minicheck"
     threshold: float  # scores at or above this are "supported"
 

@@ -22,7 +22,8 @@ IRRELEVANCE_MARGIN = 0.05
 class Spans(Protocol):
     """Where a cited sentence's neighbours are read (the store)."""
 
-    def span(self, document_id: str, version: int, sentence_index: int, /) -> Span | None: ...
+    def span(self, document_id: str, version: int, sentence_index: int, /) -> Span | None:
+        """The stored sentence at this position, or None when it is not there."""
 
 
 def is_irrelevant(joined: Support | None, alone: Support | None, without: Support | None,

@@ -65,6 +65,7 @@ class PairFeatures:
     negation: bool = False
 
     def vector(self) -> np.ndarray:
+        """The feature values in ``FEATURES`` order, as the fitted model reads them."""
         return np.array([self.values[f] for f in FEATURES], dtype=float)
 
 
@@ -147,6 +148,7 @@ class LogisticParams:
 
     @classmethod
     def load(cls, path: Path) -> LogisticParams:
+        """Read fitted logistic parameters, refusing a file fitted on other features."""
         raw = json.loads(path.read_text(encoding="utf-8"))
         if tuple(raw["features"]) != FEATURES:
             raise ModelUnavailable(f"{path} was fitted on other features; rerun scripts/fit_support.py",
@@ -156,6 +158,7 @@ class LogisticParams:
                    float(raw["partial_threshold"]))
 
     def predict(self, x: np.ndarray) -> np.ndarray:
+        """Probability of support for each feature row."""
         z = self.intercept + ((x - self.mean) / self.scale) @ self.coef
         p: np.ndarray = 1.0 / (1.0 + np.exp(-z))
         return p
@@ -182,6 +185,7 @@ class TreeParams:
 
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> TreeParams:
+        """Build the trees from their JSON form, padding each tree's node arrays to the widest."""
         trees = raw["trees"]
         width = max(len(t["feature"]) for t in trees)
 
@@ -194,6 +198,7 @@ class TreeParams:
                    float(raw["partial_threshold"]))
 
     def predict(self, x: np.ndarray) -> np.ndarray:
+        """Probability of support for each feature row: every tree walked to its leaf, all at once."""
         x = np.atleast_2d(np.asarray(x, dtype=float))
         n_trees = self.feature.shape[0]
         rows = np.arange(n_trees)[:, None]
@@ -236,7 +241,8 @@ def shipped_raw() -> dict[str, Any]:
 class CheckerVersions(Protocol):
     """Where a team's fitted versions of the parameters are kept (the store)."""
 
-    def active_checker(self) -> CheckerVersion | None: ...
+    def active_checker(self) -> CheckerVersion | None:
+        """The team's active fitted version, or None to use the shipped parameters."""
 
 
 class EmbeddedChecker:
@@ -267,6 +273,7 @@ class EmbeddedChecker:
 
     @property
     def embedder(self) -> Embedder:
+        """The sentence embedder, loaded on first use so building a checker stays cheap."""
         if self._embedder is None:
             from graphrag.embed import get_embedder
 
@@ -274,9 +281,11 @@ class EmbeddedChecker:
         return self._embedder
 
     def featurise(self, queries: Sequence[SupportQuery]) -> list[PairFeatures]:
+        """Feature values of each pair, embedded with this checker's model."""
         return featurise(queries, self.embedder)
 
     def label(self, score: float) -> SupportLabel:
+        """The label for a score: supported, partial or not supported by this checker's thresholds."""
         if score >= self.threshold:
             return SupportLabel.SUPPORTED
         if score >= self.partial_threshold:
@@ -284,6 +293,7 @@ class EmbeddedChecker:
         return SupportLabel.NOT_SUPPORTED
 
     def check(self, queries: Sequence[SupportQuery]) -> list[Support | None]:
+        """Score every pair in one batch, each with a label and a reason naming what is missing."""
         if not queries:
             return []
         pfs = self.featurise(queries)

@@ -36,6 +36,9 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Feature(Generic[T]):
+    """One feature: its name (a column of the fitted parameters), the direction it may push the score, how it
+    is computed, and its value when there is no evidence."""
+
     name: str
     direction: int  # FOR or AGAINST
     value: Callable[[T], float]
@@ -61,6 +64,7 @@ class Pair:
 
     @cached_property
     def sims(self) -> np.ndarray:
+        """Cosine similarity of each evidence sentence to the claim."""
         sims: np.ndarray = self.sent_vecs @ self.claim_vec
         return sims
 
@@ -71,10 +75,12 @@ class Pair:
 
     @cached_property
     def window(self) -> tuple[float, int, int]:
+        """The best run of consecutive sentences: its similarity to the claim, start and end."""
         return best_window(self.claim_vec, self.sent_vecs)
 
     @cached_property
     def chunk_sims(self) -> np.ndarray:
+        """Similarity of each evidence sentence to each claim chunk, shape (sentences, chunks)."""
         sims: np.ndarray = self.sent_vecs @ self.chunk_vecs.T  # (sentences, chunks)
         return sims
 
@@ -91,10 +97,12 @@ class Pair:
 
     @cached_property
     def selected_text(self) -> str:
+        """The selected sentences joined, in document order."""
         return join_sentences(self.sentences, self.selected)
 
     @cached_property
     def all_text(self) -> str:
+        """Every evidence sentence joined."""
         return " ".join(self.sentences)
 
     @cached_property
@@ -104,25 +112,31 @@ class Pair:
 
     @cached_property
     def claim_numbers(self) -> list[str]:
+        """The numbers the claim states."""
         return L.missing_numbers(self.claim, "")
 
     @cached_property
     def missing_numbers(self) -> list[str]:
+        """The claim's numbers that the selected sentences do not state."""
         return L.missing_numbers(self.claim, self.selected_text)
 
     @cached_property
     def claim_terms(self) -> list[str]:
+        """The claim's capitalised terms (names)."""
         return L.capitalised_terms(self.claim)
 
     @cached_property
     def missing_terms(self) -> list[str]:
+        """The claim's capitalised terms that the selected sentences do not name."""
         return L.missing_terms(self.claim, self.selected_text)
 
     @cached_property
     def qualifiers(self) -> list[str]:
+        """Qualifiers of the claim ("only", "never", ...) that the selected sentences lack."""
         return L.missing_qualifiers(self.claim, self.selected_text)
 
     def coverage_all(self) -> float:
+        """Share of claim content words found in all the evidence, not only the selection."""
         if len(self.sentences) > len(self.selected):
             return L.coverage(self.claim, self.all_text)[0]
         return self.coverage[0]

@@ -42,7 +42,8 @@ def fit_trees(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, obj
                                            early_stopping=False, random_state=0, **TREE_SETTINGS)
     model.fit(x, y, sample_weight=cell_weights(y, source))
     trees = []
-    for (predictor,) in model._predictors:  # noqa: SLF001 - sklearn keeps the fitted trees here
+    # The fitted trees and baseline live in private attributes: sklearn has no public accessor for them.
+    for (predictor,) in model._predictors:
         nodes = predictor.nodes
         leaf = nodes["is_leaf"].astype(bool)
         idx = np.arange(len(nodes))
@@ -57,8 +58,8 @@ def fit_trees(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, obj
         "kind": "gbdt",
         "features": list(FEATURES),
         "settings": TREE_SETTINGS,
-        "baseline": round(float(np.ravel(model._baseline_prediction)[0]), 6),  # noqa: SLF001
-        "depth": int(max(int(t["depth"]) for (p,) in model._predictors for t in p.nodes)),  # noqa: SLF001
+        "baseline": round(float(np.ravel(model._baseline_prediction)[0]), 6),
+        "depth": int(max(int(t["depth"]) for (p,) in model._predictors for t in p.nodes)),
         "threshold": THRESHOLD,
         "partial_threshold": PARTIAL_THRESHOLD,
         "trees": trees,
@@ -69,6 +70,7 @@ def fit_trees(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, obj
 
 
 def predict(params: dict[str, object], x: np.ndarray) -> np.ndarray:
+    """Probability of support for each row of ``x`` under raw fitted parameters, trees or logistic."""
     if params["kind"] == "gbdt":
         from graphrag.support.embedded import TreeParams
 

@@ -59,6 +59,7 @@ class TrainingRows:
     source: np.ndarray
 
     def plus(self, x: np.ndarray, y: np.ndarray, source: str = TEAM) -> TrainingRows:
+        """These rows with ``x`` and ``y`` appended under the source name ``source``."""
         return TrainingRows(np.vstack([self.x, x]), np.concatenate([self.y, np.asarray(y, dtype=bool)]),
                             np.concatenate([self.source, np.array([source] * len(y))]))
 
@@ -86,6 +87,7 @@ def refit_params(base: TrainingRows, x: np.ndarray, y: np.ndarray) -> dict[str, 
 
 
 def predictor(params: Mapping[str, Any]) -> Callable[[np.ndarray], np.ndarray]:
+    """The predict function of raw fitted parameters (trees or logistic)."""
     from graphrag.support.embedded import params_from_raw
 
     return params_from_raw(dict(params)).predict
@@ -133,11 +135,11 @@ def compare(shipped: Callable[[np.ndarray], np.ndarray], base: TrainingRows, x: 
     for tr, te in grouped_folds(y, g, FOLDS, seed):
         oof[te] = predictor(refit_params(base, x[tr], y[tr]))(x[te])
         (ba_s, au_s), (ba_r, au_r) = _metrics(y[te], shipped_scores[te]), _metrics(y[te], oof[te])
-        folds.append({"n": int(len(te)), "shipped_ba": round(ba_s, 4), "refit_ba": round(ba_r, 4),
+        folds.append({"n": len(te), "shipped_ba": round(ba_s, 4), "refit_ba": round(ba_r, 4),
                       "shipped_auroc": round(au_s, 4), "refit_auroc": round(au_r, 4)})
     (ba_s, au_s), (ba_r, au_r) = _metrics(y, shipped_scores), _metrics(y, oof)
     return {
-        "n": int(len(y)), "n_supported": int(y.sum()), "answers": int(len(set(g.tolist()))), "folds": folds,
+        "n": len(y), "n_supported": int(y.sum()), "answers": len(set(g.tolist())), "folds": folds,
         "shipped": {"balanced_accuracy": round(ba_s, 4), "auroc": round(au_s, 4)},
         "refit": {"balanced_accuracy": round(ba_r, 4), "auroc": round(au_r, 4)},
         "gain_balanced_accuracy": _spread(np.array([f["refit_ba"] - f["shipped_ba"] for f in folds])),

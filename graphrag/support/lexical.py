@@ -9,6 +9,7 @@ pure and cheap (no model), so the checker can run them on every pair.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*[A-Za-z]|[A-Za-z]|\d[\d,]*(?:\.\d+)?%?")
@@ -101,11 +102,11 @@ def bigram_coverage(claim: str, evidence: str) -> float:
     only weakly, but they do reward phrases kept intact, which paraphrase-free support has.
     """
     c = content_stems(claim)
-    pairs = list(zip(c, c[1:]))
+    pairs = list(itertools.pairwise(c))
     if not pairs:
         return 1.0
     e = content_stems(evidence)
-    have = set(zip(e, e[1:]))
+    have = set(itertools.pairwise(e))
     return sum(p in have for p in pairs) / len(pairs)
 
 
@@ -132,9 +133,9 @@ def missing_numbers(claim: str, evidence: str) -> list[str]:
             unit = re.match(r"\s*%|\s+[A-Za-z]+", claim[m.end():])
             out.append(m.group() + (unit.group() if unit else ""))
     for w in words(claim):
-        if w.lower() in _NUMBER_WORDS and w.lower() not in {"once", "single", "half"}:
-            if _NUMBER_WORDS[w.lower()] not in have:
-                out.append(w)
+        if (w.lower() in _NUMBER_WORDS and w.lower() not in {"once", "single", "half"}
+                and _NUMBER_WORDS[w.lower()] not in have):
+            out.append(w)
     return out
 
 

@@ -35,15 +35,20 @@ _TOP_LOGPROBS = 5
 
 @dataclass(frozen=True)
 class Judgement:
+    """A judge model's yes/no, with its probability of yes when the server reports logprobs."""
+
     yes: bool
     p_yes: float | None  # from logprobs, when the server gave them
 
 
 def is_minicheck(model: str) -> bool:
+    """Whether ``model`` is a MiniCheck model, whose own template expects the bare user turn (no system
+    prompt)."""
     return "minicheck" in model.lower()
 
 
 def judge_prompt(claim: str, evidence: str) -> str:
+    """The user turn every judge gets: the evidence as the document, then the claim (MiniCheck's format)."""
     return f"Document: {evidence}\nClaim: {claim}"
 
 
@@ -92,6 +97,7 @@ class OllamaChecker:
         )
 
     def check(self, queries: Sequence[SupportQuery]) -> list[Support | None]:
+        """Judge each pair with the model, asking once per distinct (claim, evidence)."""
         seen: dict[tuple[str, str], Support | None] = {}  # the same pair is judged once
         out: list[Support | None] = []
         for q in queries:

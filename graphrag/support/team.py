@@ -28,6 +28,8 @@ Featuriser = Callable[[Sequence[SupportQuery]], np.ndarray]
 
 @dataclass(frozen=True)
 class JudgedPair:
+    """A reviewer's verdict on one cited claim, as a pair to fit on."""
+
     answer_id: int
     claim_index: int
     marker: str
@@ -37,6 +39,8 @@ class JudgedPair:
 
 @dataclass(frozen=True)
 class FitOutcome:
+    """A fitted version saved to the store: its number, the fit report and the pairs skipped, by reason."""
+
     version: int
     report: dict[str, Any]
     skipped: dict[str, int] = field(default_factory=dict)

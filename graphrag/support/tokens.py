@@ -59,6 +59,7 @@ class TokenMatch:
 
     @property
     def lowest(self) -> np.ndarray:
+        """The claim tokens' best similarities, lowest first."""
         return np.sort(self.best)
 
 
