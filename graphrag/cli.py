@@ -321,12 +321,7 @@ def cmd_export(a: argparse.Namespace) -> int:
         store.add_audit(AuditEvent("export", None, None, {"via": "cli", "what": "verification record",
                                                           "format": a.format, "rows": len(rows)}))
     text = rows_to_csv(rows) if a.format == "csv" else rows_to_json(rows)
-    if a.out:
-        Path(a.out).write_text(text, encoding="utf-8")
-        print(f"wrote {len(rows)} verdicts to {a.out}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return _write_out(text, a.out, f"{len(rows)} verdicts")
 
 
 def cmd_audit(a: argparse.Namespace) -> int:
@@ -336,9 +331,14 @@ def cmd_audit(a: argparse.Namespace) -> int:
     with Store(a.store) as store:
         events = store.audit(a.since)
     text = audit_to_csv(events) if a.format == "csv" else audit_to_json(events)
-    if a.out:
-        Path(a.out).write_text(text, encoding="utf-8")
-        print(f"wrote {len(events)} audit events to {a.out}", file=sys.stderr)
+    return _write_out(text, a.out, f"{len(events)} audit events")
+
+
+def _write_out(text: str, out: str | None, what: str) -> int:
+    """Write an export to ``out`` (saying so on stderr) or to stdout; the command's exit code."""
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        print(f"wrote {what} to {out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
