@@ -14,6 +14,7 @@ from graphrag.attribution import attribute
 from graphrag.embed import Embedder, get_embedder
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.generate import Generator, make_generator
+from graphrag.generate.extractive import ExtractiveGenerator
 from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import (
     Answer,
@@ -72,6 +73,8 @@ class Asker:
         found = self.retrieve(question, settings)
         warnings: list[str] = []
         generator = self._generator or make_generator(settings.generator, **_model_option(settings.generator_model))
+        if isinstance(generator, ExtractiveGenerator):
+            generator = generator.for_graph(self.graph())  # keeps hub entities out of quoted chains
         best = max((c.score for c in found.context), default=None)
         if best is not None and best >= settings.min_relevance:
             generation = generator.generate(question, found.context)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
 from graphrag.attribution import attribute
@@ -75,3 +79,30 @@ def test_a_sentence_without_a_route_to_it_is_not_chained() -> None:
     ctx = [_routed(1, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.7, Route("quiet harbour")),
            _routed(2, "Ilse Vantorp was born in the town of Kellerstadt.", 0.25, Route("ilse vantorp"))]
     assert ExtractiveGenerator().generate("q", ctx).text == "Quiet Harbour is a 1961 film directed by Ilse Vantorp [1]."
+
+
+def test_a_chain_does_not_pass_through_a_hub_entity() -> None:
+    """The handbook names its company in most documents: a chain from the quoted incident
+    sentence through "larkspur" to an invoice sentence answers nothing about incidents."""
+    ctx = [_routed(1, "Larkspur keeps every incident record for three years.", 0.6, Route("incident")),
+           _routed(2, "A corrected invoice can be issued within 60 days.", 0.1,
+                   Route("incident", (_via(1, "larkspur"),)))]
+    graph = SimpleNamespace(specificity=np.array([0.9, 0.4], dtype=np.float32), index={"incident": 0, "larkspur": 1})
+    question = "How quickly are customers told about a security incident?"
+    assert "[2]" in ExtractiveGenerator().generate(question, ctx).text  # no specificity known: chained
+    text = ExtractiveGenerator().for_graph(graph).generate(question, ctx).text  # type: ignore[arg-type]
+    assert text == "Larkspur keeps every incident record for three years [1]."
+
+
+def test_a_chain_continues_from_its_newest_quote() -> None:
+    """Film -> director -> birthplace -> country: the town's sentence, reached through the
+    director's, is quoted after it, ahead of distractors more like the question."""
+    ctx = [_routed(1, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.7, Route("quiet harbour")),
+           _routed(2, "Ilse Vantorp was born in the town of Kellerstadt.", 0.25,
+                   Route("quiet harbour", (_via(1, "ilse vantorp"),))),
+           _routed(3, "Kellerstadt is a town in the north of Norland.", 0.2,
+                   Route("quiet harbour", (_via(1, "ilse vantorp"), _via(2, "kellerstadt")))),
+           _routed(4, "Harbour films were popular in the sixties.", 0.5, Route("quiet harbour")),
+           _routed(5, "Most films of the sixties were shot in colour.", 0.45, Route("quiet harbour"))]
+    text = ExtractiveGenerator().generate("In which country was the director of Quiet Harbour born?", ctx).text
+    assert [int(m) for m in re.findall(r"\[(\d+)\]", text)] == [1, 2, 3, 4]

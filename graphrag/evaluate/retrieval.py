@@ -120,7 +120,7 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
     qvecs = embedder.encode([q.text for q in questions])
     visible_docs, visible_entities = graph.visibility(settings.access)
     row_visible = visible_docs[graph.sentence_doc]
-    generator = ExtractiveGenerator()
+    generator = ExtractiveGenerator().for_graph(graph)
     graph_r: list[float] = []
     dense_r: list[float] = []
     spread_r: list[float] = []

@@ -8,17 +8,24 @@ Chains: a context item reached through the graph names the sentences of the step
 reached it. When the best sentence was reached that way, the sentences of its steps are
 quoted before it; and when another item's route went through a quoted sentence (the film's
 sentence names its director; the director's sentence gives the country), the first such item
-in the retrieval's order is quoted next (failing that, the first chain the walk found). So a bridge question reads as the chain of sentences that answers it, each
+in the retrieval's order is quoted next (failing that, the first chain the walk found), and
+the chain continues once more from its newest quote. A chain never passes through a hub (an
+entity most sentences name). So a bridge question reads as the chain of sentences that answers it, each
 with its own marker and route, and nothing is written that a source does not say.
 """
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from graphrag.generate.base import Generation
 from graphrag.model import ContextItem
+
+if TYPE_CHECKING:
+    from graphrag.graph import KnowledgeGraph
 
 _WORD = re.compile(r"\w+")
 
@@ -61,7 +68,21 @@ class ExtractiveGenerator:
 
     def __init__(self, max_sentences: int = 4, margin: float = 0.3, chain_margin: float = 0.6,
                  by_context_order: bool = True, any_chain: bool = True, keep_best: bool = True,
+                 chain_links: int = 2, specificity: Callable[[str], float] | None = None,
+                 min_join_specificity: float = 0.55,
                  model: str | None = None) -> None:
+        # A chain (a route continuing a quote, or the fallback chain) may only pass through
+        # entities at least this specific (KnowledgeGraph.specificity): a hub such as the
+        # company's name, named in every document, joins any sentence to any other.
+        # Scored on MuSiQue: without it, all of its figures are the same; on the handbook it keeps
+        # the invoice sentences out of a security answer. ``for_graph`` supplies the specificity.
+        self.specificity = specificity
+        self.min_join_specificity = min_join_specificity
+        # Links quoted after the first sentence: the chain continues from its own newest quote
+        # once more (film -> director -> birthplace -> country). Two rather than one: MuSiQue
+        # citations starting at a named entity 82.3% -> 83.0%, bridge paragraphs cited through
+        # a step 19 -> 20, nothing lower; three lowered answers with the gold string to 0.37.
+        self.chain_links = chain_links
         # The sentence most like the question is always among the quotes (a walk from a generic
         # entity such as "customer" put three sentences ahead of the handbook's direct answer).
         self.keep_best = keep_best
@@ -79,6 +100,13 @@ class ExtractiveGenerator:
         # the gold answer from 0.31 to 0.37 (scratch run on the stored eval graph).
         self.chain_margin = chain_margin
 
+    def for_graph(self, graph: KnowledgeGraph) -> ExtractiveGenerator:
+        """A copy that knows how specific each entity of ``graph`` is (to keep hubs out of chains)."""
+        spec = graph.specificity
+        bound = copy.copy(self)
+        bound.specificity = lambda key: float(spec[graph.index[key]]) if key in graph.index else 1.0
+        return bound
+
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
         """Quote up to ``max_sentences`` statements from ``context``, each with its marker; empty when none is
         a statement."""
@@ -91,6 +119,11 @@ class ExtractiveGenerator:
         if self.by_context_order:
             ranked = sorted(ranked, key=lambda c: c.n)
         chosen: list[ContextItem] = []
+
+        def joins_hub(item: ContextItem) -> bool:
+            if self.specificity is None or not self.min_join_specificity:
+                return False
+            return any(self.specificity(s.entity) < self.min_join_specificity for s in item.route.steps)
 
         def links(item: ContextItem) -> list[ContextItem]:
             """The item's route as quotable sentences: each step's sentence, then the item's."""
@@ -116,7 +149,7 @@ class ExtractiveGenerator:
             reached it), whose route went through a sentence already quoted."""
             quoted = {_where(c) for c in chosen}
             for c in sorted(ranked, key=lambda c: c.n):
-                if c not in chosen and c.score >= best - self.chain_margin and any(
+                if c not in chosen and c.score >= best - self.chain_margin and not joins_hub(c) and any(
                         (s.document_id, s.version, s.sentence_index) in quoted for s in c.route.steps):
                     return c
             return None
@@ -129,10 +162,13 @@ class ExtractiveGenerator:
             # other quote: through a generic entity ("Larkspur", named everywhere) the first chain
             # the walk found quoted invoice sentences for a security question.
             nxt = next((c for c in sorted(ranked, key=lambda c: c.n) if c.route.steps and c not in chosen
-                        and c.score >= best - self.margin and len(links(c)) > 1), None)
-        if nxt is not None:
+                        and c.score >= best - self.margin and len(links(c)) > 1 and not joins_hub(c)), None)
+        for _ in range(self.chain_links):
+            if nxt is None:
+                break
             for item in links(nxt):
                 take(item)
+            nxt = extension()
         if self.keep_best:
             take(most_similar)
         for cand in ranked[1:]:
