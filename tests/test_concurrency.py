@@ -82,8 +82,10 @@ def test_reviewers_append_250_verdicts_each_at_once(shared, tmp_path):
     path, n = shared
     answer_id = _seed_store(path, write_synthetic_corpus(tmp_path / "c", 6))
     reviewers = [f"reviewer-{i}" for i in range(n)]
+    # A short pause between a writer's verdicts (as a reviewer's clicks have) lets the others in
+    # even on a busy machine, where a writer could otherwise finish its 250 within one time slice.
     procs = [_start("verdicts", "--store", path, "--answer", str(answer_id), "--reviewer", r, "--n", "250",
-                    "--wait-go") for r in reviewers]
+                    "--delay-ms", "2", "--wait-go") for r in reviewers]
     _go(procs)  # all are connected and waiting: they start writing together
     results = dict(zip(reviewers, map(_done, procs)))
     errors = {r: res["errors"] for r, res in results.items() if res["errors"]}
