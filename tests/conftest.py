@@ -81,11 +81,30 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None  # not False: that would also overrule pytest's own ignores
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test cannot be both: ``unit`` promises no model, ``model`` says it loads one."""
+def _uses_postgresql(item: pytest.Item) -> bool:
+    """The test starts or reaches the session's PostgreSQL server (directly, or as the store_url fixture's
+    postgresql case, which asks for the server only when it runs)."""
+    callspec = getattr(item, "callspec", None)
+    on_pg = callspec is not None and callspec.params.get("store_url") == "postgresql"
+    return on_pg or bool({"pg_server", "pg_url"} & set(getattr(item, "fixturenames", ())))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test cannot be both: ``unit`` promises no model, ``model`` says it loads one. A test that needs
+    the PostgreSQL server is marked ``postgresql``; under ``-m unit`` it is left out (a server is not a
+    unit), and it runs in the full suite."""
     both = [i.nodeid for i in items if i.get_closest_marker("unit") and i.get_closest_marker("model")]
     if both:
         raise pytest.UsageError(f"marked both unit and model: {both[:5]}")
+    for item in items:
+        if _uses_postgresql(item):
+            item.add_marker(pytest.mark.postgresql)
+    if config.getoption("markexpr") == "unit":
+        server = [i for i in items if i.get_closest_marker("postgresql")]
+        if server:
+            config.hook.pytest_deselected(items=server)
+            items[:] = [i for i in items if not i.get_closest_marker("postgresql")]
 
 
 @pytest.fixture()
