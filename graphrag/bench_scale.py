@@ -18,11 +18,9 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -126,28 +124,15 @@ def dashboard_cold_start(store_path: Path, question: str, timeout_s: float = 600
         from playwright.sync_api import sync_playwright
     except ImportError:
         return {"skipped": "playwright is not installed (requirements-dev.txt)"}
+    from graphrag.serve import DashboardDidNotStart, dashboard
+
     chromium = Path("/usr/bin/chromium")
-    with socket_port() as port, tempfile.TemporaryFile("w+") as log:
-        env = {**os.environ, "GRAPHRAG_STORE": str(store_path), "GRAPHRAG_SAMPLE": "0", "HF_HUB_OFFLINE": "1",
-               "OLLAMA_HOST": "127.0.0.1:9"}
-        started = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.perf_counter() - started > timeout_s:
-                    log.seek(0)
-                    return {"error": "streamlit did not start", "log": log.read()[-1000:]}
-                time.sleep(0.2)
+    env = {"GRAPHRAG_STORE": str(store_path), "GRAPHRAG_SAMPLE": "0", "HF_HUB_OFFLINE": "1",
+           "OLLAMA_HOST": "127.0.0.1:9"}
+    started = time.perf_counter()
+    try:
+        with tempfile.NamedTemporaryFile("w+", suffix=".log") as log, \
+                dashboard(log, env, timeout_s=timeout_s) as url:
             serving_s = time.perf_counter() - started
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=str(chromium) if chromium.exists() else None,
@@ -164,12 +149,8 @@ def dashboard_cold_start(store_path: Path, question: str, timeout_s: float = 600
                                        timeout=timeout_s * 1000)
                 first_answer_s = time.perf_counter() - started
                 browser.close()
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    except DashboardDidNotStart as exc:
+        return {"error": "streamlit did not start", "log": str(exc)[-1000:]}
     return {"serving_s": round(serving_s, 1), "first_page_s": round(first_page_s, 1),
             "first_answer_s": round(first_answer_s, 1)}
 
@@ -178,20 +159,6 @@ def _settled(page: Page, timeout_s: float) -> None:
     ms = timeout_s * 1000
     page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=ms)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=ms)
-
-
-class socket_port:
-    """A free local port (closed again before the server binds it)."""
-
-    def __enter__(self) -> int:
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return int(s.getsockname()[1])
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def bench_scale(a: argparse.Namespace) -> int:

@@ -5,17 +5,14 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+
+from graphrag.serve import dashboard, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -123,13 +120,7 @@ def page(at, name: str):
 
 def closed_port() -> int:
     """A local port with nothing listening (bound then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def free_port() -> int:
-    return closed_port()
+    return free_port()
 
 
 def texts(elements) -> list[str]:
@@ -139,42 +130,15 @@ def texts(elements) -> list[str]:
 @contextmanager
 def streamlit_server(store: Path, log_path: Path, *, sample: bool = True, env: dict[str, str] | None = None,
                      secrets: Path | None = None, port: int | None = None) -> Iterator[str]:
-    """`streamlit run app.py` on a free local port with ``store``; yields its URL, stops it after.
+    """The dashboard (graphrag.serve) on a free local port with ``store``; yields its URL, stops it after.
 
     ``env``: more environment (e.g. GRAPHRAG_MODE=team); ``secrets``: a secrets.toml to read instead of
     the usual places; ``port``: a fixed port (a sign-in's redirect URI names it)."""
-    port = port or free_port()
-    env = {**os.environ, "GRAPHRAG_STORE": str(store), "GRAPHRAG_SAMPLE": "1" if sample else "0",
+    env = {"GRAPHRAG_STORE": str(store), "GRAPHRAG_SAMPLE": "1" if sample else "0",
            "OLLAMA_HOST": "127.0.0.1:9", "HF_HUB_OFFLINE": "1",
            "GRAPHRAG_INGEST_ROOTS": os.pathsep.join([tempfile.gettempdir(), str(ROOT)]), **(env or {})}
-    extra = ["--secrets.files", str(secrets)] if secrets is not None else []
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none", *extra],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.time() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(f"streamlit did not start: {log_path.read_text()[-2000:]}")
-                time.sleep(0.3)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with log_path.open("w") as log, dashboard(log, env, port=port, secrets=secrets) as url:
+        yield url
 
 
 def wait_for_app_run(page, timeout_ms: float = 120_000) -> None:  # `page`: a Playwright Page
