@@ -141,6 +141,17 @@ def streamlit_server(store: Path, log_path: Path, *, sample: bool = True, env: d
         yield url
 
 
+def wait_for_sample_corpus(page, timeout_ms: float = 240_000) -> None:  # `page`: a Playwright Page
+    """Wait until the first start has stored the whole sample corpus (the sidebar counts every version)
+    and the run that drew it is over: the first start ingests one document at a time, so a page that
+    shows the first few is not yet the page a test means to use."""
+    import re
+
+    versions = re.compile(rf"\d+ documents \({sample_versions()} versions\)")
+    page.get_by_test_id("stSidebar").get_by_text(versions).wait_for(timeout=timeout_ms)
+    wait_for_app_run(page)
+
+
 def wait_for_app_run(page, timeout_ms: float = 120_000) -> None:  # `page`: a Playwright Page
     """Wait until the app is connected and its script run is over, by the state the frontend
     itself keeps on the app's root element (set as soon as a widget asks for a rerun), instead of

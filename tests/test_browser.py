@@ -8,7 +8,6 @@ Screenshots land in test-artifacts/ for a human to look at.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,9 +20,9 @@ from app_helpers import (
     ROOT,
     ask_in_browser,
     require_chromium,
-    sample_versions,
     streamlit_server,
     wait_for_app_run,
+    wait_for_sample_corpus,
 )
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -79,7 +78,7 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         # First start on the empty store: the sample corpus is ingested, and the page says so.
         page.goto(server)
         page.get_by_text("First start: ingested the sample corpus", exact=False).wait_for(timeout=240_000)
-        wait_for_app_run(page)
+        wait_for_sample_corpus(page)
         page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
         page.screenshot(path=str(ARTIFACTS / "01-first-start.png"))
 
@@ -197,10 +196,7 @@ def test_review_draws_a_route_through_a_bridge_entity(server: str, tmp_path: Pat
         page.set_default_timeout(120_000)
         page.goto(server)
         sidebar = page.get_by_test_id("stSidebar")
-        # On a fresh server the first start ingests the sample corpus first, one document at a time:
-        # wait for all of it, not the first few (the chain's second document may come last).
-        sidebar.get_by_text(re.compile(rf"\d+ documents \({sample_versions()} versions\)")).wait_for(timeout=240_000)
-        wait_for_app_run(page)
+        wait_for_sample_corpus(page)  # the chain's second document may come last
         sidebar.get_by_role("link", name="Ask").click()
         wait_for_app_run(page)
         ask_in_browser(page, BRIDGE_QUESTION)
