@@ -4,7 +4,8 @@ Mode: local (default; no sign-in, labels are a filter) or team (GRAPHRAG_MODE=te
 sign-in through st.login, labels and roles from the access policy), see graphrag/deployment.py.
 Store: env GRAPHRAG_STORE, else GRAPHRAG_STORE in .streamlit/secrets.toml, else data/graphrag.db
 (a file path, sqlite:///path or postgresql+psycopg://user:password@host:port/db). On an empty store the sample corpus is
-ingested once with the embedded defaults (set GRAPHRAG_SAMPLE=0 to start empty).
+ingested once with the embedded defaults (set GRAPHRAG_SAMPLE=0 to start empty). Every setting, its default and
+where it may be set: graphrag/config.py (read once per server process; the sidebar's Backends panel shows it).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import streamlit as st
 
 from dashboard import state
 from dashboard.render import plain
+from graphrag.config import ConfigError
 from graphrag.errors import GraphRAGError, StoreError
 
 # No page_icon and no st.Page icons: Streamlit fetches a Material-icon favicon from fonts.gstatic.com,
@@ -21,6 +23,12 @@ st.set_page_config(page_title="GraphRAG review", layout="wide")
 
 # Less empty space above the content: the review page must fit a laptop screen.
 st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2rem; padding-bottom: 2rem; }</style>")
+try:
+    state.config()
+except ConfigError as exc:  # a wrong value (a typo in GRAPHRAG_MODE too) serves nothing: fail closed, say what
+    st.error("This dashboard's configuration has a value it cannot use, so it serves nothing. Fix it and "
+             "restart:\n\n" + "\n".join(f"- {plain(p)}" for p in exc.problems))
+    st.stop()
 state.init_session()
 deployment = state.current_deployment()
 if deployment.team:

@@ -8,7 +8,6 @@ down costs one short timeout per half minute, not one per rerun.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -19,7 +18,7 @@ import streamlit as st
 
 from dashboard.render import plain
 from graphrag.ask import Asker
-from graphrag.cli import default_store
+from graphrag.config import Config
 from graphrag.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
@@ -59,25 +58,29 @@ LAST_REPORT = "last_report"
 QUESTION = "question"
 
 
+@st.cache_resource(show_spinner=False)
+def config() -> Config:
+    """This server's configuration, read once per process: the environment, then .streamlit/secrets.toml (the
+    place for a PostgreSQL URL with a password; only the settings graphrag/config.py marks so), then the defaults.
+    A bad value raises ``ConfigError`` (not cached: the next run reads again)."""
+    return Config.from_env(secrets=secrets())
+
+
 def store_path() -> str:
-    """The store to open: GRAPHRAG_STORE, else ``GRAPHRAG_STORE`` in .streamlit/secrets.toml (the
-    place for a PostgreSQL URL with a password), else data/graphrag.db."""
-    return os.environ.get("GRAPHRAG_STORE") or _secret_store() or default_store()
+    """The store to open (GRAPHRAG_STORE, see ``config``)."""
+    return config().store
 
 
-def _secret_store() -> str | None:
-    try:
-        value = st.secrets.get("GRAPHRAG_STORE")
-    except Exception:  # noqa: BLE001 - no secrets file, or one that does not parse: the other sources decide
-        return None
-    return str(value) if value else None
+def ollama_host() -> str:
+    """The Ollama server's URL (OLLAMA_HOST, else Ollama's default)."""
+    return resolve_host(config().ollama_host)
 
 
 @st.cache_resource(show_spinner=False)
 def open_store(path: str) -> Store:
     """The store at ``path``, opened once per server process (the handle is thread-safe)."""
     # One handle per store for the whole server: Store is thread-safe (a connection pool).
-    return Store(path)
+    return Store(path, retry_s=config().store_retry_s)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")
@@ -108,7 +111,7 @@ def init_session() -> None:
     defaults = {
         ACCESS: [PUBLIC],
         # No default from the OS account: the verdict names whoever types their name here.
-        REVIEWER: os.environ.get("GRAPHRAG_REVIEWER", ""),
+        REVIEWER: config().reviewer,
         EXTRACTOR: "rules",
         EXTRACT_MODEL: DEFAULT_EXTRACT_MODEL,
         GENERATOR: "extractive",
@@ -170,8 +173,8 @@ def secrets() -> dict[str, object]:
 
 
 def current_deployment() -> Deployment:
-    """This server's deployment (mode, policy, problems), from the environment and secrets."""
-    return deployment(secrets())
+    """This server's deployment (mode, policy, problems), from the configuration and the secrets' [auth]."""
+    return deployment(config(), secrets().get("auth"))
 
 
 def principal() -> Principal:
@@ -220,7 +223,7 @@ def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -
 
 def server_ingest_roots() -> tuple[Path, ...]:
     """The folders this deployment lets the Ingest page read from the server."""
-    return ingest_roots(current_deployment().mode, secrets())
+    return ingest_roots(config())
 
 
 def refuse_misconfigured_team_mode(dep: Deployment) -> None:
@@ -357,11 +360,13 @@ def _first_start_lock(path: str) -> threading.Lock:
 
 
 def _sample_work(s: Store) -> Work:
+    cfg = config()  # read here, on the script's thread
+
     def work(progress: ProgressFn) -> IngestReport:
         from graphrag.extract import make_extractor
 
         # Models load here, on the job's thread: a page never waits for them to start the job.
-        return Ingestor(s, make_extractor("rules")).ingest_paths([SAMPLE_CORPUS], progress)
+        return Ingestor(s, make_extractor("rules"), config=cfg).ingest_paths([SAMPLE_CORPUS], progress)
 
     return work
 
@@ -379,7 +384,7 @@ def first_start(s: Store) -> None:
     The job belongs to the server: clicking elsewhere while it runs (a rerun) does not cancel it,
     and the next run, in any session, watches the same job. A failed first start offers a retry.
     """
-    if os.environ.get("GRAPHRAG_SAMPLE", "1") == "0" or not SAMPLE_CORPUS.is_dir():
+    if not config().sample or not SAMPLE_CORPUS.is_dir():
         return
     runner = jobs()
     job = runner.find(FIRST_START)
@@ -477,6 +482,7 @@ def sidebar(s: Store) -> None:
         _local_panel(s)
     with sb.expander("Backends", expanded=False):
         _backends()
+        _configuration()
 
 
 def _identity_panel(me: Principal) -> None:
@@ -512,7 +518,7 @@ def _backends() -> None:
                                                            if generator == "ollama" else " (embedded)"))
     st.markdown(f"- Embeddings: {plain(MODEL_NAME)} (local)")
     st.markdown(f"- Support checker: embedded — {plain(_checker_status())}")
-    host = resolve_host()
+    host = ollama_host()
     status = ollama_status_cached(host)
     if status.reachable:
         st.markdown(f"- Ollama at {plain(host)}: reachable; pulled: "
@@ -524,6 +530,14 @@ def _backends() -> None:
         if used and status.reachable and not status.has(model):
             st.warning(f"Model {plain(model)} is not pulled. Run:")
             st.code(pull_hint(model), language="bash")
+
+
+def _configuration() -> None:
+    # Every setting with where it came from; values are shown as plain text (a path or host is not Markdown)
+    # and a URL's password as ***.
+    st.markdown("**Configuration** (read when the server started; see `graphrag/config.py`)")
+    st.caption("  \n".join(f"`{name}` {plain(value) or '(empty)'} · {source}"
+                            for name, value, source in config().describe()))
 
 
 @st.cache_data(ttl=30, show_spinner=False)

@@ -11,8 +11,10 @@ submodules ``graphrag.ingest``, ``graphrag.ask`` and ``graphrag.review``, which 
     graphrag.review_claim(store, outcome.answer.id, 0, "supported", reviewer="ana")
 
 They are thin wrappers over ``Store``, ``Ingestor``, ``Asker`` and ``review.mark_claim``, which remain the way
-to hold backends across many calls. Everything heavy is imported on first use: ``import graphrag`` loads
-neither torch nor spaCy.
+to hold backends across many calls. Their defaults (the store, its retry time, the ingest's threads) come from a
+``Config`` read from the environment at each call unless one is given (``graphrag.Config.from_env()``; every
+setting is listed in ``graphrag/config.py``). Everything heavy is imported on first use: ``import graphrag``
+loads neither torch nor spaCy.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from graphrag.config import Config
 
 if TYPE_CHECKING:
     from graphrag.ask import AskOutcome
@@ -33,30 +37,33 @@ if TYPE_CHECKING:
     from graphrag.support.base import SupportChecker
 
 __version__ = "0.1.0"
-__all__ = ["ask_question", "ingest_paths", "open_store", "review_claim"]
+__all__ = ["Config", "ask_question", "ingest_paths", "open_store", "review_claim"]
 
 PUBLIC = ("public",)
 
 
-def open_store(where: str | os.PathLike[str]) -> Store:
+def open_store(where: str | os.PathLike[str] | None = None, *, config: Config | None = None) -> Store:
     """Open a store, creating and migrating it if needed.
 
     ``where`` is a SQLite file (``"data/graphrag.db"``, ``"sqlite:///x.db"``) or a PostgreSQL URL
-    (``"postgresql+psycopg://user:password@host:5432/db"``). Close it with ``store.close()``, or use
-    it as a context manager.
+    (``"postgresql+psycopg://user:password@host:5432/db"``); by default the configured one (GRAPHRAG_STORE, else
+    data/graphrag.db). Close it with ``store.close()``, or use it as a context manager.
     """
     from graphrag.store import Store
 
-    return Store(where)
+    cfg = config or Config.from_env()
+    return Store(cfg.store if where is None else where, retry_s=cfg.store_retry_s)
 
 
 def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extractor: str | Extractor = "rules",
-           embedder: Embedder | None = None, **extractor_options: object) -> IngestReport:
+           embedder: Embedder | None = None, config: Config | None = None,
+           **extractor_options: object) -> IngestReport:
     """Ingest files and folders (Markdown, text, PDF, HTML, DOCX; a folder's ``manifest.toml`` gives
     titles, dates and access labels) and return what happened to each document.
 
     ``extractor`` is a backend name (``"rules"``, ``"ollama"``; options such as ``model`` or ``host``
-    go to it) or an extractor object. ``embedder`` defaults to all-MiniLM-L6-v2. A document that
+    go to it) or an extractor object. ``embedder`` defaults to all-MiniLM-L6-v2; ``config`` (default: the
+    environment's) sets the ingest's threads (GRAPHRAG_INGEST_OVERLAP, GRAPHRAG_TORCH_THREADS). A document that
     failed writes nothing and is retried by the next ingest; an unchanged one is not re-extracted.
     """
     from graphrag.extract import make_extractor
@@ -68,7 +75,7 @@ def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extra
         extractor = make_extractor(extractor, **extractor_options)
     elif extractor_options:
         raise TypeError("extractor options go with an extractor name, not an extractor object")
-    return Ingestor(store, extractor, embedder).ingest_paths([Path(p) for p in paths])
+    return Ingestor(store, extractor, embedder, config=config).ingest_paths([Path(p) for p in paths])
 
 
 def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC, embedder: Embedder | None = None,

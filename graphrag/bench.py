@@ -148,7 +148,7 @@ def bench_ingest(a: argparse.Namespace) -> int:
         "reingest_model_calls": re_calls,
         "reingest_unchanged_documents": unchanged,
         "encode_threads": ingestor.encode_threads or _torch_threads(),
-        "overlap": ingestor.overlap,  # parse and encode on two threads (see graphrag.ingest.overlap_default)
+        "overlap": ingestor.overlap,  # parse and encode on two threads (see graphrag.ingest.encode_threads_default)
         "load_average_at_start": round(load_at_start, 2),
     }
     if bulk is not None:

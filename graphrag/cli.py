@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import Any, Never, TextIO
 from tqdm import tqdm
 
 from graphrag.access import Access
+from graphrag.config import Config, ConfigError
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.identity import local_principal
@@ -29,8 +29,12 @@ from graphrag.store import DEFAULT_STORE, Store, StoreURL, UnsupportedStore, par
 
 
 def default_store() -> str:
-    """The store to use: GRAPHRAG_STORE, else the default SQLite file."""
-    return os.environ.get("GRAPHRAG_STORE") or str(DEFAULT_STORE)
+    """The store to use: GRAPHRAG_STORE, else the default SQLite file (see graphrag/config.py)."""
+    try:
+        return Config.from_env().store
+    except ConfigError as exc:  # a wrong setting stops every command before it starts, named, as bad input
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def store_value(value: str) -> StoreURL:

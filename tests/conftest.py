@@ -107,6 +107,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             items[:] = [i for i in items if not i.get_closest_marker("postgresql")]
 
 
+@pytest.fixture(autouse=True)
+def _dashboard_reads_its_configuration_again() -> None:
+    """The dashboard reads its configuration once per process, and AppTest runs it in this one: each test sets
+    its own environment and secrets, so the cached configuration is dropped before every test."""
+    state = sys.modules.get("dashboard.state")
+    if state is not None:
+        state.config.clear()
+
+
 @pytest.fixture()
 def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Questions are not parsed for anchors, as where no spaCy pipeline is installed: routes start from

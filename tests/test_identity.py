@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from graphrag.config import Config, ConfigError
 from graphrag.deployment import allowed_path, auth_problems, cached_policy, deployment, ingest_roots
 from graphrag.errors import InputError
 from graphrag.identity import (
@@ -128,36 +129,35 @@ def test_the_policy_is_read_again_when_the_file_changes(tmp_path: Path) -> None:
     assert cached_policy(f).grant(ana).role == "reviewer"
 
 
-def test_team_mode_names_everything_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GRAPHRAG_MODE", "team")
-    monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(tmp_path / "access.toml"))
-    d = deployment({})
+def test_team_mode_names_everything_missing(tmp_path: Path) -> None:
+    team = Config.from_env({"GRAPHRAG_MODE": "team", "GRAPHRAG_ACCESS_POLICY": str(tmp_path / "access.toml")})
+    d = deployment(team)
     assert d.team and any("no [auth] section" in p for p in d.problems)
     assert any("access.toml does not exist" in p for p in d.problems)
     auth = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "short",
             "client_id": "graphrag", "server_metadata_url": "http://127.0.0.1:1/.well-known/openid-configuration"}
     (tmp_path / "access.toml").write_text("[[grant]]\nemail = 'a@b.c'\nlables = ['x']\n", encoding="utf-8")
-    problems = deployment({"auth": auth}).problems
+    problems = deployment(team, auth).problems
     assert any("client_secret is missing" in p for p in problems)
     assert any("cookie_secret is shorter than 32" in p for p in problems)
     assert any("unknown key(s) lables" in p for p in problems)
     (tmp_path / "access.toml").write_text(POLICY, encoding="utf-8")
-    ok = deployment({"auth": {**auth, "cookie_secret": "x" * 40, "client_secret": "s"}})
+    ok = deployment(team, {**auth, "cookie_secret": "x" * 40, "client_secret": "s"})
     assert ok.team and ok.problems == ()
-    named = deployment({"auth": {"redirect_uri": auth["redirect_uri"], "cookie_secret": "x" * 40,
-                                 "idp": {k: auth[k] for k in ("client_id", "server_metadata_url")}}})
+    named = deployment(team, {"redirect_uri": auth["redirect_uri"], "cookie_secret": "x" * 40,
+                              "idp": {k: auth[k] for k in ("client_id", "server_metadata_url")}})
     assert list(named.problems) == ["[auth] client_secret is missing from .streamlit/secrets.toml"]
-    monkeypatch.setenv("GRAPHRAG_MODE", "tem")
-    assert deployment({}).team and "must be 'local' or 'team'" in deployment({}).problems[0]  # a typo fails closed
+    with pytest.raises(ConfigError, match=r"GRAPHRAG_MODE is 'tem'.*must be 'local' or 'team'"):
+        Config.from_env({"GRAPHRAG_MODE": "tem"})  # a typo is refused (the dashboard then serves nothing)
 
 
-def test_local_mode_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GRAPHRAG_MODE", raising=False)
-    assert not deployment({}).team and deployment({}).problems == ()
+def test_local_mode_is_the_default() -> None:
+    local = deployment(Config.from_env({}))
+    assert not local.team and local.problems == ()
     assert auth_problems(None)
 
 
-def test_ingest_paths_outside_the_roots_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ingest_paths_outside_the_roots_are_refused(tmp_path: Path) -> None:
     root = tmp_path / "allowed"
     (root / "docs").mkdir(parents=True)
     (root / "docs" / "a.md").write_text("A.", encoding="utf-8")
@@ -175,11 +175,11 @@ def test_ingest_paths_outside_the_roots_are_refused(tmp_path: Path, monkeypatch:
             allowed_path(bad, roots)
     with pytest.raises(InputError, match="turned off"):
         allowed_path(str(root), ())
-    monkeypatch.setenv("GRAPHRAG_INGEST_ROOTS", os.pathsep.join([str(root), str(secret)]))
-    assert ingest_roots("team") == (root.resolve(), secret.resolve())
-    monkeypatch.delenv("GRAPHRAG_INGEST_ROOTS")
-    assert ingest_roots("team") == ()
-    assert Path.cwd().resolve() in ingest_roots("local")
+    both = os.pathsep.join([str(root), str(secret)])
+    assert ingest_roots(Config.from_env({"GRAPHRAG_MODE": "team", "GRAPHRAG_INGEST_ROOTS": both})) == (
+        root.resolve(), secret.resolve())
+    assert ingest_roots(Config.from_env({"GRAPHRAG_MODE": "team"})) == ()
+    assert Path.cwd().resolve() in ingest_roots(Config.from_env({}))
 
 
 def test_the_example_policy_in_the_repository_parses() -> None:

@@ -13,7 +13,6 @@ from graphrag.extract.base import Extractor
 from graphrag.ingest import Ingestor
 from graphrag.jobs import Work
 from graphrag.model import PUBLIC
-from graphrag.ollama_util import resolve_host
 from graphrag.store import Store
 from graphrag.text import counted
 from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
@@ -69,7 +68,7 @@ with right:
     use_ollama = st.session_state[state.EXTRACTOR] == "ollama"
     st.text_input("Ollama model", disabled=not use_ollama, **state.persist(state.EXTRACT_MODEL))
     if use_ollama:
-        server = state.ollama_status_cached(resolve_host())
+        server = state.ollama_status_cached(state.ollama_host())
         if not server.reachable:
             st.warning(f"{render.plain(server.error)}. Documents will be reported *model unavailable*.")
 
@@ -80,18 +79,20 @@ go = st.button("Ingest", type="primary", disabled=not ready, key="ingest_go")
 def extractor(s: Store) -> Extractor:
     if not use_ollama:
         return make_extractor("rules")
-    return make_extractor("ollama", model=st.session_state[state.EXTRACT_MODEL] or None, host=resolve_host(),
+    return make_extractor("ollama", model=st.session_state[state.EXTRACT_MODEL] or None, host=state.ollama_host(),
                           cache=s.reply_cache())
 
 
 def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:
-    return lambda progress: Ingestor(s, ex).ingest(items, progress)
+    cfg = state.config()
+    return lambda progress: Ingestor(s, ex, config=cfg).ingest(items, progress)
 
 
 def _folder_work(s: Store, ex: Extractor, folder: str) -> Work:
     # Files that were not attempted (unsupported type, links out of the folder, devices) are
     # counted, never named: this page may be reached by others than the folder's owner.
-    return lambda progress: Ingestor(s, ex).ingest_paths([folder], progress, name_skipped=False)
+    cfg = state.config()
+    return lambda progress: Ingestor(s, ex, config=cfg).ingest_paths([folder], progress, name_skipped=False)
 
 
 if go:

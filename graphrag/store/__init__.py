@@ -6,6 +6,7 @@ PostgreSQL), one module per aggregate (``documents``, ``graph``, ``cache``, ``an
 ``verdicts``, ``removals``), ``core`` (the ``Store`` handle) and ``transfer`` (`graphrag store migrate`: SQLite to PostgreSQL).
 """
 
+from graphrag.config import DEFAULT_STORE  # the default lives with every other setting
 from graphrag.store.codec import now, sha256_text
 from graphrag.store.core import Store, StoreCache
 from graphrag.store.db import StoreUnreachable
@@ -13,7 +14,7 @@ from graphrag.store.documents import DocumentWrite, EntityRow, MentionRow, Relat
 from graphrag.store.graph import GraphRows
 from graphrag.store.layout import LayoutWrite
 from graphrag.store.schema import SCHEMA_VERSION
-from graphrag.store.url import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
+from graphrag.store.url import StoreURL, UnsupportedStore, parse_store
 
 __all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "DocumentWrite", "EntityRow", "GraphRows", "LayoutWrite", "MentionRow",
            "RelationRow",

