@@ -536,8 +536,8 @@ def _configuration() -> None:
     # Every setting with where it came from; values are shown as plain text (a path or host is not Markdown)
     # and a URL's password as ***.
     st.markdown("**Configuration** (read when the server started; see `graphrag/config.py`)")
-    st.caption("  \n".join(f"`{name}` {plain(value) or '(empty)'} · {source}"
-                            for name, value, source in config().describe()))
+    st.caption("\n\n".join(f"`{name}` · *{source}*  \n{plain(value) or '(empty)'}"
+                             for name, value, source in config().describe()))
 
 
 @st.cache_data(ttl=30, show_spinner=False)

@@ -4,9 +4,11 @@
 every value and returns one frozen ``Config``; callers pass it (or the values it holds) down. This is the only
 module that reads the environment for configuration. A setting set to the empty string counts as unset.
 
-Precedence, for each setting: the environment, then the secrets (only for the settings marked so below: the
-dashboard's store and deployment), then the default. The command line's flags (``--store``, ``--host``)
-override the result for one command.
+Precedence, for each setting: the environment, then the secrets, then the default; the command line's flags
+(``--store``, ``--host``) override the result for one command. One caveat in a running dashboard: Streamlit
+copies the top-level values of secrets.toml into the environment when the server starts, replacing variables
+of the same name, so there a value in secrets.toml wins over the environment (the sidebar shows it as coming
+from the secrets).
 """
 
 from __future__ import annotations
@@ -84,10 +86,9 @@ def _paths(raw: str) -> tuple[Path, ...]:
     return tuple(Path(p.strip()).expanduser() for p in raw.split(os.pathsep) if p.strip())
 
 
-def _setting(env: str, default: T, doc: str, parse: Callable[[str], T], *, secret: bool = False,
-             unset: str = "") -> T:
+def _setting(env: str, default: T, doc: str, parse: Callable[[str], T], *, unset: str = "") -> T:
     """A Config field: its variable, default, one-line doc and parser (``unset`` says what None means)."""
-    meta = {"env": env, "doc": doc, "parse": parse, "secret": secret, "unset": unset}
+    meta = {"env": env, "doc": doc, "parse": parse, "unset": unset}
     return field(default=default, metadata=meta)
 
 
@@ -96,18 +97,18 @@ class Config:
     """The product's settings. Build it with ``Config.from_env()``; ``describe()`` shows it safely."""
 
     store: str = _setting("GRAPHRAG_STORE", str(DEFAULT_STORE), "the store: a SQLite file, sqlite:///path or "
-                          "postgresql+psycopg://user:password@host:port/db", _text, secret=True)
+                          "postgresql+psycopg://user:password@host:port/db", _text)
     sample: bool = _setting("GRAPHRAG_SAMPLE", True, "the dashboard ingests the sample corpus into an empty "
                             "store at its first start", _flag)
     reviewer: str = _setting("GRAPHRAG_REVIEWER", "", "the dashboard's reviewer name until one is typed "
                              "(local mode)", _text, unset="none")
     mode: str = _setting("GRAPHRAG_MODE", "local", "local (one person, no sign-in) or team (sign-in and an "
-                         "access policy)", _mode, secret=True)
+                         "access policy)", _mode)
     access_policy: Path = _setting("GRAPHRAG_ACCESS_POLICY", Path("access.toml"), "team mode's access policy "
-                                   "file", _path, secret=True)
+                                   "file", _path)
     ingest_roots: tuple[Path, ...] | None = _setting(
         "GRAPHRAG_INGEST_ROOTS", None, f"folders the Ingest page may read from the server's disk, separated by "
-        f"'{os.pathsep}'", _paths, secret=True,
+        f"'{os.pathsep}'", _paths,
         unset="local: sample_corpus/ and the current folder; team: none")
     ollama_host: str | None = _setting("OLLAMA_HOST", None, "the Ollama server (scheme and port may be left "
                                        "out)", _text, unset="http://127.0.0.1:11434")
@@ -126,8 +127,8 @@ class Config:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None) -> Config:
-        """The settings from ``environ`` (default: this process's environment), then ``secrets`` for the
-        settings that may live there, then the defaults. Every bad value is named in one ``ConfigError``."""
+        """The settings from ``environ`` (default: this process's environment), then ``secrets`` (the dashboard's
+        secrets.toml), then the defaults. Every bad value is named in one ``ConfigError``."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         sources: dict[str, str] = {}
@@ -136,7 +137,7 @@ class Config:
             if not f.metadata:
                 continue
             name = f.metadata["env"]
-            raw, source = _raw(name, env, secrets if f.metadata["secret"] else None)
+            raw, source = _raw(name, env, secrets or {})
             if raw is None:
                 sources[f.name] = DEFAULT
                 continue
@@ -177,16 +178,16 @@ def settings_doc() -> list[tuple[str, str, str]]:
             for f in fields(Config) if f.metadata]
 
 
-def _raw(name: str, environ: Mapping[str, str], secrets: Mapping[str, Any] | None) -> tuple[str | None, str]:
+def _raw(name: str, environ: Mapping[str, str], secrets: Mapping[str, Any]) -> tuple[str | None, str]:
+    secret = secrets.get(name)
+    if isinstance(secret, list | tuple):  # a TOML array of folders
+        secret = os.pathsep.join(str(s) for s in secret)
+    secret = None if secret in (None, "") else str(secret)
     value = environ.get(name)
     if value:
-        return value, ENVIRONMENT
-    secret = (secrets or {}).get(name)
-    if secret in (None, ""):
-        return None, DEFAULT
-    if isinstance(secret, list | tuple):  # a TOML array of folders
-        return os.pathsep.join(str(s) for s in secret), SECRETS
-    return str(secret), SECRETS
+        # Equal to the secret: Streamlit copied it into the environment (see the module's docstring).
+        return value, SECRETS if value == secret else ENVIRONMENT
+    return secret, SECRETS if secret is not None else DEFAULT
 
 
 def _shown(value: object, unset: str) -> str:

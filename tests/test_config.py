@@ -63,12 +63,13 @@ def test_a_bad_value_is_one_error_naming_each_variable() -> None:
 
 
 def test_the_environment_wins_over_the_secrets_which_win_over_the_default() -> None:
-    secrets = {"GRAPHRAG_STORE": PG, "GRAPHRAG_MODE": "team", "GRAPHRAG_TORCH_THREADS": 4}
+    secrets = {"GRAPHRAG_STORE": PG, "GRAPHRAG_MODE": "team", "GRAPHRAG_TORCH_THREADS": 4, "GRAPHRAG_SAMPLE": False}
     from_secrets = Config.from_env({}, secrets)
     assert (from_secrets.store, from_secrets.source("store")) == (PG, "secrets")
-    assert from_secrets.mode == "team"
-    # only the dashboard's store and deployment may live in the secrets: these were never read from there
-    assert (from_secrets.torch_threads, from_secrets.source("torch_threads")) == (None, "default")
+    assert (from_secrets.mode, from_secrets.torch_threads, from_secrets.sample) == ("team", 4, False)  # TOML types
+    assert from_secrets.source("reviewer") == "default"
+    # a running Streamlit server copies the secrets into the environment: the value is still the secrets'
+    assert Config.from_env({"GRAPHRAG_STORE": PG}, secrets).source("store") == "secrets"
     from_env = Config.from_env({"GRAPHRAG_STORE": "here.db", "GRAPHRAG_MODE": ""}, secrets)
     assert (from_env.store, from_env.source("store")) == ("here.db", "environment")
     assert from_env.mode == "team"  # an empty variable counts as unset
@@ -119,7 +120,7 @@ def test_the_library_reads_the_configuration_when_called(tmp_path: Path, monkeyp
 ALLOWED = {
     ("graphrag/config.py", "read"): "the one place configuration is read",
     ("graphrag/embed.py", "setdefault"): "tells the transformers library to stay offline; reads no setting",
-    ("graphrag/bench_scale.py", "copy"): "hands this environment, with a few settings changed, to a child process",
+    ("graphrag/serve.py", "copy"): "hands this environment, with a few settings changed, to the dashboard it starts",
 }
 
 
@@ -185,12 +186,12 @@ def test_the_sidebar_shows_each_setting_and_where_it_came_from(monkeypatch: pyte
     at.secrets["GRAPHRAG_ACCESS_POLICY"] = "/srv/graphrag/access.toml"
     at = ok(at)
     panel = next(c for c in (str(x.value) for x in at.sidebar.caption) if "GRAPHRAG_STORE" in c).replace("\\", "")
-    lines = panel.split("  \n")
-    assert len(lines) == len(Config().describe())
-    assert f"`GRAPHRAG_STORE` {tmp_path / 's.db'} · environment" in lines
-    assert "`GRAPHRAG_ACCESS_POLICY` /srv/graphrag/access.toml · secrets" in lines
-    assert "`GRAPHRAG_STORE_RETRY_S` 15.0 · default" in lines
-    assert f"`OLLAMA_HOST` http://bob:***@127.0.0.1:{port} · environment" in lines
+    entries = panel.split("\n\n")  # one per setting: its variable and source, then its value
+    assert len(entries) == len(Config().describe())
+    assert f"`GRAPHRAG_STORE` · *environment*  \n{tmp_path / 's.db'}" in entries
+    assert "`GRAPHRAG_ACCESS_POLICY` · *secrets*  \n/srv/graphrag/access.toml" in entries
+    assert "`GRAPHRAG_STORE_RETRY_S` · *default*  \n15.0" in entries
+    assert f"`OLLAMA_HOST` · *environment*  \nhttp://bob:***@127.0.0.1:{port}" in entries
     everything = " ".join(str(x.value) for x in [*at.sidebar.caption, *at.sidebar.markdown])
     assert "s3cret" not in everything
 
