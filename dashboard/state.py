@@ -61,8 +61,8 @@ QUESTION = "question"
 @st.cache_resource(show_spinner=False)
 def config() -> Config:
     """This server's configuration, read once per process: the environment, then .streamlit/secrets.toml (the
-    place for a PostgreSQL URL with a password; only the settings graphrag/config.py marks so), then the defaults.
-    A bad value raises ``ConfigError`` (not cached: the next run reads again)."""
+    place for a PostgreSQL URL with a password), then the defaults (see graphrag/config.py). A bad value raises
+    ``ConfigError``, which is not cached: the next run reads again."""
     return Config.from_env(secrets=secrets())
 
 

@@ -173,7 +173,7 @@ class Config:
 
 
 def settings_doc() -> list[tuple[str, str, str]]:
-    """(variable, default as shown, what it does) for every setting: the reference the README points to."""
+    """(variable, default as shown, what it does) for every setting, in the order declared."""
     return [(f.metadata["env"], _shown(f.default, f.metadata["unset"]), f.metadata["doc"])
             for f in fields(Config) if f.metadata]
 

@@ -11,7 +11,7 @@ import pytest
 
 from app_helpers import ROOT, app, closed_port, ok
 from graphrag.cli import main
-from graphrag.config import DEFAULT_STORE, Config, ConfigError, mask
+from graphrag.config import DEFAULT_STORE, Config, ConfigError, mask, settings_doc
 from graphrag.ingest import Ingestor
 from graphrag.store import Store
 
@@ -166,6 +166,15 @@ def test_only_the_config_module_reads_the_environment() -> None:
     assert found == [], "read the setting in graphrag/config.py and pass it down: " + ", ".join(found)
     assert ("graphrag/config.py", "read") in {(p.relative_to(ROOT).as_posix(), k) for p in files
                                               for _, k in environment_uses(p.read_text(encoding="utf-8"))}
+
+
+def test_every_setting_is_documented_and_named_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Configuration"):readme.index("## Use it from Python")]
+    documented = settings_doc()
+    assert len(documented) == len(Config().describe())
+    for name, _default, doc in documented:
+        assert doc and f"`{name}`" in section, name
 
 
 def test_the_dashboard_does_not_import_the_command_line() -> None:
