@@ -31,9 +31,9 @@ from app_helpers import (
     streamlit_server,
     wait_for_app_run,
 )
+from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.ask import Asker
 from graphrag.cli import build_parser, main
-from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed
