@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing as mp
 import os
@@ -19,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from graphrag.model import PUBLIC, AskSettings, Seed
 if TYPE_CHECKING:  # imported where used: a benchmark loads only what it measures
     from graphrag.graph import KnowledgeGraph
     from graphrag.retrieve import Retrieval
-    from graphrag.store import Store
+    from graphrag.store import Store, StoreURL
 
 
 def _print(obj: dict[str, object]) -> int:
@@ -88,19 +88,20 @@ def _bulk_limit(texts: list[str], names: list[str], sample: int = 1500) -> dict[
             "texts_encoded": len(everything), "seconds": round(parse_s + encode_s, 2)}
 
 
-def bench_ingest(a: argparse.Namespace) -> int:
-    """``graphrag bench ingest``: ingest a JSON corpus with the rules extractor and print the timings (JSON);
-    2 when the corpus is missing."""
+def bench_ingest(corpus: str | Path, *, limit: int | None = None, bulk_limit: bool = True) -> int:
+    """``graphrag bench ingest``: ingest a JSON corpus (its first ``limit`` paragraphs) with the rules extractor
+    and print the timings (JSON), and what the models alone take on the same texts unless ``bulk_limit`` is
+    false; 2 when the corpus is missing."""
     from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
     from graphrag.ingest import Ingestor
     from graphrag.store import Store
 
-    if not Path(a.corpus).is_file():
-        print(f"error: no corpus at {a.corpus} (a JSON list of {{title, text}})", file=sys.stderr)
+    if not Path(corpus).is_file():
+        print(f"error: no corpus at {corpus} (a JSON list of {{title, text}})", file=sys.stderr)
         return 2
-    items = [x for x in read_corpus_json(Path(a.corpus)) if isinstance(x, Source)][: a.limit]
+    items = [x for x in read_corpus_json(Path(corpus)) if isinstance(x, Source)][:limit]
     t0 = time.perf_counter()
     load_spacy()
     embedder = get_embedder()
@@ -124,7 +125,7 @@ def bench_ingest(a: argparse.Namespace) -> int:
         # The same texts the pipeline encoded: every stored sentence and every entity name.
         texts = [sp.text for d in store.documents() for sp in store.sentences(d.id, d.version)]
         names = list(store.entity_names().values())
-    bulk = _bulk_limit(texts, names) if not a.no_bulk else None
+    bulk = _bulk_limit(texts, names) if bulk_limit else None
     sentences = counts["sentences"]
     out: dict[str, object] = {
         "documents": len(items),
@@ -224,9 +225,11 @@ def _bare(vectors: np.ndarray, undirected: nx.Graph[str], keys: list[str], q: np
     return reached
 
 
-def bench_ask(a: argparse.Namespace) -> int:
-    """``graphrag bench ask``: retrieval latency without generation on synthetic graphs of the given sizes
-    (JSON)."""
+def bench_ask(*, sizes: Sequence[int], queries: int, after_ingest: int = 0, after_ingest_rounds: int = 0,
+              corpus: str | Path | None = None) -> int:
+    """``graphrag bench ask``: retrieval latency without generation (``queries`` questions) on synthetic graphs
+    of the given sizes (JSON); with ``after_ingest`` > 0, then ``after_ingest_rounds`` times that many paragraphs
+    of ``corpus`` are ingested and the first answer after each is timed."""
     from graphrag.attribution import attribute
     from graphrag.graph import load_graph
     from graphrag.retrieve import retrieve_vector
@@ -234,7 +237,7 @@ def bench_ask(a: argparse.Namespace) -> int:
 
     settings = AskSettings()
     results = []
-    for n in a.sizes:
+    for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "bench.db"
             t0 = time.perf_counter()
@@ -246,15 +249,15 @@ def bench_ask(a: argparse.Namespace) -> int:
                 load_s = time.perf_counter() - t0
                 undirected = graph.graph.to_undirected(as_view=True)
                 rng = np.random.default_rng(1)
-                queries = []
-                for _ in range(a.queries):
+                asked = []
+                for _ in range(queries):
                     named = int(rng.integers(n))
                     q = graph.vectors[named] + 0.5 * rng.standard_normal(graph.vectors.shape[1])
                     # The question names the entity its vector was drawn near: that is its anchor.
-                    queries.append(((q / np.linalg.norm(q)).astype(np.float32), (Seed(graph.keys[named], 1.0),)))
+                    asked.append(((q / np.linalg.norm(q)).astype(np.float32), (Seed(graph.keys[named], 1.0),)))
                 ours, bare = [], []
-                retrieve_vector(store, graph, queries[0][0], settings, queries[0][1])  # warm the caches
-                for q, anchors in queries:
+                retrieve_vector(store, graph, asked[0][0], settings, asked[0][1])  # warm the caches
+                for q, anchors in asked:
                     t = time.perf_counter()
                     got = retrieve_vector(store, graph, q, settings, anchors)
                     answer = " ".join(f"{c.span.text} [{c.n}]" for c in got.context[:3])
@@ -263,9 +266,10 @@ def bench_ask(a: argparse.Namespace) -> int:
                     t = time.perf_counter()
                     _bare(graph.vectors, undirected, graph.keys, q, settings.k, settings.hops)
                     bare.append((time.perf_counter() - t) * 1000)
-                after = _after_ingest(store, graph, settings, a) if a.after_ingest else None
+                after = (_after_ingest(store, graph, settings, corpus, after_ingest, after_ingest_rounds)
+                         if after_ingest else None)
             results.append({
-                "entities": n, "relations": len(graph.edges), "queries": len(queries),
+                "entities": n, "relations": len(graph.edges), "queries": len(asked),
                 "p50_ms": round(statistics.median(ours), 2), "p95_ms": round(_pct(ours, 95), 2),
                 "bare_p50_ms": round(statistics.median(bare), 2), "bare_p95_ms": round(_pct(bare, 95), 2),
                 "ratio_p50": round(statistics.median(ours) / statistics.median(bare), 2),
@@ -277,7 +281,8 @@ def bench_ask(a: argparse.Namespace) -> int:
                            "anchor per question; bare = numpy top-k + nx.bfs_layers"})
 
 
-def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, a: argparse.Namespace) -> dict[str, object]:
+def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, corpus_path: str | Path | None,
+                  per_round: int, rounds_n: int) -> dict[str, object]:
     """Ingest paragraphs into the loaded store, then time the first answer (which applies the
     ingest to the graph) against the same answer again; a few rounds of new paragraphs, and a
     full reload at the end for comparison."""
@@ -289,9 +294,9 @@ def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, a:
     from graphrag.ingest import Ingestor
     from graphrag.retrieve import retrieve_vector
 
-    if not Path(a.corpus).is_file():
-        return {"skipped": f"no corpus at {a.corpus}"}
-    corpus = [x for x in read_corpus_json(Path(a.corpus)) if isinstance(x, Source)]
+    if corpus_path is None or not Path(corpus_path).is_file():
+        return {"skipped": f"no corpus at {corpus_path}"}
+    corpus = [x for x in read_corpus_json(Path(corpus_path)) if isinstance(x, Source)]
     ingestor = Ingestor(store, RulesExtractor(), get_embedder())
 
     def answer(g: KnowledgeGraph, q: np.ndarray, anchors: tuple[Seed, ...]) -> Retrieval:
@@ -300,8 +305,8 @@ def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, a:
         return got
 
     rounds: list[dict[str, Any]] = []
-    for r in range(a.after_ingest_rounds):
-        paragraphs = corpus[r * a.after_ingest:(r + 1) * a.after_ingest]
+    for r in range(rounds_n):
+        paragraphs = corpus[r * per_round:(r + 1) * per_round]
         t0 = time.perf_counter()
         ingestor.ingest(paragraphs)
         ingest_s = time.perf_counter() - t0
@@ -374,9 +379,10 @@ def _ingester(path: str, n_docs: int) -> None:
         Ingestor(store, RulesExtractor()).ingest(docs)
 
 
-def bench_load(a: argparse.Namespace) -> int:
-    """``graphrag bench load``: concurrent verdict writers and ask latency while an ingest runs (JSON); 2 when
-    the store is not empty."""
+def bench_load(*, writers: int, verdicts: int, store_url: StoreURL | None = None) -> int:
+    """``graphrag bench load``: ``writers`` processes recording ``verdicts`` verdicts each on one store, and ask
+    latency while an ingest runs (JSON). ``store_url`` must be empty (2 otherwise); default: a temporary SQLite
+    file."""
     from graphrag.ask import Asker
     from graphrag.extract.rules import RulesExtractor
     from graphrag.ingest import Ingestor
@@ -386,7 +392,7 @@ def bench_load(a: argparse.Namespace) -> int:
     ctx = mp.get_context("spawn")
     with tempfile.TemporaryDirectory() as tmp:
         # the processes get the store's full value (a PostgreSQL URL keeps its password)
-        path = a.store.value if a.store is not None else str(Path(tmp) / "load.db")
+        path = store_url.value if store_url is not None else str(Path(tmp) / "load.db")
         with Store(path) as store:
             if store.counts()["versions"]:
                 print(f"error: bench load writes its own documents and verdicts: give it an empty store "
@@ -396,7 +402,7 @@ def bench_load(a: argparse.Namespace) -> int:
             asker = Asker(store)
             answer = asker.ask("How long do exports stay available after cancellation?").answer
             queue: mp.Queue[WriterFigures] = ctx.Queue()
-            procs = [ctx.Process(target=_writer, args=(path, answer.id, a.verdicts, w, queue)) for w in range(a.writers)]
+            procs = [ctx.Process(target=_writer, args=(path, answer.id, verdicts, w, queue)) for w in range(writers)]
             t0 = time.perf_counter()
             for p in procs:
                 p.start()
@@ -431,8 +437,8 @@ def bench_load(a: argparse.Namespace) -> int:
                 busy.append((time.perf_counter() - t) * 1000)
             ing.join()
     return _print({
-        "store": store.url.label, "writers": a.writers, "verdicts_per_writer": a.verdicts, "verdicts_stored": stored,
-        "verdicts_expected": a.writers * a.verdicts, "write_errors": errors,
+        "store": store.url.label, "writers": writers, "verdicts_per_writer": verdicts, "verdicts_stored": stored,
+        "verdicts_expected": writers * verdicts, "write_errors": errors,
         "verdicts_per_s": round(stored / write_wall, 1), "writers_wall_s_with_startup": round(wall, 2), "write_p50_ms": round(statistics.median(latencies), 2),
         "write_p95_ms": round(_pct(latencies, 95), 2),
         "ask_idle_p50_ms": round(statistics.median(idle), 1), "ask_idle_p95_ms": round(_pct(idle, 95), 1),
@@ -446,9 +452,10 @@ def bench_load(a: argparse.Namespace) -> int:
 # --- review queue ----------------------------------------------------------------------------
 
 
-def bench_review(a: argparse.Namespace) -> int:
-    """Review-queue build time as answers accumulate: one real answer on the sample corpus, stored
-    again and again, the queue built (every visible claim, triage order) after each size is reached."""
+def bench_review(*, answers: Sequence[int], rounds: int) -> int:
+    """``graphrag bench review``: review-queue build time as answers accumulate: one real answer on the sample
+    corpus, stored again and again, the queue built ``rounds`` times (every visible claim, triage order) once
+    the store holds each number of ``answers``."""
     from dataclasses import replace
 
     from graphrag.ask import Asker
@@ -462,17 +469,17 @@ def bench_review(a: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "review.db") as store:
         Ingestor(store, RulesExtractor()).ingest_paths([sample])
         answer = Asker(store).ask("How long do exports stay available after cancellation?").answer
-        for size in sorted(a.answers):
+        for size in sorted(answers):
             while store.counts()["answers"] < size:
                 store.save_answer(replace(answer, id=None))
             times, n = [], 0
-            for _ in range(a.rounds):
+            for _ in range(rounds):
                 t = time.perf_counter()
                 n = len(review_queue(store, [PUBLIC]))
                 times.append((time.perf_counter() - t) * 1000)
             rows.append({"answers": size, "claims_in_queue": n, "queue_p50_ms": round(statistics.median(times), 1),
                          "queue_max_ms": round(max(times), 1)})
-    return _print({"claims_per_answer": len(answer.claims), "rounds": a.rounds, "sizes": rows})
+    return _print({"claims_per_answer": len(answer.claims), "rounds": rounds, "sizes": rows})
 
 
 # --- documents ----------------------------------------------------------------------------
@@ -522,9 +529,9 @@ def bench_pdf(pages: int) -> bytes:
     return buf.getvalue()
 
 
-def bench_documents(a: argparse.Namespace) -> int:
-    """``graphrag bench documents``: a generated PDF through the reader and ingest, and the time to render
-    cited pages (JSON)."""
+def bench_documents(*, pages: int, renders: int) -> int:
+    """``graphrag bench documents``: a generated PDF of ``pages`` pages through the reader and ingest, and the
+    time to render ``renders`` cited pages (JSON)."""
     from graphrag.documents import Source
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
@@ -534,7 +541,7 @@ def bench_documents(a: argparse.Namespace) -> int:
     from graphrag.store import Store
 
     t0 = time.perf_counter()
-    data = bench_pdf(a.pages)
+    data = bench_pdf(pages)
     generate_s = time.perf_counter() - t0
     load_spacy()
     embedder = get_embedder()
@@ -550,7 +557,7 @@ def bench_documents(a: argparse.Namespace) -> int:
         pdf = store.document_file("bench-handbook", 1)
         assert pdf is not None
         render_ms = []
-        for idx in sorted(layouts)[:: max(1, len(layouts) // a.renders)][: a.renders]:
+        for idx in sorted(layouts)[:: max(1, len(layouts) // renders)][:renders]:
             lay = layouts[idx]
             _cache.clear()  # every render a cache miss, as for a page not yet seen
             r0 = time.perf_counter()
@@ -561,7 +568,7 @@ def bench_documents(a: argparse.Namespace) -> int:
     core = t.parse_s + t.encode_s
     other = read_s + t.total_s - core
     return _print({
-        "pages": a.pages,
+        "pages": pages,
         "pdf_mb": round(len(data) / 1e6, 2),
         "generate_s": round(generate_s, 2),
         "sentences": counts["sentences"],
@@ -574,7 +581,7 @@ def bench_documents(a: argparse.Namespace) -> int:
         "encode_s": round(t.encode_s, 2),
         "write_s": round(t.write_s, 2),
         "seconds": round(read_s + t.total_s, 2),
-        "pages_per_s": round(a.pages / (read_s + t.total_s), 2),
+        "pages_per_s": round(pages / (read_s + t.total_s), 2),
         "not_parse_encode_over_parse_encode": round(other / core, 3),
         "peak_memory_mb": round(_peak_mb(), 1),
         "render_150dpi_p50_ms": round(statistics.median(render_ms), 1),

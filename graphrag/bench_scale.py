@@ -1,6 +1,6 @@
 """``graphrag bench scale``: how cost grows with the corpus.
 
-The corpus is repeated ``--scale`` times: copy 0 is the corpus itself, copy k keeps each
+The corpus is repeated ``scale`` times: copy 0 is the corpus itself, copy k keeps each
 paragraph under a new id with light edits (years moved by k, the sentences rotated by k), so
 every copy is new text for the pipeline while names and topics repeat as in a real collection.
 The store is grown step by step (e.g. 1x, then to 5x, then to 10x) and, at each step, measured:
@@ -12,7 +12,6 @@ answer, which loads the graph, is on screen).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import os
@@ -161,35 +160,40 @@ def _settled(page: Page, timeout_s: float) -> None:
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=ms)
 
 
-def bench_scale(a: argparse.Namespace) -> int:
-    """``graphrag bench scale``: grow the store step by step from copies of the corpus and print each step's
-    figures (JSON)."""
+def bench_scale(*, corpus: str | Path, questions_path: str | Path, scale: int, steps: Sequence[int] = (1,),
+                limit: int | None = None, start: int = 0, queries: int, store: str | Path | None = None,
+                dashboard: bool = True) -> int:
+    """``graphrag bench scale``: grow a store step by step from copies of the corpus (its first ``limit``
+    paragraphs) up to ``scale`` copies, measuring at each of ``steps`` and at the end, and print each step's
+    figures (JSON lines). ``store`` already holding ``start`` copies grows an earlier run's store (default: a
+    temporary file); ``queries`` questions of ``questions_path`` are asked at each step; ``dashboard`` false
+    skips the dashboard's cold start."""
     from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
     from graphrag.ingest import Ingestor
     from graphrag.store import Store
 
-    if not Path(a.corpus).is_file():
-        print(f"error: no corpus at {a.corpus} (a JSON list of {{title, text}})", file=sys.stderr)
+    if not Path(corpus).is_file():
+        print(f"error: no corpus at {corpus} (a JSON list of {{title, text}})", file=sys.stderr)
         return 2
-    base = [x for x in read_corpus_json(Path(a.corpus)) if isinstance(x, Source)][: a.limit]
-    steps = sorted({s for s in (a.steps or [1]) if a.start < s < a.scale} | {a.scale})
-    qs = questions(Path(a.questions), a.queries)
+    base = [x for x in read_corpus_json(Path(corpus)) if isinstance(x, Source)][:limit]
+    sizes = sorted({s for s in (steps or [1]) if start < s < scale} | {scale})
+    qs = questions(Path(questions_path), queries)
     load_spacy()
     embedder = get_embedder()
     embedder.encode(["warm up"])
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(a.store) if a.store else Path(tmp) / "scale.db"
-        done, ingest_total = a.start, 0.0  # a resumed run counts only its own ingest time
-        for step in steps:
+        path = Path(store) if store else Path(tmp) / "scale.db"
+        done, ingest_total = start, 0.0  # a resumed run counts only its own ingest time
+        for step in sizes:
             gc.collect()
             reset = reset_peak()
-            with Store(path) as store:
-                ingestor = Ingestor(store, RulesExtractor(), embedder)
+            with Store(path) as db:
+                ingestor = Ingestor(db, RulesExtractor(), embedder)
                 report = ingestor.ingest(list(copies(base, done, step)))
                 peak = vm_hwm_mb()
-                counts = store.counts()
+                counts = db.counts()
             t = report.timings
             ingest_total += t.total_s
             added = sum(d.sentences for d in report.documents)
@@ -204,26 +208,8 @@ def bench_scale(a: argparse.Namespace) -> int:
             reset_peak()
             row.update(ask_figures(path, embedder, qs))
             row["peak_memory_ask_mb"] = round(vm_hwm_mb(), 1)
-            if not a.no_dashboard:
+            if dashboard:
                 row["dashboard_cold_start"] = dashboard_cold_start(path, qs[0])
             print(json.dumps(row), flush=True)  # one line per step: a long run shows each as it ends
             done = step
     return 0
-
-
-def add_parser(b: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``bench scale`` and its options to the bench subcommands."""
-    bs = b.add_parser("scale", help="ingest a corpus repeated N times (distinct ids, light edits) and measure "
-                                    "ingest time, peak memory, store size, ask p50 and dashboard cold start")
-    bs.add_argument("--corpus", default="../shared/data/musique_train_corpus.json")
-    bs.add_argument("--questions", default="../shared/data/musique_train100.json",
-                    help="questions to ask at each step (a JSON list with 'question')")
-    bs.add_argument("--scale", type=int, default=10, help="copies of the corpus at the last step")
-    bs.add_argument("--steps", type=int, nargs="*", default=[1],
-                    help="earlier sizes measured on the way (default: 1x, then the full scale)")
-    bs.add_argument("--limit", type=int, help="paragraphs of the corpus to use (for a quick run)")
-    bs.add_argument("--start", type=int, default=0,
-                    help="copies --store already holds (to grow a store an earlier run left, e.g. from 5x to 10x)")
-    bs.add_argument("--queries", type=int, default=30)
-    bs.add_argument("--store", help="where to build the store (default: a temporary file, removed after)")
-    bs.add_argument("--no-dashboard", action="store_true", help="skip the dashboard cold start")

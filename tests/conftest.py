@@ -13,6 +13,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
+import doubles
 from helpers import CountingEmbedder
 from ollama_fake import dead_host, fake_ollama  # noqa: F401 - fixtures shared by every test module
 
@@ -127,6 +128,12 @@ def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
         raise ModelUnavailable("questions are not parsed in this test", backend="rules")
 
     monkeypatch.setattr(anchors, "question_phrases", no_pipeline)
+
+
+@pytest.fixture()
+def scripted_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test doubles (the ``scripted`` extractor and generator) registered by name, for this test only."""
+    doubles.register(monkeypatch.setitem)
 
 
 @pytest.fixture(scope="session")

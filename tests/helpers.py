@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.documents import Source
-from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.model import (
     Answer,
     AskSettings,

@@ -53,9 +53,11 @@ def test_review_list_hides_it_too(store_path: Path, capsys) -> None:
 
 
 def test_review_mark_needs_a_reviewer_name(store_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setenv("USER", "root")
-    assert main(_mark(store_path, 1, "--access", "internal", "public")) == 2
-    assert "--reviewer" in capsys.readouterr().err
+    monkeypatch.setenv("USER", "root")  # the OS account is not taken for a name
+    with pytest.raises(SystemExit) as exit_:  # refused by the parser, before the store is opened
+        main(_mark(store_path, 1, "--access", "internal", "public"))
+    assert exit_.value.code == 2
+    assert "the following arguments are required: --reviewer" in capsys.readouterr().err
     with Store(store_path) as s:
         assert s.verdicts() == []
 

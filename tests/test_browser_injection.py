@@ -29,8 +29,8 @@ QUESTION = f"How long do exports stay available {SCRIPT}?"
 
 
 def _evil_store(tmp: Path) -> Path:
+    from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
     from graphrag.ask import Asker
-    from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
     from graphrag.ingest import Ingestor
     from graphrag.review import record_verdict
     from graphrag.store import Store

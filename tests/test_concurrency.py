@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
+from doubles.generate import ScriptedGenerator
 from graphrag.ask import Asker
-from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store import Store

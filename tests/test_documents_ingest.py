@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
-from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity
+from doubles.extract import ScriptedExtractor, ScriptEntity
 from graphrag.ingest import Ingestor
 from graphrag.pages import render_page
 from graphrag.store import SCHEMA_VERSION, Store

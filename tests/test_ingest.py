@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
+from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.graph import build_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import ExtractionStatus

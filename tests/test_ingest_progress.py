@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.cli import IngestProgress
+from graphrag.cli.ingest import IngestProgress
 from graphrag.documents import Source
 from graphrag.ingest import Ingestor
 from graphrag.model import Progress

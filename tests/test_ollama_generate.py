@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from doubles.generate import ScriptedGenerator
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.generate import make_generator
 from graphrag.generate.ollama import NO_SOURCES_ANSWER, OllamaGenerator
-from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.model import ContextItem, Route, Span
 from ollama_fake import FakeOllama
 
@@ -123,6 +123,6 @@ def test_scripted_generator_returns_its_text() -> None:
     assert gen.calls[0][0] == QUESTION
 
 
-def test_registry_builds_both(fake_ollama: FakeOllama) -> None:
+def test_registry_builds_both(fake_ollama: FakeOllama, scripted_backends: None) -> None:
     assert isinstance(make_generator("ollama", host=fake_ollama.url), OllamaGenerator)
     assert make_generator("scripted", text="x").generate("q", []).text == "x"

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from doubles.generate import ScriptedGenerator
 from graphrag.ask import Asker
 from graphrag.documents import Rejected, Source, collect, decode, read_file
 from graphrag.errors import InputError, StoreError
-from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings, ExtractedEntity, ExtractionResult, ExtractionStatus
 from graphrag.review import record_verdict

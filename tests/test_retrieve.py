@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
+from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
+from doubles.generate import ScriptedGenerator
 from graphrag.ask import Asker
-from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.graph import build_graph, load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, Route, RouteStart, RouteStep, SupportLabel

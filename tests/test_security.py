@@ -11,13 +11,13 @@ import sqlite3
 
 import pytest
 
+from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
+from doubles.generate import ScriptedGenerator
 from graphrag.ask import Asker
 from graphrag.attribution import attribute
 from graphrag.cli import main
 from graphrag.documents import Source
-from graphrag.extract.scripted import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.generate.scripted import ScriptedGenerator
 from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ContextItem, Route, SupportLabel

@@ -32,8 +32,8 @@ def _ingest(store: Store, *docs: tuple[str, str]) -> list[str]:
 
 
 def _answer(store: Store) -> Answer:
+    from doubles.generate import ScriptedGenerator
     from graphrag.ask import Asker
-    from graphrag.generate.scripted import ScriptedGenerator
     from helpers import ScriptedChecker
 
     asker = Asker(store, embedder=HashEmbedder(), generator=ScriptedGenerator("Alpha1 uses Beacon [1]. It runs [2]."),

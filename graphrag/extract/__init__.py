@@ -11,7 +11,6 @@ from graphrag.registry import make_backend
 EXTRACTORS: dict[str, str] = {
     "rules": "graphrag.extract.rules:RulesExtractor",
     "ollama": "graphrag.extract.ollama:OllamaExtractor",
-    "scripted": "graphrag.extract.scripted:ScriptedExtractor",
 }
 
 

@@ -10,7 +10,6 @@ from graphrag.registry import make_backend
 GENERATORS: dict[str, str] = {
     "extractive": "graphrag.generate.extractive:ExtractiveGenerator",
     "ollama": "graphrag.generate.ollama:OllamaGenerator",
-    "scripted": "graphrag.generate.scripted:ScriptedGenerator",
 }
 
 

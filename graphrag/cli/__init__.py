@@ -1,0 +1,84 @@
+"""The `graphrag` command: one module per command, each with ``register(subparsers)`` and ``run(args)``.
+
+Every command prints a readable report, or one JSON object with --json. Errors a user can
+act on are printed as one line on stderr with exit code 2 (bad input) or 1 (backend/store).
+Adding a command is one module here and one entry in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from graphrag.cli import (
+    ask,
+    audit,
+    bench,
+    checker,
+    delete,
+    entity,
+    evaluate,
+    export,
+    ingest,
+    record,
+    review,
+    store,
+)
+from graphrag.cli.common import default_store
+from graphrag.errors import GraphRAGError, InputError
+
+# In the order ``graphrag --help`` lists them.
+COMMANDS = (ingest, entity, ask, review, delete, export, audit, record, evaluate, store, checker, bench)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every ``graphrag`` command."""
+    p = argparse.ArgumentParser(prog="graphrag", description="Local GraphRAG with source attribution")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = p.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.register(sub)
+    return p
+
+
+def _not_utf8(argv: Sequence[str]) -> str | None:
+    """The first argument holding bytes that are not UTF-8 (Python surrogate-escapes them), shown safely."""
+    from graphrag.folders import printable
+
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return printable(arg)
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; the exit code is 0 on success, 2 for bad input, 1 for other failures, 130 when
+    interrupted."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    bad = _not_utf8(argv)
+    if bad is not None:
+        # Paths, questions and names are stored and printed as UTF-8: say which argument, once.
+        print(f"error: an argument is not valid UTF-8 text: '{bad}'; use UTF-8 (e.g. rename the file, "
+              "or convert the text with iconv)", file=sys.stderr)
+        return 2
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.run(args))
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except GraphRAGError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: documents already written are kept; re-run to resume", file=sys.stderr)
+        return 130
+
+
+__all__ = ["COMMANDS", "build_parser", "default_store", "main"]

@@ -1,0 +1,118 @@
+"""``graphrag ask``: answer a question with cited claims and print it (or JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, choices_help
+from graphrag.generate import GENERATORS
+from graphrag.model import AskSettings
+from graphrag.store import Store
+from graphrag.support import CHECKERS
+
+if TYPE_CHECKING:
+    from graphrag.cli.common import Subparsers
+
+
+def _unit_interval(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
+    return value
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add ``ask QUESTION`` and its retrieval, backend and output options."""
+    s = subparsers.add_parser("ask", help="ask a question; every claim is cited and checked")
+    s.add_argument("question")
+    add_store_arg(s)
+    add_access_arg(s)
+    s.add_argument("--k", type=int, default=3, help="similarity seeds when the question names no known entity (default 3)")
+    s.add_argument("--hops", type=int, default=2, help="walk depth (default 2)")
+    s.add_argument("--direction", choices=["both", "out"], default="both")
+    s.add_argument("--include-superseded", action="store_true", help="also use superseded document versions")
+    s.add_argument("--max-context", type=int, default=12)
+    s.add_argument("--min-relevance", type=_unit_interval, default=AskSettings.min_relevance,
+                   help="answer only when a visible sentence is at least this similar to the question "
+                        f"(default {AskSettings.min_relevance})")
+    s.add_argument("--generator", choices=list(GENERATORS), default="extractive",
+                   help=f"the answer's writer: {choices_help(GENERATORS, 'extractive')}")
+    s.add_argument("--model", help="model for the ollama generator")
+    s.add_argument("--checker", choices=list(CHECKERS), default="embedded",
+                   help=f"the support checker: {choices_help(CHECKERS, 'embedded')}")
+    s.add_argument("--checker-model", help="model for the ollama support checker")
+    add_json_arg(s)
+    s.set_defaults(run=run)
+
+
+def _settings(args: argparse.Namespace) -> AskSettings:
+    return AskSettings(k=args.k, hops=args.hops, direction=args.direction, access=tuple(sorted(set(args.access))),
+                       include_superseded=args.include_superseded, max_context=args.max_context,
+                       generator=args.generator, generator_model=args.model, checker=args.checker,
+                       checker_model=args.checker_model, min_relevance=args.min_relevance)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Ask the question, save the answer and print it with each claim's support and citations; 2 when the
+    store holds no documents."""
+    from graphrag.ask import Asker
+    from graphrag.serialize import (
+        VERBATIM,
+        VERBATIM_CHECKS,
+        answer_json,
+        cited_keys,
+        is_verbatim,
+        route_text,
+        support_json,
+    )
+
+    empty = (f"error: the store {args.store} holds no documents; ingest some first, e.g. `graphrag ingest "
+             "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
+    if args.store.kind == "sqlite" and not (args.store.path and args.store.path.is_file()):  # asking never creates a store
+        print(empty, file=sys.stderr)
+        return 2
+    with Store(args.store) as store:
+        if not store.counts()["versions"]:
+            print(empty, file=sys.stderr)
+            return 2
+        outcome = Asker(store).ask(args.question, _settings(args))
+        names = store.entity_names()
+        ans = outcome.answer
+        layouts = store.span_layouts(cited_keys(ans))
+        if args.json:
+            def sentence(doc: str, version: int, idx: int) -> str | None:
+                span = store.span(doc, version, idx)
+                return span.text if span else None
+
+            print(json.dumps(answer_json(ans, names, outcome.warnings, sentence, layouts), indent=2,
+                             ensure_ascii=False))
+            return 0
+    for w in outcome.warnings:
+        print(f"note: {w}", file=sys.stderr)
+    print(ans.text or "(no answer)")
+    print(f"\nanswer {ans.id}: {ans.status.value if ans.claims else 'no answer'}")
+    for cl in ans.claims:
+        s = support_json(cl.support)
+        flags = f"  flags: {', '.join(f.value for f in cl.flags)}" if cl.flags else ""
+        if is_verbatim(cl):  # a score of a quote against itself is not evidence
+            print(f"\n  claim {cl.index}: {cl.text}\n    verbatim quote: {VERBATIM['reason']}{flags}\n"
+                  f"    still for a person: {' '.join(VERBATIM_CHECKS)}")
+        else:
+            print(f"\n  claim {cl.index}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
+        for c in cl.citations:
+            if c.item is None:
+                print(f"    [{c.marker}] does not resolve")
+                continue
+            sp = c.item.span
+            lay = layouts.get((sp.document_id, sp.version, sp.sentence_index))
+            where = f" ({lay.location_text})" if lay is not None and lay.location_text else ""
+            one_line = " ".join(sp.text.split())  # a PDF sentence keeps its line breaks in the store
+            print(f"    [{c.marker}] {sp.document_id} v{sp.version}{where} [{sp.start}:{sp.end}] {one_line}")
+            print(f"         route: {route_text(c.item.route, names)}")
+    return 0

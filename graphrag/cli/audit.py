@@ -1,0 +1,35 @@
+"""``graphrag audit export``: the audit log (sign-ins, ingests, exports, verdicts), for whoever holds the
+store (the command line runs with the store's own access)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from graphrag.cli.common import add_store_arg, write_out
+from graphrag.store import Store
+
+if TYPE_CHECKING:
+    from graphrag.cli.common import Subparsers
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add ``audit export`` and its options."""
+    s = subparsers.add_parser("audit", help="the audit log: sign-ins, ingests, exports, verdicts (who and when)")
+    au = s.add_subparsers(dest="audit_cmd", required=True)
+    ae = au.add_parser("export", help="every event, oldest first")
+    ae.add_argument("--format", choices=["csv", "json"], default="csv")
+    ae.add_argument("--out", help="write to this file (default: standard output)")
+    ae.add_argument("--since", help="only events from this ISO date or time on")
+    add_store_arg(ae)
+    s.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write every audit event (from --since on), oldest first, as CSV or JSON."""
+    from graphrag.audit import audit_to_csv, audit_to_json
+
+    with Store(args.store) as store:
+        events = store.audit(args.since)
+    text = audit_to_csv(events) if args.format == "csv" else audit_to_json(events)
+    return write_out(text, args.out, f"{len(events)} audit events")

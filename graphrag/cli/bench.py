@@ -1,0 +1,86 @@
+"""``graphrag bench``: benchmarks that print figures as JSON. The options are read here and passed on as
+plain arguments to ``graphrag.bench``, ``graphrag.bench_scale`` and ``graphrag.evaluate.support``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from graphrag.cli.common import store_value
+
+if TYPE_CHECKING:
+    from graphrag.cli.common import Subparsers
+
+MUSIQUE_CORPUS = "../shared/data/musique_train_corpus.json"
+MUSIQUE_QUESTIONS = "../shared/data/musique_train100.json"
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add ``bench`` and one subcommand per benchmark, each with its options."""
+    s = subparsers.add_parser("bench", help="benchmarks that print figures (JSON)")
+    b = s.add_subparsers(dest="what", required=True)
+    bi = b.add_parser("ingest", help="ingest a {title, text} JSON corpus with the rules extractor")
+    bi.add_argument("--corpus", default=MUSIQUE_CORPUS)
+    bi.add_argument("--limit", type=int)
+    bi.add_argument("--no-bulk", action="store_true", help="skip measuring the bulk limit (the models alone)")
+    ba = b.add_parser("ask", help="ask latency without generation on synthetic graphs")
+    ba.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    ba.add_argument("--queries", type=int, default=50)
+    ba.add_argument("--after-ingest", type=int, default=100, metavar="N",
+                    help="then ingest N paragraphs of --corpus and time the first answer after it (0: skip)")
+    ba.add_argument("--after-ingest-rounds", type=int, default=3, metavar="R",
+                    help="times to do so, with new paragraphs each time")
+    ba.add_argument("--corpus", default=MUSIQUE_CORPUS)
+    b.add_parser("support", help="embedded support checker latency per pair")
+    bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
+    bl.add_argument("--writers", type=int, default=8)
+    bl.add_argument("--store", type=store_value, help="an empty store to load (default: a temporary SQLite file); "
+                    "e.g. postgresql+psycopg://user:password@host:5432/graphrag_bench")
+    bl.add_argument("--verdicts", type=int, default=250)
+    br = b.add_parser("review", help="review-queue build time as answers accumulate")
+    br.add_argument("--answers", type=int, nargs="+", default=[100, 1_000, 5_000])
+    br.add_argument("--rounds", type=int, default=5)
+    bd = b.add_parser("documents", help="a generated PDF through the reader and ingest; cited-page render time")
+    bd.add_argument("--pages", type=int, default=200)
+    bd.add_argument("--renders", type=int, default=20)
+    bs = b.add_parser("scale", help="ingest a corpus repeated N times (distinct ids, light edits) and measure "
+                                    "ingest time, peak memory, store size, ask p50 and dashboard cold start")
+    bs.add_argument("--corpus", default=MUSIQUE_CORPUS)
+    bs.add_argument("--questions", default=MUSIQUE_QUESTIONS,
+                    help="questions to ask at each step (a JSON list with 'question')")
+    bs.add_argument("--scale", type=int, default=10, help="copies of the corpus at the last step")
+    bs.add_argument("--steps", type=int, nargs="*", default=[1],
+                    help="earlier sizes measured on the way (default: 1x, then the full scale)")
+    bs.add_argument("--limit", type=int, help="paragraphs of the corpus to use (for a quick run)")
+    bs.add_argument("--start", type=int, default=0,
+                    help="copies --store already holds (to grow a store an earlier run left, e.g. from 5x to 10x)")
+    bs.add_argument("--queries", type=int, default=30)
+    bs.add_argument("--store", help="where to build the store (default: a temporary file, removed after)")
+    bs.add_argument("--no-dashboard", action="store_true", help="skip the dashboard cold start")
+    s.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen benchmark with the options given."""
+    if args.what == "support":
+        from graphrag.evaluate.support import cli_bench_support
+
+        return cli_bench_support(as_json=True)
+    if args.what == "scale":
+        from graphrag.bench_scale import bench_scale
+
+        return bench_scale(corpus=args.corpus, questions_path=args.questions, scale=args.scale, steps=args.steps,
+                           limit=args.limit, start=args.start, queries=args.queries, store=args.store,
+                           dashboard=not args.no_dashboard)
+    from graphrag import bench
+
+    if args.what == "ingest":
+        return bench.bench_ingest(args.corpus, limit=args.limit, bulk_limit=not args.no_bulk)
+    if args.what == "ask":
+        return bench.bench_ask(sizes=args.sizes, queries=args.queries, after_ingest=args.after_ingest,
+                               after_ingest_rounds=args.after_ingest_rounds, corpus=args.corpus)
+    if args.what == "load":
+        return bench.bench_load(writers=args.writers, verdicts=args.verdicts, store_url=args.store)
+    if args.what == "review":
+        return bench.bench_review(answers=args.answers, rounds=args.rounds)
+    return bench.bench_documents(pages=args.pages, renders=args.renders)

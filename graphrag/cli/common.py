@@ -1,0 +1,65 @@
+"""What several commands share: the ``--store`` and ``--access`` options, the default store, writing an export."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+from graphrag.config import Config, ConfigError
+from graphrag.model import PUBLIC
+from graphrag.store import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
+
+if TYPE_CHECKING:  # argparse's subparsers action is generic only to the type checker
+    Subparsers: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def default_store() -> str:
+    """The store to use: GRAPHRAG_STORE, else the default SQLite file (see graphrag/config.py)."""
+    try:
+        return Config.from_env().store
+    except ConfigError as exc:  # a wrong setting stops every command before it starts, named, as bad input
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def store_value(value: str) -> StoreURL:
+    """--store: a file path (SQLite), sqlite:///path or postgresql+psycopg://...; anything else refused."""
+    try:
+        return parse_store(value)
+    except UnsupportedStore as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_store_arg(p: argparse.ArgumentParser) -> None:
+    """Add ``--store`` (default: GRAPHRAG_STORE, else the default SQLite file)."""
+    p.add_argument("--store", type=store_value, default=default_store(),
+                   help="the store: a SQLite file, sqlite:///path or postgresql+psycopg://user:password@host:port/db "
+                        f"(default: the environment variable GRAPHRAG_STORE, else {DEFAULT_STORE})")
+
+
+def add_access_arg(p: argparse.ArgumentParser) -> None:
+    """Add ``--access LABEL...``: the labels the person at the command line may see (default: public)."""
+    p.add_argument("--access", nargs="+", default=[PUBLIC], metavar="LABEL",
+                   help="the asker's access labels (default: public)")
+
+
+def add_json_arg(p: argparse.ArgumentParser) -> None:
+    """Add ``--json``: print one JSON object instead of the readable report."""
+    p.add_argument("--json", action="store_true", help="print JSON instead of the readable report")
+
+
+def choices_help(table: dict[str, str], default: str) -> str:
+    """Help text naming a backend registry's choices, so ``--help`` lists what is installed."""
+    return f"one of {', '.join(table)} (default: {default})"
+
+
+def write_out(text: str, out: str | None, what: str) -> int:
+    """Write an export to ``out`` (saying so on stderr) or to stdout; the command's exit code."""
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        print(f"wrote {what} to {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0

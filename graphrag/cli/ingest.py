@@ -1,0 +1,105 @@
+"""``graphrag ingest``: read files or folders, extract and store them, and print the report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import TYPE_CHECKING, Never, TextIO
+
+from tqdm import tqdm
+
+from graphrag.cli.common import add_json_arg, add_store_arg, choices_help
+from graphrag.documents import DEFAULT_MAX_BYTES
+from graphrag.extract import EXTRACTORS
+from graphrag.jobs import EtaClock, format_eta
+from graphrag.model import AuditEvent, Progress
+from graphrag.store import Store
+
+if TYPE_CHECKING:
+    from graphrag.cli.common import Subparsers
+
+
+class IngestProgress:
+    """Ingest progress on stderr, updated per window: a tqdm bar with an ETA on a terminal, plain
+    lines (at most one every ``every_s`` seconds, and the last) when stderr is piped. Counts only:
+    a document's name is never printed here."""
+
+    def __init__(self, stream: TextIO | None = None, every_s: float = 2.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.every_s = every_s
+        self._bar: tqdm[Never] | None = None  # a bar over no iterable: updated by counts
+        self._t0 = time.perf_counter()
+        self._clock = EtaClock()
+        self._last = -float("inf")
+        self._ended = False
+
+    def __call__(self, p: Progress) -> None:
+        """Show progress: a bar on a terminal, else a line now and then with the ETA."""
+        if self.tty:
+            if self._bar is None:
+                self._bar = tqdm(total=p.total, unit="doc", desc="ingest", file=self.stream, dynamic_ncols=True)
+            self._bar.update(p.done - self._bar.n)
+            if p.done >= p.total:
+                self._bar.close()
+            return
+        self._clock.update(p.done)
+        now = time.perf_counter()
+        final = p.done >= p.total
+        if p.done == 0 or self._ended or (not final and now - self._last < self.every_s):
+            return
+        self._last, self._ended = now, final
+        elapsed = now - self._t0
+        eta = "" if final else f", {format_eta(self._clock.eta(p.done, p.total))}"
+        print(f"ingest: {p.done:,}/{p.total:,} documents, {elapsed:.0f} s elapsed{eta}", file=self.stream, flush=True)
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add ``ingest`` and its options."""
+    s = subparsers.add_parser("ingest", help="ingest text, Markdown, PDF, HTML and DOCX files or folders "
+                                             "(a manifest.toml beside them is read)")
+    s.add_argument("paths", nargs="+", metavar="PATH")
+    add_store_arg(s)
+    s.add_argument("--extractor", choices=list(EXTRACTORS), default="rules",
+                   help=f"the extractor: {choices_help(EXTRACTORS, 'rules')}")
+    s.add_argument("--model", help="model name for the ollama extractor")
+    s.add_argument("--host", help="Ollama host (default: OLLAMA_HOST or http://127.0.0.1:11434)")
+    s.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
+                   help="reject files larger than this (default %(default)s: about a minute of work per file)")
+    add_json_arg(s)
+    s.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Ingest the paths and print the report; 1 when every document failed or found no model."""
+    from graphrag.extract import make_extractor
+    from graphrag.ingest import Ingestor
+
+    options: dict[str, object] = {}
+    if args.model:
+        options["model"] = args.model
+    if args.host:
+        options["host"] = args.host
+    with Store(args.store) as store:
+        if args.extractor == "ollama":
+            options["cache"] = store.reply_cache()
+        report = Ingestor(store, make_extractor(args.extractor, **options)).ingest_paths(
+            args.paths, IngestProgress(), args.max_bytes)
+        store.add_audit(AuditEvent("ingest", None, None, {"via": "cli", "paths": [str(p) for p in args.paths],
+                                                          **report.totals()}))
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        for p in report.problems:
+            print(f"warning: {p}", file=sys.stderr)
+        print(f"{'document':<32} {'ver':>3} {'status':<18} {'sent':>5} {'ent':>5} {'rel':>5} {'impl':>5}  note")
+        for d in report.documents:
+            note = d.error or d.note or (f"supersedes v{d.supersedes}" if d.supersedes else "")
+            print(f"{d.id[:32]:<32} {d.version or '-':>3} {d.status:<18} {d.sentences:>5} {d.entities:>5} "
+                  f"{d.relations:>5} {d.implied_entities:>5}  {note}")
+        t = report.totals()
+        print("totals: " + ", ".join(f"{k} {v}" for k, v in t.items()))
+    bad = sum(d.status in ("failed", "model_unavailable") for d in report.documents)
+    return 1 if bad and bad == len(report.documents) else 0

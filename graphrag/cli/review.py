@@ -1,0 +1,109 @@
+"""``graphrag review``: the review queue (``list``), the dispute queue (``disputes``), recording a verdict
+(``mark``) and the team's review policy (``policy``), each a subcommand with only its own options."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg
+from graphrag.errors import InputError
+from graphrag.identity import local_principal
+from graphrag.store import Store
+
+if TYPE_CHECKING:
+    from graphrag.cli.common import Subparsers
+
+VERDICTS = ("supported", "partial", "unsupported")
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add ``review`` with its subcommands ``list``, ``disputes``, ``mark`` and ``policy``."""
+    s = subparsers.add_parser("review", help="the review queue, the dispute queue, a verdict, the review policy")
+    actions = s.add_subparsers(dest="action", required=True)
+    for name, help_ in (("list", "the queue: what still needs a verdict first, lowest support first"),
+                        ("disputes", "claims whose reviewers disagree")):
+        q = actions.add_parser(name, help=help_)
+        q.add_argument("--answer", type=int, help="only this answer's claims")
+        q.add_argument("--reviewer", help="you: under blind review, only your own verdicts are shown until you "
+                                          "have judged a claim")
+        add_store_arg(q)
+        add_access_arg(q)
+        add_json_arg(q)
+    m = actions.add_parser("mark", help="record a verdict on a claim")
+    m.add_argument("--answer", type=int, required=True)
+    m.add_argument("--claim", type=int, required=True)
+    m.add_argument("--verdict", choices=VERDICTS, required=True)
+    m.add_argument("--reviewer", required=True, help="your name, recorded with the verdict")
+    m.add_argument("--citation", help="the citation marker judged (default: the claim's first valid one)")
+    m.add_argument("--note")
+    m.add_argument("--adjudicate", action="store_true", help="settle a disputed claim as its adjudicator")
+    add_store_arg(m)
+    add_access_arg(m)
+    add_json_arg(m)
+    p = actions.add_parser("policy", help="show or set (--required N) how many independent verdicts a claim needs")
+    p.add_argument("--required", type=int, help="independent verdicts each claim needs (1 to 5)")
+    add_store_arg(p)
+    add_json_arg(p)
+    s.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the review subcommand given."""
+    return {"list": _queue, "disputes": _queue, "mark": _mark, "policy": _policy}[args.action](args)
+
+
+def _policy(args: argparse.Namespace) -> int:
+    from graphrag.review_policy import ReviewPolicy
+
+    with Store(args.store) as store:
+        if args.required is not None:
+            store.set_review_policy(ReviewPolicy(args.required))
+        policy = store.review_policy()
+    print(json.dumps({"required_verdicts": policy.required, "blind": policy.blind}) if args.json else
+          f"each claim needs {policy.required} independent verdict(s)"
+          + ("; review is blind, disagreements go to the dispute queue" if policy.blind else ""))
+    return 0
+
+
+def _queue(args: argparse.Namespace) -> int:
+    from graphrag.review import review_queue
+    from graphrag.serialize import support_json
+
+    with Store(args.store) as store:
+        # Under blind review only this reviewer's own verdicts are listed until they have judged.
+        queue = review_queue(store, args.access, reviewer=args.reviewer, answer_id=args.answer,
+                             disputed_only=args.action == "disputes")
+    rows: list[dict[str, Any]] = [
+        {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
+         "flags": [f.value for f in q.flags], "support": support_json(q.support),
+         "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "role": v.role, "stale": v.stale}
+                      for v in q.verdicts]} for q in queue]
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for r in rows:
+        done = ", ".join(f"{v['reviewer']}: {v['verdict']}" for v in r["verdicts"]) or r["status"]
+        print(f"{r['answer_id']:>4}.{r['claim']:<3} {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
+    return 0
+
+
+def _mark(args: argparse.Namespace) -> int:
+    from graphrag.review import record_verdict, visible_answer
+
+    with Store(args.store) as store:
+        answer = visible_answer(store, args.answer, args.access)
+        claim = next((c for c in answer.claims if c.index == args.claim), None)
+        if claim is None:
+            raise InputError(f"answer {args.answer} has no claim {args.claim}")
+        cites = [c for c in claim.citations if c.valid]
+        citation = (next((c for c in cites if c.marker == args.citation), None) if args.citation
+                    else (cites[0] if cites else None))
+        # by: the command line acts locally (every role, the labels given); the verdict is audited
+        v = record_verdict(store, answer, claim, citation, args.verdict, args.reviewer, args.note or "",
+                           adjudicate=args.adjudicate, by=local_principal(args.access))
+    print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role})
+          if args.json else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}"
+          + (" (adjudication)" if args.adjudicate else ""))
+    return 0

@@ -1,0 +1,89 @@
+"""The command line is a package of commands: each module registers its command and runs it, the backend
+choices come from the registries, review's subcommands take only their own options, and the benchmarks
+behind `graphrag bench` are plain functions. No model is needed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import graphrag.cli
+from graphrag import bench
+from graphrag.cli import COMMANDS, build_parser, main
+
+pytestmark = pytest.mark.unit
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """The parser's message for a command line it refuses (exit code 2)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(list(argv))
+    assert exit_.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_every_command_module_registers_one_command_that_help_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    # a module of the package that is not in COMMANDS would be a command nobody can run
+    modules = {m.name for m in pkgutil.iter_modules(graphrag.cli.__path__)} - {"common"}
+    assert modules == {c.__name__.rsplit(".", 1)[1] for c in COMMANDS}
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    listed = capsys.readouterr().out
+    commands = _subcommands(build_parser())
+    for module in COMMANDS:
+        assert module.register.__doc__ and module.run.__doc__, module.__name__
+        alone = argparse.ArgumentParser()
+        module.register(alone.add_subparsers())
+        (name,) = _subcommands(alone)
+        assert f"\n    {name} " in listed, name
+        assert commands[name].get_default("run") is module.run
+
+
+def test_review_mark_without_a_reviewer_is_refused_naming_the_option(tmp_path: Path, capsys) -> None:
+    store = tmp_path / "s.db"
+    err = _refused(capsys, "review", "mark", "--answer", "1", "--claim", "0", "--verdict", "supported",
+                   "--store", str(store))
+    assert "graphrag review mark: error: the following arguments are required: --reviewer" in err
+    assert not store.exists()
+
+
+def test_review_subcommands_take_only_their_own_options(capsys) -> None:
+    assert "unrecognized arguments: --verdict" in _refused(capsys, "review", "list", "--verdict", "supported")
+    assert "unrecognized arguments: --access" in _refused(capsys, "review", "policy", "--access", "internal")
+    assert "unrecognized arguments: --required" in _refused(capsys, "review", "disputes", "--required", "2")
+    assert "invalid choice: 'lsit'" in _refused(capsys, "review", "lsit")
+    assert set(_subcommands(_subcommands(build_parser())["review"])) == {"list", "disputes", "mark", "policy"}
+
+
+def test_a_test_double_is_not_a_choice_of_the_product(tmp_path: Path, capsys) -> None:
+    err = _refused(capsys, "ingest", str(tmp_path), "--extractor", "scripted", "--store", str(tmp_path / "s.db"))
+    assert "argument --extractor: invalid choice: 'scripted' (choose from 'rules', 'ollama')" in err
+    err = _refused(capsys, "ask", "q", "--generator", "scripted")
+    assert "(choose from 'extractive', 'ollama')" in err
+    assert "(choose from 'embedded', 'ollama')" in _refused(capsys, "eval", "support", "--format", "jsonl",
+                                                            "--checker", "nli")
+
+
+def test_the_choices_are_read_from_the_registries(scripted_backends: None, tmp_path: Path) -> None:
+    args = build_parser().parse_args(["ingest", str(tmp_path), "--extractor", "scripted"])
+    assert args.extractor == "scripted"
+    ingest_help = _subcommands(build_parser())["ingest"].format_help()
+    assert "{rules,ollama,scripted}" in ingest_help
+
+
+def test_a_benchmark_is_a_function_of_plain_arguments(capsys) -> None:
+    assert bench.bench_ask(sizes=[60], queries=3) == 0
+    figures = json.loads(capsys.readouterr().out)
+    (size,) = figures["sizes"]
+    assert (size["entities"], size["queries"]) == (60, 3) and size["p50_ms"] > 0
+    assert "after_ingest" not in size  # no corpus, no ingest round
