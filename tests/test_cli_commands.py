@@ -87,3 +87,20 @@ def test_a_benchmark_is_a_function_of_plain_arguments(capsys) -> None:
     (size,) = figures["sizes"]
     assert (size["entities"], size["queries"]) == (60, 3) and size["p50_ms"] > 0
     assert "after_ingest" not in size  # no corpus, no ingest round
+
+
+@pytest.mark.unit
+def test_a_command_reads_the_configuration_once_and_its_flags_are_named_as_such(tmp_path, monkeypatch) -> None:
+    """The command line reads the environment once, in main; --store given on the line is recorded as a flag
+    (what the sidebar and `describe()` show), and without it the configured store is used."""
+    from graphrag.cli.common import apply_config
+    from graphrag.config import Config
+
+    monkeypatch.setenv("GRAPHRAG_STORE", str(tmp_path / "from-env.db"))
+    parser = build_parser()
+    args = parser.parse_args(["export", "--store", str(tmp_path / "given.db")])
+    apply_config(args, Config.from_env())
+    assert args.store.path == tmp_path / "given.db" and args.config.source("store") == "flag"
+    args = parser.parse_args(["export"])
+    apply_config(args, Config.from_env())
+    assert args.store.path == tmp_path / "from-env.db" and args.config.source("store") == "environment"

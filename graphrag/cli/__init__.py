@@ -26,7 +26,8 @@ from graphrag.cli import (
     review,
     store,
 )
-from graphrag.cli.common import default_store
+from graphrag.cli.common import apply_config
+from graphrag.config import Config
 from graphrag.errors import GraphRAGError, InputError
 
 # In the order ``graphrag --help`` lists them.
@@ -69,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
+        apply_config(args, Config.from_env())  # the one read of the environment; a bad setting is bad input
         return int(args.run(args))
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -81,4 +83,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-__all__ = ["COMMANDS", "build_parser", "default_store", "main"]
+__all__ = ["COMMANDS", "build_parser", "main"]

@@ -7,10 +7,9 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, choices_help
+from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, choices_help, open_store
 from graphrag.generate import GENERATORS
 from graphrag.model import AskSettings
-from graphrag.store import Store
 from graphrag.support import CHECKERS
 
 if TYPE_CHECKING:
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.store.kind == "sqlite" and not (args.store.path and args.store.path.is_file()):  # asking never creates a store
         print(empty, file=sys.stderr)
         return 2
-    with Store(args.store) as store:
+    with open_store(args) as store:
         if not store.counts()["versions"]:
             print(empty, file=sys.stderr)
             return 2

@@ -6,8 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_store_arg, write_out
-from graphrag.store import Store
+from graphrag.cli.common import add_store_arg, open_store, write_out
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -29,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     """Write every audit event (from --since on), oldest first, as CSV or JSON."""
     from graphrag.audit import audit_to_csv, audit_to_json
 
-    with Store(args.store) as store:
+    with open_store(args) as store:
         events = store.audit(args.since)
     text = audit_to_csv(events) if args.format == "csv" else audit_to_json(events)
     return write_out(text, args.out, f"{len(events)} audit events")

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from graphrag.cli.common import add_json_arg, add_store_arg
+from graphrag.cli.common import add_json_arg, add_store_arg, open_store
 from graphrag.errors import InputError
 from graphrag.store import Store
 
@@ -32,7 +32,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """List the versions, roll back to one, or fit a new one; 2 when a fit is refused (not adopted)."""
-    with Store(args.store) as store:
+    with open_store(args) as store:
         if args.action == "list":
             return _list(store, args.json)
         if args.action == "rollback":

@@ -12,16 +12,33 @@ from graphrag.model import PUBLIC
 from graphrag.store import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
 
 if TYPE_CHECKING:  # argparse's subparsers action is generic only to the type checker
+    from graphrag.store import Store
+
     Subparsers: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
-def default_store() -> str:
-    """The store to use: GRAPHRAG_STORE, else the default SQLite file (see graphrag/config.py)."""
-    try:
-        return Config.from_env().store
-    except ConfigError as exc:  # a wrong setting stops every command before it starts, named, as bad input
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+def apply_config(args: argparse.Namespace, config: Config) -> None:
+    """Give the parsed command its configuration (read once, in ``main``): ``args.config``, with the
+    command's flags that name a setting (``--store``, ``--host``) recorded as such, and ``args.store``
+    filled from the configuration where the flag was not given."""
+    flags: dict[str, object] = {}
+    if getattr(args, "store", None) is not None:
+        flags["store"] = args.store.value
+    if getattr(args, "host", None):
+        flags["ollama_host"] = args.host
+    args.config = config.override(**flags)
+    if hasattr(args, "store") and args.store is None:
+        try:
+            args.store = parse_store(args.config.store)
+        except UnsupportedStore as exc:  # GRAPHRAG_STORE names a database this product cannot use
+            raise ConfigError([f"GRAPHRAG_STORE: {exc}"]) from None
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The command's store, retried as long as the configuration says."""
+    from graphrag.store import Store
+
+    return Store(args.store, retry_s=args.config.store_retry_s)
 
 
 def store_value(value: str) -> StoreURL:
@@ -34,7 +51,7 @@ def store_value(value: str) -> StoreURL:
 
 def add_store_arg(p: argparse.ArgumentParser) -> None:
     """Add ``--store`` (default: GRAPHRAG_STORE, else the default SQLite file)."""
-    p.add_argument("--store", type=store_value, default=default_store(),
+    p.add_argument("--store", type=store_value, default=None,
                    help="the store: a SQLite file, sqlite:///path or postgresql+psycopg://user:password@host:port/db "
                         f"(default: the environment variable GRAPHRAG_STORE, else {DEFAULT_STORE})")
 

@@ -8,9 +8,8 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_json_arg, add_store_arg
+from graphrag.cli.common import add_json_arg, add_store_arg, open_store
 from graphrag.errors import InputError
-from graphrag.store import Store
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -37,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from graphrag.removal import clean_actor, describe, preview_removal, remove_document
 
     actor = clean_actor(args.by or _os_user())
-    with Store(args.store) as store:
+    with open_store(args) as store:
         plan = preview_removal(store, args.id, args.version)  # an unknown id or version stops here
         if not args.yes:
             if not sys.stdin.isatty():

@@ -9,8 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from graphrag.access import Access
-from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg
-from graphrag.store import Store
+from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -31,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from graphrag.serialize import entity_json
     from graphrag.text import normalise
 
-    with Store(args.store) as store:
+    with open_store(args) as store:
         key = normalise(args.name)
         entity = store.entity(key)
         if entity is None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_access_arg, add_store_arg, write_out
+from graphrag.cli.common import add_access_arg, add_store_arg, open_store, write_out
 from graphrag.model import AuditEvent
-from graphrag.store import Store
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -27,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     """Write the verification record the access labels can see, and audit the export."""
     from graphrag.review import export_rows, rows_to_csv, rows_to_json
 
-    with Store(args.store) as store:
+    with open_store(args) as store:
         rows = export_rows(store, args.access)
         store.add_audit(AuditEvent("export", None, None, {"via": "cli", "what": "verification record",
                                                           "format": args.format, "rows": len(rows)}))

@@ -10,12 +10,11 @@ from typing import TYPE_CHECKING, Never, TextIO
 
 from tqdm import tqdm
 
-from graphrag.cli.common import add_json_arg, add_store_arg, choices_help
+from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.extract import EXTRACTORS
 from graphrag.jobs import EtaClock, format_eta
 from graphrag.model import AuditEvent, Progress
-from graphrag.store import Store
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -80,12 +79,11 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, object] = {}
     if args.model:
         options["model"] = args.model
-    if args.host:
-        options["host"] = args.host
-    with Store(args.store) as store:
+    with open_store(args) as store:
         if args.extractor == "ollama":
             options["cache"] = store.reply_cache()
-        report = Ingestor(store, make_extractor(args.extractor, **options)).ingest_paths(
+            options["host"] = args.config.ollama_host  # --host, else OLLAMA_HOST, else the default
+        report = Ingestor(store, make_extractor(args.extractor, **options), config=args.config).ingest_paths(
             args.paths, IngestProgress(), args.max_bytes)
         store.add_audit(AuditEvent("ingest", None, None, {"via": "cli", "paths": [str(p) for p in args.paths],
                                                           **report.totals()}))

@@ -7,8 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg
-from graphrag.store import Store
+from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -35,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from graphrag.record import RecordFilter, record_stats
 
     flt = RecordFilter(args.since, args.until, args.reviewer, args.document, args.question)
-    with Store(args.store) as store:
+    with open_store(args) as store:
         stats = record_stats(store, args.access, flt)
     data = stats.to_json()
     if args.json:

@@ -7,10 +7,9 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg
+from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
 from graphrag.errors import InputError
 from graphrag.identity import local_principal
-from graphrag.store import Store
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -57,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 def _policy(args: argparse.Namespace) -> int:
     from graphrag.review_policy import ReviewPolicy
 
-    with Store(args.store) as store:
+    with open_store(args) as store:
         if args.required is not None:
             store.set_review_policy(ReviewPolicy(args.required))
         policy = store.review_policy()
@@ -71,7 +70,7 @@ def _queue(args: argparse.Namespace) -> int:
     from graphrag.review import review_queue
     from graphrag.serialize import support_json
 
-    with Store(args.store) as store:
+    with open_store(args) as store:
         # Under blind review only this reviewer's own verdicts are listed until they have judged.
         queue = review_queue(store, args.access, reviewer=args.reviewer, answer_id=args.answer,
                              disputed_only=args.action == "disputes")
@@ -92,7 +91,7 @@ def _queue(args: argparse.Namespace) -> int:
 def _mark(args: argparse.Namespace) -> int:
     from graphrag.review import record_verdict, visible_answer
 
-    with Store(args.store) as store:
+    with open_store(args) as store:
         answer = visible_answer(store, args.answer, args.access)
         claim = next((c for c in answer.claims if c.index == args.claim), None)
         if claim is None:
