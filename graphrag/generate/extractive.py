@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from graphrag.generate.base import Generation
 from graphrag.model import ContextItem
+from graphrag.text import ends_with_abbreviation
 
 if TYPE_CHECKING:
     from graphrag.graph import KnowledgeGraph
@@ -51,6 +52,10 @@ _BRACKETS = re.compile(r"\[([^\[\]\n]*)\]")
 
 def _with_marker(text: str, n: int) -> str:
     body = _BRACKETS.sub(r"(\1)", text).rstrip()
+    if ends_with_abbreviation(body):
+        # "until 3 a.m." keeps its dot: "3 a.m [4]." would cut the abbreviation (and the
+        # answer "3 a.m." would no longer be in the text).
+        return f"{body} [{n}]"
     end = re.search(r"[.!?…]+[\"'”’)]*$", body)
     if end:
         return f"{body[:end.start()]} [{n}]{body[end.start():]}"
