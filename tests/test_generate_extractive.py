@@ -118,3 +118,14 @@ def test_a_quote_ending_in_an_abbreviation_keeps_its_dot_and_its_own_claim() -> 
     assert [(c.text, [x.item.n for x in c.citations]) for c in claims] == [
         ("The bar stays open until 3 a.m.", [1]), ("The kitchen closes at midnight.", [2])]
     assert all(ClaimFlag.VERBATIM_QUOTE in c.flags for c in claims)
+
+
+def test_of_the_sentences_naming_the_reached_entity_the_one_most_like_the_question_continues_the_chain() -> None:
+    """Every sentence naming Kellerstadt was reached by the same step; the walk's order put a
+    passing mention first, but the chain quotes the one about what the question asks."""
+    step = Route("quiet harbour", (_via(1, "kellerstadt"),))
+    ctx = [_routed(1, "Quiet Harbour was filmed in Kellerstadt.", 0.7, Route("quiet harbour")),
+           _routed(2, "A train from Kellerstadt runs twice a day.", 0.15, step),
+           _routed(3, "Kellerstadt lies in the north of Norland.", 0.3, step)]
+    text = ExtractiveGenerator(max_sentences=2).generate("In which country was Quiet Harbour filmed?", ctx).text
+    assert text == "Quiet Harbour was filmed in Kellerstadt [1]. Kellerstadt lies in the north of Norland [3]."
