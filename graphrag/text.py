@@ -29,6 +29,11 @@ _ABBREVIATIONS = frozenset(
 _LINE_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+•][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]*)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _END = re.compile(r"[.!?…]+[\"'”’)\]]*")
+# Titles written before a name never end a sentence, even with a marker after them.
+_TITLES = frozenset("mr mrs ms dr prof gen col lt sgt capt rev".split())
+# Citation markers right after an abbreviation's dot ("... until 3 a.m. [4] Next"): the
+# extractive generator writes them there rather than inside the abbreviation ("a.m [4].").
+_MARKERS_AFTER = re.compile(r"(?:[ \t]*\[\d{1,6}(?:\s*[,;-]\s*\d{1,6})*\])+")
 
 
 @dataclass(frozen=True)
@@ -92,22 +97,36 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     return (len(word) == 1 and text[i].isupper()) or bool(re.fullmatch(r"(?:[a-z]\.)+[a-z]", word))
 
 
+def _starts_sentence(text: str, pos: int, end: int) -> bool:
+    """Whether what follows ``pos`` (up to ``end``) may begin a new sentence: nothing, or
+    whitespace and then a capital, a digit, a quote, a bracket or Markdown emphasis."""
+    if pos < end and not text[pos].isspace():
+        return False
+    while pos < end and text[pos].isspace():
+        pos += 1
+    return pos == end or text[pos].isupper() or text[pos].isdigit() or text[pos] in "\"'“‘([*_#"
+
+
+def ends_with_abbreviation(text: str) -> bool:
+    """Whether ``text`` ends with the dot of an abbreviation or an initial ("3 a.m.", "J.")."""
+    return text.endswith(".") and not text.endswith("..") and _is_abbreviation(text, len(text) - 1)
+
+
 def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     cur = start
     for m in _END.finditer(text, start, end):
         after = m.end()
-        if after < end and not text[after].isspace():
-            continue  # "3.5", "v1.2", "example.com"
-        nxt = after
-        while nxt < end and text[nxt].isspace():
-            nxt += 1
-        if nxt < end:
-            c = text[nxt]
-            if not (c.isupper() or c.isdigit() or c in "\"'“‘([*_#"):
-                continue
+        if not _starts_sentence(text, after, end):
+            continue  # "3.5", "v1.2", "example.com", "e.g. billing"
         if text[m.start()] == "." and m.end() - m.start() == 1 and _is_abbreviation(text, m.start()):
-            continue
+            # An abbreviation ends the sentence only when citation markers follow it and a
+            # new sentence follows them ("until 3 a.m. [4] Next ...").
+            cited = _MARKERS_AFTER.match(text, after, end)
+            word = text[text.rfind(" ", start, m.start()) + 1:m.start()].lower()
+            if cited is None or word in _TITLES or not _starts_sentence(text, cited.end(), end):
+                continue
+            after = cited.end()
         opened = text.rfind("[", cur, m.start())
         if opened > text.rfind("]", cur, m.start()) and text.find("]", after, min(end, after + 40)) >= 0:
             continue  # inside a short bracketed group such as a citation marker "[1. 2]"

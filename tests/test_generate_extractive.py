@@ -106,3 +106,26 @@ def test_a_chain_continues_from_its_newest_quote() -> None:
            _routed(5, "Most films of the sixties were shot in colour.", 0.45, Route("quiet harbour"))]
     text = ExtractiveGenerator().generate("In which country was the director of Quiet Harbour born?", ctx).text
     assert [int(m) for m in re.findall(r"\[(\d+)\]", text)] == [1, 2, 3, 4]
+
+
+def test_a_quote_ending_in_an_abbreviation_keeps_its_dot_and_its_own_claim() -> None:
+    """The marker goes after "a.m.", not inside it: the answer still says "3 a.m.", and the
+    next quote is a claim of its own."""
+    ctx = [item(1, "The bar stays open until 3 a.m.", 0.8), item(2, "The kitchen closes at midnight.", 0.75)]
+    text = ExtractiveGenerator().generate("When does the bar close?", ctx).text
+    assert text == "The bar stays open until 3 a.m. [1] The kitchen closes at midnight [2]."
+    claims = attribute(text, ctx)
+    assert [(c.text, [x.item.n for x in c.citations]) for c in claims] == [
+        ("The bar stays open until 3 a.m.", [1]), ("The kitchen closes at midnight.", [2])]
+    assert all(ClaimFlag.VERBATIM_QUOTE in c.flags for c in claims)
+
+
+def test_of_the_sentences_naming_the_reached_entity_the_one_most_like_the_question_continues_the_chain() -> None:
+    """Every sentence naming Kellerstadt was reached by the same step; the walk's order put a
+    passing mention first, but the chain quotes the one about what the question asks."""
+    step = Route("quiet harbour", (_via(1, "kellerstadt"),))
+    ctx = [_routed(1, "Quiet Harbour was filmed in Kellerstadt.", 0.7, Route("quiet harbour")),
+           _routed(2, "A train from Kellerstadt runs twice a day.", 0.15, step),
+           _routed(3, "Kellerstadt lies in the north of Norland.", 0.3, step)]
+    text = ExtractiveGenerator(max_sentences=2).generate("In which country was Quiet Harbour filmed?", ctx).text
+    assert text == "Quiet Harbour was filmed in Kellerstadt [1]. Kellerstadt lies in the north of Norland [3]."

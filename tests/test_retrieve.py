@@ -318,3 +318,20 @@ def test_without_a_spacy_pipeline_routes_start_from_similarity(chain_store, embe
     monkeypatch.setattr(graphrag.anchors, "question_phrases", missing)
     got = asker(chain_store, embedder).retrieve("What do snapshots follow?", AskSettings())
     assert got.seeding is RouteStart.SIMILARITY and got.context
+
+
+def test_a_common_noun_anchor_weighs_less_beside_a_proper_name(store, embedder, tmp_path):
+    """"Which town is Kellerstadt near?": routes start at Kellerstadt first; "town" still
+    anchors, at COMMON_NOUN_SCORE of its match. A question naming only common nouns keeps
+    their full scores (the handbook's questions are such)."""
+    from graphrag.anchors import COMMON_NOUN_SCORE
+
+    x = ScriptedExtractor([ScriptEntity("Kellerstadt", "Kellerstadt"), ScriptEntity("town", "town"),
+                           ScriptEntity("river", "river")], [])
+    text = "Kellerstadt lies on a river.\nThe town has a bridge.\n"
+    Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "k", {"k.md": text})])
+    got = asker(store, embedder).retrieve("Which town is Kellerstadt near?", AskSettings())
+    scores = {s.entity: s.score for s in got.seeds}
+    assert scores == {"kellerstadt": 1.0, "town": COMMON_NOUN_SCORE} and COMMON_NOUN_SCORE < 1.0
+    plain = asker(store, embedder).retrieve("Which town is on the river?", AskSettings())
+    assert {s.entity: s.score for s in plain.seeds} == {"town": 1.0, "river": 1.0}

@@ -69,3 +69,9 @@ def test_counted_reads_as_english() -> None:
 
     assert [counted(n, "relation") for n in (0, 1, 2)] == ["0 relations", "1 relation", "2 relations"]
     assert counted(1, "entity", "entities") == "1 entity" and counted(3, "entity", "entities") == "3 entities"
+
+
+def test_a_marker_after_an_abbreviation_ends_the_sentence_there() -> None:
+    text = "The bar stays open until 3 a.m. [4] It opens at noon. Ask Dr. [2] Smith. Fruit, nuts etc. [5]"
+    assert [s.text for s in split_sentences(text)] == [
+        "The bar stays open until 3 a.m. [4]", "It opens at noon.", "Ask Dr. [2] Smith.", "Fruit, nuts etc. [5]"]

@@ -1,0 +1,24 @@
+"""The context spreads over the question's entities: one generic word cannot fill it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphrag.model import Route
+from graphrag.retrieve import SEED_SPREAD, _spread_seeds
+
+pytestmark = pytest.mark.unit
+
+
+def test_a_near_tie_goes_to_the_entity_with_fewer_sentences_taken() -> None:
+    # rows 0-2 reached from "state" (a word every question about places has), row 3 from
+    # "bubye river"; row 4 was found by similarity alone
+    reached = {r: (Route("state"), "mention") for r in (0, 1, 2)} | {3: (Route("bubye river"), "mention")}
+    score = np.array([0.500, 0.499, 0.498, 0.495, 0.2], dtype=np.float32)
+    rows = np.array([0, 1, 2, 3, 4])
+    assert SEED_SPREAD > 0
+    assert _spread_seeds(rows, score, reached).tolist() == [0, 3, 1, 2, 4]
+    # a clearly better sentence still comes first, whatever entity it came from
+    score[3] = 0.3
+    assert _spread_seeds(rows, score, reached).tolist() == [0, 1, 2, 3, 4]
