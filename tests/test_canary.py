@@ -168,6 +168,9 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         ["ingest", str(extra), *s], ["ingest", str(extra), *s, "--json"],
         ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
         ["checker", "list", *s], ["checker", "list", *s, "--json"],
+        # refused (too few verdicts) with its figures, and nothing to roll back to: counts and versions only
+        ["checker", "fit", "--from-verdicts", *s], ["checker", "fit", "--from-verdicts", *s, "--json"],
+        ["checker", "rollback", *s],
         # the audit log (an administrator's): who did what when, as ids, counts and typed paths
         ["audit", "export", *s], ["audit", "export", "--format", "json", *s],
         # an administrator's copy of the whole store: it prints table names, row counts and hashes only

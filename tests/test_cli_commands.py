@@ -104,3 +104,15 @@ def test_a_command_reads_the_configuration_once_and_its_flags_are_named_as_such(
     args = parser.parse_args(["export"])
     apply_config(args, Config.from_env())
     assert args.store.path == tmp_path / "from-env.db" and args.config.source("store") == "environment"
+
+
+@pytest.mark.unit
+def test_checker_actions_are_subcommands_with_their_own_options(tmp_path, capsys) -> None:
+    store = str(tmp_path / "s.db")
+    with pytest.raises(SystemExit) as exit_:
+        main(["checker", "fit", "--store", store])  # where to learn from must be said
+    assert exit_.value.code == 2 and "--from-verdicts" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["checker", "list", "--to", "1", "--store", store])  # --to belongs to rollback
+    assert exit_.value.code == 2 and "--to" in capsys.readouterr().err
+    assert not (tmp_path / "s.db").exists()

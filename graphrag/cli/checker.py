@@ -9,7 +9,6 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from graphrag.cli.common import add_json_arg, add_store_arg, open_store
-from graphrag.errors import InputError
 from graphrag.store import Store
 
 if TYPE_CHECKING:
@@ -17,16 +16,21 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``checker fit|list|rollback`` and its options."""
+    """Add ``checker fit|list|rollback``, each with its own options."""
     s = subparsers.add_parser("checker", help="the embedded support checker's versions: fit from verdicts, list, "
                                               "roll back")
-    s.add_argument("action", choices=["fit", "list", "rollback"])
-    s.add_argument("--from-verdicts", action="store_true",
-                   help="fit: learn from the team's verdicts in the store (supported = 1; partial and unsupported = 0)")
-    s.add_argument("--to", type=int, help="rollback: the version to make active (0 = the shipped parameters; "
-                                         "default: the one before the active one)")
-    add_store_arg(s)
-    add_json_arg(s)
+    actions = s.add_subparsers(dest="action", required=True)
+    fit = actions.add_parser("fit", help="refit from the team's verdicts; adopted only with enough verdicts and a "
+                                         "real cross-validated gain")
+    fit.add_argument("--from-verdicts", action="store_true", required=True,
+                     help="learn from the team's verdicts in the store (supported = 1; partial and unsupported = 0)")
+    listing = actions.add_parser("list", help="every version with its cross-validated figures")
+    back = actions.add_parser("rollback", help="make an earlier version active (no version is ever deleted)")
+    back.add_argument("--to", type=int, help="the version to make active (0 = the shipped parameters; "
+                                             "default: the one before the active one)")
+    for p in (fit, listing, back):
+        add_store_arg(p)
+        add_json_arg(p)
     s.set_defaults(run=run)
 
 
@@ -39,8 +43,6 @@ def run(args: argparse.Namespace) -> int:
             now_active = store.rollback_checker(args.to)
             print(f"active support checker: embedded@{now_active or 'shipped'}")
             return 0
-        if not args.from_verdicts:
-            raise InputError("graphrag checker fit: say where to learn from: --from-verdicts")
         return _fit(store, args.json)
 
 
