@@ -129,3 +129,22 @@ def test_of_the_sentences_naming_the_reached_entity_the_one_most_like_the_questi
            _routed(3, "Kellerstadt lies in the north of Norland.", 0.3, step)]
     text = ExtractiveGenerator(max_sentences=2).generate("In which country was Quiet Harbour filmed?", ctx).text
     assert text == "Quiet Harbour was filmed in Kellerstadt [1]. Kellerstadt lies in the north of Norland [3]."
+
+
+def test_a_long_chain_leaves_room_for_the_sentence_most_like_the_question() -> None:
+    """Before: a chain from the first context item (a customer sentence, through the company to its
+    invoices, then to an alert) took all four quotes, and the handbook's "within 72 hours" sentence, the
+    one most like the question, was dropped from the answer."""
+    ctx = [_routed(1, "Enterprise customers can ask for a call about the report.", 0.47, Route("customer")),
+           _routed(2, "A corrected invoice can be issued within 60 days.", 0.29,
+                   Route("customer", (_via(1, "larkspur"), _via(3, "invoice")))),
+           _routed(3, "This page explains when Larkspur refunds a payment.", 0.10,
+                   Route("customer", (_via(1, "larkspur"),))),
+           _routed(4, "The on-call engineer opens a record when an alert suggests one.", 0.45,
+                   Route("customer", (_via(1, "alert"),))),
+           _routed(5, "Larkspur notifies affected customers within 72 hours of an incident.", 0.66,
+                   Route("security incident"))]
+    text = ExtractiveGenerator(min_join_specificity=0).generate(
+        "Within how many hours are customers notified of a security incident?", ctx).text
+    assert "within 72 hours of an incident [5]." in text
+    assert len(re.findall(r"\[\d+\]", text)) == 4

@@ -138,8 +138,15 @@ class ExtractiveGenerator:
                    if (w := (s.document_id, s.version, s.sentence_index)) in at and at[w] is not item]
             return [*dict.fromkeys(out), item]
 
-        def take(item: ContextItem) -> None:
-            if len(chosen) >= self.max_sentences or any(c is item for c in chosen):
+        def room() -> int:
+            """Quotes a chain may still take: one stays free for the most similar sentence until it is in."""
+            reserved = self.keep_best and not any(c is most_similar for c in chosen)
+            return self.max_sentences - len(chosen) - (1 if reserved else 0)
+
+        def take(item: ContextItem, *, chain: bool = False) -> None:
+            if any(c is item for c in chosen):
+                return
+            if len(chosen) >= self.max_sentences or (chain and item is not most_similar and room() <= 0):
                 return
             words = _words(item.span.text)
             repeat = next((i for i, c in enumerate(chosen) if _similar(words, _words(c.span.text))), None)
@@ -167,7 +174,7 @@ class ExtractiveGenerator:
             return max((c for c in found if c.route == found[0].route), key=lambda c: (c.score, -c.n))
 
         for item in links(ranked[0]):
-            take(item)
+            take(item, chain=True)
         nxt = extension()
         if nxt is None and self.any_chain:
             # A chain that does not continue a quote must be about the question as much as any
@@ -179,7 +186,7 @@ class ExtractiveGenerator:
             if nxt is None:
                 break
             for item in links(nxt):
-                take(item)
+                take(item, chain=True)
             nxt = extension()
         if self.keep_best:
             take(most_similar)
