@@ -86,7 +86,7 @@ def test_injected_markup_never_runs(tmp_path: Path) -> None:
 
         # Ask with a script in the question: the answer and its sources are shown as text.
         ask_in_browser(page, QUESTION)
-        page.get_by_text("<script>", exact=False).first.wait_for()  # visible as text, not run
+        page.get_by_text("<script>", exact=False).filter(visible=True).first.wait_for()  # visible as text, not run
         page.wait_for_timeout(1500)
         _assert_clean(page)
 
