@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import streamlit as st
 
+import graphrag
 from dashboard.render import plain
 from graphrag.ask import Asker
 from graphrag.config import Config
@@ -80,7 +81,7 @@ def ollama_host() -> str:
 def open_store(path: str) -> Store:
     """The store at ``path``, opened once per server process (the handle is thread-safe)."""
     # One handle per store for the whole server: Store is thread-safe (a connection pool).
-    return Store(path, retry_s=config().store_retry_s)
+    return graphrag.open_store(path, config=config())
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")

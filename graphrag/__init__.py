@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from graphrag.generate.base import Generator
     from graphrag.ingest import IngestReport
     from graphrag.model import Verdict, VerdictLabel
-    from graphrag.store import Store
+    from graphrag.store import Store, StoreURL
     from graphrag.support.base import SupportChecker
 
 __version__ = "0.1.0"
@@ -42,7 +42,7 @@ __all__ = ["Config", "ask_question", "ingest_paths", "open_store", "review_claim
 PUBLIC = ("public",)
 
 
-def open_store(where: str | os.PathLike[str] | None = None, *, config: Config | None = None) -> Store:
+def open_store(where: str | os.PathLike[str] | StoreURL | None = None, *, config: Config | None = None) -> Store:
     """Open a store, creating and migrating it if needed.
 
     ``where`` is a SQLite file (``"data/graphrag.db"``, ``"sqlite:///x.db"``) or a PostgreSQL URL

@@ -36,9 +36,9 @@ def apply_config(args: argparse.Namespace, config: Config) -> None:
 
 def open_store(args: argparse.Namespace) -> Store:
     """The command's store, retried as long as the configuration says."""
-    from graphrag.store import Store
+    from graphrag import open_store as open_configured
 
-    return Store(args.store, retry_s=args.config.store_retry_s)
+    return open_configured(args.store, config=args.config)
 
 
 def store_value(value: str) -> StoreURL:
