@@ -162,6 +162,13 @@ def wait_for_app_run(page, timeout_ms: float = 120_000) -> None:  # `page`: a Pl
     page.wait_for_timeout(250)  # let React paint what the run sent
 
 
+def wait_for_text(page, text: str, timeout_ms: float = 30_000) -> None:  # `page`: a Playwright Page
+    """Wait until `text` is shown where a person can see it. Streamlit's canvas grids keep every cell
+    in a hidden accessibility table too, so a plain wait can settle on (or hang on) a cell no one
+    sees; only a visible occurrence counts."""
+    page.get_by_text(text, exact=False).filter(visible=True).first.wait_for(timeout=timeout_ms)
+
+
 def ask_in_browser(page, question: str) -> None:  # `page`: a Playwright Page
     """Ask on the Ask page and wait for *this* question's answer: the heading of the answer shown
     before (if any) stays on screen while the new one is computed and the page reruns, so waiting

@@ -23,6 +23,7 @@ from app_helpers import (
     streamlit_server,
     wait_for_app_run,
     wait_for_sample_corpus,
+    wait_for_text,
 )
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -103,7 +104,7 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         ask_in_browser(page, QUESTION)
         page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
         # The handbook's sentences are quoted: each claim says so instead of showing a score.
-        page.get_by_text("Verbatim quote of its source", exact=False).filter(visible=True).first.wait_for()
+        wait_for_text(page, "Verbatim quote of its source")
         wait_for_app_run(page)
         page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
         page.screenshot(path=str(ARTIFACTS / "03-ask.png"), full_page=True)

@@ -14,7 +14,15 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, ask_in_browser, require_chromium, streamlit_server
+from app_helpers import (
+    BROWSER_ARGS,
+    CHROMIUM,
+    ROOT,
+    ask_in_browser,
+    require_chromium,
+    streamlit_server,
+    wait_for_text,
+)
 
 ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "Within how many hours are affected customers notified of a security incident?"
@@ -58,7 +66,7 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
         page.get_by_test_id("stSidebar").get_by_role("link", name="Ask").click()
         ask_in_browser(page, QUESTION)
         page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
-        page.get_by_text("· v1 · p. 2", exact=False).filter(visible=True).first.wait_for()  # the Ask page names the page
+        wait_for_text(page, "· v1 · p. 2")  # the Ask page names the page
         page.wait_for_timeout(800)
         page.screenshot(path=str(ARTIFACTS / "10-ask-pdf.png"), full_page=True)
 

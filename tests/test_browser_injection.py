@@ -12,7 +12,15 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, ask_in_browser, require_chromium, streamlit_server
+from app_helpers import (
+    BROWSER_ARGS,
+    CHROMIUM,
+    ROOT,
+    ask_in_browser,
+    require_chromium,
+    streamlit_server,
+    wait_for_text,
+)
 from helpers import write_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
@@ -86,7 +94,7 @@ def test_injected_markup_never_runs(tmp_path: Path) -> None:
 
         # Ask with a script in the question: the answer and its sources are shown as text.
         ask_in_browser(page, QUESTION)
-        page.get_by_text("<script>", exact=False).filter(visible=True).first.wait_for()  # visible as text, not run
+        wait_for_text(page, "<script>")  # visible as text, not run
         page.wait_for_timeout(1500)
         _assert_clean(page)
 
