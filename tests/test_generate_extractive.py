@@ -104,7 +104,8 @@ def test_a_chain_continues_from_its_newest_quote() -> None:
                    Route("quiet harbour", (_via(1, "ilse vantorp"), _via(2, "kellerstadt")))),
            _routed(4, "Harbour films were popular in the sixties.", 0.5, Route("quiet harbour")),
            _routed(5, "Most films of the sixties were shot in colour.", 0.45, Route("quiet harbour"))]
-    text = ExtractiveGenerator().generate("In which country was the director of Quiet Harbour born?", ctx).text
+    text = ExtractiveGenerator(max_sentences=4).generate("In which country was the director of Quiet Harbour born?",
+                                                        ctx).text
     assert [int(m) for m in re.findall(r"\[(\d+)\]", text)] == [1, 2, 3, 4]
 
 
@@ -144,7 +145,48 @@ def test_a_long_chain_leaves_room_for_the_sentence_most_like_the_question() -> N
                    Route("customer", (_via(1, "alert"),))),
            _routed(5, "Larkspur notifies affected customers within 72 hours of an incident.", 0.66,
                    Route("security incident"))]
-    text = ExtractiveGenerator(min_join_specificity=0).generate(
+    text = ExtractiveGenerator(min_join_specificity=0, max_sentences=4).generate(
         "Within how many hours are customers notified of a security incident?", ctx).text
     assert "within 72 hours of an incident [5]." in text
     assert len(re.findall(r"\[\d+\]", text)) == 4
+
+
+def test_the_answer_opens_with_the_chain_about_the_question_and_keeps_the_first_context_item() -> None:
+    """Before: the answer opened with the first context item and followed the chain through it
+    (the premiere, the Lido, Venice), so the chain that answers (the film's director, then where
+    the director grew up) never got a place. Now it opens with that chain, and the first
+    context item still keeps its place."""
+    ctx = [_routed(1, "Quiet Harbour premiered at the Lido in Venice.", 0.5, Route("quiet harbour")),
+           _routed(2, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.6, Route("quiet harbour")),
+           _routed(3, "Ilse Vantorp grew up near Kellerstadt in Norland.", 0.2,
+                   Route("quiet harbour", (_via(2, "ilse vantorp"),))),
+           _routed(4, "The Lido in Venice hosts a film festival every September.", 0.3,
+                   Route("quiet harbour", (_via(1, "lido"),))),
+           _routed(5, "Venice lies on a lagoon of the Adriatic Sea.", 0.25,
+                   Route("quiet harbour", (_via(1, "lido"), _via(4, "venice"))))]
+    question = "In which country did the director of Quiet Harbour grow up?"
+
+    def markers(gen: ExtractiveGenerator) -> list[int]:
+        return [int(m) for m in re.findall(r"\[(\d+)\]", gen.generate(question, ctx).text)]
+
+    assert 3 not in markers(ExtractiveGenerator(max_sentences=4, chain_first=False))
+    got = markers(ExtractiveGenerator(max_sentences=4))
+    assert got[:2] == [2, 3] and 1 in got
+
+
+def test_a_chain_follows_the_entity_the_walk_reached_most_strongly() -> None:
+    """From "Black Hawk Township is located in Jefferson County, Iowa", the walk reached Iowa
+    (named by many sentences) and Jefferson County (by few): the chain continues through the
+    county, not through the first sentence that happens to name Iowa."""
+    ctx = [_routed(1, "Black Hawk Township is located in Jefferson County, Iowa.", 0.79, Route("black hawk township")),
+           _routed(2, "Poyner Township is one of seventeen rural townships in Black Hawk County, Iowa.", 0.42,
+                   Route("black hawk township", (_via(1, "iowa"),))),
+           _routed(3, "Portland lies partly in Dodge County and partly in Jefferson County.", 0.04,
+                   Route("black hawk township", (_via(1, "jefferson county"),)))]
+    graph = SimpleNamespace(specificity=np.array([1.0, 0.6, 0.9], dtype=np.float32),
+                            index={"black hawk township": 0, "iowa": 1, "jefferson county": 2})
+    gen = ExtractiveGenerator(max_sentences=2, chain_first=False)
+    question = "What county shares a border with the county where Black Hawk Township is located?"
+    assert gen.generate(question, ctx).text.endswith("[2].")  # without specificity: the first in order
+    text = gen.for_graph(graph).generate(question, ctx).text  # type: ignore[arg-type]
+    assert text.endswith("partly in Jefferson County [3].")

@@ -335,3 +335,33 @@ def test_a_common_noun_anchor_weighs_less_beside_a_proper_name(store, embedder, 
     assert scores == {"kellerstadt": 1.0, "town": COMMON_NOUN_SCORE} and COMMON_NOUN_SCORE < 1.0
     plain = asker(store, embedder).retrieve("Which town is on the river?", AskSettings())
     assert {s.entity: s.score for s in plain.seeds} == {"town": 1.0, "river": 1.0}
+
+
+def test_a_sentence_the_walk_reached_keeps_a_context_place_though_it_does_not_resemble_the_question(
+        store, embedder, tmp_path):
+    """The director's birthplace shares no words with "In which country was the director of
+    Quiet Harbour born?"; sentences about directors and harbours resemble it more. The walk
+    reached it from the film through its director, so it keeps one of the walk's places, and
+    its route says how: Quiet Harbour, then Ilse Vantorp through the film's sentence."""
+    from graphrag.retrieve import WALK_SHARE
+
+    film = "Quiet Harbour is a 1961 film directed by Ilse Vantorp."
+    fact = "Ilse Vantorp grew up on a farm outside Kellerstadt, in Norland."
+    lookalikes = [f"Directors of harbour films of the {d}s were often born in another country." for d in
+                  range(1900, 1990, 10)]
+    x = ScriptedExtractor([ScriptEntity("Quiet Harbour", "Quiet Harbour is"), ScriptEntity("Ilse Vantorp", "directed by"),
+                           ScriptEntity("Ilse Vantorp", "grew up"), ScriptEntity("Kellerstadt", "grew up")], [])
+    Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "f", {"films.md": "\n".join(
+        [film, *lookalikes, fact]) + "\n"})])
+    question = "In which country was the director of Quiet Harbour born?"
+    settings = AskSettings(max_context=4)
+    assert int(settings.max_context * WALK_SHARE) == 1
+    got = asker(store, embedder).retrieve(question, settings)
+    texts = [c.span.text for c in got.context]
+    assert texts[0] == film and fact in texts
+    item = next(c for c in got.context if c.span.text == fact)
+    assert item.route.seed == "quiet harbour" and [s.entity for s in item.route.steps] == ["ilse vantorp"]
+    # it did not get there on similarity: every look-alike is closer to the question
+    qvec = embedder.encode([question])[0]
+    sims = embedder.encode([fact, *lookalikes]) @ qvec
+    assert (sims[1:] > sims[0]).all()
