@@ -87,8 +87,6 @@ class ExtractiveGenerator:
         # the invoice sentences out of a security answer. ``for_graph`` supplies the specificity.
         self.specificity = specificity
         self.min_join_specificity = min_join_specificity
-        # Five quotes rather than four: a chain takes two, and the two kept sentences must fit
-        # beside it (MuSiQue: bridge paragraphs cited 36 -> 41 of 68, gold string 0.42 -> 0.45).
         # Links quoted after the first sentence: the chain continues from its own newest quote
         # once more (film -> director -> birthplace -> country). Two rather than one: MuSiQue
         # citations starting at a named entity 82.3% -> 83.0%, bridge paragraphs cited through
@@ -109,12 +107,13 @@ class ExtractiveGenerator:
         # Quote in the retrieval's order, which weighs how strongly the walk from the question's
         # entities reached a sentence, not only how much it resembles the question.
         self.by_context_order = by_context_order
+        # Five quotes rather than four: a chain takes two, and the two kept sentences must fit
+        # beside it (MuSiQue: bridge paragraphs cited 36 -> 41 of 68, gold string 0.42 -> 0.45).
         self.max_sentences = max_sentences
         self.margin = margin  # keep sentences within this cosine distance of the most similar one
         # A chain's next link, continuing a quoted sentence, may be much less like the question
         # than the best sentence ("born in Lyon" shares few words with "Which country is the
-        # director of X from?"). Four quotes instead of three raised MuSiQue answers containing
-        # the gold answer from 0.31 to 0.37 (scratch run on the stored eval graph). 0.8 rather
+        # director of X from?"). 0.8 rather
         # than 0.6 (on MuSiQue: one more bridge paragraph cited, answers with the gold string
         # 0.41 -> 0.42): the link already passes through a quote and no hub.
         self.chain_margin = chain_margin
