@@ -22,3 +22,16 @@ def test_a_near_tie_goes_to_the_entity_with_fewer_sentences_taken() -> None:
     # a clearly better sentence still comes first, whatever entity it came from
     score[3] = 0.3
     assert _spread_seeds(rows, score, reached).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_a_document_best_sentence_far_below_the_best_row_does_not_jump_ahead() -> None:
+    """Rows best first: two of the handbook (docs 0), then each other document's best. Without a
+    score every document's best goes first; with one, only those within SPREAD_FLOOR of the best."""
+    from graphrag.retrieve import SPREAD_FLOOR, diverse
+
+    rows = np.array([0, 1, 2, 3])
+    doc_of = np.array([0, 0, 1, 2])
+    score = np.array([2.0, 1.8, 0.5, 0.3], dtype=np.float32)
+    assert diverse(rows, doc_of, 4) == [0, 2, 3, 1]
+    assert 0.3 < SPREAD_FLOOR * 2.0 <= 0.5
+    assert diverse(rows, doc_of, 4, score, SPREAD_FLOOR) == [0, 2, 1, 3]
