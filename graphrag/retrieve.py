@@ -225,15 +225,20 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     if SEED_SPREAD:
         top = _spread_seeds(top, score, reached)
     order = diverse(top, graph.sentence_doc, len(top), score, SPREAD_FLOOR)
-    beyond = sorted((r for r, (route, _) in reached.items() if route.depth >= 1 and np.isfinite(score[r])),
-                    key=lambda r: (-float(reach[r]), int(graph.row_rank[r])))
+    beyond = np.array([r for r, (route, _) in reached.items() if route.depth >= 1], dtype=np.int64)
+    beyond = beyond[np.isfinite(score[beyond])]
+    beyond = beyond[np.lexsort((graph.row_rank[beyond], -reach[beyond]))]
     # A chain is only readable when its links are in the context too: the sentence of each
     # step on a chosen item's route joins right after it (if visible and not yet chosen).
     items: list[ContextItem] = []
     seen_text: set[str] = set()
+    tried: set[int] = set()  # each row is read from the store once, whichever pass offers it again
     viewer = Access.of(settings.access, settings.include_superseded)
 
     def add(row: int) -> bool:
+        if row in tried:
+            return False
+        tried.add(row)
         doc = graph.docs[int(graph.sentence_doc[row])]
         # Second filter, from the store rather than the cached graph: the document must still
         # exist, still be visible to this asker, and (unless asked) not be superseded.
@@ -249,7 +254,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
                                  fresh[1], doc.effective_date))
         return True
 
-    def fill(rows: Iterable[int], cap: int) -> None:
+    def fill(rows: Iterable[int] | np.ndarray, cap: int) -> None:
         for row in rows:
             if len(items) >= cap:
                 break

@@ -69,6 +69,17 @@ def _where(item: ContextItem) -> tuple[str, int, int]:
     return item.span.document_id, item.span.version, item.span.sentence_index
 
 
+def _step_sentences(item: ContextItem) -> list[tuple[str | None, int | None, int | None]]:
+    """Where each step of the item's route was stated, as ``_where`` places a sentence."""
+    return [(s.document_id, s.version, s.sentence_index) for s in item.route.steps]
+
+
+def _most_like_the_question(candidates: Sequence[ContextItem], route_of: ContextItem) -> ContextItem:
+    """Of the candidates reached by ``route_of``'s route (every sentence naming the entity it
+    reached), the one most like the question; the first in the retrieval's order on a tie."""
+    return max((c for c in candidates if c.route == route_of.route), key=lambda c: (c.score, -c.n))
+
+
 class ExtractiveGenerator:
     """An answer with no model: quotes of the most relevant context sentences, chains kept together."""
 
@@ -139,12 +150,15 @@ class ExtractiveGenerator:
         at = {_where(c): c for c in ranked}
         best = ranked[0].score
         most_similar = ranked[0]
-        if self.by_context_order:
-            ranked = sorted(ranked, key=lambda c: c.n)
         in_order = sorted(ranked, key=lambda c: c.n)
-        # Quotes that always keep a place: the most similar sentence, the first of the retrieval's order.
-        kept = ([most_similar] + ([in_order[0]] if in_order[0] is not most_similar else [])) if self.keep_best else []
-        kept += [c for c in in_order if self.keep_best and c.score >= best - self.near_best and not any(c is k for k in kept)]
+        if self.by_context_order:
+            ranked = in_order
+        # Quotes that always keep a place: the most similar sentence, the first of the retrieval's
+        # order, and any sentence nearly as similar as the best.
+        kept: list[ContextItem] = []
+        if self.keep_best:
+            kept = list(dict.fromkeys([most_similar, in_order[0],
+                                       *(c for c in in_order if c.score >= best - self.near_best)]))
         chosen: list[ContextItem] = []
 
         def joins_hub(item: ContextItem) -> bool:
@@ -154,18 +168,17 @@ class ExtractiveGenerator:
 
         def links(item: ContextItem) -> list[ContextItem]:
             """The item's route as quotable sentences: each step's sentence, then the item's."""
-            out = [at[w] for s in item.route.steps
-                   if (w := (s.document_id, s.version, s.sentence_index)) in at and at[w] is not item]
+            out = [at[w] for w in _step_sentences(item) if w in at and at[w] is not item]
             return [*dict.fromkeys(out), item]
 
         def room() -> int:
             """Quotes a chain may still take: a place stays free for each kept sentence until it is in."""
-            return self.max_sentences - len(chosen) - sum(1 for k in kept if not any(c is k for c in chosen))
+            return self.max_sentences - len(chosen) - sum(1 for k in kept if k not in chosen)
 
         def take(item: ContextItem, *, chain: bool = False) -> None:
-            if any(c is item for c in chosen):
+            if item in chosen:
                 return
-            if len(chosen) >= self.max_sentences or (chain and not any(item is k for k in kept) and room() <= 0):
+            if len(chosen) >= self.max_sentences or (chain and item not in kept and room() <= 0):
                 return
             words = _words(item.span.text)
             repeat = next((i for i, c in enumerate(chosen) if _similar(words, _words(c.span.text))), None)
@@ -189,12 +202,11 @@ class ExtractiveGenerator:
             Iowa"); of their sentences, the one most like the question."""
             quoted = {_where(c) for c in chosen}
             found = [c for c in in_order
-                     if c not in chosen and c.score >= best - self.chain_margin and not joins_hub(c) and any(
-                         (s.document_id, s.version, s.sentence_index) in quoted for s in c.route.steps)]
+                     if c not in chosen and c.score >= best - self.chain_margin and not joins_hub(c)
+                     and any(w in quoted for w in _step_sentences(c))]
             if not found:
                 return None
-            lead = max(found, key=lambda c: (reached_strength(c), -c.n))
-            return max((c for c in found if c.route == lead.route), key=lambda c: (c.score, -c.n))
+            return _most_like_the_question(found, max(found, key=lambda c: (reached_strength(c), -c.n)))
 
         def about_question(item: ContextItem) -> bool:
             """A chain worth quoting: its route has steps whose sentences are in the context, no
@@ -206,11 +218,9 @@ class ExtractiveGenerator:
                     and max(c.score for c in chain) >= best - self.margin)
 
         opening = in_order[0]
-        chain = next((c for c in in_order if about_question(c)), None) if self.chain_first else None
-        if chain is not None:
-            # of the sentences its route reached that entity by, the one most like the question
-            opening = max((c for c in in_order if c.route == chain.route and about_question(c)),
-                          key=lambda c: (c.score, -c.n))
+        chains = [c for c in in_order if about_question(c)] if self.chain_first else []
+        if chains:
+            opening = _most_like_the_question(chains, chains[0])
         for item in links(opening):
             take(item, chain=True)
         nxt = extension()
