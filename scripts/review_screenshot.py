@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, streamlit_server  # noqa: E402
+from app_helpers import chromium_profile, streamlit_server  # noqa: E402
 
 
 def main() -> int:
@@ -33,9 +33,7 @@ def main() -> int:
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with streamlit_server(Path(a.store), out.with_suffix(".log"), sample=False) as url, sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(str(out.parent / "profile"), executable_path=str(CHROMIUM),
-                                                    headless=True, args=BROWSER_ARGS,
-                                                    viewport={"width": 1440, "height": 1100})
+        ctx = chromium_profile(pw, out.parent / "profile", viewport={"width": 1440, "height": 1100})
         page = ctx.new_page()
         page.set_default_timeout(180_000)
         page.goto(url)

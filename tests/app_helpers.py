@@ -192,6 +192,18 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
 CHROMIUM = Path("/usr/bin/chromium")
 
 
+def chromium_profile(pw, profile: Path, **options):  # `pw`: sync Playwright; returns a BrowserContext
+    """Debian's Chromium, headless with BROWSER_ARGS and a fresh profile folder, as every browser test
+    runs it; ``options`` go to Playwright (viewport, accept_downloads)."""
+    return pw.chromium.launch_persistent_context(str(profile), executable_path=str(CHROMIUM), headless=True,
+                                                 args=BROWSER_ARGS, **options)
+
+
+def chromium(pw):  # `pw`: sync Playwright; returns a Browser, for tests that need several contexts
+    """Debian's Chromium, headless with BROWSER_ARGS (contexts without a profile folder)."""
+    return pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS)
+
+
 def require_chromium() -> None:
     """Browser tests need Debian's Chromium: a failure on CI (where .ci/run installs it), a
     skip with the reason on a developer's machine without it."""

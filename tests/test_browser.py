@@ -15,10 +15,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from app_helpers import (
-    BROWSER_ARGS,
-    CHROMIUM,
     ROOT,
     ask_in_browser,
+    chromium_profile,
     require_chromium,
     streamlit_server,
     wait_for_app_run,
@@ -67,11 +66,7 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     requests: list[str] = []
     with sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True,
-            args=BROWSER_ARGS,
-            viewport={"width": 1440, "height": 900}, accept_downloads=True,
-        )
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1440, "height": 900}, accept_downloads=True)
         ctx.on("request", lambda r: requests.append(r.url))
         page = ctx.new_page()
         page.set_default_timeout(120_000)
@@ -167,9 +162,7 @@ def test_a_bookmarked_page_opens_inside_the_app_on_a_fresh_server(tmp_path: Path
     sidebar and store, not a bare page script (what Streamlit does with a folder named pages/)."""
     with streamlit_server(tmp_path / "store.db", tmp_path / "server.log", sample=False) as url:
         with sync_api.sync_playwright() as pw:
-            ctx = pw.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS,
-                viewport={"width": 1280, "height": 800})
+            ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1280, "height": 800})
             page = ctx.new_page()
             page.set_default_timeout(60_000)
             page.goto(f"{url}/review")
@@ -189,10 +182,7 @@ def test_review_draws_a_route_through_a_bridge_entity(server: str, tmp_path: Pat
     nodes and lists the chain's sentences beside it."""
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS,
-            viewport={"width": 1440, "height": 1000},
-        )
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1440, "height": 1000})
         page = ctx.new_page()
         page.set_default_timeout(120_000)
         page.goto(server)

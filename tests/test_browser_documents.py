@@ -15,10 +15,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from app_helpers import (
-    BROWSER_ARGS,
-    CHROMIUM,
     ROOT,
     ask_in_browser,
+    chromium_profile,
     require_chromium,
     streamlit_server,
     wait_for_text,
@@ -44,9 +43,7 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
     ARTIFACTS.mkdir(exist_ok=True)
     requests: list[str] = []
     with streamlit_server(store, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                    headless=True, args=BROWSER_ARGS,
-                                                    viewport={"width": 1440, "height": 1000})
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1440, "height": 1000})
         ctx.on("request", lambda r: requests.append(r.url))
         page = ctx.new_page()
         page.set_default_timeout(120_000)

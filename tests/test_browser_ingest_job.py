@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from app_helpers import (
-    BROWSER_ARGS,
-    CHROMIUM,
     ask_in_browser,
+    chromium_profile,
     require_chromium,
     sample_versions,
     streamlit_server,
@@ -31,9 +30,7 @@ SAMPLE_VERSIONS = sample_versions()  # the sample corpus: one document in two ve
 def test_clicking_review_during_the_first_start_does_not_cancel_it(tmp_path: Path) -> None:
     store = tmp_path / "store.db"
     with streamlit_server(store, tmp_path / "server.log") as url, sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS,
-            viewport={"width": 1280, "height": 900})
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1280, "height": 900})
         page = ctx.new_page()
         page.set_default_timeout(240_000)
         page.goto(url)
@@ -77,9 +74,7 @@ def test_an_ingest_from_the_ingest_page_goes_on_while_the_user_is_elsewhere(tmp_
         (folder / f"runbook-{i:02d}.md").write_text(doc_text(i), encoding="utf-8")
     store = tmp_path / "store.db"
     with streamlit_server(store, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS,
-            viewport={"width": 1280, "height": 900})
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1280, "height": 900})
         page = ctx.new_page()
         page.set_default_timeout(240_000)
         page.goto(f"{url}/ingest")

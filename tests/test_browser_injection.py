@@ -13,10 +13,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from app_helpers import (
-    BROWSER_ARGS,
-    CHROMIUM,
     ROOT,
     ask_in_browser,
+    chromium_profile,
     require_chromium,
     streamlit_server,
     wait_for_text,
@@ -77,9 +76,7 @@ def test_injected_markup_never_runs(tmp_path: Path) -> None:
     dialogs: list[str] = []
     requests: list[str] = []
     with streamlit_server(store, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                   headless=True, args=BROWSER_ARGS,
-                                                   viewport={"width": 1440, "height": 900})
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1440, "height": 900})
         ctx.on("request", lambda r: requests.append(r.url))
         page = ctx.new_page()
         page.set_default_timeout(120_000)

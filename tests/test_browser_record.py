@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server, wait_for_app_run
+from app_helpers import ROOT, chromium_profile, require_chromium, streamlit_server, wait_for_app_run
 from graphrag.store import Store
 from helpers import write_document_rows
 from test_record_stats import S, U, _answer, _judge
@@ -25,9 +25,7 @@ def test_record_page_shows_agreement_and_the_checker_against_reviewers(tmp_path:
         _judge(store, answer, "ana", [S, S, U, U] * 6)
         _judge(store, answer, "ben", [S, U, U, U] * 6)
     with streamlit_server(path, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                   headless=True, args=BROWSER_ARGS,
-                                                   viewport={"width": 1440, "height": 1000})
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1440, "height": 1000})
         page = ctx.new_page()
         page.set_default_timeout(120_000)
         page.goto(f"{url}/record")

@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 from app_helpers import (
-    BROWSER_ARGS,
-    CHROMIUM,
     ROOT,
     ask_in_browser,
+    chromium,
     copy_store,
     free_port,
     require_chromium,
@@ -145,7 +144,7 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
     ARTIFACTS.mkdir(exist_ok=True)
     with streamlit_server(store, tmp_path / "server.log", sample=False, env=env, secrets=secrets, port=port), \
             sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS)
+        browser = chromium(pw)
         ana_ctx = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
         bob_ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
         ana, bob = ana_ctx.new_page(), bob_ctx.new_page()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import BROWSER_ARGS, CHROMIUM, ROOT, require_chromium, streamlit_server
+from app_helpers import ROOT, chromium, require_chromium, streamlit_server
 from proc_helpers import write_synthetic_corpus
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -28,7 +28,7 @@ def test_a_verdict_given_in_one_dashboard_shows_in_the_other(pg_server, tmp_path
     with streamlit_server(with_password, tmp_path / "a.log", sample=False) as a, \
             streamlit_server(with_password, tmp_path / "b.log", sample=False) as b, \
             sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS)
+        browser = chromium(pw)
         page_a, page_b = browser.new_page(), browser.new_page(accept_downloads=True)
         for page, base in ((page_a, a), (page_b, b)):
             page.set_default_timeout(90_000)

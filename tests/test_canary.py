@@ -23,10 +23,9 @@ from pathlib import Path
 import pytest
 
 from app_helpers import (
-    BROWSER_ARGS,
-    CHROMIUM,
     ROOT,
     ask_in_browser,
+    chromium_profile,
     require_chromium,
     streamlit_server,
     wait_for_app_run,
@@ -292,9 +291,8 @@ def test_no_page_shows_a_public_viewer_an_internal_canary(canary_store, tmp_path
     responses = []
     log_path = tmp_path / "server.log"
     with streamlit_server(work, log_path, sample=False) as url, sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                   headless=True, args=BROWSER_ARGS, accept_downloads=True,
-                                                   viewport={"width": 1440, "height": 900})
+        ctx = chromium_profile(pw, tmp_path / "profile", accept_downloads=True,
+                               viewport={"width": 1440, "height": 900})
         ctx.on("response", lambda r: responses.append(r))
         page = ctx.new_page()
         page.set_default_timeout(120_000)
