@@ -35,7 +35,8 @@ from graphrag.ollama_util import (
     pull_hint,
     resolve_host,
 )
-from graphrag.review import clean_reviewer
+from graphrag.review import clean_reviewer, review_viewer
+from graphrag.review_policy import ReviewViewer
 from graphrag.store import Store
 from graphrag.text import counted
 
@@ -161,6 +162,14 @@ def reviewer() -> str:
         return clean_reviewer(str(st.session_state.get(REVIEWER, "")))
     except InputError:
         return ""
+
+
+def viewer_for_review(p: Principal | None = None) -> ReviewViewer:
+    """Who this run shows verdicts to, for blind review (graphrag.review.review_viewer): the signed-in
+    identity in team mode (an admin sees every verdict), the sidebar's reviewer name locally.
+    ``p``: a principal already refreshed (deferred downloads); default: who acts now."""
+    who = principal() if p is None else p
+    return review_viewer(who, None if who.team else str(st.session_state.get(REVIEWER, "")))
 
 
 # --- deployment, sign-in and roles ----------------------------------------------------------------

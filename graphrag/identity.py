@@ -18,8 +18,9 @@ and a role::
     role = "admin"
 
 Every rule that matches adds its labels; the highest role among them is the user's role.
-Roles are ordered: ``viewer`` asks and reads, ``reviewer`` also records verdicts, ``admin``
-also ingests, exports the record, sets the review policy and refits the checker.
+Roles are ordered: ``viewer`` asks and reads, ``reviewer`` also records verdicts, ``adjudicator``
+also settles disputed claims it took no part in, ``admin`` also ingests, exports the record, sets
+the review policy and refits the checker (and, under blind review, sees every verdict).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from typing import Any
 from graphrag.errors import GraphRAGError
 from graphrag.model import PUBLIC
 
-ROLES = ("viewer", "reviewer", "admin")  # each includes what the ones before it may do
-VIEWER, REVIEWER, ADMIN = ROLES
+ROLES = ("viewer", "reviewer", "adjudicator", "admin")  # each includes what the ones before it may do
+VIEWER, REVIEWER, ADJUDICATOR, ADMIN = ROLES
 
 
 class PolicyError(GraphRAGError):

@@ -1,7 +1,9 @@
 """The verification record as a measurement: progress, agreement, the checker against reviewers.
 
 Everything is computed from the current verdicts (the latest per reviewer and claim) on the
-claims a viewer may see, optionally narrowed by time, reviewer, document or question. The
+claims a viewer may see, of those verdicts the viewer may see under blind review
+(``graphrag.review_policy.visible_verdicts``, applied before any filter), optionally narrowed by
+time, reviewer, document or question. The
 statistics come from libraries: Krippendorff's alpha (nominal, missing judgements allowed) from
 ``krippendorff``, Cohen's kappa, AUROC and balanced accuracy from scikit-learn.
 
@@ -21,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictLabel
-from graphrag.review import visible_claims
-from graphrag.review_policy import ADJUDICATOR, ClaimStatus, claim_state
+from graphrag.review import visible_claims, visible_current
+from graphrag.review_policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
 from graphrag.store import Store
 
 MIN_PAIR_CLAIMS = 20  # Cohen's kappa for a pair of reviewers only with at least this many shared claims
@@ -169,21 +171,24 @@ def _consensus(labels: Iterable[VerdictLabel]) -> VerdictLabel | None:
     return counts[0][0]
 
 
-def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = RecordFilter()) -> RecordStats:
-    """Statistics over the claims ``access`` may see that match ``flt``."""
+def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = RecordFilter(),
+                 viewer: ReviewViewer = ANYONE) -> RecordStats:
+    """Statistics over the claims ``access`` may see that match ``flt``, from the verdicts ``viewer``
+    may see (under blind review, none of others' on a claim still judged blind that they have not
+    judged: such a claim counts as unreviewed for them)."""
     claims = visible_claims(store, access)
     if flt.question:
         q = flt.question.lower()
         claims = [c for c in claims if q in c["question"].lower()]
     wanted = {(c["answer_id"], c["index"]): c for c in claims}
+    policy = store.review_policy()
     current: dict[tuple[int, int], list[Verdict]] = {}
-    for v in store.current_verdicts():
+    for v in visible_current(store, viewer, policy=policy):  # blind review first, then the filter
         if (v.answer_id, v.claim_index) in wanted and flt.keeps_verdict(v):
             current.setdefault((v.answer_id, v.claim_index), []).append(v)
     if flt.reviewer or flt.document:  # narrowed to claims this reviewer / document concerns
         wanted = {k: c for k, c in wanted.items() if k in current}
 
-    policy = store.review_policy()
     states = {key: claim_state(current.get(key, []), policy) for key in wanted}
     count = Counter(st.status for st in states.values())
     unreviewed = count[ClaimStatus.UNREVIEWED] + count[ClaimStatus.IN_REVIEW]

@@ -4,6 +4,12 @@ Visibility is graphrag.access's one rule: a reviewer sees an answer only when ev
 drew context from, every relation on its routes and every seed it names are visible to them, so
 a restricted document never reaches a queue, a route graph or an export through someone else's
 answer.
+
+Blind review is graphrag.review_policy's one rule, ``visible_verdicts``: every function here that
+returns verdicts or anything computed from them (queue items and their states, a claim's history,
+the export) takes the ``ReviewViewer`` it runs for and filters through it first. ``review_viewer``
+says who that is: the signed-in identity in team mode (an admin oversees every verdict), the typed
+reviewer name locally.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from typing import Any
 
 from graphrag.access import Access, answer_visible, footprint
 from graphrag.errors import InputError
+from graphrag.identity import ADJUDICATOR as ROLE_ADJUDICATOR
+from graphrag.identity import ADMIN as ROLE_ADMIN
 from graphrag.identity import REVIEWER as ROLE_REVIEWER
 from graphrag.identity import Forbidden, Principal, require
 from graphrag.model import (
@@ -34,12 +42,16 @@ from graphrag.model import (
 )
 from graphrag.review_policy import (
     ADJUDICATOR,
+    ANYONE,
     REVIEWER,
     ClaimState,
     ClaimStatus,
     ReviewPolicy,
+    ReviewViewer,
     claim_state,
-    shown_verdicts,
+    latest,
+    parties,
+    visible_verdicts,
 )
 from graphrag.store import Store, now, sha256_text
 
@@ -67,7 +79,7 @@ class QueueItem:
     flags: tuple[ClaimFlag, ...]
     support: Support | None
     verdicts: tuple[Verdict, ...]  # current verdicts this viewer may see (blind review hides others')
-    state: ClaimState = ClaimState(ClaimStatus.UNREVIEWED, None, 0, 1)
+    state: ClaimState = ClaimState(ClaimStatus.UNREVIEWED, None, 0, 1)  # from those verdicts only
     mine: bool = False  # the viewer has given their own verdict
 
     @property
@@ -136,21 +148,55 @@ def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
     return out
 
 
-def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None, answer_id: int | None = None,
+def review_viewer(by: Principal, name: str | None = None) -> ReviewViewer:
+    """Who a surface runs for, for blind review. Team mode: the signed-in identity (whatever name
+    is passed); an adjudicator sees disputed claims, an admin every verdict (admins export the
+    whole record). Local mode: the typed reviewer ``name``, who may adjudicate (None, or a name
+    that is not valid: nobody in particular, who sees only verified claims' verdicts); a local
+    name is self-declared, see the README."""
+    if by.team:
+        if by.identity is None:
+            return ANYONE
+        return ReviewViewer(by.identity.display, by.identity.subject, adjudicates=by.may(ROLE_ADJUDICATOR),
+                            oversees=by.may(ROLE_ADMIN))
+    try:
+        return ReviewViewer(clean_reviewer(name), adjudicates=True) if name else ANYONE
+    except InputError:
+        return ANYONE
+
+
+def visible_history(store: Store, viewer: ReviewViewer, answer_id: int | None = None,
+                    claim_index: int | None = None, policy: ReviewPolicy | None = None) -> list[Verdict]:
+    """Verdict rows (history included, oldest first) of one claim, one answer or all, as many as
+    ``viewer`` may see under the review policy."""
+    policy = store.review_policy() if policy is None else policy
+    return visible_verdicts(store.verdicts(answer_id, claim_index), policy, viewer)
+
+
+def visible_current(store: Store, viewer: ReviewViewer, answer_id: int | None = None,
+                    policy: ReviewPolicy | None = None) -> list[Verdict]:
+    """The current verdicts (the latest per claim, reviewer and role) ``viewer`` may see."""
+    return latest(visible_history(store, viewer, answer_id, policy=policy))
+
+
+def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None,
+                 viewer: ReviewViewer | None = None, answer_id: int | None = None,
                  flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
                  claims: list[dict[str, Any]] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
     """Every visible claim to review, in the order a reviewer should take them: first the claims
     that still need a verdict and that this reviewer has not judged, lowest support first (the
     checker's triage); then the rest.
 
-    Under blind review (the policy requires two or more verdicts) each item carries only the
-    verdicts this reviewer may see. ``disputed_only`` is the dispute queue: claims whose
-    reviewers disagree, with every verdict shown, for an adjudicator. Built from claim
-    summaries, so its cost grows with the number of claims, not with whole answers loaded.
+    ``viewer`` (or just a local ``reviewer``'s name): who the queue is for. Each item carries
+    only the verdicts they may see and its state computed from those alone (blind review, see
+    ``visible_verdicts``). ``disputed_only`` is the dispute queue: claims whose required reviewers
+    disagree. Built from claim summaries, so its cost grows with the number of claims, not with
+    whole answers loaded.
     """
     policy = store.review_policy() if policy is None else policy
+    viewer = viewer if viewer is not None else ReviewViewer(reviewer, adjudicates=True) if reviewer else ANYONE
     current: dict[tuple[int, int], list[Verdict]] = {}
-    for v in store.current_verdicts(answer_id):
+    for v in visible_current(store, viewer, answer_id, policy):
         current.setdefault((v.answer_id, v.claim_index), []).append(v)
     items: list[QueueItem] = []
     for c in reviewable(visible_claims(store, access) if claims is None else claims):
@@ -158,16 +204,15 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
             continue
         vs = current.get((c["answer_id"], c["index"]), [])
         state = claim_state(vs, policy)
-        mine = reviewer is not None and any(v.reviewer == reviewer and v.role == REVIEWER for v in vs)
+        mine = viewer.judged(vs)
         if flagged_only and not c["flags"]:
             continue
         if mine_only and not mine:
             continue
         if disputed_only and state.status != ClaimStatus.DISPUTED:
             continue
-        shown = shown_verdicts(vs, policy, reviewer, adjudicating=disputed_only)
         items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"],
-                               shown, state, mine))
+                               tuple(vs), state, mine))
     items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -q.answer_id, q.claim_index))
     return items
 
@@ -199,9 +244,11 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     """Append one verdict. The hash of the judged span's text is kept with it.
 
     ``adjudicate``: the verdict settles a disputed claim, and is stored as an adjudicator's; a
-    claim that is not disputed cannot be adjudicated. ``by``: who acts (the dashboard passes it):
-    they must hold the reviewer role and see the answer; in team mode the verdict names their
-    signed-in identity, whatever ``reviewer`` says, and the audit log records it.
+    claim that is not disputed cannot be adjudicated, and never by one of its own reviewers (a
+    party to the dispute); in team mode it also needs the adjudicator role. ``by``: who acts (the
+    dashboard and the CLI pass it): they must hold the reviewer role and see the answer; in team
+    mode the verdict names their signed-in identity, whatever ``reviewer`` says, and the audit
+    log records it.
     """
     label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
     if label is None:
@@ -222,11 +269,16 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
         raise InputError(f"answer {answer.id} was withdrawn: a document it drew on was removed, so there is nothing "
                          "left to judge (its verdicts stay in the record)")
     if adjudicate:
-        state = claim_state([v for v in store.current_verdicts(answer.id) if v.claim_index == claim.index],
-                            store.review_policy())
+        if by is not None and by.team:
+            require(by, ROLE_ADJUDICATOR, "settle a disputed claim")
+        current = latest(store.verdicts(answer.id, claim.index))
+        state = claim_state(current, store.review_policy())
         if state.status != ClaimStatus.DISPUTED:
             raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed ({state.status.value}): "
                              "only a disagreement is adjudicated")
+        if reviewer in parties(current) or (subject is not None and subject in parties(current)):
+            raise Forbidden(f"{reviewer} gave a verdict on claim {claim.index} of answer {answer.id}: a dispute is "
+                            "settled by an adjudicator who took no part in it")
     span = citation.item.span if citation and citation.item else None
     v = Verdict(answer.id, claim.index, label, reviewer, sha256_text(span.text if span else ""),
                 citation.marker if citation else None, span.document_id if span else None,
@@ -266,13 +318,16 @@ def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | Ve
     return record_verdict(store, answer, claim, cited, verdict, reviewer, note, adjudicate=adjudicate)
 
 
-def export_rows(store: Store, access: Iterable[str]) -> list[dict[str, object]]:
-    """The verification record: one row per verdict (history included), oldest first."""
+def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYONE) -> list[dict[str, object]]:
+    """The verification record: one row per verdict (history included) that ``viewer`` may see,
+    oldest first."""
     rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
+    policy = store.review_policy()
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
-        for v in store.verdicts(a.id):
+        assert a.id is not None  # a stored answer
+        for v in visible_history(store, viewer, a.id, policy=policy):
             cl = claims.get(v.claim_index)
             span_text = ""
             if v.document_id is not None and v.version is not None:

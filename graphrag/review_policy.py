@@ -1,15 +1,23 @@
 """The review policy: how many independent verdicts a claim needs, blind review, disputes.
 
 With the default (one verdict), a claim is verified by its first verdict, as before. With two or
-more, review is blind (a reviewer sees nobody else's verdict on a claim until they have given
-their own), a claim is verified when the required number of reviewers agree, and a
-disagreement makes it *disputed* until an adjudicator's verdict (stored as such, append-only
-like any other) settles it.
+more, review is blind, a claim is verified when the required number of reviewers agree, and a
+disagreement among them makes it *disputed* until an adjudicator's verdict (stored as such,
+append-only like any other) settles it. An adjudicator is never one of the claim's reviewers: an
+adjudication by one of them is refused when given and ignored if found in the record.
+
+Blind review has one rule, ``visible_verdicts``, which every surface that shows verdicts or
+anything computed from them (queues, badges, history, statistics, exports) applies first: a viewer
+sees nobody else's verdict on a claim (nor its count, state, notes or dispute) until they have
+given their own, with three exceptions: a *verified* claim (its required reviewers agree, or an
+adjudicator settled it) is the team's outcome and shows to all; a *disputed* claim shows to who
+may adjudicate it; and a viewer who oversees the record (a team's admin, who exports it) sees
+every verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -58,15 +66,34 @@ class ClaimState:
     adjudicated: bool = False
 
 
+def latest(verdicts: Iterable[Verdict]) -> list[Verdict]:
+    """The current verdicts among rows given oldest first: the latest per (claim, reviewer, role).
+    A changed mind is a new row; an adjudicator's verdict stands beside (not over) the same
+    person's own review."""
+    out: dict[tuple[int, int, str, str], Verdict] = {}
+    for v in verdicts:
+        out[(v.answer_id, v.claim_index, v.reviewer, v.role)] = v
+    return list(out.values())
+
+
 def split(verdicts: Sequence[Verdict]) -> tuple[list[Verdict], Verdict | None]:
-    """(current reviewer verdicts, the latest adjudication) of one claim's current verdicts."""
+    """(current reviewer verdicts, the latest adjudication that counts) of one claim's current
+    verdicts. An adjudication by one of the claim's own reviewers does not count: a party to a
+    dispute cannot settle it (``record_verdict`` refuses one; this ignores any in the record)."""
     reviews = [v for v in verdicts if v.role != ADJUDICATOR]
-    adjudications = sorted((v for v in verdicts if v.role == ADJUDICATOR), key=lambda v: (v.created_at or "", v.id or 0))
+    party = parties(reviews)
+    adjudications = sorted((v for v in verdicts if v.role == ADJUDICATOR and v.reviewer not in party
+                            and not (v.subject and v.subject in party)),
+                           key=lambda v: (v.created_at or "", v.id or 0))
     return reviews, (adjudications[-1] if adjudications else None)
 
 
 def claim_state(verdicts: Sequence[Verdict], policy: ReviewPolicy) -> ClaimState:
-    """The state of one claim from its current verdicts (the latest per reviewer and role)."""
+    """The state of one claim from its current verdicts (the latest per reviewer and role).
+
+    Disputed needs the required number of current verdicts: under blind review a claim that still
+    waits for one stays *in review* however the first verdicts differ, so no reviewer still to
+    judge it is shown a disagreement (or sent to the dispute queue) first."""
     reviews, adjudication = split(verdicts)
     live = [v for v in reviews if not v.stale]
     if adjudication is not None and not adjudication.stale:
@@ -75,23 +102,73 @@ def claim_state(verdicts: Sequence[Verdict], policy: ReviewPolicy) -> ClaimState
         return ClaimState(ClaimStatus.STALE, None, len(reviews), policy.required)
     if not live:
         return ClaimState(ClaimStatus.UNREVIEWED, None, 0, policy.required)
+    if len(live) < policy.required:
+        return ClaimState(ClaimStatus.IN_REVIEW, None, len(live), policy.required)
     labels = {v.verdict for v in live}
     if len(labels) > 1:
         return ClaimState(ClaimStatus.DISPUTED, None, len(live), policy.required)
-    if len(live) < policy.required:
-        return ClaimState(ClaimStatus.IN_REVIEW, None, len(live), policy.required)
     return ClaimState(ClaimStatus.VERIFIED, next(iter(labels)), len(live), policy.required)
 
 
-def shown_verdicts(verdicts: Sequence[Verdict], policy: ReviewPolicy, viewer: str | None,
-                   adjudicating: bool = False) -> tuple[Verdict, ...]:
-    """The verdicts of one claim a viewer may see: under blind review, only their own until they
-    have given one (an adjudicator sees all of a claim they settle; a settled claim shows all)."""
-    if not policy.blind or adjudicating:
-        return tuple(verdicts)
-    state = claim_state(verdicts, policy)
-    if state.status == ClaimStatus.VERIFIED and (state.adjudicated or state.reviews >= policy.required):
-        return tuple(verdicts)
-    if viewer is not None and any(v.reviewer == viewer and v.role != ADJUDICATOR for v in verdicts):
-        return tuple(verdicts)
-    return tuple(v for v in verdicts if v.reviewer == viewer)
+def parties(verdicts: Iterable[Verdict]) -> set[str]:
+    """The names and identity subjects of everyone who gave a reviewer's verdict among ``verdicts``."""
+    reviews = [v for v in verdicts if v.role != ADJUDICATOR]
+    return {v.reviewer for v in reviews} | {v.subject for v in reviews if v.subject}
+
+
+@dataclass(frozen=True)
+class ReviewViewer:
+    """Who a surface shows verdicts to, for blind review.
+
+    ``name``: the reviewer name their verdicts are stored under (the signed-in identity in team
+    mode, the typed name locally); None for someone unnamed, who has judged nothing. ``subject``:
+    the identity's stable id in team mode. ``adjudicates``: may settle disputes (the adjudicator
+    role in team mode; any named reviewer locally), so sees disputed claims' verdicts.
+    ``oversees``: sees every verdict (a team's admin, who exports the whole record anyway)."""
+
+    name: str | None = None
+    subject: str | None = None
+    adjudicates: bool = False
+    oversees: bool = False
+
+    def judged(self, verdicts: Iterable[Verdict]) -> bool:
+        """Whether this viewer gave a reviewer's verdict among ``verdicts``."""
+        return any(v.role != ADJUDICATOR and ((self.name is not None and v.reviewer == self.name)
+                                             or (self.subject is not None and v.subject == self.subject))
+                   for v in verdicts)
+
+    def owns(self, v: Verdict) -> bool:
+        """Whether ``v`` is this viewer's own verdict."""
+        return (self.name is not None and v.reviewer == self.name) or (self.subject is not None
+                                                                        and v.subject == self.subject)
+
+
+ANYONE = ReviewViewer()  # unnamed: under blind review, sees only claims that left it
+
+
+def shows_claim(current: Sequence[Verdict], policy: ReviewPolicy, viewer: ReviewViewer) -> bool:
+    """Whether ``viewer`` may see every verdict on a claim with these current verdicts (see the
+    module's docstring): not blind, an overseer, their own verdict given, the claim verified, or
+    disputed and ``viewer`` an adjudicator (not a party: they would have judged it)."""
+    if not policy.blind or viewer.oversees or viewer.judged(current):
+        return True
+    status = claim_state(current, policy).status
+    return status == ClaimStatus.VERIFIED or (status == ClaimStatus.DISPUTED and viewer.adjudicates)
+
+
+def visible_verdicts(verdicts: Iterable[Verdict], policy: ReviewPolicy, viewer: ReviewViewer) -> list[Verdict]:
+    """The one blind-review rule: of verdict rows (history or current, any claims, oldest first),
+    those ``viewer`` may see, in the same order. Every surface filters through this *before*
+    counting, labelling or narrowing anything, so nothing computed from a hidden verdict (counts,
+    states, agreement, disputes, notes, exports) can reach the viewer.
+
+    Per claim, every row when ``shows_claim``, else only the viewer's own rows. Pass a claim's
+    whole history (or all its current rows), not a subset already narrowed by reviewer or time."""
+    rows = list(verdicts)
+    if not policy.blind or viewer.oversees:
+        return rows
+    by_claim: dict[tuple[int, int], list[Verdict]] = {}
+    for v in rows:
+        by_claim.setdefault((v.answer_id, v.claim_index), []).append(v)
+    open_claims = {key for key, vs in by_claim.items() if shows_claim(latest(vs), policy, viewer)}
+    return [v for v in rows if (v.answer_id, v.claim_index) in open_claims or viewer.owns(v)]

@@ -86,7 +86,7 @@ def test_claims_to_identity_ignores_an_unverified_email() -> None:
     ("[[grant]]\nemail = 'a@b.c'\nlables = ['x']\n", "unknown key(s) lables"),
     ("[[grant]]\nemail = 'a@b.c'\ngroup = 'g'\nlabels = ['x']\n", "exactly one of email, domain or group"),
     ("[[grant]]\nlabels = ['x']\n", "exactly one of email, domain or group"),
-    ("[[grant]]\nemail = 'a@b.c'\nlabels = ['x']\nrole = 'owner'\n", "role must be one of viewer, reviewer, admin"),
+    ("[[grant]]\nemail = 'a@b.c'\nlabels = ['x']\nrole = 'owner'\n", "role must be one of viewer, reviewer, adjudicator, admin"),
     ("[[grant]]\nemail = 'a@b.c'\nlabels = []\n", "a rule must grant at least one label"),
     ("[[grant]]\nemail = 'a@b.c'\n", "needs labels"),
     ("[[grant]]\nemail = 'not-an-address'\nlabels = ['x']\n", "is not an email address"),

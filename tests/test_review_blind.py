@@ -49,7 +49,8 @@ def test_blind_review_never_shows_another_verdict_first(store: Store, capsys) ->
     _mark(store, 0, "ana", "supported")
     # ben has not judged claim 0: he sees no verdict on it, in the queue or on the command line
     ben = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}
-    assert ben[0].verdicts == () and ben[0].state.status == ClaimStatus.IN_REVIEW
+    # nor how many have judged it: its state is computed from what he may see
+    assert ben[0].verdicts == () and ben[0].state.status == ClaimStatus.UNREVIEWED and ben[0].state.reviews == 0
     rows = _cli(store, capsys, "review", "list", "--reviewer", "ben")
     assert all(r["verdicts"] == [] for r in rows)
     assert "ana" not in json.dumps(rows)
@@ -91,13 +92,17 @@ def test_the_policy_is_set_and_read_through_the_cli(store: Store, capsys) -> Non
 
 
 def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None:
-    """On the page too: the badges, the verdict history and the queue table show nobody else's
-    verdict until this reviewer (ada, from the environment) has given one; the dispute queue
-    shows them all to an adjudicator."""
+    """On the page too, with three verdicts required: claim 0 has two differing verdicts (not yet a
+    dispute), claim 1 three (disputed). The third reviewer (ada, from the environment) sees nothing
+    of claim 0's verdicts, notes or count, in the queue or under the Disputes switch; as a potential
+    adjudicator she sees claim 1's."""
     from app_helpers import app
 
-    _mark(store, 0, "ana", "supported")
-    _mark(store, 0, "ben", "unsupported")  # claim 0 is disputed; claim 1 unreviewed
+    store.set_review_policy(ReviewPolicy(3))
+    _mark(store, 0, "ana", "supported", note="ana-note")
+    _mark(store, 0, "ben", "unsupported", note="ben-note")
+    for who, verdict in (("cat", "supported"), ("dan", "unsupported"), ("eve", "supported")):
+        _mark(store, 1, who, verdict)
     at = app(monkeypatch, store.path)
     at.switch_page("views/review.py")
     at = at.run()
@@ -107,14 +112,80 @@ def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None:
         texts = [str(getattr(n, "value", "")) for n in tree._tree if not hasattr(n, "proto") or
                  type(n).__name__ != "Dataframe"]
         texts += [d.value.to_csv() for d in tree.dataframe]
+        texts += [str(getattr(n, "label", "")) for n in tree.expander]
         return " ".join(texts)
 
-    for _ in range(2):  # both claims of the queue, the disputed one with its history
+    for _ in range(2):  # both claims of the queue with their history
         seen = everything(at)
-        assert "ana" not in seen and "ben" not in seen
+        assert "ana" not in seen and "ben" not in seen and "2 of 3" not in seen
         assert "blind" in seen  # the page says the review is blind
         at = at.button(key="rv_next").click().run()
     at.toggle(key="review_disputes").set_value(True)
     at = at.run()
     seen = everything(at)
-    assert "ana" in seen and "ben" in seen and "adjudicating" in seen
+    assert "ana" not in seen and "ben" not in seen  # two of three verdicts are no dispute yet
+    assert "cat" in seen and "dan" in seen and "adjudicating" in seen
+
+
+def test_record_stats_and_export_show_nothing_of_a_claim_before_its_reviewer_judged_it(store: Store, capsys) -> None:
+    """Filtered by reviewer and document (one claim), the figures once gave ana's verdict away to ben;
+    they now count only what ben may see, on the command line and through the core."""
+    from graphrag.record import RecordFilter, record_stats
+    from graphrag.review_policy import ReviewViewer
+
+    _mark(store, 0, "ana", "unsupported", note="ana-note")
+    for me in ([], ["--me", "ben"]):
+        narrowed = _cli(store, capsys, "record", "stats", "--reviewer", "ana", "--document", "policy", *me)
+        assert narrowed["progress"]["verdicts"] == 0 and narrowed["agreement"]["reviewers"] == []
+        assert narrowed["sources"] == []
+        everything = _cli(store, capsys, "record", "stats", *me)
+        assert everything["progress"] == {**everything["progress"], "unreviewed": 2, "verdicts": 0}
+        assert "ana" not in json.dumps(everything)
+        capsys.readouterr()
+        assert main(["export", "--store", str(store.path), "--format", "json", *me]) == 0
+        assert json.loads(capsys.readouterr().out) == []
+    ana = record_stats(store, ["public"], RecordFilter(reviewer="ana"), ReviewViewer("ana"))
+    assert ana.verdicts == 1 and ana.reviewers == ("ana",)  # her own verdict she sees
+    _mark(store, 0, "ben", "supported")  # now ben has judged: he sees both, and the disagreement
+    assert _cli(store, capsys, "record", "stats", "--me", "ben")["progress"]["disputed"] == 1
+    capsys.readouterr()
+    assert main(["export", "--store", str(store.path), "--format", "json", "--me", "ben"]) == 0
+    assert {r["reviewer"] for r in json.loads(capsys.readouterr().out)} == {"ana", "ben"}
+
+
+def test_a_party_to_a_dispute_cannot_adjudicate_it(store: Store, capsys) -> None:
+    from graphrag.identity import Forbidden
+
+    _mark(store, 1, "ana", "supported")
+    _mark(store, 1, "ben", "unsupported")
+    for party in ("ana", "ben", " ana "):  # the name as stored, however typed
+        assert main(["review", "mark", "--store", str(store.path), "--answer", "1", "--claim", "1", "--verdict",
+                     "supported", "--reviewer", party, "--adjudicate"]) == 1
+        assert "took no part" in capsys.readouterr().err
+    with pytest.raises(Forbidden, match="took no part"):
+        _mark(store, 1, "ana", "supported", adjudicate=True)
+    still = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="cat")}[1]
+    assert still.state.status == ClaimStatus.DISPUTED
+    assert all(v.role != ADJUDICATOR for v in store.verdicts(1, 1))
+
+
+def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the_dispute(store: Store) -> None:
+    from graphrag.identity import Forbidden, Identity, Principal
+
+    def signed_in(name: str, role: str) -> Principal:
+        return Principal(Identity(f"sub-{name}", f"{name}@example.com", frozenset(), "iss"), frozenset({"public"}),
+                         role, team=True)
+
+    a = store.answer(1)
+    cl = a.claims[1]
+    record_verdict(store, a, cl, cl.citations[0], "supported", "x", by=signed_in("ana", "adjudicator"))
+    record_verdict(store, a, cl, cl.citations[0], "unsupported", "x", by=signed_in("ben", "reviewer"))
+    with pytest.raises(Forbidden, match="needs the adjudicator role"):
+        record_verdict(store, a, cl, cl.citations[0], "supported", "x", adjudicate=True, by=signed_in("cat", "reviewer"))
+    with pytest.raises(Forbidden, match="took no part"):  # ana holds the role, but she is a party
+        record_verdict(store, a, cl, cl.citations[0], "supported", "x", adjudicate=True, by=signed_in("ana", "admin"))
+    v = record_verdict(store, a, cl, cl.citations[0], "unsupported", "x", adjudicate=True,
+                       by=signed_in("dee", "adjudicator"))
+    assert v.role == ADJUDICATOR and v.reviewer == "dee@example.com"
+    settled = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="zed")}[1]
+    assert settled.state.status == ClaimStatus.VERIFIED and settled.state.verdict.value == "unsupported"

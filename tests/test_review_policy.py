@@ -6,16 +6,28 @@ import pytest
 
 from graphrag.errors import InputError
 from graphrag.model import Verdict, VerdictLabel
-from graphrag.review_policy import ADJUDICATOR, ClaimStatus, ReviewPolicy, claim_state, shown_verdicts
+from graphrag.review_policy import (
+    ADJUDICATOR,
+    ClaimStatus,
+    ReviewPolicy,
+    ReviewViewer,
+    claim_state,
+    visible_verdicts,
+)
 
 pytestmark = pytest.mark.unit
 
 S, P, U = VerdictLabel.SUPPORTED, VerdictLabel.PARTIAL, VerdictLabel.UNSUPPORTED
-ONE, TWO = ReviewPolicy(1), ReviewPolicy(2)
+ONE, TWO, THREE = ReviewPolicy(1), ReviewPolicy(2), ReviewPolicy(3)
 
 
-def v(reviewer: str, label: VerdictLabel, *, role: str = "reviewer", stale: bool = False, at: str = "t1") -> Verdict:
-    return Verdict(1, 0, label, reviewer, "sha", created_at=at, stale=stale, role=role)
+def v(reviewer: str, label: VerdictLabel, *, role: str = "reviewer", stale: bool = False, at: str = "t1",
+      claim: int = 0, note: str = "") -> Verdict:
+    return Verdict(1, claim, label, reviewer, "sha", created_at=at, stale=stale, role=role, note=note)
+
+
+def seen(rows: list[Verdict], policy: ReviewPolicy, name: str | None, **kw: bool) -> set[str]:
+    return {x.reviewer for x in visible_verdicts(rows, policy, ReviewViewer(name, **kw))}
 
 
 def test_one_verdict_verifies_under_the_default_policy() -> None:
@@ -46,12 +58,42 @@ def test_stale_verdicts_do_not_verify() -> None:
 
 def test_blind_review_hides_other_verdicts_until_the_viewer_has_given_one() -> None:
     others = [v("ana", S)]
-    assert shown_verdicts(others, TWO, "ben") == ()
-    assert shown_verdicts(others, TWO, None) == ()
+    assert seen(others, TWO, "ben") == set() and seen(others, TWO, None) == set()
     mine = [*others, v("ben", U)]
-    assert {x.reviewer for x in shown_verdicts(mine, TWO, "ben")} == {"ana", "ben"}
-    assert shown_verdicts(others, TWO, "cat", adjudicating=True) == tuple(others)
-    assert shown_verdicts(others, ONE, "ben") == tuple(others)  # not blind with one verdict required
+    assert seen(mine, TWO, "ben") == {"ana", "ben"}
+    assert seen(others, ONE, "ben") == {"ana"}  # not blind with one verdict required
+    assert seen(others, TWO, "ben", oversees=True) == {"ana"}  # an overseer (a team admin) sees the record
+
+
+def test_with_three_required_a_disagreement_stays_blind_until_the_third_verdict() -> None:
+    """The first two verdicts differ: the claim is not disputed yet, and the third reviewer sees
+    neither verdict (nor a dispute, nor a count) before giving theirs."""
+    two = [v("ana", S, note="ana-note"), v("ben", U, note="ben-note")]
+    assert claim_state(two, THREE).status == ClaimStatus.IN_REVIEW
+    assert seen(two, THREE, "cat") == set() and seen(two, THREE, None) == set()
+    three = [*two, v("cat", S)]
+    assert claim_state(three, THREE).status == ClaimStatus.DISPUTED
+    assert seen(three, THREE, "dan", adjudicates=True) == {"ana", "ben", "cat"}  # to settle it
+    assert seen(three, THREE, "dan") == set()  # a reviewer who may not adjudicate still sees nothing of it
+    agreed = [v("ana", S), v("ben", S), v("cat", S)]
+    assert seen(agreed, THREE, None) == {"ana", "ben", "cat"}  # a verified claim is the team's outcome
+
+
+def test_each_claim_is_judged_blind_on_its_own_and_history_follows_the_current_rows() -> None:
+    rows = [v("ana", S, claim=0), v("ben", S, claim=1), v("ana", U, claim=1, at="t2"), v("ben", U, claim=0, at="t2")]
+    assert seen(rows, TWO, "ana") == {"ana", "ben"}  # ana judged both claims
+    out = visible_verdicts([v("ana", S, claim=0), v("ben", S, claim=1)], TWO, ReviewViewer("ana"))
+    assert [(x.reviewer, x.claim_index) for x in out] == [("ana", 0)]  # ben's verdict on claim 1 stays hidden
+    # a stale round of verdicts leaves a claim blind again for the next round
+    stale = [v("ana", S, stale=True), v("ben", S, stale=True)]
+    assert seen(stale, TWO, "cat") == set()
+
+
+def test_an_adjudication_by_a_party_to_the_dispute_does_not_settle_it() -> None:
+    disputed = [v("ana", S), v("ben", U)]
+    own = claim_state([*disputed, v("ana", S, role=ADJUDICATOR, at="t2")], TWO)
+    assert own.status == ClaimStatus.DISPUTED and not own.adjudicated
+    assert claim_state([*disputed, v("cat", S, role=ADJUDICATOR, at="t2")], TWO).adjudicated
 
 
 def test_policy_bounds() -> None:

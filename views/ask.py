@@ -8,8 +8,8 @@ import streamlit as st
 from dashboard import render, state
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
-from graphrag.review import visible_to
-from graphrag.review_policy import claim_state, shown_verdicts
+from graphrag.review import visible_current, visible_to
+from graphrag.review_policy import claim_state
 from graphrag.serialize import route_text
 
 st.title("Ask")
@@ -82,16 +82,16 @@ def show(answer: Answer, warnings: list[str]) -> None:
     st.caption(render.plain(f"Routes start at entities the question names: {anchors}" if answer.seeding.value == "question"
                             else f"The question names nothing the graph knows: routes start from the entities of the "
                                  f"most similar sentences ({anchors})"))
-    current = store.current_verdicts(answer.id)
     policy = store.review_policy()
+    current = visible_current(store, state.viewer_for_review(), answer.id, policy)  # blind review applies
     for claim in answer.claims:
         with st.container(border=True):
             left, right = st.columns([3, 2])
             with left:
                 render.box(render.esc(claim.text))
                 mine = [v for v in current if v.claim_index == claim.index]
-                # Blind review: the asker sees others' verdicts only once the claim is settled or judged by them.
-                render.badges(claim, shown_verdicts(mine, policy, state.reviewer() or None), claim_state(mine, policy))
+                # Blind review: badge and state come from the verdicts this viewer may see, nothing else.
+                render.badges(claim, mine, claim_state(mine, policy))
             with right:
                 options = list(range(len(claim.citations)))
                 if not options:

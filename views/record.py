@@ -18,11 +18,12 @@ st.title("Verification record")
 store = state.store()
 viewer = state.require_role("viewer", "read the verification record")
 access = state.access()
+onlooker = state.viewer_for_review()  # blind review: every figure below comes from verdicts this viewer may see
 
 c = st.columns([1, 1, 1.3, 1.3, 1.6])
 since = c[0].date_input("From", value=None, key="record_since")
 until = c[1].date_input("To", value=None, key="record_until")
-everyone = record_stats(store, access)
+everyone = record_stats(store, access, viewer=onlooker)
 reviewer = c[2].selectbox("Reviewer", [None, *everyone.reviewers], key="record_reviewer",
                           format_func=lambda r: "everyone" if r is None else r)
 document = c[3].selectbox("Cited document", [None, *sorted({s.document for s in everyone.sources})],
@@ -31,7 +32,7 @@ question = c[4].text_input("Question contains", key="record_question")
 flt = RecordFilter(since.isoformat() if isinstance(since, date) else None,
                    (until + timedelta(days=1)).isoformat() if isinstance(until, date) else None,
                    reviewer, document, question.strip() or None)
-stats = record_stats(store, access, flt) if flt != RecordFilter() else everyone
+stats = record_stats(store, access, flt, onlooker) if flt != RecordFilter() else everyone
 
 
 def num(x: float | None, digits: int = 2) -> str:
@@ -86,7 +87,10 @@ def show_stats() -> None:
         st.bar_chart(bins, x="checker score", y="judged supported", height=230)
         st.dataframe(bins, hide_index=True, width="stretch")
     st.caption(render.plain(f"{stats.verdicts} current verdicts (the latest per reviewer and claim) by "
-                            f"{len(stats.reviewers)} reviewers on answers your access labels can see."))
+                            f"{len(stats.reviewers)} reviewers on answers your access labels can see"
+                            + (" (blind review: others' verdicts on a claim still judged blind count once you "
+                               "have given yours)" if store.review_policy().blind and not onlooker.oversees
+                               else "") + "."))
 
 
 if not stats.claims:

@@ -17,12 +17,15 @@ from graphrag.review import (
     export_rows,
     record_verdict,
     review_queue,
+    review_viewer,
     reviewable,
     rows_to_csv,
     rows_to_json,
     visible_answer_questions,
     visible_claims,
+    visible_history,
 )
+from graphrag.review_policy import parties
 from graphrag.serialize import route_text
 from graphrag.text import counted
 from graphrag.viz import route_html, route_list_html, shown_steps
@@ -31,6 +34,7 @@ store = state.store()
 viewer = state.require_role("viewer", "read the review queue")
 access = state.access()
 me = state.reviewer()
+onlooker = state.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.review_policy)
 may_judge = viewer.may("reviewer")
 may_export = viewer.may("admin")
 reader = Access.of(access, include_superseded=True)  # reviewers see cited superseded versions, marked stale
@@ -52,13 +56,14 @@ top[0].selectbox("Answer", [None, *answers], key=state.REVIEW_ANSWER,
 flagged = top[1].toggle("Flagged only", key="review_flagged", help="Claims the checker flagged")
 mine = top[2].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
 disputes = top[3].toggle("Disputes", key="review_disputes",
-                         help="Claims whose reviewers disagree: your verdict settles them, as their adjudicator")
+                         help="Claims whose required reviewers disagree: your verdict settles one you took no part "
+                              "in, as its adjudicator" + (" (needs the adjudicator role)" if viewer.team else ""))
 st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} per claim"
            + (" · blind: other reviewers' verdicts on a claim show once you have given yours" if policy.blind else ""))
 
 
 def queue() -> list[QueueItem]:
-    return review_queue(store, access, reviewer=me, answer_id=st.session_state.get(state.REVIEW_ANSWER),
+    return review_queue(store, access, viewer=onlooker, answer_id=st.session_state.get(state.REVIEW_ANSWER),
                         flagged_only=st.session_state.get("review_flagged", False),
                         mine_only=st.session_state.get("review_mine", False),
                         disputed_only=st.session_state.get("review_disputes", False), claims=claims, policy=policy)
@@ -71,7 +76,7 @@ def export(fmt: str) -> str:
     run): the role is checked here against the policy as it is now, and the export is audited."""
     who = state.refreshed(viewer)
     require(who, "admin", "export the verification record")
-    rows = export_rows(store, sorted(who.labels))
+    rows = export_rows(store, sorted(who.labels), review_viewer(who, me))  # blind review applies here too
     state.audit(store, "export", by=who, what="verification record", format=fmt, rows=len(rows))
     return rows_to_csv(rows) if fmt == "csv" else rows_to_json(rows)
 
@@ -178,7 +183,10 @@ with col_claim:
     # The verdict sits under the claim so it is on screen without scrolling on a laptop.
     if may_judge:
         st.text_input("Note (optional)", key="review_note", placeholder=f"Verdict by {me or '(set your name)'}")
-    disabled = not me or not may_judge
+    # An adjudicator holds the role for it (team mode) and gave no verdict on the claim (a party cannot settle it).
+    party = disputes and bool({me, viewer.identity.subject if viewer.identity else ""} & parties(item.verdicts))
+    may_settle = not disputes or (viewer.may("adjudicator") and not party)
+    disabled = not me or not may_judge or not may_settle
     # No verdict is styled as the default: a highlighted "Supported" invites a click before reading the source.
     if may_judge:
         st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), disabled=disabled,
@@ -190,6 +198,10 @@ with col_claim:
     if not may_judge:
         st.caption(render.plain(f"Your role ({viewer.role}) reads the record; recording verdicts needs the "
                                 "reviewer role in the access policy."))
+    elif disputes and not viewer.may("adjudicator"):
+        st.caption(render.plain(f"Settling a dispute needs the adjudicator role (yours: {viewer.role})."))
+    elif party:
+        st.caption("You gave a verdict on this claim: its dispute is settled by an adjudicator who took no part.")
     elif disabled:
         st.caption("Enter your name in the sidebar to record verdicts.")
     elif disputes:
@@ -267,10 +279,7 @@ with col_source:
                 [(f"{c.document.title} v{c.document.version}, effective {c.document.effective_date or 'no date'}",
                   c.span.text) for c in conflicts])
 
-history = store.verdicts(answer.id, claim.index)
-if policy.blind and not disputes:  # blind review: others' verdicts only once you have given yours
-    seen = {v.reviewer for v in item.verdicts}
-    history = [h for h in history if h.reviewer in seen]
+history = visible_history(store, onlooker, answer.id, claim.index, policy)  # blind review: the core's one rule
 with st.expander(f"Verdict history for this claim ({len(history)})", expanded=False):
     if history:
         st.dataframe(pd.DataFrame([{

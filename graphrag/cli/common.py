@@ -62,6 +62,13 @@ def add_access_arg(p: argparse.ArgumentParser) -> None:
                    help="the asker's access labels (default: public)")
 
 
+def add_me_arg(p: argparse.ArgumentParser) -> None:
+    """Add ``--me NAME``: who the command runs for under blind review (the reviewer name they judge under)."""
+    p.add_argument("--me", metavar="NAME",
+                   help="you, as the reviewer name you judge under: under blind review, verdicts on a claim still "
+                        "judged blind are shown (and counted) only once you have given yours; without it, none")
+
+
 def add_json_arg(p: argparse.ArgumentParser) -> None:
     """Add ``--json``: print one JSON object instead of the readable report."""
     p.add_argument("--json", action="store_true", help="print JSON instead of the readable report")

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
+from graphrag.cli.common import add_access_arg, add_json_arg, add_me_arg, add_store_arg, open_store
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -20,22 +20,25 @@ def register(subparsers: Subparsers) -> None:
     rs = r.add_parser("stats", help="progress, reviewer agreement, the checker against reviewers, bad sources")
     rs.add_argument("--since", help="verdicts at or after this ISO time")
     rs.add_argument("--until", help="verdicts before this ISO time")
-    rs.add_argument("--reviewer")
+    rs.add_argument("--reviewer", help="only this reviewer's verdicts (a filter: who you are is --me)")
     rs.add_argument("--document", help="verdicts on citations of this document id")
     rs.add_argument("--question", help="answers whose question contains this text")
     add_store_arg(rs)
     add_access_arg(rs)
+    add_me_arg(rs)
     add_json_arg(rs)
     s.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the statistics of the verdicts the filters and access labels select."""
+    from graphrag.identity import local_principal
     from graphrag.record import RecordFilter, record_stats
+    from graphrag.review import review_viewer
 
     flt = RecordFilter(args.since, args.until, args.reviewer, args.document, args.question)
     with open_store(args) as store:
-        stats = record_stats(store, args.access, flt)
+        stats = record_stats(store, args.access, flt, review_viewer(local_principal(args.access), args.me))
     data = stats.to_json()
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))

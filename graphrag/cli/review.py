@@ -25,8 +25,8 @@ def register(subparsers: Subparsers) -> None:
                         ("disputes", "claims whose reviewers disagree")):
         q = actions.add_parser(name, help=help_)
         q.add_argument("--answer", type=int, help="only this answer's claims")
-        q.add_argument("--reviewer", help="you: under blind review, only your own verdicts are shown until you "
-                                          "have judged a claim")
+        q.add_argument("--reviewer", help="you: under blind review, nobody else's verdicts on a claim still judged "
+                                          "blind are shown until you have judged it")
         add_store_arg(q)
         add_access_arg(q)
         add_json_arg(q)
@@ -37,7 +37,8 @@ def register(subparsers: Subparsers) -> None:
     m.add_argument("--reviewer", required=True, help="your name, recorded with the verdict")
     m.add_argument("--citation", help="the citation marker judged (default: the claim's first valid one)")
     m.add_argument("--note")
-    m.add_argument("--adjudicate", action="store_true", help="settle a disputed claim as its adjudicator")
+    m.add_argument("--adjudicate", action="store_true",
+                   help="settle a disputed claim as its adjudicator (not one of its reviewers)")
     add_store_arg(m)
     add_access_arg(m)
     add_json_arg(m)
@@ -67,13 +68,14 @@ def _policy(args: argparse.Namespace) -> int:
 
 
 def _queue(args: argparse.Namespace) -> int:
-    from graphrag.review import review_queue
+    from graphrag.review import review_queue, review_viewer
     from graphrag.serialize import support_json
 
     with open_store(args) as store:
-        # Under blind review only this reviewer's own verdicts are listed until they have judged.
-        queue = review_queue(store, args.access, reviewer=args.reviewer, answer_id=args.answer,
-                             disputed_only=args.action == "disputes")
+        # Under blind review nobody else's verdict on a claim still judged blind is listed until this
+        # reviewer has judged it (graphrag.review_policy.visible_verdicts).
+        queue = review_queue(store, args.access, viewer=review_viewer(local_principal(args.access), args.reviewer),
+                             answer_id=args.answer, disputed_only=args.action == "disputes")
     rows: list[dict[str, Any]] = [
         {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
          "flags": [f.value for f in q.flags], "support": support_json(q.support),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, text
 
 from graphrag.model import Verdict, VerdictLabel
+from graphrag.review_policy import latest
 from graphrag.store.codec import now
 
 
@@ -58,12 +59,8 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
 
 
 def current(history_rows: list[Verdict]) -> list[Verdict]:
-    """The latest verdict per (claim, reviewer, role): a changed mind is a new row, and an
-    adjudicator's verdict stands beside (not over) the same person's own review."""
-    latest: dict[tuple[int, int, str, str], Verdict] = {}
-    for v in history_rows:
-        latest[(v.answer_id, v.claim_index, v.reviewer, v.role)] = v
-    return list(latest.values())
+    """The latest verdict per (claim, reviewer, role) (``graphrag.review_policy.latest``)."""
+    return latest(history_rows)
 
 
 # The review policy is the team's, so it lives in the store, shared by every dashboard instance.
