@@ -4,6 +4,7 @@ verified, and all or nothing."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from sqlalchemy import text
@@ -95,3 +96,44 @@ def test_migrate_from_a_missing_file_says_so(tmp_path, pg_url) -> None:
     with pytest.raises(StoreError, match="no store at"):
         transfer.copy_store(tmp_path / "nope.db", pg_url)
     assert not (tmp_path / "nope.db").exists()
+
+
+def test_migrate_keeps_the_teams_settings_and_checks_them(sqlite_store, store_url, capsys) -> None:
+    """Blind double review once turned off silently on the way to PostgreSQL while the check said
+    "equal": the review policy and every other setting are copied, and the check covers them."""
+    from graphrag.review_policy import ReviewPolicy
+
+    with Store(sqlite_store) as s:
+        s.set_review_policy(ReviewPolicy(3))
+        s.add_checker_version({"weights": [0.5, 1.5]}, "by hand", {"n": 40})
+        s.add_checker_version({"weights": [0.7, 1.2]}, "by hand", {"n": 60})
+        s.rollback_checker()
+    assert main(["store", "migrate", "--from", str(sqlite_store), "--to", store_url, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    with Store(sqlite_store) as old, Store(store_url) as new:
+        assert new.review_policy() == ReviewPolicy(3) and new.review_policy().blind
+        assert new.checker_versions() == old.checker_versions()
+        assert new.active_checker() == old.active_checker() and new.active_checker() is not None
+    assert any(t["table"] == "meta" and t["rows"] >= 2 for t in report["tables"])  # the check covered them
+
+
+def test_a_setting_lost_on_the_way_fails_the_check_and_rolls_back(sqlite_store, tmp_path, monkeypatch) -> None:
+    from graphrag.review_policy import ReviewPolicy
+
+    with Store(sqlite_store) as s:
+        s.set_review_policy(ReviewPolicy(2))
+    real, calls = transfer._settings, []
+
+    def target_lost_the_policy(c):  # the first read is the source's, the second the copy's
+        calls.append(1)
+        rows = real(c)
+        return rows if len(calls) == 1 else [r for r in rows if r[0] != "review_required_verdicts"]
+
+    monkeypatch.setattr(transfer, "_settings", target_lost_the_policy)
+    target = tmp_path / "copy.db"
+    with pytest.raises(transfer.CopyMismatch, match=r"meta: (\d+) rows expected, (\d+) copied.*rolled back") as err:
+        transfer.copy_store(sqlite_store, str(target))
+    counts = re.search(r"meta: (\d+) rows expected, (\d+) copied", str(err.value))
+    assert counts is not None and int(counts[1]) == int(counts[2]) + 1
+    with Store(target) as copy:
+        assert copy.counts()["documents"] == 0 and copy.review_policy() == ReviewPolicy(1)

@@ -1,10 +1,15 @@
 """``graphrag store migrate``: copy a store (a SQLite file) into an empty database, usually
 PostgreSQL, with every row's original id and time, then prove the copy.
 
-Everything on the target happens in one transaction: the schema, every table, the id
-sequences moved past the copied ids, and the check (row counts and a sha256 over every
-table's rows on both sides). A failure anywhere, the check included, rolls the target back to
-exactly what it was; there is no half-copied store to clean up.
+Everything on the target happens in one transaction: the schema, every table, the team's
+settings, the id sequences moved past the copied ids, and the check (row counts and a sha256 over
+every table's rows, and over the settings, on both sides). A failure anywhere, the check
+included, rolls the target back to exactly what it was; there is no half-copied store to clean up.
+
+The settings are the rows of the ``meta`` table (the review policy, the generation counter and its
+marks, and any setting added later), all copied and checked but the two that describe one store
+rather than the team's data: its schema version (the target's migrations write it) and where a
+copy came from.
 """
 
 from __future__ import annotations
@@ -58,8 +63,17 @@ class CopyMismatch(StoreError):
     """The target's rows differ from the source's after the copy (it was rolled back)."""
 
 
+SETTINGS = "meta"  # the report's name for the settings rows
+_STORE_OWN = frozenset({"schema_version", "copied_from"})  # meta rows about one store, not the team's settings
+
+
 def _tables() -> list[Table]:
     return [t for t in metadata.sorted_tables if t is not meta]  # parents first
+
+
+def _settings(c: Connection) -> list[tuple[Any, ...]]:
+    """The team's settings: every meta row but the store's own (a new setting is copied without a change here)."""
+    return [(k, v) for k, v in c.execute(select(meta.c.key, meta.c.value)) if k not in _STORE_OWN]
 
 
 def _norm(v: Any) -> Any:
@@ -98,7 +112,10 @@ def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL
     with Store(src_url, readonly=True) as src, src.snapshot():  # one consistent state of the source
         data = {t.name: src._read(functools.partial(_read_table, t=t)) for t in tables}
         generation = src.generation()
-    expected = tuple(TableCopy(t.name, len(data[t.name]), _digest(data[t.name])) for t in tables)
+        # the generation as the copy writes it (a store from before the meta row has none to read)
+        settings = [r for r in src._read(_settings) if r[0] != "generation"] + [("generation", str(generation))]
+    expected = (*(TableCopy(t.name, len(data[t.name]), _digest(data[t.name])) for t in tables),
+                TableCopy(SETTINGS, len(settings), _digest(settings)))
     db = Database(dst_url)
     try:
         def run(c: Connection) -> None:
@@ -125,11 +142,14 @@ def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL
                     if "id" in t.c and t.c.id.primary_key:
                         c.execute(text(f"SELECT setval(pg_get_serial_sequence('{t.name}', 'id'), "
                                        f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {t.name}), false)"))
-            c.execute(text("UPDATE meta SET value=:g WHERE key='generation'"), {"g": str(generation)})
-            c.execute(text("INSERT INTO meta (key, value) VALUES ('copied_from', :v) ON CONFLICT (key) DO UPDATE "
-                           "SET value=excluded.value"), {"v": json.dumps({"source": src_url.display, "at": now()})})
+            put = text("INSERT INTO meta (key, value) VALUES (:k, :v) ON CONFLICT (key) DO UPDATE "
+                       "SET value=excluded.value")
+            for key, value in settings:  # the review policy among them: blind review stays on
+                c.execute(put, {"k": key, "v": value})
+            c.execute(put, {"k": "copied_from", "v": json.dumps({"source": src_url.display, "at": now()})})
             # the check, inside the transaction: a mismatch rolls everything back
-            got = tuple(TableCopy(t.name, len(r := _read_table(c, t)), _digest(r)) for t in tables)
+            got = (*(TableCopy(t.name, len(r := _read_table(c, t)), _digest(r)) for t in tables),
+                   TableCopy(SETTINGS, len(r := _settings(c)), _digest(r)))
             bad = [f"{e.table}: {e.rows} rows expected, {g.rows} copied" if e.rows != g.rows
                    else f"{e.table}: rows differ (sha256)" for e, g in zip(expected, got) if e != g]
             if bad:
