@@ -273,9 +273,9 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
             require(by, ROLE_ADJUDICATOR, "settle a disputed claim")
         current = latest(store.verdicts(answer.id, claim.index))
         state = claim_state(current, store.review_policy())
-        if state.status != ClaimStatus.DISPUTED:
-            raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed ({state.status.value}): "
-                             "only a disagreement is adjudicated")
+        if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
+            raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
+                             "the verdicts the review policy requires is adjudicated")
         if reviewer in parties(current) or (subject is not None and subject in parties(current)):
             raise Forbidden(f"{reviewer} gave a verdict on claim {claim.index} of answer {answer.id}: a dispute is "
                             "settled by an adjudicator who took no part in it")

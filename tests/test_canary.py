@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -365,3 +366,207 @@ def test_the_canary_search_finds_internal_text_when_it_is_shown(canary_store) ->
                         ("entity", json.dumps(names))):
         found.add(where, text)
     assert {w.split(":")[0] for w in found.leaks()} == {"id", "title", "text", "relation", "entity"}
+
+
+# --- blind review: nothing of another reviewer's verdict before one's own ----------------------
+#
+# A store under a blind policy (three verdicts required). Claim 0 has two differing verdicts (not
+# yet a dispute), claim 1 one verdict; their reviewers and notes carry the token "qzb". Claim 2 has
+# three differing verdicts, a dispute, with the token "qzd": it shows to who may adjudicate it (any
+# named reviewer locally, the adjudicator role in team mode) and to nobody else. The viewer has
+# judged nothing. Every page of the dashboard (each views/*.py, every queue item under every
+# switch, every filter of the Record page) and every command that reads the verification record is
+# walked for them; the tokens, and the badges that would give a hidden verdict's count or state
+# away, must appear nowhere.
+
+BLIND_HIDDEN = "qzb"  # verdicts on claims still judged blind: never shown to a reviewer who has not judged
+BLIND_DISPUTE = "qzd"  # verdicts of the disputed claim: shown only to who may adjudicate it
+HIDDEN_STATES = ("in review ·", "of 3 verdicts")  # the state of claims 0 and 1 as their reviewers see it
+BLIND_VERDICTS = {0: (("Qzbana", "supported", "qzbnote one"), ("Qzbben", "unsupported", "qzbnote two")),
+                  1: (("Qzbana", "partial", "qzbnote three"),),
+                  2: (("Qzdcat", "supported", "qzdnote four"), ("Qzddan", "unsupported", "qzdnote five"),
+                      ("Qzdeve", "supported", "qzdnote six"))}
+TEAM_POLICY = """
+[[grant]]
+email = "rey@example.com"
+labels = ["public"]
+role = "reviewer"
+
+[[grant]]
+email = "ada@example.com"
+labels = ["public"]
+role = "adjudicator"
+"""
+TEAM_AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 40,
+             "client_id": "graphrag", "client_secret": "s",
+             "server_metadata_url": "http://127.0.0.1:1/.well-known/openid-configuration"}
+
+
+@pytest.fixture(scope="module")
+def blind_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from graphrag.review_policy import ReviewPolicy
+    from helpers import write_document_rows
+
+    path = tmp_path_factory.mktemp("blind") / "store.db"
+    with Store(path) as s:
+        text = "Snapshot exports remain available for 30 days."
+        write_document_rows(s, "policy", text, ("public",), ["export", "snapshot"], [("export", "use", "snapshot")])
+        span = s.span("policy", 1, 0)
+        assert span is not None
+        item = ContextItem(1, span, Route("export"), 0.9, "similarity")
+        claims = tuple(Claim(i, f"claim number {i}: {text}", 0, 1, (Citation("1", True, item),)) for i in range(3))
+        aid = s.save_answer(Answer("How long are exports kept?", AskSettings(), text + " [1]", (Seed("export", 0.9),),
+                                   (item.route,), (item,), claims))
+        s.set_review_policy(ReviewPolicy(3))
+        answer = s.answer(aid)
+        assert answer is not None
+        for index, given in BLIND_VERDICTS.items():
+            for reviewer, verdict, note in given:
+                record_verdict(s, answer, answer.claims[index], answer.claims[index].citations[0], verdict, reviewer,
+                               note)
+    return path
+
+
+def _tree_text(node) -> list[str]:
+    """Everything an AppTest element tree holds (labels, values, help, options, table bytes, captions)."""
+    proto = getattr(node, "proto", None)
+    out = [str(proto)] if proto is not None else []
+    for child in getattr(node, "children", {}).values():
+        out += _tree_text(child)
+    return out
+
+
+def _walk_pages(at, seen: Seen, who: str) -> list[str]:
+    """Every page of views/ the navigation lets ``who`` open, every review-queue item under every
+    switch and every Record page filter; returns the pages walked."""
+    from app_helpers import ok
+
+    walked = []
+    for script in sorted((ROOT / "views").glob("*.py")):
+        name = script.stem
+        try:
+            at.switch_page(f"views/{script.name}")
+        except ValueError:  # not in this user's navigation (the Ingest page for a reviewer)
+            continue
+        if name == "ask":
+            at.session_state["answer_id"] = 1  # the answer as the Ask page shows it after asking
+        at = ok(at)
+        walked.append(name)
+        seen.add(f"{who} {name}", "\n".join(_tree_text(at._tree)))
+        if name == "review":
+            for switch in (None, "review_flagged", "review_mine", "review_disputes"):
+                if switch:
+                    at = ok(at.toggle(key=switch).set_value(True))
+                header = " ".join(str(m.value) for m in at.markdown if "in the queue" in str(m.value))
+                found = re.search(r"Claim \d+ of (\d+)", header)
+                total = int(found[1]) if found else 1
+                for i in range(total):
+                    seen.add(f"{who} review {switch} item {i}", "\n".join(_tree_text(at._tree)))
+                    if header:
+                        at = ok(at.button(key="rv_next").click())
+                if switch:
+                    at = ok(at.toggle(key=switch).set_value(False))
+        if name == "record":
+            reviewers = list(at.selectbox(key="record_reviewer").options)
+            documents = list(at.selectbox(key="record_document").options)
+            for r in range(len(reviewers)):
+                for d in range(len(documents)):
+                    at = ok(at.selectbox(key="record_reviewer").select_index(r))
+                    at = ok(at.selectbox(key="record_document").select_index(d))
+                    seen.add(f"{who} record {r}/{d}", "\n".join(_tree_text(at._tree)))
+    return walked
+
+
+def _hidden(seen: Seen, tokens: tuple[str, ...]) -> list[str]:
+    bad = []
+    for where, t in seen.texts:
+        low = t.lower()
+        bad += [f"{where}: {tok!r} ...{t[max(0, low.find(tok) - 80):low.find(tok) + 80]}..." for tok in tokens
+                if tok in low]
+    return bad
+
+
+def test_no_page_shows_a_reviewer_another_verdict_before_their_own(blind_store, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Local mode (ada, the sidebar's reviewer name) and team mode (rey, a signed-in reviewer; ada, an
+    adjudicator): no page gives a hidden verdict, note, count or state away."""
+    from app_helpers import app, copy_store
+
+    work = copy_store(blind_store, tmp_path / "store.db")
+    local = Seen()
+    walked = _walk_pages(app(monkeypatch, work), local, "local ada")
+    assert {"ask", "graph", "ingest", "record", "review"} <= set(walked), walked
+    assert not _hidden(local, (BLIND_HIDDEN, *HIDDEN_STATES)), "\n".join(_hidden(local, (BLIND_HIDDEN,))[:10])
+    assert _hidden(local, (BLIND_DISPUTE,))  # she may adjudicate the dispute: the crawl saw verdicts it may show
+
+    policy = tmp_path / "access.toml"
+    policy.write_text(TEAM_POLICY, encoding="utf-8")
+    for email, tokens, shown in (("rey@example.com", (BLIND_HIDDEN, BLIND_DISPUTE, *HIDDEN_STATES, "disputed ·"),
+                                  False),
+                                 ("ada@example.com", (BLIND_HIDDEN, *HIDDEN_STATES), True)):
+        at = app(monkeypatch, work)
+        from dashboard import state as dashboard_state
+
+        dashboard_state.config.clear()  # read once per process: this run is in team mode
+        monkeypatch.setenv("GRAPHRAG_MODE", "team")
+        monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(policy))
+        monkeypatch.delenv("GRAPHRAG_INGEST_ROOTS")
+        at.secrets = {"auth": TEAM_AUTH}
+        at.user = {"is_logged_in": True, "sub": f"sub-{email}", "email": email, "groups": [],
+                   "iss": "http://127.0.0.1:1"}
+        seen = Seen()
+        walked = _walk_pages(at, seen, email)
+        assert {"record", "review"} <= set(walked), walked
+        assert not _hidden(seen, tokens), "\n".join(_hidden(seen, tokens)[:10])
+        assert bool(_hidden(seen, (BLIND_DISPUTE,))) == shown
+
+
+# Commands that show nothing of the verification record, or only to its administrator: the audit
+# log, the checker's refit (its counts), removals and the store copy (the command line runs with
+# the store's own access; a team's record is read through the dashboard, where these are an admin's).
+NO_VERDICTS_SHOWN = {"ask", "entity", "ingest", "eval", "bench", "delete", "checker list", "checker fit",
+                     "checker rollback", "audit export", "store migrate", "review policy"}
+
+
+def test_no_command_shows_a_reviewer_another_verdict_before_their_own(blind_store, tmp_path: Path, capsys) -> None:
+    from app_helpers import copy_store
+
+    work = copy_store(blind_store, tmp_path / "store.db")
+    s = ["--store", str(work)]
+    me = ["--reviewer", "ada"]
+    commands: list[list[str]] = []
+    for action in ("list", "disputes"):
+        commands += [["review", action, *s], ["review", action, *s, "--json"], ["review", action, *s, *me],
+                     ["review", action, *s, *me, "--json"], ["review", action, *s, *me, "--answer", "1", "--json"]]
+    for who in ([], ["--me", "ada"]):
+        commands += [["export", "--format", "csv", *s, *who], ["export", "--format", "json", *s, *who]]
+        for flt in ([], ["--reviewer", "Qzbana"], ["--reviewer", "Qzbana", "--document", "policy"],
+                    ["--document", "policy"], ["--question", "exports"]):
+            commands += [["record", "stats", *s, *who, *flt], ["record", "stats", *s, *who, *flt, "--json"]]
+    # Refused: claim 0 is no dispute (the refusal must not say its state); then, last, her adjudication of
+    # the dispute, which makes it the team's outcome.
+    commands += [["review", "mark", "--answer", "1", "--claim", "0", "--verdict", "supported", *me, *s,
+                  "--adjudicate"],
+                 ["review", "mark", "--answer", "1", "--claim", "2", "--verdict", "supported", *me, *s, "--json",
+                  "--note", "settled", "--adjudicate"]]
+    everything = _commands()
+    crawled = {" ".join(argv[:2]) if " ".join(argv[:2]) in everything else argv[0] for argv in commands}
+    # a new command fails this until it is crawled here or said to show no verdicts
+    unclassified = {c for c in everything - crawled if c not in NO_VERDICTS_SHOWN
+                    and c.split()[0] not in NO_VERDICTS_SHOWN}
+    assert not unclassified, unclassified
+    seen = Seen()
+    codes = []
+    for argv in commands:
+        codes.append(main(argv))
+        out = capsys.readouterr()
+        seen.add(f"graphrag {' '.join(argv)} stdout", out.out)
+        seen.add(f"graphrag {' '.join(argv)} stderr", out.err)
+    assert codes[-2:] == [2, 0]  # the refusal (bad input), then her adjudication of the dispute
+    hidden = _hidden(seen, (BLIND_HIDDEN, "in review", "of 3 verdicts"))
+    assert not hidden, "\n".join(hidden[:10])
+    assert _hidden(seen, (BLIND_DISPUTE,))  # the dispute she may settle was shown: the search is live
+    # Settled, the dispute is the team's outcome and shows to anyone; claims 0 and 1 still to nobody.
+    capsys.readouterr()
+    assert main(["export", "--format", "json", *s]) == 0
+    assert {r["reviewer"] for r in json.loads(capsys.readouterr().out)} == {"Qzdcat", "Qzddan", "Qzdeve", "ada"}
