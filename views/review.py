@@ -85,11 +85,11 @@ def export(fmt: str) -> str:
 # rerun on the click (on_click="ignore"): each run registers the generator under a new id and
 # drops the old one, so a click's rerun raced its own download request and lost it now and then.
 if may_export:
-    n_rows = store.counts()["verdicts"]
+    # the store's total only where it says nothing blind review hides
+    n_rows = f"; {store.counts()['verdicts']} in all" if not policy.blind or onlooker.oversees else ""
     top[4].download_button("CSV", lambda: export("csv"), "verification.csv", "text/csv",
                            icon=":material/download:", key="export_csv", on_click="ignore",
-                           help=f"Export the verification record (the verdicts on answers you can see; "
-                                f"{n_rows} in all)")
+                           help=f"Export the verification record (the verdicts on answers you can see{n_rows})")
     top[5].download_button("JSON", lambda: export("json"), "verification.json",
                            "application/json", icon=":material/download:", key="export_json", on_click="ignore")
 
