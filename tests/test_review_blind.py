@@ -189,3 +189,36 @@ def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the
     assert v.role == ADJUDICATOR and v.reviewer == "dee@example.com"
     settled = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="zed")}[1]
     assert settled.state.status == ClaimStatus.VERIFIED and settled.state.verdict.value == "unsupported"
+
+
+def test_who_a_surface_runs_for_under_blind_review() -> None:
+    """Team mode: the signed-in identity whatever name is typed, adjudicators see disputes, admins the
+    whole record; local mode: the typed name (a potential adjudicator); nobody named sees nothing blind."""
+    from graphrag.identity import Identity, Principal, local_principal
+    from graphrag.review import review_viewer
+    from graphrag.review_policy import ANYONE, ReviewViewer
+
+    def team(role: str) -> Principal:
+        return Principal(Identity("sub-x", "x@example.com", frozenset(), "iss"), frozenset({"public"}), role, team=True)
+
+    assert review_viewer(team("reviewer"), "ana") == ReviewViewer("x@example.com", "sub-x")
+    assert review_viewer(team("adjudicator")) == ReviewViewer("x@example.com", "sub-x", adjudicates=True)
+    assert review_viewer(team("admin")).oversees
+    assert review_viewer(Principal(None, frozenset(), None, team=True), "ana") == ANYONE
+    local = local_principal(["public"])  # every role locally, yet no overseer: blind review still holds
+    assert review_viewer(local, " ana ") == ReviewViewer("ana", adjudicates=True)
+    assert review_viewer(local, None) == review_viewer(local, "a\u200bna") == ANYONE
+
+
+def test_the_review_page_does_not_let_a_party_settle_its_dispute(store: Store, monkeypatch) -> None:
+    from app_helpers import app
+
+    _mark(store, 0, "ada", "supported")  # ada (the page's reviewer, from the environment) is a party
+    _mark(store, 0, "ben", "unsupported")
+    at = app(monkeypatch, store.path)
+    at.switch_page("views/review.py")
+    at = at.run()
+    at = at.toggle(key="review_disputes").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert all(at.button(key=k).disabled for k in ("rv_supported", "rv_partial", "rv_unsupported"))
+    assert any("took no part" in str(c.value) for c in at.caption)
