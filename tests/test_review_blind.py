@@ -15,7 +15,7 @@ from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Ro
 from graphrag.review import record_verdict, review_queue
 from graphrag.review_policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.store import Store
-from helpers import write_document_rows
+from helpers import ADMIN, write_document_rows
 
 pytestmark = pytest.mark.unit
 
@@ -29,7 +29,7 @@ def store(tmp_path: Path):
     claims = tuple(Claim(i, f"claim {i}", 0, 1, (Citation("1", True, item),),
                          support=Support(0.5, SupportLabel.SUPPORTED, "embedded", "t")) for i in range(2))
     s.save_answer(Answer("How long are exports kept?", AskSettings(), "x", (), (), (item,), claims))
-    s.set_review_policy(ReviewPolicy(2))
+    s.set_review_policy(ReviewPolicy(2), by=ADMIN)
     yield s
     s.close()
 
