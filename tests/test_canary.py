@@ -175,6 +175,7 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         # an administrator's copy of the whole store: it prints table names, row counts and hashes only
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db")],
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db"), "--json"],  # refused: not empty
+        ["store", "setup", "--owner-url", str(work), "--app-role", "graphrag_app"],  # refused: SQLite has no roles
     ]
     for q in PUBLIC_QUESTIONS:
         commands += [["ask", q, *s, *pub], ["ask", q, *s, *pub, "--json"]]

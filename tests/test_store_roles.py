@@ -89,13 +89,17 @@ def test_the_application_role_never_migrates_and_says_the_schema_is_behind(pg_se
         assert s.database.version == SCHEMA_VERSION
 
 
-def test_setup_refuses_an_application_role_that_could_act_as_the_owner(pg_server, roles) -> None:
-    owner_url, app, _ = roles
-    owner = owner_url.split("//")[1].split("@")[0]
+def test_setup_refuses_an_application_role_that_could_act_as_the_owner(pg_server, roles, capsys) -> None:
+    owner_url, app, database = roles
+    owner, other = owner_url.split("//")[1].split("@")[0], f"{database}_other"
     assert main(["store", "setup", "--owner-url", owner_url, "--app-role", owner]) == 2
     _sql(pg_server, "postgres", f'CREATE ROLE "{app}" LOGIN IN ROLE "{owner}"')
     assert main(["store", "setup", "--owner-url", owner_url, "--app-role", app]) == 2
     assert main(["store", "setup", "--owner-url", owner_url, "--app-role", "Robert'); DROP"]) == 2
+    # the application's own URL given as the owner's: refused, not a run of grants that grant nothing
+    assert main(["store", "setup", "--owner-url", owner_url, "--app-role", other]) == 0
+    assert main(["store", "setup", "--owner-url", owner_url.replace(owner, other), "--app-role", app]) == 2
+    assert "the tables belong to" in capsys.readouterr().err
 
 
 @pytest.mark.model

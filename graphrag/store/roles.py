@@ -71,6 +71,9 @@ def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None =
 def _grant(c: Connection, app: str, password: str | None, url: StoreURL) -> RolesReport:
     owner = str(c.execute(text("SELECT tableowner FROM pg_tables WHERE schemaname = current_schema() "
                                "AND tablename = 'meta'")).scalar())
+    user = str(c.execute(text("SELECT current_user")).scalar())
+    if not c.execute(text("SELECT pg_has_role(current_user, :o, 'USAGE')"), {"o": owner}).scalar():
+        raise InputError(f"--owner-url connects as {user}, but the tables belong to {owner}: give the owner's URL")
     if app == owner:
         raise InputError(f"--app-role {app} owns the tables: the application role must be another role")
     role = c.execute(text("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = :r"), {"r": app}).first()
