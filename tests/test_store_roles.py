@@ -42,7 +42,8 @@ def test_the_application_role_cannot_switch_off_or_rewrite_the_record(pg_server,
     out = capsys.readouterr().out
     assert f"role {app} created" in out and all(t in out for t in RECORD_TABLES)
     with Store(_app_url(pg_server, app, database)) as s:  # opens: the schema is current, nothing to migrate
-        assert s.audit() == []
+        (setup,) = s.audit()
+        assert (setup.event, setup.detail["via"], setup.detail["app_role"]) == ("store-setup", "cli", app)
     with psycopg.connect(host="127.0.0.1", port=pg_server.port, user=app, dbname=database, autocommit=True) as c:
         c.execute("INSERT INTO audit (at, event, detail) VALUES ('2026-01-01T00:00:00+00:00', 'x', '{}')")
         for table in RECORD_TABLES:
@@ -59,7 +60,7 @@ def test_the_application_role_cannot_switch_off_or_rewrite_the_record(pg_server,
                 c.execute(f"GRANT {privilege} ON {table} TO {app}")  # a warning: no privileges were granted
                 assert c.execute(f"SELECT has_table_privilege('{table}', '{privilege}')").fetchone() == (False,)
         c.execute("CREATE TEMP TABLE scratch (x int)")  # a session's own temp table is not the record
-        assert c.execute("SELECT count(*) FROM audit").fetchone() == (1,)
+        assert c.execute("SELECT count(*) FROM audit").fetchone() == (2,)
     # what the application role is denied, the owner could do: the split is what protects the record
     with psycopg.connect(host="127.0.0.1", port=pg_server.port, user=owner_url.split("//")[1].split("@")[0],
                          dbname=database) as c:
@@ -120,7 +121,7 @@ def test_the_product_works_end_to_end_through_the_application_role(pg_server, ro
     assert main(["delete", "faq", "--yes", *s]) == 0  # removal deletes spans, keeps and adds record rows
     assert main(["audit", "export", "--format", "json", "--out", str(tmp_path / "audit.json"), *s]) == 0
     with Store(_app_url(pg_server, app, database)) as store:
-        assert [e.event for e in store.audit()] == ["ingest", "verdict", "review-policy", "export", "remove",
-                                                    "export"]
+        assert [e.event for e in store.audit()] == ["store-setup", "ingest", "verdict", "review-policy", "export",
+                                                    "remove", "export"]
         assert len(store.verdicts()) == 1 and [r.document_id for r in store.removal_records()] == ["faq"]
     assert "ada" in (tmp_path / "record.csv").read_text(encoding="utf-8")

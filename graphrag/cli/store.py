@@ -9,7 +9,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_json_arg, store_value
+from graphrag.cli.common import add_json_arg, principal, store_value
 from graphrag.model import Progress
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 def _setup(args: argparse.Namespace) -> int:
     from graphrag.store.roles import setup_roles
 
-    report = setup_roles(args.owner_url, args.app_role)
+    report = setup_roles(args.owner_url, args.app_role, by=principal(args))
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
         return 0

@@ -20,6 +20,8 @@ from typing import Any
 from sqlalchemy import Connection, make_url, text
 
 from graphrag.errors import InputError
+from graphrag.identity import Principal
+from graphrag.store import audit
 from graphrag.store.db import Database
 from graphrag.store.schema import RECORD_TABLES, SCHEMA_VERSION, metadata
 from graphrag.store.url import StoreURL, parse_store
@@ -50,10 +52,12 @@ class RolesReport:
                 "app_url": self.app_url}
 
 
-def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None = None) -> RolesReport:
+def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None = None, *,
+                by: Principal) -> RolesReport:
     """Migrate the store as its owner, then create ``app_role`` (if missing) and grant it exactly
-    what the product needs, in one transaction. ``password``: for a new role (default: the
-    environment variable GRAPHRAG_APP_PASSWORD; none: the server's other authentication applies)."""
+    what the product needs, in one transaction with its audit row (``by``). ``password``: for a new
+    role (default: the environment variable GRAPHRAG_APP_PASSWORD; none: the server's other
+    authentication applies)."""
     url = parse_store(owner_url)
     if url.kind != "postgresql":
         raise InputError(f"store setup is for PostgreSQL (a SQLite file has no roles): {url.display}")
@@ -63,7 +67,14 @@ def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None =
     db = Database(url)
     try:
         db.migrate()  # as the owner: refused with SchemaBehind when this URL is not the owner's
-        return db.write(lambda c: _grant(c, app_role, password, url))
+
+        def run(c: Connection) -> RolesReport:
+            report = _grant(c, app_role, password, url)
+            audit.add(c, audit.event(by, "store-setup", app_role=report.app_role, owner=report.owner,
+                                     created=report.created, schema=report.schema))
+            return report
+
+        return db.write(run)
     finally:
         db.close()
 
