@@ -11,9 +11,11 @@ import psycopg
 import pytest
 
 from graphrag.cli import main
+from graphrag.review_policy import ReviewPolicy
 from graphrag.store import SCHEMA_VERSION, Store
 from graphrag.store.db import SchemaBehind
 from graphrag.store.schema import RECORD_TABLES
+from helpers import ADMIN
 
 
 def _sql(pg_server: Any, database: str, statement: str, user: str = "postgres") -> None:
@@ -36,9 +38,15 @@ def _app_url(pg_server: Any, app: str, database: str) -> str:
     return f"postgresql+psycopg://{app}@127.0.0.1:{pg_server.port}/{database}"
 
 
-def test_the_application_role_cannot_switch_off_or_rewrite_the_record(pg_server, roles, capsys) -> None:
+def test_the_application_role_cannot_switch_off_or_rewrite_the_record(pg_server, roles, capsys, tmp_path) -> None:
     owner_url, app, database = roles
-    assert main(["store", "setup", "--owner-url", owner_url, "--app-role", app]) == 0
+    secret = tmp_path / "app-password"
+    secret.write_text("it's s3cret\n", encoding="utf-8")  # a quote: the password is quoted as a literal
+    assert main(["store", "setup", "--owner-url", owner_url, "--app-role", app, "--app-password-file",
+                 str(secret)]) == 0
+    with psycopg.connect(host="127.0.0.1", port=pg_server.port, user="postgres", dbname="postgres") as c:
+        (stored,) = c.execute("SELECT rolpassword FROM pg_authid WHERE rolname = %s", (app,)).fetchone()
+    assert stored.startswith("SCRAM-SHA-256$")  # the server keeps its hash, never the password
     out = capsys.readouterr().out
     assert f"role {app} created" in out and all(t in out for t in RECORD_TABLES)
     with Store(_app_url(pg_server, app, database)) as s:  # opens: the schema is current, nothing to migrate
@@ -125,3 +133,22 @@ def test_the_product_works_end_to_end_through_the_application_role(pg_server, ro
                                                     "remove", "export"]
         assert len(store.verdicts()) == 1 and [r.document_id for r in store.removal_records()] == ["faq"]
     assert "ada" in (tmp_path / "record.csv").read_text(encoding="utf-8")
+
+
+def test_a_store_one_role_owns_today_moves_to_two_roles_keeping_its_rows(pg_server, roles) -> None:
+    """The upgrade path the README gives: the role the dashboard used, which owns the tables, hands them
+    to an owner (REASSIGN OWNED), and store setup makes it the application role."""
+    owner_url, app, database = roles
+    owner = owner_url.split("//")[1].split("@")[0]
+    _sql(pg_server, "postgres", f'CREATE ROLE "{app}" LOGIN')
+    _sql(pg_server, database, f'GRANT CREATE ON SCHEMA public TO "{app}"')
+    with Store(_app_url(pg_server, app, database)) as s:  # as today: the dashboard's role creates and owns all
+        s.set_review_policy(ReviewPolicy(2), by=ADMIN)
+    _sql(pg_server, database, f'REASSIGN OWNED BY "{app}" TO "{owner}"')
+    _sql(pg_server, database, f'REVOKE CREATE ON SCHEMA public FROM "{app}"')
+    assert main(["store", "setup", "--owner-url", owner_url, "--app-role", app]) == 0
+    with Store(_app_url(pg_server, app, database)) as s:
+        assert s.review_policy().required == 2 and [e.event for e in s.audit()] == ["review-policy", "store-setup"]
+    with psycopg.connect(host="127.0.0.1", port=pg_server.port, user=app, dbname=database, autocommit=True) as c:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            c.execute("ALTER TABLE audit DISABLE TRIGGER ALL")

@@ -7,9 +7,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphrag.cli.common import add_json_arg, principal, store_value
+from graphrag.errors import InputError
 from graphrag.model import Progress
 
 if TYPE_CHECKING:
@@ -34,8 +36,11 @@ def register(subparsers: Subparsers) -> None:
     su.add_argument("--owner-url", type=store_value, required=True,
                     help="the owner's URL, used only here, e.g. postgresql+psycopg://graphrag_owner:password@host/db")
     su.add_argument("--app-role", required=True,
-                    help="the application role (created with LOGIN if missing; its password from the environment "
-                         "variable GRAPHRAG_APP_PASSWORD); the dashboard and the CLI connect as it (GRAPHRAG_STORE)")
+                    help="the application role (created with LOGIN if missing); the dashboard and the CLI connect as "
+                         "it (GRAPHRAG_STORE)")
+    su.add_argument("--app-password-file", type=Path, metavar="FILE",
+                    help="a new role's password: the first line of FILE (never on the command line, where other "
+                         "users of the machine could read it); without it, the server's other authentication applies")
     add_json_arg(su)
     s.set_defaults(run=run)
 
@@ -63,7 +68,14 @@ def run(args: argparse.Namespace) -> int:
 def _setup(args: argparse.Namespace) -> int:
     from graphrag.store.roles import setup_roles
 
-    report = setup_roles(args.owner_url, args.app_role, by=principal(args))
+    password = None
+    if args.app_password_file is not None:
+        try:
+            password = args.app_password_file.read_text(encoding="utf-8").splitlines()[0]
+        except (OSError, UnicodeDecodeError, IndexError) as exc:
+            raise InputError(f"--app-password-file {args.app_password_file}: cannot read a password from it "
+                             f"({exc or 'empty'})") from None
+    report = setup_roles(args.owner_url, args.app_role, password, by=principal(args))
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
         return 0

@@ -12,7 +12,6 @@ Run again after upgrading graphrag: it migrates as the owner and grants on new t
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +25,6 @@ from graphrag.store.db import Database
 from graphrag.store.schema import RECORD_TABLES, SCHEMA_VERSION, metadata
 from graphrag.store.url import StoreURL, parse_store
 
-PASSWORD_ENV = "GRAPHRAG_APP_PASSWORD"  # the new application role's password (never on the command line)
 _ROLE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 RECORD_PRIVILEGES = "SELECT, INSERT"
 OTHER_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
@@ -56,14 +54,12 @@ def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None =
                 by: Principal) -> RolesReport:
     """Migrate the store as its owner, then create ``app_role`` (if missing) and grant it exactly
     what the product needs, in one transaction with its audit row (``by``). ``password``: for a new
-    role (default: the environment variable GRAPHRAG_APP_PASSWORD; none: the server's other
-    authentication applies)."""
+    role (none: the server's other authentication applies, e.g. peer or a certificate)."""
     url = parse_store(owner_url)
     if url.kind != "postgresql":
         raise InputError(f"store setup is for PostgreSQL (a SQLite file has no roles): {url.display}")
     if not _ROLE.fullmatch(app_role):
         raise InputError(f"--app-role must be a plain lower-case role name (letters, digits, _), got {app_role!r}")
-    password = password if password is not None else os.environ.get(PASSWORD_ENV)
     db = Database(url)
     try:
         db.migrate()  # as the owner: refused with SchemaBehind when this URL is not the owner's
@@ -117,4 +113,4 @@ def _grant(c: Connection, app: str, password: str | None, url: StoreURL) -> Role
                        tuple(t for t in tables if t not in RECORD_TABLES), app_url)
 
 
-__all__ = ["PASSWORD_ENV", "RolesReport", "setup_roles"]
+__all__ = ["RolesReport", "setup_roles"]
