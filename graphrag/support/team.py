@@ -6,7 +6,7 @@ the sentences around it. Labels: supported = 1; partially supported and unsuppor
 When several reviewers judged the same pair, each one's latest verdict counts and the majority
 decides; a tie is left out (and counted). A span whose text no longer matches the hash the
 reviewer judged is left out too. The fit itself is ``graphrag.support.learn``. The dashboard
-calls ``fit_from_verdicts(store)`` as the CLI does.
+calls ``fit_from_verdicts(store, by=who)`` as the CLI does; the refit is audited with who asked for it.
 """
 
 from __future__ import annotations
