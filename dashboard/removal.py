@@ -54,11 +54,10 @@ def _remove(store: Store, t: RemovalTarget) -> None:
         require(me, "admin", "remove a document")
         actor = me.name if me.team else st.session_state.get(ACTOR, "")  # team mode: the signed-in identity
         done = remove_document(store, doc_id, versions if len(versions) < len(t.versions) else None,
-                               actor=actor, reason=st.session_state.get(REASON, ""))
+                               actor=actor, reason=st.session_state.get(REASON, ""), by=me)
     except GraphRAGError as exc:
         st.session_state[DONE] = (False, [str(exc)])
         return
-    state.audit(store, "remove", by=me, document=doc_id, versions=list(versions))
     st.session_state[DONE] = (True, describe(done))
     # the last ingest's table may name the removed document: not shown again
     for key in (DOC, VERSIONS, REASON, CONFIRM, PLAN, state.LAST_REPORT):

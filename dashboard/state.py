@@ -23,10 +23,17 @@ from graphrag.config import Config
 from graphrag.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.identity import Forbidden, Principal, identity_from_claims, local_principal, require
+from graphrag.identity import (
+    VIA_DASHBOARD,
+    Forbidden,
+    Principal,
+    identity_from_claims,
+    local_principal,
+    require,
+)
 from graphrag.ingest import Ingestor, IngestReport, ProgressFn
 from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, Work, format_eta
-from graphrag.model import PUBLIC, AuditEvent
+from graphrag.model import PUBLIC
 from graphrag.ollama_util import (
     DEFAULT_EXTRACT_MODEL,
     DEFAULT_GENERATE_MODEL,
@@ -38,6 +45,7 @@ from graphrag.ollama_util import (
 from graphrag.review import clean_reviewer, review_viewer
 from graphrag.review_policy import ReviewViewer
 from graphrag.store import Store
+from graphrag.store.audit import event as audit_event
 from graphrag.text import counted
 
 log = logging.getLogger(__name__)
@@ -193,7 +201,7 @@ def principal() -> Principal:
     which run before the page script)."""
     dep = current_deployment()
     if not dep.team:
-        return local_principal(st.session_state.get(ACCESS) or [])
+        return local_principal(st.session_state.get(ACCESS) or [], via=VIA_DASHBOARD)
     if dep.problems or not st.user.is_logged_in:
         return Principal(None, frozenset(), None, team=True)
     policy = cached_policy(dep.policy_path)
@@ -223,12 +231,10 @@ def require_role(role: str, action: str) -> Principal:
 
 
 def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -> None:
-    """Record ``event`` in the store's audit log, with who did it (``by``, else the current principal) and the
-    mode."""
-    me = principal() if by is None else by
-    who = me.identity
-    s.add_audit(AuditEvent(event, who.subject if who else None, who.email if who else None,
-                           {"mode": "team" if me.team else "local", **detail}))
+    """Record ``event`` (a sign-in, an ingest) in the store's audit log, with who did it (``by``, else the
+    current principal), the mode and ``via: dashboard``. Changes and exports of the record are audited by the
+    functions that make them."""
+    s.add_audit(audit_event(principal() if by is None else by, event, **detail))
 
 
 def server_ingest_roots() -> tuple[Path, ...]:

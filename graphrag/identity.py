@@ -110,6 +110,7 @@ class Principal:
     labels: frozenset[str]
     role: str | None
     team: bool = False  # team mode: identity and grant come from the deployment
+    via: str = "dashboard"  # the surface acting for them: "dashboard" or "cli" (kept in the audit log)
 
     @property
     def name(self) -> str:
@@ -255,6 +256,13 @@ def _role(value: Any, where: str) -> str:
     return str(value)
 
 
-def local_principal(labels: Iterable[str]) -> Principal:
-    """Local mode: one person on their own machine, every action allowed, labels a local filter."""
-    return Principal(None, frozenset(labels), ADMIN, team=False)
+VIA_CLI = "cli"
+VIA_DASHBOARD = "dashboard"
+
+
+def local_principal(labels: Iterable[str], *, via: str) -> Principal:
+    """Local mode: one person on their own machine, every action allowed, labels a local filter;
+    ``via``: the command line (VIA_CLI) or the dashboard (VIA_DASHBOARD), for the audit log."""
+    if via not in (VIA_CLI, VIA_DASHBOARD):
+        raise ValueError(f"via must be {VIA_CLI!r} or {VIA_DASHBOARD!r}, got {via!r}")
+    return Principal(None, frozenset(labels), ADMIN, team=False, via=via)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from graphrag import pages
 from graphrag.errors import InputError
+from graphrag.identity import Principal
 from graphrag.model import Document
 from graphrag.store import Store
 from graphrag.store.removals import Removal, RemovalRecord
@@ -90,15 +91,16 @@ def preview_removal(store: Store, doc_id: str, versions: Versions = None) -> Rem
 
 
 def remove_document(store: Store, doc_id: str, versions: Versions = None, *, actor: str,
-                    reason: str = "") -> Removal:
+                    reason: str = "", by: Principal) -> Removal:
     """Remove every version of ``doc_id``, or only ``versions`` (all of them in one transaction).
-    Raises InputError for an unknown id or version (nothing is written)."""
+    Raises InputError for an unknown id or version (nothing is written). ``by``: who acts (an
+    admin), audited in the removal's transaction."""
     actor = clean_actor(actor)
     reason = _clean(reason, "a removal reason", MAX_REASON_CHARS)
     chosen = _versions(versions)
     files = [d.sha256 for d in store.documents(include_superseded=True)
              if d.id == doc_id and (chosen is None or d.version in chosen)]
-    done = store.remove_document(doc_id, chosen, actor=actor, reason=reason)
+    done = store.remove_document(doc_id, chosen, actor=actor, reason=reason, by=by)
     for sha in files:  # PDFs are keyed by the sha256 of their bytes, which is the version's hash
         pages.forget(sha)
     return done

@@ -31,7 +31,6 @@ from graphrag.identity import Forbidden, Principal, require
 from graphrag.model import (
     Answer,
     AnswerStatus,
-    AuditEvent,
     Citation,
     Claim,
     ClaimFlag,
@@ -54,6 +53,7 @@ from graphrag.review_policy import (
     visible_verdicts,
 )
 from graphrag.store import Store, now, sha256_text
+from graphrag.store.audit import event as audit_event
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
@@ -287,9 +287,8 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     v = replace(v, created_at=now())
     vid = store.add_verdict(v)
     if by is not None:
-        store.add_audit(AuditEvent("verdict", subject, email, {
-            "verdict_id": vid, "answer_id": answer.id, "claim_index": claim.index, "verdict": label.value,
-            "reviewer": reviewer, "role": v.role}))
+        store.add_audit(audit_event(by, "verdict", verdict_id=vid, answer_id=answer.id, claim_index=claim.index,
+                                    verdict=label.value, reviewer=reviewer, role=v.role))
     # Returned as the store will report it, without re-reading the claim's whole history.
     meta = store.access_of(span.document_id, span.version) if span else None
     return replace(v, id=vid, stale=bool(meta and meta[1]))

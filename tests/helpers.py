@@ -10,6 +10,7 @@ import numpy as np
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.documents import Source
+from graphrag.identity import VIA_CLI, local_principal
 from graphrag.model import (
     Answer,
     AskSettings,
@@ -42,6 +43,8 @@ INTERNAL = """# Internal notes
 
 Exports are encrypted with the Falcon key.
 """
+
+ADMIN = local_principal(["public"], via=VIA_CLI)  # who acts in tests that change the record (audited)
 
 
 def reference_extractor() -> ScriptedExtractor:

@@ -388,6 +388,7 @@ def cmd_remove(a: argparse.Namespace) -> int:
     ``--pause-before`` or, with "COMMIT", once every statement ran and just before COMMIT."""
     from sqlalchemy import event
 
+    from graphrag.identity import local_principal
     from graphrag.removal import remove_document
     from graphrag.store import Store
 
@@ -406,7 +407,8 @@ def cmd_remove(a: argparse.Namespace) -> int:
 
     wait_go(False)
     armed = bool(a.pause_before)
-    done = remove_document(store, a.doc, a.version, actor="kill test", reason="a removal killed half-way")
+    done = remove_document(store, a.doc, a.version, actor="kill test", reason="a removal killed half-way",
+                           by=local_principal(["public"], via="cli"))
     store.close()
     emit("done", spans=done.spans, entities=done.entities)
     return 0

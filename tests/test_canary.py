@@ -39,7 +39,7 @@ from graphrag.ingest import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed
 from graphrag.review import record_verdict
 from graphrag.store import Store
-from helpers import write_corpus
+from helpers import ADMIN, write_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
 require_chromium()
@@ -176,6 +176,7 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         # an administrator's copy of the whole store: it prints table names, row counts and hashes only
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db")],
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db"), "--json"],  # refused: not empty
+        ["store", "setup", "--owner-url", str(work), "--app-role", "graphrag_app"],  # refused: SQLite has no roles
     ]
     for q in PUBLIC_QUESTIONS:
         commands += [["ask", q, *s, *pub], ["ask", q, *s, *pub, "--json"]]
@@ -417,7 +418,7 @@ def blind_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         claims = tuple(Claim(i, f"claim number {i}: {text}", 0, 1, (Citation("1", True, item),)) for i in range(3))
         aid = s.save_answer(Answer("How long are exports kept?", AskSettings(), text + " [1]", (Seed("export", 0.9),),
                                    (item.route,), (item,), claims))
-        s.set_review_policy(ReviewPolicy(3))
+        s.set_review_policy(ReviewPolicy(3), by=ADMIN)
         answer = s.answer(aid)
         assert answer is not None
         for index, given in BLIND_VERDICTS.items():

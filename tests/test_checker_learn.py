@@ -41,7 +41,7 @@ from graphrag.support.embedded import (
 )
 from graphrag.support.learn import RefitRefused
 from graphrag.support.team import fit_from_verdicts
-from helpers import store_of_release
+from helpers import ADMIN, store_of_release
 
 SHIPPED = params_from_raw(shipped_raw())
 COV_CHUNK = FEATURES.index("cov_chunk_min")
@@ -129,7 +129,7 @@ def test_the_premise_the_shipped_model_calls_partial_rows_supported() -> None:
 def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> None:
     record = TeamRecord(store, [KINDS] * 16)  # 80 pairs from 16 answers
     record.judge(strict)
-    outcome = fit_from_verdicts(store, features=record.features)
+    outcome = fit_from_verdicts(store, features=record.features, by=ADMIN)
     assert outcome.version == 1
     report = outcome.report
     assert report["n"] == 80 and report["n_supported"] == 32 and report["answers"] == 16
@@ -157,7 +157,7 @@ def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> No
 
     s = score_one(checker_for_store("embedded", store))
     assert s.checker == "embedded@1" and s.label is not SupportLabel.SUPPORTED
-    store.rollback_checker()
+    store.rollback_checker(by=ADMIN)
     s = score_one(checker_for_store("embedded", store))
     assert s.checker == "embedded@shipped" and s.label is SupportLabel.SUPPORTED
 
@@ -167,13 +167,13 @@ def test_too_few_verdicts_or_one_class_are_refused_and_nothing_changes(store) ->
     record = TeamRecord(store, [KINDS] * 16)
     record.judge(strict, limit=40)
     with pytest.raises(RefitRefused, match=r"only 40 judged .* at least 50"):
-        fit_from_verdicts(store, features=record.features)
+        fit_from_verdicts(store, features=record.features, by=ADMIN)
     assert store.checker_versions() == [] and store.active_checker() is None
 
     one_class = TeamRecord(Store(store.path.with_name("b.db")), [["good"] * 5] * 12)
     one_class.judge(strict)
     with pytest.raises(RefitRefused, match=r"60 supported and 0 not supported"):
-        fit_from_verdicts(one_class.store, features=one_class.features)
+        fit_from_verdicts(one_class.store, features=one_class.features, by=ADMIN)
     assert one_class.store.checker_versions() == []
     one_class.store.close()
 
@@ -182,11 +182,11 @@ def test_too_few_verdicts_or_one_class_are_refused_and_nothing_changes(store) ->
 def test_no_real_gain_is_refused_and_the_active_version_stays(store) -> None:
     """A team that judges as the shipped model already does gains nothing: refused, and the
     version adopted earlier stays active."""
-    earlier = store.add_checker_version(shipped_raw(), "by hand", {})
+    earlier = store.add_checker_version(shipped_raw(), "by hand", {}, by=ADMIN)
     record = TeamRecord(store, [KINDS] * 16)
     record.judge(lambda kind: VerdictLabel.UNSUPPORTED if kind == "bad" else VerdictLabel.SUPPORTED)
     with pytest.raises(RefitRefused, match="not clearly better") as err:
-        fit_from_verdicts(store, features=record.features)
+        fit_from_verdicts(store, features=record.features, by=ADMIN)
     assert err.value.report["shipped"]["balanced_accuracy"] == 1.0
     assert [v.version for v in store.checker_versions()] == [earlier]
     assert store.active_checker().version == earlier
@@ -233,18 +233,18 @@ def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:
 def test_versions_rollback_and_history_on_both_backends(any_store) -> None:
     params = shipped_raw()
     assert any_store.active_checker() is None
-    assert any_store.add_checker_version(params, "first", {"x": 1}) == 1
-    assert any_store.add_checker_version(params, "second", {"x": 2}) == 2
+    assert any_store.add_checker_version(params, "first", {"x": 1}, by=ADMIN) == 1
+    assert any_store.add_checker_version(params, "second", {"x": 2}, by=ADMIN) == 2
     assert any_store.active_checker().version == 2
-    assert any_store.rollback_checker() == 1
+    assert any_store.rollback_checker(by=ADMIN) == 1
     assert EmbeddedChecker(store=any_store).name == "embedded@1"
-    assert any_store.rollback_checker() == 0
+    assert any_store.rollback_checker(by=ADMIN) == 0
     assert any_store.active_checker() is None and EmbeddedChecker(store=any_store).name == "embedded@shipped"
     with pytest.raises(InputError, match="already active"):
-        any_store.rollback_checker()
+        any_store.rollback_checker(by=ADMIN)
     with pytest.raises(InputError, match=r"no checker version 9; known: 1, 2 \(0 = shipped\)"):
-        any_store.rollback_checker(9)
-    assert any_store.rollback_checker(2) == 2
+        any_store.rollback_checker(9, by=ADMIN)
+    assert any_store.rollback_checker(2, by=ADMIN) == 2
     listed = any_store.checker_versions()
     assert [(v.version, v.source, v.metrics, v.active) for v in listed] == [(1, "first", {"x": 1}, False),
                                                                             (2, "second", {"x": 2}, True)]
@@ -256,7 +256,7 @@ def test_the_cli_lists_and_rolls_back(tmp_path, capsys) -> None:
     metrics = {"refit": {"balanced_accuracy": 0.8, "auroc": 0.9}, "shipped": {"balanced_accuracy": 0.7, "auroc": 0.8},
                "gain_balanced_accuracy": {"mean": 0.1, "sd": 0.02}}
     with Store(path) as s:
-        s.add_checker_version({"kind": "x"}, "verdicts: 60 pairs", metrics)
+        s.add_checker_version({"kind": "x"}, "verdicts: 60 pairs", metrics, by=ADMIN)
     assert main(["checker", "list", "--store", str(path)]) == 0
     out = capsys.readouterr().out
     assert "verdicts: 60 pairs  (active)" in out and "balanced accuracy 0.800 vs shipped 0.700 (gain +0.100" in out
@@ -279,7 +279,7 @@ def test_a_schema_3_store_migrates_to_the_checker_table(store_url: str, monkeypa
         version = s._read(lambda c: c.execute(text("SELECT value FROM meta WHERE key='schema_version'")).scalar())
         assert version == str(schema.SCHEMA_VERSION)
         assert len(s.verdicts()) == 1 and s.checker_versions() == []
-        assert s.add_checker_version({"kind": "x"}, "after migration", {}) == 1
+        assert s.add_checker_version({"kind": "x"}, "after migration", {}, by=ADMIN) == 1
 
 
 @pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
@@ -323,7 +323,7 @@ def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_
         return named - {"scripted-checker"}
 
     assert checkers_named() == {"embedded@shipped"}
-    store.add_checker_version(shipped_raw(), "test", {})
+    store.add_checker_version(shipped_raw(), "test", {}, by=ADMIN)
     assert checkers_named() == {"embedded@1"}
 
 

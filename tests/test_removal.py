@@ -24,7 +24,7 @@ from graphrag.store import Store
 from graphrag.store.schema import metadata
 from graphrag.text import sentence_hash
 from graphrag.viz import neighbourhood, neighbourhood_html
-from helpers import ScriptedChecker, write_corpus
+from helpers import ADMIN, ScriptedChecker, write_corpus
 
 pytestmark = [pytest.mark.model]
 
@@ -98,7 +98,7 @@ def test_nothing_of_a_removed_document_reaches_asking_the_graph_or_exports(any_s
     shared = any_store.entity("export")
     assert shared is not None and {m.span.document_id for m in shared.mentions} == {"exports", "vault"}
 
-    done = remove_document(any_store, "vault", actor="admin", reason="uploaded by mistake")
+    done = remove_document(any_store, "vault", actor="admin", reason="uploaded by mistake", by=ADMIN)
 
     assert done.versions == (1,) and done.spans == 4 and done.relations > 0 and done.entities > 0
     assert done.verdicts_kept == 1 and done.answers_withdrawn == 1 and done.current_version is None
@@ -149,7 +149,7 @@ def test_removing_one_version_of_two_leaves_the_other_citable(any_store: Store, 
     q = "How long do snapshot exports remain available after cancellation?"
     assert "45 days" in asker.ask(q).answer.text
 
-    done = remove_document(any_store, "policy", 2, actor="admin")
+    done = remove_document(any_store, "policy", 2, actor="admin", by=ADMIN)
 
     assert done.versions == (2,) and done.current_version == 1
     assert any_store.current_document("policy").superseded is False
@@ -159,7 +159,7 @@ def test_removing_one_version_of_two_leaves_the_other_citable(any_store: Store, 
     # The other way round: removing the superseded v1 of two keeps v2 current.
     _ingest(any_store, v2, embedder)  # v3: the v2 text again, a new version (numbers are never reused)
     assert any_store.current_document("policy").version == 3
-    remove_document(any_store, "policy", 1, actor="admin")
+    remove_document(any_store, "policy", 1, actor="admin", by=ADMIN)
     assert [(d.version, d.superseded) for d in any_store.documents()] == [(3, False)]
     assert "45 days" in asker.ask(q).answer.text
 
@@ -171,7 +171,7 @@ def test_reingesting_a_removed_file_is_a_new_version_and_old_verdicts_stay_remov
     answer = asker.ask(QUESTION).answer
     claim = answer.claims[0]
     record_verdict(any_store, answer, claim, next(c for c in claim.citations if c.valid), "supported", "ana")
-    remove_document(any_store, "vault", actor="admin")
+    remove_document(any_store, "vault", actor="admin", by=ADMIN)
 
     report = Ingestor(any_store, make_extractor("rules"), embedder).ingest_paths([corpus])
 
@@ -187,15 +187,15 @@ def test_unknown_ids_and_versions_are_refused_and_nothing_changes(any_store: Sto
     _ingest(any_store, corpus, embedder)
     counts, gen = any_store.counts(), any_store.generation()
     with pytest.raises(InputError, match="no document 'nope' in the store"):
-        remove_document(any_store, "nope", actor="admin")
+        remove_document(any_store, "nope", actor="admin", by=ADMIN)
     with pytest.raises(InputError, match=r"document 'vault' has no version 7 \(stored: 1\)"):
-        remove_document(any_store, "vault", 7, actor="admin")
+        remove_document(any_store, "vault", 7, actor="admin", by=ADMIN)
     with pytest.raises(InputError, match="name of who removes"):
-        remove_document(any_store, "vault", actor="  ")
+        remove_document(any_store, "vault", actor="  ", by=ADMIN)
     assert any_store.counts() == counts and any_store.generation() == gen
-    remove_document(any_store, "vault", actor="admin")
+    remove_document(any_store, "vault", actor="admin", by=ADMIN)
     with pytest.raises(InputError, match="removed before: version 1"):
-        remove_document(any_store, "vault", actor="admin")
+        remove_document(any_store, "vault", actor="admin", by=ADMIN)
 
 
 def test_the_reply_cache_keeps_nothing_about_the_removed_sentences(any_store: Store, corpus: Path,
@@ -208,7 +208,7 @@ def test_the_reply_cache_keeps_nothing_about_the_removed_sentences(any_store: St
     any_store.cache_put("about-exports", "{}", [sentence_hash(t) for t in kept])
     any_store.cache_put("unknown-sources", "{}")  # written before replies named their sources
 
-    done = remove_document(any_store, "vault", actor="admin")
+    done = remove_document(any_store, "vault", actor="admin", by=ADMIN)
 
     assert done.cached_replies == 3
     assert [k for k in ("about-vault", "mixed", "about-exports", "unknown-sources")
@@ -221,7 +221,7 @@ def test_a_preview_changes_nothing_and_says_what_a_removal_would_do(any_store: S
     counts, gen = any_store.counts(), any_store.generation()
     plan = any_store.preview_removal("vault")
     assert any_store.counts() == counts and any_store.generation() == gen and not any_store.removal_records()
-    done = remove_document(any_store, "vault", actor="admin")
+    done = remove_document(any_store, "vault", actor="admin", by=ADMIN)
     assert (plan.spans, plan.relations, plan.entities) == (done.spans, done.relations, done.entities)
 
 
@@ -278,7 +278,7 @@ def test_a_withdrawn_answer_is_shown_only_to_viewers_holding_every_label_it_was_
     claim = answer.claims[0]
     record_verdict(any_store, answer, claim, next(c for c in claim.citations if c.valid), "supported", "ana",
                    "internal note")
-    remove_document(any_store, "vault", actor="admin")
+    remove_document(any_store, "vault", actor="admin", by=ADMIN)
     # It may have drawn on anything its asker could see: a public viewer sees nothing of it.
     assert [r for r in export_rows(any_store, ["public"]) if r["answer_id"] == answer.id] == []
     assert [c for c in visible_claims(any_store, ["public"]) if c["answer_id"] == answer.id] == []
@@ -295,7 +295,7 @@ def test_the_record_counts_claims_whose_source_was_removed(any_store: Store, cor
     claim = answer.claims[0]
     record_verdict(any_store, answer, claim, next(c for c in claim.citations if c.valid), "supported", "ana")
     assert record_stats(any_store, ["public"]).source_removed == 0
-    remove_document(any_store, "vault", actor="admin")
+    remove_document(any_store, "vault", actor="admin", by=ADMIN)
     stats = record_stats(any_store, ["public"])
     assert stats.source_removed == len(answer.claims) and stats.verified == 0 and stats.stale == 1
 
@@ -321,7 +321,7 @@ def test_ollama_replies_about_a_removed_document_leave_the_cache_and_a_reingest_
     cached = [v for t, v in _everything_stored(store) if t == "reply_cache"]
     assert any(TOKEN in v.lower() for v in cached)
 
-    done = remove_document(store, "vault", actor="admin")
+    done = remove_document(store, "vault", actor="admin", by=ADMIN)
 
     assert done.cached_replies == 2  # vault's 4 sentences, 2 per chunk; exports' replies stay
     assert not [v for t, v in _everything_stored(store) if t == "reply_cache" and TOKEN in v.lower()]
@@ -350,7 +350,7 @@ def test_a_schema_4_store_migrates_to_removal_and_its_record_cannot_be_rewritten
         old._write(downgrade)
     with Store(store_url) as s:
         assert s.database.version == 6 and s.cache_get("k") == "{}"
-        done = remove_document(s, "vault", actor="admin")
+        done = remove_document(s, "vault", actor="admin", by=ADMIN)
         assert done.cached_replies == 1  # written before replies named their sources: it may hold the text
         for sql in ("UPDATE removals SET actor='someone else'", "DELETE FROM removals"):
             with pytest.raises(StoreError, match="append-only"):

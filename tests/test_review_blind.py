@@ -15,7 +15,7 @@ from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Ro
 from graphrag.review import record_verdict, review_queue
 from graphrag.review_policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.store import Store
-from helpers import write_document_rows
+from helpers import ADMIN, write_document_rows
 
 pytestmark = pytest.mark.unit
 
@@ -29,7 +29,7 @@ def store(tmp_path: Path):
     claims = tuple(Claim(i, f"claim {i}", 0, 1, (Citation("1", True, item),),
                          support=Support(0.5, SupportLabel.SUPPORTED, "embedded", "t")) for i in range(2))
     s.save_answer(Answer("How long are exports kept?", AskSettings(), "x", (), (), (item,), claims))
-    s.set_review_policy(ReviewPolicy(2))
+    s.set_review_policy(ReviewPolicy(2), by=ADMIN)
     yield s
     s.close()
 
@@ -98,7 +98,7 @@ def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None:
     adjudicator she sees claim 1's."""
     from app_helpers import app
 
-    store.set_review_policy(ReviewPolicy(3))
+    store.set_review_policy(ReviewPolicy(3), by=ADMIN)
     _mark(store, 0, "ana", "supported", note="ana-note")
     _mark(store, 0, "ben", "unsupported", note="ben-note")
     for who, verdict in (("cat", "supported"), ("dan", "unsupported"), ("eve", "supported")):
@@ -205,7 +205,7 @@ def test_who_a_surface_runs_for_under_blind_review() -> None:
     assert review_viewer(team("adjudicator")) == ReviewViewer("x@example.com", "sub-x", adjudicates=True)
     assert review_viewer(team("admin")).oversees
     assert review_viewer(Principal(None, frozenset(), None, team=True), "ana") == ANYONE
-    local = local_principal(["public"])  # every role locally, yet no overseer: blind review still holds
+    local = local_principal(["public"], via="cli")  # every role locally, yet no overseer: blind review still holds
     assert review_viewer(local, " ana ") == ReviewViewer("ana", adjudicates=True)
     assert review_viewer(local, None) == review_viewer(local, "a\u200bna") == ANYONE
 

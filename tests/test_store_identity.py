@@ -44,7 +44,7 @@ def test_a_team_verdict_names_the_signed_in_identity_and_is_audited(any_store: S
     assert [(e.event, e.subject, e.email) for e in events] == [("verdict", "sub-ana", "ana@example.com")]
     assert events[0].detail["verdict_id"] == v.id and events[0].at
     # local mode keeps the typed name and stores no identity
-    local = record_verdict(any_store, a, claim, claim.citations[0], "partial", "ada", by=local_principal(["public"]))
+    local = record_verdict(any_store, a, claim, claim.citations[0], "partial", "ada", by=local_principal(["public"], via="cli"))
     assert (local.reviewer, local.subject, local.email) == ("ada", None, None)
 
 
@@ -103,12 +103,15 @@ def test_graphrag_audit_export_writes_every_event(tmp_path) -> None:
     out = tmp_path / "audit.csv"
     assert main(["audit", "export", "--store", str(db), "--out", str(out)]) == 0
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
-    assert [(r["event"], r["subject"]) for r in rows] == [("sign-in", "sub-ana"), ("export", "sub-bob")]
+    # ... and the export itself, audited before it is read: the log says who took a copy of it
+    assert [(r["event"], r["subject"]) for r in rows] == [("sign-in", "sub-ana"), ("export", "sub-bob"), ("export", "")]
     assert rows[1]["email"] == "'=cmd@example.com"  # never a spreadsheet formula
     assert json.loads(rows[0]["detail"]) == {"role": "admin"}
+    assert json.loads(rows[2]["detail"]) == {"via": "cli", "mode": "local", "what": "audit log", "format": "csv",
+                                             "since": None}
     assert main(["audit", "export", "--store", str(db), "--format", "json", "--out", str(tmp_path / "a.json")]) == 0
     assert [e["email"] for e in json.loads((tmp_path / "a.json").read_text())] == ["ana@example.com",
-                                                                                  "=cmd@example.com"]
+                                                                                  "=cmd@example.com", None, None]
 
 
 @pytest.mark.model

@@ -16,6 +16,7 @@ from graphrag.graph import build_graph
 from graphrag.ingest import Ingestor
 from graphrag.review import record_verdict
 from graphrag.store import Store, transfer
+from helpers import ADMIN
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
 pytestmark = pytest.mark.unit
@@ -104,10 +105,10 @@ def test_migrate_keeps_the_teams_settings_and_checks_them(sqlite_store, store_ur
     from graphrag.review_policy import ReviewPolicy
 
     with Store(sqlite_store) as s:
-        s.set_review_policy(ReviewPolicy(3))
-        s.add_checker_version({"weights": [0.5, 1.5]}, "by hand", {"n": 40})
-        s.add_checker_version({"weights": [0.7, 1.2]}, "by hand", {"n": 60})
-        s.rollback_checker()
+        s.set_review_policy(ReviewPolicy(3), by=ADMIN)
+        s.add_checker_version({"weights": [0.5, 1.5]}, "by hand", {"n": 40}, by=ADMIN)
+        s.add_checker_version({"weights": [0.7, 1.2]}, "by hand", {"n": 60}, by=ADMIN)
+        s.rollback_checker(by=ADMIN)
     assert main(["store", "migrate", "--from", str(sqlite_store), "--to", store_url, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     with Store(sqlite_store) as old, Store(store_url) as new:
@@ -121,7 +122,7 @@ def test_a_setting_lost_on_the_way_fails_the_check_and_rolls_back(sqlite_store, 
     from graphrag.review_policy import ReviewPolicy
 
     with Store(sqlite_store) as s:
-        s.set_review_policy(ReviewPolicy(2))
+        s.set_review_policy(ReviewPolicy(2), by=ADMIN)
     real, calls = transfer._settings, []
 
     def target_lost_the_policy(c):  # the first read is the source's, the second the copy's

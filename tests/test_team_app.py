@@ -141,6 +141,20 @@ def test_a_reviewer_verdict_carries_the_signed_in_identity_and_is_audited(team) 
     assert ("sign-in", "cat@example.com") in events and ("verdict", "cat@example.com") in events
 
 
+def test_the_record_pages_admin_actions_are_audited_as_the_dashboards(team) -> None:
+    at = page(ok(team(ANA)), "record")
+    at = ok(at.number_input(key="record_required").set_value(2))
+    at = ok(at.button(key="record_save_policy").click())
+    at = ok(at.button(key="record_refit").click())  # refused (too few verdicts): audited all the same
+    with Store(team.store) as s:
+        assert s.review_policy().required == 2
+        events = [(e.event, e.email, e.detail["via"], e.detail["mode"]) for e in s.audit()]
+    assert [e for e in events if e[0] in ("review-policy", "checker-refit")] == [
+        ("review-policy", "ana@example.com", "dashboard", "team"), ("checker-refit", "ana@example.com", "dashboard",
+                                                                   "team")]
+    assert ("sign-in", "ana@example.com", "dashboard", "team") in events
+
+
 def test_a_role_taken_away_stops_the_next_click_and_removal_stops_the_next_rerun(team) -> None:
     at = page(ok(team(CAT)), "review")
     assert at.button(key="rv_supported")  # drawn while cat was a reviewer

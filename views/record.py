@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.audit import audit_to_csv
-from graphrag.identity import require
+from graphrag.exports import export_audit_log
 from graphrag.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
 from graphrag.review_policy import MAX_REQUIRED, ReviewPolicy
 from graphrag.text import counted
@@ -111,9 +110,8 @@ with pol:
                                key="record_required",
                                help="With two or more, review is blind and disagreements go to the dispute queue")
     if st.button("Save the policy", key="record_save_policy", disabled=required == policy.required):
-        state.require_role("admin", "set the review policy")  # the action checks, not only the page
-        store.set_review_policy(ReviewPolicy(int(required)))
-        state.audit(store, "review-policy", required=int(required))
+        me = state.require_role("admin", "set the review policy")  # the action checks, not only the page
+        store.set_review_policy(ReviewPolicy(int(required)), by=me)  # audited with the change
         st.rerun()
 with chk:
     active = store.active_checker()
@@ -121,30 +119,25 @@ with chk:
                "team's standard from its verdicts; it is adopted only with enough verdicts and a measured gain.")
     b = st.columns(2)
     if b[0].button("Refit from the verdicts", key="record_refit"):
-        state.require_role("admin", "refit the checker")
+        me = state.require_role("admin", "refit the checker")
         from graphrag.support.learn import RefitRefused
         from graphrag.support.team import fit_from_verdicts
 
         try:
             with st.spinner("Fitting and cross-validating by answer…"):
-                outcome = fit_from_verdicts(store)
+                outcome = fit_from_verdicts(store, by=me)  # audited, adopted or not
             st.success(f"Adopted embedded@{outcome.version}: new support scores use it.")
-            state.audit(store, "checker-refit", version=outcome.version)
         except RefitRefused as exc:
             st.warning(render.plain(f"Not adopted: {exc}"))
     if b[1].button("Roll back", key="record_rollback", disabled=active is None):
-        state.require_role("admin", "roll the checker back")
-        now_active = store.rollback_checker()
-        state.audit(store, "checker-rollback", active=now_active)
+        me = state.require_role("admin", "roll the checker back")
+        now_active = store.rollback_checker(by=me)
         st.success(f"Support checker in use: embedded@{now_active or 'shipped'}.")
 
 
 def audit_csv() -> str:
     """The audit log for download, built when clicked; the role is checked here and the export audited."""
-    who = state.refreshed(viewer)  # runs outside the script run: the policy as it is now
-    require(who, "admin", "export the audit log")
-    state.audit(store, "export", by=who, what="audit log")
-    return audit_to_csv(store.audit())
+    return export_audit_log(store, "csv", by=state.refreshed(viewer)).text  # the policy as it is now
 
 
 st.subheader("Audit log", anchor=False)

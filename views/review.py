@@ -8,19 +8,15 @@ import streamlit as st
 from dashboard import evidence, render, state
 from graphrag.access import Access
 from graphrag.errors import GraphRAGError
+from graphrag.exports import export_record
 from graphrag.graph import load_graph
-from graphrag.identity import require
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
 from graphrag.pages import render_page
 from graphrag.review import (
     QueueItem,
-    export_rows,
     record_verdict,
     review_queue,
-    review_viewer,
     reviewable,
-    rows_to_csv,
-    rows_to_json,
     visible_answer_questions,
     visible_claims,
     visible_history,
@@ -74,11 +70,7 @@ def queue() -> list[QueueItem]:
 def export(fmt: str) -> str:
     """The verification record for download, built when the button is clicked (outside the script
     run): the role is checked here against the policy as it is now, and the export is audited."""
-    who = state.refreshed(viewer)
-    require(who, "admin", "export the verification record")
-    rows = export_rows(store, sorted(who.labels), review_viewer(who, me))  # blind review applies here too
-    state.audit(store, "export", by=who, what="verification record", format=fmt, rows=len(rows))
-    return rows_to_csv(rows) if fmt == "csv" else rows_to_json(rows)
+    return export_record(store, fmt, by=state.refreshed(viewer), me=me).text
 
 
 # Deferred downloads: the record is built when the button is clicked, not on every rerun. No

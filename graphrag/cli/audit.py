@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_store_arg, open_store, write_out
+from graphrag.cli.common import add_store_arg, open_store, principal, write_out
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -25,10 +25,9 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write every audit event (from --since on), oldest first, as CSV or JSON."""
-    from graphrag.audit import audit_to_csv, audit_to_json
+    """Write every audit event (from --since on), oldest first, as CSV or JSON; the export is audited too."""
+    from graphrag.exports import export_audit_log
 
     with open_store(args) as store:
-        events = store.audit(args.since)
-    text = audit_to_csv(events) if args.format == "csv" else audit_to_json(events)
-    return write_out(text, args.out, f"{len(events)} audit events")
+        done = export_audit_log(store, args.format, by=principal(args), since=args.since)
+    return write_out(done.text, args.out, f"{done.rows} audit events")

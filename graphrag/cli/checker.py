@@ -8,7 +8,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from graphrag.cli.common import add_json_arg, add_store_arg, open_store
+from graphrag.cli.common import add_json_arg, add_store_arg, open_store, principal
+from graphrag.identity import Principal
 from graphrag.store import Store
 
 if TYPE_CHECKING:
@@ -40,10 +41,10 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "list":
             return _list(store, args.json)
         if args.action == "rollback":
-            now_active = store.rollback_checker(args.to)
+            now_active = store.rollback_checker(args.to, by=principal(args))
             print(f"active support checker: embedded@{now_active or 'shipped'}")
             return 0
-        return _fit(store, args.json)
+        return _fit(store, args.json, principal(args))
 
 
 def _list(store: Store, as_json: bool) -> int:
@@ -67,12 +68,12 @@ def _list(store: Store, as_json: bool) -> int:
     return 0
 
 
-def _fit(store: Store, as_json: bool) -> int:
+def _fit(store: Store, as_json: bool, by: Principal) -> int:
     from graphrag.support.learn import RefitRefused
     from graphrag.support.team import fit_from_verdicts
 
     try:
-        outcome = fit_from_verdicts(store)
+        outcome = fit_from_verdicts(store, by=by)
     except RefitRefused as exc:
         if as_json:
             print(json.dumps({"adopted": False, "reason": str(exc), "report": exc.report}, default=float))

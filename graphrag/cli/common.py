@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from graphrag.config import Config, ConfigError
+from graphrag.identity import VIA_CLI, Principal, local_principal
 from graphrag.model import PUBLIC
 from graphrag.store import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
 
@@ -39,6 +40,12 @@ def open_store(args: argparse.Namespace) -> Store:
     from graphrag import open_store as open_configured
 
     return open_configured(args.store, config=args.config)
+
+
+def principal(args: argparse.Namespace) -> Principal:
+    """Who acts at the command line: local mode, every role, the ``--access`` labels given (public by
+    default); the audit log says ``via: cli``."""
+    return local_principal(getattr(args, "access", None) or [PUBLIC], via=VIA_CLI)
 
 
 def store_value(value: str) -> StoreURL:

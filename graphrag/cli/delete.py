@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_json_arg, add_store_arg, open_store
+from graphrag.cli.common import add_json_arg, add_store_arg, open_store, principal
 from graphrag.errors import InputError
 
 if TYPE_CHECKING:
@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
             if input("This cannot be undone. Remove it? [y/N] ").strip().lower() not in ("y", "yes"):
                 print("nothing removed")
                 return 1
-        done = remove_document(store, args.id, args.version, actor=actor, reason=args.reason or "")
+        done = remove_document(store, args.id, args.version, actor=actor, reason=args.reason or "",
+                               by=principal(args))
     if args.json:
         print(json.dumps(asdict(done), indent=2, ensure_ascii=False))
     else:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_access_arg, add_me_arg, add_store_arg, open_store, write_out
-from graphrag.model import AuditEvent
+from graphrag.cli.common import add_access_arg, add_me_arg, add_store_arg, open_store, principal, write_out
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -25,12 +24,8 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the verification record the access labels can see, and audit the export."""
-    from graphrag.identity import local_principal
-    from graphrag.review import export_rows, review_viewer, rows_to_csv, rows_to_json
+    from graphrag.exports import export_record
 
     with open_store(args) as store:
-        rows = export_rows(store, args.access, review_viewer(local_principal(args.access), args.me))
-        store.add_audit(AuditEvent("export", None, None, {"via": "cli", "what": "verification record",
-                                                          "format": args.format, "rows": len(rows)}))
-    text = rows_to_csv(rows) if args.format == "csv" else rows_to_json(rows)
-    return write_out(text, args.out, f"{len(rows)} verdicts")
+        done = export_record(store, args.format, by=principal(args), me=args.me)
+    return write_out(done.text, args.out, f"{done.rows} verdicts")

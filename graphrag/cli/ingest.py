@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Never, TextIO
 
 from tqdm import tqdm
 
-from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store
+from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store, principal
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.extract import EXTRACTORS
 from graphrag.jobs import EtaClock, format_eta
-from graphrag.model import AuditEvent, Progress
+from graphrag.model import Progress
+from graphrag.store.audit import event as audit_event
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -85,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
             options["host"] = args.config.ollama_host  # --host, else OLLAMA_HOST, else the default
         report = Ingestor(store, make_extractor(args.extractor, **options), config=args.config).ingest_paths(
             args.paths, IngestProgress(), args.max_bytes)
-        store.add_audit(AuditEvent("ingest", None, None, {"via": "cli", "paths": [str(p) for p in args.paths],
-                                                          **report.totals()}))
+        store.add_audit(audit_event(principal(args), "ingest", paths=[str(p) for p in args.paths],
+                                    **report.totals()))
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_access_arg, add_json_arg, add_me_arg, add_store_arg, open_store
+from graphrag.cli.common import add_access_arg, add_json_arg, add_me_arg, add_store_arg, open_store, principal
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -32,13 +32,12 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the statistics of the verdicts the filters and access labels select."""
-    from graphrag.identity import local_principal
     from graphrag.record import RecordFilter, record_stats
     from graphrag.review import review_viewer
 
     flt = RecordFilter(args.since, args.until, args.reviewer, args.document, args.question)
     with open_store(args) as store:
-        stats = record_stats(store, args.access, flt, review_viewer(local_principal(args.access), args.me))
+        stats = record_stats(store, args.access, flt, review_viewer(principal(args), args.me))
     data = stats.to_json()
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))

@@ -7,9 +7,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
+from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store, principal
 from graphrag.errors import InputError
-from graphrag.identity import local_principal
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -59,7 +58,7 @@ def _policy(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         if args.required is not None:
-            store.set_review_policy(ReviewPolicy(args.required))
+            store.set_review_policy(ReviewPolicy(args.required), by=principal(args))
         policy = store.review_policy()
     print(json.dumps({"required_verdicts": policy.required, "blind": policy.blind}) if args.json else
           f"each claim needs {policy.required} independent verdict(s)"
@@ -74,7 +73,7 @@ def _queue(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         # Under blind review nobody else's verdict on a claim still judged blind is listed until this
         # reviewer has judged it (graphrag.review_policy.visible_verdicts).
-        queue = review_queue(store, args.access, viewer=review_viewer(local_principal(args.access), args.reviewer),
+        queue = review_queue(store, args.access, viewer=review_viewer(principal(args), args.reviewer),
                              answer_id=args.answer, disputed_only=args.action == "disputes")
     rows: list[dict[str, Any]] = [
         {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
@@ -103,7 +102,7 @@ def _mark(args: argparse.Namespace) -> int:
                     else (cites[0] if cites else None))
         # by: the command line acts locally (every role, the labels given); the verdict is audited
         v = record_verdict(store, answer, claim, citation, args.verdict, args.reviewer, args.note or "",
-                           adjudicate=args.adjudicate, by=local_principal(args.access))
+                           adjudicate=args.adjudicate, by=principal(args))
     print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role})
           if args.json else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}"
           + (" (adjudication)" if args.adjudicate else ""))

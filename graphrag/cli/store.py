@@ -1,14 +1,17 @@
 """``graphrag store migrate``: copy one store into another, empty one (SQLite into PostgreSQL) and print the
-verified table counts."""
+verified table counts. ``graphrag store setup``: on PostgreSQL, migrate as the owner and set up the application
+role the dashboard and the CLI use, which may only read and insert the verification record."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_json_arg, store_value
+from graphrag.cli.common import add_json_arg, principal, store_value
+from graphrag.errors import InputError
 from graphrag.model import Progress
 
 if TYPE_CHECKING:
@@ -16,8 +19,9 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``store migrate`` and its options."""
-    s = subparsers.add_parser("store", help="store administration: copy a SQLite store into PostgreSQL")
+    """Add ``store migrate`` and ``store setup`` and their options."""
+    s = subparsers.add_parser("store", help="store administration: copy a SQLite store into PostgreSQL, set up "
+                                            "its owner and application roles")
     st_ = s.add_subparsers(dest="what", required=True)
     sm = st_.add_parser("migrate", help="copy every row (original ids and times) into an empty database, "
                                         "then verify counts and hashes; all or nothing")
@@ -25,11 +29,27 @@ def register(subparsers: Subparsers) -> None:
     sm.add_argument("--to", dest="target", type=store_value, required=True,
                     help="an empty database, e.g. postgresql+psycopg://user:password@host:5432/graphrag")
     add_json_arg(sm)
+    su = st_.add_parser("setup", help="PostgreSQL: migrate the schema as the tables' owner, then create (if missing) "
+                                      "the application role and grant it reading and inserting the record tables "
+                                      "(verdicts, audit, removals) and normal writes elsewhere; run again after "
+                                      "an upgrade")
+    su.add_argument("--owner-url", type=store_value, required=True,
+                    help="the owner's URL, used only here, e.g. postgresql+psycopg://graphrag_owner:password@host/db")
+    su.add_argument("--app-role", required=True,
+                    help="the application role (created with LOGIN if missing); the dashboard and the CLI connect as "
+                         "it (GRAPHRAG_STORE)")
+    su.add_argument("--app-password-file", type=Path, metavar="FILE",
+                    help="a new role's password: the first line of FILE (never on the command line, where other "
+                         "users of the machine could read it); without it, the server's other authentication applies")
+    add_json_arg(su)
     s.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Copy the store, one progress line per table on stderr, then print what was verified."""
+    """``migrate``: copy the store, one progress line per table on stderr, then print what was verified.
+    ``setup``: migrate as the owner, grant the application role, print what it may do."""
+    if args.what == "setup":
+        return _setup(args)
     from graphrag.store.transfer import copy_store
 
     def progress(p: Progress) -> None:  # one line per table copied
@@ -42,4 +62,26 @@ def run(args: argparse.Namespace) -> int:
     print(f"copied {report.source} -> {report.target} (generation {report.generation}); verified:")
     for t in report.tables:
         print(f"  {t.table:<14} {t.rows:>9,} rows  sha256 {t.sha256[:16]}…  equal")
+    return 0
+
+
+def _setup(args: argparse.Namespace) -> int:
+    from graphrag.store.roles import setup_roles
+
+    password = None
+    if args.app_password_file is not None:
+        try:
+            password = args.app_password_file.read_text(encoding="utf-8").splitlines()[0]
+        except (OSError, UnicodeDecodeError, IndexError) as exc:
+            raise InputError(f"--app-password-file {args.app_password_file}: cannot read a password from it "
+                             f"({exc or 'empty'})") from None
+    report = setup_roles(args.owner_url, args.app_role, password, by=principal(args))
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+        return 0
+    print(f"schema {report.schema}, owned by {report.owner} (only it migrates; run this again after an upgrade)")
+    print(f"role {report.app_role}{' created' if report.created else ''}: may read and insert "
+          f"{', '.join(report.record_tables)} (no UPDATE, DELETE, TRUNCATE or trigger change); read and write "
+          f"the other {len(report.other_tables)} tables")
+    print(f"dashboard and CLI: GRAPHRAG_STORE={report.app_url} (add the role's password, or use a ~/.pgpass)")
     return 0

@@ -20,6 +20,7 @@ from sqlalchemy import Connection, Engine
 
 from graphrag.access import Footprint, Sources
 from graphrag.config import Config
+from graphrag.identity import ADMIN, Principal, require
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -169,9 +170,18 @@ class Store:
     # --- removal ------------------------------------------------------------------------
 
     def remove_document(self, doc_id: str, versions: Sequence[int] | None = None, *, actor: str,
-                        reason: str = "") -> removals.Removal:
-        """Remove every version of ``doc_id`` (or these), atomically: see graphrag.store.removals."""
-        return self._write(lambda c: removals.remove(c, doc_id, versions, actor, reason))
+                        reason: str = "", by: Principal) -> removals.Removal:
+        """Remove every version of ``doc_id`` (or these), atomically: see graphrag.store.removals.
+        ``by`` (an admin) is audited in the same transaction."""
+        require(by, ADMIN, "remove a document")
+
+        def run(c: Connection) -> removals.Removal:
+            done = removals.remove(c, doc_id, versions, actor, reason)
+            audit.add(c, audit.event(by, "remove", document=doc_id, versions=list(done.versions), actor=actor,
+                                     answers_withdrawn=done.answers_withdrawn))
+            return done
+
+        return self._write(run)
 
     def preview_removal(self, doc_id: str, versions: Sequence[int] | None = None) -> removals.Removal:
         """What ``remove_document`` would take out, exactly: the same removal, rolled back."""
@@ -376,7 +386,8 @@ class Store:
     # --- audit log (schema 5) -------------------------------------------------------------
 
     def add_audit(self, event: AuditEvent) -> int:
-        """Append one event to the audit log; its id."""
+        """Append one event to the audit log; its id. Changes of the record are audited by the
+        methods that make them; this is for events outside the store (sign-ins, exports, ingests)."""
         return self.database.write_one(lambda c: audit.add(c, event))
 
     def audit(self, since: str | None = None) -> list[AuditEvent]:
@@ -387,9 +398,15 @@ class Store:
         """How many independent verdicts a claim needs (the team's setting, default 1)."""
         return ReviewPolicy(self._read(verdicts.required_verdicts))
 
-    def set_review_policy(self, policy: ReviewPolicy) -> None:
-        """Set how many independent verdicts a claim needs."""
-        self.database.write_one(lambda c: verdicts.set_required_verdicts(c, policy.required))
+    def set_review_policy(self, policy: ReviewPolicy, *, by: Principal) -> None:
+        """Set how many independent verdicts a claim needs; ``by`` (an admin) is audited with it."""
+        require(by, ADMIN, "set the review policy")
+
+        def run(c: Connection) -> None:
+            verdicts.set_required_verdicts(c, policy.required)
+            audit.add(c, audit.event(by, "review-policy", required=policy.required))
+
+        self._write(run)
 
     def current_verdicts(self, answer_id: int | None = None) -> list[Verdict]:
         """The latest verdict per (claim, reviewer): a changed mind is a new row."""
@@ -398,9 +415,17 @@ class Store:
     # --- support checker versions (graphrag checker) ------------------------------------
 
     def add_checker_version(self, params: dict[str, Any], source: str, metrics: dict[str, Any],
-                            activate: bool = True) -> int:
-        """Store a fitted checker version (active by default); returns its number."""
-        return self._write(lambda c: checkers.add(c, params, source, metrics, activate))
+                            activate: bool = True, *, by: Principal) -> int:
+        """Store a fitted checker version (active by default); returns its number. ``by`` (an
+        admin) is audited with it."""
+        require(by, ADMIN, "refit the checker")
+
+        def run(c: Connection) -> int:
+            version = checkers.add(c, params, source, metrics, activate)
+            audit.add(c, audit.event(by, "checker-refit", adopted=activate, version=version, source=source))
+            return version
+
+        return self._write(run)
 
     def active_checker(self) -> checkers.CheckerVersion | None:
         """The team's checker version in use; None: the shipped parameters."""
@@ -410,9 +435,17 @@ class Store:
         """Every version, oldest first (parameters left out)."""
         return self._read(checkers.listing)
 
-    def rollback_checker(self, to: int | None = None) -> int:
-        """Activate version ``to`` (0 = shipped; default: the one before the active one)."""
-        return self._write(lambda c: checkers.rollback(c, to))
+    def rollback_checker(self, to: int | None = None, *, by: Principal) -> int:
+        """Activate version ``to`` (0 = shipped; default: the one before the active one); ``by``
+        (an admin) is audited with it."""
+        require(by, ADMIN, "roll the checker back")
+
+        def run(c: Connection) -> int:
+            active = checkers.rollback(c, to)
+            audit.add(c, audit.event(by, "checker-rollback", active=active))
+            return active
+
+        return self._write(run)
 
 
 class StoreCache:

@@ -264,6 +264,9 @@ class Database:
             if version == SCHEMA_VERSION or self.readonly:
                 return
 
+            if self.dialect == "postgresql":
+                self.read(lambda c: _refuse_unless_owner(c, version, self.url.display))
+
             def run(c: Connection) -> None:
                 if self.dialect == "postgresql":
                     c.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
@@ -284,6 +287,33 @@ class Database:
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.url.display} was written by a newer version (schema {version}, this one "
                              f"knows {SCHEMA_VERSION}); upgrade graphrag")
+
+
+class SchemaBehind(StoreError):
+    """The store's schema is older than this version of graphrag, and this role may not migrate it."""
+
+
+def _refuse_unless_owner(c: Connection, version: int, where: str) -> None:
+    """On PostgreSQL only the owner of the tables migrates (``graphrag store setup``). The
+    application's role cannot, and must not try: it says so instead, and nothing is changed."""
+    if version == 0:
+        may = c.execute(text("SELECT has_schema_privilege(current_schema(), 'CREATE')")).scalar()
+        owner = None
+    else:
+        owner = c.execute(text("SELECT tableowner FROM pg_tables WHERE schemaname = current_schema() "
+                               "AND tablename = 'meta'")).scalar()
+        may = owner is not None and c.execute(text("SELECT pg_has_role(current_user, :o, 'USAGE')"),
+                                              {"o": owner}).scalar()
+    if may:
+        return
+    user = c.execute(text("SELECT current_user")).scalar()
+    state = (f"has no graphrag schema yet (this version needs schema {SCHEMA_VERSION})" if version == 0 else
+             f"has schema {version}, this version of graphrag needs {SCHEMA_VERSION}")
+    whose = f", the tables belong to {owner}" if owner else ""
+    raise SchemaBehind(f"the store {where} {state}, and the role {user} may not change the schema{whose}: "
+                       f"run `graphrag store setup --owner-url <the owner's URL> --app-role {user}` once (it "
+                       "migrates as the owner and grants this role what it needs), then start again; nothing was "
+                       "changed")
 
 
 def _schema_version(c: Connection) -> int:

@@ -178,6 +178,12 @@ document_files = Table(
 )
 
 
+# The verification record: rows are only ever added (append_only below). On PostgreSQL the
+# application's role may only read and insert them (graphrag/store/roles.py); only the owner,
+# which migrates, could drop the triggers.
+RECORD_TABLES = ("verdicts", "audit", "removals")
+
+
 def create_tables(c: Connection, *tables: Table) -> None:
     """Create the tables that do not exist yet."""
     for t in tables:
@@ -186,6 +192,7 @@ def create_tables(c: Connection, *tables: Table) -> None:
 
 def append_only(c: Connection, table: str) -> None:
     """UPDATE and DELETE on ``table`` are refused by the database itself, whatever the client."""
+    assert table in RECORD_TABLES, f"{table}: an append-only table is one of RECORD_TABLES"
     if c.dialect.name == "sqlite":
         for op in ("UPDATE", "DELETE"):
             c.exec_driver_sql(f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "

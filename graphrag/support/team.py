@@ -6,7 +6,7 @@ the sentences around it. Labels: supported = 1; partially supported and unsuppor
 When several reviewers judged the same pair, each one's latest verdict counts and the majority
 decides; a tie is left out (and counted). A span whose text no longer matches the hash the
 reviewer judged is left out too. The fit itself is ``graphrag.support.learn``. The dashboard
-calls ``fit_from_verdicts(store)`` as the CLI does.
+calls ``fit_from_verdicts(store, by=who)`` as the CLI does; the refit is audited with who asked for it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from graphrag.identity import ADMIN, Principal, require
 from graphrag.model import Answer, VerdictLabel
+from graphrag.store.audit import event as audit_event
 from graphrag.store.codec import sha256_text
 from graphrag.support.base import SupportQuery
 from graphrag.support.learn import RefitRefused, check_enough, refit, shipped_rows
@@ -90,14 +92,17 @@ def checker_features(queries: Sequence[SupportQuery]) -> np.ndarray:
     return np.vstack([pf.vector() for pf in EmbeddedChecker().featurise(queries)])
 
 
-def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed: int = 0) -> FitOutcome:
+def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed: int = 0, *,
+                      by: Principal) -> FitOutcome:
     """Refit the checker's trees on the shipped rows plus the team's verdicts; adopt the refit
     as a new active version.
 
     Raises RefitRefused (with the figures when they were computed) and leaves the store's
     checker versions untouched unless there are enough verdicts of both classes and the
-    refit beats the shipped model beyond the spread across folds.
+    refit beats the shipped model beyond the spread across folds. ``by`` (an admin) is audited
+    either way: an adopted version with it, a refused refit as its own row.
     """
+    require(by, ADMIN, "refit the checker")
     from graphrag.support.embedded import params_from_raw, shipped_raw
 
     pairs, skipped = judged_pairs(store)
@@ -109,10 +114,11 @@ def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed:
         params, report = refit(params_from_raw(shipped_raw()).predict, shipped_rows(), x, y, groups, seed)
     except RefitRefused as exc:
         exc.report["skipped"] = dict(skipped)
+        store.add_audit(audit_event(by, "checker-refit", adopted=False, reason=str(exc)))
         raise
     report["skipped"] = dict(skipped)
     params["fitted_on"] = {"shipped rows": "wice_claim_dev + expertqa_rand_val", "team pairs": report["n"]}
     params["labels"] = "supported = 1; partially supported and unsupported = 0"
     source = f"verdicts: {report['n']} pairs ({report['n_supported']} supported) from {report['answers']} answers"
-    version = store.add_checker_version(params, source, report)
+    version = store.add_checker_version(params, source, report, by=by)
     return FitOutcome(version, report, dict(skipped))
