@@ -23,7 +23,7 @@ from graphrag.config import Config
 from graphrag.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.identity import Forbidden, Principal, identity_from_claims, local_principal, require
+from graphrag.identity import Forbidden, Principal, local_principal, require
 from graphrag.ingest import Ingestor, IngestReport, ProgressFn
 from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, Work, format_eta
 from graphrag.model import PUBLIC, AuditEvent
@@ -188,7 +188,7 @@ def principal() -> Principal:
     if dep.problems or not st.user.is_logged_in:
         return Principal(None, frozenset(), None, team=True)
     policy = cached_policy(dep.policy_path)
-    who = identity_from_claims(st.user.to_dict(), policy.groups_claim)
+    who = policy.identity(st.user.to_dict())
     grant = policy.grant(who)
     return Principal(who, grant.labels, grant.role, team=True)
 

@@ -240,7 +240,7 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
         # A cookie signed with another secret, or signed right 40 days ago (past the cookie's 30), is no
         # sign-in; the same claims signed right today are (so each is refused for its signature or age,
         # not for its shape).
-        claims = {"sub": "sub-ana", "email": "ana@example.com", "groups": ["ops"], "iss": issuer,
+        claims = {"sub": "sub-ana", "email": "ana@example.com", "email_verified": True, "groups": ["ops"], "iss": issuer,
                   "origin": base, "is_logged_in": True, "provider": "default"}
         for secret, age, signed_in in (("another-secret-" + "x" * 32, 0, False), (COOKIE_SECRET, 40, False),
                                        (COOKIE_SECRET, 0, True)):

@@ -40,7 +40,8 @@ INTERNAL_Q = "Which cluster replicates snapshots?"
 
 
 def user(sub: str, email: str, groups: tuple[str, ...] = ()) -> dict[str, object]:
-    return {"is_logged_in": True, "sub": sub, "email": email, "groups": list(groups), "iss": ISSUER}
+    return {"is_logged_in": True, "sub": sub, "email": email, "email_verified": True, "groups": list(groups),
+            "iss": ISSUER}
 
 
 ANA = user("sub-ana", "ana@example.com")
