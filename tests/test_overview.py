@@ -1,0 +1,45 @@
+"""The sidebar's counts as one viewer may see them (graphrag.overview): a public viewer learns
+nothing of internal documents, entities, relations, questions or reviews; blind review hides
+others' verdicts from the counts as it does on the pages. No model: the store is written directly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphrag.overview import Overview, overview
+from graphrag.review import record_verdict
+from graphrag.review_policy import ReviewPolicy
+from graphrag.store import Store
+from helpers import internal_route_answer
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture()
+def judged(tmp_path: Path):
+    """A public and an internal document, and an answer routed through the internal one with one verdict."""
+    with Store(tmp_path / "store.db") as store:
+        answer = internal_route_answer(store)
+        record_verdict(store, answer, answer.claims[0], answer.claims[0].citations[0], "supported", "ana")
+        yield store
+
+
+def test_counts_cover_only_what_the_labels_show(judged: Store) -> None:
+    whole = judged.counts()
+    both = overview(judged, ["internal", "public"], "ana")
+    assert both == Overview(whole["documents"], whole["versions"], whole["entities"], whole["relations"], 1, 1)
+    public = overview(judged, ["public"], "ana")
+    assert (public.documents, public.versions) == (1, 1)
+    assert public.entities == 2 < both.entities  # "export" is named only in the internal notes
+    assert public.relations == 0 < both.relations  # the one relation is stated internally
+    assert (public.answers, public.verdicts) == (0, 0)  # the answer went through the internal relation
+    assert overview(judged, [], "ana") == Overview(0, 0, 0, 0, 0, 0)
+
+
+def test_under_blind_review_others_verdicts_are_not_counted(judged: Store) -> None:
+    judged.set_review_policy(ReviewPolicy(2))
+    labels = ["internal", "public"]
+    assert overview(judged, labels, "bob").verdicts == 0  # bob has not judged the claim: ana's verdict is hidden
+    assert overview(judged, labels, "ana").verdicts == 1
