@@ -4,8 +4,6 @@ others' verdicts from the counts as it does on the pages. No model: the store is
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from graphrag.overview import Overview, overview
@@ -18,12 +16,12 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.fixture()
-def judged(tmp_path: Path):
-    """A public and an internal document, and an answer routed through the internal one with one verdict."""
-    with Store(tmp_path / "store.db") as store:
-        answer = internal_route_answer(store)
-        record_verdict(store, answer, answer.claims[0], answer.claims[0].citations[0], "supported", "ana")
-        yield store
+def judged(any_store: Store) -> Store:
+    """A public and an internal document, and an answer routed through the internal one with one verdict
+    (on SQLite and on PostgreSQL)."""
+    answer = internal_route_answer(any_store)
+    record_verdict(any_store, answer, answer.claims[0], answer.claims[0].citations[0], "supported", "ana")
+    return any_store
 
 
 def test_counts_cover_only_what_the_labels_show(judged: Store) -> None:
@@ -39,7 +37,17 @@ def test_counts_cover_only_what_the_labels_show(judged: Store) -> None:
 
 
 def test_under_blind_review_others_verdicts_are_not_counted(judged: Store) -> None:
-    judged.set_review_policy(ReviewPolicy(2))
     labels = ["internal", "public"]
+    assert overview(judged, labels, "bob").verdicts == 1
+    judged.set_review_policy(ReviewPolicy(2))  # a policy change is seen at once, whatever was kept
     assert overview(judged, labels, "bob").verdicts == 0  # bob has not judged the claim: ana's verdict is hidden
     assert overview(judged, labels, "ana").verdicts == 1
+
+
+def test_new_activity_is_counted_at_once(judged: Store) -> None:
+    labels = ["internal", "public"]
+    assert overview(judged, labels, "bob").verdicts == 1
+    answer = judged.answer(judged.answer_ids()[0]["id"])
+    assert answer is not None
+    record_verdict(judged, answer, answer.claims[0], answer.claims[0].citations[0], "unsupported", "bob")
+    assert overview(judged, labels, "bob").verdicts == 2
