@@ -53,11 +53,22 @@ def esc(text: object) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+# Where GFM's autolinking starts a link in bare text: "://" (http, https), "www." and "@" (an email
+# address, mailto:). Streamlit's Markdown links these whatever is backslash-escaped, so an invisible
+# word joiner is put into each seam instead: the text reads the same and no link can form.
+WORD_JOINER = "\u2060"
+_AUTOLINK_SEAMS = re.compile(r"(?<=:)(?=//)|(?i:(?<=www))(?=\.)|(?<=@)")
+
+
+def unlinked(text: str) -> str:
+    """``text`` with a word joiner in every seam where Markdown would turn a bare URL or email into a link."""
+    return _AUTOLINK_SEAMS.sub(WORD_JOINER, text)
 
 
 def plain(text: object) -> str:
-    """Text that Markdown shows literally (for st.error/st.info/captions): every special char escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """Text that Markdown shows literally (for st.error/st.info/captions, headings, labels): every special char
+    escaped and no bare URL or email address made a live link."""
+    return _MD_SPECIAL.sub(r"\\\1", unlinked(" ".join(str(text).split())))
 
 
 def box(inner_html: str, meta: str = "") -> None:

@@ -23,14 +23,7 @@ from graphrag.config import Config
 from graphrag.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.identity import (
-    VIA_DASHBOARD,
-    Forbidden,
-    Principal,
-    identity_from_claims,
-    local_principal,
-    require,
-)
+from graphrag.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
 from graphrag.ingest import Ingestor, IngestReport, ProgressFn
 from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, Work, format_eta
 from graphrag.model import PUBLIC
@@ -42,6 +35,7 @@ from graphrag.ollama_util import (
     pull_hint,
     resolve_host,
 )
+from graphrag.overview import overview
 from graphrag.review import clean_reviewer, review_viewer
 from graphrag.review_policy import ReviewViewer
 from graphrag.store import Store
@@ -205,7 +199,7 @@ def principal() -> Principal:
     if dep.problems or not st.user.is_logged_in:
         return Principal(None, frozenset(), None, team=True)
     policy = cached_policy(dep.policy_path)
-    who = identity_from_claims(st.user.to_dict(), policy.groups_claim)
+    who = policy.identity(st.user.to_dict())
     grant = policy.grant(who)
     return Principal(who, grant.labels, grant.role, team=True)
 
@@ -433,14 +427,24 @@ def first_start(s: Store) -> None:
 
 def job_panel() -> None:
     """The sidebar's line about ingests: live progress while one runs (on every page)."""
-    if jobs().active():
+    if shown_jobs():
         with st.sidebar:
             _live_jobs()
 
 
+def shown_jobs() -> list[JobStatus]:
+    """The running ingests this viewer may know of: every one locally; in team mode only this session's and
+    the first start's (the sample corpus), since another's upload count is activity their labels may not show."""
+    active = jobs().active()
+    if not principal().team:
+        return active
+    mine = session_token()
+    return [j for j in active if j.owner in (None, mine)]
+
+
 @st.fragment(run_every=1.0)
 def _live_jobs() -> None:
-    active = jobs().active()
+    active = shown_jobs()
     if not active:
         st.rerun()  # the ingest ended: redraw the whole page so counts and lists include it
     for s in active:
@@ -485,12 +489,12 @@ def sidebar(s: Store) -> None:
     name), and the backends."""
     sb = st.sidebar
     me = principal()
-    counts = s.counts()
     sb.markdown("**Store**")
     sb.caption(plain(f"{s.url.label}: {s.url.display}"))  # never the password
-    sb.caption(f"{counted(counts['documents'], 'document')} ({counted(counts['versions'], 'version')}) · "
-               f"{counted(counts['entities'], 'entity', 'entities')} · {counted(counts['relations'], 'relation')} · "
-               f"{counted(counts['answers'], 'answer')} · {counted(counts['verdicts'], 'verdict')}")
+    seen = overview(s, me.labels, viewer_for_review(me))  # what this viewer may see, never the whole store
+    sb.caption(f"{counted(seen.documents, 'document')} ({counted(seen.versions, 'version')}) · "
+               f"{counted(seen.entities, 'entity', 'entities')} · {counted(seen.relations, 'relation')} · "
+               f"{counted(seen.answers, 'answer')} · {counted(seen.verdicts, 'verdict')} that your labels show")
     job_panel()
     if me.team:
         _identity_panel(me)

@@ -7,6 +7,8 @@ and a role::
 
     issuers = ["https://login.example.com"]   # optional: identities from other issuers get nothing
     groups_claim = "groups"                    # optional: the claim that lists a user's groups
+    email_verified_issuers = []                # optional: issuers whose emails count as verified
+                                               # without an ``email_verified: true`` claim
 
     [unknown]                 # a signed-in user no rule names; labels = [] grants nothing at all
     labels = ["public"]
@@ -61,22 +63,39 @@ class Identity:
         return self.email or self.subject
 
 
-def identity_from_claims(claims: Mapping[str, Any], groups_claim: str = "groups") -> Identity | None:
+def identity_from_claims(claims: Mapping[str, Any], groups_claim: str = "groups",
+                         email_verified_issuers: Iterable[str] = ()) -> Identity | None:
     """An ``Identity`` from ID-token claims, or None without a subject.
 
-    An email the provider marks unverified (``email_verified: false``) is not used: anyone can
-    type any address into some providers' sign-up forms.
+    The email is used only when verified: the claim ``email_verified`` is the boolean true (a
+    missing claim, ``"true"`` or ``"false"`` as strings, or anything else is not), or the token's
+    issuer is one the policy lists in ``email_verified_issuers`` and the claim does not say false.
+    Anyone can type any address into some providers' sign-up forms, and a domain grant would
+    otherwise hand them the domain's labels.
     """
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub.strip():
         return None
+    iss = claims.get("iss")
+    issuer = iss if isinstance(iss, str) else ""
     email = claims.get("email")
-    if not isinstance(email, str) or not email.strip() or claims.get("email_verified") is False:
+    if not isinstance(email, str) or not email.strip() or not email_verified(claims, issuer, email_verified_issuers):
         email = None
     raw = claims.get(groups_claim) or ()
     groups = frozenset([raw] if isinstance(raw, str) else (str(g) for g in raw if isinstance(g, str | int)))
-    iss = claims.get("iss")
-    return Identity(sub, email.strip().lower() if email else None, groups, iss if isinstance(iss, str) else "")
+    return Identity(sub, email.strip().lower() if email else None, groups, issuer)
+
+
+def email_verified(claims: Mapping[str, Any], issuer: str, vouched_issuers: Iterable[str] = ()) -> bool:
+    """Whether the token's email counts as verified: ``email_verified`` is the boolean true, or
+    ``issuer`` is vouched for by the policy and the claim does not say false (``false`` or ``"false"``)."""
+    flag = claims.get("email_verified")
+    if flag is True:
+        return True
+    if issuer and issuer in frozenset(vouched_issuers):
+        said_false = flag is False or (isinstance(flag, str) and flag.strip().lower() == "false")
+        return not said_false
+    return False
 
 
 @dataclass(frozen=True)
@@ -160,7 +179,12 @@ class Policy:
     unknown: Grant = Grant(frozenset({PUBLIC}), VIEWER)
     issuers: frozenset[str] = frozenset()  # empty: any issuer the dashboard's sign-in accepts
     groups_claim: str = "groups"
+    email_verified_issuers: frozenset[str] = frozenset()  # their emails count as verified without the claim
     source: str = field(default="", compare=False)
+
+    def identity(self, claims: Mapping[str, Any]) -> Identity | None:
+        """The identity in these ID-token claims, read with this policy's groups claim and email rule."""
+        return identity_from_claims(claims, self.groups_claim, self.email_verified_issuers)
 
     def grant(self, who: Identity | None) -> Grant:
         """The union of every matching rule's labels with the highest of their roles; the
@@ -175,7 +199,7 @@ class Policy:
         return Grant(labels, role) if labels else NOTHING
 
 
-_TOP_KEYS = {"issuers", "groups_claim", "unknown", "grant"}
+_TOP_KEYS = {"issuers", "groups_claim", "email_verified_issuers", "unknown", "grant"}
 _MATCH_KEYS = ("email", "domain", "group")
 
 
@@ -190,6 +214,10 @@ def parse_policy(text: str, source: str = "access policy") -> Policy:
     groups_claim = data.get("groups_claim", "groups")
     if not isinstance(groups_claim, str) or not groups_claim:
         raise PolicyError(f"{source}: groups_claim must be a claim name")
+    vouched = _strings(data.get("email_verified_issuers", []), f"{source}: email_verified_issuers", allow_empty=True)
+    strangers = sorted(set(vouched) - set(issuers)) if issuers else []
+    if strangers:  # a typo here would vouch for nobody, or for an issuer the policy refuses anyway
+        raise PolicyError(f"{source}: email_verified_issuers names {', '.join(strangers)}, which is not in issuers")
     unknown = Grant(frozenset({PUBLIC}), VIEWER)
     if "unknown" in data:
         u = data["unknown"]
@@ -221,7 +249,7 @@ def parse_policy(text: str, source: str = "access policy") -> Policy:
             raise PolicyError(f"{where} needs labels (a list of access labels)")
         labels = frozenset(_strings(g["labels"], f"{where}: labels", allow_empty=False))
         rules.append(Rule(keys[0], value, labels, _role(g.get("role", VIEWER), where)))
-    return Policy(tuple(rules), unknown, frozenset(issuers), groups_claim, source)
+    return Policy(tuple(rules), unknown, frozenset(issuers), groups_claim, frozenset(vouched), source)
 
 
 def load_policy(path: str | Path) -> Policy:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -123,8 +124,22 @@ def closed_port() -> int:
     return free_port()
 
 
+WORD_JOINER = "\u2060"  # invisible: put by dashboard.render.plain where Markdown would start a link
+
+
 def texts(elements) -> list[str]:
-    return [str(e.value) for e in elements]
+    """The elements' text as a reader sees it (without the invisible word joiners)."""
+    return [str(e.value).replace(WORD_JOINER, "") for e in elements]
+
+
+def visible_text(text: str) -> str:
+    """Text from the browser as a reader sees it (without the invisible word joiners)."""
+    return text.replace(WORD_JOINER, "")
+
+
+def shown_as(text: str) -> re.Pattern[str]:
+    """A pattern for Playwright's get_by_text that finds ``text`` with or without word joiners in it."""
+    return re.compile(f"{WORD_JOINER}?".join(map(re.escape, text)))
 
 
 @contextmanager

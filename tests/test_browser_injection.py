@@ -2,7 +2,8 @@
 
 Document text, titles, entity names, relation types, the question, the reviewer's name and
 the note all carry script payloads. Chromium must open no dialog, run no handler (which would
-set ``window.__pwned`` or the page title) and fetch nothing from the payloads' outside host.
+set ``window.__pwned`` or the page title) and fetch nothing from the payloads' outside host. Bare
+URLs and an email address in the same strings are shown as text: no ``<a>`` on any page points at them.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ IMG = '<img src="http://evil.example/x.png" onerror="window.__pwned=1;document.t
 LOCAL = '<img src="http://127.0.0.1:9/local.png"> ![md](http://127.0.0.1:9/md.png)'
 SCRIPT = "<script>window.__pwned=2;alert('xss')</script>"
 SVG = '"><svg onload="window.__pwned=3;alert(3)">'
-ENTITY = f"Export{IMG}"
+BARE = "(http://bare.example/h) (https://bare.example/s) (www.bare.example) (ana@bare.example)"
+ENTITY = f"Export{IMG}{BARE}"
 QUESTION = f"How long do exports stay available {SCRIPT}?"
 
 
@@ -43,25 +45,25 @@ def _evil_store(tmp: Path) -> Path:
     from graphrag.store import Store
 
     corpus = write_corpus(tmp / "corpus", {
-        "exports.md": f"# Exports {SVG}\n\nExports stay available for 30 days {IMG} after cancellation {LOCAL}. "
-                      f"Exports use the latest snapshot {SCRIPT}.\n",
+        "exports.md": f"# Exports {SVG} {BARE}\n\nExports stay available for 30 days {IMG} after cancellation {LOCAL} "
+                      f"{BARE}. Exports use the latest snapshot {SCRIPT} {BARE}.\n",
     }, f"""
 [[documents]]
 file = "exports.md"
 id = "exports"
-title = 'Exports {SVG}'
+title = 'Exports {SVG} {BARE}'
 effective_date = "2026-02-01"
 """)
     x = ScriptedExtractor(
-        [ScriptEntity(ENTITY, "30 days", description=SCRIPT), ScriptEntity("Snapshot", "latest snapshot")],
-        [ScriptRelation(ENTITY, f"uses{SVG}", "Snapshot", "latest snapshot")])
+        [ScriptEntity(ENTITY, "30 days", description=SCRIPT + BARE), ScriptEntity("Snapshot", "latest snapshot")],
+        [ScriptRelation(ENTITY, f"uses{SVG}{BARE}", "Snapshot", "latest snapshot")])
     path = tmp / "store.db"
     with Store(path) as store:
         Ingestor(store, x).ingest_paths([corpus])
         answer = Asker(store).ask(QUESTION).answer
         claim = answer.claims[0]
         record_verdict(store, answer, claim, claim.citations[0] if claim.citations else None, "supported",
-                       f"Mallory{SCRIPT}", f"note {IMG}")
+                       f"Mallory{SCRIPT}{BARE}", f"note {IMG} {BARE}")
     return path
 
 
@@ -69,6 +71,9 @@ def _assert_clean(page) -> None:  # `page`: a Playwright Page
     for frame in page.frames:
         pwned = frame.evaluate("() => [window.__pwned || null, document.title]")
         assert pwned[0] is None and pwned[1] != "PWNED", (frame.url, pwned)
+        links = frame.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+        bare = [h for h in links if "bare.example" in h]
+        assert not bare, (frame.url, bare)  # bare URLs in document text stay text
 
 
 def test_injected_markup_never_runs(tmp_path: Path) -> None:

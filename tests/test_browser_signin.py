@@ -21,7 +21,9 @@ from app_helpers import (
     copy_store,
     free_port,
     require_chromium,
+    shown_as,
     streamlit_server,
+    visible_text,
     wait_for_app_run,
 )
 from graphrag.store import Store
@@ -77,7 +79,7 @@ def sign_in(page, base: str, sub: str, email: str) -> None:  # a Playwright Page
     page.get_by_role("button", name=sub, exact=True).click()  # the provider's "predefined user" button
     page.wait_for_url(re.compile(re.escape(base) + r"/?$"))
     wait_for_app_run(page)
-    page.get_by_test_id("stSidebar").get_by_text(f"{email} · role", exact=False).wait_for()
+    page.get_by_test_id("stSidebar").get_by_text(shown_as(f"{email} · role")).wait_for()
 
 
 def download(page, button: str) -> str:  # a Playwright Page
@@ -240,7 +242,7 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
         # A cookie signed with another secret, or signed right 40 days ago (past the cookie's 30), is no
         # sign-in; the same claims signed right today are (so each is refused for its signature or age,
         # not for its shape).
-        claims = {"sub": "sub-ana", "email": "ana@example.com", "groups": ["ops"], "iss": issuer,
+        claims = {"sub": "sub-ana", "email": "ana@example.com", "email_verified": True, "groups": ["ops"], "iss": issuer,
                   "origin": base, "is_logged_in": True, "provider": "default"}
         for secret, age, signed_in in (("another-secret-" + "x" * 32, 0, False), (COOKIE_SECRET, 40, False),
                                        (COOKIE_SECRET, 0, True)):
@@ -251,10 +253,10 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
             p.goto(base)
             wait_for_app_run(p)
             if signed_in:
-                p.get_by_test_id("stSidebar").get_by_text("ana@example.com · role admin", exact=False).wait_for()
+                p.get_by_test_id("stSidebar").get_by_text(shown_as("ana@example.com · role admin")).wait_for()
             else:
                 p.get_by_role("button", name="Sign in").wait_for()
-                assert "ana@example.com" not in p.inner_text("body")
+                assert "ana@example.com" not in visible_text(p.inner_text("body"))
             ctx.close()
 
         # Bob is removed from the policy while signed in: his next rerun has no access.
@@ -270,7 +272,7 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
         ana.wait_for_url(re.compile(r".*/oauth2/end_session.*"))  # the provider names an end-session endpoint
         ana.get_by_role("button", name="End session").click()
         ana.get_by_role("button", name="Sign in").wait_for()
-        assert "ana@example.com" not in ana.inner_text("body")
+        assert "ana@example.com" not in visible_text(ana.inner_text("body"))
 
         # The provider is down at sign-in: a clear message on the page, and the app keeps serving.
         server.shutdown()

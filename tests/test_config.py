@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import ROOT, app, closed_port, ok
+from app_helpers import ROOT, app, closed_port, ok, texts
 from graphrag.cli import main
 from graphrag.config import DEFAULT_STORE, Config, ConfigError, mask, settings_doc
 from graphrag.ingest import Ingestor
@@ -192,14 +192,14 @@ def test_the_sidebar_shows_each_setting_and_where_it_came_from(monkeypatch: pyte
     monkeypatch.setenv("OLLAMA_HOST", f"http://bob:s3cret@127.0.0.1:{port}")
     at.secrets["GRAPHRAG_ACCESS_POLICY"] = "/srv/graphrag/access.toml"
     at = ok(at)
-    panel = next(c for c in (str(x.value) for x in at.sidebar.caption) if "GRAPHRAG_STORE" in c).replace("\\", "")
+    panel = next(c for c in texts(at.sidebar.caption) if "GRAPHRAG_STORE" in c).replace("\\", "")
     entries = panel.split("\n\n")  # one per setting: its variable and source, then its value
     assert len(entries) == len(Config().describe())
     assert f"`GRAPHRAG_STORE` · *environment*  \n{tmp_path / 's.db'}" in entries
     assert "`GRAPHRAG_ACCESS_POLICY` · *secrets*  \n/srv/graphrag/access.toml" in entries
     assert "`GRAPHRAG_STORE_RETRY_S` · *default*  \n15.0" in entries
     assert f"`OLLAMA_HOST` · *environment*  \nhttp://bob:***@127.0.0.1:{port}" in entries
-    everything = " ".join(str(x.value) for x in [*at.sidebar.caption, *at.sidebar.markdown])
+    everything = " ".join(texts([*at.sidebar.caption, *at.sidebar.markdown]))
     assert "s3cret" not in everything
 
 

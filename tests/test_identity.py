@@ -74,12 +74,69 @@ def test_another_issuer_or_no_identity_gets_nothing() -> None:
 
 def test_claims_to_identity_ignores_an_unverified_email() -> None:
     base = {"sub": "s1", "iss": "https://idp.example", "groups": ["finance"]}
-    assert identity_from_claims({**base, "email": "Ana@Example.com"}).email == "ana@example.com"
+    ok = {**base, "email": "Ana@Example.com", "email_verified": True}
+    assert identity_from_claims(ok).email == "ana@example.com"
     unverified = identity_from_claims({**base, "email": "ana@example.com", "email_verified": False})
     assert unverified.email is None
     assert not parse_policy(POLICY).grant(unverified).labels & {"internal"}
     assert identity_from_claims({"email": "x@y.z"}) is None  # no subject: no identity
     assert identity_from_claims({**base, "groups": "finance"}).groups == {"finance"}
+
+
+MISSING = object()
+DOMAIN_ONLY = """
+issuers = ["https://idp.example", "https://entra.example"]
+[unknown]
+labels = []
+[[grant]]
+domain = "example.com"
+labels = ["public", "internal"]
+"""
+
+
+@pytest.mark.parametrize("flag, counts", [
+    (MISSING, False), ("false", False), ("true", False), (False, False), (None, False), (1, False), ("", False),
+    (True, True),
+])
+def test_only_the_boolean_true_verifies_an_email_for_a_domain_grant(flag: object, counts: bool) -> None:
+    """A provider that omits ``email_verified`` or sends it as a string vouches for nothing: the domain
+    grant is not given on an address anyone could have typed."""
+    claims = {"sub": "eve", "iss": "https://idp.example", "email": "eve@example.com"}
+    if flag is not MISSING:
+        claims["email_verified"] = flag
+    policy = parse_policy(DOMAIN_ONLY)
+    me = policy.identity(claims)
+    assert (me.email == "eve@example.com") is counts
+    assert policy.grant(me).allowed is counts
+    assert (policy.grant(me).labels == {"public", "internal"}) is counts
+
+
+@pytest.mark.parametrize("flag, counts", [
+    (MISSING, True), (True, True), ("true", True), (False, False), ("false", False), (" FALSE ", False),
+])
+def test_a_policy_can_vouch_for_one_issuers_emails(flag: object, counts: bool) -> None:
+    """``email_verified_issuers`` names the issuers whose emails are verified without the claim (such
+    providers send none); a token that itself says false is still refused, and other issuers keep the
+    strict rule."""
+    policy = parse_policy('email_verified_issuers = ["https://entra.example"]\n' + DOMAIN_ONLY)
+    claims = {"sub": "ana", "iss": "https://entra.example", "email": "ana@example.com"}
+    if flag is not MISSING:
+        claims["email_verified"] = flag
+    assert policy.grant(policy.identity(claims)).allowed is counts
+    other = {**claims, "iss": "https://idp.example"}
+    assert policy.grant(policy.identity(other)).allowed is (flag is True)
+
+
+@pytest.mark.parametrize("text, fault", [
+    ('email_verified_issuers = "https://idp.example"\n', "email_verified_issuers must be a list of non-empty strings"),
+    ('issuers = ["https://idp.example"]\nemail_verified_issuers = ["https://idp.exmaple"]\n',
+     "email_verified_issuers names https://idp.exmaple, which is not in issuers"),
+    ('email_verfied_issuers = ["https://idp.example"]\n', "unknown key(s) email_verfied_issuers"),
+])
+def test_a_malformed_email_verified_issuers_key_is_refused(text: str, fault: str) -> None:
+    with pytest.raises(PolicyError) as exc:
+        parse_policy(text, "access.toml")
+    assert fault in str(exc.value)
 
 
 @pytest.mark.parametrize("text, fault", [

@@ -1,15 +1,19 @@
-"""No string from a document, a manifest, a question or a user reaches Markdown unescaped.
+"""No string from a document, a manifest, a question or a user reaches Markdown unescaped, and no bare
+URL or email address in one becomes a live link.
 
 Streamlit renders Markdown in st.markdown, captions, headings, alerts, toasts, expander and
 tab labels, widget labels and help, and pill/radio options. A Markdown image or link there is
 fetched or made clickable by the browser (an access label ``![l](http://127.0.0.1:9/x.png)``
 made the Ask page fetch another host). Every such string of every page is collected from the
-app's element tree and must not hold a live link target from the planted payloads. New pages
+app's element tree and must not hold a live link target from the planted payloads. Bare URLs
+(``http://``, ``https://``, ``www.``) and email addresses are linked by Streamlit's Markdown even
+when backslash-escaped, so each planted one must reach Markdown with its seam broken. New pages
 and elements are covered without listing them: the whole tree is walked.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,9 +36,15 @@ LINK = "[mdlink](http://127.0.0.1:9/link)"
 IMG = "![mdimg](http://127.0.0.1:9/img.png)"
 NAME_LINK = "[up](javascript:alert(1))"  # file names cannot hold a slash
 LIVE = ("](http://127.0.0.1:9", "](javascript:")  # what Markdown would turn into a request or a link
-LABEL = f"team{IMG}"
-ENTITY = f"Export{LINK}"
-QUESTION = f"How long do exports stay available {LINK}?"
+# Bare URLs and an address GFM autolinks; file names cannot hold a slash, so they carry the last two.
+BARE = "(http://bare.example/h),(HTTPS://bare.example/s),(www.bare.example),(ana@bare.example)"
+NAME_BARE = "(www.bare.example)(ana@bare.example)"
+# One of the planted forms still whole once Markdown's backslash escapes are resolved: a live link.
+LIVE_BARE = re.compile(r"(?i)(?:https?://|www\.)bare\.example|@bare\.example")
+MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+LABEL = f"team{IMG}{BARE}"
+ENTITY = f"Export{LINK}{BARE}"
+QUESTION = f"How long do exports stay available {LINK} {BARE}?"
 
 
 def markdown_strings(at: et.ElementTree) -> Iterator[tuple[str, str]]:
@@ -54,35 +64,45 @@ def markdown_strings(at: et.ElementTree) -> Iterator[tuple[str, str]]:
                 yield f"{kind} option", str(getattr(option, "content", option))
 
 
+def live_bare_link(text: str) -> bool:
+    """Whether Markdown would link a planted bare URL or address in ``text`` (escapes do not stop it)."""
+    return LIVE_BARE.search(MD_ESCAPE.sub(r"\1", text)) is not None
+
+
 def assert_escaped(at: et.ElementTree, page: str) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    live = [(where, text) for where, text in markdown_strings(at) if any(m in text for m in LIVE)]
+    strings = list(markdown_strings(at))
+    live = [(where, text) for where, text in strings if any(m in text for m in LIVE)]
     assert not live, f"{page}: payload reached Markdown unescaped: {live}"
+    linked = [(where, text) for where, text in strings if live_bare_link(text)]
+    assert not linked, f"{page}: a bare URL or address would be a live link: {linked}"
 
 
 @pytest.fixture(scope="module")
 def evil_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("md")
     corpus = write_corpus(tmp / "corpus", {
-        "exports.md": f"# Exports {LINK}\n\nExports stay available for 30 days {IMG} after cancellation. "
-                      f"Exports use the latest snapshot {LINK}.\n",
+        "exports.md": f"# Exports {LINK} {BARE}\n\nExports stay available for 30 days {IMG} after cancellation "
+                      f"{BARE}. Exports use the latest snapshot {LINK} {BARE}.\n",
     }, f"""
 [[documents]]
 file = "exports.md"
-id = "exports{LINK}"
-title = 'Exports {IMG}'
+id = "exports{LINK}{BARE}"
+title = 'Exports {IMG} {BARE}'
 access = ["public", "{LABEL}"]
 """)
     x = ScriptedExtractor(
-        [ScriptEntity(ENTITY, "30 days", description=LINK), ScriptEntity(f"Snapshot{IMG}", "latest snapshot")],
-        [ScriptRelation(ENTITY, f"uses{LINK}", f"Snapshot{IMG}", "latest snapshot")])
+        [ScriptEntity(ENTITY, "30 days", description=LINK + BARE),
+         ScriptEntity(f"Snapshot{IMG}{BARE}", "latest snapshot")],
+        [ScriptRelation(ENTITY, f"uses{LINK}{BARE}", f"Snapshot{IMG}{BARE}", "latest snapshot")])
     path = tmp / "store.db"
     with Store(path) as store:
         report = Ingestor(store, x).ingest_paths([corpus])
         assert [d.status for d in report.documents] == ["ok"], report
         answer = Asker(store).ask(QUESTION, AskSettings(access=("public", LABEL))).answer
         claim = answer.claims[0]
-        record_verdict(store, answer, claim, claim.citations[0], "supported", f"Mallory{LINK}", f"note {IMG}")
+        record_verdict(store, answer, claim, claim.citations[0], "supported", f"Mallory{LINK}{BARE}",
+                       f"note {IMG} {BARE}")
     return path
 
 
@@ -90,18 +110,18 @@ def test_no_page_renders_a_planted_string_as_markdown(monkeypatch: pytest.Monkey
                                                        tmp_path: Path) -> None:
     at = app(monkeypatch, evil_store)
     at.session_state[state.ACCESS] = ["public", LABEL]
-    at.session_state[state.REVIEWER] = f"Eve{LINK}"
+    at.session_state[state.REVIEWER] = f"Eve{LINK}{BARE}"
     at.session_state[state.ANSWER_ID] = 1
-    at.session_state[state.ANSWER_WARNINGS] = [f"warning about {LINK}"]
+    at.session_state[state.ANSWER_WARNINGS] = [f"warning about {LINK} {BARE}"]
     at.session_state[state.EXTRACTOR] = "ollama"
-    at.session_state[state.EXTRACT_MODEL] = f"model{IMG}"
+    at.session_state[state.EXTRACT_MODEL] = f"model{IMG}{BARE}"
     at = at.run()
     assert_escaped(at, "ask")
     assert any("Answer #1" in str(s.value) for s in at.subheader)  # the answer is on the page
 
     # An ask that fails names the (user-typed) model in its error.
     at.session_state[state.GENERATOR] = "ollama"
-    at.session_state[state.GENERATE_MODEL] = f"gen{IMG}"
+    at.session_state[state.GENERATE_MODEL] = f"gen{IMG}{BARE}"
     at.text_area(key="_w_question").set_value(QUESTION)
     at = next(b for b in at.button if b.label == "Ask").click().run()
     assert_escaped(at, "ask (ollama error)")
@@ -117,6 +137,7 @@ def test_no_page_renders_a_planted_string_as_markdown(monkeypatch: pytest.Monkey
     at = at.run()
     assert_escaped(at, "graph")
     assert at.subheader, "the entity's heading is shown"
+    assert any("bare" in str(h.value) for h in at.subheader), "the heading carries the planted URLs"
 
     at.switch_page("views/record.py")
     at = at.run()
@@ -126,8 +147,8 @@ def test_no_page_renders_a_planted_string_as_markdown(monkeypatch: pytest.Monkey
     at.switch_page("views/ingest.py")
     at = at.run()
     at.file_uploader(key="ingest_uploads").set_value([
-        (f"notes{NAME_LINK}.md", b"# Notes\n\nExports are mailed weekly.\n", "text/markdown"),
-        (f"bad{NAME_LINK}.txt", b"\x00\x01 binary", "text/plain"),
+        (f"notes{NAME_LINK}{NAME_BARE}.md", b"# Notes\n\nExports are mailed weekly.\n", "text/markdown"),
+        (f"bad{NAME_LINK}{NAME_BARE}.txt", b"\x00\x01 binary", "text/plain"),
     ])
     at = at.run()
     at = at.button(key="ingest_go").click().run()

@@ -5,14 +5,21 @@ Connect provider are in test_browser_signin.py."""
 
 from __future__ import annotations
 
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT, app, copy_store, ok, page, texts
+from dashboard import state
 from graphrag.ask import Asker
+from graphrag.ingest import IngestReport
 from graphrag.model import AskSettings
+from graphrag.review import record_verdict
 from graphrag.store import Store
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
@@ -40,7 +47,8 @@ INTERNAL_Q = "Which cluster replicates snapshots?"
 
 
 def user(sub: str, email: str, groups: tuple[str, ...] = ()) -> dict[str, object]:
-    return {"is_logged_in": True, "sub": sub, "email": email, "groups": list(groups), "iss": ISSUER}
+    return {"is_logged_in": True, "sub": sub, "email": email, "email_verified": True, "groups": list(groups),
+            "iss": ISSUER}
 
 
 ANA = user("sub-ana", "ana@example.com")
@@ -129,6 +137,64 @@ def test_a_viewer_sees_public_answers_reads_and_cannot_judge_or_ingest(team) -> 
     assert not alone.get("file_uploader")
     at = page(at, "record")
     assert not [b for b in at.button if b.key in ("record_save_policy", "record_refit")]
+
+
+def sidebar_counts(at) -> dict[str, int]:
+    """The sidebar's store counts by kind (document, version, entit, relation, answer, verdict)."""
+    line = next(c for c in texts(at.sidebar.caption) if "verdict" in c and "document" in c)
+    found = re.findall(r"(\d+) (document|version|entit|relation|answer|verdict)", line)
+    return {kind: int(n) for n, kind in found}
+
+
+def test_the_sidebar_counts_only_what_the_viewer_may_see(team) -> None:
+    """A public viewer's counts say nothing of the internal document, its entities, the internal
+    question or the verdict on it; an admin holding both labels counts everything."""
+    with Store(team.store) as s:
+        internal = s.answer(next(a["id"] for a in s.answer_ids() if "cluster" in a["question"]))
+        claim = internal.claims[0]
+        record_verdict(s, internal, claim, claim.citations[0] if claim.citations else None, "supported",
+                       "ana@example.com")
+        whole = s.counts()
+        public = [d for d in s.documents(include_superseded=False) if "public" in d.access]
+    bob, ana = sidebar_counts(ok(team(BOB))), sidebar_counts(ok(team(ANA)))
+    assert bob["document"] == len(public) == whole["documents"] - 1  # the ops notes are internal
+    assert ana["document"] == whole["documents"] and ana["version"] == whole["versions"]
+    assert bob["entit"] < ana["entit"] == whole["entities"]  # Zephyr is named only internally
+    assert bob["relation"] <= ana["relation"] == whole["relations"]
+    assert (bob["answer"], bob["verdict"]) == (1, 0)
+    assert (ana["answer"], ana["verdict"]) == (2, 1)
+
+
+@contextmanager
+def upload_running(store: Path) -> Iterator[None]:
+    """An upload started by another session, running on the server's job runner until the block ends."""
+    release = threading.Event()
+
+    def work(progress) -> IngestReport:
+        release.wait(120)
+        return IngestReport(())
+
+    state.job_runner(str(store)).submit("Upload of 4 files", work, owner="an-admins-session")
+    try:
+        yield
+    finally:
+        release.set()
+
+
+def progress_lines(at) -> list[str]:
+    return [p.proto.text for p in at.sidebar.get("progress")]
+
+
+def test_another_sessions_ingest_is_not_in_a_team_members_sidebar(team) -> None:
+    """A running ingest is activity too: its progress line stays with the session that started it."""
+    with upload_running(team.store):
+        for who in (BOB, ANA):
+            assert progress_lines(ok(team(who))) == []
+
+
+def test_locally_the_one_person_sees_every_running_ingest(team, monkeypatch: pytest.MonkeyPatch) -> None:
+    with upload_running(team.store):  # the same job as above, seen in local mode: the runner is the app's
+        assert any("Upload of 4 files" in line for line in progress_lines(ok(app(monkeypatch, team.store))))
 
 
 def test_a_reviewer_verdict_carries_the_signed_in_identity_and_is_audited(team) -> None:

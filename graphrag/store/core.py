@@ -274,8 +274,17 @@ class Store:
         return self._read(graph.entity_names)
 
     def counts(self) -> dict[str, int]:
-        """Sizes for the sidebar and reports."""
+        """Sizes of the whole store, every label's documents included (reports, empty-store checks); what
+        one viewer may see is ``graphrag.overview``."""
         return self._read(graph.counts)
+
+    def activity_mark(self) -> tuple[str, ...]:
+        """A cheap stamp that changes whenever documents, answers, verdicts or the review policy change."""
+        return self._read(graph.activity_mark)
+
+    def relation_counts(self) -> dict[tuple[str, int], int]:
+        """The number of relations each document version states, by (doc id, version)."""
+        return self._read(graph.relation_counts)
 
     def graph_rows(self) -> graph.GraphRows:
         """Rows to build the in-memory graph: entities, mentions, relations, documents, read in

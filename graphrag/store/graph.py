@@ -67,6 +67,24 @@ _COUNTS = text(
     "(SELECT COUNT(*) FROM verdicts) AS verdicts")
 
 
+def relation_counts(c: Connection) -> dict[tuple[str, int], int]:
+    """Relations stated per document version (doc id, version): the caller decides which it may count."""
+    rows = c.execute(text("SELECT doc_id, version, COUNT(*) FROM relations GROUP BY doc_id, version")).tuples()
+    return {(d, int(v)): int(n) for d, v, n in rows}
+
+
+_MARK = text(
+    "SELECT (SELECT value FROM meta WHERE key='generation'), (SELECT value FROM meta WHERE "
+    "key='review_required_verdicts'), (SELECT MAX(id) FROM answers), (SELECT MAX(id) FROM verdicts)")
+
+
+def activity_mark(c: Connection) -> tuple[str, ...]:
+    """What moves whenever a count a viewer sees could change: the generation (documents, removals), the review
+    policy, the newest answer and the newest verdict (both tables only grow). Index lookups only."""
+    row = c.execute(_MARK).one()
+    return tuple("" if v is None else str(v) for v in row)
+
+
 def counts(c: Connection) -> dict[str, int]:
     """Sizes for the sidebar and reports, in one statement (one consistent state)."""
     row = c.execute(_COUNTS).mappings().one()
