@@ -472,13 +472,13 @@ def _governed(root: Path, root_real: Path, manifest_dirs: set[str], found: list[
         problems.extend(matched.problems)
         for f in mine:
             rel = _relative(f.rel, folder)
-            entry = matched.entries.get(rel)
+            own = matched.entries.get(rel)
             if rel in matched.rejected:
                 yield f, None, (), matched.rejected[rel]
-            elif manifest.defaults_error and not (entry and (entry.access or entry.error)):
+            elif manifest.defaults_error and not (own and (own.access or own.error)):
                 yield f, None, (), manifest.defaults_error
             else:
-                yield f, entry, manifest.defaults, None
+                yield f, own, manifest.defaults, None
 
 
 def _misnamed(folder: Path) -> Manifest:
