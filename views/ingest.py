@@ -12,7 +12,7 @@ from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
 from graphrag.ingest import Ingestor
 from graphrag.jobs import Work
-from graphrag.model import PUBLIC
+from graphrag.model import PUBLIC, AuditEvent
 from graphrag.store import Store
 from graphrag.text import counted
 from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
@@ -83,16 +83,25 @@ def extractor(s: Store) -> Extractor:
                           cache=s.reply_cache())
 
 
+def _actor() -> AuditEvent:
+    """Who the ingest runs for, read on the page's run (the job's thread has no session): a relabel's audit row."""
+    me = state.principal()
+    who = me.identity
+    return AuditEvent("relabel", who.subject if who else None, who.email if who else None,
+                      {"via": "dashboard", "mode": "team" if me.team else "local"})
+
+
 def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:
-    cfg = state.config()
-    return lambda progress: Ingestor(s, ex, config=cfg).ingest(items, progress)
+    cfg, actor = state.config(), _actor()
+    return lambda progress: Ingestor(s, ex, config=cfg, actor=actor).ingest(items, progress)
 
 
 def _folder_work(s: Store, ex: Extractor, folder: str) -> Work:
     # Files that were not attempted (unsupported type, links out of the folder, devices) are
     # counted, never named: this page may be reached by others than the folder's owner.
-    cfg = state.config()
-    return lambda progress: Ingestor(s, ex, config=cfg).ingest_paths([folder], progress, name_skipped=False)
+    cfg, actor = state.config(), _actor()
+    return lambda progress: Ingestor(s, ex, config=cfg, actor=actor).ingest_paths([folder], progress,
+                                                                                   name_skipped=False)
 
 
 if go:

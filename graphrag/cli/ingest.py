@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         if args.extractor == "ollama":
             options["cache"] = store.reply_cache()
             options["host"] = args.config.ollama_host  # --host, else OLLAMA_HOST, else the default
-        report = Ingestor(store, make_extractor(args.extractor, **options), config=args.config).ingest_paths(
+        report = Ingestor(store, make_extractor(args.extractor, **options), config=args.config,
+                          actor=AuditEvent("relabel", None, None, {"via": "cli"})).ingest_paths(
             args.paths, IngestProgress(), args.max_bytes)
         store.add_audit(AuditEvent("ingest", None, None, {"via": "cli", "paths": [str(p) for p in args.paths],
                                                           **report.totals()}))
