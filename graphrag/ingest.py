@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -20,6 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
+from graphrag.access import Access
 from graphrag.config import Config
 from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.embed import Embedder, get_embedder, torch_threads
@@ -244,8 +245,12 @@ class Ingestor:
     come from ``config`` (default: ``Config.from_env()``) unless ``overlap`` is given."""
 
     def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None = None,
-                 overlap: bool | None = None, config: Config | None = None, actor: AuditEvent | None = None) -> None:
+                 overlap: bool | None = None, config: Config | None = None, actor: AuditEvent | None = None,
+                 viewer: Collection[str] | None = None) -> None:
         self.store = store
+        # The uploader's labels (the Ingest page): a relabel's note then never names the title or labels of a
+        # stored version they cannot see. None: the caller may see everything (the CLI's administrator).
+        self.viewer = None if viewer is None else Access.of(viewer, include_superseded=True)
         # Who the ingest runs for: its subject, email and detail go into each audit row it writes (a relabel).
         self.actor = actor or AuditEvent("relabel", None, None, {"via": "api"})
         self.extractor = extractor
@@ -451,6 +456,9 @@ class Ingestor:
         if done is None:  # removed meanwhile: nothing holds the old labels any more
             return replace(base, status=ExtractionStatus.FAILED.value,
                            error="the stored version was removed meanwhile; ingest again")
+        if self.viewer is not None and not self.viewer.sees(done.before.access):
+            return replace(base, version=done.version, note="same content as a stored version: its metadata set to "
+                                                            "this upload's")
         return replace(base, version=done.version, note=_relabel_note(done, item))
 
     def _extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:

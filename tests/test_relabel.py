@@ -14,6 +14,7 @@ import pytest
 from graphrag.access import Access, answer_visible
 from graphrag.graph import load_graph
 from graphrag.ingest import DocumentReport, Ingestor
+from graphrag.documents import Source
 from graphrag.model import Answer, AskSettings, AuditEvent, Citation, Claim, ContextItem, Route, Seed
 from graphrag.review import export_rows, record_verdict, review_queue
 from graphrag.store import Store
@@ -145,3 +146,15 @@ def test_the_same_bytes_under_another_id_are_no_relabel(store: Store, folder: Pa
     (folder / "copy.md").write_text(PLAN, encoding="utf-8")
     report = Ingestor(store, PatternExtractor(), HashEmbedder()).ingest_paths([folder])
     assert {d.id: d.status for d in report.documents} == {"copy": "ok", "plan": "unchanged"}
+
+
+def test_an_upload_of_a_hidden_versions_bytes_names_none_of_its_metadata(store: Store) -> None:
+    """The page's uploader cannot see the stored version: its labels and title stay unsaid."""
+    from graphrag.uploads import Upload, prepare_uploads
+
+    Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Qzc merger", PLAN, access=("hr",))])
+    Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Plan", DRAFT, access=PUBLIC)])
+    items = prepare_uploads([Upload("plan.md", PLAN.encode())], store, viewer_access=PUBLIC, labels=("hr", "board"),
+                            new_versions={"plan"})
+    (plan,) = Ingestor(store, PatternExtractor(), HashEmbedder(), viewer=PUBLIC).ingest(items).documents
+    assert plan.status == "relabelled" and "hr" not in (plan.note or "") and "Qzc" not in repr(plan)

@@ -92,8 +92,8 @@ def _actor() -> AuditEvent:
 
 
 def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:
-    cfg, actor = state.config(), _actor()
-    return lambda progress: Ingestor(s, ex, config=cfg, actor=actor).ingest(items, progress)
+    cfg, actor, held = state.config(), _actor(), state.access()
+    return lambda progress: Ingestor(s, ex, config=cfg, actor=actor, viewer=held).ingest(items, progress)
 
 
 def _folder_work(s: Store, ex: Extractor, folder: str) -> Work:
