@@ -431,16 +431,18 @@ def _governed(root: Path, root_real: Path, manifest_dirs: set[str], found: list[
               ) -> Iterator[tuple[folders.Found, ManifestEntry | None, tuple[str, ...], str | None]]:
     """Each text file with its entry and default labels from its nearest manifest, or the reason it is held back.
 
-    The nearest manifest governs every file below it, never its parent's ``[defaults]``. A parent
+    The nearest manifest governs every file below it, never its parent's ``[defaults]``; for files with
+    no manifest between them and the chosen folder, that is the nearest one above the folder, if any
+    (ingesting ``parent/sub`` follows ``parent/manifest.toml`` as ingesting ``parent`` does). A parent
     manifest's entry naming a file that a nearer manifest governs is ambiguous (which labels were
     meant?): that file is held back until one of the two entries is removed.
     """
     ambiguous: dict[str, str] = {}  # file (relative to the ingest root) -> why it is held back
     for folder in sorted(manifest_dirs):  # a folder sorts before its subfolders
         mine = [f for f in texts if _nearest(f.rel, manifest_dirs) == folder]
-        here = root / folder if folder != "." else root
-        manifest = _manifest(here, root_real) if folder == "." or (here / MANIFEST).is_file() or (
-            here / MANIFEST).is_symlink() else _misnamed(here)
+        if not mine and folder == ".":  # (a manifest inside still says its problems, even with no files)
+            continue
+        here, prefix, manifest = _governing(root, root_real, folder)
         problems.extend(manifest.problems)
         where = str(here / MANIFEST)
         if manifest.held is not None:
@@ -451,27 +453,32 @@ def _governed(root: Path, root_real: Path, manifest_dirs: set[str], found: list[
         for f in held:
             yield f, None, (), ambiguous[f.rel]
         mine = [f for f in mine if f.rel not in ambiguous]
+
+        def to_manifest(rel: str, folder: str = folder, prefix: str = prefix) -> str:
+            """A path relative to the ingest root, relative to the manifest's folder."""
+            return _join(prefix, _relative(rel, folder))
+
         # Entries pointing below a nearer manifest: the nearer one governs those files.
-        nearer = [d for d in manifest_dirs if d != folder and _under(d, folder)]
+        nearer = {to_manifest(d): d for d in manifest_dirs if d != folder and _under(d, folder)}
         entries: dict[str, ManifestEntry] = {}
         for raw, entry in manifest.entries.items():
             norm, _ = normalise_entry_path(raw)
-            inner = [d for d in nearer if norm is not None and _under(norm, _relative(d, folder))]
+            inner = [d for d in nearer if norm is not None and _under(norm, d)]
             if norm is None or not inner or not exists_exact(here, norm):
                 entries[raw] = entry
                 continue
-            other = root / max(inner, key=len) / MANIFEST
+            other = root / nearer[max(inner, key=len)] / MANIFEST
             why = (f"{where} has an entry for it, but {other} is the nearest manifest and governs it: which labels "
                    "were meant cannot be told, so it is held back until the entry is removed from one of the two")
-            ambiguous[f"{folder}/{norm}" if folder != "." else norm] = why
+            ambiguous[_join(folder if folder != "." else "", norm[len(prefix) + 1:] if prefix else norm)] = why
             problems.append(f"{where}: file = {raw!r} is governed by {other} (the nearest manifest applies to the "
                             "files below it); it is not ingested until the entry is removed from one of the two")
         mine_found = [f for f in found if _nearest(f.rel, manifest_dirs) == folder]
-        matched = match_entries(entries, here, [_relative(f.rel, folder) for f in mine_found],
-                                [_relative(f.rel, folder) for f in mine], where)
+        matched = match_entries(entries, here, [to_manifest(f.rel) for f in mine_found],
+                                [to_manifest(f.rel) for f in mine], where)
         problems.extend(matched.problems)
         for f in mine:
-            rel = _relative(f.rel, folder)
+            rel = to_manifest(f.rel)
             own = matched.entries.get(rel)
             if rel in matched.rejected:
                 yield f, None, (), matched.rejected[rel]
@@ -481,21 +488,60 @@ def _governed(root: Path, root_real: Path, manifest_dirs: set[str], found: list[
                 yield f, own, manifest.defaults, None
 
 
+def _join(a: str, b: str) -> str:
+    return f"{a}/{b}" if a else b
+
+
+def _governing(root: Path, root_real: Path, folder: str) -> tuple[Path, str, Manifest]:
+    """(the manifest's folder, the path of ``folder`` relative to it, the manifest) for the files of ``folder``."""
+    here = root / folder if folder != "." else root
+    if folder != ".":
+        if (here / MANIFEST).is_file() or (here / MANIFEST).is_symlink():
+            return here, "", _manifest(here, root_real)
+        return here, "", _misnamed(here)
+    if (root / MANIFEST).exists() or (root / MANIFEST).is_symlink():
+        return root, "", _manifest(root, root_real)
+    above = _manifest_above(root)
+    if above is None:
+        return root, "", NO_MANIFEST
+    top, prefix = above
+    return top, prefix, _manifest(top, Path(os.path.realpath(top)), above=True)
+
+
+def _manifest_above(root: Path) -> tuple[Path, str] | None:
+    """The nearest folder above ``root`` holding a manifest.toml (named exactly so), and ``root`` relative to it."""
+    here = Path(os.path.abspath(root))
+    for up in here.parents:
+        try:
+            if MANIFEST in os.listdir(up):
+                return up, here.relative_to(up).as_posix()
+        except OSError:  # a folder above that cannot be listed holds no manifest we could read
+            continue
+    return None
+
+
 def _misnamed(folder: Path) -> Manifest:
     return _holding(folder / MANIFEST, "not found, but a file named like it in another letter case is there "
                                        f"(a manifest must be named {MANIFEST!r} exactly: rename it)")
 
 
-def _manifest(root: Path, root_real: Path) -> Manifest:
-    """The manifest beside the files, read as safely as they are (a link out or a FIFO fails closed)."""
+def _manifest(root: Path, root_real: Path, *, above: bool = False) -> Manifest:
+    """The manifest beside the files, read as safely as they are (a link out or a FIFO fails closed).
+
+    ``above``: a manifest above the chosen folder, applied only when it is the user's own (or root's):
+    one that another user placed in a shared folder such as /tmp could otherwise give the files ids
+    or labels; it holds them back instead, with the reason."""
     path = root / MANIFEST
     if not path.exists() and not path.is_symlink():
         return NO_MANIFEST
     try:
-        folders.check_file(path, root_real)
+        st = folders.check_file(path, root_real)
     except (folders.Refused, OSError) as exc:
         why = exc.reason if isinstance(exc, folders.Refused) else (exc.strerror or str(exc))
         return _holding(path, f"cannot be read ({why})")
+    if above and hasattr(os, "getuid") and st.st_uid not in (os.getuid(), 0):
+        return _holding(path, f"lies above the chosen folder and belongs to another user (uid {st.st_uid}), so it "
+                              "is not applied; ingest from its folder if it is meant, or move it away")
     return read_manifest(path)
 
 

@@ -8,6 +8,7 @@ file went in public with `problems: []`.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,31 @@ def test_the_valid_schema_is_accepted_without_problems(store: Store, tmp_path: P
     assert by_id["vault"].status == "ok" and not report.problems
     doc = store.current_document("vault")
     assert doc is not None and (doc.title, doc.effective_date, doc.access) == ("Vault", "2024-01-01", ("internal",))
+
+
+# --- a manifest above the chosen folder -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["sub", "sub/vault.md"], ids=["subfolder", "one-file"])
+def test_ingesting_below_a_manifest_follows_it_as_ingesting_its_folder_does(store: Store, tmp_path: Path,
+                                                                           target: str) -> None:
+    root = tree(tmp_path / "p", {"manifest.toml": INTERNAL + '[[documents]]\nfile = "sub/vault.md"\naccess = ["hr"]\n',
+                                 "sub/vault.md": VAULT, "sub/open.md": NOTES, "sibling.md": NOTES})
+    by_id, report = ingest(store, root / target)
+    assert store.current_document("vault").access == ("hr",)  # the entry, named relative to the manifest
+    if target == "sub":
+        assert store.current_document("open").access == ("internal",)  # the manifest's [defaults]
+    assert not report.problems and "sibling" not in by_id  # an entry for a file outside is no problem
+
+
+def test_a_manifest_above_the_folder_that_another_user_owns_holds_the_files_back(store: Store,
+                                                                                 tmp_path: Path) -> None:
+    """Another user's manifest in a shared folder above (/tmp) must not give the files ids or labels."""
+    if os.getuid() != 0:
+        pytest.skip("giving a file to another user needs root")
+    root = tree(tmp_path / "shared", {"manifest.toml": '[[documents]]\nfile = "mine/notes.md"\nid = "ops"\n',
+                                      "mine/notes.md": NOTES})
+    os.chown(root / "manifest.toml", 12345, 12345)
+    by_id, _ = ingest(store, root / "mine")
+    assert by_id["notes"].status == "rejected" and "another user" in (by_id["notes"].error or "")
+    assert store.current_document("ops") is None and store.current_document("notes") is None

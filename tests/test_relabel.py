@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from graphrag.access import Access, answer_visible
+from graphrag.documents import Source
 from graphrag.graph import load_graph
 from graphrag.ingest import DocumentReport, Ingestor
-from graphrag.documents import Source
 from graphrag.model import Answer, AskSettings, AuditEvent, Citation, Claim, ContextItem, Route, Seed
 from graphrag.review import export_rows, record_verdict, review_queue
 from graphrag.store import Store
