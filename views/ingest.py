@@ -21,9 +21,10 @@ st.title("Ingest documents")
 state.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows
 roots = state.server_ingest_roots()  # none in team mode unless configured: the disk option is then off
 st.caption(f"Text, Markdown, PDF, HTML and DOCX files (text of up to {DEFAULT_MAX_BYTES:,} bytes, documents of up "
-           f"to {DOCUMENT_MAX_BYTES:,}). A `manifest.toml` beside a folder's files sets titles, dates and access "
-           "labels; uploads get the labels chosen below. Re-ingesting a changed document adds a new version; the old "
-           "one is kept, marked superseded.")
+           f"to {DOCUMENT_MAX_BYTES:,}). The nearest `manifest.toml` (in a file's folder or above it) sets titles, dates "
+           "and access labels; uploads get the labels chosen below. Re-ingesting a changed document adds a new "
+           "version; the old one is kept, marked superseded. New labels, title or date on an unchanged file are "
+           "applied to the stored version (a narrowing to every version) and written to the audit log.")
 
 store = state.store()
 left, right = st.columns([3, 2], gap="large")

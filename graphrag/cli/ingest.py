@@ -58,7 +58,7 @@ class IngestProgress:
 def register(subparsers: Subparsers) -> None:
     """Add ``ingest`` and its options."""
     s = subparsers.add_parser("ingest", help="ingest text, Markdown, PDF, HTML and DOCX files or folders "
-                                             "(a manifest.toml beside them is read)")
+                                             "(the nearest manifest.toml at or above each file sets its labels)")
     s.add_argument("paths", nargs="+", metavar="PATH")
     add_store_arg(s)
     s.add_argument("--extractor", choices=list(EXTRACTORS), default="rules",
