@@ -496,7 +496,7 @@ def _governing(root: Path, root_real: Path, folder: str) -> tuple[Path, str, Man
     """(the manifest's folder, the path of ``folder`` relative to it, the manifest) for the files of ``folder``."""
     here = root / folder if folder != "." else root
     if folder != ".":
-        if (here / MANIFEST).is_file() or (here / MANIFEST).is_symlink():
+        if (here / MANIFEST).exists() or (here / MANIFEST).is_symlink():  # a FIFO or a link out: held, with why
             return here, "", _manifest(here, root_real)
         return here, "", _misnamed(here)
     if (root / MANIFEST).exists() or (root / MANIFEST).is_symlink():

@@ -91,18 +91,23 @@ def test_a_parent_entry_for_a_file_a_nearer_manifest_governs_is_refused_as_ambig
     assert any("sub/vault.md" in p and "nearest manifest" in p for p in report.problems)
 
 
-@pytest.mark.parametrize("bad", ["[[documents]\n", "link", "Manifest.toml"], ids=["malformed", "link-out", "case"])
+@pytest.mark.parametrize("bad", ["[[documents]\n", "link", "Manifest.toml", "fifo"],
+                         ids=["malformed", "link-out", "case", "fifo"])
 def test_a_nested_manifest_that_cannot_be_used_holds_back_its_files(store: Store, tmp_path: Path, bad: str) -> None:
     root = tree(tmp_path / "p", {"notes.md": NOTES, "sub/vault.md": VAULT})
     if bad == "link":
         tree(tmp_path, {"elsewhere/manifest.toml": INTERNAL})
         (root / "sub" / "manifest.toml").symlink_to(tmp_path / "elsewhere" / "manifest.toml")
+    elif bad == "fifo":
+        os.mkfifo(root / "sub" / "manifest.toml")
     elif bad == "Manifest.toml":
         tree(root, {"sub/Manifest.toml": INTERNAL})  # read on a case-insensitive disk: not a guess on this one
     else:
         tree(root, {"sub/manifest.toml": bad})
     by_id, report = ingest(store, root)
-    assert by_id["sub/vault"].status == "rejected" and "manifest" in (by_id["sub/vault"].error or "")
+    why = by_id["sub/vault"].error or ""
+    assert by_id["sub/vault"].status == "rejected" and "manifest" in why
+    assert ("letter case" in why) == (bad == "Manifest.toml")
     assert store.current_document("sub/vault") is None and "Canary9" not in public_texts(store)
     assert by_id["notes"].status == "ok"
     assert any("sub" in p for p in report.problems)
