@@ -158,3 +158,13 @@ def test_an_upload_of_a_hidden_versions_bytes_names_none_of_its_metadata(store: 
                             new_versions={"plan"})
     (plan,) = Ingestor(store, PatternExtractor(), HashEmbedder(), viewer=PUBLIC).ingest(items).documents
     assert plan.status == "relabelled" and "hr" not in (plan.note or "") and "Qzc" not in repr(plan)
+
+
+def test_a_relabel_on_both_backends(any_store: Store, folder: Path) -> None:
+    ingest(any_store, folder)
+    before = any_store.generation()
+    manifest(folder, access=["internal"])
+    assert ingest(any_store, folder).status == "relabelled"
+    assert any_store.current_document("plan").access == ("internal",)
+    assert any_store.generation() > before  # every instance's graph reloads
+    assert [e.detail["to"]["access"] for e in any_store.audit() if e.event == "relabel"] == [["internal"]]
