@@ -351,7 +351,7 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
     Documents sharing an id are ordered by effective date, so the later version supersedes.
     Inside a folder only regular files whose real path stays in the folder are read; a path on
     a kernel filesystem (/proc, /sys, /dev...) is refused whole. Every file is governed by the
-    nearest ``manifest.toml`` at or above its folder within the chosen folder (see ``_governed``).
+    nearest ``manifest.toml`` in its folder or above it (see ``_governed``).
     """
     items: list[Source | Rejected] = []
     problems: list[str] = []

@@ -7,6 +7,9 @@ rather than a guess. An entry that matches no file never lets a file fall back t
 ``[defaults]`` labels: the files it could have meant (same path ignoring case, same name in
 another subfolder, same name with another extension) are rejected with the reason, and when
 none can be told, every file of the folder that would get the default labels is.
+
+The schema is closed (``unknown_keys``): a table or key outside it is a problem naming the nearest
+valid key, never dropped. Which manifest governs which file is decided in ``documents.collect``.
 """
 
 from __future__ import annotations
