@@ -14,13 +14,21 @@ import re
 import tomllib
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
 from graphrag import folders
-from graphrag.manifest import match_entries
+from graphrag.manifest import (
+    DEFAULTS_KEYS,
+    ENTRY_KEYS,
+    TOP_LEVEL_KEYS,
+    exists_exact,
+    match_entries,
+    normalise_entry_path,
+    unknown_keys,
+)
 from graphrag.model import PUBLIC, Document
 from graphrag.readers import DOCUMENT_SUFFIXES, Layout, ReadError, read_document, sniff
 
@@ -163,35 +171,71 @@ def _labels(value: object, where: str) -> tuple[str, ...]:
     return tuple(sorted({v.strip() for v in value}))
 
 
-def read_manifest(path: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...], list[str]]:
+@dataclass(frozen=True)
+class Manifest:
+    """A manifest as read: entries by their raw ``file``, the default labels (empty: none valid, so files
+    without their own access are held back), problems, and ``held``: why every file it governs is held
+    back (it cannot be read or parsed, or it has a table or key outside the schema), else None."""
+
+    entries: dict[str, ManifestEntry]
+    defaults: tuple[str, ...]
+    problems: list[str]
+    held: str | None = None
+    defaults_error: str | None = None  # why ``defaults`` is empty
+
+
+NO_MANIFEST = Manifest({}, (PUBLIC,), [])
+
+
+def _holding(path: Path, why: str) -> Manifest:
+    return Manifest({}, (), [f"{path}: {why}; the files it governs are not ingested until it is fixed"],
+                    f"held back by its manifest, {path}: {why}; fix it and ingest again")
+
+
+def read_manifest(path: Path) -> Manifest:
     """Entries by file (relative path), default access labels, and problems found.
 
     Problems fail closed: a file whose entry is invalid, or every file when the manifest cannot
-    be parsed, is rejected rather than ingested with guessed (possibly broader) access labels.
+    be parsed or holds a table or key the schema does not know, is rejected rather than ingested
+    with guessed (possibly broader) access labels.
     """
     problems: list[str] = []
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return {}, (), [f"{path}: malformed manifest ({exc}); its folder's files are not ingested until it is fixed"]
+        return _holding(path, f"malformed manifest ({exc})")
+    # An unknown top-level key may be meant for any file (``[[document]]`` entries, a ``[default]``
+    # table): every file the manifest governs is held back.
+    if unknown := unknown_keys(raw, TOP_LEVEL_KEYS):
+        return _holding(path, "; ".join(unknown))
     defaults: tuple[str, ...] = (PUBLIC,)
+    defaults_error: str | None = None
     try:
-        if "defaults" in raw and "access" in raw["defaults"]:
-            defaults = _labels(raw["defaults"]["access"], f"{path} [defaults]")
+        table = raw.get("defaults", {})
+        if not isinstance(table, dict):
+            raise ValueError(f"{path}: [defaults] must be a table, got {table!r}")
+        if unknown := unknown_keys(table, DEFAULTS_KEYS):
+            raise ValueError(f"{path} [defaults]: " + "; ".join(unknown))
+        if "access" in table:
+            defaults = _labels(table["access"], f"{path} [defaults]")
     except (ValueError, TypeError) as exc:
         # Fail closed here too: an invalid default must not fall back to public.
-        defaults = ()
+        defaults, defaults_error = (), f"it has no access of its own, and {exc}: fix it and ingest again"
         problems.append(f"{exc}; files without their own access are not ingested until it is fixed")
     entries: dict[str, ManifestEntry] = {}
     docs = raw.get("documents", [])
     if not isinstance(docs, list):
-        return {}, defaults, [*problems, f"{path}: [[documents]] must be an array of tables"]
+        return _holding(path, "[[documents]] must be an array of tables")
     for i, d in enumerate(docs):
         where = f"{path} document {i + 1}"
         file = d.get("file") if isinstance(d, dict) else None
         try:
+            if not isinstance(d, dict):
+                raise ValueError(f"{where}: must be a table, got {d!r}")
             if not isinstance(file, str):
                 raise ValueError(f"{where}: needs a `file` string")
+            if unknown := unknown_keys(d, ENTRY_KEYS):
+                raise ValueError(f"{where}: " + "; ".join(unknown))
             title = d.get("title")
             if title is not None and (not isinstance(title, str) or len(title) > 500):
                 raise ValueError(f"{where}: title must be a string of at most 500 characters")
@@ -212,7 +256,7 @@ def read_manifest(path: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...]
             key = file if isinstance(file, str) else ""
             entries[key] = ManifestEntry(error=str(exc))
             problems.append(f"{exc}; {key} is not ingested until its entry is fixed" if key else str(exc))
-    return entries, defaults, problems
+    return Manifest(entries, defaults, problems, None, defaults_error)
 
 
 def _doc_id(path: Path, root: Path) -> str:
@@ -306,7 +350,8 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
 
     Documents sharing an id are ordered by effective date, so the later version supersedes.
     Inside a folder only regular files whose real path stays in the folder are read; a path on
-    a kernel filesystem (/proc, /sys, /dev...) is refused whole.
+    a kernel filesystem (/proc, /sys, /dev...) is refused whole. Every file is governed by the
+    nearest ``manifest.toml`` in its folder or above it (see ``_governed``).
     """
     items: list[Source | Rejected] = []
     problems: list[str] = []
@@ -325,8 +370,7 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
             continue
         if p.is_dir():
             root, root_real = p, real
-            found, refused = folders.walk(root, root_real, frozenset({MANIFEST}))
-            skipped.extend(refused)
+            found, refused = folders.walk(root, root_real)
         else:
             root, root_real = p.parent, Path(os.path.realpath(p.parent))
             try:
@@ -334,39 +378,170 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
             except folders.Refused as exc:
                 items.append(Rejected(_doc_id(p, root), str(p), exc.reason))
                 continue
-            found = [folders.Found(p, p.name)]
-        entries, defaults, probs = _manifest(root, root_real)
-        problems.extend(probs)
+            found, refused = [folders.Found(p, p.name)], []
+        # Manifests (readable or not: a link out or a FIFO named manifest.toml fails closed) are not documents.
+        manifest_dirs = {"."} | {_parent(r) for r in [f.rel for f in found] + [s.rel for s in refused]
+                                  if _name(r) == MANIFEST}
+        skipped.extend(s for s in refused if _name(s.rel) != MANIFEST)
+        found = [f for f in found if _name(f.rel) != MANIFEST]
         texts = []
         for f in found:
             if f.path.suffix.lower() in SUPPORTED_SUFFIXES:
                 texts.append(f)
+            elif _name(f.rel).lower() == MANIFEST:  # Manifest.toml: read on a case-insensitive disk, not here
+                skipped.append(folders.Skipped(f.path, f.rel, f"a manifest must be named {MANIFEST!r} exactly, "
+                                                              "case included: rename it", "misnamed manifest"))
+                manifest_dirs.add(_parent(f.rel))
             else:
                 skipped.append(folders.Skipped(f.path, f.rel, f"unsupported file type {f.path.suffix or '(none)'}: "
                                                               "only .txt, .md, .pdf, .html, .htm and .docx are ingested", "unsupported type"))
-        matched = match_entries(entries, root, [f.rel for f in found], [f.rel for f in texts], str(root / MANIFEST))
-        problems.extend(matched.problems)
-        for f in texts:
-            if f.rel in matched.rejected:
-                items.append(Rejected(_doc_id(f.path, root), str(f.path), matched.rejected[f.rel]))
+        for f, entry, defaults, why in _governed(root, root_real, manifest_dirs, found, texts, problems):
+            if why is not None:
+                items.append(Rejected(_doc_id(f.path, root), str(f.path), why))
             else:
-                items.append(read_file(f.path, root, matched.entries.get(f.rel), defaults, max_bytes,
-                                       root_real if p.is_dir() else real))
+                items.append(read_file(f.path, root, entry, defaults, max_bytes, root_real if p.is_dir() else real))
     order = {id(x): i for i, x in enumerate(items)}
     items.sort(key=lambda x: (x.id, (x.effective_date or "") if isinstance(x, Source) else "", order[id(x)]))
     return Collected(items, problems, skipped)
 
 
-def _manifest(root: Path, root_real: Path) -> tuple[dict[str, ManifestEntry], tuple[str, ...], list[str]]:
-    """The manifest beside the files, read as safely as they are (a link out or a FIFO fails closed)."""
+def _name(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1]
+
+
+def _parent(rel: str) -> str:
+    return rel.rsplit("/", 1)[0] if "/" in rel else "."
+
+
+def _under(rel: str, folder: str) -> bool:
+    return folder == "." or rel.startswith(folder + "/")
+
+
+def _relative(rel: str, folder: str) -> str:
+    return rel if folder == "." else rel[len(folder) + 1:]
+
+
+def _nearest(rel: str, manifest_dirs: Iterable[str]) -> str:
+    """The deepest folder holding a manifest that ``rel`` lies under ("." is always one)."""
+    return max((d for d in manifest_dirs if _under(rel, d)), key=lambda d: 0 if d == "." else d.count("/") + 1)
+
+
+def _governed(root: Path, root_real: Path, manifest_dirs: set[str], found: list[folders.Found],
+              texts: list[folders.Found], problems: list[str],
+              ) -> Iterator[tuple[folders.Found, ManifestEntry | None, tuple[str, ...], str | None]]:
+    """Each text file with its entry and default labels from its nearest manifest, or the reason it is held back.
+
+    The nearest manifest governs every file below it, never its parent's ``[defaults]``; for files with
+    no manifest between them and the chosen folder, that is the nearest one above the folder, if any
+    (ingesting ``parent/sub`` follows ``parent/manifest.toml`` as ingesting ``parent`` does). A parent
+    manifest's entry naming a file that a nearer manifest governs is ambiguous (which labels were
+    meant?): that file is held back until one of the two entries is removed.
+    """
+    ambiguous: dict[str, str] = {}  # file (relative to the ingest root) -> why it is held back
+    for folder in sorted(manifest_dirs):  # a folder sorts before its subfolders
+        mine = [f for f in texts if _nearest(f.rel, manifest_dirs) == folder]
+        if not mine and folder == ".":  # (a manifest inside still says its problems, even with no files)
+            continue
+        here, prefix, manifest = _governing(root, root_real, folder)
+        problems.extend(manifest.problems)
+        where = str(here / MANIFEST)
+        if manifest.held is not None:
+            for f in mine:
+                yield f, None, (), manifest.held
+            continue
+        held = [f for f in mine if f.rel in ambiguous]
+        for f in held:
+            yield f, None, (), ambiguous[f.rel]
+        mine = [f for f in mine if f.rel not in ambiguous]
+
+        def to_manifest(rel: str, folder: str = folder, prefix: str = prefix) -> str:
+            """A path relative to the ingest root, relative to the manifest's folder."""
+            return _join(prefix, _relative(rel, folder))
+
+        # Entries pointing below a nearer manifest: the nearer one governs those files.
+        nearer = {to_manifest(d): d for d in manifest_dirs if d != folder and _under(d, folder)}
+        entries: dict[str, ManifestEntry] = {}
+        for raw, entry in manifest.entries.items():
+            norm, _ = normalise_entry_path(raw)
+            inner = [d for d in nearer if norm is not None and _under(norm, d)]
+            if norm is None or not inner or not exists_exact(here, norm):
+                entries[raw] = entry
+                continue
+            other = root / nearer[max(inner, key=len)] / MANIFEST
+            why = (f"{where} has an entry for it, but {other} is the nearest manifest and governs it: which labels "
+                   "were meant cannot be told, so it is held back until the entry is removed from one of the two")
+            ambiguous[_join(folder if folder != "." else "", norm[len(prefix) + 1:] if prefix else norm)] = why
+            problems.append(f"{where}: file = {raw!r} is governed by {other} (the nearest manifest applies to the "
+                            "files below it); it is not ingested until the entry is removed from one of the two")
+        mine_found = [f for f in found if _nearest(f.rel, manifest_dirs) == folder]
+        matched = match_entries(entries, here, [to_manifest(f.rel) for f in mine_found],
+                                [to_manifest(f.rel) for f in mine], where)
+        problems.extend(matched.problems)
+        for f in mine:
+            rel = to_manifest(f.rel)
+            own = matched.entries.get(rel)
+            if rel in matched.rejected:
+                yield f, None, (), matched.rejected[rel]
+            elif manifest.defaults_error and not (own and (own.access or own.error)):
+                yield f, None, (), manifest.defaults_error
+            else:
+                yield f, own, manifest.defaults, None
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}/{b}" if a else b
+
+
+def _governing(root: Path, root_real: Path, folder: str) -> tuple[Path, str, Manifest]:
+    """(the manifest's folder, the path of ``folder`` relative to it, the manifest) for the files of ``folder``."""
+    here = root / folder if folder != "." else root
+    if folder != ".":
+        if (here / MANIFEST).exists() or (here / MANIFEST).is_symlink():  # a FIFO or a link out: held, with why
+            return here, "", _manifest(here, root_real)
+        return here, "", _misnamed(here)
+    if (root / MANIFEST).exists() or (root / MANIFEST).is_symlink():
+        return root, "", _manifest(root, root_real)
+    above = _manifest_above(root)
+    if above is None:
+        return root, "", NO_MANIFEST
+    top, prefix = above
+    return top, prefix, _manifest(top, Path(os.path.realpath(top)), above=True)
+
+
+def _manifest_above(root: Path) -> tuple[Path, str] | None:
+    """The nearest folder above ``root`` holding a manifest.toml (named exactly so), and ``root`` relative to it."""
+    here = Path(os.path.abspath(root))
+    for up in here.parents:
+        try:
+            if MANIFEST in os.listdir(up):
+                return up, here.relative_to(up).as_posix()
+        except OSError:  # a folder above that cannot be listed holds no manifest we could read
+            continue
+    return None
+
+
+def _misnamed(folder: Path) -> Manifest:
+    return _holding(folder / MANIFEST, "not found, but a file named like it in another letter case is there "
+                                       f"(a manifest must be named {MANIFEST!r} exactly: rename it)")
+
+
+def _manifest(root: Path, root_real: Path, *, above: bool = False) -> Manifest:
+    """The manifest beside the files, read as safely as they are (a link out or a FIFO fails closed).
+
+    ``above``: a manifest above the chosen folder, applied only when it is the user's own (or root's):
+    one that another user placed in a shared folder such as /tmp could otherwise give the files ids
+    or labels; it holds them back instead, with the reason."""
     path = root / MANIFEST
     if not path.exists() and not path.is_symlink():
-        return {}, (PUBLIC,), []
+        return NO_MANIFEST
     try:
-        folders.check_file(path, root_real)
+        st = folders.check_file(path, root_real)
     except (folders.Refused, OSError) as exc:
         why = exc.reason if isinstance(exc, folders.Refused) else (exc.strerror or str(exc))
-        return {}, (), [f"{path}: cannot be read ({why}); its folder's files are not ingested until it is fixed"]
+        return _holding(path, f"cannot be read ({why})")
+    if above and hasattr(os, "getuid") and st.st_uid not in (os.getuid(), 0):
+        return _holding(path, f"lies above the chosen folder and belongs to another user (uid {st.st_uid}), so it "
+                              "is not applied; ingest from its folder if it is meant, or move it away")
     return read_manifest(path)
 
 

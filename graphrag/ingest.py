@@ -1,7 +1,9 @@
 """The ingest pipeline: sources -> sentences -> extraction -> embeddings -> one transaction each.
 
-Outcomes per document are explicit: ``ok``, ``nothing_found``, ``unchanged`` (same content
-already stored), ``model_unavailable``, ``failed`` and ``rejected`` (not text, too large...).
+Outcomes per document are explicit: ``ok``, ``nothing_found``, ``unchanged`` (same content and
+metadata already stored), ``relabelled`` (same content, new title, date or labels: applied to the
+stored version, in the audit log), ``model_unavailable``, ``failed`` and ``rejected`` (not text,
+too large...).
 A failed document writes nothing, so a re-run picks it up again; the others carry on.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -18,20 +20,22 @@ from typing import Protocol
 
 import numpy as np
 
+from graphrag.access import Access
 from graphrag.config import Config
 from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.embed import Embedder, get_embedder, torch_threads
 from graphrag.errors import StoreError
 from graphrag.extract.base import Extractor
-from graphrag.model import ExtractionResult, ExtractionStatus, Progress
+from graphrag.model import AuditEvent, Document, ExtractionResult, ExtractionStatus, Progress
 from graphrag.store import DocumentWrite, LayoutWrite, Store
-from graphrag.store.documents import EntityRow, MentionRow, RelationRow, SentenceRow
+from graphrag.store.documents import EntityRow, MentionRow, Relabelled, RelationRow, SentenceRow
 from graphrag.text import Sentence, display_name, normalise, split_sentences
 
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[Progress], None]
 
 UNCHANGED = "unchanged"
+RELABELLED = "relabelled"
 REJECTED = "rejected"
 
 
@@ -220,7 +224,20 @@ class _Pending:
     sent_vecs: np.ndarray | None = None
 
 
-_Staged = _Pending | DocumentReport | Rejected
+@dataclass(frozen=True)
+class _Relabel:
+    """A source whose content is stored (as ``known``) with another title, date or labels."""
+
+    item: Source
+    known: Document
+
+
+def _metadata_differs(item: Source, known: Document) -> bool:
+    return (item.title, item.effective_date, frozenset(item.access)) != (
+        known.title, known.effective_date, frozenset(known.access))
+
+
+_Staged = _Pending | DocumentReport | Rejected | _Relabel
 
 
 class Ingestor:
@@ -228,8 +245,14 @@ class Ingestor:
     come from ``config`` (default: ``Config.from_env()``) unless ``overlap`` is given."""
 
     def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None = None,
-                 overlap: bool | None = None, config: Config | None = None) -> None:
+                 overlap: bool | None = None, config: Config | None = None, actor: AuditEvent | None = None,
+                 viewer: Collection[str] | None = None) -> None:
         self.store = store
+        # The uploader's labels (the Ingest page): a relabel's note then never names the title or labels of a
+        # stored version they cannot see. None: the caller may see everything (the CLI's administrator).
+        self.viewer = None if viewer is None else Access.of(viewer, include_superseded=True)
+        # Who the ingest runs for: its subject, email and detail go into each audit row it writes (a relabel).
+        self.actor = actor or AuditEvent("relabel", None, None, {"via": "api"})
         self.extractor = extractor
         self._embedder = embedder
         self.timings = Timings()
@@ -300,8 +323,8 @@ class Ingestor:
             if isinstance(item, Rejected):
                 staged.append(item)
                 continue
-            unchanged = self._unchanged(item)
-            staged.append(unchanged or _Pending(item, split_sentences(item.text)))
+            known = self._unchanged(item)
+            staged.append(known or _Pending(item, split_sentences(item.text)))
         pending = [p for p in staged if isinstance(p, _Pending)]
         small = [p for p in pending if sum(len(s.text) for s in p.sentences) <= EXTRACT_CHARS_PER_CALL]
         many = getattr(self.extractor, "extract_many", None)
@@ -328,12 +351,15 @@ class Ingestor:
     def _crashed(self, exc: Exception) -> ExtractionResult:
         return ExtractionResult(ExtractionStatus.FAILED, self.extractor.name, error=f"{type(exc).__name__}: {exc}")
 
-    def _unchanged(self, item: Source) -> DocumentReport | None:
+    def _unchanged(self, item: Source) -> DocumentReport | _Relabel | None:
         # Content already stored under this id (as the current version or an older one, e.g.
-        # the 2025 file of a folder that also holds its successor) is a no-op, never a new version.
+        # the 2025 file of a folder that also holds its successor) is never a new version: a no-op,
+        # or, with another title, date or labels, a metadata change on the stored version.
         known = self.store.version_with_content(item.id, item.sha256)
         if known is None:
             return None
+        if _metadata_differs(item, known):
+            return _Relabel(item, known)
         note = f"same content as version {known.version}" + (" (superseded)" if known.superseded else "")
         return DocumentReport(item.id, known.title, known.version, UNCHANGED,
                               sentences=len(self.store.sentences(item.id, known.version)), path=item.path, note=note)
@@ -377,6 +403,8 @@ class Ingestor:
     def _write(self, p: _Staged, ent_vecs: dict[str, np.ndarray]) -> DocumentReport:
         if isinstance(p, DocumentReport):
             return p
+        if isinstance(p, _Relabel):
+            return self._relabel(p)
         if isinstance(p, Rejected):
             self._log(p.id, p.path, None, REJECTED, p.reason)
             return DocumentReport(p.id, p.id, None, REJECTED, error=p.reason, path=p.path)
@@ -388,8 +416,8 @@ class Ingestor:
             self._log(item.id, item.path, item.sha256, result.status.value, result.error)
             return replace(base, error=result.error or result.status.value)
         # An earlier document of this window may have stored the same content under this id.
-        if (unchanged := self._unchanged(item)) is not None:
-            return unchanged
+        if (known := self._unchanged(item)) is not None:
+            return self._relabel(known) if isinstance(known, _Relabel) else known
         current = self.store.current_document(item.id)
         prepared = p.prepared
         t1 = time.perf_counter()
@@ -414,6 +442,24 @@ class Ingestor:
         self.timings.write_s += time.perf_counter() - t1
         return replace(base, version=version, entities=len(prepared.entities), relations=len(prepared.relations),
                        implied_entities=prepared.implied, supersedes=current.version if current else None)
+
+    def _relabel(self, r: _Relabel) -> DocumentReport:
+        """Apply a new title, date or labels to stored content; reported as such, never as unchanged."""
+        item = r.item
+        sentences = len(self.store.sentences(item.id, r.known.version))
+        base = DocumentReport(item.id, item.title, r.known.version, RELABELLED, sentences=sentences, path=item.path)
+        try:
+            done = self.store.relabel_document(item.id, item.sha256, item.title, item.effective_date, item.access,
+                                               replace(self.actor, event="relabel"))
+        except StoreError as exc:
+            return replace(base, status=ExtractionStatus.FAILED.value, error=f"the new labels were not applied: {exc}")
+        if done is None:  # removed meanwhile: nothing holds the old labels any more
+            return replace(base, status=ExtractionStatus.FAILED.value,
+                           error="the stored version was removed meanwhile; ingest again")
+        if self.viewer is not None and not self.viewer.sees(done.before.access):
+            return replace(base, version=done.version, note="same content as a stored version: its metadata set to "
+                                                            "this upload's")
+        return replace(base, version=done.version, note=_relabel_note(done, item))
 
     def _extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
         """Extraction in calls of at most EXTRACT_CHARS_PER_CALL characters, merged.
@@ -450,3 +496,22 @@ class Ingestor:
             self.store.log_ingest(doc_id, path, sha, status, error)
         except StoreError as exc:  # the report still tells the user; the log is a convenience
             log.warning("could not log ingest outcome: %s", exc)
+
+
+def _relabel_note(done: Relabelled, item: Source) -> str:
+    """What changed on the stored version, and what became of the other versions' labels."""
+    was = done.before
+    parts = []
+    if frozenset(was.access) != frozenset(item.access):
+        parts.append(f"labels {', '.join(sorted(set(item.access)))} (were {', '.join(was.access)})")
+    if was.title != item.title:
+        parts.append(f"title {item.title!r} (was {was.title!r})")
+    if was.effective_date != item.effective_date:
+        parts.append(f"effective date {item.effective_date or 'none'} (was {was.effective_date or 'none'})")
+    note = f"same content as version {done.version}, metadata changed: " + "; ".join(parts)
+    if done.narrowed:
+        note += f"; the labels also apply to version(s) {', '.join(map(str, done.narrowed))}"
+    if done.kept:
+        note += (f"; version(s) {', '.join(map(str, done.kept))} keep their own labels (these would show their "
+                 "different text to someone new)")
+    return note

@@ -7,10 +7,14 @@ rather than a guess. An entry that matches no file never lets a file fall back t
 ``[defaults]`` labels: the files it could have meant (same path ignoring case, same name in
 another subfolder, same name with another extension) are rejected with the reason, and when
 none can be told, every file of the folder that would get the default labels is.
+
+The schema is closed (``unknown_keys``): a table or key outside it is a problem naming the nearest
+valid key, never dropped. Which manifest governs which file is decided in ``documents.collect``.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import posixpath
 from collections import defaultdict
@@ -135,3 +139,22 @@ def match_entries(entries: dict[str, E], root: Path, rels: Sequence[str],
             problems.append(f"{where}: {why} in its folder; {len(held)} file(s) without their own entry are not "
                             "ingested until it is fixed or removed")
     return Matched({k: v for k, v in assigned.items() if k not in rejected}, rejected, problems)
+
+
+# The manifest's schema is closed: a misspelt table or key (``[[document]]``, ``[default]``,
+# ``acess``) would otherwise be dropped without a word and its files take broader labels.
+TOP_LEVEL_KEYS = ("defaults", "documents")
+DEFAULTS_KEYS = ("access",)
+ENTRY_KEYS = ("file", "id", "title", "effective_date", "access")
+
+
+def unknown_keys(table: dict[str, object], allowed: Sequence[str]) -> list[str]:
+    """A message per key of ``table`` that is not in ``allowed``, naming the nearest valid one."""
+    out = []
+    for key in table:
+        if key in allowed:
+            continue
+        near = difflib.get_close_matches(key.lower(), allowed, n=1, cutoff=0.5)
+        hint = f"did you mean {near[0]!r}?" if near else f"valid keys here: {', '.join(allowed)}"
+        out.append(f"unknown key {key!r} ({hint})")
+    return out

@@ -6,7 +6,8 @@ cut to a readable length). When that id is already a document's:
 - if the uploader can see that document, the upload becomes its next version only when they
   confirm it (the page shows which document, its title, current version and labels); unconfirmed,
   it gets an id of its own (``billing-2``);
-- if they cannot see it, it always gets an id of its own, and nothing about that document is shown;
+- if they cannot see it, it always gets an id of its own (``ops-2``), and nothing about that
+  document is shown or said, not even that the id is taken;
 - two uploads with the same name in one batch: the second gets an id of its own.
 
 So an upload never replaces anything by accident, and a confirmed new version is a choice made
@@ -115,8 +116,11 @@ def assign_ids(names: Sequence[str], store: DocumentLookup, viewer_access: Colle
                 doc_id, note = base, f"confirmed as version {existing.version + 1} of {base!r}"
             else:
                 doc_id, note = mine, f"{base!r} is an existing document (not confirmed as a new version of it)"
-        else:  # not theirs to see: no title, no labels, no version
-            doc_id, clash, note = own(base), None, f"the id {base!r} is taken"
+        else:
+            # Not theirs to see: a fresh id and not a word about why (no title, labels, version, nor
+            # "taken"), so the report reads as for any upload. Ids are global, so the fresh id itself
+            # still shows that the name is in use (see the README's Known limits).
+            doc_id, clash, note = own(base), None, None
         used.add(doc_id)
         out.append(Assigned(name, doc_id, clash, note))
     return out

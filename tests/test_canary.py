@@ -244,6 +244,103 @@ def _unsay(text: str, argv: list[str]) -> str:
     return text
 
 
+# --- manifests that fail open: nested, misspelt, relabelled (issue 22, findings 1 to 3) ---------------------
+
+# Canary text only in sentences (never in a first line, file name or id: an ingest report names those),
+# under a nested manifest, behind misspelt manifests, and in a document relabelled public -> internal.
+MANIFEST_CORPUS = {
+    "exports.md": DOCS["exports.md"],
+    "plan.md": "# Plan\n\nExports are moved to the Qzcrelabel archive after 30 days.\n",
+    "nested/manifest.toml": '[defaults]\naccess = ["internal"]\n',
+    "nested/vault.md": "# Vault\n\nBackups are sealed in the Qzcnested locker every night.\n",
+    "typo-table/manifest.toml": '[[document]]\nfile = "keys.md"\naccess = ["internal"]\n',
+    "typo-table/keys.md": "# Keys\n\nBackups are signed with the qzcmisspelt key.\n",
+    "typo-default/manifest.toml": '[default]\naccess = ["internal"]\n',
+    "typo-default/codes.md": "# Codes\n\nThe door code is qzcdefault.\n",
+    "typo-entry/manifest.toml": '[[documents]]\nfile = "pins.md"\nacess = ["internal"]\n',
+    "typo-entry/pins.md": "# Pins\n\nThe safe opens with qzcentry.\n",
+}
+PLAN_DRAFT = "# Plan\n\nExports are moved to the Qzcdraft archive after 60 days.\n"
+MANIFEST_EXTRACTOR = ScriptedExtractor(
+    [ScriptEntity("Export", "Exports use"), ScriptEntity("Snapshot", "latest snapshot"),
+     ScriptEntity("Export", "Exports are moved"), ScriptEntity("Qzcrelabel archive", "Qzcrelabel archive"),
+     ScriptEntity("Qzcdraft archive", "Qzcdraft archive"), ScriptEntity("Backup", "Backups are"),
+     ScriptEntity("Qzcnested locker", "Qzcnested locker")],
+    [ScriptRelation("Export", "use", "Snapshot", "Exports use"),
+     ScriptRelation("Export", "moved to", "Qzcrelabel archive", "Qzcrelabel archive"),
+     ScriptRelation("Export", "moved to", "Qzcdraft archive", "Qzcdraft archive"),
+     ScriptRelation("Backup", "sealed in", "Qzcnested locker", "Qzcnested locker")])
+MANIFEST_QUESTIONS = ["Where are exports moved after 30 days?", "Where are exports moved after 60 days?",
+                      "Where are backups sealed every night?", "What key signs the backups?",
+                      "What is the door code?", "What opens the safe?"]
+
+
+@pytest.fixture(scope="module")
+def manifest_canary_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """A store where public viewers asked about a plan (two versions) while it was public, and judged it;
+    then the plan's manifest marked it internal and the folder was ingested again (a relabel)."""
+    tmp = tmp_path_factory.mktemp("manifest-canary")
+    corpus = tmp / "corpus"
+    for name, text in {**MANIFEST_CORPUS, "plan.md": PLAN_DRAFT}.items():
+        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / name).write_text(text, encoding="utf-8")
+    path = tmp / "store.db"
+    with Store(path) as store:
+        Ingestor(store, MANIFEST_EXTRACTOR).ingest_paths([corpus])  # the plan's draft: version 1, public
+        (corpus / "plan.md").write_text(MANIFEST_CORPUS["plan.md"], encoding="utf-8")
+        report = Ingestor(store, MANIFEST_EXTRACTOR).ingest_paths([corpus])
+        assert {d.id: d for d in report.documents}["plan"].version == 2
+        asker = Asker(store)
+        for q in MANIFEST_QUESTIONS[:2]:  # asked while the plan was public, the draft with superseded versions
+            answer = asker.ask(q, AskSettings(access=PUBLIC, include_superseded=True)).answer
+            assert CANARY in answer.text.lower()
+            record_verdict(store, answer, answer.claims[0], answer.claims[0].citations[0], "supported", "ana",
+                           "qzcnote: the archive")
+        (corpus / "manifest.toml").write_text('[[documents]]\nfile = "plan.md"\naccess = ["internal"]\n',
+                                              encoding="utf-8")
+        Ingestor(store, MANIFEST_EXTRACTOR).ingest_paths([corpus])  # the relabel (checked after the crawl)
+    yield path, corpus
+
+
+def test_no_cli_command_shows_a_public_viewer_canaries_of_nested_misspelt_or_relabelled_manifests(
+        manifest_canary_store, tmp_path: Path, capsys, caplog: pytest.LogCaptureFixture) -> None:
+    store, corpus = manifest_canary_store
+    work = tmp_path / "store.db"
+    work.write_bytes(store.read_bytes())
+    s = ["--store", str(work)]
+    pub = ["--access", "public"]
+    commands: list[list[str]] = [
+        ["review", "list", *s, *pub], ["review", "list", *s, *pub, "--json"],
+        ["review", "disputes", *s, *pub, "--json"],
+        ["export", "--format", "csv", *s, *pub], ["export", "--format", "json", *s, *pub],
+        ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
+        ["ingest", str(corpus), *s], ["ingest", str(corpus), *s, "--json"],  # the report names no canary
+        ["audit", "export", *s], ["audit", "export", "--format", "json", *s],
+    ]
+    for name in ("Qzcrelabel archive", "Qzcdraft archive", "Qzcnested locker", "Export", "Backup"):
+        commands += [["entity", name, *s, *pub], ["entity", name, *s, *pub, "--json"]]
+    for q in MANIFEST_QUESTIONS:
+        commands += [["ask", q, *s, *pub, "--json"], ["ask", q, *s, *pub, "--include-superseded"]]
+    seen = Seen()
+    caplog.set_level(logging.DEBUG)
+    for argv in commands:
+        main(["-v", *argv])
+        out = capsys.readouterr()
+        seen.add(f"graphrag {' '.join(argv[:2])} stdout", _unsay(out.out, argv))
+        seen.add(f"graphrag {' '.join(argv[:2])} stderr", _unsay(out.err, argv))
+    seen.add("log", caplog.text)
+    assert not seen.leaks(), "\n".join(seen.leaks())
+    with Store(work) as st:
+        assert not [d.id for d in st.documents() if d.id.startswith("typo-")]  # held back: nothing of them stored
+        assert st.current_document("nested/vault").access == ("internal",)
+        assert [d.access for d in st.documents() if d.id == "plan"] == [("internal",), ("internal",)]
+    # The search works: an internal viewer is shown the relabelled answers and the nested vault.
+    main(["export", "--format", "json", *s, "--access", "internal", "public"])
+    assert "qzcnote" in capsys.readouterr().out.lower()
+    main(["ask", MANIFEST_QUESTIONS[2], *s, "--access", "internal"])
+    assert "qzcnested" in capsys.readouterr().out.lower()
+
+
 # --- the dashboard in a real browser -----------------------------------------------------------
 
 

@@ -119,3 +119,28 @@ def test_a_folder_ingest_counts_what_it_skipped_and_names_none_of_it(monkeypatch
     assert "files skipped" in shown and "exports" in shown  # (the check below sees what the page shows)
     for name in ("linked", "id_rsa", "payroll", "shadow", "Shadowcanary"):
         assert name not in shown, name
+
+
+def test_a_folder_ingest_follows_a_nested_manifest_and_applies_a_relabel(monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path) -> None:
+    """Issue 22: the page's folder ingest stored `sub/vault` public beside its manifest marking it internal,
+    and a relabel on unchanged bytes was reported unchanged."""
+    corpus = write_corpus(tmp_path / "corpus")
+    (corpus / "sub").mkdir()
+    (corpus / "sub" / "manifest.toml").write_text('[defaults]\naccess = ["internal"]\n')
+    (corpus / "sub" / "vault.md").write_text("# Vault\n\nThe vault opens at night.\n")
+    at = ingest_page(monkeypatch, tmp_path / "s.db")
+    at.segmented_control(key="ingest_source").set_value("Folder on this machine")
+    at = ok(at)
+    at = ok(at.text_input(key="ingest_folder").set_value(str(corpus)))
+    at = ok(at.button(key="ingest_go").click())
+    assert rows(at)["sub/vault"]["status"] == "ok"
+    with Store(tmp_path / "s.db") as s:
+        assert s.current_document("sub/vault").access == ("internal",)
+    (corpus / "sub" / "manifest.toml").write_text('[defaults]\naccess = ["board"]\n')
+    at = ok(at.button(key="ingest_go").click())
+    assert rows(at)["sub/vault"]["status"] == "relabelled"
+    with Store(tmp_path / "s.db") as s:
+        assert s.current_document("sub/vault").access == ("board",)
+        (event,) = [e for e in s.audit() if e.event == "relabel"]
+        assert event.detail["via"] == "dashboard" and event.detail["to"]["access"] == ["board"]

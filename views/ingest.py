@@ -12,7 +12,7 @@ from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
 from graphrag.ingest import Ingestor
 from graphrag.jobs import Work
-from graphrag.model import PUBLIC
+from graphrag.model import PUBLIC, AuditEvent
 from graphrag.store import Store
 from graphrag.text import counted
 from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
@@ -21,9 +21,10 @@ st.title("Ingest documents")
 state.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows
 roots = state.server_ingest_roots()  # none in team mode unless configured: the disk option is then off
 st.caption(f"Text, Markdown, PDF, HTML and DOCX files (text of up to {DEFAULT_MAX_BYTES:,} bytes, documents of up "
-           f"to {DOCUMENT_MAX_BYTES:,}). A `manifest.toml` beside a folder's files sets titles, dates and access "
-           "labels; uploads get the labels chosen below. Re-ingesting a changed document adds a new version; the old "
-           "one is kept, marked superseded.")
+           f"to {DOCUMENT_MAX_BYTES:,}). The nearest `manifest.toml` (in a file's folder or above it) sets titles, dates "
+           "and access labels; uploads get the labels chosen below. Re-ingesting a changed document adds a new "
+           "version; the old one is kept, marked superseded. New labels, title or date on an unchanged file are "
+           "applied to the stored version (a narrowing to every version) and written to the audit log.")
 
 store = state.store()
 left, right = st.columns([3, 2], gap="large")
@@ -83,16 +84,25 @@ def extractor(s: Store) -> Extractor:
                           cache=s.reply_cache())
 
 
+def _actor() -> AuditEvent:
+    """Who the ingest runs for, read on the page's run (the job's thread has no session): a relabel's audit row."""
+    me = state.principal()
+    who = me.identity
+    return AuditEvent("relabel", who.subject if who else None, who.email if who else None,
+                      {"via": "dashboard", "mode": "team" if me.team else "local"})
+
+
 def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:
-    cfg = state.config()
-    return lambda progress: Ingestor(s, ex, config=cfg).ingest(items, progress)
+    cfg, actor, held = state.config(), _actor(), state.access()
+    return lambda progress: Ingestor(s, ex, config=cfg, actor=actor, viewer=held).ingest(items, progress)
 
 
 def _folder_work(s: Store, ex: Extractor, folder: str) -> Work:
     # Files that were not attempted (unsupported type, links out of the folder, devices) are
     # counted, never named: this page may be reached by others than the folder's owner.
-    cfg = state.config()
-    return lambda progress: Ingestor(s, ex, config=cfg).ingest_paths([folder], progress, name_skipped=False)
+    cfg, actor = state.config(), _actor()
+    return lambda progress: Ingestor(s, ex, config=cfg, actor=actor).ingest_paths([folder], progress,
+                                                                                   name_skipped=False)
 
 
 if go:

@@ -59,7 +59,7 @@ class IngestProgress:
 def register(subparsers: Subparsers) -> None:
     """Add ``ingest`` and its options."""
     s = subparsers.add_parser("ingest", help="ingest text, Markdown, PDF, HTML and DOCX files or folders "
-                                             "(a manifest.toml beside them is read)")
+                                             "(the nearest manifest.toml at or above each file sets its labels)")
     s.add_argument("paths", nargs="+", metavar="PATH")
     add_store_arg(s)
     s.add_argument("--extractor", choices=list(EXTRACTORS), default="rules",
@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         if args.extractor == "ollama":
             options["cache"] = store.reply_cache()
             options["host"] = args.config.ollama_host  # --host, else OLLAMA_HOST, else the default
-        report = Ingestor(store, make_extractor(args.extractor, **options), config=args.config).ingest_paths(
+        report = Ingestor(store, make_extractor(args.extractor, **options), config=args.config,
+                          actor=AuditEvent("relabel", None, None, {"via": "cli"})).ingest_paths(
             args.paths, IngestProgress(), args.max_bytes)
         store.add_audit(audit_event(principal(args), "ingest", paths=[str(p) for p in args.paths],
                                     **report.totals()))

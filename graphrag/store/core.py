@@ -22,6 +22,7 @@ from graphrag.access import Footprint, Sources
 from graphrag.config import Config
 from graphrag.identity import ADMIN, Principal, require
 from graphrag.model import (
+    PUBLIC,
     Answer,
     AnswerStatus,
     AuditEvent,
@@ -37,7 +38,7 @@ from graphrag.review_policy import ClaimStatus, ReviewPolicy, claim_state
 from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
-from graphrag.store.documents import DocumentWrite  # also re-exported
+from graphrag.store.documents import DocumentWrite, Relabelled  # DocumentWrite: also re-exported
 from graphrag.store.url import StoreURL, parse_store
 
 T = TypeVar("T")
@@ -148,6 +149,13 @@ class Store:
         """Add one document version with everything extracted from it, atomically. Returns the
         version written; earlier versions of the id are marked superseded, their spans kept."""
         return self._write(lambda c: documents.write(c, w))
+
+    def relabel_document(self, doc_id: str, sha256: str, title: str, effective_date: str | None,
+                         access: Sequence[str], event: AuditEvent) -> Relabelled | None:
+        """Change the title, date and labels of the version of ``doc_id`` holding this content, with an audit
+        row (``event`` names who, its detail is kept); see ``documents.relabel`` for the other versions."""
+        return self._write(lambda c: documents.relabel(c, doc_id, sha256, title, effective_date, access, event,
+                                                       PUBLIC))
 
     def log_ingest(self, doc_id: str, path: str | None, sha256: str | None, status: str, error: str | None) -> None:
         """Record an outcome that wrote no document (failed, unavailable, rejected, unchanged)."""

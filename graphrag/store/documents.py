@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import Connection, bindparam, text
 
-from graphrag.model import Document, Span
-from graphrag.store import layout
+from graphrag.model import AuditEvent, Document, Span
+from graphrag.store import audit, layout
 from graphrag.store.codec import blob, document, now
 from graphrag.store.layout import LayoutWrite
 
@@ -239,3 +239,63 @@ def existing_entity_keys(c: Connection, keys: Iterable[str]) -> set[str]:
     for i in range(0, len(wanted), 500):
         found.update(c.execute(_KEYS_WITH_VECTOR, {"keys": wanted[i:i + 500]}).scalars())
     return found
+
+
+@dataclass(frozen=True)
+class Relabelled:
+    """What a metadata change on stored content did: the version with that content, what it held before,
+    the other versions whose labels were narrowed with it, and those that kept theirs (the change would
+    have shown their different text to someone new)."""
+
+    version: int
+    before: Document
+    narrowed: tuple[int, ...]
+    kept: tuple[int, ...]
+
+
+def narrows(old: Sequence[str], new: Sequence[str], public: str) -> bool:
+    """True when labels ``new`` show a version to no one that ``old`` did not: ``old`` is public (everyone saw
+    it), or ``new`` is a subset of ``old``."""
+    return public in old or set(new) <= set(old)
+
+
+def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date: str | None,
+            access: Sequence[str], event: AuditEvent, public: str) -> Relabelled | None:
+    """Give the stored version of ``doc_id`` with content ``sha256`` this title, date and labels, in one
+    transaction with its audit row; None when no version holds that content (any more).
+
+    The text is the same, so the labels are the document's: every other stored version takes the new
+    labels too where that narrows who may see it (its text is a draft of this one), and keeps its own
+    where the new labels would show its different text to someone new (a broadening is for the new
+    content only). Title and date are this version's own. The generation moves without marking an
+    append, so every in-memory graph and footprint cache is read again.
+    """
+    rows = [document(r) for r in c.execute(text("SELECT * FROM documents WHERE doc_id=:d ORDER BY version"),
+                                           {"d": doc_id}).mappings()]
+    same = [d for d in rows if d.sha256 == sha256]
+    if not same:
+        return None
+    target = same[-1]
+    bump_generation(c)  # not mark_append: readers reload everything, labels included
+    labels = json.dumps(sorted(set(access)))
+    c.execute(text("UPDATE documents SET title=:t, effective_date=:e, access=:a WHERE doc_id=:d AND version=:v"),
+              {"t": title, "e": effective_date, "a": labels, "d": doc_id, "v": target.version})
+    narrowed, kept = [], []
+    for d in rows:
+        if d.version == target.version or set(d.access) == set(access):
+            continue
+        if narrows(d.access, access, public):
+            c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
+                      {"a": labels, "d": doc_id, "v": d.version})
+            narrowed.append(d.version)
+        else:
+            kept.append(d.version)
+    out = Relabelled(target.version, target, tuple(narrowed), tuple(kept))
+    detail = {**event.detail, "doc_id": doc_id, "version": target.version,
+              "from": {"title": target.title, "effective_date": target.effective_date, "access": list(target.access)},
+              "to": {"title": title, "effective_date": effective_date, "access": sorted(set(access))},
+              "also_narrowed": list(narrowed), "kept_labels": list(kept)}
+    audit.add(c, replace(event, detail=detail))
+    c.execute(_LOG, {"doc_id": doc_id, "path": None, "sha256": sha256, "status": "relabelled", "error": None,
+                     "at": now()})
+    return out
