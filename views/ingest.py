@@ -14,6 +14,7 @@ from graphrag.ingest import Ingestor
 from graphrag.jobs import Work
 from graphrag.model import PUBLIC, AuditEvent
 from graphrag.store import Store
+from graphrag.store.audit import event as audit_event
 from graphrag.text import counted
 from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
 
@@ -86,10 +87,7 @@ def extractor(s: Store) -> Extractor:
 
 def _actor() -> AuditEvent:
     """Who the ingest runs for, read on the page's run (the job's thread has no session): a relabel's audit row."""
-    me = state.principal()
-    who = me.identity
-    return AuditEvent("relabel", who.subject if who else None, who.email if who else None,
-                      {"via": "dashboard", "mode": "team" if me.team else "local"})
+    return audit_event(state.principal(), "relabel")
 
 
 def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:

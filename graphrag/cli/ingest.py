@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             options["cache"] = store.reply_cache()
             options["host"] = args.config.ollama_host  # --host, else OLLAMA_HOST, else the default
         report = Ingestor(store, make_extractor(args.extractor, **options), config=args.config,
-                          actor=AuditEvent("relabel", None, None, {"via": "cli"})).ingest_paths(
+                          actor=audit_event(principal(args), "relabel")).ingest_paths(
             args.paths, IngestProgress(), args.max_bytes)
         store.add_audit(audit_event(principal(args), "ingest", paths=[str(p) for p in args.paths],
                                     **report.totals()))
