@@ -623,7 +623,7 @@ def test_no_page_shows_a_reviewer_another_verdict_before_their_own(blind_store, 
 # log, the checker's refit (its counts), removals and the store copy (the command line runs with
 # the store's own access; a team's record is read through the dashboard, where these are an admin's).
 NO_VERDICTS_SHOWN = {"ask", "entity", "ingest", "eval", "bench", "delete", "checker list", "checker fit",
-                     "checker rollback", "audit export", "store migrate", "review policy"}
+                     "checker rollback", "audit export", "store migrate", "store setup", "review policy"}
 
 
 def test_no_command_shows_a_reviewer_another_verdict_before_their_own(blind_store, tmp_path: Path, capsys) -> None:
