@@ -108,3 +108,44 @@ def test_renders_are_cached_by_the_file_hash_within_a_byte_budget(monkeypatch: p
     assert len(pages._cache) < 4
     pages.forget("abc")
     assert not pages._cache
+
+
+# --- the Review page's pictures of a citation (dashboard/cited_pages.py, run as a Streamlit script) -------------
+
+def _cited_pages_script(pdf: bytes, pages: int) -> None:
+    from dashboard.cited_pages import show_cited_pages
+    from graphrag.model import SpanLayout
+
+    boxes = tuple((p, 20.0, 10.0, 400.0, 24.0) for p in range(1, pages + 1))
+    show_cited_pages(pdf, None, SpanLayout(page=1, page_end=pages, boxes=boxes), "cite")
+
+
+def _images(at) -> int:
+    return len(at.get("image"))
+
+
+def test_the_review_page_draws_two_pictures_for_a_sentence_over_281_pages_and_the_rest_on_demand() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_cited_pages_script, args=(shared_stream_pdf(281, lines=2), 281), default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert _images(at) == 2  # the first and the last page, cropped
+    assert [t.label for t in at.toggle] == ["Whole page 1", "Whole page 281"]
+    (between,) = at.selectbox
+    assert between.options[0] == "2" and len(between.options) == 279
+    at = between.select(140).run()
+    assert _images(at) == 3
+    at = at.toggle(key="whole_cite_281").set_value(True).run()
+    assert _images(at) == 4 and not at.exception
+
+
+def test_the_review_page_says_when_a_page_cannot_be_drawn() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    broken = b"%PDF-1.4\n" + b"\x00" * 100
+    at = AppTest.from_function(_cited_pages_script, args=(broken, 1), default_timeout=60)
+    at.run()
+    assert not at.exception and _images(at) == 0
+    (warning,) = at.warning
+    assert warning.value.startswith("Page 1 could not be drawn") and "/" not in warning.value.split(":", 1)[1]

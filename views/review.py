@@ -6,12 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import evidence, render, state
+from dashboard.cited_pages import show_cited_pages
 from graphrag.access import Access
 from graphrag.errors import GraphRAGError
 from graphrag.graph import load_graph
 from graphrag.identity import require
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
-from graphrag.pages import pages_to_show, render_page
 from graphrag.review import (
     QueueItem,
     export_rows,
@@ -239,26 +239,8 @@ with col_source:
         # (legible in this column; the image's fullscreen button zooms), then the whole page.
         pdf = store.document_file(sp.document_id, sp.version) if layout is not None and layout.boxes else None
         if pdf is not None and layout is not None:
-            # The first and last cited page are drawn; pages between (a sentence may span hundreds)
-            # and whole pages only when asked for, so a rerun draws at most a few images.
-            sha = doc.sha256 if doc is not None else None
-            shown, between = pages_to_show([int(b[0]) for b in layout.boxes])
-            if between:
-                picked = st.selectbox(f"The sentence runs over {len(between)} more pages", between, index=None,
-                                      placeholder="Show a page between…", key=f"between_{sp.document_id}_{sp.version}_"
-                                                                                f"{sp.sentence_index}")
-                if picked is not None:
-                    shown = sorted([*shown, picked])
-            for pg in shown:
-                try:
-                    st.image(render_page(pdf[1], pg, layout.boxes, around=90, file_sha256=sha), width="stretch")
-                    printed = f" (printed {layout.page_label})" if layout.page_label and pg == layout.page else ""
-                    # the label comes from the PDF
-                    if st.toggle(render.plain(f"Whole page {pg}{printed}"),
-                                 key=f"whole_{sp.document_id}_{sp.version}_{sp.sentence_index}_{pg}"):
-                        st.image(render_page(pdf[1], pg, layout.boxes, file_sha256=sha), width="stretch")
-                except GraphRAGError as exc:
-                    st.warning(render.plain(str(exc).capitalize()[:1] + str(exc)[1:]))
+            show_cited_pages(pdf[1], doc.sha256 if doc is not None else None, layout,
+                             f"{sp.document_id}_{sp.version}_{sp.sentence_index}")
         render.box(render.context_html(store.sentences(sp.document_id, sp.version), sp),
                    meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
                         f"{render.esc(where)}effective {render.esc(date)} · {render.marker_label(cit.marker)} "
