@@ -164,3 +164,13 @@ def test_a_document_expanding_past_the_bound_is_refused_in_seconds_and_bounded_m
     assert f"the limit is {MAX_DOCUMENT_CHARS:,} characters" in done.stdout
     assert seconds < 30, f"took {seconds:.0f} s"
     assert peak_mb < 1536, f"peak {peak_mb:.0f} MB"
+
+
+def test_html_nested_thousands_deep_is_refused_with_a_message(tmp_path: Path) -> None:
+    """Before: a RecursionError out of the reader, which stopped the whole folder's ingest."""
+    deep = b"<html><body>" + b"<div>" * 20_000 + b"Deep text." + b"</div>" * 20_000 + b"</body></html>"
+    (tmp_path / "deep.html").write_bytes(deep)
+    (tmp_path / "fine.md").write_bytes(LINE.encode())
+    items = {x.id: x for x in collect([tmp_path]).items}
+    assert isinstance(items["deep"], Rejected) and "nests its elements too deeply" in items["deep"].reason
+    assert isinstance(items["fine"], Source)

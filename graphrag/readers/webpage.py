@@ -118,7 +118,11 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
             else:
                 walk(child)
 
-    walk(root)
+    try:
+        walk(root)
+    except RecursionError:  # the walk recurses once per nesting level; real pages nest a few dozen deep
+        raise ReadError("the HTML nests its elements too deeply to read (hundreds of levels): it is malformed "
+                        "or built to exhaust the reader") from None
     flush()
     if not blocks:
         raise ReadError("the HTML page has no text once scripts, styles and navigation are removed")
