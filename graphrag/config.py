@@ -24,6 +24,10 @@ from graphrag.errors import InputError
 
 T = TypeVar("T")
 DEFAULT_STORE = Path("data") / "graphrag.db"
+# A typical 300-page manual (10-point body, letter pages) reads as about 1.2 M characters; a
+# Wikipedia article printed to PDF is denser (6,800 a page). 2 M takes either, and bounds a
+# document's read at about 0.5 GB (PDF) and its ingest at minutes.
+MAX_DOCUMENT_CHARS = 2_000_000
 MODES = ("local", "team")
 ENVIRONMENT, SECRETS, DEFAULT, FLAG = "environment", "secrets", "default", "flag"
 
@@ -123,6 +127,9 @@ class Config:
                                     "thread while this one is encoded", _flag)
     store_retry_s: float = _setting("GRAPHRAG_STORE_RETRY_S", 15.0, "seconds a busy or unreachable database "
                                     "is retried before the user is told", _seconds)
+    max_document_chars: int = _setting("GRAPHRAG_MAX_DOCUMENT_CHARS", MAX_DOCUMENT_CHARS, "characters of text one "
+                                       "document may hold, in any format; counted while the file is read, so a "
+                                       "longer one is refused in seconds", _count)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)  # field -> where from
 
     @classmethod

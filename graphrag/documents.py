@@ -20,6 +20,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from graphrag import folders
+from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.manifest import (
     DEFAULTS_KEYS,
     ENTRY_KEYS,
@@ -30,17 +31,16 @@ from graphrag.manifest import (
     unknown_keys,
 )
 from graphrag.model import PUBLIC, Document
-from graphrag.readers import DOCUMENT_SUFFIXES, Layout, ReadError, read_document, sniff
+from graphrag.readers import DOCUMENT_SUFFIXES, Layout, ReadError, read_document, sniff, too_much_text
 
 MANIFEST = "manifest.toml"
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text", ".rst"})
-# Per file. Parse and embed time grow with size: on a loaded 2-core machine 200 KB of prose took
-# 108 s (one long line: 66 s), 5 MB many minutes and 2 GB. 100 KB stays near a minute at worst;
-# --max-bytes raises it for the CLI, where the user watches the progress and can stop.
-DEFAULT_MAX_BYTES = 100_000
-# PDF, HTML and DOCX files are routinely larger than text: they may reach this or --max-bytes,
-# whichever is larger (page and character limits in graphrag.readers bound the work).
-DOCUMENT_MAX_BYTES = 50_000_000
+# Bytes read from disk per file, before anything is parsed: bounds the memory of reading it. What
+# bounds the work is the text: every format is held to one limit on a document's characters
+# (GRAPHRAG_MAX_DOCUMENT_CHARS, counted while reading; see graphrag.readers.budget).
+DEFAULT_MAX_BYTES = 50_000_000
+DOCUMENT_MAX_BYTES = DEFAULT_MAX_BYTES
+MAX_BYTES_PER_CHAR = 4  # UTF-8 and UTF-16 take at most 4 bytes a character
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | frozenset(DOCUMENT_SUFFIXES)
 log = logging.getLogger(__name__)
 
@@ -275,14 +275,16 @@ def doc_id_from_name(name: str) -> str:
 
 
 def limit_for(name: str, max_bytes: int) -> int:
-    """The byte limit for a file: PDF, HTML and DOCX may be larger than text (their readers bound
-    pages and characters per page instead)."""
+    """The byte limit on reading a file: PDF, HTML and DOCX may always reach DOCUMENT_MAX_BYTES (what
+    bounds the work is the character limit, checked while reading)."""
     return max(max_bytes, DOCUMENT_MAX_BYTES) if Path(name).suffix.lower() in DOCUMENT_SUFFIXES else max_bytes
 
 
 def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry | None,
-                      default_access: tuple[str, ...], path: str | None) -> Source | Rejected:
-    """A Source from a file's bytes (on disk or uploaded), or a Rejected with the reason."""
+                      default_access: tuple[str, ...], path: str | None,
+                      max_chars: int = MAX_DOCUMENT_CHARS) -> Source | Rejected:
+    """A Source from a file's bytes (on disk or uploaded), or a Rejected with the reason (among them a
+    text longer than ``max_chars`` characters, whatever the format)."""
     if entry is not None and entry.error:
         return Rejected(doc_id, path, f"invalid manifest entry: {entry.error}")
     suffix = Path(name).suffix.lower()
@@ -291,7 +293,7 @@ def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry 
     if suffix in DOCUMENT_SUFFIXES:
         decoded = decode(data)[0] if DOCUMENT_SUFFIXES[suffix] == "text/html" else None
         try:
-            doc = read_document(data, suffix, decoded)
+            doc = read_document(data, suffix, decoded, max_chars)
         except ReadError as exc:
             return Rejected(doc_id, path, str(exc))
         text, layout, read_title = doc.text, doc.layout, clean_label(doc.title) if doc.title else None
@@ -301,9 +303,16 @@ def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry 
         if kind in ("PDF", "DOCX"):
             return Rejected(doc_id, path, f"the extension says text but it is a {kind} file: rename it to "
                                           f".{kind.lower()}")
+        if len(data) > MAX_BYTES_PER_CHAR * max_chars + 4:  # 4: a byte-order mark
+            return Rejected(doc_id, path, f"the file has {len(data):,} bytes, so more than {max_chars:,} characters "
+                                          f"of text (a character takes at most {MAX_BYTES_PER_CHAR} bytes); the limit "
+                                          f"is {max_chars:,} characters a document (GRAPHRAG_MAX_DOCUMENT_CHARS): "
+                                          "split it, or raise the limit")
         decoded_text, note = decode(data)
         if decoded_text is None:
             return Rejected(doc_id, path, note or "not text")
+        if len(decoded_text) > max_chars:
+            return Rejected(doc_id, path, too_much_text(len(decoded_text), max_chars))
         text = _clean_text(decoded_text)
     title = (entry.title if entry and entry.title else None) or read_title or _title(text, Path(name).stem)
     access = (entry.access if entry and entry.access else None) or default_access
@@ -314,7 +323,8 @@ def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry 
 
 
 def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_access: tuple[str, ...],
-              max_bytes: int = DEFAULT_MAX_BYTES, root_real: Path | None = None) -> Source | Rejected:
+              max_bytes: int = DEFAULT_MAX_BYTES, root_real: Path | None = None,
+              max_chars: int = MAX_DOCUMENT_CHARS) -> Source | Rejected:
     """One file under ``root`` (never a file whose real path leaves ``root_real``, never a FIFO or device)."""
     doc_id = (entry.id if entry and entry.id else None) or _doc_id(path, root)
     if entry is not None and entry.error:
@@ -327,7 +337,7 @@ def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_acces
         return Rejected(doc_id, str(path), exc.reason)
     except OSError as exc:
         return Rejected(doc_id, str(path), f"cannot read: {exc.strerror or exc}")
-    return source_from_bytes(doc_id, data, path.name, entry, default_access, str(path))
+    return source_from_bytes(doc_id, data, path.name, entry, default_access, str(path), max_chars)
 
 
 @dataclass(frozen=True)
@@ -345,7 +355,8 @@ class Collected:
         return [f"{n} {'file' if n == 1 else 'files'} skipped: {kind}" for kind, n in sorted(counts.items())]
 
 
-def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> Collected:
+def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES,
+            max_chars: int = MAX_DOCUMENT_CHARS) -> Collected:
     """Sources from files and folders (recursively), with manifest metadata, in ingest order.
 
     Documents sharing an id are ordered by effective date, so the later version supersedes.
@@ -366,7 +377,7 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
             items.append(Rejected(doc_id_from_name(p.name), str(p), exc.reason))
             continue
         if p.is_file() and p.suffix == ".json":
-            items.extend(read_corpus_json(p, real))
+            items.extend(read_corpus_json(p, real, max_chars))
             continue
         if p.is_dir():
             root, root_real = p, real
@@ -399,7 +410,8 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> 
             if why is not None:
                 items.append(Rejected(_doc_id(f.path, root), str(f.path), why))
             else:
-                items.append(read_file(f.path, root, entry, defaults, max_bytes, root_real if p.is_dir() else real))
+                items.append(read_file(f.path, root, entry, defaults, max_bytes, root_real if p.is_dir() else real,
+                                       max_chars))
     order = {id(x): i for i, x in enumerate(items)}
     items.sort(key=lambda x: (x.id, (x.effective_date or "") if isinstance(x, Source) else "", order[id(x)]))
     return Collected(items, problems, skipped)
@@ -545,7 +557,8 @@ def _manifest(root: Path, root_real: Path, *, above: bool = False) -> Manifest:
     return read_manifest(path)
 
 
-def read_corpus_json(path: Path, real: Path | None = None) -> list[Source | Rejected]:
+def read_corpus_json(path: Path, real: Path | None = None, max_chars: int = MAX_DOCUMENT_CHARS
+                     ) -> list[Source | Rejected]:
     """A JSON list of {"title", "text"} paragraphs (the MuSiQue corpus format), one document each."""
     try:
         rows = json.loads(folders.read_regular(path, real or Path(os.path.realpath(path)), 1 << 31).decode("utf-8"))
@@ -557,6 +570,9 @@ def read_corpus_json(path: Path, real: Path | None = None) -> list[Source | Reje
     for i, r in enumerate(rows):
         if not isinstance(r, dict) or not isinstance(r.get("text"), str) or not r["text"].strip():
             out.append(Rejected(f"{path.stem}/{i}", str(path), f"item {i} has no text"))
+            continue
+        if len(r["text"]) > max_chars:
+            out.append(Rejected(f"{path.stem}/{i}", str(path), f"item {i}: {too_much_text(len(r['text']), max_chars)}"))
             continue
         title = clean_label(str(r.get("title") or "")) or f"{path.stem} {i}"
         out.append(Source(corpus_doc_id(i, title), title, _clean_text(r["text"]), path=f"{path}#{i}"))

@@ -128,8 +128,8 @@ def read_regular(path: Path, root_real: Path, max_bytes: int) -> bytes:
     """
     st = check_file(path, root_real)
     if st.st_size > max_bytes:
-        raise Refused(f"{st.st_size:,} bytes is over the {max_bytes:,}-byte limit, which keeps one file to about "
-                      "a minute of parsing and embedding (split the file, or raise the limit with --max-bytes)",
+        raise Refused(f"{st.st_size:,} bytes is over the {max_bytes:,}-byte limit on reading a file (split the file, "
+                      "or raise the limit with --max-bytes)",
                       "too large")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     try:

@@ -257,6 +257,7 @@ class Ingestor:
         self._embedder = embedder
         self.timings = Timings()
         cfg = config or Config.from_env()
+        self.max_chars = cfg.max_document_chars
         self.overlap = cfg.ingest_overlap if overlap is None else overlap
         self.encode_threads = encode_threads_default(self.overlap, cfg.torch_threads)
 
@@ -271,7 +272,7 @@ class Ingestor:
                      max_bytes: int = DEFAULT_MAX_BYTES, *, name_skipped: bool = True) -> IngestReport:
         """Ingest files and folders. With ``name_skipped`` False, files that were not attempted
         (unsupported type, links out of the folder, devices...) appear only as counts."""
-        found = collect(paths, max_bytes)
+        found = collect(paths, max_bytes, self.max_chars)
         if not name_skipped:
             return self.ingest(found.items, progress, found.problems, found.skipped_counts())
         named = [Rejected(_without_suffix(s.rel), str(s.path), s.reason) for s in found.skipped]

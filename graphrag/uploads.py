@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from graphrag.access import Access
+from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.documents import (
     DEFAULT_MAX_BYTES,
     SUPPORTED_SUFFIXES,
@@ -128,8 +129,10 @@ def assign_ids(names: Sequence[str], store: DocumentLookup, viewer_access: Colle
 
 def prepare_uploads(uploads: Sequence[Upload], store: DocumentLookup, *, viewer_access: Collection[str],
                     labels: Sequence[str], new_versions: Collection[str] = (),
-                    max_bytes: int = DEFAULT_MAX_BYTES) -> list[Source | Rejected]:
-    """Sources (or rejections with the reason) for uploaded files, labelled ``labels``."""
+                    max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = MAX_DOCUMENT_CHARS
+                    ) -> list[Source | Rejected]:
+    """Sources (or rejections with the reason) for uploaded files, labelled ``labels``; a file whose
+    text passes ``max_chars`` characters is refused as it is read, like a file on disk."""
     access = tuple(sorted({clean_label(label) for label in labels} - {""}))
     out: list[Source | Rejected] = []
     for up, a in zip(uploads, assign_ids([u.name for u in uploads], store, viewer_access, new_versions)):
@@ -142,10 +145,10 @@ def prepare_uploads(uploads: Sequence[Upload], store: DocumentLookup, *, viewer_
         elif not access:
             out.append(Rejected(a.id, path, "choose at least one access label for the uploaded files"))
         elif len(up.data) > limit:
-            out.append(Rejected(a.id, path, f"{len(up.data):,} bytes is over the {limit:,}-byte limit, which "
-                                            "keeps one file to about a minute of parsing and embedding (split it)"))
+            out.append(Rejected(a.id, path, f"{len(up.data):,} bytes is over the {limit:,}-byte limit on a file "
+                                            "(split it)"))
         else:
-            item = source_from_bytes(a.id, up.data, a.name, None, access, path)
+            item = source_from_bytes(a.id, up.data, a.name, None, access, path, max_chars)
             if isinstance(item, Source) and a.note:
                 note = f"stored as {a.id!r}: {a.note}" if a.id != doc_id_from_name(a.name) else a.note
                 item = replace(item, note="; ".join(x for x in (item.note, note) if x))

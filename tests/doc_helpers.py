@@ -85,3 +85,61 @@ def docx_bytes(paragraphs: list[tuple[str, str]], tracked: bool = False, picture
     buf = io.BytesIO()
     d.save(buf)
     return buf.getvalue()
+
+
+# --- documents whose text expands far past their size (the character bound's fixtures) ---------------------------
+
+LINE = "Exports are kept for thirty days after the account is closed by its owner."
+
+
+def shared_stream_pdf(pages: int, lines: int = 60, page_size: tuple[float, float] = (612, 792)) -> bytes:
+    """A PDF written by hand whose ``pages`` pages all draw one content stream of ``lines`` lines: the
+    file stays small (one short object a page) while its text grows with the page count."""
+    ops = ["BT /F1 9 Tf 11 TL 20 780 Td", *(f"({LINE}) Tj T*" for _ in range(lines)), "ET"]
+    content = "\n".join(ops).encode()
+    w, h = page_size
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            f"<< /Type /Pages /Kids [{' '.join(f'{5 + i} 0 R' for i in range(pages))}] /Count {pages} >>".encode(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content)]
+    objs += [f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w} {h}] /Contents 4 0 R "
+             "/Resources << /Font << /F1 3 0 R >> >> >>".encode()] * pages
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)
+
+
+def docx_with_body(body_xml: str) -> bytes:
+    """A valid DOCX (made by python-docx) whose word/document.xml body is replaced by ``body_xml``."""
+    import zipfile
+
+    base = docx_bytes([("Normal", "placeholder")])
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(base)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "word/document.xml":
+                xml = data.decode("utf-8")
+                start = xml.index("<w:body>") + len("<w:body>")
+                data = (xml[:start] + body_xml + xml[xml.index("</w:body>"):]).encode("utf-8")
+            dst.writestr(item.filename, data, compresslevel=9)
+    return out.getvalue()
+
+
+def docx_bomb(paragraphs: int, chars_each: int = 1000) -> bytes:
+    """A DOCX of ``paragraphs`` identical paragraphs: deflate squeezes the repeats a thousandfold."""
+    para = f"<w:p><w:r><w:t>{(LINE + ' ') * (chars_each // (len(LINE) + 1))}</w:t></w:r></w:p>"
+    return docx_with_body(para * paragraphs)
+
+
+def html_page(blocks: int, chars_each: int = 1000) -> bytes:
+    """An HTML page of ``blocks`` paragraphs of text."""
+    para = f"<p>{(LINE + ' ') * (chars_each // (len(LINE) + 1))}</p>\n"
+    return f"<!doctype html><html><head><title>Big</title></head><body>{para * blocks}</body></html>".encode()

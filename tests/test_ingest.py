@@ -167,7 +167,7 @@ def test_bad_inputs_get_clear_messages_and_the_rest_still_ingest(store, embedder
     by_id = {d.id: d for d in report.documents}
     assert by_id["empty"].status == "rejected" and by_id["empty"].error == "empty file"
     assert by_id["binary"].status == "rejected" and "binary" in (by_id["binary"].error or "")
-    assert by_id["huge"].status == "rejected" and "--max-bytes" in (by_id["huge"].error or "")
+    assert by_id["huge"].status == "rejected" and "characters a document" in (by_id["huge"].error or "")
     assert by_id["image"].status == "rejected" and "unsupported file type" in (by_id["image"].error or "")
     assert by_id["latin"].status in ("ok", "nothing_found") and "not UTF-8" in (by_id["latin"].note or "")
     assert "café" in store.current_document("latin").text

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.documents import DEFAULT_MAX_BYTES, Source
+from graphrag.config import MAX_DOCUMENT_CHARS
+from graphrag.documents import Source
 from graphrag.ingest import EXTRACT_CHARS_PER_CALL, Ingestor
 from graphrag.model import ExtractedEntity, ExtractionResult, ExtractionStatus
 from graphrag.store import Store
@@ -49,7 +50,7 @@ def test_a_5mb_single_line_file_is_refused_within_seconds_and_little_memory(tmp_
     seconds = time.perf_counter() - t0
     peak_mb = int(done.stderr.split("PEAK_KB")[1].split()[0]) / 1024
     assert done.returncode == 0, done.stderr
-    assert "rejected" in done.stdout and f"{DEFAULT_MAX_BYTES:,}-byte limit" in done.stdout
+    assert "rejected" in done.stdout and f"the limit is {MAX_DOCUMENT_CHARS:,} characters" in done.stdout
     assert seconds < 60, f"took {seconds:.0f} s"
     assert peak_mb < 1024, f"peak {peak_mb:.0f} MB"
 
@@ -57,7 +58,8 @@ def test_a_5mb_single_line_file_is_refused_within_seconds_and_little_memory(tmp_
 def test_an_oversized_upload_is_refused_with_the_limit(store: Store) -> None:
     (item,) = prepare_uploads([Upload("big.md", one_line(5_000_000))], store, viewer_access=("public",),
                               labels=("public",))
-    assert "byte limit" in item.reason and "split" in item.reason
+    assert f"5,000,000 characters of text; the limit is {MAX_DOCUMENT_CHARS:,}" in item.reason
+    assert "split" in item.reason
 
 
 class RecordingExtractor:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard import removal, render, state
 from graphrag.deployment import allowed_path
-from graphrag.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES, Rejected, Source
+from graphrag.documents import DOCUMENT_MAX_BYTES, Rejected, Source
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor
 from graphrag.extract.base import Extractor
@@ -21,11 +21,12 @@ from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
 st.title("Ingest documents")
 state.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows
 roots = state.server_ingest_roots()  # none in team mode unless configured: the disk option is then off
-st.caption(f"Text, Markdown, PDF, HTML and DOCX files (text of up to {DEFAULT_MAX_BYTES:,} bytes, documents of up "
-           f"to {DOCUMENT_MAX_BYTES:,}). The nearest `manifest.toml` (in a file's folder or above it) sets titles, dates "
-           "and access labels; uploads get the labels chosen below. Re-ingesting a changed document adds a new "
-           "version; the old one is kept, marked superseded. New labels, title or date on an unchanged file are "
-           "applied to the stored version (a narrowing to every version) and written to the audit log.")
+st.caption(f"Text, Markdown, PDF, HTML and DOCX files of up to {DOCUMENT_MAX_BYTES:,} bytes, each holding at most "
+           f"{state.config().max_document_chars:,} characters of text (about 500 pages of a manual). The nearest "
+           "`manifest.toml` (in a file's folder or above it) sets titles, dates and access labels; uploads get the "
+           "labels chosen below. Re-ingesting a changed document adds a new version; the old one is kept, marked "
+           "superseded. New labels, title or date on an unchanged file are applied to the stored version (a narrowing "
+           "to every version) and written to the audit log.")
 
 store = state.store()
 left, right = st.columns([3, 2], gap="large")
@@ -110,7 +111,8 @@ if go:
             # Read from memory with the same checks (binary, empty, encoding, size) as a file
             # on disk; the upload's name never becomes a path on the server.
             items = prepare_uploads([Upload(u.name, u.getvalue()) for u in uploads], store,
-                                    viewer_access=state.access(), labels=upload_labels, new_versions=confirmed)
+                                    viewer_access=state.access(), labels=upload_labels, new_versions=confirmed,
+                                    max_chars=state.config().max_document_chars)
             work = _upload_work(store, extractor(store), items)
             label = f"Upload of {counted(len(items), 'file')}"
             # A new key empties the uploader: a second click must not store the files again.

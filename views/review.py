@@ -6,12 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import evidence, render, state
+from dashboard.cited_pages import show_cited_pages
 from graphrag.access import Access
 from graphrag.errors import GraphRAGError
 from graphrag.exports import export_record
 from graphrag.graph import load_graph
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
-from graphrag.pages import render_page
 from graphrag.review import (
     QueueItem,
     record_verdict,
@@ -243,14 +243,8 @@ with col_source:
         # (legible in this column; the image's fullscreen button zooms), then the whole page.
         pdf = store.document_file(sp.document_id, sp.version) if layout is not None and layout.boxes else None
         if pdf is not None and layout is not None:
-            for pg in sorted({int(b[0]) for b in layout.boxes}):
-                try:
-                    st.image(render_page(pdf[1], pg, layout.boxes, around=90), width="stretch")
-                    printed = f" (printed {layout.page_label})" if layout.page_label and pg == layout.page else ""
-                    with st.expander(render.plain(f"Whole page {pg}{printed}")):  # the label comes from the PDF
-                        st.image(render_page(pdf[1], pg, layout.boxes), width="stretch")
-                except GraphRAGError as exc:
-                    st.warning(f"Page {pg} could not be rendered: {render.plain(exc)}")
+            show_cited_pages(pdf[1], doc.sha256 if doc is not None else None, layout,
+                             f"{sp.document_id}_{sp.version}_{sp.sentence_index}")
         render.box(render.context_html(store.sentences(sp.document_id, sp.version), sp),
                    meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
                         f"{render.esc(where)}effective {render.esc(date)} · {render.marker_label(cit.marker)} "

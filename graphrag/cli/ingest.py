@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Never, TextIO
 from tqdm import tqdm
 
 from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store, principal
+from graphrag.config import _count as parse_count
 from graphrag.documents import DEFAULT_MAX_BYTES
 from graphrag.extract import EXTRACTORS
 from graphrag.jobs import EtaClock, format_eta
@@ -56,6 +57,13 @@ class IngestProgress:
         print(f"ingest: {p.done:,}/{p.total:,} documents, {elapsed:.0f} s elapsed{eta}", file=self.stream, flush=True)
 
 
+def _count(raw: str) -> int:
+    try:
+        return parse_count(raw)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def register(subparsers: Subparsers) -> None:
     """Add ``ingest`` and its options."""
     s = subparsers.add_parser("ingest", help="ingest text, Markdown, PDF, HTML and DOCX files or folders "
@@ -67,7 +75,10 @@ def register(subparsers: Subparsers) -> None:
     s.add_argument("--model", help="model name for the ollama extractor")
     s.add_argument("--host", help="Ollama host (default: OLLAMA_HOST or http://127.0.0.1:11434)")
     s.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
-                   help="reject files larger than this (default %(default)s: about a minute of work per file)")
+                   help="reject files larger than this many bytes, unread (default %(default)s)")
+    s.add_argument("--max-chars", type=_count, metavar="N",
+                   help="reject a document whose text passes N characters, counted while it is read (default: "
+                        "GRAPHRAG_MAX_DOCUMENT_CHARS, 2,000,000)")
     add_json_arg(s)
     s.set_defaults(run=run)
 
@@ -84,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         if args.extractor == "ollama":
             options["cache"] = store.reply_cache()
             options["host"] = args.config.ollama_host  # --host, else OLLAMA_HOST, else the default
-        report = Ingestor(store, make_extractor(args.extractor, **options), config=args.config,
+        config = args.config.override(max_document_chars=args.max_chars)
+        report = Ingestor(store, make_extractor(args.extractor, **options), config=config,
                           actor=audit_event(principal(args), "relabel")).ingest_paths(
             args.paths, IngestProgress(), args.max_bytes)
         store.add_audit(audit_event(principal(args), "ingest", paths=[str(p) for p in args.paths],

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphrag.config import MAX_DOCUMENT_CHARS
+from graphrag.readers.budget import CharBudget, TooMuchText, too_much_text
 from graphrag.readers.errors import ReadError
 from graphrag.readers.layout import DOCX, HTML, PDF, Block, Layout, TextLine, sha256_bytes
 
@@ -17,13 +19,16 @@ DOCUMENT_SUFFIXES = {".pdf": PDF, ".html": HTML, ".htm": HTML, ".docx": DOCX}
 __all__ = [
     "DOCUMENT_SUFFIXES",
     "Block",
+    "CharBudget",
     "Layout",
     "Read",
     "ReadError",
     "TextLine",
+    "TooMuchText",
     "read_document",
     "sha256_bytes",
     "sniff",
+    "too_much_text",
 ]
 
 
@@ -49,8 +54,9 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
-def read_document(data: bytes, suffix: str, decoded: str | None = None) -> Read:
-    """Read a PDF, HTML or DOCX file. Raises ReadError with a message to show the user."""
+def read_document(data: bytes, suffix: str, decoded: str | None = None, max_chars: int = MAX_DOCUMENT_CHARS) -> Read:
+    """Read a PDF, HTML or DOCX file. Raises ReadError with a message to show the user; TooMuchText,
+    as soon as the reader has counted more than ``max_chars`` characters."""
     suffix = suffix.lower()
     kind = sniff(data)
     expected = {".pdf": "PDF", ".docx": "DOCX", ".html": "HTML", ".htm": "HTML"}[suffix]
@@ -66,13 +72,15 @@ def read_document(data: bytes, suffix: str, decoded: str | None = None) -> Read:
     if expected == "PDF":
         from graphrag.readers.pdf import read_pdf
 
-        text, title, layout = read_pdf(data)
+        text, title, layout = read_pdf(data, max_chars=max_chars)
     elif expected == "DOCX":
         from graphrag.readers.word import read_docx
 
-        text, title, layout = read_docx(data)
+        text, title, layout = read_docx(data, max_chars)
     else:
         from graphrag.readers.webpage import read_html
 
-        text, title, layout = read_html(data, decoded)
+        text, title, layout = read_html(data, decoded, max_chars)
+    if len(text) > max_chars:  # the readers count as they go; ligatures and separators may add a few
+        raise TooMuchText(too_much_text(len(text), max_chars))
     return Read(text, title, layout)

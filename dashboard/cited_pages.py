@@ -1,0 +1,36 @@
+"""The Review page's pictures of a cited PDF sentence: a few drawn at once, the rest on demand.
+
+A sentence may run over hundreds of pages. Its first and last page are drawn (cropped to the cited
+lines); a page between is drawn when picked from a list, and a whole page when its toggle is on, so
+a rerun draws at most a few images whatever the citation spans. A page that cannot be drawn is a
+warning with the reason, never a traceback.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import render
+from graphrag.errors import GraphRAGError
+from graphrag.model import SpanLayout
+from graphrag.pages import pages_to_show, render_page
+from graphrag.text import counted
+
+
+def show_cited_pages(data: bytes, file_sha256: str | None, layout: SpanLayout, key: str) -> None:
+    """Draw the pages ``layout``'s boxes lie on, as described above; ``key`` tells citations apart."""
+    shown, between = pages_to_show([int(b[0]) for b in layout.boxes])
+    if between:
+        picked = st.selectbox(f"The sentence runs over {counted(len(between), 'more page')}", between, index=None,
+                              placeholder="Show a page between…", key=f"between_{key}")
+        if picked is not None:
+            shown = sorted([*shown, picked])
+    for pg in shown:
+        try:
+            st.image(render_page(data, pg, layout.boxes, around=90, file_sha256=file_sha256), width="stretch")
+            printed = f" (printed {layout.page_label})" if layout.page_label and pg == layout.page else ""
+            if st.toggle(render.plain(f"Whole page {pg}{printed}"), key=f"whole_{key}_{pg}"):  # label: from the PDF
+                st.image(render_page(data, pg, layout.boxes, file_sha256=file_sha256), width="stretch")
+        except GraphRAGError as exc:
+            message = str(exc)
+            st.warning(render.plain(message[:1].upper() + message[1:]))
