@@ -610,7 +610,7 @@ def test_no_page_shows_a_reviewer_another_verdict_before_their_own(blind_store, 
         monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(policy))
         monkeypatch.delenv("GRAPHRAG_INGEST_ROOTS")
         at.secrets = {"auth": TEAM_AUTH}
-        at.user = {"is_logged_in": True, "sub": f"sub-{email}", "email": email, "groups": [],
+        at.user = {"is_logged_in": True, "sub": f"sub-{email}", "email": email, "email_verified": True, "groups": [],
                    "iss": "http://127.0.0.1:1"}
         seen = Seen()
         walked = _walk_pages(at, seen, email)
