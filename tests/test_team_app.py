@@ -218,7 +218,6 @@ def test_the_record_pages_admin_actions_are_audited_as_the_dashboards(team) -> N
     assert [e for e in events if e[0] in ("review-policy", "checker-refit")] == [
         ("review-policy", "ana@example.com", "dashboard", "team"), ("checker-refit", "ana@example.com", "dashboard",
                                                                    "team")]
-    assert ("sign-in", "ana@example.com", "dashboard", "team") in events
 
 
 def test_a_role_taken_away_stops_the_next_click_and_removal_stops_the_next_rerun(team) -> None:
