@@ -31,7 +31,7 @@ NOT_AUDITED = {
     "ask": "asks; the answer it stores is not yet part of the verification record (a verdict on it is)",
     "entity": "reads the graph", "review list": "reads the queue", "review disputes": "reads the queue",
     "record stats": "reads the record", "checker list": "reads the checker versions",
-    "eval retrieval": "reads a benchmark file", "eval support": "reads a benchmark file",
+    "eval retrieval": "reads a benchmark file", "eval answers": "asks benchmark questions in its own stores", "eval support": "reads a benchmark file",
     "bench ask": "a throwaway store", "bench documents": "a throwaway store", "bench ingest": "a throwaway store",
     "bench load": "a throwaway store", "bench review": "a throwaway store", "bench scale": "a throwaway store",
     "bench support": "a throwaway store",
