@@ -1,20 +1,22 @@
-"""The embedded generator: an answer composed from the best context sentences, no server.
+"""The embedded generator: an answer composed from the context sentences, no server.
 
-It quotes rather than paraphrases, so each claim is a source sentence followed by its own
-marker. To read as an answer rather than a dump it keeps only sentences close in relevance to
-the best one, skips headings and near-repeats, and stops at a small cap.
+The answer reads as an answer: for a fact question (who, when, where, how many, how long...)
+it opens with the short answer, a phrase taken from the best evidence sentence as a claim of
+its own citing that sentence, then that sentence quoted; then at most two more quotes, each
+only when it answers nearly as well (``quote_rank``) or is a chain link the question needs.
+Only statements are quoted (``kinds``): never a FAQ's question, a heading, a caption, a table
+row, a reference entry or an author line. When quoted sources from different documents or
+versions state different values about the same thing, the answer says so in words, the
+current source first (``graphrag.disagreement``).
 
 Chains: a context item reached through the graph names the sentences of the steps that
-reached it, and quoting those sentences before it makes a chain. The answer opens with the
-first chain in the retrieval's order that is about the question (one of its sentences is
-as close to the question as any quote; the sentence giving the bridge entity's fact rarely
-resembles the question); when another item's route went through a quoted sentence (the
-film's sentence names its director; the director's sentence gives the country), the entity
-the walk reached most strongly that way is followed next, and the chain continues once more
-from its newest quote. A chain never passes through a hub (an entity most sentences name).
-The sentence most like the question and the first of the retrieval's order always keep a
-place. So a bridge question reads as the chain of sentences that answers it, each with its
-own marker and route, and nothing is written that a source does not say.
+reached it. A step's sentence is quoted after the best one when it covers words of the
+question the best one lacks (the film's sentence names the director the question asks
+about); an item whose route went through a quoted sentence continues the chain when the
+quotes so far do not hold the kind of phrase the question asks for (the director's sentence
+gives the birthplace). A chain never passes through a hub (an entity most sentences name).
+Nothing is written that a source does not say: each quote is a source sentence with its own
+marker, and the short answer is a phrase of the sentence it cites.
 """
 
 from __future__ import annotations
@@ -24,8 +26,13 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from graphrag.disagreement import disagreement_sentence, find_disagreements
 from graphrag.generate.base import Generation
-from graphrag.model import ContextItem
+from graphrag.generate.kinds import quotable
+from graphrag.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN, quote_scores
+from graphrag.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
+from graphrag.model import ContextItem, Disagreement
+from graphrag.support.lexical import content_stems
 from graphrag.text import ends_with_abbreviation
 
 if TYPE_CHECKING:
@@ -40,11 +47,6 @@ def _words(text: str) -> set[str]:
 
 def _similar(a: set[str], b: set[str]) -> bool:
     return len(a & b) / max(len(a | b), 1) > 0.7
-
-
-def _is_statement(text: str) -> bool:
-    """A sentence worth quoting: several words, not a bare heading or label."""
-    return len(_WORD.findall(text)) >= 4 and not text.endswith(":")
 
 
 # Square brackets inside a quoted source ("cite [1] for everything") would read as citation
@@ -80,166 +82,168 @@ def _most_like_the_question(candidates: Sequence[ContextItem], route_of: Context
     return max((c for c in candidates if c.route == route_of.route), key=lambda c: (c.score, -c.n))
 
 
+def _text(item: ContextItem) -> str:
+    return " ".join(item.span.text.split())
+
+
+TitleOf = Callable[[str, int], "str | None"]
+
+
 class ExtractiveGenerator:
-    """An answer with no model: quotes of the most relevant context sentences, chains kept together."""
+    """An answer with no model: the short answer, then the quotes that answer best, chains kept together."""
 
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 5, margin: float = 0.3, chain_margin: float = 0.8,
-                 by_context_order: bool = True, any_chain: bool = True, keep_best: bool = True,
-                 chain_first: bool = True, near_best: float = 0.03,
-                 chain_links: int = 2, specificity: Callable[[str], float] | None = None,
-                 min_join_specificity: float = 0.55,
-                 model: str | None = None) -> None:
-        # A chain (a route continuing a quote, or the fallback chain) may only pass through
-        # entities at least this specific (KnowledgeGraph.specificity): a hub such as the
-        # company's name, named in every document, joins any sentence to any other.
-        # Scored on MuSiQue: without it, all of its figures are the same; on the handbook it keeps
-        # the invoice sentences out of a security answer. ``for_graph`` supplies the specificity.
+    def __init__(self, max_sentences: int = 3, margin: float = QUOTE_MARGIN, chain_margin: float = 0.8,
+                 threshold: float = ANSWER_THRESHOLD, specificity: Callable[[str], float] | None = None,
+                 min_join_specificity: float = 0.55, title_of: TitleOf | None = None,
+                 short_answer: bool = True, ner: bool = True, model: str | None = None) -> None:
+        # A chain may only pass through entities at least this specific (KnowledgeGraph.specificity):
+        # a hub such as the company's name, named in every document, joins any sentence to any other.
         self.specificity = specificity
         self.min_join_specificity = min_join_specificity
-        # Links quoted after the first sentence: the chain continues from its own newest quote
-        # once more (film -> director -> birthplace -> country). Two rather than one: MuSiQue
-        # citations starting at a named entity 82.3% -> 83.0%, bridge paragraphs cited through
-        # a step 19 -> 20, nothing lower; three lowered answers with the gold string to 0.37.
-        self.chain_links = chain_links
-        # The sentence most like the question, and the first of the retrieval's order, are always
-        # among the quotes (a walk from a generic entity such as "customer" put three sentences
-        # ahead of the handbook's direct answer; a chain opening the answer must not push out
-        # the sentence that names the answer: on MuSiQue, answers with the gold string 0.40 ->
-        # 0.45 when the first of the retrieval's order keeps its place too).
-        self.keep_best = keep_best
-        # Open with a chain about the question rather than the first sentence of the retrieval's
-        # order (MuSiQue, bridge paragraphs cited through a step 26 -> 33 of 68).
-        self.chain_first = chain_first
-        # A sentence this close to the best one (cosine) is as much the answer and keeps a place
-        # too: a chain opening the handbook's answer pushed out "Larkspur notifies affected
-        # customers within 72 hours ..." (0.59 against 0.61). On MuSiQue it costs chains: 0.03
-        # bridge paragraphs cited through a step 33 -> 31, 0.05: 29, 0.1: 27.
-        self.near_best = near_best
-        # When no route runs through a quoted sentence, still quote the first chain the walk
-        # found from the question's entities (its step sentences, then its end).
-        self.any_chain = any_chain
-        # Quote in the retrieval's order, which weighs how strongly the walk from the question's
-        # entities reached a sentence, not only how much it resembles the question.
-        self.by_context_order = by_context_order
-        # Five quotes rather than four: a chain takes two, and the two kept sentences must fit
-        # beside it (MuSiQue: bridge paragraphs cited 36 -> 41 of 68, gold string 0.42 -> 0.45).
+        # Three quotes: the best sentence, and room for a chain link and one more answering sentence
+        # (or the other side of a disagreement). Five buried the answer among sentences that did not
+        # answer (NQ articles: 4.84 citations per answer).
         self.max_sentences = max_sentences
-        self.margin = margin  # keep sentences within this cosine distance of the most similar one
-        # A chain's next link, continuing a quoted sentence, may be much less like the question
-        # than the best sentence ("born in Lyon" shares few words with "Which country is the
-        # director of X from?"). 0.8 rather
-        # than 0.6 (on MuSiQue: one more bridge paragraph cited, answers with the gold string
-        # 0.41 -> 0.42): the link already passes through a quote and no hub.
+        self.margin = margin  # a further quote scores within this much of the best one ...
+        self.threshold = threshold  # ... and at least this much
+        # A chain's next link, continuing a quoted sentence, may be much less like the question than the
+        # best sentence ("born in Lyon" shares few words with "Which country is the director of X from?").
         self.chain_margin = chain_margin
+        self.title_of = title_of  # document titles for the disagreement sentence (``for_graph``)
+        self.short_answer = short_answer
+        self.ner = ner  # spaCy's entities for who/where/which answers (False: numbers, durations, dates only)
 
     def for_graph(self, graph: KnowledgeGraph) -> ExtractiveGenerator:
-        """A copy that knows how specific each entity of ``graph`` is (to keep hubs out of chains)."""
+        """A copy that knows how specific each entity of ``graph`` is (to keep hubs out of chains) and the
+        documents' titles (to name the sources that disagree)."""
         spec = graph.specificity
         bound = copy.copy(self)
         bound.specificity = lambda key: float(spec[graph.index[key]]) if key in graph.index else 1.0
+        titles = {(d.id, d.version): d.title for d in getattr(graph, "docs", ())}
+        bound.title_of = lambda doc, version: titles.get((doc, version))
         return bound
 
+    def _joins_hub(self, item: ContextItem) -> bool:
+        if self.specificity is None or not self.min_join_specificity:
+            return False
+        return any(self.specificity(s.entity) < self.min_join_specificity for s in item.route.steps)
+
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
-        """Quote up to ``max_sentences`` statements from ``context``, each with its marker; empty when none is
-        a statement."""
-        ranked = [c for c in sorted(context, key=lambda c: (-c.score, c.n)) if _is_statement(" ".join(c.span.text.split()))]
-        if not ranked:
+        """The short answer (for a fact question), the best sentence, and up to ``max_sentences`` quotes in
+        all, each with its marker; a disagreement between quoted sources said in words. Empty when no
+        context sentence is a statement."""
+        candidates = [c for c in context if quotable(_text(c))]
+        if not candidates:
             return Generation("", self.name, None)
-        at = {_where(c): c for c in ranked}
-        best = ranked[0].score
-        most_similar = ranked[0]
-        in_order = sorted(ranked, key=lambda c: c.n)
-        if self.by_context_order:
-            ranked = in_order
-        # Quotes that always keep a place: the most similar sentence, the first of the retrieval's
-        # order, and any sentence nearly as similar as the best.
-        kept: list[ContextItem] = []
-        if self.keep_best:
-            kept = list(dict.fromkeys([most_similar, in_order[0],
-                                       *(c for c in in_order if c.score >= best - self.near_best)]))
-        chosen: list[ContextItem] = []
+        # The phrase finder runs on the candidates most like the question only: spaCy on every
+        # context sentence would cost more than the rest of the answer.
+        by_similarity = sorted(candidates, key=lambda c: (-c.score, c.n))[:6]
+        found = dict(zip(by_similarity, find_short_answers(question, [_text(c) for c in by_similarity], self.ner)))
+        answers: dict[ContextItem, ShortAnswer | None] = {c: found.get(c) for c in candidates}
 
-        def joins_hub(item: ContextItem) -> bool:
-            if self.specificity is None or not self.min_join_specificity:
+        def answer_of(item: ContextItem) -> ShortAnswer | None:
+            if item not in found:  # a chain link far from the question: looked at once it is quoted
+                found[item] = answers[item] = find_short_answers(question, [_text(item)], self.ner)[0]
+            return answers[item]
+        fit = dict(zip(candidates, quote_scores(question, candidates, [answers[c] is not None for c in candidates])))
+        ranked = sorted(candidates, key=lambda c: (-fit[c], c.n))
+        at = {_where(c): c for c in candidates}
+        best = ranked[0]
+        quotes: list[ContextItem] = [best]
+        chained: set[ContextItem] = set()
+        qstems = set(content_stems(question))
+
+        def add(item: ContextItem, *, chain: bool = False) -> bool:
+            if item in quotes or len(quotes) >= self.max_sentences:
                 return False
-            return any(self.specificity(s.entity) < self.min_join_specificity for s in item.route.steps)
-
-        def links(item: ContextItem) -> list[ContextItem]:
-            """The item's route as quotable sentences: each step's sentence, then the item's."""
-            out = [at[w] for w in _step_sentences(item) if w in at and at[w] is not item]
-            return [*dict.fromkeys(out), item]
-
-        def room() -> int:
-            """Quotes a chain may still take: a place stays free for each kept sentence until it is in."""
-            return self.max_sentences - len(chosen) - sum(1 for k in kept if k not in chosen)
-
-        def take(item: ContextItem, *, chain: bool = False) -> None:
-            if item in chosen:
-                return
-            if len(chosen) >= self.max_sentences or (chain and item not in kept and room() <= 0):
-                return
             words = _words(item.span.text)
-            repeat = next((i for i, c in enumerate(chosen) if _similar(words, _words(c.span.text))), None)
-            if repeat is not None:
-                # A near-repeat (an old FAQ restating a policy, an older wording): quote only
-                # the source with the later effective date, whatever ranked first.
-                if (item.effective_date or "") > (chosen[repeat].effective_date or ""):
-                    chosen[repeat] = item
-                return
-            chosen.append(item)
+            repeat = next((i for i, c in enumerate(quotes) if _similar(words, _words(c.span.text))), None)
+            if repeat is not None and not find_disagreements([quotes[repeat], item]):
+                # A near-repeat saying the same (an old FAQ restating a policy): quote only the
+                # source with the later effective date.
+                if (item.effective_date or "") > (quotes[repeat].effective_date or ""):
+                    quotes[repeat] = item
+                return False
+            quotes.append(item)
+            if chain:
+                chained.add(item)
+            return True
 
-        def reached_strength(item: ContextItem) -> float:
-            """How strongly the walk reached the item's entity, among routes through one quoted
-            sentence: their seed and steps are shared, so it is the entity's specificity."""
-            return self.specificity(item.route.end) if self.specificity is not None else 0.0
+        def covered() -> set[str]:
+            return {s for q in quotes for s in content_stems(q.span.text)}
 
-        def extension() -> ContextItem | None:
-            """Of the items whose route went through a sentence already quoted, those reaching the
-            entity the walk reached most strongly (the first in the retrieval's order on a tie:
-            "Jefferson County" rather than "Iowa" from "... is located in Jefferson County,
-            Iowa"); of their sentences, the one most like the question."""
-            quoted = {_where(c) for c in chosen}
-            found = [c for c in in_order
-                     if c not in chosen and c.score >= best - self.chain_margin and not joins_hub(c)
-                     and any(w in quoted for w in _step_sentences(c))]
-            if not found:
-                return None
-            return _most_like_the_question(found, max(found, key=lambda c: (reached_strength(c), -c.n)))
-
-        def about_question(item: ContextItem) -> bool:
-            """A chain worth quoting: its route has steps whose sentences are in the context, no
-            hub, and one of its sentences is as close to the question as any other quote: through
-            a generic entity ("Larkspur", named everywhere) the first chain the walk found quoted
-            invoice sentences for a security question."""
-            chain = links(item)
-            return (bool(item.route.steps) and len(chain) > 1 and not joins_hub(item)
-                    and max(c.score for c in chain) >= best - self.margin)
-
-        opening = in_order[0]
-        chains = [c for c in in_order if about_question(c)] if self.chain_first else []
-        if chains:
-            opening = _most_like_the_question(chains, chains[0])
-        for item in links(opening):
-            take(item, chain=True)
-        nxt = extension()
-        if nxt is None and self.any_chain:
-            nxt = next((c for c in in_order if c not in chosen and about_question(c)), None)
-        for _ in range(self.chain_links):
-            if nxt is None:
+        # Chain links the question needs: a step sentence of the best one's route that covers
+        # question words the quotes lack.
+        if not self._joins_hub(best):
+            for where in _step_sentences(best):
+                link = at.get(where)
+                if link is not None and link is not best and (qstems & set(content_stems(link.span.text))) - covered():
+                    add(link, chain=True)
+        # The chain continues through a quoted sentence when the question asks for a fact and no quote
+        # holds a phrase of that kind (the film's sentence names the director, not the birthplace).
+        fact = answer_type(question) is not AnswerType.NONE
+        for _ in range(2 if fact else 0):
+            if any(answer_of(q) is not None for q in quotes):
                 break
-            for item in links(nxt):
-                take(item, chain=True)
-            nxt = extension()
-        for item in kept:
-            take(item)
+            quoted = {_where(c) for c in quotes}
+            onward = [c for c in candidates
+                      if c not in quotes and fit[c] >= fit[best] - self.chain_margin and not self._joins_hub(c)
+                      and any(w in quoted for w in _step_sentences(c))]
+            if not onward:
+                break
+            strongest = max(onward, key=lambda c: (self._reached_strength(c), -c.n))
+            if not add(_most_like_the_question(onward, strongest), chain=True):
+                break
+        floor = max(self.threshold, fit[best] - self.margin)
         for cand in ranked[1:]:
-            if len(chosen) >= self.max_sentences:
+            if len(quotes) >= self.max_sentences:
                 break
-            if cand.score < best - self.margin:
-                continue  # ranked by similarity, nothing later is closer; by context order, it may be
-            for item in links(cand):
-                take(item)
-        text = " ".join(_with_marker(" ".join(c.span.text.split()), c.n) for c in chosen)
-        return Generation(text, self.name, None)
+            # For a fact question a further quote must hold a phrase of the asked-for kind too.
+            if fit[cand] >= floor and (not fact or answers[cand] is not None):
+                add(cand)
+        # The other side of a disagreement with a quote keeps a place (it answers too, and the reader must
+        # know the sources differ), in place of the last quote that is not a chain link.
+        rival = next((c for c in ranked[1:] if c not in quotes and fit[c] >= floor - self.margin
+                      and any(find_disagreements([q, c]) for q in quotes)), None)
+        if rival is not None and not find_disagreements(quotes):
+            spare = [q for q in quotes[1:] if q not in chained]
+            if len(quotes) >= self.max_sentences and spare:
+                quotes.remove(spare[-1])
+            add(rival)
+        return Generation(self._compose(quotes, answers), self.name, None)
+
+    def _reached_strength(self, item: ContextItem) -> float:
+        """How strongly the walk reached the item's entity (its specificity), among routes through one
+        quoted sentence."""
+        return self.specificity(item.route.end) if self.specificity is not None else 0.0
+
+    def _compose(self, quotes: list[ContextItem], answers: dict[ContextItem, ShortAnswer | None]) -> str:
+        """The answer's text: the short answer, its sentence, any disagreement in words, the other quotes."""
+        disagreements: list[Disagreement] = find_disagreements(quotes, self.title_of)
+        older = {s.n for d in disagreements for s in d.sides[1:]}
+        # The current side of a disagreement is read first: the short answer is taken from it.
+        order = sorted(quotes, key=lambda q: q.n in older)
+        source = next((q for q in order if self.short_answer and answers.get(q) is not None and q.n not in older),
+                      None)
+        if source is not None:
+            order.remove(source)
+            order.insert(0, source)
+        parts: list[str] = []
+        if source is not None:
+            short = answers[source]
+            assert short is not None
+            parts.append(_with_marker(short.text, source.n))
+        whole = {s.n for d in disagreements for s in d.sides if s.says == s.sentence}
+        told = False
+        for i, q in enumerate(order):
+            if i > 0 and not told and disagreements:
+                parts.extend(disagreement_sentence(d) for d in disagreements)
+                told = True
+            if q.n in whole and i > 0:
+                continue  # quoted whole in the disagreement sentence
+            parts.append(_with_marker(_text(q), q.n))
+        if not told:
+            parts.extend(disagreement_sentence(d) for d in disagreements)
+        return " ".join(parts)
