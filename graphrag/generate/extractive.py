@@ -184,12 +184,13 @@ class ExtractiveGenerator:
         # The chain continues through a quoted sentence when the question asks for a fact and no quote
         # holds a phrase of that kind (the film's sentence names the director, not the birthplace).
         fact = answer_type(question) is not AnswerType.NONE
+        top_similarity = max(c.score for c in candidates)
         for _ in range(2 if fact else 0):
             if any(answer_of(q) is not None for q in quotes):
                 break
             quoted = {_where(c) for c in quotes}
             onward = [c for c in candidates
-                      if c not in quotes and fit[c] >= fit[best] - self.chain_margin and not self._joins_hub(c)
+                      if c not in quotes and c.score >= top_similarity - self.chain_margin and not self._joins_hub(c)
                       and any(w in quoted for w in _step_sentences(c))]
             if not onward:
                 break
