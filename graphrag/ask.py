@@ -17,6 +17,7 @@ from graphrag.embed import Embedder, get_embedder
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.generate import Generator, make_generator
 from graphrag.generate.extractive import ExtractiveGenerator
+from graphrag.generate.ollama import OllamaGenerator
 from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import (
     Answer,
@@ -89,8 +90,9 @@ class Asker:
         warnings: list[str] = []
         generator = self._generator or make_generator(settings.generator, **_model_option(settings.generator_model))
         graph = self.graph()
-        if isinstance(generator, ExtractiveGenerator):
-            generator = generator.for_graph(graph)  # keeps hub entities out of quoted chains
+        if isinstance(generator, (ExtractiveGenerator, OllamaGenerator)):
+            # hub entities kept out of quoted chains; document titles to name sources that disagree
+            generator = generator.for_graph(graph)
         best = max((c.score for c in found.context), default=None)
         if best is not None and best >= settings.min_relevance:
             generation = generator.generate(question, found.context)
