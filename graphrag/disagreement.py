@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrag.model import ContextItem, Disagreement, DisagreementSide
-from graphrag.support.lexical import content_stems, negated
+from graphrag.support.lexical import STOPWORDS, content_stems, negated
 
 DISAGREE_OPENING = "Sources disagree: "
 MIN_SHARED = 3  # content words two sentences must share to be about the same thing
@@ -35,6 +35,8 @@ def _values(text: str) -> dict[str, tuple[float, str]]:
     out: dict[str, tuple[float, str]] = {}
     for m in _VALUE.finditer(text):
         raw, unit = m.group(1).lower().replace(",", ""), m.group(2).lower()
+        if unit in STOPWORDS:
+            continue  # "step 3 of runbook 2": a number naming something, not a measure
         number = float(_NUMBER_WORDS[raw]) if raw in _NUMBER_WORDS else float(raw)
         key = "%" if unit in ("%", "percent") else _UNIT_STEM.sub("", unit)
         out.setdefault(key, (number, m.group().strip()))
