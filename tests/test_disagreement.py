@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.disagreement import differing_values, disagreement_from_json, disagreement_json, find_disagreements
+from graphrag.disagreement import (
+    differing_values,
+    disagreement_from_json,
+    disagreement_json,
+    find_disagreements,
+)
 from graphrag.model import ContextItem, Route, Span
 
 pytestmark = pytest.mark.unit

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     """Ask the question, save the answer and print it with each claim's support and citations; 2 when the
     store holds no documents."""
     from graphrag.ask import Asker
+    from graphrag.graph import load_graph
     from graphrag.serialize import (
         VERBATIM,
         VERBATIM_CHECKS,
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         if not store.counts()["versions"]:
             print(empty, file=sys.stderr)
             return 2
-        known = {d.id for d in store.documents()}
+        known = {d.id for d in load_graph(store).docs}  # the cached graph: no document text is read
         unknown = [d for d in dict.fromkeys(args.documents) if d not in known]
         if unknown:
             print(f"error: no document with id {', '.join(map(repr, unknown))} in {args.store}; "

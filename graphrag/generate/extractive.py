@@ -149,7 +149,7 @@ class ExtractiveGenerator:
             return answers[item]
         fit = dict(zip(candidates, quote_scores(question, candidates, [answers[c] is not None for c in candidates])))
         ranked = sorted(candidates, key=lambda c: (-fit[c], c.n))
-        at = {_where(c): c for c in candidates}
+        at: dict[tuple[str | None, int | None, int | None], ContextItem] = {_where(c): c for c in candidates}
         best = ranked[0]
         quotes: list[ContextItem] = [best]
         chained: set[ContextItem] = set()

@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 
-from graphrag.disagreement import disagreement_from_json, disagreement_json
 from graphrag.access import Footprint, footprint_of_routes, withdrawn_footprint
+from graphrag.disagreement import disagreement_from_json, disagreement_json
 from graphrag.model import (
     Answer,
     AnswerStatus,
