@@ -114,6 +114,9 @@ class ExtractiveGenerator:
         self.title_of = title_of  # document titles for the disagreement sentence (``for_graph``)
         self.short_answer = short_answer
         self.ner = ner  # spaCy's entities for who/where/which answers (False: numbers, durations, dates only)
+        # The short answer is looked for in the sentences most like the question only (and in chain
+        # links once quoted): spaCy on every context sentence costs more than the rest of the answer.
+        self.phrase_candidates = 4
 
     def for_graph(self, graph: KnowledgeGraph) -> ExtractiveGenerator:
         """A copy that knows how specific each entity of ``graph`` is (to keep hubs out of chains) and the
@@ -137,9 +140,7 @@ class ExtractiveGenerator:
         candidates = [c for c in context if quotable(_text(c))]
         if not candidates:
             return Generation("", self.name, None)
-        # The phrase finder runs on the candidates most like the question only: spaCy on every
-        # context sentence would cost more than the rest of the answer.
-        by_similarity = sorted(candidates, key=lambda c: (-c.score, c.n))[:6]
+        by_similarity = sorted(candidates, key=lambda c: (-c.score, c.n))[:self.phrase_candidates]
         found = dict(zip(by_similarity, find_short_answers(question, [_text(c) for c in by_similarity], self.ner)))
         answers: dict[ContextItem, ShortAnswer | None] = {c: found.get(c) for c in candidates}
 

@@ -137,14 +137,19 @@ def _pattern_phrases(kind: AnswerType, sentence: str) -> list[str]:
     return []
 
 
-def _parse(sentences: Sequence[str]) -> list[Doc] | None:
+def _parse(sentences: Sequence[str], chunks: bool) -> list[Doc] | None:
+    """The sentences through spaCy: the entity recogniser alone (it has its own token vectors in the
+    small English pipeline), and the tagger and parser too only when noun chunks are wanted (they
+    cost as much again)."""
     try:
         from graphrag.extract.rules import load_spacy
 
         nlp = load_spacy()
     except ModelUnavailable:
         return None
-    return list(nlp.pipe(sentences))
+    skip = [p for p in ("tok2vec", "tagger", "parser", "lemmatizer", "attribute_ruler")
+            if p in nlp.pipe_names and not chunks]
+    return list(nlp.pipe(sentences, disable=skip))
 
 
 def _noun_chunk_answer(doc: Doc, question_stems: set[str]) -> str | None:
@@ -165,7 +170,8 @@ def find_short_answers(question: str, sentences: Sequence[str], ner: bool = True
     if kind is AnswerType.NONE or not sentences:
         return [None] * len(sentences)
     qstems = set(content_stems(question))
-    docs = _parse(sentences) if ner and kind not in (AnswerType.DURATION, AnswerType.DATE) else None
+    docs = (_parse(sentences, chunks=kind is AnswerType.PERSON)
+            if ner and kind not in (AnswerType.DURATION, AnswerType.DATE) else None)
     out: list[ShortAnswer | None] = []
     for i, sentence in enumerate(sentences):
         phrases = _pattern_phrases(kind, sentence)

@@ -50,6 +50,13 @@ def _text(c: Citation) -> str:
     return c.item.span.text
 
 
+def _phrase_of(claim: str, sentence: str) -> bool:
+    """The claim is a few words found as they stand in the sentence (not the whole sentence)."""
+    phrase = " ".join(claim.split()).rstrip(" .").casefold()
+    text = " ".join(sentence.split()).casefold()
+    return bool(phrase) and phrase in text and len(phrase) < len(text.rstrip(" ."))
+
+
 def _checked(c: Citation) -> bool:
     return c.valid and c.item is not None
 
@@ -70,8 +77,12 @@ class ClaimCheck:
         self.each: list[_CitationQueries] = []  # one per checked citation, when there are several
         if not cited:
             return
+        # A phrase taken from its one cited sentence ("30 days", the short answer) is read against that
+        # sentence alone: the neighbours could only add what the phrase was not taken from, and cost
+        # half the encoding of an ask.
+        alone = len(cited) == 1 and not _phrase_of(claim.text, _text(cited[0]))
         self.joined = SupportQuery(claim.text, " ".join(_text(c) for c in cited),
-                                   neighbour_texts(store, cited[0]) if len(cited) == 1 else ())
+                                   neighbour_texts(store, cited[0]) if alone else ())
         if len(cited) > 1:
             self.each = [_CitationQueries(SupportQuery(claim.text, _text(c), neighbour_texts(store, c)),
                                           SupportQuery(claim.text, " ".join(_text(o) for o in cited if o is not c)))
