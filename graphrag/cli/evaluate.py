@@ -4,6 +4,8 @@ retrieval on multi-hop questions; the figures come from ``graphrag.evaluate``.""
 from __future__ import annotations
 
 import argparse
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphrag.cli.common import add_json_arg, choices_help
@@ -14,10 +16,12 @@ if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
 
 FORMATS = ["wice", "expertqa", "jsonl"]
+# the sets of ``eval answers`` (graphrag.evaluate.answers.SETS, named here so the parser loads no model code)
+ANSWER_SETS = ("musique", "nq_articles", "real_pdfs", "sample_corpus")
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``eval support`` and ``eval retrieval`` and their options."""
+    """Add ``eval support``, ``eval retrieval`` and ``eval answers`` and their options."""
     s = subparsers.add_parser("eval", help="measure on public labelled data")
     e = s.add_subparsers(dest="what", required=True)
     es = e.add_parser("support", help="support checker accuracy on claim/evidence pairs")
@@ -45,6 +49,24 @@ def register(subparsers: Subparsers) -> None:
                     help="also ask the questions against these documents, which cannot answer them, and count "
                          "how many the relevance floor refuses (e.g. sample_corpus)")
     add_json_arg(er)
+    ea = e.add_parser("answers", help="the answer panel: evidence in the context (beside a dense baseline), "
+                                      "citations inside the evidence, short answer, latency, per question set")
+    ea.add_argument("--data", default="../shared/data",
+                    help="folder of the public question sets (default ../shared/data); a set whose files are "
+                         "absent is skipped with a message")
+    ea.add_argument("--sample-corpus", default="sample_corpus", help="the sample corpus folder")
+    ea.add_argument("--sample-questions", help="the sample corpus's questions with their expected sentences "
+                                               "(default: graphrag/evaluate/sample_questions.json)")
+    ea.add_argument("--sets", nargs="+", choices=list(ANSWER_SETS), default=list(ANSWER_SETS),
+                    help="which sets to run (default: all)")
+    ea.add_argument("--stores", default=str(Path(tempfile.gettempdir()) / "graphrag-eval-answers"),
+                    help="folder of the per-set stores, kept between runs so a rerun only re-reads unchanged "
+                         "documents (default: a folder in the temporary directory)")
+    ea.add_argument("--limit", type=int, help="ask only the first N questions of each set")
+    ea.add_argument("--no-check", action="store_true",
+                    help="leave the support checker out (faster; latency then excludes it)")
+    ea.add_argument("--detail", action="store_true", help="with --json: every question's first quote and figures")
+    add_json_arg(ea)
     s.set_defaults(run=run)
 
 
@@ -52,6 +74,12 @@ def run(args: argparse.Namespace) -> int:
     """Run the evaluation asked for and print its figures."""
     if args.what == "support":
         return _support(args)
+    if args.what == "answers":
+        from graphrag.evaluate.answers import cli_eval_answers
+
+        return cli_eval_answers(args.data, args.sample_corpus, args.stores, args.sets, as_json=args.json,
+                                limit=args.limit, check=not args.no_check, detail=args.detail,
+                                **({"sample_questions": args.sample_questions} if args.sample_questions else {}))
     from graphrag.evaluate.retrieval import cli_eval_retrieval
 
     return cli_eval_retrieval(args.questions, args.corpus, as_json=args.json, limit=args.limit,

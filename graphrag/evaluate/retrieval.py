@@ -107,6 +107,13 @@ def named_keys(graph: KnowledgeGraph, question: str) -> set[str]:
     return {k for t in texts if (k := normalise(t)) in graph.index}
 
 
+def bridge_documents(graph: KnowledgeGraph, named: set[str], gold: frozenset[str]) -> frozenset[str]:
+    """The gold paragraphs that mention none of the ``named`` entities: reachable only through another one."""
+    naming_docs = {graph.docs[int(graph.sentence_doc[r])].id for k in named
+                   for r in graph.mention_rows(graph.index[k]).tolist()}
+    return gold - naming_docs
+
+
 def _contains_answer(text: str, answers: Sequence[str]) -> bool:
     low = " ".join(text.lower().split())
     return any(" ".join(a.lower().split()) in low for a in answers)
@@ -148,9 +155,7 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
             cited_anchored.append(item.route.start is RouteStart.QUESTION and item.route.seed in named)
             cited_from_linker.append(item.route.start is RouteStart.QUESTION and item.via != "similarity")
             depths[item.route.depth] += 1
-        naming_docs = {graph.docs[int(graph.sentence_doc[r])].id for k in named
-                       for r in graph.mention_rows(graph.index[k]).tolist()}
-        bridges = q.gold - naming_docs
+        bridges = bridge_documents(graph, named, q.gold)
         if bridges:
             bridge_questions += 1
             bridge_in_context += bool(bridges & found)
