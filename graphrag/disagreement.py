@@ -3,8 +3,9 @@ different values about the same thing.
 
 Two sentences are about the same thing when they share at least ``MIN_SHARED`` content words
 (numbers aside). They disagree when they give the same unit different numbers ("kept for 14
-days" / "kept for 35 days") or when one says it and the other denies it ("refunds unused time"
-/ "unused time is not refunded"). Each side names its document, version and effective date;
+days" / "kept for 35 days"), when one says it and the other, of another date, denies it
+("refunds unused time" / "unused time is not refunded"), or when one restates the other with
+other names in it ("as CSV files" / "as CSV or JSON files"). Each side names its document, version and effective date;
 the current one comes first (not superseded, then the newer effective date, then the newer
 version), since that is the one a reader should act on.
 """
@@ -20,6 +21,7 @@ from graphrag.support.lexical import STOPWORDS, content_stems, negated
 
 DISAGREE_OPENING = "Sources disagree: "
 MIN_SHARED = 3  # content words two sentences must share to be about the same thing
+RESTATED = 0.5  # share of content words (Jaccard) above which one sentence restates the other
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14, "fifteen": 15, "twenty": 20, "thirty": 30,
@@ -46,18 +48,29 @@ def _topic(text: str) -> set[str]:
     return {s for s in content_stems(text) if not s[0].isdigit()}
 
 
-def differing_values(a: str, b: str) -> tuple[str, str] | None:
+def differing_values(a: str, b: str, same_date: bool = False) -> tuple[str, str] | None:
     """What ``a`` and ``b`` say differently, if they are about the same thing: the two values of
-    one unit, or the two sentences when one denies what the other says; None when they agree."""
+    one unit; or the two sentences when one denies what the other says (not between sources of the
+    same date: two current pages saying "restores the workspace but not deleted snapshots" and
+    "restoring replaces the workspace" are two statements, not a conflict), or restates it naming
+    something else. None when they agree."""
     if len(_topic(a) & _topic(b)) < MIN_SHARED:
         return None
     va, vb = _values(a), _values(b)
     for unit in va.keys() & vb.keys():
         if va[unit][0] != vb[unit][0]:
             return va[unit][1], vb[unit][1]
-    if negated(a) != negated(b):
+    if negated(a) != negated(b) and not same_date:
         return a, b
+    ta, tb = _topic(a), _topic(b)
+    if len(ta & tb) / len(ta | tb) >= RESTATED and _names(a) != _names(b):
+        return a, b  # one restates the other with another name in it: "CSV files" / "CSV or JSON files"
     return None
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words and acronyms past the first word: the names a statement lists."""
+    return {w for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w\-]*", text.strip())}
 
 
 def _currency(item: ContextItem) -> tuple[bool, str, int]:
@@ -85,7 +98,8 @@ def find_disagreements(items: Sequence[ContextItem], title_of: TitleOf | None = 
                 continue
             if (a.span.document_id, a.span.version) == (b.span.document_id, b.span.version):
                 continue
-            found = differing_values(a.span.text, b.span.text)
+            found = differing_values(a.span.text, b.span.text,
+                                     same_date=bool(a.effective_date) and a.effective_date == b.effective_date)
             if found is None:
                 continue
             first, second = (a, b) if _currency(a) >= _currency(b) else (b, a)

@@ -34,6 +34,16 @@ def test_sentences_about_other_things_or_saying_the_same_do_not_disagree() -> No
                             "Falcon2 follows Alpha0 during step 2 of runbook 1.") is None
 
 
+def test_a_denial_between_pages_of_one_date_is_not_a_disagreement_but_a_restatement_naming_more_is() -> None:
+    """Found by the sample corpus panel: two current pages ("Reactivation restores the workspace but does not
+    restore deleted snapshots" / "Restoring replaces the workspace contents") were said to disagree."""
+    a = "Reactivation restores the workspace but does not restore deleted snapshots."
+    b = "Restoring replaces the current workspace contents with the snapshot contents."
+    assert differing_values(a, b, same_date=True) is None and differing_values(a, b) == (a, b)
+    assert differing_values("Exports are delivered as CSV files.",
+                            "Exports are delivered as CSV or JSON files inside a single archive.") is not None
+
+
 def test_the_current_side_comes_first_and_one_document_never_disagrees_with_itself() -> None:
     old = _item(1, "faq", "Larkspur keeps nightly snapshots for 14 days.", "2023-04-01")
     new = _item(2, "retention", "Nightly snapshots are kept for 35 days.", "2025-06-01")

@@ -77,6 +77,8 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType.DURATION
     if re.search(r"\bhow\s+(many|much|old|far|big|large|tall|high|deep|fast)\b", q):
         return AnswerType.QUANTITY
+    if _YES_NO.match(q):
+        return AnswerType.NONE  # "Is unused time refunded when I cancel?": the "when" is not what it asks
     if re.search(r"\bwhen\b|\b(what|which)\s+(year|date|day|month|decade|century)\b", q):
         return AnswerType.DATE
     if re.search(r"\bwho(m|se)?\b", q):
@@ -98,6 +100,9 @@ def answer_type(question: str) -> AnswerType:
             return AnswerType.ENTITY
     return AnswerType.NONE
 
+
+# "Is ...?", "Can ...?", "Does ...?": asks yes or no (a "how long" inside is caught before this).
+_YES_NO = re.compile(r"^\s*(is|are|was|were|can|could|does|do|did|will|would|should|has|have|had|may|must)\b")
 
 # "What is a snapshot?", "What does SSO mean?": a definition, not a named thing.
 _DEFINITION = re.compile(r"^\s*what\s+(?:(?:is|are|was|were)\s+(?:a|an)\b|does\s+.+\s+mean\b|(?:is|are)\s+\w+\s*\??$)")
@@ -123,7 +128,20 @@ def _tidy(phrase: str) -> str:
     return phrase[:1].upper() + phrase[1:]  # it opens the answer: "The account owner [6]."
 
 
-def _pattern_phrases(kind: AnswerType, sentence: str) -> list[str]:
+def _counted(question: str) -> str | None:
+    """What "how many" counts: "hours" in "Within how many hours ...", "times" in "How many times ..."."""
+    m = re.search(r"\bhow\s+(?:many|much)\s+([a-z][\w\-]*)", question.lower())
+    return m.group(1) if m and m.group(1) not in STOPWORDS else None
+
+
+def _pattern_phrases(kind: AnswerType, sentence: str, question: str = "") -> list[str]:
+    counted = _counted(question) if kind is AnswerType.QUANTITY else None
+    if counted:
+        stem = counted[:-1] if counted.endswith("s") else counted
+        found = [m.group() for m in re.finditer(rf"\b{_NUM}\s+(?:[\w\-]+\s+)?{re.escape(stem)}\w*", sentence,
+                                                 re.IGNORECASE)]
+        if found:
+            return found  # the number of the things asked about, before any other number
     if kind is AnswerType.DURATION:
         return [m.group() for m in _DURATION.finditer(sentence)]
     if kind is AnswerType.DATE:
@@ -174,7 +192,7 @@ def find_short_answers(question: str, sentences: Sequence[str], ner: bool = True
             if ner and kind not in (AnswerType.DURATION, AnswerType.DATE) else None)
     out: list[ShortAnswer | None] = []
     for i, sentence in enumerate(sentences):
-        phrases = _pattern_phrases(kind, sentence)
+        phrases = _pattern_phrases(kind, sentence, question)
         doc = docs[i] if docs is not None else None
         if doc is not None:
             labels = _SPACY_LABELS[kind]
