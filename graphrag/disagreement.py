@@ -70,7 +70,7 @@ def differing_values(a: str, b: str, same_date: bool = False) -> tuple[str, str]
 
 def _names(text: str) -> set[str]:
     """Capitalised words and acronyms past the first word: the names a statement lists."""
-    return {w for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w\-]*", text.strip())}
+    return set(re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w\-]*", text.strip()))
 
 
 def _currency(item: ContextItem) -> tuple[bool, str, int]:
