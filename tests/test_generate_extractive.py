@@ -34,7 +34,13 @@ def item(n: int, text: str, score: float, date: str | None = None) -> ContextIte
     return ContextItem(n, Span("d", 1, n, 0, len(text), text), Route("e"), score, "mention", effective_date=date)
 
 
-def test_quotes_relevant_sentences_with_markers_and_a_cap() -> None:
+def _scored(monkeypatch: pytest.MonkeyPatch, scores: dict[int, float]) -> None:
+    """The ranker's scores given, by marker: these tests are about choosing and composing quotes."""
+    monkeypatch.setattr(extractive, "quote_scores", lambda q, items, *a: [scores[c.n] for c in items])
+
+
+def test_quotes_relevant_sentences_with_markers_and_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    _scored(monkeypatch, {1: 0.9, 2: 0.85, 3: 0.9, 4: 0.1, 5: 0.8, 6: 0.75})
     ctx = [item(1, "Exports use the latest snapshot.", 0.8), item(2, "Snapshots follow the retention policy.", 0.75),
            item(3, "Billing", 0.9), item(4, "Support is open on weekdays only.", 0.3),
            item(5, "Exports are CSV files.", 0.74), item(6, "Exports are JSON files too.", 0.73)]
@@ -125,7 +131,8 @@ def test_a_chain_continues_from_its_newest_quote() -> None:
     assert [int(m) for m in re.findall(r"\[(\d+)\]", text)] == [1, 2, 3]
 
 
-def test_a_quote_ending_in_an_abbreviation_keeps_its_dot_and_its_own_claim() -> None:
+def test_a_quote_ending_in_an_abbreviation_keeps_its_dot_and_its_own_claim(monkeypatch: pytest.MonkeyPatch) -> None:
+    _scored(monkeypatch, {1: 0.9, 2: 0.85})
     """The marker goes after "a.m.", not inside it: the answer still says "3 a.m.", and the
     next quote is a claim of its own."""
     ctx = [item(1, "The bar stays open until 3 a.m.", 0.8), item(2, "The kitchen closes at midnight.", 0.75)]
@@ -239,7 +246,8 @@ def test_questions_headings_captions_table_rows_references_and_author_lines_are_
     assert out == "Annual plans can be refunded within 14 days of the first payment [2]."
 
 
-def test_at_most_three_quotes_and_none_below_the_margin() -> None:
+def test_at_most_three_quotes_and_none_below_the_margin(monkeypatch: pytest.MonkeyPatch) -> None:
+    _scored(monkeypatch, {1: 0.9, 2: 0.85, 3: 0.8, 4: 0.75, 5: 0.7, 6: 0.2})
     ctx = [item(i, t, 0.8 - i * 0.01) for i, t in enumerate([
         "Exports are kept in the archive until the account closes.", "The archive keeps every export as a CSV file.",
         "Auditors may read archived exports on request.", "Old exports move to cold storage in the archive.",

@@ -26,10 +26,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from graphrag.disagreement import disagreement_sentence, find_disagreements
 from graphrag.generate.base import Generation
 from graphrag.generate.kinds import quotable
-from graphrag.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN, quote_scores
+from graphrag.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN, SentenceCount, quote_scores
 from graphrag.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
 from graphrag.model import ContextItem, Disagreement
 from graphrag.support.lexical import content_stems
@@ -89,6 +91,26 @@ def _text(item: ContextItem) -> str:
 TitleOf = Callable[[str, int], "str | None"]
 
 
+def _newest_of_repeats(ranked: list[ContextItem]) -> list[ContextItem]:
+    """One of each group of near-repeats saying the same (an old FAQ restating a policy, an older
+    wording): the one with the latest effective date, in the place of the best ranked."""
+    out: list[ContextItem] = []
+    for item in ranked:
+        words = _words(item.span.text)
+        i = next((i for i, c in enumerate(out) if _similar(words, _words(c.span.text))), None)
+        if i is None:
+            out.append(item)
+        elif find_disagreements([out[i], item]):
+            out.append(item)  # a near-repeat stating another value: a disagreement, both kept
+        elif (item.effective_date or "") > (out[i].effective_date or ""):
+            out[i] = item
+    return out
+
+# The other side of a disagreement is quoted when it is this close to the question (cosine) to the
+# most similar sentence: the stale FAQ's "7 days" sits 0.2 below the current "30 days" on the sample corpus.
+RIVAL_MARGIN = 0.25
+
+
 class ExtractiveGenerator:
     """An answer with no model: the short answer, then the quotes that answer best, chains kept together."""
 
@@ -112,6 +134,7 @@ class ExtractiveGenerator:
         # best sentence ("born in Lyon" shares few words with "Which country is the director of X from?").
         self.chain_margin = chain_margin
         self.title_of = title_of  # document titles for the disagreement sentence (``for_graph``)
+        self.sentence_count: SentenceCount | None = None  # sentences per document version (``for_graph``)
         self.short_answer = short_answer
         self.ner = ner  # spaCy's entities for who/where/which answers (False: numbers, durations, dates only)
         # The short answer is looked for in the sentences most like the question only (and in chain
@@ -126,6 +149,10 @@ class ExtractiveGenerator:
         bound.specificity = lambda key: float(spec[graph.index[key]]) if key in graph.index else 1.0
         titles = {(d.id, d.version): d.title for d in getattr(graph, "docs", ())}
         bound.title_of = lambda doc, version: titles.get((doc, version))
+        if hasattr(graph, "sentence_doc"):
+            per_doc = np.bincount(graph.sentence_doc, minlength=len(graph.docs))
+            index = graph.doc_index
+            bound.sentence_count = lambda doc, version: int(per_doc[index[(doc, version)]]) if (doc, version) in index else 1
         return bound
 
     def _joins_hub(self, item: ContextItem) -> bool:
@@ -148,8 +175,9 @@ class ExtractiveGenerator:
             if item not in found:  # a chain link far from the question: looked at once it is quoted
                 found[item] = answers[item] = find_short_answers(question, [_text(item)], self.ner)[0]
             return answers[item]
-        fit = dict(zip(candidates, quote_scores(question, candidates, [answers[c] is not None for c in candidates])))
-        ranked = sorted(candidates, key=lambda c: (-fit[c], c.n))
+        fit = dict(zip(candidates, quote_scores(question, candidates, [answers[c] is not None for c in candidates],
+                                                self.sentence_count)))
+        ranked = _newest_of_repeats(sorted(candidates, key=lambda c: (-fit[c], c.n)))
         at: dict[tuple[str | None, int | None, int | None], ContextItem] = {_where(c): c for c in candidates}
         best = ranked[0]
         quotes: list[ContextItem] = [best]
@@ -205,15 +233,21 @@ class ExtractiveGenerator:
             # For a fact question a further quote must hold a phrase of the asked-for kind too.
             if fit[cand] >= floor and (not fact or answers[cand] is not None):
                 add(cand)
-        # The other side of a disagreement with a quote keeps a place (it answers too, and the reader must
-        # know the sources differ), in place of the last quote that is not a chain link.
-        rival = next((c for c in ranked[1:] if c not in quotes and fit[c] >= floor - self.margin
-                      and any(find_disagreements([q, c]) for q in quotes)), None)
-        if rival is not None and not find_disagreements(quotes):
-            spare = [q for q in quotes[1:] if q not in chained]
-            if len(quotes) >= self.max_sentences and spare:
-                quotes.remove(spare[-1])
-            add(rival)
+        # Sources that disagree about what the quotes say keep places (the reader must know): a
+        # sentence of a quoted document version, close to the question, and one of another document or
+        # version, as close, stating a different value; in place of quotes that are not chain links.
+        if not find_disagreements(quotes):
+            near = [c for c in ranked if c.score >= top_similarity - RIVAL_MARGIN]
+            quoted_docs = {(q.span.document_id, q.span.version) for q in quotes}
+            pair = next(((a, b) for a in near if a in quotes or (a.span.document_id, a.span.version) in quoted_docs
+                         for b in near if b is not a and find_disagreements([a, b])), None)
+            if pair is not None:
+                wanted = [c for c in pair if c not in quotes]
+                spare = [q for q in quotes[1:] if q not in chained and q not in pair]
+                while len(quotes) + len(wanted) > self.max_sentences and spare:
+                    quotes.remove(spare.pop())
+                for c in wanted:
+                    add(c)
         return Generation(self._compose(quotes, answers), self.name, None)
 
     def _reached_strength(self, item: ContextItem) -> float:
