@@ -18,7 +18,7 @@ from graphrag.rank import ANSWER_THRESHOLD as RANKER_THRESHOLD
 from graphrag.rank import Candidate, score_sentences
 from graphrag.support.lexical import content_stems
 
-# A further quote scores within this much of the best one. 0.3 on the ranker's probabilities.
+# A further quote scores within this much of the best one (on the blended score below).
 QUOTE_MARGIN = 0.3
 ANSWER_THRESHOLD = RANKER_THRESHOLD  # below this no sentence is quoted beside the best one
 
