@@ -210,13 +210,13 @@ class ExtractiveGenerator:
                 link = at.get(where)
                 if link is not None and link is not best and (qstems & set(content_stems(link.span.text))) - covered():
                     add(link, chain=True)
-        # The chain continues through a quoted sentence when the question asks for a fact and no quote
-        # holds a phrase of that kind (the film's sentence names the director, not the birthplace).
+        # The chain continues through a quoted sentence when the question asks for a fact and the next
+        # link holds a phrase of that kind the quotes do not (the film's sentence names the director; the
+        # director's sentence gives the birthplace, or the spouse, another person), or no quote holds one.
         fact = answer_type(question) is not AnswerType.NONE
         top_similarity = max(c.score for c in candidates)
+        chain_answer: ContextItem | None = None
         for _ in range(2 if fact else 0):
-            if any(answer_of(q) is not None for q in quotes):
-                break
             quoted = {_where(c) for c in quotes}
             onward = [c for c in candidates
                       if c not in quotes and c.score >= top_similarity - self.chain_margin and not self._joins_hub(c)
@@ -224,8 +224,16 @@ class ExtractiveGenerator:
             if not onward:
                 break
             strongest = max(onward, key=lambda c: (self._reached_strength(c), -c.n))
-            if not add(_most_like_the_question(onward, strongest), chain=True):
+            link = _most_like_the_question(onward, strongest)
+            found_here = answer_of(link)
+            said = " ".join(_text(q) for q in quotes).casefold()
+            new_fact = found_here is not None and found_here.text.casefold() not in said
+            if not (new_fact or all(answer_of(q) is None for q in quotes)):
                 break
+            if not add(link, chain=True):
+                break
+            if new_fact:
+                chain_answer = link
         floor = max(self.threshold, fit[best] - self.margin)
         for cand in ranked[1:]:
             if len(quotes) >= self.max_sentences:
@@ -248,21 +256,25 @@ class ExtractiveGenerator:
                     quotes.remove(spare.pop())
                 for c in wanted:
                     add(c)
-        return Generation(self._compose(quotes, answers), self.name, None)
+        return Generation(self._compose(quotes, answers, chain_answer), self.name, None)
 
     def _reached_strength(self, item: ContextItem) -> float:
         """How strongly the walk reached the item's entity (its specificity), among routes through one
         quoted sentence."""
         return self.specificity(item.route.end) if self.specificity is not None else 0.0
 
-    def _compose(self, quotes: list[ContextItem], answers: dict[ContextItem, ShortAnswer | None]) -> str:
-        """The answer's text: the short answer, its sentence, any disagreement in words, the other quotes."""
+    def _compose(self, quotes: list[ContextItem], answers: dict[ContextItem, ShortAnswer | None],
+                 chain_answer: ContextItem | None = None) -> str:
+        """The answer's text: the short answer, its sentence, any disagreement in words, the other quotes.
+        ``chain_answer``: the chain's last link that gave a new phrase of the asked-for kind, where a
+        bridge question's answer is (the first sentence names the bridge, of the same kind)."""
         disagreements: list[Disagreement] = find_disagreements(quotes, self.title_of)
         older = {s.n for d in disagreements for s in d.sides[1:]}
         # The current side of a disagreement is read first: the short answer is taken from it.
         order = sorted(quotes, key=lambda q: q.n in older)
-        source = next((q for q in order if self.short_answer and answers.get(q) is not None and q.n not in older),
-                      None)
+        source = chain_answer if chain_answer in quotes and self.short_answer else None
+        source = source or next((q for q in order if self.short_answer and answers.get(q) is not None
+                                 and q.n not in older), None)
         if source is not None:
             order.remove(source)
             order.insert(0, source)
