@@ -227,7 +227,13 @@ class ExtractiveGenerator:
             link = _most_like_the_question(onward, strongest)
             found_here = answer_of(link)
             said = " ".join(_text(q) for q in quotes).casefold()
-            new_fact = found_here is not None and found_here.text.casefold() not in said
+            # ... new, and reached through an entity a quote names and the question does not: the bridge
+            # (the director), not something the question already named ("72 hours" ... "incident" ... a
+            # report's "30 days").
+            asked = question.casefold()
+            bridged = any(st.entity and st.entity.casefold() in said and st.entity.casefold() not in asked
+                          for st in link.route.steps)
+            new_fact = found_here is not None and found_here.text.casefold() not in said and bridged
             if not (new_fact or all(answer_of(q) is None for q in quotes)):
                 break
             if not add(link, chain=True):
