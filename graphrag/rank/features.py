@@ -178,8 +178,11 @@ _EXPECTS = {
 
 FEATURES: tuple[str, ...] = (
     "cos", "cos_gap", "cos_rank", "overlap", "idf_overlap", "idf_overlap_gap", "bigram", "novel",
-    "typed", "type_match", "has_name", "has_date", "has_count", "log_words", "first", "rel_position",
+    "typed", "type_match", "has_name", "has_date", "has_count", "log_words",
 )
+# Not features, although candidates carry them: the position in the document (the training articles are
+# paragraphs in a shuffled order, so a position there says nothing true; with it the fit learned a bonus for
+# index 0 that held-out NQ figures did not support) and the walk's reach (no training set has routes).
 
 
 def _idf(question_stems: set[str], sentence_stems: Sequence[set[str]]) -> dict[str, float]:
@@ -224,7 +227,5 @@ def feature_rows(question: str, candidates: Sequence[Candidate], cos: Sequence[f
             float(cue["date"]),
             float(cue["count"]),
             math.log1p(n_words),
-            1.0 if cand.index == 0 else 0.0,
-            cand.index / max(cand.count - 1, 1),
         ])
     return rows
