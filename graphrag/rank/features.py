@@ -64,8 +64,9 @@ _WH_START = re.compile(r"^\s*(?:who|whom|whose|what|when|where|which|why|how|is|
 _YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)\b")
 _REFERENCE_CUES = re.compile(
     r"\bet al\b|\bISBN\b|\bdoi\b|\bDOI\b|\bpp?\.\s*\d|\bVol\.\s*\d|\bvol\.\s*\d|\bRetrieved\b|\bArchived\b|"
-    r"\barXiv\b|\bProceedings of\b|\bJournal of\b|\bUniversity Press\b|\(\s*(?:1[5-9]|20)\d\d[a-z]?\s*\)\s*[.,]|"
-    r"\bIn:\s|\bEds?\.|\bhttps?://")
+    r"\barXiv\b|\bProceedings of\b|\bJournal of\b|\bUniversity Press\b|\bIn:\s|\bEds?\.|\bhttps?://")
+# "Surname, Given (2007)." opening the line: the author-year form of a bibliography entry.
+_AUTHOR_YEAR = re.compile(r"^[A-Z][\w'’\-]+,\s+[A-Z][^()]{0,80}\(\s*(?:1[5-9]|20)\d\d[a-z]?\s*\)")
 _CAPTION = re.compile(r"^\s*(?:Figure|Fig\.|Table|Chart|Image|Photo|Plate|Map)\s*\d+[a-z]?\s*[:.\-–]", re.I)
 _AUTHOR_LINE = re.compile(r"^\s*(?:by|authors?:|written by)\s+[A-Z]", re.I)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b")
@@ -92,10 +93,11 @@ def detect_kind(text: str) -> SentenceKind:
         return SentenceKind.CAPTION
     if "\t" in text or t.count(" | ") >= 2 or t.count("|") >= 3:
         return SentenceKind.TABLE_ROW
-    refs = len(_REFERENCE_CUES.findall(t))
-    if refs >= 2 or (refs == 1 and len(_YEAR.findall(t)) >= 1 and _capitalised_share(tokens) > 0.5):
+    # Two cues, or the author-year opening: one cue alone ("Guardians of the Galaxy Vol. 2") is prose.
+    if len(_REFERENCE_CUES.findall(t)) + 2 * bool(_AUTHOR_YEAR.match(t)) >= 2:
         return SentenceKind.REFERENCE
-    if _AUTHOR_LINE.match(t) or (_EMAIL.search(t) and len(tokens) <= 20):
+    short_names = len(tokens) <= 12 and _capitalised_share(tokens) >= 0.6  # not "By tradition, schools ..."
+    if (_AUTHOR_LINE.match(t) and short_names) or (_EMAIL.search(t) and len(tokens) <= 20):
         return SentenceKind.AUTHOR_LINE
     ends = t[-1] in ".!;\"'”’)"
     if not ends and (len(tokens) <= 12 or t.endswith(":")) and (
