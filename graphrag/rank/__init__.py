@@ -24,8 +24,8 @@ parameters file records the precision and recall it had there.
 
 The model is a logistic regression on ``features.FEATURES`` fitted by
 ``python -m graphrag.evaluate.ranker_fit`` (Natural Questions train articles and MuSiQue
-questions); its parameters ship as JSON beside this file, read with numpy only. The walk's reach
-is carried but not yet a feature: no training set has routes.
+questions); its parameters ship as JSON beside this file, read with numpy only. The position and
+the walk's reach are carried but not yet features (see ``features.FEATURES``).
 """
 
 from __future__ import annotations
