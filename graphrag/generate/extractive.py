@@ -272,15 +272,18 @@ class ExtractiveGenerator:
     def _compose(self, quotes: list[ContextItem], answers: dict[ContextItem, ShortAnswer | None],
                  chain_answer: ContextItem | None = None) -> str:
         """The answer's text: the short answer, its sentence, any disagreement in words, the other quotes.
-        ``chain_answer``: the chain's last link that gave a new phrase of the asked-for kind, where a
-        bridge question's answer is (the first sentence names the bridge, of the same kind)."""
+        ``chain_answer``: the chain's last link that gave a new phrase of the asked-for kind (a bridge
+        question's answer may be there, or the first sentence's phrase may be)."""
         disagreements: list[Disagreement] = find_disagreements(quotes, self.title_of)
         older = {s.n for d in disagreements for s in d.sides[1:]}
         # The current side of a disagreement is read first: the short answer is taken from it.
         order = sorted(quotes, key=lambda q: q.n in older)
-        source = chain_answer if chain_answer in quotes and self.short_answer else None
-        source = source or next((q for q in order if self.short_answer and answers.get(q) is not None
-                                 and q.n not in older), None)
+        # A bridge question (the chain's link gave a new phrase of the asked-for kind, reached through
+        # one the best quote gave) has two candidate phrases: no short answer is guessed between them,
+        # and the quotes read best first, then the link.
+        bridge = chain_answer is not None and chain_answer in quotes
+        source = None if bridge or not self.short_answer else next(
+            (q for q in order if answers.get(q) is not None and q.n not in older), None)
         if source is not None:
             order.remove(source)
             order.insert(0, source)
