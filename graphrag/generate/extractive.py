@@ -231,6 +231,7 @@ class ExtractiveGenerator:
             # (the director), not something the question already named ("72 hours" ... "incident" ... a
             # report's "30 days").
             asked = question.casefold()
+            steps = {st.entity.casefold() for st in link.route.steps}
             bridged = any(st.entity and st.entity.casefold() in said and st.entity.casefold() not in asked
                           for st in link.route.steps)
             new_fact = found_here is not None and found_here.text.casefold() not in said and bridged
@@ -238,8 +239,11 @@ class ExtractiveGenerator:
                 break
             if not add(link, chain=True):
                 break
-            if new_fact:
-                chain_answer = link
+            through_phrase = any(a is not None and any(e and (e in a.text.casefold() or a.text.casefold() in e)
+                                                       for e in steps)
+                                 for a in (answer_of(q) for q in quotes if q is not link))
+            if new_fact and through_phrase:
+                chain_answer = link  # the quote's phrase was the bridge ("Aurora region"): the answer is here
         floor = max(self.threshold, fit[best] - self.margin)
         for cand in ranked[1:]:
             if len(quotes) >= self.max_sentences:
@@ -278,12 +282,11 @@ class ExtractiveGenerator:
         older = {s.n for d in disagreements for s in d.sides[1:]}
         # The current side of a disagreement is read first: the short answer is taken from it.
         order = sorted(quotes, key=lambda q: q.n in older)
-        # A bridge question (the chain's link gave a new phrase of the asked-for kind, reached through
-        # one the best quote gave) has two candidate phrases: no short answer is guessed between them,
-        # and the quotes read best first, then the link.
-        bridge = chain_answer is not None and chain_answer in quotes
-        source = None if bridge or not self.short_answer else next(
-            (q for q in order if answers.get(q) is not None and q.n not in older), None)
+        # A bridge question whose link was reached through the very phrase a quote gave ("Aurora region"
+        # -> "Dublin"): the short answer comes from the link; otherwise from the best quote.
+        source = chain_answer if chain_answer in quotes and self.short_answer else None
+        source = source or (next((q for q in order if answers.get(q) is not None and q.n not in older), None)
+                            if self.short_answer else None)
         if source is not None:
             order.remove(source)
             order.insert(0, source)

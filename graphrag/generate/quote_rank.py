@@ -34,7 +34,7 @@ OVERLAP_WEIGHT = 0.3
 # interim alone 0.852 | 0.31 / 0.50 / 0.64 / 1.94; half and half 0.889 | 0.35 / 0.51 / 0.64 / 1.93;
 # a quarter ranker 0.889 on the sample corpus, more citations (1.78).
 BLEND = 0.5
-ANSWER_BONUS = 0.1  # added when the sentence holds a phrase of the asked-for kind (``short_answer``)
+ANSWER_BONUS = 0.15  # added when the sentence holds a phrase of the asked-for kind (``short_answer``)
 
 
 def quote_scores(question: str, items: Sequence[ContextItem], has_answer: Sequence[bool],
