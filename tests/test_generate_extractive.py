@@ -278,3 +278,36 @@ def test_a_source_denying_what_another_says_is_a_disagreement() -> None:
     text = ExtractiveGenerator().generate("Can annual plans be refunded?", ctx).text
     assert "Sources disagree: billing (2026-01-15) says “After 14 days, the annual fee is not refunded" in text
     assert text.index("[2]") < text.index("[1]")  # the current source first
+
+
+def _in(doc: str, n: int, text: str, score: float, *steps: tuple[str, int, str]) -> ContextItem:
+    route = Route("quiet harbour", tuple(RouteStep(None, COMENTION, e, True, d, 1, s) for d, s, e in steps))
+    return ContextItem(n, Span(doc, 1, n, 0, len(text), text), route, score, "mention")
+
+
+_BRIDGE = [_in("film", 1, "Quiet Harbour is a film directed by Ilse Vantorp.", 0.7),
+           _in("film", 2, "Quiet Harbour was shot on the coast in a single summer.", 0.6),
+           _in("vantorp", 3, "Ilse Vantorp was married to the painter Oskar Lenz.", 0.3, ("film", 1, "ilse vantorp")),
+           _in("lenz", 4, "Oskar Lenz was born on 4 May 1921.", 0.2,
+               ("film", 1, "ilse vantorp"), ("vantorp", 3, "oskar lenz"))]
+_BRIDGE_QUESTION = "When was the spouse of the director of Quiet Harbour born?"
+
+
+def test_a_bridge_across_short_documents_keeps_the_whole_chain_after_the_answer_from_its_last_link() -> None:
+    """The question names the film; its page names the director, whose page names her husband, whose
+    page gives the date. The answer opens with the date, cited to the chain's last link, then quotes the
+    chain in order, one link per page (before: three quotes, the last link's date left out)."""
+    gen = ExtractiveGenerator()
+    gen.sentence_count = lambda doc, version: 3  # each page a short paragraph
+    text = gen.generate(_BRIDGE_QUESTION, _BRIDGE).text
+    assert text.startswith("4 May 1921 [4].")
+    markers = [int(m) for m in re.findall(r"\[(\d+)\]", text)]
+    assert [m for m in markers[1:] if m in (1, 3, 4)] == [1, 3, 4]
+
+
+def test_within_long_articles_the_answer_keeps_the_short_shape() -> None:
+    """A walk between long articles is not read as a bridge: at most three quotes."""
+    gen = ExtractiveGenerator()
+    gen.sentence_count = lambda doc, version: 400
+    text = gen.generate(_BRIDGE_QUESTION, _BRIDGE).text
+    assert len(set(re.findall(r"\[(\d+)\]", text))) <= 3

@@ -17,6 +17,13 @@ quotes so far do not hold the kind of phrase the question asks for (the director
 gives the birthplace). A chain never passes through a hub (an entity most sentences name).
 Nothing is written that a source does not say: each quote is a source sentence with its own
 marker, and the short answer is a phrase of the sentence it cites.
+
+Bridge questions keep the whole chain (``_bridge_chain``, main's rule for a chain about the
+question): when the walk went from an entity the question names, through a sentence of one short
+page, to another short page about an entity the question does not name, the answer is the short
+answer (from the chain's last link, or from the best sentence when its phrase is not the bridge
+entity) and then the chain's sentences in order, up to five quotes. Every other question keeps the
+short shape, and so does a chain whose dated sources disagree (said in the short shape).
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from graphrag.generate.base import Generation
 from graphrag.generate.kinds import quotable
 from graphrag.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN, SentenceCount, quote_scores
 from graphrag.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
-from graphrag.model import ContextItem, Disagreement
+from graphrag.model import ContextItem, Disagreement, RouteStart
 from graphrag.support.lexical import content_stems
 from graphrag.text import ends_with_abbreviation
 
@@ -119,7 +126,8 @@ class ExtractiveGenerator:
     def __init__(self, max_sentences: int = 3, margin: float = QUOTE_MARGIN, chain_margin: float = 0.8,
                  threshold: float = ANSWER_THRESHOLD, specificity: Callable[[str], float] | None = None,
                  min_join_specificity: float = 0.55, title_of: TitleOf | None = None,
-                 short_answer: bool = True, ner: bool = True, model: str | None = None) -> None:
+                 short_answer: bool = True, ner: bool = True, bridge_chains: bool = True,
+                 chain_sentences: int = 5, model: str | None = None) -> None:
         # A chain may only pass through entities at least this specific (KnowledgeGraph.specificity):
         # a hub such as the company's name, named in every document, joins any sentence to any other.
         self.specificity = specificity
@@ -140,6 +148,17 @@ class ExtractiveGenerator:
         # The short answer is looked for in the sentences most like the question only (and in chain
         # links once quoted): spaCy on every context sentence costs more than the rest of the answer.
         self.phrase_candidates = 4
+        # A bridge question (the question names an entity, a sentence about it names a second, the
+        # answer sentence is about the second) reads as the chain the walk followed, up to
+        # ``chain_sentences`` quotes; every other question keeps the short shape.
+        self.bridge_chains = bridge_chains
+        self.chain_sentences = chain_sentences
+        self.chain_links = 2  # links followed after the opening chain (film -> director -> birthplace)
+        self.near_best = 0.03  # a sentence this close (cosine) to the most similar keeps a place in a chain answer
+        # At most this many sentences in both pages of a bridge step (MuSiQue paragraphs: a few; NQ articles:
+        # hundreds; with no limit, 173 of 319 NQ questions took the chain shape, first citation inside 0.25).
+        self.bridge_page_sentences = 12
+        self.chain_about = 0.3  # a chain is about the question when a sentence of it is this close to the best
 
     def for_graph(self, graph: KnowledgeGraph) -> ExtractiveGenerator:
         """A copy that knows how specific each entity of ``graph`` is (to keep hubs out of chains) and the
@@ -180,6 +199,24 @@ class ExtractiveGenerator:
         ranked = _newest_of_repeats(sorted(candidates, key=lambda c: (-fit[c], c.n)))
         at: dict[tuple[str | None, int | None, int | None], ContextItem] = {_where(c): c for c in candidates}
         best = ranked[0]
+        fact = answer_type(question) is not AnswerType.NONE
+        # A bridge question (``_bridge_chain``) reads as the chain the walk followed, after the short answer.
+        walked = self._bridge_chain(question, candidates) if self.bridge_chains else None
+        bridge_text = ""
+        if walked is not None:
+            chain, last, bridges = walked
+            # The best sentence answers by itself when it holds a phrase of the asked-for kind that is not
+            # the entity the walk went on from: the short answer cites it, the chain follows. Otherwise (the
+            # film's sentence gives the director, the question asks for the director's birthplace) the
+            # short answer is taken from the chain's last link.
+            phrase = answer_of(best)
+            said = phrase.text.casefold() if phrase is not None else ""
+            if not fact:
+                # A question asking for no phrase: the sentence that answers best opens the chain.
+                chain = [best, *(c for c in chain if c is not best)][:self.chain_sentences]
+            elif phrase is not None and not any(e in said or said in e for e in bridges):
+                last = best  # the short answer cites it; the chain's quotes keep their order
+            bridge_text = self._compose_chain(question, chain, last)
         quotes: list[ContextItem] = [best]
         chained: set[ContextItem] = set()
         qstems = set(content_stems(question))
@@ -213,7 +250,6 @@ class ExtractiveGenerator:
         # The chain continues through a quoted sentence when the question asks for a fact and the next
         # link holds a phrase of that kind the quotes do not (the film's sentence names the director; the
         # director's sentence gives the birthplace, or the spouse, another person), or no quote holds one.
-        fact = answer_type(question) is not AnswerType.NONE
         top_similarity = max(c.score for c in candidates)
         chain_answer: ContextItem | None = None
         for _ in range(2 if fact else 0):
@@ -266,7 +302,125 @@ class ExtractiveGenerator:
                     quotes.remove(spare.pop())
                 for c in wanted:
                     add(c)
+        # Dated sources that disagree (a policy and its older FAQ) are said in the short shape, the current
+        # one first: a chain gives way to it. Undated pages (an encyclopedia's) rarely state rival values
+        # of one thing: there the chain stays (MuSiQue, any disagreement: bridge cited 0.59 -> 0.53).
+        dated = [c for c in [*quotes, *(walked[0] if walked else [])] if c.effective_date]
+        if bridge_text and not find_disagreements(dated):
+            return Generation(bridge_text, self.name, None)
         return Generation(self._compose(quotes, answers, chain_answer), self.name, None)
+
+    def _bridge_chain(self, question: str, candidates: list[ContextItem]
+                      ) -> tuple[list[ContextItem], ContextItem, set[str]] | None:
+        """For a bridge question, the chain's quotes in order and its last link; None otherwise.
+
+        The chain opening the answer is the first in the retrieval's order that is about the question
+        (one of its sentences is as close to the question as ``chain_about`` to the best: the sentence
+        giving the bridge entity's fact rarely resembles the question: main's rule). It is a bridge when its
+        route starts at an entity the question names and steps, from another short page, through one the
+        question does not name (``_short_doc``); then the
+        walk is followed on from its newest quote (``chain_links`` times), and the sentence most like
+        the question and the first of the retrieval's order keep places too.
+        """
+        by_similarity = sorted(candidates, key=lambda c: (-c.score, c.n))
+        at = {_where(c): c for c in by_similarity}
+        best = by_similarity[0].score
+        most_similar = by_similarity[0]
+        in_order = sorted(by_similarity, key=lambda c: c.n)
+        asked = question.casefold()
+
+        def links(item: ContextItem) -> list[ContextItem]:
+            out = [at[w] for w in _step_sentences(item) if w in at and at[w] is not item]
+            return [*dict.fromkeys(out), item]
+
+        def about_question(item: ContextItem) -> bool:
+            chain = links(item)
+            return (bool(item.route.steps) and len(chain) > 1 and not self._joins_hub(item)
+                    and max(c.score for c in chain) >= best - self.chain_about)
+
+        def bridge(item: ContextItem) -> bool:
+            route = item.route
+            return (route.start is RouteStart.QUESTION
+                    and any(st.entity and st.entity.casefold() not in asked
+                            and st.document_id is not None and st.document_id != item.span.document_id
+                            and self._short_doc(item.span.document_id, item.span.version)
+                            and self._short_doc(st.document_id, st.version or 0) for st in route.steps))
+
+        chains = [c for c in in_order if about_question(c)]
+        if not chains:
+            return None
+        opening = _most_like_the_question(chains, chains[0])
+        if not bridge(opening):
+            return None
+        kept = list(dict.fromkeys([most_similar, in_order[0],
+                                   *(c for c in in_order if c.score >= best - self.near_best)]))
+        chosen: list[ContextItem] = []
+        cap = self.chain_sentences
+
+        def take(item: ContextItem, *, chain: bool = False) -> bool:
+            if item in chosen or len(chosen) >= cap:
+                return False
+            if chain and item not in kept and cap - len(chosen) - sum(1 for k in kept if k not in chosen) <= 0:
+                return False  # a place stays free for each kept sentence
+            words = _words(item.span.text)
+            repeat = next((i for i, c in enumerate(chosen) if _similar(words, _words(c.span.text))), None)
+            if repeat is not None:
+                if (item.effective_date or "") > (chosen[repeat].effective_date or ""):
+                    chosen[repeat] = item
+                return False
+            chosen.append(item)
+            return True
+
+        def extension() -> ContextItem | None:
+            quoted = {_where(c) for c in chosen}
+            found = [c for c in in_order
+                     if c not in chosen and c.score >= best - self.chain_margin and not self._joins_hub(c)
+                     and any(w in quoted for w in _step_sentences(c))]
+            if not found:
+                return None
+            return _most_like_the_question(found, max(found, key=lambda c: (self._reached_strength(c), -c.n)))
+
+        last = opening
+        for item in links(opening):
+            take(item, chain=True)
+        nxt = extension()
+        if nxt is None:  # no route through a quote: the next chain about the question the walk found
+            nxt = next((c for c in in_order if c not in chosen and about_question(c)), None)
+        for _ in range(self.chain_links):
+            if nxt is None:
+                break
+            for item in links(nxt):
+                if take(item, chain=True):
+                    last = item
+            nxt = extension()
+        for item in kept:
+            take(item)
+        for cand in in_order:
+            if len(chosen) >= cap:
+                break
+            if cand.score >= best - self.chain_about:
+                for item in links(cand):
+                    take(item)
+        bridges = {st.entity.casefold() for st in opening.route.steps if st.entity and st.entity.casefold() not in asked}
+        return chosen, (last if last in chosen else chosen[-1]), bridges
+
+    def _compose_chain(self, question: str, chain: list[ContextItem], last: ContextItem) -> str:
+        """A bridge answer: the short answer from the chain's last link (else its first sentence holding
+        one), then the chain's sentences in order, each a quote with its marker."""
+        parts: list[str] = []
+        if self.short_answer:
+            order = [last, *(c for c in chain if c is not last)]
+            for item, short in zip(order, find_short_answers(question, [_text(c) for c in order], self.ner)):
+                if short is not None:
+                    parts.append(_with_marker(short.text, item.n))
+                    break
+        parts.extend(_with_marker(_text(q), q.n) for q in chain)
+        return " ".join(parts)
+
+    def _short_doc(self, doc: str, version: int) -> bool:
+        """A page about one thing (a paragraph, a short note): a walk between such pages is a bridge; within
+        and between long articles an entity is named everywhere and a step is rarely one."""
+        return self.sentence_count is not None and self.sentence_count(doc, version) <= self.bridge_page_sentences
 
     def _reached_strength(self, item: ContextItem) -> float:
         """How strongly the walk reached the item's entity (its specificity), among routes through one
