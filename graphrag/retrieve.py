@@ -243,7 +243,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
         # Second filter, from the store rather than the cached graph: the document must still
         # exist, still be visible to this asker, and (unless asked) not be superseded.
         fresh = store.access_of(doc.id, doc.version)
-        if fresh is None or not viewer.sees(*fresh):
+        if fresh is None or not viewer.sees(*fresh) or (settings.documents and doc.id not in settings.documents):
             return False
         span = store.span(doc.id, doc.version, int(graph.sentence_idx[row]))
         if span is None or span.text in seen_text:
@@ -279,7 +279,7 @@ def retrieve(store: Store, graph: KnowledgeGraph, embedder: Embedder, question: 
     """Embed the question, find the entities it names (if spaCy is available) and retrieve from them."""
     question = clean_question(question)
     qvec = embedder.encode([question])[0]
-    _, visible_entities = graph.visibility(settings.access, settings.include_superseded)
+    _, visible_entities = graph.visibility(settings.access, settings.include_superseded, settings.documents)
     try:
         anchors = find_anchors(graph, question, visible_entities, embedder)
     except ModelUnavailable as exc:  # no spaCy pipeline: routes start from similarity, and say so
@@ -294,8 +294,8 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
     (``find_anchors``); without a visible one, routes start from similarity seeds instead."""
     if settings.k < 1 or settings.hops < 0 or settings.max_context < 1:
         raise InputError("k and the context cap must be at least 1, hops at least 0")
-    visible_docs, visible_entities = graph.visibility(settings.access, settings.include_superseded)
-    rows = graph.visible_rows(settings.access, settings.include_superseded)
+    visible_docs, visible_entities = graph.visibility(settings.access, settings.include_superseded, settings.documents)
+    rows = graph.visible_rows(settings.access, settings.include_superseded, settings.documents)
     # One similarity per sentence, invisible ones at -inf: shared by seeding, walk and context.
     sentence_scores = np.where(rows, similarities(graph.sentence_vectors, qvec), -np.inf).astype(np.float32)
     seeds = [a for a in anchors if a.entity in graph.index and visible_entities[graph.index[a.entity]]]
