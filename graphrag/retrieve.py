@@ -91,6 +91,18 @@ SPREAD_FLOOR = 0.2
 # bridge paragraphs in the context 43 -> 49 of 68, all gold paragraphs found 0.60 -> 0.65; 4
 # pushes out more than it brings.
 WALK_SHARE = 0.25
+# A question that names the subject of a long document (an article's title entity, named in many of its
+# sentences) gains little from the walk: every sentence of that document is one step from the anchor,
+# so reach ranks the document's sentences by how many entities they name (an infobox, a table of
+# election years) rather than by what they say. For such a question the walk's ranking and plain
+# similarity are fused by reciprocal rank (k = 60, the usual constant), and only near-equal documents
+# are spread. "Long" and "subject" are what a walk cannot tell apart below: a document of at least
+# SUBJECT_MIN_SENTENCES sentences naming the entity in at least SUBJECT_SHARE of them. Multi-hop
+# paragraphs (a few sentences each) never qualify, so bridge questions keep the walk's order.
+SUBJECT_MIN_SENTENCES = 20
+SUBJECT_SHARE = 0.03
+FUSION_K = 60
+FUSED_SPREAD_FLOOR = 0.9
 
 
 def entity_relevance(graph: KnowledgeGraph, qvec: np.ndarray, sentence_scores: np.ndarray) -> np.ndarray:
@@ -109,6 +121,37 @@ def find_seeds(graph: KnowledgeGraph, relevance: np.ndarray, k: int, visible_ent
     top = np.flatnonzero(masked >= -np.partition(-masked, k - 1)[k - 1])
     ranked = sorted(top.tolist(), key=lambda i: (-float(masked[i]), graph.keys[i]))[:k]
     return [Seed(graph.keys[i], round(float(masked[i]), 4), RouteStart.SIMILARITY) for i in ranked]
+
+
+def names_a_long_document_subject(graph: KnowledgeGraph, entities: Iterable[str], visible_docs: np.ndarray) -> bool:
+    """Whether one of ``entities`` is the subject of a visible long document (``SUBJECT_MIN_SENTENCES``,
+    named in ``SUBJECT_SHARE`` of its sentences)."""
+    size = np.bincount(graph.sentence_doc, minlength=len(graph.docs))
+    long_docs = (size >= SUBJECT_MIN_SENTENCES) & visible_docs
+    if not long_docs.any():
+        return False
+    for key in entities:
+        rows = graph.mention_rows(graph.index[key])
+        named = np.bincount(graph.sentence_doc[rows], minlength=len(graph.docs))
+        if (long_docs & (named >= SUBJECT_SHARE * size)).any():
+            return True
+    return False
+
+
+def _fused(walk_order: np.ndarray, sentence_scores: np.ndarray, row_rank: np.ndarray, pool: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the walk's ranking and of similarity's, ranked by reciprocal rank fusion, with their
+    fused scores (indexed by row)."""
+    sims = np.flatnonzero(sentence_scores >= -np.partition(-sentence_scores, pool - 1)[pool - 1])
+    sims = sims[np.lexsort((row_rank[sims], -sentence_scores[sims]))][:pool]
+    fused: dict[int, float] = {}
+    for ranking in (walk_order, sims):
+        for r, row in enumerate(ranking.tolist()):
+            fused[row] = fused.get(row, 0.0) + 1.0 / (FUSION_K + r)
+    rows = np.array(sorted(fused, key=lambda row: (-fused[row], int(row_rank[row]))), dtype=np.int64)[:pool]
+    score = np.full(len(sentence_scores), -np.inf, dtype=np.float32)
+    score[rows] = [fused[int(r)] for r in rows]
+    return rows, score
 
 
 def _via(route: Route) -> str:
@@ -209,9 +252,11 @@ def _spread_seeds(rows: np.ndarray, score: np.ndarray, reached: dict[int, tuple[
 
 
 def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarray, qvec: np.ndarray,
-                  walk: Walk, visible_docs: np.ndarray, settings: AskSettings) -> list[ContextItem]:
+                  walk: Walk, visible_docs: np.ndarray, settings: AskSettings, fuse: bool = False
+                  ) -> list[ContextItem]:
     """Pick the context sentences: similarity plus the walk's reach, spread across documents, each step's
-    sentence joining right after the item it explains."""
+    sentence joining right after the item it explains. With ``fuse`` (the question names a long document's
+    subject) that ranking is fused with similarity's by reciprocal rank."""
     reach, reached = _walk_rows(graph, walk, visible_docs, len(sentence_scores))
     score = sentence_scores + REACH_WEIGHT * reach  # already -inf where invisible
     n_visible = int(np.isfinite(score).sum())
@@ -224,7 +269,11 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     top = top[np.lexsort((graph.row_rank[top], -score[top]))][:pool]
     if SEED_SPREAD:
         top = _spread_seeds(top, score, reached)
-    order = diverse(top, graph.sentence_doc, len(top), score, SPREAD_FLOOR)
+    if fuse:
+        top, fused = _fused(top, sentence_scores, graph.row_rank, pool)
+        order = diverse(top, graph.sentence_doc, len(top), fused, FUSED_SPREAD_FLOOR)
+    else:
+        order = diverse(top, graph.sentence_doc, len(top), score, SPREAD_FLOOR)
     beyond = np.array([r for r, (route, _) in reached.items() if route.depth >= 1], dtype=np.int64)
     beyond = beyond[np.isfinite(score[beyond])]
     beyond = beyond[np.lexsort((graph.row_rank[beyond], -reach[beyond]))]
@@ -312,6 +361,8 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
     walk = graph.relevance_walk((s.entity for s in seeds), settings.hops, settings.direction, visible_docs,
                                 seed_scores=seed_scores, row_weight=step_weight, node_weight=spec, comention=True,
                                 start=start)
-    context = build_context(store, graph, sentence_scores, qvec, walk, visible_docs, settings)
+    fuse = start is RouteStart.QUESTION and names_a_long_document_subject(graph, (s.entity for s in seeds),
+                                                                          visible_docs)
+    context = build_context(store, graph, sentence_scores, qvec, walk, visible_docs, settings, fuse)
     reached = tuple(sorted(walk.routes.values(), key=lambda r: (r.depth, r.end)))
     return Retrieval(tuple(seeds), reached, tuple(context))

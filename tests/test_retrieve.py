@@ -365,3 +365,48 @@ def test_a_sentence_the_walk_reached_keeps_a_context_place_though_it_does_not_re
     qvec = embedder.encode([question])[0]
     sims = embedder.encode([fact, *lookalikes]) @ qvec
     assert (sims[1:] > sims[0]).all()
+
+
+LONG_ARTICLE_FACTS = [f"Larchmont has a {kind} on {street} Street." for kind, street in zip(
+    ("library", "bakery", "school", "park", "museum", "station", "market", "clinic", "theatre", "chapel", "pool",
+     "gallery", "stadium", "harbour", "mill", "tower", "garden", "forge", "inn", "archive"),
+    ("Elm", "Oak", "Pine", "Birch", "Cedar", "Maple", "Ash", "Willow", "Alder", "Beech", "Hazel", "Larch", "Poplar",
+     "Rowan", "Spruce", "Yew", "Holly", "Laurel", "Myrtle", "Juniper"))]
+LONG_ARTICLE_ANSWER = "Larchmont became a town on 3 May 1907, after a vote of its residents."
+LONG_ARTICLE_DEBRIS = ["Fenwick County quarter specimens with Larchmont coins, shown for size.",
+                       "Fenwick County cartoon mascot Larchmont Gusty, drawn in crayon.",
+                       "Fenwick County stamps, Larchmont series, grey and blue."]
+
+
+def test_a_question_about_a_long_documents_subject_is_ranked_by_what_sentences_say(store, embedder, tmp_path):
+    """In a long article every sentence names its subject, so the walk from "Larchmont" reaches the whole
+    article and a rarely named entity of the question ("Fenwick County", named only by photo captions and
+    stamp lists) lifts its debris above the sentence that answers. The walk's order is fused with
+    similarity for such a question: the answer keeps its place in a small context (it lost it before)."""
+    from graphrag.retrieve import SUBJECT_MIN_SENTENCES
+
+    lines = [*LONG_ARTICLE_FACTS[:10], LONG_ARTICLE_ANSWER, *LONG_ARTICLE_FACTS[10:], *LONG_ARTICLE_DEBRIS]
+    assert len(lines) >= SUBJECT_MIN_SENTENCES
+    streets = [s.split(" on ")[1].split()[0] for s in LONG_ARTICLE_FACTS]
+    x = ScriptedExtractor([ScriptEntity("Larchmont", "Larchmont"), ScriptEntity("Fenwick County", "Fenwick County"),
+                           *(ScriptEntity(f"{s} Street", f"{s} Street") for s in streets)], [])
+    Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "a", {"larchmont.md": "\n".join(lines) + "\n"})])
+    got = asker(store, embedder).retrieve("When did Larchmont become a town in Fenwick County?",
+                                          AskSettings(max_context=3))
+    texts = [c.span.text for c in got.context]
+    assert {s.entity for s in got.seeds} == {"larchmont", "fenwick county"}
+    assert texts[0] == LONG_ARTICLE_ANSWER, texts
+
+
+def test_short_pages_keep_the_walks_order(store, embedder, tmp_path):
+    """The fusion is for long documents only: on pages of a few sentences (a multi-hop corpus) the
+    question's entities are not a document's subject and retrieval keeps the walk's order."""
+    from graphrag.graph import load_graph
+    from graphrag.retrieve import names_a_long_document_subject
+
+    x = ScriptedExtractor([ScriptEntity("Larchmont", "Larchmont")], [])
+    Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "s", {
+        f"p{i}.md": f"Larchmont has a {k}.\n" for i, k in enumerate(("library", "bakery", "school"))})])
+    graph = load_graph(store)
+    visible = np.ones(len(graph.docs), dtype=bool)
+    assert not names_a_long_document_subject(graph, ["larchmont"], visible)
