@@ -239,6 +239,10 @@ def test_a_fact_question_opens_with_the_short_answer_citing_its_sentence() -> No
     "[12] A. Smith and B. Lee. Snapshot retention at scale. In Proceedings of VLDB, pp. 1-12, 2019.",  # a reference
     "Smith, J., & Lee, K. (2019). Snapshot retention policies. Journal of Data Systems, 4(2).",
     "Ana Ortiz, Ben Lee, Cai Wu, Dept. of Computing, University of Lyon, ana@example.org",  # an author line
+    # an encyclopedia print's notes and external links (quoted first on the real PDFs before)
+    '"Annual plans explained" (https://example.org/annual-plans). Larkspur Blog. 2 May 2018.',
+    "Larkspur Refunds (https://www.example.org/name/nm4789912/) at Example",
+    "Retrieved 3 May 2018, the annual plans archive page of the handbook.",
 ])
 def test_questions_headings_captions_table_rows_references_and_author_lines_are_never_quoted(text: str) -> None:
     ctx = [item(1, text, 0.95), item(2, "Annual plans can be refunded within 14 days of the first payment.", 0.6)]
@@ -311,3 +315,31 @@ def test_within_long_articles_the_answer_keeps_the_short_shape() -> None:
     gen.sentence_count = lambda doc, version: 400
     text = gen.generate(_BRIDGE_QUESTION, _BRIDGE).text
     assert len(set(re.findall(r"\[(\d+)\]", text))) <= 3
+
+
+def test_within_long_articles_a_chain_does_not_continue_into_another_articles_sentence() -> None:
+    """In a long article every entity is named everywhere: the "next link" through the film's director
+    was another article's sentence about someone else (NQ articles: a voice actor's credits answered
+    "who plays the new Wonder Woman"). Between long pages the answer keeps the sentences that answer."""
+    ctx = [_routed(1, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.7, Route("quiet harbour")),
+           _routed(2, "Ilse Vantorp was born in the town of Kellerstadt.", 0.25,
+                   Route("quiet harbour", (_via(1, "ilse vantorp"),))),
+           _routed(3, "Harbour films were popular in the sixties.", 0.5, Route("quiet harbour"))]
+    question = "In which country was the director of Quiet Harbour born?"
+    short = ExtractiveGenerator()
+    short.sentence_count = lambda doc, version: 4
+    assert "[2]" in short.generate(question, ctx).text  # short pages: the chain goes on
+    long = ExtractiveGenerator()
+    long.sentence_count = lambda doc, version: 400
+    assert "[2]" not in long.generate(question, ctx).text
+
+
+def test_the_short_answer_comes_from_the_best_quote_not_a_later_one_that_holds_a_phrase(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: a further quote holding a phrase of the asked-for kind (a date) went first and gave the
+    short answer, ahead of the sentence that answers best but states no such phrase."""
+    _scored(monkeypatch, {1: 0.9, 2: 0.8})
+    ctx = [item(1, "Halley's Comet is visible from Earth every 75 years, and it last passed in the inner system.", 0.8),
+           item(2, "On 8 November 1985 two astronomers first saw the comet's coma.", 0.6)]
+    text = ExtractiveGenerator().generate("When does Halley's Comet come back?", ctx).text
+    assert text.startswith("Halley's Comet is visible from Earth every 75 years"), text

@@ -20,6 +20,10 @@ _AUTHOR_YEAR = re.compile(r"^[^\W\d_][\w'’\-]+,\s+(?:[A-Z]\.\s*){1,3}.*\(\s*(1
 _REF_MARKS = re.compile(r"\bdoi\s*:|\bdoi\.org/|arxiv(?:\.org|\s*:|\s+preprint)|\bpp\.\s*\d|\bvol\.\s*\d|\bISBN\b"
                         r"|\bIn\s+Proceedings\b|\bProc\.\s|\bJournal of\b",
                         re.IGNORECASE)
+# A web reference as printed pages carry them: a title followed by its address in parentheses, a
+# "Retrieved 3 May 2018" or "Archived from the original" (an encyclopedia's notes and external links).
+_WEB_REF = re.compile(r"\(\s*https?://|\bRetrieved\s+(?:on\s+)?[\w ,]{0,20}\b(?:1[89]|20)\d\d\b|\bArchived\s+from\s+the\s+original",
+                      re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
 _AFFILIATION = re.compile(r"\b(university|universit[àäé]|institute|department|laboratory|labs?|school of|college)\b",
                           re.IGNORECASE)
@@ -75,7 +79,7 @@ def _looks_like_author_line(text: str, words: list[str]) -> bool:
 
 
 def _looks_like_reference(text: str) -> bool:
-    if _REF_MARKS.search(text):
+    if _REF_MARKS.search(text) or _WEB_REF.search(text):
         return True
     if _AUTHOR_YEAR.search(text):
         return True
