@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphrag.bench_scale import copies, edited, vm_hwm_mb
 from graphrag.documents import Source
+from lab.bench_scale import copies, edited, vm_hwm_mb
 
 
 def test_copies_are_new_documents_with_light_edits() -> None:

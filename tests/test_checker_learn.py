@@ -284,8 +284,8 @@ def test_a_schema_3_store_migrates_to_the_checker_table(store_url: str, monkeypa
 
 @pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
 def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_set() -> None:
-    from graphrag.evaluate.learning import draw_split, learning_curve
     from graphrag.support.learn import TrainingRows
+    from lab.evaluate.learning import draw_split, learning_curve
 
     rng = np.random.default_rng(3)
     kinds = np.array(["good", "partial", "bad"] * 100)
@@ -331,7 +331,7 @@ def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_
 def test_eval_learning_curve_command(tmp_path, monkeypatch, capsys) -> None:
     """`graphrag eval support --learn-from`: the start is fitted on the other file, the table
     prints per size; features come from a planted stand-in for the MiniLM cache."""
-    import graphrag.evaluate.features as feats
+    import lab.evaluate.features as feats
 
     rng = np.random.default_rng(5)
     target = [{"claim": f"t{i}", "evidence": ["e"], "label": ["supported", "partially_supported",

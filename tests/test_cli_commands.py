@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import graphrag.cli
-from graphrag import bench
 from graphrag.cli import COMMANDS, build_parser, main
+from lab import bench
 
 pytestmark = pytest.mark.unit
 

@@ -183,6 +183,48 @@ def test_the_dashboard_does_not_import_the_command_line() -> None:
         assert not any(m and m.startswith("graphrag.cli") for m in modules), path
 
 
+# `graphrag bench` and `graphrag eval`: thin commands that import the lab inside the command function, when run.
+LAB_COMMANDS = ("graphrag/cli/bench.py", "graphrag/cli/evaluate.py")
+
+
+def lab_imports(source: str) -> list[tuple[int, bool]]:
+    """(line, at module level) of each import of the top-level ``lab`` package in ``source``."""
+    tree = ast.parse(source)
+    inside = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+              for n in ast.walk(f)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        if any(m == "lab" or m.startswith("lab.") for m in names):
+            found.append((node.lineno, id(node) not in inside))
+    return found
+
+
+def test_the_product_never_imports_the_lab() -> None:
+    files = [ROOT / "app.py", *(p for d in ("graphrag", "dashboard", "views") for p in (ROOT / d).rglob("*.py"))]
+    found, lazy = [], set()
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        for line, top in lab_imports(path.read_text(encoding="utf-8")):
+            if rel in LAB_COMMANDS and not top:
+                lazy.add(rel)
+            else:
+                found.append(f"{rel}:{line}")
+    assert found == [], "the product imports the lab (move what it needs into graphrag/): " + ", ".join(found)
+    assert lazy == set(LAB_COMMANDS)  # the scan sees the two commands' imports, so it would see others
+
+
+def test_the_lab_scan_tells_a_lazy_import_from_a_module_level_one() -> None:
+    code = "import lab.bench\nfrom lab import bench\nfrom labels import x\nfrom .lab import y\n" \
+           "def run():\n    from lab.evaluate.support import cli_eval_support\n"
+    assert lab_imports(code) == [(1, True), (2, True), (6, False)]
+
+
 # --- the dashboard ---------------------------------------------------------------------------------------------
 
 def test_the_sidebar_shows_each_setting_and_where_it_came_from(monkeypatch: pytest.MonkeyPatch,

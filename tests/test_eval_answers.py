@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.evaluate.answers import (
+from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStart, Span
+from lab.evaluate.answers import (
     PanelQuestion,
     QuestionSet,
     _Tally,
@@ -22,7 +23,6 @@ from graphrag.evaluate.answers import (
     score_answer,
     summarise,
 )
-from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStart, Span
 
 EVIDENCE = ("The opening stage was won by Fernando Gaviria of Quick-Step Floors, who became the Tour's first rider "
             "to wear the yellow jersey. Peter Sagan then took the race lead the following stage.")

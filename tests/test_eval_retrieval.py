@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from graphrag.evaluate.retrieval import cli_eval_retrieval, load_questions
 from graphrag.model import AskSettings
+from lab.evaluate.retrieval import cli_eval_retrieval, load_questions
 
 CORPUS = [
     {"title": "Larkspur exports", "text": "Snapshot exports remain available for 30 days after an account is cancelled."},

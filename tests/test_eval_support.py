@@ -4,36 +4,16 @@ from __future__ import annotations
 
 import io
 import json
-import math
 from collections import Counter
 
 import pytest
 
 from graphrag.errors import InputError
-from graphrag.evaluate import support as ev
 from graphrag.model import Support, SupportLabel
+from lab.evaluate import support as ev
 
 Y = [True, True, True, False, False]
 SCORES = [0.9, 0.6, 0.4, 0.5, 0.1]
-
-
-@pytest.mark.unit
-def test_binary_metrics_hand_computed() -> None:
-    # threshold 0.5 -> predicted [T, T, F, T, F]: tp 2, fn 1, fp 1, tn 1
-    m = ev.binary_metrics(Y, [s >= 0.5 for s in SCORES])
-    assert (m["tp"], m["fn"], m["fp"], m["tn"]) == (2, 1, 1, 1)
-    assert m["balanced_accuracy"] == pytest.approx((2 / 3 + 1 / 2) / 2)
-    assert m["precision"] == pytest.approx(2 / 3)
-    assert m["recall"] == pytest.approx(2 / 3)
-    assert m["f1"] == pytest.approx(2 / 3)
-
-
-@pytest.mark.unit
-def test_auroc_hand_computed_with_ties_and_one_class() -> None:
-    assert ev.auroc(Y, SCORES) == pytest.approx(5 / 6)  # 5 of 6 (pos, neg) pairs ordered right
-    assert ev.auroc([True, False], [0.5, 0.5]) == pytest.approx(0.5)
-    assert ev.auroc([True, True, False, False], [0.7, 0.3, 0.3, 0.1]) == pytest.approx(0.875)
-    assert math.isnan(ev.auroc([True, True], [0.1, 0.2]))
 
 
 @pytest.mark.unit

@@ -213,7 +213,7 @@ def test_a_table_is_read_row_by_row() -> None:
 
 
 def test_benchmark_pdf_is_read_in_order_without_its_furniture() -> None:
-    from graphrag.bench import _bench_text, bench_pdf
+    from lab.bench import _bench_text, bench_pdf
 
     read = read_document(bench_pdf(3), ".pdf")
     text = " ".join(read.text.split())

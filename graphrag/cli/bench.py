@@ -1,5 +1,5 @@
 """``graphrag bench``: benchmarks that print figures as JSON. The options are read here and passed on as
-plain arguments to ``graphrag.bench``, ``graphrag.bench_scale`` and ``graphrag.evaluate.support``."""
+plain arguments to ``lab.bench``, ``lab.bench_scale`` and ``lab.evaluate.support``."""
 
 from __future__ import annotations
 
@@ -63,16 +63,16 @@ def register(subparsers: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the chosen benchmark with the options given."""
     if args.what == "support":
-        from graphrag.evaluate.support import cli_bench_support
+        from lab.evaluate.support import cli_bench_support
 
         return cli_bench_support(as_json=True)
     if args.what == "scale":
-        from graphrag.bench_scale import bench_scale
+        from lab.bench_scale import bench_scale
 
         return bench_scale(corpus=args.corpus, questions_path=args.questions, scale=args.scale, steps=args.steps,
                            limit=args.limit, start=args.start, queries=args.queries, store=args.store,
                            dashboard=not args.no_dashboard)
-    from graphrag import bench
+    from lab import bench
 
     if args.what == "ingest":
         return bench.bench_ingest(args.corpus, limit=args.limit, bulk_limit=not args.no_bulk)

@@ -1,5 +1,5 @@
 """``graphrag eval``: the support checker on labelled claim/evidence pairs (or its learning curve), and
-retrieval on multi-hop questions; the figures come from ``graphrag.evaluate``."""
+retrieval on multi-hop questions; the figures come from ``lab.evaluate``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
 
 FORMATS = ["wice", "expertqa", "jsonl"]
-# the sets of ``eval answers`` (graphrag.evaluate.answers.SETS, named here so the parser loads no model code)
+# the sets of ``eval answers`` (lab.evaluate.answers.SETS, named here so the parser loads no model code)
 ANSWER_SETS = ("musique", "nq_articles", "real_pdfs", "sample_corpus")
 
 
@@ -56,7 +56,7 @@ def register(subparsers: Subparsers) -> None:
                          "absent is skipped with a message")
     ea.add_argument("--sample-corpus", default="sample_corpus", help="the sample corpus folder")
     ea.add_argument("--sample-questions", help="the sample corpus's questions with their expected sentences "
-                                               "(default: graphrag/evaluate/sample_questions.json)")
+                                               "(default: lab/evaluate/sample_questions.json)")
     ea.add_argument("--sets", nargs="+", choices=list(ANSWER_SETS), default=list(ANSWER_SETS),
                     help="which sets to run (default: all)")
     ea.add_argument("--stores", default=str(Path(tempfile.gettempdir()) / "graphrag-eval-answers"),
@@ -75,12 +75,12 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "support":
         return _support(args)
     if args.what == "answers":
-        from graphrag.evaluate.answers import cli_eval_answers
+        from lab.evaluate.answers import cli_eval_answers
 
         return cli_eval_answers(args.data, args.sample_corpus, args.stores, args.sets, as_json=args.json,
                                 limit=args.limit, check=not args.no_check, detail=args.detail,
                                 **({"sample_questions": args.sample_questions} if args.sample_questions else {}))
-    from graphrag.evaluate.retrieval import cli_eval_retrieval
+    from lab.evaluate.retrieval import cli_eval_retrieval
 
     return cli_eval_retrieval(args.questions, args.corpus, as_json=args.json, limit=args.limit,
                               store_path=args.eval_store, off_topic_dir=args.off_topic)
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _support(args: argparse.Namespace) -> int:
     if args.learn_from:
-        from graphrag.evaluate.learning import cli_learning_curve
+        from lab.evaluate.learning import cli_learning_curve
 
         if not args.start_from or not args.start_format:
             raise InputError("--learn-from needs --start-from and --start-format: the model to start from is "
@@ -98,6 +98,6 @@ def _support(args: argparse.Namespace) -> int:
                                   as_json=args.json)
     if not args.data:
         raise InputError("graphrag eval support: give --data (or --learn-from for a learning curve)")
-    from graphrag.evaluate.support import cli_eval_support
+    from lab.evaluate.support import cli_eval_support
 
     return cli_eval_support(args.data, args.format, args.checker, args.json, limit=args.limit)

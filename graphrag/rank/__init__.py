@@ -23,7 +23,7 @@ least ``TARGET_PRECISION`` of the sentences scored at or above it are answer sen
 parameters file records the precision and recall it had there.
 
 The model is a logistic regression on ``features.FEATURES`` fitted by
-``python -m graphrag.evaluate.ranker_fit`` (Natural Questions train articles and MuSiQue
+``python -m lab.evaluate.ranker_fit`` (Natural Questions train articles and MuSiQue
 questions); its parameters ship as JSON beside this file, read with numpy only. The position and
 the walk's reach are carried but not yet features (see ``features.FEATURES``).
 """
@@ -65,7 +65,7 @@ class RankerParams:
         self.features = tuple(raw["features"])
         if self.features != FEATURES:
             raise ModelUnavailable(f"the ranker parameters hold features {self.features}, this code computes "
-                                   f"{FEATURES}: refit with `python -m graphrag.evaluate.ranker_fit`",
+                                   f"{FEATURES}: refit with `python -m lab.evaluate.ranker_fit`",
                                    backend="ranker")
         self.mean = np.asarray(raw["mean"], dtype=float)
         self.scale = np.asarray(raw["scale"], dtype=float)
@@ -87,7 +87,7 @@ def load_params(path: Path = PARAMS_PATH) -> RankerParams:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ModelUnavailable(f"cannot read the ranker parameters {path}: {exc}; refit with "
-                               "`python -m graphrag.evaluate.ranker_fit`", backend="ranker") from exc
+                               "`python -m lab.evaluate.ranker_fit`", backend="ranker") from exc
     return RankerParams(raw)
 
 

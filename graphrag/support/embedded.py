@@ -10,7 +10,7 @@ Token alignment compares MiniLM's contextual token embeddings of the claim with 
 selected sentences: each claim content word needs some close evidence token (BERTScore-style
 recall, IDF-weighted by word-piece rank), so one unsupported word can pull the score down.
 
-A model fitted by ``scripts/fit_support.py`` maps the features to a probability of
+A model fitted by ``lab/fit_support.py`` maps the features to a probability of
 "supported" (at balanced odds: every dataset and class weighs the same in the fit); its
 parameters ship in ``embedded_params.json``: gradient-boosted trees, monotonic in each
 feature's known direction (the table in ``features.py``), walked in numpy here; the earlier logistic model
@@ -151,7 +151,7 @@ class LogisticParams:
         """Read fitted logistic parameters, refusing a file fitted on other features."""
         raw = json.loads(path.read_text(encoding="utf-8"))
         if tuple(raw["features"]) != FEATURES:
-            raise ModelUnavailable(f"{path} was fitted on other features; rerun scripts/fit_support.py",
+            raise ModelUnavailable(f"{path} was fitted on other features; rerun python -m lab.fit_support",
                                    backend="embedded")
         return cls(tuple(raw["features"]), np.asarray(raw["mean"]), np.asarray(raw["scale"]),
                    np.asarray(raw["coef"]), float(raw["intercept"]), float(raw["threshold"]),
@@ -215,7 +215,7 @@ class TreeParams:
 def params_from_raw(raw: dict[str, Any], where: str = "checker parameters") -> LogisticParams | TreeParams:
     """A fitted model from its JSON: a tree ensemble or the logistic model (``kind``)."""
     if tuple(raw.get("features", ())) != FEATURES:
-        raise ModelUnavailable(f"{where} were fitted on other features; rerun scripts/fit_support.py",
+        raise ModelUnavailable(f"{where} were fitted on other features; rerun python -m lab.fit_support",
                                backend="embedded")
     if raw.get("kind") == "gbdt":
         return TreeParams.from_raw(raw)
@@ -263,7 +263,7 @@ class EmbeddedChecker:
         else:
             path = Path(params_path) if params_path else PARAMS_PATH
             if not path.is_file():
-                raise ModelUnavailable(f"support parameters not found at {path}; run scripts/fit_support.py",
+                raise ModelUnavailable(f"support parameters not found at {path}; run python -m lab.fit_support",
                                        backend="embedded")
             self.params = load_params(path)  # tens of KB of JSON: cheap
             self.name = f"embedded@{SHIPPED}" if params_path is None else f"embedded@{path.name}"

@@ -1,4 +1,4 @@
-"""Fitting the embedded checker's tree ensemble (scikit-learn), shared by scripts/fit_support.py
+"""Fitting the embedded checker's tree ensemble (scikit-learn), shared by lab/fit_support.py
 and the learning-curve evaluation. The checker itself only walks the exported JSON in numpy."""
 
 from __future__ import annotations

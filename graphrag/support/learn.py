@@ -1,6 +1,6 @@
 """Adapting the embedded checker to a team's verdicts: refit the trees on the shipped data plus the team's.
 
-The shipped trees were fitted (scripts/fit_support.py) on the feature rows of the public WiCE
+The shipped trees were fitted (lab/fit_support.py) on the feature rows of the public WiCE
 and ExpertQA pairs; those rows ship beside the parameters (``embedded_train.npz``, 50 KB), so
 a refit needs no data files and no MiniLM pass over them. A refit is the same monotonic tree
 ensemble, same settings, fitted on the shipped rows plus the team's judged pairs as a third
@@ -65,16 +65,16 @@ class TrainingRows:
 
 
 def shipped_rows(path: Path = TRAIN_PATH) -> TrainingRows:
-    """The rows the shipped parameters were fitted on (written by scripts/fit_support.py)."""
+    """The rows the shipped parameters were fitted on (written by lab/fit_support.py)."""
     from graphrag.support.embedded import FEATURES
 
     if not path.is_file():
-        raise ModelUnavailable(f"the shipped training rows are missing ({path}); run scripts/fit_support.py",
+        raise ModelUnavailable(f"the shipped training rows are missing ({path}); run python -m lab.fit_support",
                                backend="embedded")
     data = np.load(path)
     x = data["x"].astype(float)
     if x.shape[1] != len(FEATURES):
-        raise ModelUnavailable(f"{path} holds other features; rerun scripts/fit_support.py", backend="embedded")
+        raise ModelUnavailable(f"{path} holds other features; rerun python -m lab.fit_support", backend="embedded")
     return TrainingRows(x, data["y"].astype(bool), data["source"].astype(str))
 
 
@@ -107,7 +107,7 @@ def grouped_folds(y: np.ndarray, groups: np.ndarray, k: int, seed: int) -> list[
 
 
 def _metrics(y: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
-    from graphrag.evaluate.support import auroc, binary_metrics
+    from graphrag.support.metrics import auroc, binary_metrics
 
     return binary_metrics(y, scores >= THRESHOLD)["balanced_accuracy"], auroc(y, scores)
 

@@ -20,7 +20,7 @@ import numpy as np
 from graphrag.embed import Embedder, TokenEmbedding
 
 if TYPE_CHECKING:
-    from graphrag.evaluate.support import SupportExample
+    from lab.evaluate.support import SupportExample
 
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "graphrag-support-cache"
 

@@ -34,13 +34,12 @@ import numpy as np
 
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.support.base import SupportChecker, SupportQuery
+from graphrag.support.metrics import Labels, Scores, auroc, binary_metrics
 
 SUPPORTED = "supported"
 PARTIAL = "partially_supported"
 NOT_SUPPORTED = "not_supported"
 LABELS = (SUPPORTED, PARTIAL, NOT_SUPPORTED)
-Labels = Sequence[bool] | np.ndarray  # supported or not, per claim
-Scores = Sequence[float] | np.ndarray
 
 _EXPERTQA_LABELS = {
     "complete": SUPPORTED,
@@ -186,52 +185,7 @@ def load_examples(
     return examples[:limit] if limit else examples
 
 
-# --- metrics ------------------------------------------------------------------------------
-
-
-def auroc(y: Labels, scores: Scores) -> float:
-    """Area under the ROC curve via the rank-sum statistic (ties get average ranks).
-
-    NaN when only one class is present.
-    """
-    y_arr = np.asarray(y, dtype=bool)
-    s = np.asarray(scores, dtype=float)
-    n_pos, n_neg = int(y_arr.sum()), int((~y_arr).sum())
-    if n_pos == 0 or n_neg == 0:
-        return float("nan")
-    order = np.argsort(s, kind="mergesort")
-    ranks = np.empty(len(s), dtype=float)
-    sorted_s = s[order]
-    i = 0
-    while i < len(s):  # average rank over each run of tied scores
-        j = i
-        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return float((ranks[y_arr].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
-def _safe_div(a: float, b: float) -> float:
-    return a / b if b else 0.0
-
-
-def binary_metrics(y: Labels, predicted: Labels) -> dict[str, float]:
-    """Balanced accuracy and precision / recall / F1 of the supported class."""
-    t = np.asarray(y, dtype=bool)
-    p = np.asarray(predicted, dtype=bool)
-    tp, fp = int((t & p).sum()), int((~t & p).sum())
-    fn, tn = int((t & ~p).sum()), int((~t & ~p).sum())
-    recall = _safe_div(tp, tp + fn)
-    specificity = _safe_div(tn, tn + fp)
-    precision = _safe_div(tp, tp + fp)
-    return {
-        "balanced_accuracy": (recall + specificity) / 2,
-        "precision": precision,
-        "recall": recall,
-        "f1": _safe_div(2 * precision * recall, precision + recall),
-        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-    }
+# --- metrics (AUROC and the confusion counts are the product's: graphrag.support.metrics) --------
 
 
 def calibration_table(y: Labels, scores: Scores, bins: int = 5) -> list[dict[str, float]]:
@@ -266,7 +220,7 @@ def triage_value(y: Labels, scores: Scores, share: float = 0.2) -> float:
     return float((~t[first]).sum() / (~t).sum())
 
 
-def support_metrics(y: Sequence[bool], scores: Sequence[float], threshold: float) -> dict[str, object]:
+def support_metrics(y: Labels, scores: Scores, threshold: float) -> dict[str, object]:
     """All figures for one run: n, class counts, threshold metrics, AUROC, triage, calibration."""
     t = np.asarray(y, dtype=bool)
     s = np.asarray(scores, dtype=float)

@@ -12,7 +12,7 @@ evidence:
 - short answer in the answer: the gold short answer (or an alias) appears in the answer's text;
 - citations per answer: distinct context items the answer cites; ask p50: the median time of one ask;
 - MuSiQue also: anchored citations, bridge paragraph cited and cited through a route with a step, as
-  ``graphrag.evaluate.retrieval`` defines them;
+  ``lab.evaluate.retrieval`` defines them;
 - sample corpus also: the expected sentence is the first quote, and a disagreement the question plants is
   said (read from the answer's ``disagreements`` field; "n/a" while answers carry none).
 
@@ -42,11 +42,11 @@ import numpy as np
 from graphrag.ask import Asker
 from graphrag.documents import Source
 from graphrag.embed import top_k
-from graphrag.evaluate.retrieval import bridge_documents, load_questions, named_keys
 from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import Answer, AskSettings, ContextItem, RouteStart, Span, Support
 from graphrag.store import Store
 from graphrag.support.base import SupportQuery
+from lab.evaluate.retrieval import bridge_documents, load_questions, named_keys
 
 SAMPLE_QUESTIONS = Path(__file__).with_name("sample_questions.json")
 
@@ -136,7 +136,7 @@ class QuestionSet:
 
 def musique_set(questions: Path, corpus: Path) -> QuestionSet:
     """MuSiQue questions over their paragraphs corpus."""
-    from graphrag.evaluate.retrieval import ingest_corpus
+    from lab.evaluate.retrieval import ingest_corpus
 
     qs = [PanelQuestion(q.text, "document", gold=q.gold, answers=q.answers) for q in load_questions(questions, corpus)]
     return QuestionSet("musique", lambda store: ingest_corpus(store, corpus, sys.stderr), qs, musique=True)

@@ -1,6 +1,6 @@
 """Ask real questions of real PDFs and check where the citations land.
 
-    python scripts/eval_real_pdfs.py --data ../shared/data/documents [--store FILE] [--json]
+    python -m lab.eval_real_pdfs --data ../shared/data/documents [--store FILE] [--json]
 
 The folder holds PDFs (Wikipedia articles printed from a browser) and ``nq_questions.jsonl``
 (Natural Questions: question, short answer, evidence paragraph, document name). The PDFs are

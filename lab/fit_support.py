@@ -1,6 +1,6 @@
 """Fit the embedded support checker's model and write its parameters.
 
-    python scripts/fit_support.py --data ../shared/data --report
+    python -m lab.fit_support --data ../shared/data --report
 
 reads wice_claim_dev.jsonl and expertqa_rand_val.jsonl, computes the checker's features with
 the very code the checker runs (graphrag.support.embedded.featurise), and
@@ -28,30 +28,32 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from graphrag.evaluate.features import CachedEmbedder  # noqa: E402
-from graphrag.evaluate.support import SupportExample, load_expertqa, load_wice, support_metrics  # noqa: E402
-from graphrag.support.embedded import DIRECTION, FEATURES, PARAMS_PATH, featurise  # noqa: E402
-from graphrag.support.fitting import (  # noqa: E402
+from graphrag.embed import Embedder
+from graphrag.support.embedded import DIRECTION, FEATURES, PARAMS_PATH, featurise
+from graphrag.support.fitting import (
     PARTIAL_THRESHOLD,
     THRESHOLD,
     cell_weights,
     fit_trees,
     predict,
 )
-from graphrag.support.learn import TRAIN_PATH  # noqa: E402
+from graphrag.support.learn import TRAIN_PATH
+from lab.evaluate.features import CachedEmbedder
+from lab.evaluate.support import SupportExample, load_expertqa, load_wice, support_metrics
 
+ROOT = Path(__file__).resolve().parents[1]  # the checkout: its data sits beside it in ../shared/data
+
+Fitter = Callable[[np.ndarray, np.ndarray, np.ndarray], dict[str, object]]  # (x, y, source) -> parameters
 C = 1.0  # L2 strength of the logistic fit; the default, not tuned on the reported figures
 
 
-def feature_matrix(examples: Sequence[SupportExample], embedder: object) -> np.ndarray:
+def feature_matrix(examples: Sequence[SupportExample], embedder: Embedder) -> np.ndarray:
     pfs = featurise([ex.query() for ex in examples], embedder)
     return np.vstack([pf.vector() for pf in pfs])
 
@@ -94,12 +96,16 @@ def fit(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, object]:
 SUMMARY_KEYS = ("n", "balanced_accuracy", "auroc", "precision", "recall", "f1", "triage_top20")
 
 
-def summary(params: dict[str, object], x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    m = support_metrics(y, predict(params, x), THRESHOLD)
-    return {k: (round(m[k], 4) if isinstance(m[k], float) else m[k]) for k in SUMMARY_KEYS}
+def rounded(m: Mapping[str, object]) -> dict[str, object]:
+    """The summary figures of ``support_metrics``, floats to 4 places."""
+    return {k: round(v, 4) if isinstance(v := m[k], float) else v for k in SUMMARY_KEYS}
 
 
-def out_of_fold(fitter, x: np.ndarray, y: np.ndarray, source: np.ndarray, groups: np.ndarray) -> np.ndarray:
+def summary(params: dict[str, object], x: np.ndarray, y: np.ndarray) -> dict[str, object]:
+    return rounded(support_metrics(y, predict(params, x), THRESHOLD))
+
+
+def out_of_fold(fitter: Fitter, x: np.ndarray, y: np.ndarray, source: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Scores of each pair from a model fitted on the other four folds (one fixed shuffle)."""
     from sklearn.model_selection import StratifiedGroupKFold
 
@@ -150,14 +156,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         oof = out_of_fold(fitter, x_all, y_all, src_all, groups)
         for name in ("wice", "expertqa"):
             m = support_metrics(y_all[src_all == name], oof[src_all == name], THRESHOLD)
-            report[f"fit_both__eval_{name}__5fold"] = {k: round(m[k], 4) if isinstance(m[k], float) else m[k]
-                                                        for k in SUMMARY_KEYS}
+            report[f"fit_both__eval_{name}__5fold"] = rounded(m)
         for name in ("wice", "expertqa"):
             report[f"fit_both__eval_{name}__in_sample"] = summary(final, xs[name], ys[name])
         print(json.dumps(report, indent=2))
         if final["kind"] == "logistic":
             print("coefficients (standardised):", file=sys.stderr)
-            for f, c in sorted(zip(FEATURES, final["coef"]), key=lambda t: -abs(t[1])):
+            for f, c in sorted(zip(FEATURES, cast("list[float]", final["coef"])), key=lambda t: -abs(t[1])):
                 print(f"  {f:<20} {c:+.3f}", file=sys.stderr)
 
     if not args.dry_run:
@@ -169,9 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {args.out}", file=sys.stderr)
         # The rows the parameters were fitted on ship beside them: a team's refit from its
         # verdicts (graphrag checker fit) fits on these plus the team's pairs.
-        train = Path(args.out).with_name(TRAIN_PATH.name)
-        np.savez_compressed(train, x=x_all.astype(np.float32), y=y_all.astype(bool), source=src_all)
-        print(f"wrote {train}", file=sys.stderr)
+        train_path = Path(args.out).with_name(TRAIN_PATH.name)
+        np.savez_compressed(train_path, x=x_all.astype(np.float32), y=y_all.astype(bool), source=src_all)
+        print(f"wrote {train_path}", file=sys.stderr)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Fitting the answer ranker (``graphrag.rank``) and printing its figures; the product only reads the JSON.
 
-    python -m graphrag.evaluate.ranker_fit --out graphrag/rank/ranker_params.json
+    python -m lab.evaluate.ranker_fit --out graphrag/rank/ranker_params.json
 
 Training questions (from ``--data``, default ``../shared/data``):
 

@@ -1,7 +1,7 @@
 """Learning curve of the team refit (``graphrag eval support --learn-from``).
 
 A labelled file plays the team: its labels are the verdicts (supported = 1; partial and not
-supported = 0). The starting model is the tree ensemble fitted (as scripts/fit_support.py fits
+supported = 0). The starting model is the tree ensemble fitted (as lab/fit_support.py fits
 the shipped one) on the *other* file only, so it never saw the scored claims; the refit is
 ``graphrag.support.learn``'s: the same trees on the other file's rows plus N verdicts as a
 third source. For each size N and each random draw, N claims of the target file are taken as
@@ -25,8 +25,9 @@ from typing import Any, TextIO
 import numpy as np
 
 from graphrag.errors import GraphRAGError
-from graphrag.evaluate.support import auroc, binary_metrics, load_examples
 from graphrag.support.learn import FOLDS, THRESHOLD, TrainingRows, grouped_folds, predictor, refit_params
+from graphrag.support.metrics import auroc, binary_metrics
+from lab.evaluate.support import load_examples
 
 
 def _figures(y: np.ndarray, s: np.ndarray) -> tuple[float, float]:
@@ -140,7 +141,7 @@ def cli_learning_curve(data: str, fmt: str, start_data: str, start_fmt: str, siz
     """``graphrag eval learning-curve``: refit from growing samples of ``data`` starting from ``start_data``'s
     model, and print the gains (or JSON); 2 on unreadable input."""
     out = out or sys.stdout
-    from graphrag.evaluate.features import cached_features
+    from lab.evaluate.features import cached_features
 
     try:
         target = load_examples(data, fmt)
