@@ -443,10 +443,11 @@ def test_a_schema_6_store_gains_the_disagreements_column_and_keeps_its_answers(s
 def test_a_removed_documents_words_leave_the_disagreement_too(store: Store) -> None:
     """A withdrawn answer keeps no text of the removed document: the disagreement quotes it."""
     from graphrag.removal import remove_document
+    from helpers import ADMIN
 
     _ingest(store, ("one", doc_text(1)), ("two", doc_text(2)))
     aid = store.save_answer(_disagreeing(_answer(store)))
-    remove_document(store, "one", actor="admin")
+    remove_document(store, "one", actor="admin", by=ADMIN)
     assert store.answer(aid).disagreements == ()
     raw = store._read(lambda c: c.execute(text("SELECT disagreements FROM answers WHERE id=:a"), {"a": aid}).scalar())
     assert raw is None
