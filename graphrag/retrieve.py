@@ -15,13 +15,14 @@ and again from the store, fresh, just before a span becomes a context item.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from graphrag.access import Access
 from graphrag.anchors import find_anchors
+from graphrag.disagreement import find_disagreements
 from graphrag.embed import Embedder, similarities
 from graphrag.errors import InputError, ModelUnavailable
 from graphrag.graph import KnowledgeGraph, Walk
@@ -103,6 +104,12 @@ SUBJECT_MIN_SENTENCES = 20
 SUBJECT_SHARE = 0.03
 FUSION_K = 60
 FUSED_SPREAD_FLOOR = 0.9
+# Rivals (``_add_rivals``): the three items most like the question are checked against the three
+# sentences of other documents most like each of them, at least this similar (MiniLM cosine; "keeps
+# nightly snapshots for 14 days" / "are kept for 35 days": 0.78).
+RIVAL_SOURCES = 3
+RIVAL_CANDIDATES = 3
+RIVAL_SIMILARITY = 0.7
 
 
 def entity_relevance(graph: KnowledgeGraph, qvec: np.ndarray, sentence_scores: np.ndarray) -> np.ndarray:
@@ -320,7 +327,28 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     fill(order, settings.max_context - walk_slots)
     fill(beyond, settings.max_context)
     fill(order, settings.max_context)  # places the walk left empty
+    _add_rivals(graph, items, sentence_scores, add)
     return items
+
+
+def _add_rivals(graph: KnowledgeGraph, items: list[ContextItem], sentence_scores: np.ndarray,
+                add: Callable[[int], bool]) -> None:
+    """The other side of a disagreement joins the context: for the ``RIVAL_SOURCES`` items most like the
+    question, the sentences of other documents most like that item (``RIVAL_SIMILARITY``) that state a
+    different value about the same thing (``find_disagreements``). Retrieval ranks sentences by the
+    question, and "Nightly snapshots are kept for 35 days" is far from "Does Larkspur keep backups?"
+    while the FAQ's "keeps nightly snapshots for 14 days" is near: the answer must still say the sources
+    disagree. Each rival passes ``add``'s access checks like any item."""
+    for source in sorted(items, key=lambda c: (-c.score, c.n))[:RIVAL_SOURCES]:
+        row = graph.row_of(source.span.document_id, source.span.version, source.span.sentence_index)
+        if row is None:
+            continue
+        sims = graph.sentence_vectors @ graph.sentence_vectors[row]
+        near = np.flatnonzero((sims >= RIVAL_SIMILARITY) & np.isfinite(sentence_scores)
+                              & (graph.sentence_doc != graph.sentence_doc[row]))
+        for rival in near[np.lexsort((graph.row_rank[near], -sims[near]))][:RIVAL_CANDIDATES].tolist():
+            if add(rival) and not find_disagreements([source, items[-1]]):
+                items.pop()  # a near sentence that agrees: retrieval did not choose it
 
 
 def retrieve(store: Store, graph: KnowledgeGraph, embedder: Embedder, question: str,

@@ -186,6 +186,19 @@ def test_sources_that_disagree_are_said_current_first_and_carried_in_json(sample
     assert "sources disagree: [" in out  # the plain report lists it too
 
 
+def test_the_other_side_of_a_disagreement_is_found_though_it_is_far_from_the_question(sample_store, capsys):
+    """"Does Larkspur keep backups, and for how long?" is near the 2023 FAQ's "keeps nightly snapshots for 14
+    days" and far from the retention policy's "Nightly snapshots are kept for 35 days" (neither says
+    "backup"). Before: the answer opened with the FAQ's 14 days and said nothing of the policy. Now the
+    sentences of other documents most like a quoted one are checked for a rival value."""
+    code, out, _ = run(capsys, "ask", "Does Larkspur keep backups, and for how long?", "--store", sample_store,
+                       "--json")
+    a = json.loads(out)
+    assert code == 0 and a["answer"].startswith("35 days ["), a["answer"]
+    [d] = a["disagreements"]
+    assert [s["document"] for s in d["sides"]] == ["retention", "faq"]
+
+
 def test_a_question_scoped_to_documents_reads_only_them(sample_store, capsys):
     question = "How long do exports stay available after cancellation?"
     code, out, _ = run(capsys, "ask", question, "--store", sample_store, "--json", "--document", "faq")

@@ -311,6 +311,8 @@ class ExtractiveGenerator:
         dated = [c for c in [*quotes, *(walked[0] if walked else [])] if c.effective_date]
         if bridge_text and not find_disagreements(dated):
             return Generation(bridge_text, self.name, None)
+        for q in quotes:  # a quote that joined late (a disagreement's other side) may give the short answer
+            answer_of(q)
         return Generation(self._compose(quotes, answers, chain_answer, chained), self.name, None)
 
     def _bridge_chain(self, question: str, candidates: list[ContextItem]
@@ -444,6 +446,12 @@ class ExtractiveGenerator:
         older = {s.n for d in disagreements for s in d.sides[1:]}
         # The current side of a disagreement is read first: the short answer is taken from it.
         order = sorted(quotes, key=lambda q: q.n in older)
+        # The best quote's older side gives its place to the current side of the same disagreement (not to
+        # the next quote, which answers less well).
+        current = next((d.sides[0].n for d in disagreements if quotes and quotes[0].n in {s.n for s in d.sides[1:]}),
+                       None)
+        if current is not None:
+            order.sort(key=lambda q: q.n != current)
         # A bridge question whose link was reached through the very phrase a quote gave ("Aurora region"
         # -> "Dublin"): the short answer comes from the link; otherwise from the best quote.
         source = chain_answer if chain_answer in quotes and self.short_answer else None
