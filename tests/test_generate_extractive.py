@@ -12,7 +12,7 @@ import pytest
 from graphrag.attribution import attribute
 from graphrag.generate import extractive
 from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStep, Span
+from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStart, RouteStep, Span
 
 pytestmark = pytest.mark.unit
 
@@ -343,3 +343,22 @@ def test_the_short_answer_comes_from_the_best_quote_not_a_later_one_that_holds_a
            item(2, "On 8 November 1985 two astronomers first saw the comet's coma.", 0.6)]
     text = ExtractiveGenerator().generate("When does Halley's Comet come back?", ctx).text
     assert text.startswith("Halley's Comet is visible from Earth every 75 years"), text
+
+
+def test_a_walk_through_a_measure_is_not_a_bridge() -> None:
+    """Two short pages that state the same amount ("within 30 days") are joined by it in the graph. Before,
+    that read as a bridge: "Within how many days can an owner reactivate a cancelled account?" opened with
+    "30 days" cited to an incident report reached through "30 day". Now the answer cites the sentence that
+    answers."""
+    def at(doc: str, n: int, text: str, score: float, *steps: tuple[str, int, str]) -> ContextItem:
+        route = Route("owner", tuple(RouteStep(None, COMENTION, e, True, d, 1, s) for d, s, e in steps),
+                      RouteStart.QUESTION)
+        return ContextItem(n, Span(doc, 1, n, 0, len(text), text), route, score, "mention")
+
+    ctx = [at("accounts", 1, "An owner can reactivate a cancelled account within 30 days.", 0.8),
+           at("handbook", 2, "A written report follows within 30 days of closing the incident.", 0.3,
+              ("accounts", 1, "30 day"))]
+    gen = ExtractiveGenerator()
+    gen.sentence_count = lambda doc, version: 3
+    text = gen.generate("Within how many days can an owner reactivate a cancelled account?", ctx).text
+    assert text.startswith("30 days [1]."), text
