@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from graphrag.ingest import IngestReport
-from graphrag.model import Claim, ClaimFlag, Span, Support, Verdict, VerdictLabel
+from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
 from graphrag.review_policy import ClaimState, ClaimStatus
 
 FLAG_TEXT = {
@@ -80,6 +80,12 @@ def warn_box(headline: str, items: Sequence[tuple[str, str]]) -> None:
     """A compact warning listing (where, quoted text) pairs; all text escaped here."""
     lis = "".join(f"<li><b>{esc(where)}</b>: “{esc(text)}”</li>" for where, text in items)
     st.html(CSS + f'<div class="gr-warn">⚠ {esc(headline)}<ul>{lis}</ul></div>')
+
+
+def disagreement_box(d: Disagreement, headline: str = "Sources disagree — the current one first:") -> None:
+    """A disagreement between cited sources: each side's document, version and date, and what it says."""
+    warn_box(headline, [(f"[{s.n}] {s.title} v{s.version}, effective {s.effective_date or 'no date'}"
+                         + (" (superseded)" if s.superseded else ""), s.sentence or s.says) for s in d.sides])
 
 
 def answer_html(text: str, claim: Claim | None = None) -> str:

@@ -8,18 +8,23 @@ stored with its settings, context items and routes, claims and citations.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphrag.attribution import attribute
+from graphrag.disagreement import find_disagreements
 from graphrag.embed import Embedder, get_embedder
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.generate import Generator, make_generator
 from graphrag.generate.extractive import ExtractiveGenerator
+from graphrag.generate.ollama import OllamaGenerator
 from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import (
     Answer,
     AnswerStatus,
     AskSettings,
+    Claim,
+    ContextItem,
 )
 from graphrag.retrieve import Retrieval, clean_question, retrieve
 from graphrag.store import Store
@@ -39,6 +44,17 @@ class AskOutcome:
 
 def _model_option(model: str | None) -> dict[str, str]:
     return {"model": model} if model else {}
+
+
+def _cited(claims: list[Claim]) -> list[ContextItem]:
+    """The context items the claims cite, in marker order, each once."""
+    items = {c.item.n: c.item for cl in claims for c in cl.citations if c.item is not None}
+    return [items[n] for n in sorted(items)]
+
+
+def _titles(graph: KnowledgeGraph) -> Callable[[str, int], str | None]:
+    titles = {(d.id, d.version): d.title for d in graph.docs}
+    return lambda doc, version: titles.get((doc, version))
 
 
 class Asker:
@@ -73,8 +89,10 @@ class Asker:
         found = self.retrieve(question, settings)
         warnings: list[str] = []
         generator = self._generator or make_generator(settings.generator, **_model_option(settings.generator_model))
-        if isinstance(generator, ExtractiveGenerator):
-            generator = generator.for_graph(self.graph())  # keeps hub entities out of quoted chains
+        graph = self.graph()
+        if isinstance(generator, (ExtractiveGenerator, OllamaGenerator)):
+            # hub entities kept out of quoted chains; document titles to name sources that disagree
+            generator = generator.for_graph(graph)
         best = max((c.score for c in found.context), default=None)
         if best is not None and best >= settings.min_relevance:
             generation = generator.generate(question, found.context)
@@ -102,7 +120,7 @@ class Asker:
             except (ModelUnavailable, BackendFailed) as exc:
                 warnings.append(f"Support not checked: {exc}")
         answer = Answer(question, settings, text, found.seeds, found.reached, found.context, tuple(claims), status,
-                        generator_model=model)
+                        generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))))
         answer_id = self.store.save_answer(answer)
         stored = self.store.answer(answer_id)
         assert stored is not None

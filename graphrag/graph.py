@@ -203,8 +203,8 @@ class KnowledgeGraph:
         self._arrays(mention_entity, mention_row, sentence_doc, sentence_idx)
         self.generation = generation
         self.mark = mark or GraphMark(generation, 0, 0)
-        self._vis_cache: dict[tuple[frozenset[str], bool], tuple[np.ndarray, np.ndarray]] = {}
-        self._rows_cache: dict[tuple[frozenset[str], bool], np.ndarray] = {}
+        self._vis_cache: dict[tuple[frozenset[str], bool, frozenset[str]], tuple[np.ndarray, np.ndarray]] = {}
+        self._rows_cache: dict[tuple[frozenset[str], bool, frozenset[str]], np.ndarray] = {}
         self._lock = threading.Lock()
 
     def _arrays(self, mention_entity: np.ndarray, mention_row: np.ndarray, sentence_doc: np.ndarray,
@@ -317,31 +317,36 @@ class KnowledgeGraph:
 
     # --- visibility -----------------------------------------------------------------------
 
-    def visibility(self, access: Iterable[str], include_superseded: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def visibility(self, access: Iterable[str], include_superseded: bool = False,
+                   documents: Iterable[str] = ()) -> tuple[np.ndarray, np.ndarray]:
         """(visible document versions, visible entities) for an asker, as boolean arrays.
 
         A document is visible when it shares a label with the asker and, unless asked
-        otherwise, is not superseded. An entity is visible when one of its mentions is.
+        otherwise, is not superseded; with ``documents`` given, only those document ids are
+        (a question scoped to documents). An entity is visible when one of its mentions is.
         """
         labels = frozenset(access)
-        key = (labels, include_superseded)
+        scope = frozenset(documents)
+        key = (labels, include_superseded, scope)
         with self._lock:
             if key not in self._vis_cache:
                 viewer = Access(labels, include_superseded)
-                docs = np.array([viewer.sees(d.access, d.superseded) for d in self.docs], dtype=bool)
+                docs = np.array([viewer.sees(d.access, d.superseded) and (not scope or d.id in scope)
+                                 for d in self.docs], dtype=bool)
                 ents = np.zeros(len(self.keys), dtype=bool)
                 if len(self._mention_entity):
                     ents[self._mention_entity[docs[self.mention_doc]]] = True
                 self._vis_cache[key] = (docs, ents)
             return self._vis_cache[key]
 
-    def visible_rows(self, access: Iterable[str], include_superseded: bool = False) -> np.ndarray:
+    def visible_rows(self, access: Iterable[str], include_superseded: bool = False,
+                     documents: Iterable[str] = ()) -> np.ndarray:
         """Sentence rows whose document version is visible to the asker (cached like visibility)."""
-        key = (frozenset(access), include_superseded)
+        key = (frozenset(access), include_superseded, frozenset(documents))
         with self._lock:
             hit = self._rows_cache.get(key)
         if hit is None:
-            hit = self.visibility(access, include_superseded)[0][self.sentence_doc]
+            hit = self.visibility(access, include_superseded, documents)[0][self.sentence_doc]
             with self._lock:
                 self._rows_cache[key] = hit
         return hit

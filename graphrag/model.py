@@ -344,6 +344,29 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class DisagreementSide:
+    """What one source says in a disagreement: its marker, document version and the value (or
+    sentence) that differs."""
+
+    n: int  # the context item's marker
+    document_id: str
+    version: int
+    title: str
+    effective_date: str | None
+    superseded: bool
+    says: str  # the differing value as written ("14 days"), or the whole sentence
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Cited sentences of different documents or versions stating different values about the same
+    thing; the current source (not superseded, newest effective date) first."""
+
+    sides: tuple[DisagreementSide, ...]
+
+
+@dataclass(frozen=True)
 class AskSettings:
     """What an ask runs with: retrieval depth, direction and context size, the asker's access, the backends
     and their models, and the relevance floor."""
@@ -358,6 +381,9 @@ class AskSettings:
     generator_model: str | None = None
     checker: str = "embedded"
     checker_model: str | None = None
+    # Answer only from these document ids (empty: every visible document); applied inside
+    # retrieval, like the access labels, so nothing outside the scope is ever a context item.
+    documents: tuple[str, ...] = ()
     # Below this best question-sentence similarity nothing visible is about the question, and
     # any answer would be about something else. Answerable MuSiQue and handbook questions all
     # reached 0.44 or more; off-topic ones against the handbook at most 0.31
@@ -392,6 +418,7 @@ class Answer:
     id: int | None = None
     created_at: str | None = None
     generator_model: str | None = None
+    disagreements: tuple[Disagreement, ...] = ()  # cited sources that state different values
 
     @property
     def seeding(self) -> RouteStart:

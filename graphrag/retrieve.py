@@ -15,13 +15,14 @@ and again from the store, fresh, just before a span becomes a context item.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from graphrag.access import Access
 from graphrag.anchors import find_anchors
+from graphrag.disagreement import find_disagreements
 from graphrag.embed import Embedder, similarities
 from graphrag.errors import InputError, ModelUnavailable
 from graphrag.graph import KnowledgeGraph, Walk
@@ -103,6 +104,12 @@ SUBJECT_MIN_SENTENCES = 20
 SUBJECT_SHARE = 0.03
 FUSION_K = 60
 FUSED_SPREAD_FLOOR = 0.9
+# Rivals (``_add_rivals``): the three items most like the question are checked against the three
+# sentences of other documents most like each of them, at least this similar (MiniLM cosine; "keeps
+# nightly snapshots for 14 days" / "are kept for 35 days": 0.78).
+RIVAL_SOURCES = 3
+RIVAL_CANDIDATES = 3
+RIVAL_SIMILARITY = 0.7
 
 
 def entity_relevance(graph: KnowledgeGraph, qvec: np.ndarray, sentence_scores: np.ndarray) -> np.ndarray:
@@ -292,7 +299,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
         # Second filter, from the store rather than the cached graph: the document must still
         # exist, still be visible to this asker, and (unless asked) not be superseded.
         fresh = store.access_of(doc.id, doc.version)
-        if fresh is None or not viewer.sees(*fresh):
+        if fresh is None or not viewer.sees(*fresh) or (settings.documents and doc.id not in settings.documents):
             return False
         span = store.span(doc.id, doc.version, int(graph.sentence_idx[row]))
         if span is None or span.text in seen_text:
@@ -320,7 +327,28 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     fill(order, settings.max_context - walk_slots)
     fill(beyond, settings.max_context)
     fill(order, settings.max_context)  # places the walk left empty
+    _add_rivals(graph, items, sentence_scores, add)
     return items
+
+
+def _add_rivals(graph: KnowledgeGraph, items: list[ContextItem], sentence_scores: np.ndarray,
+                add: Callable[[int], bool]) -> None:
+    """The other side of a disagreement joins the context: for the ``RIVAL_SOURCES`` items most like the
+    question, the sentences of other documents most like that item (``RIVAL_SIMILARITY``) that state a
+    different value about the same thing (``find_disagreements``). Retrieval ranks sentences by the
+    question, and "Nightly snapshots are kept for 35 days" is far from "Does Larkspur keep backups?"
+    while the FAQ's "keeps nightly snapshots for 14 days" is near: the answer must still say the sources
+    disagree. Each rival passes ``add``'s access checks like any item."""
+    for source in sorted(items, key=lambda c: (-c.score, c.n))[:RIVAL_SOURCES]:
+        row = graph.row_of(source.span.document_id, source.span.version, source.span.sentence_index)
+        if row is None:
+            continue
+        sims = graph.sentence_vectors @ graph.sentence_vectors[row]
+        near = np.flatnonzero((sims >= RIVAL_SIMILARITY) & np.isfinite(sentence_scores)
+                              & (graph.sentence_doc != graph.sentence_doc[row]))
+        for rival in near[np.lexsort((graph.row_rank[near], -sims[near]))][:RIVAL_CANDIDATES].tolist():
+            if add(rival) and not find_disagreements([source, items[-1]]):
+                items.pop()  # a near sentence that agrees: retrieval did not choose it
 
 
 def retrieve(store: Store, graph: KnowledgeGraph, embedder: Embedder, question: str,
@@ -328,7 +356,7 @@ def retrieve(store: Store, graph: KnowledgeGraph, embedder: Embedder, question: 
     """Embed the question, find the entities it names (if spaCy is available) and retrieve from them."""
     question = clean_question(question)
     qvec = embedder.encode([question])[0]
-    _, visible_entities = graph.visibility(settings.access, settings.include_superseded)
+    _, visible_entities = graph.visibility(settings.access, settings.include_superseded, settings.documents)
     try:
         anchors = find_anchors(graph, question, visible_entities, embedder)
     except ModelUnavailable as exc:  # no spaCy pipeline: routes start from similarity, and say so
@@ -343,8 +371,8 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
     (``find_anchors``); without a visible one, routes start from similarity seeds instead."""
     if settings.k < 1 or settings.hops < 0 or settings.max_context < 1:
         raise InputError("k and the context cap must be at least 1, hops at least 0")
-    visible_docs, visible_entities = graph.visibility(settings.access, settings.include_superseded)
-    rows = graph.visible_rows(settings.access, settings.include_superseded)
+    visible_docs, visible_entities = graph.visibility(settings.access, settings.include_superseded, settings.documents)
+    rows = graph.visible_rows(settings.access, settings.include_superseded, settings.documents)
     # One similarity per sentence, invisible ones at -inf: shared by seeding, walk and context.
     sentence_scores = np.where(rows, similarities(graph.sentence_vectors, qvec), -np.inf).astype(np.float32)
     seeds = [a for a in anchors if a.entity in graph.index and visible_entities[graph.index[a.entity]]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from graphrag.disagreement import disagreement_json
 from graphrag.model import (
     Answer,
     Citation,
@@ -158,6 +159,8 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
             "reached": [{"entity": r.end, "depth": r.depth, "route": route_json(r, names)} for r in a.reached],
         },
         "context": [context_json(c) for c in a.context],
+        # Cited sources of different documents or versions that state different values; the current first.
+        "disagreements": [disagreement_json(d) for d in a.disagreements],
     }
 
 

@@ -128,6 +128,10 @@ def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
         raise ModelUnavailable("questions are not parsed in this test", backend="rules")
 
     monkeypatch.setattr(anchors, "question_phrases", no_pipeline)
+    # ... nor are answer sentences for names: short answers come from patterns only (numbers, dates).
+    from graphrag.generate import short_answer
+
+    monkeypatch.setattr(short_answer, "_parse", lambda sentences, chunks: None)
 
 
 @pytest.fixture()

@@ -147,3 +147,66 @@ def test_the_handbook_answer_quotes_its_direct_answer_among_its_chains(sample_st
     answer = json.loads(out)
     assert code == 0 and "within 72 hours of confirming a security incident" in answer["answer"]
     assert not any("Failed payments" in c["sentence"] for c in answer["context"])
+
+
+def _quotes(answer: dict) -> list[str]:
+    return [c["text"] for c in answer["claims"] if c["verbatim_quote"]]
+
+
+@pytest.mark.parametrize(("question", "opening", "most"), [
+    ("How long do exports stay available after cancellation?", "30 days [", 3),
+    ("Within how many hours are affected customers notified of a security incident?", "72 hours [", 3),
+    ("Who can set up single sign-on?", "The account owner [", 3),
+    # A bridge between two short pages (Europe -> the Aurora region's page -> Dublin): the chain is kept.
+    ("In which city are workspaces created in Europe hosted?", "Dublin [", 5),
+])
+def test_the_readme_questions_open_with_the_direct_answer_then_few_quotes(sample_store, capsys, question, opening,
+                                                                          most):
+    """Before: four or five quotes, the fact buried ("Who can set up single sign-on?" had it 4th of 5)."""
+    code, out, _ = run(capsys, "ask", question, "--store", sample_store, "--json")
+    a = json.loads(out)
+    assert code == 0 and a["answer"].startswith(opening), a["answer"]
+    assert a["claims"][0]["support"]["checker"] != "verbatim"  # the short answer is scored by the checker
+    assert 1 <= len(_quotes(a)) <= most
+    assert not any(t.endswith("?") for t in _quotes(a))
+
+
+def test_sources_that_disagree_are_said_current_first_and_carried_in_json(sample_store, capsys):
+    """Before: "Can annual plans be refunded?" quoted the FAQ's question as a claim, opened with the 2023 FAQ and
+    then quoted the current policy saying the opposite, with nothing saying that the sources disagree."""
+    code, out, _ = run(capsys, "ask", "Can annual plans be refunded?", "--store", sample_store, "--json")
+    a = json.loads(out)
+    assert code == 0 and "Sources disagree: Refunds and invoices (help centre) (2026-01-15) says" in a["answer"]
+    assert a["answer"].index("2026-01-15") < a["answer"].index("2023-04-01")
+    assert not any(c["text"].endswith("?") for c in a["claims"])  # "Can I get a refund for unused time?"
+    [d] = a["disagreements"]
+    assert [s["document"] for s in d["sides"]] == ["billing-help", "faq"]
+    code, out, _ = run(capsys, "ask", "How long are snapshots retained?", "--store", sample_store)
+    assert "Sources disagree: Retention policy (2025-06-01) says 35 days" in out and "14 days" in out
+    assert "sources disagree: [" in out  # the plain report lists it too
+
+
+def test_the_other_side_of_a_disagreement_is_found_though_it_is_far_from_the_question(sample_store, capsys):
+    """"Does Larkspur keep backups, and for how long?" is near the 2023 FAQ's "keeps nightly snapshots for 14
+    days" and far from the retention policy's "Nightly snapshots are kept for 35 days" (neither says
+    "backup"). Before: the answer opened with the FAQ's 14 days and said nothing of the policy. Now the
+    sentences of other documents most like a quoted one are checked for a rival value."""
+    code, out, _ = run(capsys, "ask", "Does Larkspur keep backups, and for how long?", "--store", sample_store,
+                       "--json")
+    a = json.loads(out)
+    assert code == 0 and a["answer"].startswith("35 days ["), a["answer"]
+    [d] = a["disagreements"]
+    assert [s["document"] for s in d["sides"]] == ["retention", "faq"]
+
+
+def test_a_question_scoped_to_documents_reads_only_them(sample_store, capsys):
+    question = "How long do exports stay available after cancellation?"
+    code, out, _ = run(capsys, "ask", question, "--store", sample_store, "--json", "--document", "faq")
+    a = json.loads(out)
+    assert code == 0 and a["context"] and {c["document"] for c in a["context"]} == {"faq"}
+    assert a["answer"].startswith("7 days [")  # the FAQ's (stale) answer, as asked
+    code, out, _ = run(capsys, "ask", question, "--store", sample_store, "--json", "--document", "faq",
+                       "--document", "cancellation")
+    assert {c["document"] for c in json.loads(out)["context"]} <= {"faq", "cancellation"}
+    code, _, err = run(capsys, "ask", question, "--store", sample_store, "--document", "nope")
+    assert code == 2 and "no document with id 'nope'" in err

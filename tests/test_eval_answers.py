@@ -102,22 +102,22 @@ class _AnswerWithDisagreements(Answer):
 
 
 @pytest.mark.unit
-def test_disagreement_said_is_read_from_the_answer_and_not_applicable_without_the_field() -> None:
+def test_disagreement_said_is_read_from_the_answers_disagreements() -> None:
     new, old = "Nightly snapshots are kept for 35 days.", "Larkspur keeps nightly snapshots for 14 days."
     planted = PanelQuestion("how long are snapshots kept", "sentence", (new,), disagree=(new, old))
     plain = PanelQuestion("how long are audit logs kept", "sentence", ("Audit logs are kept for one year.",))
     qset = QuestionSet("sample_corpus", lambda s: None, [planted, plain], sample=True)
     context = [_item(1, new, "retention"), _item(2, old, "faq"), _item(3, "Audit logs are kept for one year.")]
 
-    tally = _Tally()  # answers without the field (today's): "n/a", never a made-up 0
+    tally = _Tally()  # answers carry the field (graphrag.disagreement): a planted one not said counts 0
     score_answer(planted, _answer(context, [1, 2]), [], tally)
     score_answer(plain, _answer(context, [3]), [], tally)
     panel = summarise(qset, tally, check=True)
-    assert panel["disagreement_said"] == "n/a" and panel["disagreements_planted"] == 1
+    assert panel["disagreement_said"] == 0.0 and panel["disagreements_planted"] == 1
     assert panel["expected_first_quote"] == 1.0
 
     def said(context_answer: Answer, *found: _Disagreement) -> _AnswerWithDisagreements:
-        fields = {f: getattr(context_answer, f) for f in Answer.__dataclass_fields__}
+        fields = {f: getattr(context_answer, f) for f in Answer.__dataclass_fields__ if f != "disagreements"}
         return _AnswerWithDisagreements(**fields, disagreements=found)
 
     both = _Disagreement("snapshot retention", (context[0].span, context[1].span))

@@ -1,4 +1,5 @@
-"""The embedded generator reads as an answer: relevant sentences, each with its marker, no repeats."""
+"""The embedded generator reads as an answer: the short answer first, a few quotes that answer, each with its
+marker, no repeats, and sources that disagree said so."""
 
 from __future__ import annotations
 
@@ -9,23 +10,43 @@ import numpy as np
 import pytest
 
 from graphrag.attribution import attribute
+from graphrag.generate import extractive
 from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStep, Span
+from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStart, RouteStep, Span
 
 pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(autouse=True)
+def _patterns_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unit tests run without spaCy: short answers from patterns only (numbers, durations, dates)."""
+    monkeypatch.setattr(extractive.ExtractiveGenerator, "__init__", _without_ner(extractive.ExtractiveGenerator.__init__))
+
+
+def _without_ner(init):  # type: ignore[no-untyped-def]
+    def wrapped(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        kwargs.setdefault("ner", False)
+        init(self, *args, **kwargs)
+    return wrapped
 
 
 def item(n: int, text: str, score: float, date: str | None = None) -> ContextItem:
     return ContextItem(n, Span("d", 1, n, 0, len(text), text), Route("e"), score, "mention", effective_date=date)
 
 
-def test_quotes_relevant_sentences_with_markers_and_a_cap() -> None:
+def _scored(monkeypatch: pytest.MonkeyPatch, scores: dict[int, float]) -> None:
+    """The ranker's scores given, by marker: these tests are about choosing and composing quotes."""
+    monkeypatch.setattr(extractive, "quote_scores", lambda q, items, *a: [scores[c.n] for c in items])
+
+
+def test_quotes_relevant_sentences_with_markers_and_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    _scored(monkeypatch, {1: 0.9, 2: 0.85, 3: 0.9, 4: 0.1, 5: 0.8, 6: 0.75})
     ctx = [item(1, "Exports use the latest snapshot.", 0.8), item(2, "Snapshots follow the retention policy.", 0.75),
            item(3, "Billing", 0.9), item(4, "Support is open on weekdays only.", 0.3),
            item(5, "Exports are CSV files.", 0.74), item(6, "Exports are JSON files too.", 0.73)]
-    text = ExtractiveGenerator(max_sentences=3).generate("q", ctx).text
+    text = ExtractiveGenerator().generate("q", ctx).text
     assert text == ("Exports use the latest snapshot [1]. Snapshots follow the retention policy [2]. "
-                    "Exports are CSV files [5].")  # heading skipped, the far less relevant one dropped, capped
+                    "Exports are CSV files [5].")  # heading skipped, the far less relevant one dropped, three at most
     claims = attribute(text, ctx)
     assert [c.citations[0].item.n for c in claims] == [1, 2, 5]
 
@@ -34,7 +55,7 @@ def test_near_repeat_keeps_the_newer_source() -> None:
     ctx = [item(1, "Snapshot exports remain available for 7 days after an account is cancelled.", 0.9, "2023-04-01"),
            item(2, "Snapshot exports remain available for 30 days after an account is cancelled.", 0.88, "2026-02-01")]
     text = ExtractiveGenerator().generate("How long?", ctx).text
-    assert text == "Snapshot exports remain available for 30 days after an account is cancelled [2]."
+    assert text == "30 days [2]. Snapshot exports remain available for 30 days after an account is cancelled [2]."
 
 
 def test_no_context_gives_no_answer() -> None:
@@ -65,12 +86,14 @@ def test_bridge_question_quotes_the_link_then_the_fact() -> None:
     assert all(ClaimFlag.VERBATIM_QUOTE in c.flags for c in claims)
 
 
-def test_best_sentence_reached_through_a_step_is_preceded_by_the_step_sentence() -> None:
+def test_best_sentence_reached_through_a_step_is_followed_by_the_step_sentence_the_question_needs() -> None:
     ctx = [_routed(1, "Ilse Vantorp was born in the town of Kellerstadt.", 0.6,
                    Route("quiet harbour", (_via(2, "ilse vantorp"),))),
            _routed(2, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.3, Route("quiet harbour"))]
-    text = ExtractiveGenerator().generate("q", ctx).text
-    assert text.index("[2]") < text.index("[1]")
+    text = ExtractiveGenerator().generate("Where was the director of Quiet Harbour born?", ctx).text
+    # The answering sentence first, then the link naming the film the question asks about.
+    assert text == ("Ilse Vantorp was born in the town of Kellerstadt [1]. "
+                    "Quiet Harbour is a 1961 film directed by Ilse Vantorp [2].")
 
 
 def test_a_sentence_without_a_route_to_it_is_not_chained() -> None:
@@ -88,7 +111,7 @@ def test_a_chain_does_not_pass_through_a_hub_entity() -> None:
            _routed(2, "A corrected invoice can be issued within 60 days.", 0.1,
                    Route("incident", (_via(1, "larkspur"),)))]
     graph = SimpleNamespace(specificity=np.array([0.9, 0.4], dtype=np.float32), index={"incident": 0, "larkspur": 1})
-    question = "How quickly are customers told about a security incident?"
+    question = "Which team is told about a security incident?"
     assert "[2]" in ExtractiveGenerator().generate(question, ctx).text  # no specificity known: chained
     text = ExtractiveGenerator().for_graph(graph).generate(question, ctx).text  # type: ignore[arg-type]
     assert text == "Larkspur keeps every incident record for three years [1]."
@@ -104,16 +127,16 @@ def test_a_chain_continues_from_its_newest_quote() -> None:
                    Route("quiet harbour", (_via(1, "ilse vantorp"), _via(2, "kellerstadt")))),
            _routed(4, "Harbour films were popular in the sixties.", 0.5, Route("quiet harbour")),
            _routed(5, "Most films of the sixties were shot in colour.", 0.45, Route("quiet harbour"))]
-    text = ExtractiveGenerator(max_sentences=4).generate("In which country was the director of Quiet Harbour born?",
-                                                        ctx).text
-    assert [int(m) for m in re.findall(r"\[(\d+)\]", text)] == [1, 2, 3, 4]
+    text = ExtractiveGenerator().generate("In which country was the director of Quiet Harbour born?", ctx).text
+    assert [int(m) for m in re.findall(r"\[(\d+)\]", text)] == [1, 2, 3]
 
 
-def test_a_quote_ending_in_an_abbreviation_keeps_its_dot_and_its_own_claim() -> None:
+def test_a_quote_ending_in_an_abbreviation_keeps_its_dot_and_its_own_claim(monkeypatch: pytest.MonkeyPatch) -> None:
+    _scored(monkeypatch, {1: 0.9, 2: 0.85})
     """The marker goes after "a.m.", not inside it: the answer still says "3 a.m.", and the
     next quote is a claim of its own."""
     ctx = [item(1, "The bar stays open until 3 a.m.", 0.8), item(2, "The kitchen closes at midnight.", 0.75)]
-    text = ExtractiveGenerator().generate("When does the bar close?", ctx).text
+    text = ExtractiveGenerator().generate("q", ctx).text
     assert text == "The bar stays open until 3 a.m. [1] The kitchen closes at midnight [2]."
     claims = attribute(text, ctx)
     assert [(c.text, [x.item.n for x in c.citations]) for c in claims] == [
@@ -145,17 +168,16 @@ def test_a_long_chain_leaves_room_for_the_sentence_most_like_the_question() -> N
                    Route("customer", (_via(1, "alert"),))),
            _routed(5, "Larkspur notifies affected customers within 72 hours of an incident.", 0.66,
                    Route("security incident"))]
-    text = ExtractiveGenerator(min_join_specificity=0, max_sentences=4).generate(
+    text = ExtractiveGenerator(min_join_specificity=0).generate(
         "Within how many hours are customers notified of a security incident?", ctx).text
-    assert "within 72 hours of an incident [5]." in text
-    assert len(re.findall(r"\[\d+\]", text)) == 4
+    # The answer opens with the short answer and the sentence it comes from; nothing that does not answer follows.
+    assert text == "72 hours [5]. Larkspur notifies affected customers within 72 hours of an incident [5]."
 
 
-def test_the_answer_opens_with_the_chain_about_the_question_and_keeps_the_first_context_item() -> None:
+def test_the_answer_opens_with_the_chain_about_the_question() -> None:
     """Before: the answer opened with the first context item and followed the chain through it
     (the premiere, the Lido, Venice), so the chain that answers (the film's director, then where
-    the director grew up) never got a place. Now it opens with that chain, and the first
-    context item still keeps its place."""
+    the director grew up) never got a place. Now it opens with that chain."""
     ctx = [_routed(1, "Quiet Harbour premiered at the Lido in Venice.", 0.5, Route("quiet harbour")),
            _routed(2, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.6, Route("quiet harbour")),
            _routed(3, "Ilse Vantorp grew up near Kellerstadt in Norland.", 0.2,
@@ -169,9 +191,8 @@ def test_the_answer_opens_with_the_chain_about_the_question_and_keeps_the_first_
     def markers(gen: ExtractiveGenerator) -> list[int]:
         return [int(m) for m in re.findall(r"\[(\d+)\]", gen.generate(question, ctx).text)]
 
-    assert 3 not in markers(ExtractiveGenerator(max_sentences=4, chain_first=False))
-    got = markers(ExtractiveGenerator(max_sentences=4))
-    assert got[:2] == [2, 3] and 1 in got
+    got = markers(ExtractiveGenerator())
+    assert got[:2] == [2, 3] and 4 not in got and 5 not in got
 
 
 def test_a_chain_follows_the_entity_the_walk_reached_most_strongly() -> None:
@@ -185,8 +206,159 @@ def test_a_chain_follows_the_entity_the_walk_reached_most_strongly() -> None:
                    Route("black hawk township", (_via(1, "jefferson county"),)))]
     graph = SimpleNamespace(specificity=np.array([1.0, 0.6, 0.9], dtype=np.float32),
                             index={"black hawk township": 0, "iowa": 1, "jefferson county": 2})
-    gen = ExtractiveGenerator(max_sentences=2, chain_first=False)
+    gen = ExtractiveGenerator(max_sentences=2)
     question = "What county shares a border with the county where Black Hawk Township is located?"
     assert gen.generate(question, ctx).text.endswith("[2].")  # without specificity: the first in order
     text = gen.for_graph(graph).generate(question, ctx).text  # type: ignore[arg-type]
     assert text.endswith("partly in Jefferson County [3].")
+
+
+def _doc_item(n: int, doc: str, text: str, score: float, date: str | None) -> ContextItem:
+    return ContextItem(n, Span(doc, 1, n, 0, len(text), text), Route("e"), score, "mention", effective_date=date)
+
+
+def test_a_fact_question_opens_with_the_short_answer_citing_its_sentence() -> None:
+    """Before: the answer was four or five quotes with the fact buried among them. Now the phrase that
+    answers comes first, as a claim citing the sentence it was taken from, then that sentence."""
+    ctx = [item(1, "Exports are built by the export worker every night.", 0.8),
+           item(2, "Snapshot exports remain available for 30 days after an account is cancelled.", 0.7),
+           item(3, "Cancellation takes effect at the end of the current billing period.", 0.6)]
+    text = ExtractiveGenerator().generate("How long do exports stay available after cancellation?", ctx).text
+    assert text.startswith("30 days [2]. Snapshot exports remain available for 30 days after an account is cancelled [2].")
+    claims = attribute(text, ctx)
+    assert claims[0].text.rstrip(".") == "30 days" and ClaimFlag.VERBATIM_QUOTE not in claims[0].flags  # scored by the checker
+    assert ClaimFlag.VERBATIM_QUOTE in claims[1].flags
+
+
+@pytest.mark.parametrize("text", [
+    "Can I get a refund for unused time?",  # a FAQ's question
+    "Annual plans",  # a heading
+    "Before you start:",
+    "Figure 3: Retention of snapshots by region.",  # a caption
+    "Plan | Price | Refund window | 14 days",  # a table row
+    "[12] A. Smith and B. Lee. Snapshot retention at scale. In Proceedings of VLDB, pp. 1-12, 2019.",  # a reference
+    "Smith, J., & Lee, K. (2019). Snapshot retention policies. Journal of Data Systems, 4(2).",
+    "Ana Ortiz, Ben Lee, Cai Wu, Dept. of Computing, University of Lyon, ana@example.org",  # an author line
+    # an encyclopedia print's notes and external links (quoted first on the real PDFs before)
+    '"Annual plans explained" (https://example.org/annual-plans). Larkspur Blog. 2 May 2018.',
+    "Larkspur Refunds (https://www.example.org/name/nm4789912/) at Example",
+    "Retrieved 3 May 2018, the annual plans archive page of the handbook.",
+])
+def test_questions_headings_captions_table_rows_references_and_author_lines_are_never_quoted(text: str) -> None:
+    ctx = [item(1, text, 0.95), item(2, "Annual plans can be refunded within 14 days of the first payment.", 0.6)]
+    out = ExtractiveGenerator().generate("Can annual plans be refunded?", ctx).text
+    assert out == "Annual plans can be refunded within 14 days of the first payment [2]."
+
+
+def test_at_most_three_quotes_and_none_below_the_margin(monkeypatch: pytest.MonkeyPatch) -> None:
+    _scored(monkeypatch, {1: 0.9, 2: 0.85, 3: 0.8, 4: 0.75, 5: 0.7, 6: 0.2})
+    ctx = [item(i, t, 0.8 - i * 0.01) for i, t in enumerate([
+        "Exports are kept in the archive until the account closes.", "The archive keeps every export as a CSV file.",
+        "Auditors may read archived exports on request.", "Old exports move to cold storage in the archive.",
+        "Each archived export names the workspace it came from."], start=1)]
+    ctx.append(item(6, "Support is open on weekdays only.", 0.3))
+    text = ExtractiveGenerator().generate("Are exports kept in the archive?", ctx).text
+    assert len(re.findall(r"\[\d+\]", text)) == 3 and "[6]" not in text
+
+
+def test_sources_that_disagree_are_said_so_with_the_current_source_first() -> None:
+    """Before: the answer quoted the 2023 FAQ's "14 days" and the policy's "35 days" side by side, the
+    stale one first, with nothing saying they differ."""
+    ctx = [_doc_item(1, "faq", "Larkspur keeps nightly snapshots for 14 days.", 0.8, "2023-04-01"),
+           _doc_item(2, "retention", "Nightly snapshots are kept for 35 days.", 0.78, "2025-06-01")]
+    gen = ExtractiveGenerator()
+    gen.title_of = lambda doc, version: {"faq": "FAQ", "retention": "Retention policy"}[doc]
+    text = gen.generate("How long are nightly snapshots kept?", ctx).text
+    assert text == ("35 days [2]. Nightly snapshots are kept for 35 days [2]. Sources disagree: Retention policy "
+                    "(2025-06-01) says 35 days [2]; FAQ (2023-04-01) says 14 days [1]. "
+                    "Larkspur keeps nightly snapshots for 14 days [1].")
+    assert [len(c.citations) for c in attribute(text, ctx)] == [1, 1, 2, 1]
+
+
+def test_a_source_denying_what_another_says_is_a_disagreement() -> None:
+    ctx = [_doc_item(1, "faq", "Larkspur refunds unused time on annual plans.", 0.7, "2023-04-01"),
+           _doc_item(2, "billing", "After 14 days, the annual fee is not refunded, but the plan stays usable.", 0.65,
+                     "2026-01-15")]
+    text = ExtractiveGenerator().generate("Can annual plans be refunded?", ctx).text
+    assert "Sources disagree: billing (2026-01-15) says “After 14 days, the annual fee is not refunded" in text
+    assert text.index("[2]") < text.index("[1]")  # the current source first
+
+
+def _in(doc: str, n: int, text: str, score: float, *steps: tuple[str, int, str]) -> ContextItem:
+    route = Route("quiet harbour", tuple(RouteStep(None, COMENTION, e, True, d, 1, s) for d, s, e in steps))
+    return ContextItem(n, Span(doc, 1, n, 0, len(text), text), route, score, "mention")
+
+
+_BRIDGE = [_in("film", 1, "Quiet Harbour is a film directed by Ilse Vantorp.", 0.7),
+           _in("film", 2, "Quiet Harbour was shot on the coast in a single summer.", 0.6),
+           _in("vantorp", 3, "Ilse Vantorp was married to the painter Oskar Lenz.", 0.3, ("film", 1, "ilse vantorp")),
+           _in("lenz", 4, "Oskar Lenz was born on 4 May 1921.", 0.2,
+               ("film", 1, "ilse vantorp"), ("vantorp", 3, "oskar lenz"))]
+_BRIDGE_QUESTION = "When was the spouse of the director of Quiet Harbour born?"
+
+
+def test_a_bridge_across_short_documents_keeps_the_whole_chain_after_the_answer_from_its_last_link() -> None:
+    """The question names the film; its page names the director, whose page names her husband, whose
+    page gives the date. The answer opens with the date, cited to the chain's last link, then quotes the
+    chain in order, one link per page (before: three quotes, the last link's date left out)."""
+    gen = ExtractiveGenerator()
+    gen.sentence_count = lambda doc, version: 3  # each page a short paragraph
+    text = gen.generate(_BRIDGE_QUESTION, _BRIDGE).text
+    assert text.startswith("4 May 1921 [4].")
+    markers = [int(m) for m in re.findall(r"\[(\d+)\]", text)]
+    assert [m for m in markers[1:] if m in (1, 3, 4)] == [1, 3, 4]
+
+
+def test_within_long_articles_the_answer_keeps_the_short_shape() -> None:
+    """A walk between long articles is not read as a bridge: at most three quotes."""
+    gen = ExtractiveGenerator()
+    gen.sentence_count = lambda doc, version: 400
+    text = gen.generate(_BRIDGE_QUESTION, _BRIDGE).text
+    assert len(set(re.findall(r"\[(\d+)\]", text))) <= 3
+
+
+def test_within_long_articles_a_chain_does_not_continue_into_another_articles_sentence() -> None:
+    """In a long article every entity is named everywhere: the "next link" through the film's director
+    was another article's sentence about someone else (NQ articles: a voice actor's credits answered
+    "who plays the new Wonder Woman"). Between long pages the answer keeps the sentences that answer."""
+    ctx = [_routed(1, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.7, Route("quiet harbour")),
+           _routed(2, "Ilse Vantorp was born in the town of Kellerstadt.", 0.25,
+                   Route("quiet harbour", (_via(1, "ilse vantorp"),))),
+           _routed(3, "Harbour films were popular in the sixties.", 0.5, Route("quiet harbour"))]
+    question = "In which country was the director of Quiet Harbour born?"
+    short = ExtractiveGenerator()
+    short.sentence_count = lambda doc, version: 4
+    assert "[2]" in short.generate(question, ctx).text  # short pages: the chain goes on
+    long = ExtractiveGenerator()
+    long.sentence_count = lambda doc, version: 400
+    assert "[2]" not in long.generate(question, ctx).text
+
+
+def test_the_short_answer_comes_from_the_best_quote_not_a_later_one_that_holds_a_phrase(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: a further quote holding a phrase of the asked-for kind (a date) went first and gave the
+    short answer, ahead of the sentence that answers best but states no such phrase."""
+    _scored(monkeypatch, {1: 0.9, 2: 0.8})
+    ctx = [item(1, "Halley's Comet is visible from Earth every 75 years, and it last passed in the inner system.", 0.8),
+           item(2, "On 8 November 1985 two astronomers first saw the comet's coma.", 0.6)]
+    text = ExtractiveGenerator().generate("When does Halley's Comet come back?", ctx).text
+    assert text.startswith("Halley's Comet is visible from Earth every 75 years"), text
+
+
+def test_a_walk_through_a_measure_is_not_a_bridge() -> None:
+    """Two short pages that state the same amount ("within 30 days") are joined by it in the graph. Before,
+    that read as a bridge: "Within how many days can an owner reactivate a cancelled account?" opened with
+    "30 days" cited to an incident report reached through "30 day". Now the answer cites the sentence that
+    answers."""
+    def at(doc: str, n: int, text: str, score: float, *steps: tuple[str, int, str]) -> ContextItem:
+        route = Route("owner", tuple(RouteStep(None, COMENTION, e, True, d, 1, s) for d, s, e in steps),
+                      RouteStart.QUESTION)
+        return ContextItem(n, Span(doc, 1, n, 0, len(text), text), route, score, "mention")
+
+    ctx = [at("accounts", 1, "An owner can reactivate a cancelled account within 30 days.", 0.8),
+           at("handbook", 2, "A written report follows within 30 days of closing the incident.", 0.3,
+              ("accounts", 1, "30 day"))]
+    gen = ExtractiveGenerator()
+    gen.sentence_count = lambda doc, version: 3
+    text = gen.generate("Within how many days can an owner reactivate a cancelled account?", ctx).text
+    assert text.startswith("30 days [1]."), text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -126,3 +127,30 @@ def test_scripted_generator_returns_its_text() -> None:
 def test_registry_builds_both(fake_ollama: FakeOllama, scripted_backends: None) -> None:
     assert isinstance(make_generator("ollama", host=fake_ollama.url), OllamaGenerator)
     assert make_generator("scripted", text="x").generate("q", []).text == "x"
+
+
+def test_prompt_asks_for_the_short_answer_first_and_disagreements_said_with_titles_and_dates(
+        fake_ollama: FakeOllama) -> None:
+    fake_ollama.responder = lambda req: "30 days [2]. Snapshots are deleted by the retention job after 30 days [2]."
+    ctx = [replace(c, effective_date="2025-06-01") for c in context()]
+    gen = generator(fake_ollama)
+    gen.title_of = lambda doc, version: "Staff <handbook>"
+    result = gen.generate(QUESTION, ctx)
+    assert result.text == "30 days [2]. Snapshots are deleted by the retention job after 30 days [2]."
+    system = " ".join(fake_ollama.requests[0]["messages"][0]["content"].split())
+    assert "short answer" in system and "at most three" in system and '"Sources disagree:"' in system
+    assert "never present a question, a heading" in system
+    user = user_message(fake_ollama.requests[0])
+    assert '<source n="1" document="handbook" version="2" title="Staff (handbook)" date="2025-06-01">' in user
+
+
+def test_reply_is_tidied_to_the_answer_paragraph(fake_ollama: FakeOllama) -> None:
+    """Labels, bullets and a trailing reference list are not claims: before, "Sources:" and "[1] handbook"
+    became uncited or malformed claims of the answer."""
+    fake_ollama.responder = lambda req: ("**Short answer:** 30 days [2].\n\n"
+                                         "- Snapshots are deleted by the retention job after 30 days [2].\n"
+                                         "- Sources disagree: Handbook (2026) says 30 days [2]; FAQ (2023) says 7 days [1].\n\n"
+                                         "Sources:\n[1] handbook v2\n[2] handbook v2")
+    assert generator(fake_ollama).generate(QUESTION, context()).text == (
+        "30 days [2]. Snapshots are deleted by the retention job after 30 days [2]. "
+        "Sources disagree: Handbook (2026) says 30 days [2]; FAQ (2023) says 7 days [1].")

@@ -349,7 +349,7 @@ def test_a_schema_4_store_migrates_to_removal_and_its_record_cannot_be_rewritten
 
         old._write(downgrade)
     with Store(store_url) as s:
-        assert s.database.version == 6 and s.cache_get("k") == "{}"
+        assert s.database.version == db.SCHEMA_VERSION and s.cache_get("k") == "{}"
         done = remove_document(s, "vault", actor="admin", by=ADMIN)
         assert done.cached_replies == 1  # written before replies named their sources: it may hold the text
         for sql in ("UPDATE removals SET actor='someone else'", "DELETE FROM removals"):

@@ -398,3 +398,56 @@ def test_a_verdict_whose_reply_was_lost_is_stored_once(pg_url: str) -> None:
     record_verdict(s, a, a.claims[0], None, "supported", "ana", "once")  # a deliberate second one is kept
     assert len(s.verdicts(a.id)) == 2
     s.close()
+
+
+def _disagreeing(a: Answer) -> Answer:
+    from dataclasses import replace
+
+    from graphrag.model import Disagreement, DisagreementSide
+
+    sides = (DisagreementSide(1, "one", 1, "One", "2025-06-01", False, "35 days", "Kept for 35 days."),
+             DisagreementSide(2, "two", 1, "Two", None, False, "14 days", "Kept for 14 days."))
+    return replace(a, id=None, disagreements=(Disagreement(sides),))
+
+
+@pytest.mark.unit
+def test_an_answers_disagreements_are_stored_and_read_back(any_store: Store) -> None:
+    _ingest(any_store, ("one", doc_text(1)), ("two", doc_text(2)))
+    a = _disagreeing(_answer(any_store))
+    stored = any_store.answer(any_store.save_answer(a))
+    assert stored is not None and stored.disagreements == a.disagreements
+    assert any_store.answer(_answer(any_store).id).disagreements == ()  # none found: none recorded
+
+
+@pytest.mark.unit
+def test_a_schema_6_store_gains_the_disagreements_column_and_keeps_its_answers(store_url: str) -> None:
+    from graphrag.store import db, schema
+
+    with Store(store_url) as old:
+        _ingest(old, ("one", doc_text(1)), ("two", doc_text(2)))
+        aid = _answer(old).id
+
+        def downgrade(c) -> None:  # type: ignore[no-untyped-def]
+            c.exec_driver_sql("ALTER TABLE answers DROP COLUMN disagreements")
+            db._set_schema_version(c, 6)
+
+        old._write(downgrade)
+    with Store(store_url) as s:
+        assert s.database.version == schema.SCHEMA_VERSION
+        assert s.answer(aid).disagreements == ()
+        new = s.answer(s.save_answer(_disagreeing(s.answer(aid))))
+        assert new.disagreements and new.disagreements[0].sides[0].says == "35 days"
+
+
+@pytest.mark.unit
+def test_a_removed_documents_words_leave_the_disagreement_too(store: Store) -> None:
+    """A withdrawn answer keeps no text of the removed document: the disagreement quotes it."""
+    from graphrag.removal import remove_document
+    from helpers import ADMIN
+
+    _ingest(store, ("one", doc_text(1)), ("two", doc_text(2)))
+    aid = store.save_answer(_disagreeing(_answer(store)))
+    remove_document(store, "one", actor="admin", by=ADMIN)
+    assert store.answer(aid).disagreements == ()
+    raw = store._read(lambda c: c.execute(text("SELECT disagreements FROM answers WHERE id=:a"), {"a": aid}).scalar())
+    assert raw is None

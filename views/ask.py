@@ -6,7 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
+from graphrag.access import Access
 from graphrag.errors import GraphRAGError
+from graphrag.graph import load_graph
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
 from graphrag.review import visible_current, visible_to
 from graphrag.review_policy import claim_state
@@ -29,6 +31,12 @@ with st.form("ask_form", border=False):
     c[4].text_input("Ollama model", help="Used when the generator is ollama",
                     **state.persist(state.GENERATE_MODEL, callback=False))
     superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
+    # Scope: only these documents are read (inside retrieval, like the access labels); none chosen: all.
+    viewer_access = Access.of(state.access())
+    scope_docs = {d.id: d.title for d in load_graph(store).docs if viewer_access.sees(d.access, d.superseded)}
+    scope = st.multiselect("Only these documents", list(scope_docs), key="ask_documents",
+                           format_func=lambda i: f"{scope_docs.get(i, i)} ({i})", placeholder="All documents you can see",
+                           help="Answer only from the chosen documents; leave empty to use every document you can see")
     asked = st.form_submit_button("Ask", type="primary")
 st.caption("Access labels: " + render.plain(", ".join(state.access()) or "none")
            + (" (from the access policy)" if viewer.team else " (change them in the sidebar)"))
@@ -44,6 +52,7 @@ if asked:
         generator = st.session_state[state.GENERATOR]
         settings = AskSettings(k=int(k), hops=int(hops), direction=direction, access=state.access(),
                                include_superseded=superseded, generator=generator,
+                               documents=tuple(d for d in scope if d in scope_docs),
                                generator_model=(st.session_state[state.GENERATE_MODEL] or None)
                                if generator == "ollama" else None)
         try:
@@ -77,7 +86,11 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.info("No answer: nothing visible to you is about this question. Rephrase it, add access labels in the "
                 "sidebar, or ingest the documents that answer it.")
         return
-    render.box(render.answer_html(answer.text), meta=f"Question: {render.esc(answer.question)}")
+    render.box(render.answer_html(answer.text), meta=f"Question: {render.esc(answer.question)}"
+               + (f" · only from: {render.esc(', '.join(answer.settings.documents))}" if answer.settings.documents
+                  else ""))
+    for d in answer.disagreements:
+        render.disagreement_box(d)
     anchors = ", ".join(names.get(s.entity, s.entity) for s in answer.seeds)
     st.caption(render.plain(f"Routes start at entities the question names: {anchors}" if answer.seeding.value == "question"
                             else f"The question names nothing the graph knows: routes start from the entities of the "

@@ -172,6 +172,11 @@ with col_claim:
         st.caption(render.plain(render.VERBATIM_NOTE))
     else:
         st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
+    # A disagreement the answer found among its cited sources, beside each claim that cites one of its sides.
+    cited_markers = {c.item.n for c in claim.citations if c.item is not None}
+    for d in answer.disagreements:
+        if cited_markers & {side.n for side in d.sides}:
+            render.disagreement_box(d)
     # The verdict sits under the claim so it is on screen without scrolling on a laptop.
     if may_judge:
         st.text_input("Note (optional)", key="review_note", placeholder=f"Verdict by {me or '(set your name)'}")

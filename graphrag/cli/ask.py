@@ -37,6 +37,9 @@ def register(subparsers: Subparsers) -> None:
     s.add_argument("--direction", choices=["both", "out"], default="both")
     s.add_argument("--include-superseded", action="store_true", help="also use superseded document versions")
     s.add_argument("--max-context", type=int, default=12)
+    s.add_argument("--document", action="append", default=[], metavar="ID", dest="documents",
+                   help="answer only from this document (its id; repeat for several). Applied inside retrieval, "
+                        "like the access labels: nothing outside these documents is read")
     s.add_argument("--min-relevance", type=_unit_interval, default=AskSettings.min_relevance,
                    help="answer only when a visible sentence is at least this similar to the question "
                         f"(default {AskSettings.min_relevance})")
@@ -54,13 +57,15 @@ def _settings(args: argparse.Namespace) -> AskSettings:
     return AskSettings(k=args.k, hops=args.hops, direction=args.direction, access=tuple(sorted(set(args.access))),
                        include_superseded=args.include_superseded, max_context=args.max_context,
                        generator=args.generator, generator_model=args.model, checker=args.checker,
-                       checker_model=args.checker_model, min_relevance=args.min_relevance)
+                       checker_model=args.checker_model, min_relevance=args.min_relevance,
+                       documents=tuple(dict.fromkeys(args.documents)))
 
 
 def run(args: argparse.Namespace) -> int:
     """Ask the question, save the answer and print it with each claim's support and citations; 2 when the
     store holds no documents."""
     from graphrag.ask import Asker
+    from graphrag.graph import load_graph
     from graphrag.serialize import (
         VERBATIM,
         VERBATIM_CHECKS,
@@ -80,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
         if not store.counts()["versions"]:
             print(empty, file=sys.stderr)
             return 2
+        known = {d.id for d in load_graph(store).docs}  # the cached graph: no document text is read
+        unknown = [d for d in dict.fromkeys(args.documents) if d not in known]
+        if unknown:
+            print(f"error: no document with id {', '.join(map(repr, unknown))} in {args.store}; "
+                  "the ids are those `graphrag ingest` reports (first column)", file=sys.stderr)
+            return 2
         outcome = Asker(store).ask(args.question, _settings(args))
         names = store.entity_names()
         ans = outcome.answer
@@ -96,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {w}", file=sys.stderr)
     print(ans.text or "(no answer)")
     print(f"\nanswer {ans.id}: {ans.status.value if ans.claims else 'no answer'}")
+    for d in ans.disagreements:
+        print("  sources disagree: " + "; ".join(
+            f"[{s.n}] {s.document_id} v{s.version} ({s.effective_date or 'no date'}) says {s.says}" for s in d.sides))
     for cl in ans.claims:
         s = support_json(cl.support)
         flags = f"  flags: {', '.join(f.value for f in cl.flags)}" if cl.flags else ""

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access import Footprint, footprint_of_routes, withdrawn_footprint
+from graphrag.disagreement import disagreement_from_json, disagreement_json
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -28,11 +29,13 @@ def save(c: Connection, a: Answer) -> int:
     """Insert an answer with its claims, citations and context; returns its id."""
     aid = int(c.execute(text(
         "INSERT INTO answers (question, settings, text, status, generator, generator_model, seeds, reached, "
-        "created_at) VALUES (:q, :settings, :text, :status, :gen, :model, :seeds, :reached, :at) RETURNING id"),
+        "created_at, disagreements) VALUES (:q, :settings, :text, :status, :gen, :model, :seeds, :reached, :at, "
+        ":disagree) RETURNING id"),
         {"q": a.question, "settings": json.dumps(asdict(a.settings)), "text": a.text, "status": a.status.value,
          "gen": a.settings.generator, "model": a.generator_model,
          "seeds": json.dumps([seed_json(s) for s in a.seeds]),
-         "reached": json.dumps([route_json(r) for r in a.reached]), "at": now()}).scalar_one())
+         "reached": json.dumps([route_json(r) for r in a.reached]), "at": now(),
+         "disagree": json.dumps([disagreement_json(d) for d in a.disagreements])}).scalar_one())
     if a.context:
         c.execute(text("INSERT INTO context_items (answer_id, n, doc_id, version, sentence_idx, route, score, via) "
                        "VALUES (:a, :n, :d, :v, :i, :route, :score, :via)"),
@@ -94,6 +97,7 @@ def load(c: Connection, answer_id: int) -> Answer | None:
         reached=tuple(route(r) for r in json.loads(a["reached"])),
         context=tuple(items[n] for n in sorted(items)), claims=claims, status=status,
         id=a["id"], created_at=a["created_at"], generator_model=a["generator_model"],
+        disagreements=tuple(disagreement_from_json(d) for d in json.loads(a.get("disagreements") or "[]")),
     )
 
 

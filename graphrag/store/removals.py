@@ -135,7 +135,7 @@ def _withdraw_answers(c: Connection, removed: set[tuple[str, int]], rel_ids: set
     fps = answers.footprints(c, ids)
     hit = sorted(aid for aid, fp in fps.items() if fp.documents & removed or fp.relations & rel_ids)
     for aid in hit:
-        c.execute(text("UPDATE answers SET text='', seeds='[]', reached='[]', status=:w WHERE id=:a"),
+        c.execute(text("UPDATE answers SET text='', seeds='[]', reached='[]', disagreements=NULL, status=:w WHERE id=:a"),
                   {"a": aid, "w": AnswerStatus.WITHDRAWN.value})
         for idx, flags, support in c.execute(text("SELECT idx, flags, support FROM claims WHERE answer_id=:a"),
                                              {"a": aid}).all():

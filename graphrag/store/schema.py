@@ -109,6 +109,7 @@ answers = Table(
     Column("status", Text, nullable=False), Column("generator", Text, nullable=False),
     Column("generator_model", Text), Column("seeds", Text, nullable=False), Column("reached", Text, nullable=False),
     Column("created_at", Text, nullable=False),
+    Column("disagreements", Text),  # since v7: JSON list of the cited sources that disagree
 )
 
 context_items = Table(
@@ -281,5 +282,12 @@ def _v6(c: Connection) -> None:
         c.exec_driver_sql("ALTER TABLE reply_cache ADD COLUMN sources TEXT")
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6}
+def _v7(c: Connection) -> None:
+    # Schema 7: an answer records the cited sources that disagree (graphrag.disagreement), so the
+    # review page shows the disagreement beside the claim. Older answers have none recorded (NULL).
+    if "disagreements" not in {col["name"] for col in inspect(c).get_columns("answers")}:
+        c.exec_driver_sql("ALTER TABLE answers ADD COLUMN disagreements TEXT")
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7}
 SCHEMA_VERSION = max(MIGRATIONS)

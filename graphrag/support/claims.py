@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from graphrag.disagreement import DISAGREE_OPENING
 from graphrag.model import Citation, Claim, ClaimFlag, Span, Support, SupportLabel
 from graphrag.support.base import SupportChecker, SupportQuery
 
@@ -49,6 +50,13 @@ def _text(c: Citation) -> str:
     return c.item.span.text
 
 
+def _phrase_of(claim: str, sentence: str) -> bool:
+    """The claim is a few words found as they stand in the sentence (not the whole sentence)."""
+    phrase = " ".join(claim.split()).rstrip(" .").casefold()
+    text = " ".join(sentence.split()).casefold()
+    return bool(phrase) and phrase in text and len(phrase) < len(text.rstrip(" ."))
+
+
 def _checked(c: Citation) -> bool:
     return c.valid and c.item is not None
 
@@ -69,8 +77,12 @@ class ClaimCheck:
         self.each: list[_CitationQueries] = []  # one per checked citation, when there are several
         if not cited:
             return
+        # A phrase taken from its one cited sentence ("30 days", the short answer) is read against that
+        # sentence alone: the neighbours could only add what the phrase was not taken from, and cost
+        # half the encoding of an ask.
+        alone = len(cited) == 1 and not _phrase_of(claim.text, _text(cited[0]))
         self.joined = SupportQuery(claim.text, " ".join(_text(c) for c in cited),
-                                   neighbour_texts(store, cited[0]) if len(cited) == 1 else ())
+                                   neighbour_texts(store, cited[0]) if alone else ())
         if len(cited) > 1:
             self.each = [_CitationQueries(SupportQuery(claim.text, _text(c), neighbour_texts(store, c)),
                                           SupportQuery(claim.text, " ".join(_text(o) for o in cited if o is not c)))
@@ -114,14 +126,57 @@ class ClaimCheck:
         return replace(claim, citations=tuple(citations), support=support, flags=tuple(dict.fromkeys(flags)))
 
 
+VERBATIM_CHECKER = "verbatim"
+
+
+def quoted_support() -> Support:
+    """The support of a quote, given without running the checker: the claim is its one cited
+    sentence word for word (or names what each cited sentence says in its own words), so a score
+    would only measure the copy (and the pages show none). Scored 1.0 so the review queue keeps
+    quotes after written claims, as before."""
+    return Support(1.0, SupportLabel.SUPPORTED, VERBATIM_CHECKER,
+                   "quoted word for word from the cited sentence(s): not scored")
+
+
+def _only_a_quote(claim: Claim) -> bool:
+    checked = [c for c in claim.citations if _checked(c)]
+    return ClaimFlag.VERBATIM_QUOTE in claim.flags and len(checked) == 1 and len(claim.citations) == 1
+
+
+def _quotes_each_side(claim: Claim) -> bool:
+    """A "Sources disagree: A says X; B says Y." sentence whose every value is found word for word in
+    the sentence its side cites (graphrag.disagreement writes them so): nothing to score beyond that."""
+    if not claim.text.startswith(DISAGREE_OPENING):
+        return False
+    sides = claim.text[len(DISAGREE_OPENING):].rstrip(" .").split("; ")
+    if len(sides) != len(claim.citations) or not all(_checked(c) for c in claim.citations):
+        return False
+    for side, cite in zip(sides, claim.citations):
+        _, says, value = side.rpartition(" says ")
+        value = value.strip().strip("“”").rstrip(" .")
+        if not says or not value or value.casefold() not in " ".join(_text(cite).split()).casefold().replace("[", "(").replace("]", ")"):
+            return False
+    return True
+
+
 def check_claims(store: Spans, claims: Sequence[Claim], checker: SupportChecker) -> list[Claim]:
     """Score each claim against its cited spans together, and each citation alone and left out,
-    in one batch; return the claims with their supports and flags."""
-    checks = [ClaimCheck(store, claim) for claim in claims]
-    queries = [q for check in checks for q in check.queries]
+    in one batch; return the claims with their supports and flags.
+
+    A verbatim quote of its one cited sentence is not sent to the checker: encoding it cost 97%
+    of an ask's time for a score nobody is shown (it checks as supported by construction)."""
+    out: list[Claim | None] = [None] * len(claims)
+    checks: list[tuple[int, ClaimCheck]] = []
+    for i, claim in enumerate(claims):
+        if _only_a_quote(claim) or _quotes_each_side(claim):
+            support = quoted_support()
+            out[i] = replace(claim, support=support,
+                             citations=tuple(replace(c, support=support) for c in claim.citations))
+        else:
+            checks.append((i, ClaimCheck(store, claim)))
+    queries = [q for _, check in checks for q in check.queries]
     results = checker.check(queries) if queries else []
-    out: list[Claim] = []
-    for check in checks:
+    for i, check in checks:
         taken, results = results[:len(check.queries)], results[len(check.queries):]
-        out.append(check.conclude(taken, checker))
-    return out
+        out[i] = check.conclude(taken, checker)
+    return [c for c in out if c is not None]

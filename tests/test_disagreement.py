@@ -1,0 +1,63 @@
+"""Sources that disagree: the pairs found, which side comes first, and what is not a disagreement."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphrag.disagreement import (
+    differing_values,
+    disagreement_from_json,
+    disagreement_json,
+    find_disagreements,
+)
+from graphrag.model import ContextItem, Route, Span
+
+pytestmark = pytest.mark.unit
+
+
+def _item(n: int, doc: str, text: str, date: str | None = None, version: int = 1,
+          superseded: bool = False) -> ContextItem:
+    return ContextItem(n, Span(doc, version, n, 0, len(text), text), Route("e"), 0.5, "mention", superseded, date)
+
+
+def test_numbers_of_one_unit_that_differ_about_the_same_thing_disagree() -> None:
+    assert differing_values("Nightly snapshots are kept for 35 days.",
+                            "Larkspur keeps nightly snapshots for 14 days.") == ("35 days", "14 days")
+
+
+def test_sentences_about_other_things_or_saying_the_same_do_not_disagree() -> None:
+    assert differing_values("Nightly snapshots are kept for 35 days.", "Invoices are due within 14 days.") is None
+    assert differing_values("Nightly snapshots are kept for 35 days.",
+                            "Larkspur keeps nightly snapshots for 35 days.") is None
+    # numbers naming things rather than measuring them (found by the store tests' generated documents)
+    assert differing_values("Falcon2 follows Alpha0 during step 3 of runbook 2.",
+                            "Falcon2 follows Alpha0 during step 2 of runbook 1.") is None
+
+
+def test_a_denial_between_pages_of_one_date_is_not_a_disagreement_but_a_restatement_naming_more_is() -> None:
+    """Found by the sample corpus panel: two current pages ("Reactivation restores the workspace but does not
+    restore deleted snapshots" / "Restoring replaces the workspace contents") were said to disagree."""
+    a = "Reactivation restores the workspace but does not restore deleted snapshots."
+    b = "Restoring replaces the current workspace contents with the snapshot contents."
+    assert differing_values(a, b, same_date=True) is None and differing_values(a, b) == (a, b)
+    assert differing_values("Exports are delivered as CSV files.",
+                            "Exports are delivered as CSV or JSON files inside a single archive.") is not None
+
+
+def test_the_current_side_comes_first_and_one_document_never_disagrees_with_itself() -> None:
+    old = _item(1, "faq", "Larkspur keeps nightly snapshots for 14 days.", "2023-04-01")
+    new = _item(2, "retention", "Nightly snapshots are kept for 35 days.", "2025-06-01")
+    same_doc = _item(3, "retention", "Nightly snapshots are kept for 30 days in the archive.", "2025-06-01")
+    found = find_disagreements([old, new], lambda d, v: d.title())
+    assert [[s.n for s in d.sides] for d in found] == [[2, 1]]
+    assert found[0].sides[0].title == "Retention" and found[0].sides[0].says == "35 days"
+    assert find_disagreements([new, same_doc]) == []
+    superseded = _item(4, "retention", "Nightly snapshots are kept for 7 days.", "2026-01-01", 1, superseded=True)
+    current = _item(5, "retention", "Nightly snapshots are kept for 35 days.", "2025-06-01", 2)
+    assert [s.n for s in find_disagreements([superseded, current])[0].sides] == [5, 4]  # not superseded first
+
+
+def test_a_disagreement_survives_its_stored_form() -> None:
+    d = find_disagreements([_item(1, "faq", "Larkspur keeps nightly snapshots for 14 days.", "2023-04-01"),
+                            _item(2, "retention", "Nightly snapshots are kept for 35 days.", "2025-06-01")])[0]
+    assert disagreement_from_json(disagreement_json(d)) == d

@@ -1,0 +1,42 @@
+"""The short answer: what kind of phrase a question asks for, and the phrase found in a sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphrag.generate.short_answer import AnswerType, answer_type, find_short_answers
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("How long do exports stay available after cancellation?", AnswerType.DURATION),
+    ("How quickly are customers told about a security incident?", AnswerType.DURATION),
+    ("Within how many hours are affected customers notified?", AnswerType.QUANTITY),
+    ("When did the US join World War 1?", AnswerType.DATE),
+    ("Who can set up single sign-on?", AnswerType.PERSON),
+    ("Where was the director of Quiet Harbour born?", AnswerType.PLACE),
+    ("In which city are workspaces created in Europe hosted?", AnswerType.PLACE),
+    ("Which standard is the data centre audited against?", AnswerType.ENTITY),
+    ("Does Larkspur keep backups, and for how long?", AnswerType.DURATION),
+    # yes/no questions ask no phrase, whatever "when" or "who" they contain (before: "when I cancel" asked a date)
+    ("Is unused time refunded when I cancel?", AnswerType.NONE),
+    ("Can annual plans be refunded?", AnswerType.NONE),
+    ("What is a snapshot?", AnswerType.NONE),
+])
+def test_the_kind_of_answer_a_question_asks_for(question: str, kind: AnswerType) -> None:
+    assert answer_type(question) is kind
+
+
+def test_phrases_found_by_pattern_are_taken_as_written_and_not_from_the_question() -> None:
+    sentences = ["Snapshot exports remain available for 30 days after an account is cancelled.",
+                 "Exports are built every night.", "Failed payments are retried three times over ten days."]
+    got = find_short_answers("How long do exports stay available after cancellation?", sentences, ner=False)
+    assert [a.text if a else None for a in got] == ["30 days", None, "Ten days"]
+    got = find_short_answers("How many times are failed payments retried?", sentences[2:], ner=False)
+    assert got[0] is not None and got[0].text == "Three times"  # what is counted, not the other number
+    got = find_short_answers("Within how many hours are customers notified?",
+                             ["Larkspur notifies affected customers within 72 hours of an incident."], ner=False)
+    assert got[0] is not None and got[0].text == "72 hours"
+    assert find_short_answers("When was the 2019 report written?", ["The 2019 report was written in May 2020."],
+                              ner=False)[0].text == "May 2020"  # not the question's own "2019"
