@@ -222,3 +222,44 @@ def test_review_draws_a_route_through_a_bridge_entity(server: str, tmp_path: Pat
         caption = frame.evaluate("() => document.querySelector('#net').getAttribute('aria-label')")
         assert caption.startswith("Route to source") and "Europe →" in caption, caption  # at least one step
         ctx.close()
+
+
+# The README's four questions and the refund question, with how each answer must open on the Ask page.
+ANSWERS_READ_AS_ANSWERS = [
+    ("How long do exports stay available after cancellation?", "30 days [", 3),
+    ("Within how many hours are affected customers notified of a security incident?", "72 hours [", 3),
+    ("Who can set up single sign-on?", "The account owner [", 3),
+    (BRIDGE_QUESTION, "Dublin [", 5),  # a bridge across short pages reads as its chain
+    ("Can annual plans be refunded?", "Annual plans can be refunded within 14 days", 3),
+]
+
+
+def test_answers_on_the_ask_page_open_with_the_answer_and_say_when_sources_disagree(server: str,
+                                                                                      tmp_path: Path) -> None:
+    """Before: four or five verbatim quotes, the fact buried third or fourth, and the 2023 FAQ quoted beside
+    the current refund policy with nothing saying that they disagree. Now each answer opens with the direct
+    answer, quotes at most three sentences (a bridge's chain five), and the refund answer says the sources
+    disagree, the current one first, in the answer and in the box under it."""
+    import re
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1440, "height": 1100})
+        page = ctx.new_page()
+        page.set_default_timeout(120_000)
+        page.goto(server)
+        wait_for_sample_corpus(page)
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Ask").click()
+        wait_for_app_run(page)
+        for i, (question, opening, most) in enumerate(ANSWERS_READ_AS_ANSWERS, 1):
+            ask_in_browser(page, question)
+            text = page.locator("div.gr-box").first.inner_text()
+            assert text.startswith(opening), (question, text)
+            markers = set(re.findall(r"\[(\d+)\]", text))
+            assert 1 <= len(markers) <= most, (question, text)
+            page.screenshot(path=str(ARTIFACTS / f"08-answer-{i}.png"), full_page=True)
+        # the last one, the refund question: said in the answer, the current source first, and in a box
+        assert "Sources disagree: Refunds and invoices (help centre) (2026-01-15) says" in text, text
+        assert text.index("2026-01-15") < text.index("2023-04-01")
+        page.get_by_text("Sources disagree — the current one first:", exact=False).first.wait_for()
+        ctx.close()
