@@ -97,8 +97,12 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         sidebar.get_by_role("link", name="Ask").click()
         wait_for_app_run(page)
         ask_in_browser(page, QUESTION)
+        # The first claim is the short answer, scored by the checker; the quote after it says it is a quote
+        # instead of showing a score.
         page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
-        # The handbook's sentences are quoted: each claim says so instead of showing a score.
+        wait_for_text(page, "Support: ")
+        wait_for_app_run(page)
+        page.get_by_role("radiogroup", name="Citations").nth(1).get_by_role("radio").first.click()
         wait_for_text(page, "Verbatim quote of its source")
         wait_for_app_run(page)
         page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously

@@ -362,3 +362,13 @@ def test_a_walk_through_a_measure_is_not_a_bridge() -> None:
     gen.sentence_count = lambda doc, version: 3
     text = gen.generate("Within how many days can an owner reactivate a cancelled account?", ctx).text
     assert text.startswith("30 days [1]."), text
+
+
+@pytest.mark.parametrize("text", [
+    "Write to help@example.org within 14 days for a refund of annual plans.",
+    "Annual plans can be refunded within 14 days (https://example.org/refunds).",
+])
+def test_a_statement_holding_an_address_is_still_quoted(text: str) -> None:
+    """An e-mail address or a link inside a statement does not make it a byline or a reference entry."""
+    out = ExtractiveGenerator().generate("Can annual plans be refunded?", [item(1, text, 0.9)]).text
+    assert "[1]" in out and text.rstrip(".") in out, out

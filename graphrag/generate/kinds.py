@@ -20,9 +20,12 @@ _AUTHOR_YEAR = re.compile(r"^[^\W\d_][\w'’\-]+,\s+(?:[A-Z]\.\s*){1,3}.*\(\s*(1
 _REF_MARKS = re.compile(r"\bdoi\s*:|\bdoi\.org/|arxiv(?:\.org|\s*:|\s+preprint)|\bpp\.\s*\d|\bvol\.\s*\d|\bISBN\b"
                         r"|\bIn\s+Proceedings\b|\bProc\.\s|\bJournal of\b",
                         re.IGNORECASE)
-# A web reference as printed pages carry them: a title followed by its address in parentheses, a
-# "Retrieved 3 May 2018" or "Archived from the original" (an encyclopedia's notes and external links).
-_WEB_REF = re.compile(r"\(\s*https?://|\bRetrieved\s+(?:on\s+)?[\w ,]{0,20}\b(?:1[89]|20)\d\d\b|\bArchived\s+from\s+the\s+original",
+# A web reference as printed pages carry them: a quoted title followed by its address ('"Oklahoma" (http://...)'),
+# a name, its address and where ("Hannah John-Kamen (https://...) at IMDb"), a "Retrieved 3 May 2018" or an
+# "Archived from the original" (an encyclopedia's notes and external links). A statement that merely holds an
+# address ("Exports stay available for 30 days (https://...).") is still a statement.
+_WEB_REF = re.compile(r"^\s*[\"“‘'].*\(\s*https?://|\(\s*https?://[^)\s]*\)\s+at\s+\S+(?:\s+\S+){0,2}\s*\.?$"
+                      r"|\bRetrieved\s+(?:on\s+)?[\w ,]{0,20}\b(?:1[89]|20)\d\d\b|\bArchived\s+from\s+the\s+original",
                       re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
 _AFFILIATION = re.compile(r"\b(university|universit[àäé]|institute|department|laboratory|labs?|school of|college)\b",
@@ -70,8 +73,8 @@ def _looks_like_table_row(text: str, words: list[str]) -> bool:
 
 def _looks_like_author_line(text: str, words: list[str]) -> bool:
     """Names, affiliations and e-mail addresses without a verb: a paper's byline."""
-    if _EMAIL.search(text) and len(words) <= 40:
-        return True
+    if _EMAIL.search(text) and len(words) <= 40 and not re.search(r"[.!?][\"'”’)]*$", text):
+        return True  # a byline ends without a full stop; "Write to help@example.org for a refund." is a statement
     names = re.findall(r"\b[A-Z][a-z]+(?:\s+[A-Z]\.)?\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b", text)
     if len(names) >= 2 and text.count(",") >= 2 and not _VERBISH.search(re.sub(r"[A-Z]\w+", "", text)):
         return True
