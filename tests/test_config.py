@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import docs_helpers
 from app_helpers import ROOT, app, closed_port, ok, texts
 from graphrag.cli import main
 from graphrag.config import DEFAULT_STORE, Config, ConfigError, mask, settings_doc
@@ -167,8 +168,8 @@ def test_only_the_config_module_reads_the_environment() -> None:
 
 
 def test_every_setting_is_documented_and_named_in_the_readme() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Configuration"):readme.index("## Use it from Python")]
+    """A newcomer finds every setting in one place: the README's Configuration section (with its Backends)."""
+    section = docs_helpers.section((ROOT / "README.md").read_text(encoding="utf-8"), "Configuration")
     documented = settings_doc()
     assert len(documented) == len(Config().describe())
     for name, _default, doc in documented:
