@@ -14,10 +14,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphrag import pages
 from graphrag.errors import InputError
 from graphrag.identity import Principal
 from graphrag.model import Document
+from graphrag.present import pages
 from graphrag.store import Store
 from graphrag.store.removals import Removal, RemovalRecord
 from graphrag.text import counted

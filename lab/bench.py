@@ -536,7 +536,7 @@ def bench_documents(*, pages: int, renders: int) -> int:
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor, load_spacy
     from graphrag.ingest import Ingestor
-    from graphrag.pages import _cache, render_page
+    from graphrag.present.pages import _cache, render_page
     from graphrag.readers.pdf import read_pdf
     from graphrag.store import Store
 

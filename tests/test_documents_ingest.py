@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError
 from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
 from doubles.extract import ScriptedExtractor, ScriptEntity
 from graphrag.ingest import Ingestor
-from graphrag.pages import render_page
+from graphrag.present.pages import render_page
 from graphrag.store import SCHEMA_VERSION, Store
 from graphrag.store import layout as layout_module
 

@@ -18,12 +18,12 @@ from graphrag.extract import make_extractor
 from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag
+from graphrag.present.viz import neighbourhood, neighbourhood_html
 from graphrag.removal import remove_document
 from graphrag.review import export_rows, record_verdict, review_queue, rows_to_csv, visible_claims
 from graphrag.store import Store
 from graphrag.store.schema import metadata
 from graphrag.text import sentence_hash
-from graphrag.viz import neighbourhood, neighbourhood_html
 from helpers import ADMIN, ScriptedChecker, write_corpus
 
 pytestmark = [pytest.mark.model]

@@ -13,7 +13,7 @@ from graphrag.ask import Asker
 from graphrag.graph import build_graph, load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, Route, RouteStart, RouteStep, SupportLabel
-from graphrag.serialize import answer_json
+from graphrag.present.serialize import answer_json
 from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
 
 pytestmark = pytest.mark.model

@@ -10,9 +10,9 @@ from graphrag.access import Access
 from graphrag.errors import GraphRAGError
 from graphrag.graph import load_graph
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
+from graphrag.present.serialize import route_text
 from graphrag.review import visible_current, visible_to
 from graphrag.review_policy import claim_state
-from graphrag.serialize import route_text
 
 st.title("Ask")
 store = state.store()

@@ -12,6 +12,8 @@ from graphrag.errors import GraphRAGError
 from graphrag.exports import export_record
 from graphrag.graph import load_graph
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
+from graphrag.present.serialize import route_text
+from graphrag.present.viz import route_html, route_list_html, shown_steps
 from graphrag.review import (
     QueueItem,
     record_verdict,
@@ -22,9 +24,7 @@ from graphrag.review import (
     visible_history,
 )
 from graphrag.review_policy import parties
-from graphrag.serialize import route_text
 from graphrag.text import counted
-from graphrag.viz import route_html, route_list_html, shown_steps
 
 store = state.store()
 viewer = state.require_role("viewer", "read the review queue")

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     store holds no documents."""
     from graphrag.ask import Asker
     from graphrag.graph import load_graph
-    from graphrag.serialize import (
+    from graphrag.present.serialize import (
         VERBATIM,
         VERBATIM_CHECKS,
         answer_json,

@@ -27,7 +27,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the entity's visible mentions and relations; 2 when no visible entity has that name."""
-    from graphrag.serialize import entity_json
+    from graphrag.present.serialize import entity_json
     from graphrag.text import normalise
 
     with open_store(args) as store:

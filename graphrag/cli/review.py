@@ -67,8 +67,8 @@ def _policy(args: argparse.Namespace) -> int:
 
 
 def _queue(args: argparse.Namespace) -> int:
+    from graphrag.present.serialize import support_json
     from graphrag.review import review_queue, review_viewer
-    from graphrag.serialize import support_json
 
     with open_store(args) as store:
         # Under blind review nobody else's verdict on a claim still judged blind is listed until this
