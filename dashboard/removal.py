@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.access import Access
+from graphrag.access.identity import require
+from graphrag.access.rule import Access
 from graphrag.errors import GraphRAGError
-from graphrag.identity import require
 from graphrag.removal import RemovalTarget, describe, preview_removal, removal_targets, remove_document
 from graphrag.store import Store
 

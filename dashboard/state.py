@@ -18,12 +18,12 @@ import streamlit as st
 
 import graphrag
 from dashboard.render import plain
+from graphrag.access.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
+from graphrag.access.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
 from graphrag.ask import Asker
 from graphrag.config import Config
-from graphrag.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
 from graphrag.ingest import Ingestor, IngestReport, ProgressFn
 from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, Work, format_eta
 from graphrag.model import PUBLIC

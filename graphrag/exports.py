@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphrag.access.identity import ADMIN, Principal, require
 from graphrag.audit import audit_to_csv, audit_to_json
 from graphrag.errors import InputError
-from graphrag.identity import ADMIN, Principal, require
 from graphrag.store import Store
 from graphrag.store.audit import event
 

@@ -26,7 +26,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from graphrag.access import Access
+from graphrag.access.rule import Access
 from graphrag.embed import DIM
 from graphrag.model import COMENTION, Route, RouteStart, RouteStep
 from graphrag.store import Store

@@ -20,7 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from graphrag.access import Access
+from graphrag.access.rule import Access
 from graphrag.config import Config
 from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.embed import Embedder, get_embedder, torch_threads

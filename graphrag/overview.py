@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from graphrag.access import Access, answer_visible
+from graphrag.access.rule import Access, answer_visible
 from graphrag.graph import load_graph
 from graphrag.review_policy import ANYONE, ReviewViewer, visible_verdicts
 from graphrag.store import Store

@@ -14,8 +14,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graphrag.access.identity import Principal
 from graphrag.errors import InputError
-from graphrag.identity import Principal
 from graphrag.model import Document
 from graphrag.present import pages
 from graphrag.store import Store

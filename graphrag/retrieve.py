@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphrag.access import Access
+from graphrag.access.rule import Access
 from graphrag.anchors import find_anchors
 from graphrag.disagreement import find_disagreements
 from graphrag.embed import Embedder, similarities

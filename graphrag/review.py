@@ -1,6 +1,6 @@
 """The review workflow: a queue of claims, verdicts appended, the verification record exported.
 
-Visibility is graphrag.access's one rule: a reviewer sees an answer only when every document it
+Visibility is graphrag.access.rule's one rule: a reviewer sees an answer only when every document it
 drew context from, every relation on its routes and every seed it names are visible to them, so
 a restricted document never reaches a queue, a route graph or an export through someone else's
 answer.
@@ -22,12 +22,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphrag.access import Access, answer_visible, footprint
+from graphrag.access.identity import ADJUDICATOR as ROLE_ADJUDICATOR
+from graphrag.access.identity import ADMIN as ROLE_ADMIN
+from graphrag.access.identity import REVIEWER as ROLE_REVIEWER
+from graphrag.access.identity import Forbidden, Principal, require
+from graphrag.access.rule import Access, answer_visible, footprint
 from graphrag.errors import InputError
-from graphrag.identity import ADJUDICATOR as ROLE_ADJUDICATOR
-from graphrag.identity import ADMIN as ROLE_ADMIN
-from graphrag.identity import REVIEWER as ROLE_REVIEWER
-from graphrag.identity import Forbidden, Principal, require
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -109,7 +109,7 @@ def _viewer(access: Iterable[str]) -> Access:
 
 
 def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
-    """The one rule for showing an answer (see graphrag.access.answer_visible)."""
+    """The one rule for showing an answer (see graphrag.access.rule.answer_visible)."""
     fp = footprint(answer)
     return answer_visible(fp, _viewer(access), store.visibility_sources([fp]))
 

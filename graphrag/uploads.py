@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Protocol
 
-from graphrag.access import Access
+from graphrag.access.rule import Access
 from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.documents import (
     DEFAULT_MAX_BYTES,

@@ -74,7 +74,7 @@ def sample_versions() -> int:
 def shown_sample_versions(labels: tuple[str, ...] = ("public",)) -> int:
     """Sample-corpus versions the sidebar counts for a viewer holding ``labels`` (the sidebar counts only
     what the viewer's labels show; the dashboard starts on ``public``)."""
-    from graphrag.access import Access
+    from graphrag.access.rule import Access
     from graphrag.documents import Source, collect
 
     viewer = Access.of(labels, include_superseded=True)

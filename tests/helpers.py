@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
+from graphrag.access.identity import VIA_CLI, local_principal
 from graphrag.documents import Source
-from graphrag.identity import VIA_CLI, local_principal
 from graphrag.model import (
     Answer,
     AskSettings,

@@ -388,7 +388,7 @@ def cmd_remove(a: argparse.Namespace) -> int:
     ``--pause-before`` or, with "COMMIT", once every statement ran and just before COMMIT."""
     from sqlalchemy import event
 
-    from graphrag.identity import local_principal
+    from graphrag.access.identity import local_principal
     from graphrag.removal import remove_document
     from graphrag.store import Store
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.access import Access, Footprint, Sources, answer_visible
+from graphrag.access.rule import Access, Footprint, Sources, answer_visible
 from graphrag.model import Answer
 from graphrag.review import export_rows, record_verdict, review_queue, visible_to
 from graphrag.store import Store

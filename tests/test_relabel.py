@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.access import Access, answer_visible
+from graphrag.access.rule import Access, answer_visible
 from graphrag.documents import Source
 from graphrag.graph import load_graph
 from graphrag.ingest import DocumentReport, Ingestor

@@ -154,7 +154,7 @@ def test_record_stats_and_export_show_nothing_of_a_claim_before_its_reviewer_jud
 
 
 def test_a_party_to_a_dispute_cannot_adjudicate_it(store: Store, capsys) -> None:
-    from graphrag.identity import Forbidden
+    from graphrag.access.identity import Forbidden
 
     _mark(store, 1, "ana", "supported")
     _mark(store, 1, "ben", "unsupported")
@@ -170,7 +170,7 @@ def test_a_party_to_a_dispute_cannot_adjudicate_it(store: Store, capsys) -> None
 
 
 def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the_dispute(store: Store) -> None:
-    from graphrag.identity import Forbidden, Identity, Principal
+    from graphrag.access.identity import Forbidden, Identity, Principal
 
     def signed_in(name: str, role: str) -> Principal:
         return Principal(Identity(f"sub-{name}", f"{name}@example.com", frozenset(), "iss"), frozenset({"public"}),
@@ -194,7 +194,7 @@ def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the
 def test_who_a_surface_runs_for_under_blind_review() -> None:
     """Team mode: the signed-in identity whatever name is typed, adjudicators see disputes, admins the
     whole record; local mode: the typed name (a potential adjudicator); nobody named sees nothing blind."""
-    from graphrag.identity import Identity, Principal, local_principal
+    from graphrag.access.identity import Identity, Principal, local_principal
     from graphrag.review import review_viewer
     from graphrag.review_policy import ANYONE, ReviewViewer
 

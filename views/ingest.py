@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import removal, render, state
-from graphrag.deployment import allowed_path
+from graphrag.access.deployment import allowed_path
 from graphrag.documents import DOCUMENT_MAX_BYTES, Rejected, Source
 from graphrag.errors import GraphRAGError
 from graphrag.extract import make_extractor

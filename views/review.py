@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import evidence, render, state
 from dashboard.cited_pages import show_cited_pages
-from graphrag.access import Access
+from graphrag.access.rule import Access
 from graphrag.errors import GraphRAGError
 from graphrag.exports import export_record
 from graphrag.graph import load_graph

@@ -8,8 +8,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from graphrag.access.identity import Principal
 from graphrag.cli.common import add_json_arg, add_store_arg, open_store, principal
-from graphrag.identity import Principal
 from graphrag.store import Store
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from graphrag.access import Access
+from graphrag.access.rule import Access
 from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
 
 if TYPE_CHECKING:

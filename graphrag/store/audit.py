@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from graphrag.identity import Principal
+from graphrag.access.identity import Principal
 from graphrag.model import AuditEvent
 
 # The database's clock, not the writer's, in the store's timestamp format (codec.now):

@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine
 
-from graphrag.access import Footprint, Sources
+from graphrag.access.identity import ADMIN, Principal, require
+from graphrag.access.rule import Footprint, Sources
 from graphrag.config import Config
-from graphrag.identity import ADMIN, Principal, require
 from graphrag.model import (
     PUBLIC,
     Answer,
@@ -349,7 +349,7 @@ class Store:
         return self._read(answers.claim_summaries)
 
     def answer_footprints(self) -> dict[int, Footprint]:
-        """Per answer with claims, everything it shows as references (see graphrag.access).
+        """Per answer with claims, everything it shows as references (see graphrag.access.rule).
 
         A stored answer changes only when a removal withdraws it, which bumps the generation, so
         each footprint is read once per handle and generation and kept: the review page asks for

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.identity import ADMIN, Principal, require
+from graphrag.access.identity import ADMIN, Principal, require
 from graphrag.model import Answer, VerdictLabel
 from graphrag.store.audit import event as audit_event
 from graphrag.store.codec import sha256_text

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graphrag.access.identity import Policy, PolicyError, load_policy
 from graphrag.config import Config
 from graphrag.errors import InputError
-from graphrag.identity import Policy, PolicyError, load_policy
 
 LOCAL, TEAM = "local", "team"
 ROOT = Path(__file__).resolve().parent.parent
