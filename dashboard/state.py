@@ -35,12 +35,12 @@ from graphrag.ollama_util import (
     pull_hint,
     resolve_host,
 )
-from graphrag.overview import overview
-from graphrag.review import clean_reviewer, review_viewer
-from graphrag.review_policy import ReviewViewer
 from graphrag.store import Store
 from graphrag.store.audit import event as audit_event
 from graphrag.text import counted
+from graphrag.verify.overview import overview
+from graphrag.verify.policy import ReviewViewer
+from graphrag.verify.review import clean_reviewer, review_viewer
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,7 +167,7 @@ def reviewer() -> str:
 
 
 def viewer_for_review(p: Principal | None = None) -> ReviewViewer:
-    """Who this run shows verdicts to, for blind review (graphrag.review.review_viewer): the signed-in
+    """Who this run shows verdicts to, for blind review (graphrag.verify.review.review_viewer): the signed-in
     identity in team mode (an admin sees every verdict), the sidebar's reviewer name locally.
     ``p``: a principal already refreshed (deferred downloads); default: who acts now."""
     who = principal() if p is None else p
@@ -562,7 +562,7 @@ def _configuration() -> None:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _checker_status() -> str:
-    from graphrag.support import make_checker
+    from graphrag.verify.support import make_checker
 
     try:
         make_checker("embedded")

@@ -1,7 +1,7 @@
 """Local GraphRAG with source attribution: the core package (no UI code).
 
 For notebooks and scripts, four functions cover the loop the dashboard and the CLI run (named apart from the
-submodules ``graphrag.ingest``, ``graphrag.ask`` and ``graphrag.review``, which importing would shadow)::
+submodules ``graphrag.ingest``, ``graphrag.ask`` and ``graphrag.verify.review``, which importing would shadow)::
 
     import graphrag
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from graphrag.ingest import IngestReport
     from graphrag.model import Verdict, VerdictLabel
     from graphrag.store import Store, StoreURL
-    from graphrag.support.base import SupportChecker
+    from graphrag.verify.support.base import SupportChecker
 
 __version__ = "0.1.0"
 __all__ = ["Config", "ask_question", "ingest_paths", "open_store", "review_claim"]
@@ -109,7 +109,7 @@ def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | 
     hash of that sentence is kept, so the verdict goes stale if the source changes. The answer must be
     visible to ``access``. ``adjudicate`` settles a claim whose reviewers disagree (blind review).
     """
-    from graphrag.review import mark_claim
+    from graphrag.verify.review import mark_claim
 
     return mark_claim(store, answer_id, claim_index, verdict, reviewer, access, note=note, citation=citation,
                       adjudicate=adjudicate)

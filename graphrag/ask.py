@@ -28,8 +28,8 @@ from graphrag.model import (
 )
 from graphrag.retrieve import Retrieval, clean_question, retrieve
 from graphrag.store import Store
-from graphrag.support import SupportChecker, checker_for_store
-from graphrag.support.claims import check_claims
+from graphrag.verify.support import SupportChecker, checker_for_store
+from graphrag.verify.support.claims import check_claims
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphrag.model import ContextItem, Disagreement, DisagreementSide
-from graphrag.support.lexical import STOPWORDS, content_stems, negated
+from graphrag.verify.support.lexical import STOPWORDS, content_stems, negated
 
 DISAGREE_OPENING = "Sources disagree: "
 MIN_SHARED = 3  # content words two sentences must share to be about the same thing

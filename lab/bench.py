@@ -345,8 +345,8 @@ WriterFigures = tuple[list[float], int, float, float]  # latencies (ms), errors,
 
 
 def _writer(path: str, answer_id: int, n: int, who: int, out: mp.Queue[WriterFigures]) -> None:
-    from graphrag.review import record_verdict
     from graphrag.store import Store
+    from graphrag.verify.review import record_verdict
 
     latencies, errors = [], 0
     with Store(path) as store:
@@ -461,8 +461,8 @@ def bench_review(*, answers: Sequence[int], rounds: int) -> int:
     from graphrag.ask import Asker
     from graphrag.extract.rules import RulesExtractor
     from graphrag.ingest import Ingestor
-    from graphrag.review import review_queue
     from graphrag.store import Store
+    from graphrag.verify.review import review_queue
 
     sample = Path(__file__).resolve().parent.parent / "sample_corpus"
     rows = []

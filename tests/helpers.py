@@ -24,7 +24,7 @@ from graphrag.model import (
     SupportLabel,
 )
 from graphrag.store import DocumentWrite, Store
-from graphrag.support.base import SupportQuery
+from graphrag.verify.support.base import SupportQuery
 
 # The reference notebook's handbook, reduced to what the faults need.
 POLICY = """# Export policy

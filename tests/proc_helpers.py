@@ -315,8 +315,8 @@ def cmd_ingest(a: argparse.Namespace) -> int:
 
 
 def cmd_verdicts(a: argparse.Namespace) -> int:
-    from graphrag.review import record_verdict
     from graphrag.store import Store
+    from graphrag.verify.review import record_verdict
 
     errors: list[str] = []
     ids: list[int] = []

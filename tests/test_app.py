@@ -13,8 +13,8 @@ import pytest
 from app_helpers import TINY, app, copy_store, ok, page, sample_versions, texts, write_corpus
 from graphrag.ask import Asker
 from graphrag.model import AskSettings
-from graphrag.review import export_rows, record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import export_rows, record_verdict
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

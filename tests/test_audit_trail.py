@@ -13,8 +13,8 @@ import pytest
 from graphrag.access.identity import VIA_DASHBOARD, local_principal
 from graphrag.cli import build_parser, main
 from graphrag.model import AuditEvent
-from graphrag.review_policy import ReviewPolicy
 from graphrag.store import Store
+from graphrag.verify.policy import ReviewPolicy
 from helpers import ADMIN
 
 # Commands that change or export the record, with the audit event each must write ...
@@ -128,7 +128,7 @@ def test_audit_times_come_from_the_database_not_the_writer(any_store: Store, mon
 def test_an_export_is_refused_to_a_viewer_and_audited_for_an_admin(store: Store) -> None:
     """The one export function both surfaces call: the role is checked there, and the row written there."""
     from graphrag.access.identity import Forbidden, Identity, Principal
-    from graphrag.exports import export_audit_log, export_record
+    from graphrag.verify.exports import export_audit_log, export_record
 
     ana = Identity("sub-ana", "ana@example.com", frozenset(), "https://login.example.com")
     viewer = Principal(ana, frozenset({"public"}), "viewer", team=True)

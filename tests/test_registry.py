@@ -8,7 +8,7 @@ import pytest
 from graphrag.errors import UnknownBackend
 from graphrag.extract import EXTRACTORS, make_extractor
 from graphrag.generate import GENERATORS, make_generator
-from graphrag.support import CHECKERS, make_checker
+from graphrag.verify.support import CHECKERS, make_checker
 
 pytestmark = pytest.mark.unit
 

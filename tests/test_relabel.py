@@ -16,8 +16,8 @@ from graphrag.documents import Source
 from graphrag.graph import load_graph
 from graphrag.ingest import DocumentReport, Ingestor
 from graphrag.model import Answer, AskSettings, AuditEvent, Citation, Claim, ContextItem, Route, Seed
-from graphrag.review import export_rows, record_verdict, review_queue
 from graphrag.store import Store
+from graphrag.verify.review import export_rows, record_verdict, review_queue
 from proc_helpers import HashEmbedder, PatternExtractor
 
 pytestmark = pytest.mark.unit

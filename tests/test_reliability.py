@@ -22,9 +22,9 @@ from graphrag.documents import Rejected, Source, collect, decode, read_file
 from graphrag.errors import InputError, StoreError
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings, ExtractedEntity, ExtractionResult, ExtractionStatus
-from graphrag.review import record_verdict
 from graphrag.store import Store
 from graphrag.text import MAX_SENTENCE_CHARS, Sentence
+from graphrag.verify.review import record_verdict
 from proc_helpers import (
     HashEmbedder,
     PatternExtractor,

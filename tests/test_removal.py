@@ -20,10 +20,10 @@ from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag
 from graphrag.present.viz import neighbourhood, neighbourhood_html
 from graphrag.removal import remove_document
-from graphrag.review import export_rows, record_verdict, review_queue, rows_to_csv, visible_claims
 from graphrag.store import Store
 from graphrag.store.schema import metadata
 from graphrag.text import sentence_hash
+from graphrag.verify.review import export_rows, record_verdict, review_queue, rows_to_csv, visible_claims
 from helpers import ADMIN, ScriptedChecker, write_corpus
 
 pytestmark = [pytest.mark.model]
@@ -288,7 +288,7 @@ def test_a_withdrawn_answer_is_shown_only_to_viewers_holding_every_label_it_was_
 
 def test_the_record_counts_claims_whose_source_was_removed(any_store: Store, corpus: Path,
                                                            embedder) -> None:
-    from graphrag.record import record_stats
+    from graphrag.verify.record import record_stats
 
     _ingest(any_store, corpus, embedder)
     answer = _asker(any_store, embedder).ask(QUESTION).answer

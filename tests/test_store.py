@@ -16,8 +16,8 @@ from graphrag.errors import StoreError
 from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
-from graphrag.review import record_verdict
 from graphrag.store import Store, sha256_text
+from graphrag.verify.review import record_verdict
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
 

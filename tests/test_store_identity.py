@@ -9,8 +9,8 @@ from sqlalchemy import text
 
 from graphrag.access.identity import Forbidden, Identity, Principal, local_principal
 from graphrag.model import AuditEvent
-from graphrag.review import export_rows, record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import export_rows, record_verdict
 from helpers import store_of_release
 from proc_helpers import doc_text
 from test_store import _answer, _ingest

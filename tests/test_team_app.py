@@ -19,8 +19,8 @@ from dashboard import state
 from graphrag.ask import Asker
 from graphrag.ingest import IngestReport
 from graphrag.model import AskSettings
-from graphrag.review import record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import record_verdict
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

@@ -11,8 +11,8 @@ from graphrag.errors import GraphRAGError
 from graphrag.graph import load_graph
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
 from graphrag.present.serialize import route_text
-from graphrag.review import visible_current, visible_to
-from graphrag.review_policy import claim_state
+from graphrag.verify.policy import claim_state
+from graphrag.verify.review import visible_current, visible_to
 
 st.title("Ask")
 store = state.store()

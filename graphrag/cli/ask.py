@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, choices_help, open_store
 from graphrag.generate import GENERATORS
 from graphrag.model import AskSettings
-from graphrag.support import CHECKERS
+from graphrag.verify.support import CHECKERS
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers

@@ -69,8 +69,8 @@ def _list(store: Store, as_json: bool) -> int:
 
 
 def _fit(store: Store, as_json: bool, by: Principal) -> int:
-    from graphrag.support.learn import RefitRefused
-    from graphrag.support.team import fit_from_verdicts
+    from graphrag.verify.support.learn import RefitRefused
+    from graphrag.verify.support.team import fit_from_verdicts
 
     try:
         outcome = fit_from_verdicts(store, by=by)

@@ -41,8 +41,8 @@ from graphrag.generate.kinds import quotable
 from graphrag.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN, SentenceCount, quote_scores
 from graphrag.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
 from graphrag.model import ContextItem, Disagreement, RouteStart
-from graphrag.support.lexical import content_stems
 from graphrag.text import ends_with_abbreviation
+from graphrag.verify.support.lexical import content_stems
 
 if TYPE_CHECKING:
     from graphrag.graph import KnowledgeGraph

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from graphrag.model import ContextItem
 from graphrag.rank import Candidate, score_sentences
-from graphrag.support.lexical import content_stems
+from graphrag.verify.support.lexical import content_stems
 
 # A further quote scores within this much of the best one (on the blended score below).
 QUOTE_MARGIN = 0.3

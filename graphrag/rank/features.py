@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from graphrag.support import lexical as L
+from graphrag.verify.support import lexical as L
 
 
 class SentenceKind(str, Enum):

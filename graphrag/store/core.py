@@ -34,12 +34,12 @@ from graphrag.model import (
     SpanLayout,
     Verdict,
 )
-from graphrag.review_policy import ClaimStatus, ReviewPolicy, claim_state
 from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
 from graphrag.store.documents import DocumentWrite, Relabelled  # DocumentWrite: also re-exported
 from graphrag.store.url import StoreURL, parse_store
+from graphrag.verify.policy import ClaimStatus, ReviewPolicy, claim_state
 
 T = TypeVar("T")
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
@@ -283,7 +283,7 @@ class Store:
 
     def counts(self) -> dict[str, int]:
         """Sizes of the whole store, every label's documents included (reports, empty-store checks); what
-        one viewer may see is ``graphrag.overview``."""
+        one viewer may see is ``graphrag.verify.overview``."""
         return self._read(graph.counts)
 
     def activity_mark(self) -> tuple[str, ...]:

@@ -231,7 +231,7 @@ def _v2(c: Connection) -> None:
 
 
 def _v3(c: Connection) -> None:
-    # A verdict is a reviewer's or an adjudicator's (graphrag.review_policy); earlier rows are
+    # A verdict is a reviewer's or an adjudicator's (graphrag.verify.policy); earlier rows are
     # reviewers'. A store created at v3 already has the column (from the table above).
     if "role" not in {col["name"] for col in inspect(c).get_columns("verdicts")}:
         c.exec_driver_sql("ALTER TABLE verdicts ADD COLUMN role TEXT NOT NULL DEFAULT 'reviewer'")

@@ -45,7 +45,7 @@ from graphrag.embed import top_k
 from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import Answer, AskSettings, ContextItem, RouteStart, Span, Support
 from graphrag.store import Store
-from graphrag.support.base import SupportQuery
+from graphrag.verify.support.base import SupportQuery
 from lab.evaluate.retrieval import bridge_documents, load_questions, named_keys
 
 SAMPLE_QUESTIONS = Path(__file__).with_name("sample_questions.json")

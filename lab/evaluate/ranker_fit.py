@@ -43,8 +43,8 @@ import numpy as np
 
 from graphrag.rank import FEATURES, NOT_A_CLAIM, Candidate, RankerParams, detect_kind
 from graphrag.rank.features import feature_rows
-from graphrag.support import lexical as L
 from graphrag.text import split_sentences
+from graphrag.verify.support import lexical as L
 
 # Of the held-out sentences scored at or above the threshold, at least this share lie inside the evidence
 # (NQ: the evidence paragraph; MuSiQue: a supporting paragraph): a kept quote is mostly on the evidence.

@@ -66,7 +66,7 @@ class TrainingRows:
 
 def shipped_rows(path: Path = TRAIN_PATH) -> TrainingRows:
     """The rows the shipped parameters were fitted on (written by lab/fit_support.py)."""
-    from graphrag.support.embedded import FEATURES
+    from graphrag.verify.support.embedded import FEATURES
 
     if not path.is_file():
         raise ModelUnavailable(f"the shipped training rows are missing ({path}); run python -m lab.fit_support",
@@ -80,7 +80,7 @@ def shipped_rows(path: Path = TRAIN_PATH) -> TrainingRows:
 
 def refit_params(base: TrainingRows, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     """The tree ensemble fitted on ``base`` plus the team's rows (see the module docstring)."""
-    from graphrag.support.fitting import fit_trees
+    from graphrag.verify.support.fitting import fit_trees
 
     rows = base.plus(np.atleast_2d(x), y)
     return fit_trees(rows.x, rows.y.astype(int), rows.source)
@@ -88,7 +88,7 @@ def refit_params(base: TrainingRows, x: np.ndarray, y: np.ndarray) -> dict[str, 
 
 def predictor(params: Mapping[str, Any]) -> Callable[[np.ndarray], np.ndarray]:
     """The predict function of raw fitted parameters (trees or logistic)."""
-    from graphrag.support.embedded import params_from_raw
+    from graphrag.verify.support.embedded import params_from_raw
 
     return params_from_raw(dict(params)).predict
 
@@ -107,7 +107,7 @@ def grouped_folds(y: np.ndarray, groups: np.ndarray, k: int, seed: int) -> list[
 
 
 def _metrics(y: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
-    from graphrag.support.metrics import auroc, binary_metrics
+    from graphrag.verify.support.metrics import auroc, binary_metrics
 
     return binary_metrics(y, scores >= THRESHOLD)["balanced_accuracy"], auroc(y, scores)
 

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from graphrag.disagreement import DISAGREE_OPENING
 from graphrag.model import Citation, Claim, ClaimFlag, Span, Support, SupportLabel
-from graphrag.support.base import SupportChecker, SupportQuery
+from graphrag.verify.support.base import SupportChecker, SupportQuery
 
 # Removing a citation that costs less than this much joined support means it added nothing.
 IRRELEVANCE_MARGIN = 0.05

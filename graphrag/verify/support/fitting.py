@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphrag.support.embedded import DIRECTION, FEATURES
+from graphrag.verify.support.embedded import DIRECTION, FEATURES
 
 THRESHOLD = 0.5
 PARTIAL_THRESHOLD = 0.3  # below the decision point but not clearly unsupported: ask a reviewer
@@ -72,7 +72,7 @@ def fit_trees(x: np.ndarray, y: np.ndarray, source: np.ndarray) -> dict[str, obj
 def predict(params: dict[str, object], x: np.ndarray) -> np.ndarray:
     """Probability of support for each row of ``x`` under raw fitted parameters, trees or logistic."""
     if params["kind"] == "gbdt":
-        from graphrag.support.embedded import TreeParams
+        from graphrag.verify.support.embedded import TreeParams
 
         return TreeParams.from_raw(params).predict(x)
     z = params["intercept"] + ((x - np.asarray(params["mean"])) / np.asarray(params["scale"])) @ np.asarray(

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphrag.support.lexical import STOPWORDS
-from graphrag.support.selection import unit_rows
+from graphrag.verify.support.lexical import STOPWORDS
+from graphrag.verify.support.selection import unit_rows
 
 _SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]"})
 _PUNCT_TOKEN = re.compile(r"^[^\w]+$")

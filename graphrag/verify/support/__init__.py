@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import cast
 
 from graphrag.registry import make_backend
-from graphrag.support.base import SupportChecker, SupportQuery
+from graphrag.verify.support.base import SupportChecker, SupportQuery
 
 CHECKERS: dict[str, str] = {
-    "embedded": "graphrag.support.embedded:EmbeddedChecker",
-    "ollama": "graphrag.support.ollama:OllamaChecker",
+    "embedded": "graphrag.verify.support.embedded:EmbeddedChecker",
+    "ollama": "graphrag.verify.support.ollama:OllamaChecker",
 }
 
 

@@ -18,7 +18,7 @@ still loads (``kind: logistic``). Labels: supported at ``threshold`` and above, 
 to ``partial_threshold``, else not supported. Runtime needs only numpy and the MiniLM model.
 
 A team can adapt the checker to its own standard (``graphrag checker fit --from-verdicts``,
-``graphrag.support.learn``, the same trees refitted on the shipped rows plus the team's
+``graphrag.verify.support.learn``, the same trees refitted on the shipped rows plus the team's
 verdicts): an adopted refit is a numbered version in the store, and a checker
 given the store runs the active version; every score names its parameters, "embedded@shipped"
 or "embedded@<version>".
@@ -37,10 +37,10 @@ import numpy as np
 from graphrag.embed import Embedder, JointEncoder, TokenEmbedding, TokenEncoder
 from graphrag.errors import ModelUnavailable
 from graphrag.model import Support, SupportLabel
-from graphrag.support import features as F
-from graphrag.support import lexical as L
-from graphrag.support.base import SupportQuery
 from graphrag.text import split_sentences
+from graphrag.verify.support import features as F
+from graphrag.verify.support import lexical as L
+from graphrag.verify.support.base import SupportQuery
 
 if TYPE_CHECKING:
     from graphrag.store.checkers import CheckerVersion

@@ -21,7 +21,7 @@ import ollama
 
 from graphrag.model import Support, SupportLabel
 from graphrag.ollama_util import DEFAULT_JUDGE_MODEL, OllamaChat, reply_text
-from graphrag.support.base import SupportQuery
+from graphrag.verify.support.base import SupportQuery
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from graphrag.access.rule import Access, answer_visible
 from graphrag.graph import load_graph
-from graphrag.review_policy import ANYONE, ReviewViewer, visible_verdicts
 from graphrag.store import Store
+from graphrag.verify.policy import ANYONE, ReviewViewer, visible_verdicts
 
 KEEP = 256  # results and visibility tables kept (per store, labels and reviewer): least recently used go first
 

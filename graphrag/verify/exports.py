@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphrag.access.identity import ADMIN, Principal, require
-from graphrag.audit import audit_to_csv, audit_to_json
 from graphrag.errors import InputError
 from graphrag.store import Store
 from graphrag.store.audit import event
+from graphrag.verify.audit import audit_to_csv, audit_to_json
 
 FORMATS = ("csv", "json")
 
@@ -32,7 +32,7 @@ def _format(fmt: str) -> str:
 def export_record(store: Store, fmt: str, *, by: Principal, me: str | None = None) -> Export:
     """The verification record ``by`` may see (one row per verdict), as CSV or JSON; audited. Blind
     review applies: ``me`` is the reviewer name a local user judges under (team mode: the identity)."""
-    from graphrag.review import export_rows, review_viewer, rows_to_csv, rows_to_json
+    from graphrag.verify.review import export_rows, review_viewer, rows_to_csv, rows_to_json
 
     require(by, ADMIN, "export the verification record")
     rows = export_rows(store, sorted(by.labels), review_viewer(by, me))

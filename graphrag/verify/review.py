@@ -5,7 +5,7 @@ drew context from, every relation on its routes and every seed it names are visi
 a restricted document never reaches a queue, a route graph or an export through someone else's
 answer.
 
-Blind review is graphrag.review_policy's one rule, ``visible_verdicts``: every function here that
+Blind review is graphrag.verify.policy's one rule, ``visible_verdicts``: every function here that
 returns verdicts or anything computed from them (queue items and their states, a claim's history,
 the export) takes the ``ReviewViewer`` it runs for and filters through it first. ``review_viewer``
 says who that is: the signed-in identity in team mode (an admin oversees every verdict), the typed
@@ -39,7 +39,9 @@ from graphrag.model import (
     Verdict,
     VerdictLabel,
 )
-from graphrag.review_policy import (
+from graphrag.store import Store, now, sha256_text
+from graphrag.store.audit import event as audit_event
+from graphrag.verify.policy import (
     ADJUDICATOR,
     ANYONE,
     REVIEWER,
@@ -52,8 +54,6 @@ from graphrag.review_policy import (
     parties,
     visible_verdicts,
 )
-from graphrag.store import Store, now, sha256_text
-from graphrag.store.audit import event as audit_event
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}

@@ -24,9 +24,9 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from graphrag.support import lexical as L
-from graphrag.support.selection import best_window, join_sentences, top_m_similarity
-from graphrag.support.tokens import LOW_ALIGNMENT, TokenMatch, match_tokens
+from graphrag.verify.support import lexical as L
+from graphrag.verify.support.selection import best_window, join_sentences, top_m_similarity
+from graphrag.verify.support.tokens import LOW_ALIGNMENT, TokenMatch, match_tokens
 
 FOR, AGAINST = 1, -1  # a higher value never argues against support / never argues for it
 MAX_SELECTED = 6  # sentences the lexical checks read: enough for multi-sentence support

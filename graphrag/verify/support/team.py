@@ -5,7 +5,7 @@ as the checker saw it when scoring that citation alone: the claim's text, the sp
 the sentences around it. Labels: supported = 1; partially supported and unsupported = 0.
 When several reviewers judged the same pair, each one's latest verdict counts and the majority
 decides; a tie is left out (and counted). A span whose text no longer matches the hash the
-reviewer judged is left out too. The fit itself is ``graphrag.support.learn``. The dashboard
+reviewer judged is left out too. The fit itself is ``graphrag.verify.support.learn``. The dashboard
 calls ``fit_from_verdicts(store, by=who)`` as the CLI does; the refit is audited with who asked for it.
 """
 
@@ -22,8 +22,8 @@ from graphrag.access.identity import ADMIN, Principal, require
 from graphrag.model import Answer, VerdictLabel
 from graphrag.store.audit import event as audit_event
 from graphrag.store.codec import sha256_text
-from graphrag.support.base import SupportQuery
-from graphrag.support.learn import RefitRefused, check_enough, refit, shipped_rows
+from graphrag.verify.support.base import SupportQuery
+from graphrag.verify.support.learn import RefitRefused, check_enough, refit, shipped_rows
 
 Featuriser = Callable[[Sequence[SupportQuery]], np.ndarray]
 
@@ -50,7 +50,7 @@ class FitOutcome:
 
 def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter[str]]:
     """Every (claim, cited span) pair with a verdict, labelled by its reviewers' latest verdicts."""
-    from graphrag.support.claims import neighbour_texts
+    from graphrag.verify.support.claims import neighbour_texts
 
     skipped: Counter[str] = Counter()
     votes: dict[tuple[int, int, str], list[bool]] = {}
@@ -87,7 +87,7 @@ def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter[str]]:
 
 def checker_features(queries: Sequence[SupportQuery]) -> np.ndarray:
     """The embedded checker's feature rows (loads MiniLM)."""
-    from graphrag.support.embedded import EmbeddedChecker
+    from graphrag.verify.support.embedded import EmbeddedChecker
 
     return np.vstack([pf.vector() for pf in EmbeddedChecker().featurise(queries)])
 
@@ -103,7 +103,7 @@ def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed:
     either way: an adopted version with it, a refused refit as its own row.
     """
     require(by, ADMIN, "refit the checker")
-    from graphrag.support.embedded import params_from_raw, shipped_raw
+    from graphrag.verify.support.embedded import params_from_raw, shipped_raw
 
     pairs, skipped = judged_pairs(store)
     y = np.array([p.supported for p in pairs], dtype=bool)

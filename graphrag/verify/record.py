@@ -2,7 +2,7 @@
 
 Everything is computed from the current verdicts (the latest per reviewer and claim) on the
 claims a viewer may see, of those verdicts the viewer may see under blind review
-(``graphrag.review_policy.visible_verdicts``, applied before any filter), optionally narrowed by
+(``graphrag.verify.policy.visible_verdicts``, applied before any filter), optionally narrowed by
 time, reviewer, document or question. The
 statistics come from libraries: Krippendorff's alpha (nominal, missing judgements allowed) from
 ``krippendorff``, Cohen's kappa, AUROC and balanced accuracy from scikit-learn.
@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictLabel
-from graphrag.review import visible_claims, visible_current
-from graphrag.review_policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
 from graphrag.store import Store
+from graphrag.verify.policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
+from graphrag.verify.review import visible_claims, visible_current
 
 MIN_PAIR_CLAIMS = 20  # Cohen's kappa for a pair of reviewers only with at least this many shared claims
 TRIAGE_SHARE = 0.2  # the first 20% of the queue
