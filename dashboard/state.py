@@ -20,7 +20,7 @@ import graphrag
 from dashboard.render import plain
 from graphrag.access.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
 from graphrag.access.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.config import Config
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError

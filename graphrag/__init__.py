@@ -1,7 +1,7 @@
 """Local GraphRAG with source attribution: the core package (no UI code).
 
 For notebooks and scripts, four functions cover the loop the dashboard and the CLI run (named apart from the
-submodules ``graphrag.ingest``, ``graphrag.ask`` and ``graphrag.verify.review``, which importing would shadow)::
+submodules ``graphrag.ingest``, ``graphrag.answer.ask`` and ``graphrag.verify.review``, which importing would shadow)::
 
     import graphrag
 
@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 from graphrag.config import Config
 
 if TYPE_CHECKING:
-    from graphrag.ask import AskOutcome
+    from graphrag.answer.ask import AskOutcome
+    from graphrag.answer.generate.base import Generator
     from graphrag.embed import Embedder
     from graphrag.extract.base import Extractor
-    from graphrag.generate.base import Generator
     from graphrag.ingest import IngestReport
     from graphrag.model import Verdict, VerdictLabel
     from graphrag.store import Store, StoreURL
@@ -88,7 +88,7 @@ def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC,
     checked. ``generator`` and ``checker`` are backend names or objects; other keywords are
     ``AskSettings`` fields (``k``, ``hops``, ``direction``, ``min_relevance``, ``generator_model`` ...).
     """
-    from graphrag.ask import Asker
+    from graphrag.answer.ask import Asker
     from graphrag.model import AskSettings
 
     # The settings record the backends by name, whether they were named or given.

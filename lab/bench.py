@@ -29,8 +29,8 @@ from graphrag.embed import similarities
 from graphrag.model import PUBLIC, AskSettings, Seed
 
 if TYPE_CHECKING:  # imported where used: a benchmark loads only what it measures
-    from graphrag.graph import KnowledgeGraph
-    from graphrag.retrieve import Retrieval
+    from graphrag.answer.graph import KnowledgeGraph
+    from graphrag.answer.retrieve import Retrieval
     from graphrag.store import Store, StoreURL
 
 
@@ -230,9 +230,9 @@ def bench_ask(*, sizes: Sequence[int], queries: int, after_ingest: int = 0, afte
     """``graphrag bench ask``: retrieval latency without generation (``queries`` questions) on synthetic graphs
     of the given sizes (JSON); with ``after_ingest`` > 0, then ``after_ingest_rounds`` times that many paragraphs
     of ``corpus`` are ingested and the first answer after each is timed."""
-    from graphrag.attribution import attribute
-    from graphrag.graph import load_graph
-    from graphrag.retrieve import retrieve_vector
+    from graphrag.answer.attribution import attribute
+    from graphrag.answer.graph import load_graph
+    from graphrag.answer.retrieve import retrieve_vector
     from graphrag.store import Store
 
     settings = AskSettings()
@@ -286,13 +286,13 @@ def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, co
     """Ingest paragraphs into the loaded store, then time the first answer (which applies the
     ingest to the graph) against the same answer again; a few rounds of new paragraphs, and a
     full reload at the end for comparison."""
-    from graphrag.attribution import attribute
+    from graphrag.answer.attribution import attribute
+    from graphrag.answer.graph import build_graph, load_graph
+    from graphrag.answer.retrieve import retrieve_vector
     from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
     from graphrag.extract.rules import RulesExtractor
-    from graphrag.graph import build_graph, load_graph
     from graphrag.ingest import Ingestor
-    from graphrag.retrieve import retrieve_vector
 
     if corpus_path is None or not Path(corpus_path).is_file():
         return {"skipped": f"no corpus at {corpus_path}"}
@@ -383,7 +383,7 @@ def bench_load(*, writers: int, verdicts: int, store_url: StoreURL | None = None
     """``graphrag bench load``: ``writers`` processes recording ``verdicts`` verdicts each on one store, and ask
     latency while an ingest runs (JSON). ``store_url`` must be empty (2 otherwise); default: a temporary SQLite
     file."""
-    from graphrag.ask import Asker
+    from graphrag.answer.ask import Asker
     from graphrag.extract.rules import RulesExtractor
     from graphrag.ingest import Ingestor
     from graphrag.store import Store
@@ -458,7 +458,7 @@ def bench_review(*, answers: Sequence[int], rounds: int) -> int:
     the store holds each number of ``answers``."""
     from dataclasses import replace
 
-    from graphrag.ask import Asker
+    from graphrag.answer.ask import Asker
     from graphrag.extract.rules import RulesExtractor
     from graphrag.ingest import Ingestor
     from graphrag.store import Store

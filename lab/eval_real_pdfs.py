@@ -26,7 +26,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.extract import make_extractor
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings

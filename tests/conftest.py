@@ -121,7 +121,7 @@ def _dashboard_reads_its_configuration_again() -> None:
 def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Questions are not parsed for anchors, as where no spaCy pipeline is installed: routes start from
     similarity. For tests about what happens to an answer, not about how its routes start."""
-    from graphrag import anchors
+    from graphrag.answer import anchors
     from graphrag.errors import ModelUnavailable
 
     def no_pipeline(question: str) -> list[anchors.Phrase]:
@@ -129,7 +129,7 @@ def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(anchors, "question_phrases", no_pipeline)
     # ... nor are answer sentences for names: short answers come from patterns only (numbers, dates).
-    from graphrag.generate import short_answer
+    from graphrag.answer.generate import short_answer
 
     monkeypatch.setattr(short_answer, "_parse", lambda sentences, chunks: None)
 

@@ -342,8 +342,8 @@ def cmd_verdicts(a: argparse.Namespace) -> int:
 
 
 def cmd_ask(a: argparse.Namespace) -> int:
-    from graphrag.ask import Asker
-    from graphrag.generate.extractive import ExtractiveGenerator
+    from graphrag.answer.ask import Asker
+    from graphrag.answer.generate.extractive import ExtractiveGenerator
     from graphrag.model import AskSettings
     from graphrag.store import Store
     from helpers import ScriptedChecker

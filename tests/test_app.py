@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import TINY, app, copy_store, ok, page, sample_versions, texts, write_corpus
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.model import AskSettings
 from graphrag.store import Store
 from graphrag.verify.review import export_rows, record_verdict

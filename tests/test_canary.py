@@ -32,9 +32,9 @@ from app_helpers import (
     wait_for_app_run,
 )
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
+from graphrag.answer.graph import load_graph
 from graphrag.cli import build_parser, main
-from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed
 from graphrag.store import Store

@@ -307,8 +307,8 @@ def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_
 @pytest.mark.model
 def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_path) -> None:
     """The real pipeline: ask, adopt a version, ask again; each stored score names its version."""
-    from graphrag.ask import Asker
-    from graphrag.generate.extractive import ExtractiveGenerator
+    from graphrag.answer.ask import Asker
+    from graphrag.answer.generate.extractive import ExtractiveGenerator
     from graphrag.ingest import Ingestor
     from helpers import reference_corpus, reference_extractor
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import graphrag
+from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.errors import InputError
-from graphrag.generate.extractive import ExtractiveGenerator
 from helpers import ScriptedChecker
 from proc_helpers import HashEmbedder, PatternExtractor, write_synthetic_corpus
 

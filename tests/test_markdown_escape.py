@@ -23,7 +23,7 @@ from streamlit.testing.v1 import element_tree as et
 from app_helpers import app
 from dashboard import state
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store import Store

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from graphrag.access.rule import Access, answer_visible
+from graphrag.answer.graph import load_graph
 from graphrag.documents import Source
-from graphrag.graph import load_graph
 from graphrag.ingest import DocumentReport, Ingestor
 from graphrag.model import Answer, AskSettings, AuditEvent, Citation, Claim, ContextItem, Route, Seed
 from graphrag.store import Store

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from doubles.generate import ScriptedGenerator
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.documents import Rejected, Source, collect, decode, read_file
 from graphrag.errors import InputError, StoreError
 from graphrag.ingest import Ingestor

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import LargeBinary, select
 
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
+from graphrag.answer.graph import load_graph
 from graphrag.cli import main
 from graphrag.errors import InputError
 from graphrag.extract import make_extractor
-from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag
 from graphrag.present.viz import neighbourhood, neighbourhood_html

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import app, copy_store, ok, texts
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.model import AskSettings
 from graphrag.store import Store
 from graphrag.verify.review import record_verdict

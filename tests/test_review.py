@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from graphrag.ask import Asker
-from graphrag.generate.extractive import ExtractiveGenerator
+from graphrag.answer.ask import Asker
+from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.ingest import Ingestor
 from graphrag.model import AskSettings
 from graphrag.verify.review import record_verdict, review_queue, visible_answer_questions, visible_answers

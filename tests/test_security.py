@@ -13,12 +13,12 @@ import pytest
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from doubles.generate import ScriptedGenerator
-from graphrag.ask import Asker
-from graphrag.attribution import attribute
+from graphrag.answer.ask import Asker
+from graphrag.answer.attribution import attribute
+from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.answer.graph import load_graph
 from graphrag.cli import main
 from graphrag.documents import Source
-from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ContextItem, Route, SupportLabel
 from graphrag.text import display_name, normalise

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from graphrag.answer.graph import load_graph
 from graphrag.documents import Source
 from graphrag.errors import StoreError
-from graphrag.graph import load_graph
 from graphrag.ingest import Ingestor
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
 from graphrag.store import Store, sha256_text
@@ -33,7 +33,7 @@ def _ingest(store: Store, *docs: tuple[str, str]) -> list[str]:
 
 def _answer(store: Store) -> Answer:
     from doubles.generate import ScriptedGenerator
-    from graphrag.ask import Asker
+    from graphrag.answer.ask import Asker
     from helpers import ScriptedChecker
 
     asker = Asker(store, embedder=HashEmbedder(), generator=ScriptedGenerator("Alpha1 uses Beacon [1]. It runs [2]."),

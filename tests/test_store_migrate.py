@@ -9,10 +9,10 @@ import re
 import pytest
 from sqlalchemy import text
 
+from graphrag.answer.graph import build_graph
 from graphrag.cli import main
 from graphrag.documents import Source
 from graphrag.errors import StoreError
-from graphrag.graph import build_graph
 from graphrag.ingest import Ingestor
 from graphrag.store import Store, transfer
 from graphrag.verify.review import record_verdict

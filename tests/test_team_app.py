@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT, app, copy_store, ok, page, texts
 from dashboard import state
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.ingest import IngestReport
 from graphrag.model import AskSettings
 from graphrag.store import Store

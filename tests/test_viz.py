@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from graphrag.graph import DocVersion, KnowledgeGraph
+from graphrag.answer.graph import DocVersion, KnowledgeGraph
 from graphrag.model import COMENTION, ContextItem, Route, RouteStart, RouteStep, Span
 from graphrag.present.viz import (
     HIDDEN_STEP,

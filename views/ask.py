@@ -7,8 +7,8 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.access.rule import Access
+from graphrag.answer.graph import load_graph
 from graphrag.errors import GraphRAGError
-from graphrag.graph import load_graph
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
 from graphrag.present.serialize import route_text
 from graphrag.verify.policy import claim_state

@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.access.rule import Access
-from graphrag.graph import load_graph
+from graphrag.answer.graph import load_graph
 from graphrag.present.viz import neighbourhood, neighbourhood_html
 from graphrag.text import counted
 

@@ -8,8 +8,8 @@ import streamlit as st
 from dashboard import evidence, render, state
 from dashboard.cited_pages import show_cited_pages
 from graphrag.access.rule import Access
+from graphrag.answer.graph import load_graph
 from graphrag.errors import GraphRAGError
-from graphrag.graph import load_graph
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
 from graphrag.present.serialize import route_text
 from graphrag.present.viz import route_html, route_list_html, shown_steps

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphrag.disagreement import disagreement_json
+from graphrag.answer.disagreement import disagreement_json
 from graphrag.model import (
     Answer,
     Citation,

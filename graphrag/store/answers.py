@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access.rule import Footprint, footprint_of_routes, withdrawn_footprint
-from graphrag.disagreement import disagreement_from_json, disagreement_json
+from graphrag.answer.disagreement import disagreement_from_json, disagreement_json
 from graphrag.model import (
     Answer,
     AnswerStatus,

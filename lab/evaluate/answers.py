@@ -39,10 +39,10 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
+from graphrag.answer.graph import KnowledgeGraph, load_graph
 from graphrag.documents import Source
 from graphrag.embed import top_k
-from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import Answer, AskSettings, ContextItem, RouteStart, Span, Support
 from graphrag.store import Store
 from graphrag.verify.support.base import SupportQuery

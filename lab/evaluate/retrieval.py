@@ -29,14 +29,14 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from graphrag.anchors import find_anchors
-from graphrag.attribution import attribute
+from graphrag.answer.anchors import find_anchors
+from graphrag.answer.attribution import attribute
+from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.answer.graph import KnowledgeGraph, load_graph
+from graphrag.answer.retrieve import diverse, retrieve_vector
 from graphrag.documents import corpus_doc_id, read_corpus_json
 from graphrag.embed import get_embedder, top_k
-from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import AskSettings, Progress, RouteStart
-from graphrag.retrieve import diverse, retrieve_vector
 from graphrag.store import Store
 from graphrag.text import normalise
 

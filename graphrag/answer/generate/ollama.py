@@ -8,7 +8,7 @@ The answer has the extractive generator's shape: the short answer first with its
 up to three source sentences that answer, best first; when sources state different values,
 one sentence opening "Sources disagree:" names each with its date, the newest first. The reply
 is tidied to that one paragraph (``tidy_reply``: labels, bullets, headings and a trailing
-reference list go; no sentence is changed); attribution (graphrag.attribution) flags missing or
+reference list go; no sentence is changed); attribution (graphrag.answer.attribution) flags missing or
 out-of-range markers afterwards.
 """
 
@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 import ollama
 
-from graphrag.generate.base import Generation
+from graphrag.answer.generate.base import Generation
 from graphrag.model import ContextItem
 from graphrag.ollama_util import DEFAULT_GENERATE_MODEL, MalformedReply, OllamaChat, reply_text
 
 if TYPE_CHECKING:
-    from graphrag.graph import KnowledgeGraph
+    from graphrag.answer.graph import KnowledgeGraph
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from graphrag.answer.graph import KnowledgeGraph
 from graphrag.embed import Embedder
-from graphrag.graph import KnowledgeGraph
 from graphrag.model import RouteStart, Seed
 from graphrag.text import normalise
 

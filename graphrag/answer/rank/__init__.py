@@ -2,7 +2,7 @@
 
 Interface (what the answer composer calls)::
 
-    from graphrag.rank import Candidate, score_sentences, ANSWER_THRESHOLD
+    from graphrag.answer.rank import Candidate, score_sentences, ANSWER_THRESHOLD
 
     scores = score_sentences(question, [Candidate(text, similarity=cos, index=i, count=n), ...], embedder)
     quotes = [c for c, p in zip(candidates, scores) if p >= ANSWER_THRESHOLD]
@@ -38,9 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.embed import Embedder
-from graphrag.errors import ModelUnavailable
-from graphrag.rank.features import (
+from graphrag.answer.rank.features import (
     FEATURES,
     NOT_A_CLAIM,
     AnswerType,
@@ -51,6 +49,8 @@ from graphrag.rank.features import (
     detect_kind,
     feature_rows,
 )
+from graphrag.embed import Embedder
+from graphrag.errors import ModelUnavailable
 
 __all__ = ["ANSWER_THRESHOLD", "FEATURES", "NOT_A_CLAIM", "PARAMS_PATH", "AnswerType", "Candidate", "RankerParams",
            "SentenceKind", "answer_type", "cues", "detect_kind", "feature_rows", "load_params", "score_sentences"]

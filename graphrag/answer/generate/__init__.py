@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import cast
 
-from graphrag.generate.base import Generation, Generator
+from graphrag.answer.generate.base import Generation, Generator
 from graphrag.registry import make_backend
 
 GENERATORS: dict[str, str] = {
-    "extractive": "graphrag.generate.extractive:ExtractiveGenerator",
-    "ollama": "graphrag.generate.ollama:OllamaGenerator",
+    "extractive": "graphrag.answer.generate.extractive:ExtractiveGenerator",
+    "ollama": "graphrag.answer.generate.ollama:OllamaGenerator",
 }
 
 

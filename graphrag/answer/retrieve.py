@@ -21,11 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphrag.access.rule import Access
-from graphrag.anchors import find_anchors
-from graphrag.disagreement import find_disagreements
+from graphrag.answer.anchors import find_anchors
+from graphrag.answer.disagreement import find_disagreements
+from graphrag.answer.graph import KnowledgeGraph, Walk
 from graphrag.embed import Embedder, similarities
 from graphrag.errors import InputError, ModelUnavailable
-from graphrag.graph import KnowledgeGraph, Walk
 from graphrag.model import AskSettings, ContextItem, Route, RouteStart, Seed, seeding
 from graphrag.store import Store
 

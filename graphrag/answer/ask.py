@@ -11,14 +11,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphrag.attribution import attribute
-from graphrag.disagreement import find_disagreements
+from graphrag.answer.attribution import attribute
+from graphrag.answer.disagreement import find_disagreements
+from graphrag.answer.generate import Generator, make_generator
+from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.answer.generate.ollama import OllamaGenerator
+from graphrag.answer.graph import KnowledgeGraph, load_graph
+from graphrag.answer.retrieve import Retrieval, clean_question, retrieve
 from graphrag.embed import Embedder, get_embedder
 from graphrag.errors import BackendFailed, ModelUnavailable
-from graphrag.generate import Generator, make_generator
-from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.generate.ollama import OllamaGenerator
-from graphrag.graph import KnowledgeGraph, load_graph
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -26,7 +27,6 @@ from graphrag.model import (
     Claim,
     ContextItem,
 )
-from graphrag.retrieve import Retrieval, clean_question, retrieve
 from graphrag.store import Store
 from graphrag.verify.support import SupportChecker, checker_for_store
 from graphrag.verify.support.claims import check_claims

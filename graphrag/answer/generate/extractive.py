@@ -7,7 +7,7 @@ only when it answers nearly as well (``quote_rank``) or is a chain link the ques
 Only statements are quoted (``kinds``): never a FAQ's question, a heading, a caption, a table
 row, a reference entry or an author line. When quoted sources from different documents or
 versions state different values about the same thing, the answer says so in words, the
-current source first (``graphrag.disagreement``).
+current source first (``graphrag.answer.disagreement``).
 
 Chains: a context item reached through the graph names the sentences of the steps that
 reached it. A step's sentence is quoted after the best one when it covers words of the
@@ -35,17 +35,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphrag.disagreement import disagreement_sentence, find_disagreements
-from graphrag.generate.base import Generation
-from graphrag.generate.kinds import quotable
-from graphrag.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN, SentenceCount, quote_scores
-from graphrag.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
+from graphrag.answer.disagreement import disagreement_sentence, find_disagreements
+from graphrag.answer.generate.base import Generation
+from graphrag.answer.generate.kinds import quotable
+from graphrag.answer.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN, SentenceCount, quote_scores
+from graphrag.answer.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
 from graphrag.model import ContextItem, Disagreement, RouteStart
 from graphrag.text import ends_with_abbreviation
 from graphrag.verify.support.lexical import content_stems
 
 if TYPE_CHECKING:
-    from graphrag.graph import KnowledgeGraph
+    from graphrag.answer.graph import KnowledgeGraph
 
 _WORD = re.compile(r"\w+")
 _VALUE_KEY = re.compile(r"^\d[\d,.]*\s*(?:%|[a-z]+)$")  # a measure ("30 day", "5 %"): a number and its unit

@@ -1,6 +1,6 @@
 """Features of a (question, candidate sentence) pair for the answer ranker: all cheap, no model.
 
-Besides MiniLM's cosine (computed by the caller or by ``graphrag.rank.score_sentences``), the
+Besides MiniLM's cosine (computed by the caller or by ``graphrag.answer.rank.score_sentences``), the
 ranker reads the surface: how many of the question's words the sentence has (weighted by how
 rare each word is among the candidates, so the article's title word everywhere counts little),
 whether it has the kind of thing the question asks for (a name for "who", a date for "when", a
