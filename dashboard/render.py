@@ -15,7 +15,7 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
-from graphrag.ingest import IngestReport
+from graphrag.ingest.pipeline import IngestReport
 from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
 from graphrag.verify.policy import ClaimState, ClaimStatus
 

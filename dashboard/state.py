@@ -24,8 +24,18 @@ from graphrag.answer.ask import Asker
 from graphrag.config import Config
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.ingest import Ingestor, IngestReport, ProgressFn
-from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, Work, format_eta
+from graphrag.ingest.jobs import (
+    DONE,
+    FAILED,
+    QUEUED,
+    RUNNING,
+    IngestJob,
+    JobRunner,
+    JobStatus,
+    Work,
+    format_eta,
+)
+from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import (
     DEFAULT_EXTRACT_MODEL,
@@ -373,7 +383,7 @@ def _sample_work(s: Store) -> Work:
     cfg = config()  # read here, on the script's thread
 
     def work(progress: ProgressFn) -> IngestReport:
-        from graphrag.extract import make_extractor
+        from graphrag.ingest.extract import make_extractor
 
         # Models load here, on the job's thread: a page never waits for them to start the job.
         return Ingestor(s, make_extractor("rules"), config=cfg).ingest_paths([SAMPLE_CORPUS], progress)

@@ -1,7 +1,7 @@
 """Local GraphRAG with source attribution: the core package (no UI code).
 
 For notebooks and scripts, four functions cover the loop the dashboard and the CLI run (named apart from the
-submodules ``graphrag.ingest``, ``graphrag.answer.ask`` and ``graphrag.verify.review``, which importing would shadow)::
+domain package ``graphrag.ingest``, which importing would shadow)::
 
     import graphrag
 
@@ -10,11 +10,13 @@ submodules ``graphrag.ingest``, ``graphrag.answer.ask`` and ``graphrag.verify.re
     outcome = graphrag.ask_question(store, "How long do exports stay available after cancellation?")
     graphrag.review_claim(store, outcome.answer.id, 0, "supported", reviewer="ana")
 
-They are thin wrappers over ``Store``, ``Ingestor``, ``Asker`` and ``review.mark_claim``, which remain the way
+They are thin wrappers over ``Store``, ``Ingestor``, ``Asker`` and ``verify.mark_claim``, which remain the way
 to hold backends across many calls. Their defaults (the store, its retry time, the ingest's threads) come from a
 ``Config`` read from the environment at each call unless one is given (``graphrag.Config.from_env()``; every
-setting is listed in ``graphrag/config.py``). Everything heavy is imported on first use: ``import graphrag``
-loads neither torch nor spaCy.
+setting is listed in ``graphrag/config.py``). The code is grouped by domain: ``access``, ``store``, ``ingest``,
+``answer``, ``verify`` and ``present``, each importable from its package (``from graphrag.answer import Asker``),
+around a small kernel (config, errors, text, model, embed, ollama_util, registry, serve). Everything heavy is
+imported on first use: ``import graphrag`` loads neither torch nor spaCy.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ if TYPE_CHECKING:
     from graphrag.answer.ask import AskOutcome
     from graphrag.answer.generate.base import Generator
     from graphrag.embed import Embedder
-    from graphrag.extract.base import Extractor
-    from graphrag.ingest import IngestReport
+    from graphrag.ingest.extract.base import Extractor
+    from graphrag.ingest.pipeline import IngestReport
     from graphrag.model import Verdict, VerdictLabel
     from graphrag.store import Store, StoreURL
     from graphrag.verify.support.base import SupportChecker
@@ -66,8 +68,8 @@ def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extra
     environment's) sets the ingest's threads (GRAPHRAG_INGEST_OVERLAP, GRAPHRAG_TORCH_THREADS). A document that
     failed writes nothing and is retried by the next ingest; an unchanged one is not re-extracted.
     """
-    from graphrag.extract import make_extractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.pipeline import Ingestor
 
     if isinstance(extractor, str):
         if extractor == "ollama":

@@ -39,7 +39,7 @@ def _guard_models(mp: pytest.MonkeyPatch) -> None:
     """Make every way to MiniLM or spaCy raise, even when an earlier test of the session loaded them:
     the cached embedder still goes through MiniLMEmbedder.encode, and the cached pipeline is hidden."""
     from graphrag import embed
-    from graphrag.extract import rules
+    from graphrag.ingest.extract import rules
 
     mp.setattr(embed.MiniLMEmbedder, "__init__", _refuse("all-MiniLM-L6-v2"))
     mp.setattr(embed.MiniLMEmbedder, "encode", _refuse("all-MiniLM-L6-v2"))

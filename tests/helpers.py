@@ -10,7 +10,7 @@ import numpy as np
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.access.identity import VIA_CLI, local_principal
-from graphrag.documents import Source
+from graphrag.ingest.documents import Source
 from graphrag.model import (
     Answer,
     AskSettings,

@@ -270,7 +270,7 @@ def wait_go(enabled: bool) -> None:
 def cmd_ingest(a: argparse.Namespace) -> int:
     from sqlalchemy import event
 
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
 
     store = Store(a.store)
@@ -389,7 +389,7 @@ def cmd_remove(a: argparse.Namespace) -> int:
     from sqlalchemy import event
 
     from graphrag.access.identity import local_principal
-    from graphrag.removal import remove_document
+    from graphrag.ingest.removal import remove_document
     from graphrag.store import Store
 
     store = Store(a.store)

@@ -7,7 +7,7 @@ import pytest
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.cli import main
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 from helpers import ScriptedChecker, reference_corpus, reference_extractor
 

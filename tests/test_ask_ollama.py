@@ -8,7 +8,7 @@ import pytest
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.ollama import OllamaGenerator
 from graphrag.errors import ModelUnavailable
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import ClaimFlag
 from helpers import ScriptedChecker, reference_corpus, reference_extractor
 from ollama_fake import FakeOllama

@@ -40,7 +40,7 @@ QUESTION = f"How long do exports stay available {SCRIPT}?"
 def _evil_store(tmp: Path) -> Path:
     from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
     from graphrag.answer.ask import Asker
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
     from graphrag.verify.review import record_verdict
 

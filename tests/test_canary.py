@@ -35,7 +35,7 @@ from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.answer.ask import Asker
 from graphrag.answer.graph import load_graph
 from graphrag.cli import build_parser, main
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed
 from graphrag.store import Store
 from graphrag.verify.review import record_verdict

@@ -309,7 +309,7 @@ def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_
     """The real pipeline: ask, adopt a version, ask again; each stored score names its version."""
     from graphrag.answer.ask import Asker
     from graphrag.answer.generate.extractive import ExtractiveGenerator
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.pipeline import Ingestor
     from helpers import reference_corpus, reference_extractor
 
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])

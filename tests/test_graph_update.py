@@ -10,9 +10,9 @@ import pytest
 
 from graphrag.answer.graph import build_graph, load_graph
 from graphrag.answer.retrieve import retrieve
-from graphrag.documents import Source, collect
-from graphrag.extract.rules import RulesExtractor
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Source, collect
+from graphrag.ingest.extract.rules import RulesExtractor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 
 pytestmark = pytest.mark.model

@@ -9,7 +9,7 @@ import pytest
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.answer.graph import build_graph
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import ExtractionStatus
 from graphrag.store import Store
 from helpers import OLD_FAQ, POLICY, reference_corpus, reference_extractor, write_corpus

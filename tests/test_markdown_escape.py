@@ -24,7 +24,7 @@ from app_helpers import app
 from dashboard import state
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.answer.ask import Asker
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store import Store
 from graphrag.verify.review import record_verdict

@@ -15,11 +15,11 @@ from graphrag.answer.ask import Asker
 from graphrag.answer.graph import load_graph
 from graphrag.cli import main
 from graphrag.errors import InputError
-from graphrag.extract import make_extractor
-from graphrag.ingest import Ingestor
+from graphrag.ingest.extract import make_extractor
+from graphrag.ingest.pipeline import Ingestor
+from graphrag.ingest.removal import remove_document
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag
 from graphrag.present.viz import neighbourhood, neighbourhood_html
-from graphrag.removal import remove_document
 from graphrag.store import Store
 from graphrag.store.schema import metadata
 from graphrag.text import sentence_hash
@@ -304,7 +304,7 @@ def test_ollama_replies_about_a_removed_document_leave_the_cache_and_a_reingest_
         store: Store, tmp_path: Path, embedder, fake_ollama) -> None:
     import re
 
-    from graphrag.extract.ollama import OllamaExtractor
+    from graphrag.ingest.extract.ollama import OllamaExtractor
 
     def reply(request: dict) -> str:
         user = next(m["content"] for m in request["messages"] if m["role"] == "user")

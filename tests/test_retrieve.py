@@ -11,7 +11,7 @@ from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from doubles.generate import ScriptedGenerator
 from graphrag.answer.ask import Asker
 from graphrag.answer.graph import build_graph, load_graph
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, Route, RouteStart, RouteStep, SupportLabel
 from graphrag.present.serialize import answer_json
 from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus

@@ -8,7 +8,7 @@ import pytest
 
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.extractive import ExtractiveGenerator
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 from graphrag.verify.review import record_verdict, review_queue, visible_answer_questions, visible_answers
 from helpers import ScriptedChecker, reference_corpus, reference_extractor

@@ -18,8 +18,8 @@ from graphrag.answer.attribution import attribute
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.graph import load_graph
 from graphrag.cli import main
-from graphrag.documents import Source
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ContextItem, Route, SupportLabel
 from graphrag.text import display_name, normalise
 from graphrag.verify.review import export_rows, record_verdict, review_queue, rows_to_csv, rows_to_json

@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import text
 
 from graphrag.answer.graph import load_graph
-from graphrag.documents import Source
 from graphrag.errors import StoreError
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
 from graphrag.store import Store, sha256_text
 from graphrag.verify.review import record_verdict
@@ -442,7 +442,7 @@ def test_a_schema_6_store_gains_the_disagreements_column_and_keeps_its_answers(s
 @pytest.mark.unit
 def test_a_removed_documents_words_leave_the_disagreement_too(store: Store) -> None:
     """A withdrawn answer keeps no text of the removed document: the disagreement quotes it."""
-    from graphrag.removal import remove_document
+    from graphrag.ingest.removal import remove_document
     from helpers import ADMIN
 
     _ingest(store, ("one", doc_text(1)), ("two", doc_text(2)))

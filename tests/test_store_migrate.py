@@ -11,9 +11,9 @@ from sqlalchemy import text
 
 from graphrag.answer.graph import build_graph
 from graphrag.cli import main
-from graphrag.documents import Source
 from graphrag.errors import StoreError
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.store import Store, transfer
 from graphrag.verify.review import record_verdict
 from helpers import ADMIN

@@ -60,7 +60,7 @@ class Phrase:
 
 def question_phrases(question: str) -> list[Phrase]:
     """The phrases of a question that may name an entity, in question order, unique by key."""
-    from graphrag.extract.rules import _nodes, load_spacy
+    from graphrag.ingest.extract.rules import _nodes, load_spacy
 
     doc = load_spacy()(question)
     nodes, heads = _nodes(doc)

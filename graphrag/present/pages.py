@@ -101,7 +101,7 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
           max_pixels: int) -> bytes:
     from PIL import Image, ImageDraw
 
-    from graphrag.readers.pdf import PDFIUM_LOCK, _open
+    from graphrag.ingest.readers.pdf import PDFIUM_LOCK, _open
 
     with PDFIUM_LOCK:
         doc = _open(data)

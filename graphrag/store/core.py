@@ -466,7 +466,7 @@ class Store:
 
 
 class StoreCache:
-    """The store's reply cache as a ReplyCache (graphrag.extract.base)."""
+    """The store's reply cache as a ReplyCache (graphrag.ingest.extract.base)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

@@ -160,7 +160,7 @@ def _parse(sentences: Sequence[str], chunks: bool) -> list[Doc] | None:
     small English pipeline), and the tagger and parser too only when noun chunks are wanted (they
     cost as much again)."""
     try:
-        from graphrag.extract.rules import load_spacy
+        from graphrag.ingest.extract.rules import load_spacy
 
         nlp = load_spacy()
     except ModelUnavailable:

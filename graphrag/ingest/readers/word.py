@@ -22,9 +22,9 @@ from typing import Any
 from lxml import etree
 
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.readers.budget import CharBudget
-from graphrag.readers.errors import ReadError
-from graphrag.readers.layout import DOCX, Layout, join_blocks, sha256_bytes
+from graphrag.ingest.readers.budget import CharBudget
+from graphrag.ingest.readers.errors import ReadError
+from graphrag.ingest.readers.layout import DOCX, Layout, join_blocks, sha256_bytes
 
 MAX_UNPACKED = 200_000_000
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

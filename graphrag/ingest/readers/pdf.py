@@ -24,10 +24,10 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from graphrag.config import MAX_DOCUMENT_CHARS
+from graphrag.ingest.readers.budget import CharBudget
+from graphrag.ingest.readers.errors import ReadError
+from graphrag.ingest.readers.layout import PDF, Layout, TextLine, sha256_bytes
 from graphrag.model import PageSize
-from graphrag.readers.budget import CharBudget
-from graphrag.readers.errors import ReadError
-from graphrag.readers.layout import PDF, Layout, TextLine, sha256_bytes
 
 MAX_PAGES = 2000
 MAX_CHARS_PER_PAGE = 100_000

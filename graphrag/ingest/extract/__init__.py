@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import cast
 
-from graphrag.extract.base import Extractor
+from graphrag.ingest.extract.base import Extractor
 from graphrag.registry import make_backend
 
 # Adding a backend is one file and one line here.
 EXTRACTORS: dict[str, str] = {
-    "rules": "graphrag.extract.rules:RulesExtractor",
-    "ollama": "graphrag.extract.ollama:OllamaExtractor",
+    "rules": "graphrag.ingest.extract.rules:RulesExtractor",
+    "ollama": "graphrag.ingest.extract.ollama:OllamaExtractor",
 }
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graphrag.errors import GraphRAGError
-from graphrag.ingest import IngestReport, ProgressFn
+from graphrag.ingest.pipeline import IngestReport, ProgressFn
 from graphrag.model import Progress
 
 log = logging.getLogger(__name__)

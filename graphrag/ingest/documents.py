@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from graphrag import folders
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.manifest import (
+from graphrag.ingest import folders
+from graphrag.ingest.manifest import (
     DEFAULTS_KEYS,
     ENTRY_KEYS,
     TOP_LEVEL_KEYS,
@@ -30,14 +30,14 @@ from graphrag.manifest import (
     normalise_entry_path,
     unknown_keys,
 )
+from graphrag.ingest.readers import DOCUMENT_SUFFIXES, Layout, ReadError, read_document, sniff, too_much_text
 from graphrag.model import PUBLIC, Document
-from graphrag.readers import DOCUMENT_SUFFIXES, Layout, ReadError, read_document, sniff, too_much_text
 
 MANIFEST = "manifest.toml"
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text", ".rst"})
 # Bytes read from disk per file, before anything is parsed: bounds the memory of reading it. What
 # bounds the work is the text: every format is held to one limit on a document's characters
-# (GRAPHRAG_MAX_DOCUMENT_CHARS, counted while reading; see graphrag.readers.budget).
+# (GRAPHRAG_MAX_DOCUMENT_CHARS, counted while reading; see graphrag.ingest.readers.budget).
 DEFAULT_MAX_BYTES = 50_000_000
 DOCUMENT_MAX_BYTES = DEFAULT_MAX_BYTES
 MAX_BYTES_PER_CHAR = 4  # UTF-8 and UTF-16 take at most 4 bytes a character

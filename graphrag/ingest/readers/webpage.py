@@ -19,9 +19,9 @@ from bs4 import (
 from bs4.element import Comment, NavigableString, Tag
 
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.readers.budget import CharBudget
-from graphrag.readers.errors import ReadError
-from graphrag.readers.layout import HTML, Layout, join_blocks, sha256_bytes
+from graphrag.ingest.readers.budget import CharBudget
+from graphrag.ingest.readers.errors import ReadError
+from graphrag.ingest.readers.layout import HTML, Layout, join_blocks, sha256_bytes
 
 _DROP = {"script", "style", "iframe", "frame", "frameset", "noscript", "template", "object", "embed", "svg",
          "canvas", "form", "button", "select", "textarea", "input", "nav", "head", "meta", "link", "audio", "video",

@@ -23,7 +23,7 @@ from typing import Protocol
 
 from graphrag.access.rule import Access
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.documents import (
+from graphrag.ingest.documents import (
     DEFAULT_MAX_BYTES,
     SUPPORTED_SUFFIXES,
     Rejected,

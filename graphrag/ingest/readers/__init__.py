@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.readers.budget import CharBudget, TooMuchText, too_much_text
-from graphrag.readers.errors import ReadError
-from graphrag.readers.layout import DOCX, HTML, PDF, Block, Layout, TextLine, sha256_bytes
+from graphrag.ingest.readers.budget import CharBudget, TooMuchText, too_much_text
+from graphrag.ingest.readers.errors import ReadError
+from graphrag.ingest.readers.layout import DOCX, HTML, PDF, Block, Layout, TextLine, sha256_bytes
 
 DOCUMENT_SUFFIXES = {".pdf": PDF, ".html": HTML, ".htm": HTML, ".docx": DOCX}
 
@@ -70,15 +70,15 @@ def read_document(data: bytes, suffix: str, decoded: str | None = None, max_char
     if expected == "HTML" and kind in ("PDF", "DOCX", "ZIP"):
         raise ReadError(f"the extension says HTML but it looks like a {kind} file: rename it to its real type")
     if expected == "PDF":
-        from graphrag.readers.pdf import read_pdf
+        from graphrag.ingest.readers.pdf import read_pdf
 
         text, title, layout = read_pdf(data, max_chars=max_chars)
     elif expected == "DOCX":
-        from graphrag.readers.word import read_docx
+        from graphrag.ingest.readers.word import read_docx
 
         text, title, layout = read_docx(data, max_chars)
     else:
-        from graphrag.readers.webpage import read_html
+        from graphrag.ingest.readers.webpage import read_html
 
         text, title, layout = read_html(data, decoded, max_chars)
     if len(text) > max_chars:  # the readers count as they go; ligatures and separators may add a few

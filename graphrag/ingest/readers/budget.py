@@ -9,7 +9,7 @@ the limit, before the rest is read, with the count so far and the limit.
 from __future__ import annotations
 
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.readers.errors import ReadError
+from graphrag.ingest.readers.errors import ReadError
 
 
 class TooMuchText(ReadError):

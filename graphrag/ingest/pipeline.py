@@ -22,10 +22,10 @@ import numpy as np
 
 from graphrag.access.rule import Access
 from graphrag.config import Config
-from graphrag.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.embed import Embedder, get_embedder, torch_threads
 from graphrag.errors import StoreError
-from graphrag.extract.base import Extractor
+from graphrag.ingest.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
+from graphrag.ingest.extract.base import Extractor
 from graphrag.model import AuditEvent, Document, ExtractionResult, ExtractionStatus, Progress
 from graphrag.store import DocumentWrite, LayoutWrite, Store
 from graphrag.store.documents import EntityRow, MentionRow, Relabelled, RelationRow, SentenceRow

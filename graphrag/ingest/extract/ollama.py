@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag.errors import BackendFailed, ModelUnavailable
-from graphrag.extract.base import ReplyCache
+from graphrag.ingest.extract.base import ReplyCache
 from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus
 from graphrag.ollama_util import (
     DEFAULT_EXTRACT_MODEL,
