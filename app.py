@@ -1,7 +1,7 @@
 """GraphRAG review dashboard: `streamlit run app.py`.
 
 Mode: local (default; no sign-in, labels are a filter) or team (GRAPHRAG_MODE=team: OpenID Connect
-sign-in through st.login, labels and roles from the access policy), see graphrag/deployment.py.
+sign-in through st.login, labels and roles from the access policy), see graphrag/access/deployment.py.
 Store: env GRAPHRAG_STORE, else GRAPHRAG_STORE in .streamlit/secrets.toml, else data/graphrag.db
 (a file path, sqlite:///path or postgresql+psycopg://user:password@host:port/db). On an empty store the sample corpus is
 ingested once with the embedded defaults (set GRAPHRAG_SAMPLE=0 to start empty). Every setting, its default and

@@ -3,7 +3,7 @@
 ``removal_section`` is one function so an access gate (an administrator role) can wrap it
 whole. It lists only documents the viewer's labels can see (a hidden document's id or title is
 never shown), asks for a preview first (the exact figures, from the removal itself rolled back),
-then for an explicit confirmation; the work is graphrag.removal's.
+then for an explicit confirmation; the work is graphrag.ingest.removal's.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.access import Access
+from graphrag.access.identity import require
+from graphrag.access.rule import Access
 from graphrag.errors import GraphRAGError
-from graphrag.identity import require
-from graphrag.removal import RemovalTarget, describe, preview_removal, removal_targets, remove_document
+from graphrag.ingest.removal import RemovalTarget, describe, preview_removal, removal_targets, remove_document
 from graphrag.store import Store
 
 DOC = "remove_doc"

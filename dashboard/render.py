@@ -15,9 +15,9 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
-from graphrag.ingest import IngestReport
+from graphrag.ingest.pipeline import IngestReport
 from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
-from graphrag.review_policy import ClaimState, ClaimStatus
+from graphrag.verify.policy import ClaimState, ClaimStatus
 
 FLAG_TEXT = {
     ClaimFlag.INVALID_MARKER: "invalid marker",

@@ -18,14 +18,24 @@ import streamlit as st
 
 import graphrag
 from dashboard.render import plain
-from graphrag.ask import Asker
+from graphrag.access.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
+from graphrag.access.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
+from graphrag.answer.ask import Asker
 from graphrag.config import Config
-from graphrag.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
-from graphrag.ingest import Ingestor, IngestReport, ProgressFn
-from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, Work, format_eta
+from graphrag.ingest.jobs import (
+    DONE,
+    FAILED,
+    QUEUED,
+    RUNNING,
+    IngestJob,
+    JobRunner,
+    JobStatus,
+    Work,
+    format_eta,
+)
+from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import (
     DEFAULT_EXTRACT_MODEL,
@@ -35,12 +45,12 @@ from graphrag.ollama_util import (
     pull_hint,
     resolve_host,
 )
-from graphrag.overview import overview
-from graphrag.review import clean_reviewer, review_viewer
-from graphrag.review_policy import ReviewViewer
 from graphrag.store import Store
 from graphrag.store.audit import event as audit_event
 from graphrag.text import counted
+from graphrag.verify.overview import overview
+from graphrag.verify.policy import ReviewViewer
+from graphrag.verify.review import clean_reviewer, review_viewer
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,7 +177,7 @@ def reviewer() -> str:
 
 
 def viewer_for_review(p: Principal | None = None) -> ReviewViewer:
-    """Who this run shows verdicts to, for blind review (graphrag.review.review_viewer): the signed-in
+    """Who this run shows verdicts to, for blind review (graphrag.verify.review.review_viewer): the signed-in
     identity in team mode (an admin sees every verdict), the sidebar's reviewer name locally.
     ``p``: a principal already refreshed (deferred downloads); default: who acts now."""
     who = principal() if p is None else p
@@ -373,7 +383,7 @@ def _sample_work(s: Store) -> Work:
     cfg = config()  # read here, on the script's thread
 
     def work(progress: ProgressFn) -> IngestReport:
-        from graphrag.extract import make_extractor
+        from graphrag.ingest.extract import make_extractor
 
         # Models load here, on the job's thread: a page never waits for them to start the job.
         return Ingestor(s, make_extractor("rules"), config=cfg).ingest_paths([SAMPLE_CORPUS], progress)
@@ -562,7 +572,7 @@ def _configuration() -> None:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _checker_status() -> str:
-    from graphrag.support import make_checker
+    from graphrag.verify.support import make_checker
 
     try:
         make_checker("embedded")

@@ -1,7 +1,7 @@
 """Local GraphRAG with source attribution: the core package (no UI code).
 
 For notebooks and scripts, four functions cover the loop the dashboard and the CLI run (named apart from the
-submodules ``graphrag.ingest``, ``graphrag.ask`` and ``graphrag.review``, which importing would shadow)::
+domain package ``graphrag.ingest``, which importing would shadow)::
 
     import graphrag
 
@@ -10,11 +10,13 @@ submodules ``graphrag.ingest``, ``graphrag.ask`` and ``graphrag.review``, which 
     outcome = graphrag.ask_question(store, "How long do exports stay available after cancellation?")
     graphrag.review_claim(store, outcome.answer.id, 0, "supported", reviewer="ana")
 
-They are thin wrappers over ``Store``, ``Ingestor``, ``Asker`` and ``review.mark_claim``, which remain the way
+They are thin wrappers over ``Store``, ``Ingestor``, ``Asker`` and ``verify.mark_claim``, which remain the way
 to hold backends across many calls. Their defaults (the store, its retry time, the ingest's threads) come from a
 ``Config`` read from the environment at each call unless one is given (``graphrag.Config.from_env()``; every
-setting is listed in ``graphrag/config.py``). Everything heavy is imported on first use: ``import graphrag``
-loads neither torch nor spaCy.
+setting is listed in ``graphrag/config.py``). The code is grouped by domain: ``access``, ``store``, ``ingest``,
+``answer``, ``verify`` and ``present``, each importable from its package (``from graphrag.answer import Asker``),
+around a small kernel (config, errors, text, model, embed, ollama_util, registry, serve). Everything heavy is
+imported on first use: ``import graphrag`` loads neither torch nor spaCy.
 """
 
 from __future__ import annotations
@@ -27,14 +29,14 @@ from typing import TYPE_CHECKING, Any
 from graphrag.config import Config
 
 if TYPE_CHECKING:
-    from graphrag.ask import AskOutcome
+    from graphrag.answer.ask import AskOutcome
+    from graphrag.answer.generate.base import Generator
     from graphrag.embed import Embedder
-    from graphrag.extract.base import Extractor
-    from graphrag.generate.base import Generator
-    from graphrag.ingest import IngestReport
+    from graphrag.ingest.extract.base import Extractor
+    from graphrag.ingest.pipeline import IngestReport
     from graphrag.model import Verdict, VerdictLabel
     from graphrag.store import Store, StoreURL
-    from graphrag.support.base import SupportChecker
+    from graphrag.verify.support.base import SupportChecker
 
 __version__ = "0.1.0"
 __all__ = ["Config", "ask_question", "ingest_paths", "open_store", "review_claim"]
@@ -66,8 +68,8 @@ def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extra
     environment's) sets the ingest's threads (GRAPHRAG_INGEST_OVERLAP, GRAPHRAG_TORCH_THREADS). A document that
     failed writes nothing and is retried by the next ingest; an unchanged one is not re-extracted.
     """
-    from graphrag.extract import make_extractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.pipeline import Ingestor
 
     if isinstance(extractor, str):
         if extractor == "ollama":
@@ -88,7 +90,7 @@ def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC,
     checked. ``generator`` and ``checker`` are backend names or objects; other keywords are
     ``AskSettings`` fields (``k``, ``hops``, ``direction``, ``min_relevance``, ``generator_model`` ...).
     """
-    from graphrag.ask import Asker
+    from graphrag.answer.ask import Asker
     from graphrag.model import AskSettings
 
     # The settings record the backends by name, whether they were named or given.
@@ -109,7 +111,7 @@ def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | 
     hash of that sentence is kept, so the verdict goes stale if the source changes. The answer must be
     visible to ``access``. ``adjudicate`` settles a claim whose reviewers disagree (blind review).
     """
-    from graphrag.review import mark_claim
+    from graphrag.verify.review import mark_claim
 
     return mark_claim(store, answer_id, claim_index, verdict, reviewer, access, note=note, citation=citation,
                       adjudicate=adjudicate)

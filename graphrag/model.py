@@ -398,7 +398,7 @@ class AnswerStatus(str, Enum):
     AUTO_CHECKED = "auto-checked"  # every claim scored by a checker
     VERIFIED = "verified"  # a reviewer judged every claim
     # A document it drew on was removed: text, claims' text, routes and context are gone; the
-    # question, the claims' scores and every verdict stay (graphrag.removal).
+    # question, the claims' scores and every verdict stay (graphrag.ingest.removal).
     WITHDRAWN = "withdrawn"
 
 
@@ -462,7 +462,7 @@ class Verdict:
     id: int | None = None
     stale: bool = False  # the judged span's document has since been superseded (or removed)
     role: str = "reviewer"  # "adjudicator" for a verdict that settles a disputed claim
-    source_removed: bool = False  # the judged span's document version was removed (graphrag.removal)
+    source_removed: bool = False  # the judged span's document version was removed (graphrag.ingest.removal)
     subject: str | None = None  # team mode: the signed-in reviewer's identity-provider subject
     email: str | None = None  # ... and email (None in local mode, where ``reviewer`` is a typed name)
 

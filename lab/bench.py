@@ -29,8 +29,8 @@ from graphrag.embed import similarities
 from graphrag.model import PUBLIC, AskSettings, Seed
 
 if TYPE_CHECKING:  # imported where used: a benchmark loads only what it measures
-    from graphrag.graph import KnowledgeGraph
-    from graphrag.retrieve import Retrieval
+    from graphrag.answer.graph import KnowledgeGraph
+    from graphrag.answer.retrieve import Retrieval
     from graphrag.store import Store, StoreURL
 
 
@@ -57,7 +57,7 @@ def _bulk_limit(texts: list[str], names: list[str], sample: int = 1500) -> dict[
     import torch
 
     from graphrag.embed import get_embedder
-    from graphrag.extract.rules import load_spacy
+    from graphrag.ingest.extract.rules import load_spacy
 
     nlp = load_spacy()
     t0 = time.perf_counter()
@@ -92,10 +92,10 @@ def bench_ingest(corpus: str | Path, *, limit: int | None = None, bulk_limit: bo
     """``graphrag bench ingest``: ingest a JSON corpus (its first ``limit`` paragraphs) with the rules extractor
     and print the timings (JSON), and what the models alone take on the same texts unless ``bulk_limit`` is
     false; 2 when the corpus is missing."""
-    from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
-    from graphrag.extract.rules import RulesExtractor, load_spacy
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.documents import Source, read_corpus_json
+    from graphrag.ingest.extract.rules import RulesExtractor, load_spacy
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
 
     if not Path(corpus).is_file():
@@ -149,7 +149,7 @@ def bench_ingest(corpus: str | Path, *, limit: int | None = None, bulk_limit: bo
         "reingest_model_calls": re_calls,
         "reingest_unchanged_documents": unchanged,
         "encode_threads": ingestor.encode_threads or _torch_threads(),
-        "overlap": ingestor.overlap,  # parse and encode on two threads (see graphrag.ingest.encode_threads_default)
+        "overlap": ingestor.overlap,  # parse and encode on two threads (see graphrag.ingest.pipeline.encode_threads_default)
         "load_average_at_start": round(load_at_start, 2),
     }
     if bulk is not None:
@@ -230,9 +230,9 @@ def bench_ask(*, sizes: Sequence[int], queries: int, after_ingest: int = 0, afte
     """``graphrag bench ask``: retrieval latency without generation (``queries`` questions) on synthetic graphs
     of the given sizes (JSON); with ``after_ingest`` > 0, then ``after_ingest_rounds`` times that many paragraphs
     of ``corpus`` are ingested and the first answer after each is timed."""
-    from graphrag.attribution import attribute
-    from graphrag.graph import load_graph
-    from graphrag.retrieve import retrieve_vector
+    from graphrag.answer.attribution import attribute
+    from graphrag.answer.graph import load_graph
+    from graphrag.answer.retrieve import retrieve_vector
     from graphrag.store import Store
 
     settings = AskSettings()
@@ -286,13 +286,13 @@ def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, co
     """Ingest paragraphs into the loaded store, then time the first answer (which applies the
     ingest to the graph) against the same answer again; a few rounds of new paragraphs, and a
     full reload at the end for comparison."""
-    from graphrag.attribution import attribute
-    from graphrag.documents import Source, read_corpus_json
+    from graphrag.answer.attribution import attribute
+    from graphrag.answer.graph import build_graph, load_graph
+    from graphrag.answer.retrieve import retrieve_vector
     from graphrag.embed import get_embedder
-    from graphrag.extract.rules import RulesExtractor
-    from graphrag.graph import build_graph, load_graph
-    from graphrag.ingest import Ingestor
-    from graphrag.retrieve import retrieve_vector
+    from graphrag.ingest.documents import Source, read_corpus_json
+    from graphrag.ingest.extract.rules import RulesExtractor
+    from graphrag.ingest.pipeline import Ingestor
 
     if corpus_path is None or not Path(corpus_path).is_file():
         return {"skipped": f"no corpus at {corpus_path}"}
@@ -345,8 +345,8 @@ WriterFigures = tuple[list[float], int, float, float]  # latencies (ms), errors,
 
 
 def _writer(path: str, answer_id: int, n: int, who: int, out: mp.Queue[WriterFigures]) -> None:
-    from graphrag.review import record_verdict
     from graphrag.store import Store
+    from graphrag.verify.review import record_verdict
 
     latencies, errors = [], 0
     with Store(path) as store:
@@ -368,9 +368,9 @@ def _writer(path: str, answer_id: int, n: int, who: int, out: mp.Queue[WriterFig
 
 
 def _ingester(path: str, n_docs: int) -> None:
-    from graphrag.documents import Source
-    from graphrag.extract.rules import RulesExtractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.documents import Source
+    from graphrag.ingest.extract.rules import RulesExtractor
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
 
     with Store(path) as store:
@@ -383,9 +383,9 @@ def bench_load(*, writers: int, verdicts: int, store_url: StoreURL | None = None
     """``graphrag bench load``: ``writers`` processes recording ``verdicts`` verdicts each on one store, and ask
     latency while an ingest runs (JSON). ``store_url`` must be empty (2 otherwise); default: a temporary SQLite
     file."""
-    from graphrag.ask import Asker
-    from graphrag.extract.rules import RulesExtractor
-    from graphrag.ingest import Ingestor
+    from graphrag.answer.ask import Asker
+    from graphrag.ingest.extract.rules import RulesExtractor
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
 
     sample = Path(__file__).resolve().parent.parent / "sample_corpus"
@@ -458,11 +458,11 @@ def bench_review(*, answers: Sequence[int], rounds: int) -> int:
     the store holds each number of ``answers``."""
     from dataclasses import replace
 
-    from graphrag.ask import Asker
-    from graphrag.extract.rules import RulesExtractor
-    from graphrag.ingest import Ingestor
-    from graphrag.review import review_queue
+    from graphrag.answer.ask import Asker
+    from graphrag.ingest.extract.rules import RulesExtractor
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
+    from graphrag.verify.review import review_queue
 
     sample = Path(__file__).resolve().parent.parent / "sample_corpus"
     rows = []
@@ -532,12 +532,12 @@ def bench_pdf(pages: int) -> bytes:
 def bench_documents(*, pages: int, renders: int) -> int:
     """``graphrag bench documents``: a generated PDF of ``pages`` pages through the reader and ingest, and the
     time to render ``renders`` cited pages (JSON)."""
-    from graphrag.documents import Source
     from graphrag.embed import get_embedder
-    from graphrag.extract.rules import RulesExtractor, load_spacy
-    from graphrag.ingest import Ingestor
-    from graphrag.pages import _cache, render_page
-    from graphrag.readers.pdf import read_pdf
+    from graphrag.ingest.documents import Source
+    from graphrag.ingest.extract.rules import RulesExtractor, load_spacy
+    from graphrag.ingest.pipeline import Ingestor
+    from graphrag.ingest.readers.pdf import read_pdf
+    from graphrag.present.pages import _cache, render_page
     from graphrag.store import Store
 
     t0 = time.perf_counter()

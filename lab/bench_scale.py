@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported where used: the benchmark loads only what it measures
     from playwright.sync_api import Page
 
-    from graphrag.documents import Source
     from graphrag.embed import Embedder
+    from graphrag.ingest.documents import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-2]\d)\b")
@@ -48,7 +48,7 @@ def edited(text: str, k: int) -> str:
 
 def copies(items: Sequence[object], first: int, last: int) -> Iterator[Source]:
     """Copies ``first`` .. ``last - 1`` of every Source in ``items``, under distinct ids."""
-    from graphrag.documents import Source
+    from graphrag.ingest.documents import Source
 
     for k in range(first, last):
         for s in items:
@@ -89,8 +89,8 @@ def questions(path: Path, n: int) -> list[str]:
 
 def ask_figures(store_path: Path, embedder: Embedder, qs: Sequence[str]) -> dict[str, object]:
     """Graph load time and median retrieve and ask latency on ``qs``, the models warmed up first."""
-    from graphrag.ask import Asker
-    from graphrag.graph import _cache, build_graph
+    from graphrag.answer.ask import Asker
+    from graphrag.answer.graph import _cache, build_graph
     from graphrag.model import AskSettings
     from graphrag.store import Store
 
@@ -168,10 +168,10 @@ def bench_scale(*, corpus: str | Path, questions_path: str | Path, scale: int, s
     figures (JSON lines). ``store`` already holding ``start`` copies grows an earlier run's store (default: a
     temporary file); ``queries`` questions of ``questions_path`` are asked at each step; ``dashboard`` false
     skips the dashboard's cold start."""
-    from graphrag.documents import Source, read_corpus_json
     from graphrag.embed import get_embedder
-    from graphrag.extract.rules import RulesExtractor, load_spacy
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.documents import Source, read_corpus_json
+    from graphrag.ingest.extract.rules import RulesExtractor, load_spacy
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
 
     if not Path(corpus).is_file():

@@ -26,9 +26,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from graphrag.ask import Asker
-from graphrag.extract import make_extractor
-from graphrag.ingest import Ingestor
+from graphrag.answer.ask import Asker
+from graphrag.ingest.extract import make_extractor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store import Store
 

@@ -3,13 +3,13 @@
     python -m lab.fit_support --data ../shared/data --report
 
 reads wice_claim_dev.jsonl and expertqa_rand_val.jsonl, computes the checker's features with
-the very code the checker runs (graphrag.support.embedded.featurise), and
+the very code the checker runs (graphrag.verify.support.embedded.featurise), and
 
 - with --report, prints cross-fit figures: fitted on ExpertQA and scored on WiCE, fitted on
   WiCE and scored on ExpertQA (out of sample); fitted on both, scored out of fold (5-fold,
   the claims of one ExpertQA question kept in one fold); and fitted on both and scored on
   each (in sample, said so);
-- writes graphrag/support/embedded_params.json fitted on both datasets (and the feature rows
+- writes graphrag/verify/support/embedded_params.json fitted on both datasets (and the feature rows
   it was fitted on, embedded_train.npz, which a team's refit starts from): gradient-boosted
   trees (``--model gbdt``, the default, exported as plain JSON arrays the checker walks in
   numpy) or the earlier sign-constrained logistic model (``--model logistic``).
@@ -18,7 +18,7 @@ Sample weights give each (dataset, class) cell the same total weight, so neither
 size nor its share of supported claims can be learnt; the 0.5 threshold then sits at equal
 odds. Embeddings (sentence vectors, and token embeddings of claims and selected sentences)
 are cached in a temporary directory (not the repo) so refits are quick.
-scikit-learn fits the trees (graphrag/support/fitting.py); the checker itself scores with numpy and MiniLM.
+scikit-learn fits the trees (graphrag/verify/support/fitting.py); the checker itself scores with numpy and MiniLM.
 """
 
 from __future__ import annotations
@@ -35,15 +35,15 @@ from typing import cast
 import numpy as np
 
 from graphrag.embed import Embedder
-from graphrag.support.embedded import DIRECTION, FEATURES, PARAMS_PATH, featurise
-from graphrag.support.fitting import (
+from graphrag.verify.support.embedded import DIRECTION, FEATURES, PARAMS_PATH, featurise
+from graphrag.verify.support.fitting import (
     PARTIAL_THRESHOLD,
     THRESHOLD,
     cell_weights,
     fit_trees,
     predict,
 )
-from graphrag.support.learn import TRAIN_PATH
+from graphrag.verify.support.learn import TRAIN_PATH
 from lab.evaluate.features import CachedEmbedder
 from lab.evaluate.support import SupportExample, load_expertqa, load_wice, support_metrics
 

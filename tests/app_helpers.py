@@ -65,7 +65,7 @@ The export worker reads the latest snapshot. The Zephyr cluster replicates snaps
 @functools.cache
 def sample_versions() -> int:
     """Document versions the sample corpus makes (each file read as a document is one version)."""
-    from graphrag.documents import Source, collect
+    from graphrag.ingest.documents import Source, collect
 
     return sum(isinstance(x, Source) for x in collect([ROOT / "sample_corpus"]).items)
 
@@ -74,8 +74,8 @@ def sample_versions() -> int:
 def shown_sample_versions(labels: tuple[str, ...] = ("public",)) -> int:
     """Sample-corpus versions the sidebar counts for a viewer holding ``labels`` (the sidebar counts only
     what the viewer's labels show; the dashboard starts on ``public``)."""
-    from graphrag.access import Access
-    from graphrag.documents import Source, collect
+    from graphrag.access.rule import Access
+    from graphrag.ingest.documents import Source, collect
 
     viewer = Access.of(labels, include_superseded=True)
     return sum(isinstance(x, Source) and viewer.sees(x.access) for x in collect([ROOT / "sample_corpus"]).items)
@@ -90,8 +90,8 @@ def write_corpus(folder: Path, files: dict[str, str] = TINY) -> Path:
 
 def build_store(path: Path, corpus: Path) -> Path:
     """A store with ``corpus`` ingested by the rules extractor (closed afterwards, so it can be copied)."""
-    from graphrag.extract import make_extractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
 
     with Store(path) as store:

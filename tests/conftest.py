@@ -39,7 +39,7 @@ def _guard_models(mp: pytest.MonkeyPatch) -> None:
     """Make every way to MiniLM or spaCy raise, even when an earlier test of the session loaded them:
     the cached embedder still goes through MiniLMEmbedder.encode, and the cached pipeline is hidden."""
     from graphrag import embed
-    from graphrag.extract import rules
+    from graphrag.ingest.extract import rules
 
     mp.setattr(embed.MiniLMEmbedder, "__init__", _refuse("all-MiniLM-L6-v2"))
     mp.setattr(embed.MiniLMEmbedder, "encode", _refuse("all-MiniLM-L6-v2"))
@@ -121,7 +121,7 @@ def _dashboard_reads_its_configuration_again() -> None:
 def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Questions are not parsed for anchors, as where no spaCy pipeline is installed: routes start from
     similarity. For tests about what happens to an answer, not about how its routes start."""
-    from graphrag import anchors
+    from graphrag.answer import anchors
     from graphrag.errors import ModelUnavailable
 
     def no_pipeline(question: str) -> list[anchors.Phrase]:
@@ -129,7 +129,7 @@ def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(anchors, "question_phrases", no_pipeline)
     # ... nor are answer sentences for names: short answers come from patterns only (numbers, dates).
-    from graphrag.generate import short_answer
+    from graphrag.answer.generate import short_answer
 
     monkeypatch.setattr(short_answer, "_parse", lambda sentences, chunks: None)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.documents import Source
-from graphrag.identity import VIA_CLI, local_principal
+from graphrag.access.identity import VIA_CLI, local_principal
+from graphrag.ingest.documents import Source
 from graphrag.model import (
     Answer,
     AskSettings,
@@ -24,7 +24,7 @@ from graphrag.model import (
     SupportLabel,
 )
 from graphrag.store import DocumentWrite, Store
-from graphrag.support.base import SupportQuery
+from graphrag.verify.support.base import SupportQuery
 
 # The reference notebook's handbook, reduced to what the faults need.
 POLICY = """# Export policy

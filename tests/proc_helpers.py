@@ -270,7 +270,7 @@ def wait_go(enabled: bool) -> None:
 def cmd_ingest(a: argparse.Namespace) -> int:
     from sqlalchemy import event
 
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
 
     store = Store(a.store)
@@ -315,8 +315,8 @@ def cmd_ingest(a: argparse.Namespace) -> int:
 
 
 def cmd_verdicts(a: argparse.Namespace) -> int:
-    from graphrag.review import record_verdict
     from graphrag.store import Store
+    from graphrag.verify.review import record_verdict
 
     errors: list[str] = []
     ids: list[int] = []
@@ -342,8 +342,8 @@ def cmd_verdicts(a: argparse.Namespace) -> int:
 
 
 def cmd_ask(a: argparse.Namespace) -> int:
-    from graphrag.ask import Asker
-    from graphrag.generate.extractive import ExtractiveGenerator
+    from graphrag.answer.ask import Asker
+    from graphrag.answer.generate.extractive import ExtractiveGenerator
     from graphrag.model import AskSettings
     from graphrag.store import Store
     from helpers import ScriptedChecker
@@ -388,8 +388,8 @@ def cmd_remove(a: argparse.Namespace) -> int:
     ``--pause-before`` or, with "COMMIT", once every statement ran and just before COMMIT."""
     from sqlalchemy import event
 
-    from graphrag.identity import local_principal
-    from graphrag.removal import remove_document
+    from graphrag.access.identity import local_principal
+    from graphrag.ingest.removal import remove_document
     from graphrag.store import Store
 
     store = Store(a.store)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.access import Access, Footprint, Sources, answer_visible
+from graphrag.access.rule import Access, Footprint, Sources, answer_visible
 from graphrag.model import Answer
-from graphrag.review import export_rows, record_verdict, review_queue, visible_to
 from graphrag.store import Store
+from graphrag.verify.review import export_rows, record_verdict, review_queue, visible_to
 from helpers import internal_route_answer
 
 pytestmark = pytest.mark.unit

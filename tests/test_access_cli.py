@@ -13,8 +13,8 @@ import pytest
 
 from graphrag.cli import main
 from graphrag.errors import InputError
-from graphrag.review import clean_reviewer
 from graphrag.store import Store
+from graphrag.verify.review import clean_reviewer
 from helpers import internal_route_answer
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,4 @@
-"""One access rule: no module but graphrag/access.py decides by hand whether access labels meet.
+"""One access rule: no module but graphrag/access/rule.py decides by hand whether access labels meet.
 
 Every surface (graph walk, context, review queue, route steps, CLI entity, evidence panel, graph
 page, uploads) asks ``Access.sees``; a new surface that intersects labels itself (``labels &
@@ -16,7 +16,7 @@ import pytest
 pytestmark = pytest.mark.unit  # no model, server or browser
 
 ROOT = Path(__file__).resolve().parent.parent
-RULE = ROOT / "graphrag" / "access.py"
+RULE = ROOT / "graphrag" / "access" / "rule.py"
 SET_METHODS = {"intersection", "isdisjoint", "issubset", "issuperset", "__and__", "__rand__"}
 
 
@@ -57,7 +57,7 @@ def surfaces() -> list[Path]:
 
 def test_no_surface_intersects_access_labels_by_hand() -> None:
     found = {str(f.relative_to(ROOT)): lines for f in surfaces() if (lines := by_hand(f.read_text(encoding="utf-8")))}
-    assert found == {}, f"use graphrag.access.Access.sees instead of intersecting labels by hand: {found}"
+    assert found == {}, f"use graphrag.access.rule.Access.sees instead of intersecting labels by hand: {found}"
 
 
 @pytest.mark.parametrize("code", [

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from app_helpers import TINY, app, copy_store, ok, page, sample_versions, texts, write_corpus
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.model import AskSettings
-from graphrag.review import export_rows, record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import export_rows, record_verdict
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -191,8 +191,8 @@ def test_stale_verdict_is_marked(monkeypatch: pytest.MonkeyPatch, store_path: Pa
     cited = next(c for c in claim.citations if c.valid)
     record_verdict(store, answer, claim, cited, "supported", "ada")
     # A new version of the cited document makes that verdict stale.
-    from graphrag.extract import make_extractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.pipeline import Ingestor
 
     doc = cited.item.span.document_id
     corpus = write_corpus(tmp_path / "v2")

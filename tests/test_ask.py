@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
+from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.cli import main
-from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 from helpers import ScriptedChecker, reference_corpus, reference_extractor
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
+from graphrag.answer.generate.ollama import OllamaGenerator
 from graphrag.errors import ModelUnavailable
-from graphrag.generate.ollama import OllamaGenerator
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import ClaimFlag
 from helpers import ScriptedChecker, reference_corpus, reference_extractor
 from ollama_fake import FakeOllama

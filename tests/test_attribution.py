@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphrag.attribution import attribute, parse_markers, strip_markers
+from graphrag.answer.attribution import attribute, parse_markers, strip_markers
 from graphrag.model import ClaimFlag, ContextItem, Route, Span
 
 pytestmark = pytest.mark.unit

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from graphrag.access.identity import VIA_DASHBOARD, local_principal
 from graphrag.cli import build_parser, main
-from graphrag.identity import VIA_DASHBOARD, local_principal
 from graphrag.model import AuditEvent
-from graphrag.review_policy import ReviewPolicy
 from graphrag.store import Store
+from graphrag.verify.policy import ReviewPolicy
 from helpers import ADMIN
 
 # Commands that change or export the record, with the audit event each must write ...
@@ -127,8 +127,8 @@ def test_audit_times_come_from_the_database_not_the_writer(any_store: Store, mon
 @pytest.mark.unit
 def test_an_export_is_refused_to_a_viewer_and_audited_for_an_admin(store: Store) -> None:
     """The one export function both surfaces call: the role is checked there, and the row written there."""
-    from graphrag.exports import export_audit_log, export_record
-    from graphrag.identity import Forbidden, Identity, Principal
+    from graphrag.access.identity import Forbidden, Identity, Principal
+    from graphrag.verify.exports import export_audit_log, export_record
 
     ana = Identity("sub-ana", "ana@example.com", frozenset(), "https://login.example.com")
     viewer = Principal(ana, frozenset({"public"}), "viewer", team=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphrag.documents import Source
+from graphrag.ingest.documents import Source
 from lab.bench_scale import copies, edited, vm_hwm_mb
 
 

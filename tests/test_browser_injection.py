@@ -39,10 +39,10 @@ QUESTION = f"How long do exports stay available {SCRIPT}?"
 
 def _evil_store(tmp: Path) -> Path:
     from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
-    from graphrag.ask import Asker
-    from graphrag.ingest import Ingestor
-    from graphrag.review import record_verdict
+    from graphrag.answer.ask import Asker
+    from graphrag.ingest.pipeline import Ingestor
     from graphrag.store import Store
+    from graphrag.verify.review import record_verdict
 
     corpus = write_corpus(tmp / "corpus", {
         "exports.md": f"# Exports {SVG} {BARE}\n\nExports stay available for 30 days {IMG} after cancellation {LOCAL} "

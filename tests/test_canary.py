@@ -32,13 +32,13 @@ from app_helpers import (
     wait_for_app_run,
 )
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
+from graphrag.answer.graph import load_graph
 from graphrag.cli import build_parser, main
-from graphrag.graph import load_graph
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed
-from graphrag.review import record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import record_verdict
 from helpers import ADMIN, write_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
@@ -502,7 +502,7 @@ TEAM_AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_sec
 
 @pytest.fixture(scope="module")
 def blind_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from graphrag.review_policy import ReviewPolicy
+    from graphrag.verify.policy import ReviewPolicy
     from helpers import write_document_rows
 
     path = tmp_path_factory.mktemp("blind") / "store.db"

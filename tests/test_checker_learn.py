@@ -30,8 +30,8 @@ from graphrag.model import (
 from graphrag.store import Store
 from graphrag.store.codec import sha256_text
 from graphrag.store.documents import DocumentWrite, SentenceRow
-from graphrag.support import checker_for_store
-from graphrag.support.embedded import (
+from graphrag.verify.support import checker_for_store
+from graphrag.verify.support.embedded import (
     DIRECTION,
     FEATURES,
     EmbeddedChecker,
@@ -39,8 +39,8 @@ from graphrag.support.embedded import (
     params_from_raw,
     shipped_raw,
 )
-from graphrag.support.learn import RefitRefused
-from graphrag.support.team import fit_from_verdicts
+from graphrag.verify.support.learn import RefitRefused
+from graphrag.verify.support.team import fit_from_verdicts
 from helpers import ADMIN, store_of_release
 
 SHIPPED = params_from_raw(shipped_raw())
@@ -151,7 +151,7 @@ def test_a_planted_team_standard_is_learned_and_named_on_new_scores(store) -> No
     def score_one(checker: EmbeddedChecker):
         checker.featurise = lambda qs: [PairFeatures(dict(zip(FEATURES, feature_row("partial", rng))), [0], 1)
                                         for _ in qs]
-        from graphrag.support.base import SupportQuery
+        from graphrag.verify.support.base import SupportQuery
 
         return checker.check([SupportQuery("c", "e")])[0]
 
@@ -206,7 +206,7 @@ def test_the_cli_refuses_with_a_message_and_exit_code_2(tmp_path, capsys) -> Non
 
 @pytest.mark.unit
 def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:
-    from graphrag.support.team import judged_pairs
+    from graphrag.verify.support.team import judged_pairs
 
     record = TeamRecord(store, [["good", "good", "good"]])
     (a, c0), (_, c1), (_, c2) = record.pairs
@@ -284,7 +284,7 @@ def test_a_schema_3_store_migrates_to_the_checker_table(store_url: str, monkeypa
 
 @pytest.mark.slow  # model-free, but fits on hundreds of rows: seconds each
 def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_set() -> None:
-    from graphrag.support.learn import TrainingRows
+    from graphrag.verify.support.learn import TrainingRows
     from lab.evaluate.learning import draw_split, learning_curve
 
     rng = np.random.default_rng(3)
@@ -307,9 +307,9 @@ def test_learning_curve_on_planted_rows_gains_on_the_target_and_keeps_the_other_
 @pytest.mark.model
 def test_answers_name_the_checker_version_that_scored_them(store, embedder, tmp_path) -> None:
     """The real pipeline: ask, adopt a version, ask again; each stored score names its version."""
-    from graphrag.ask import Asker
-    from graphrag.generate.extractive import ExtractiveGenerator
-    from graphrag.ingest import Ingestor
+    from graphrag.answer.ask import Asker
+    from graphrag.answer.generate.extractive import ExtractiveGenerator
+    from graphrag.ingest.pipeline import Ingestor
     from helpers import reference_corpus, reference_extractor
 
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])

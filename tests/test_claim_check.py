@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.attribution import attribute
+from graphrag.answer.attribution import attribute
 from graphrag.model import Citation, Claim, ClaimFlag, ContextItem, Route, Span, Support, SupportLabel
-from graphrag.support.base import SupportQuery
-from graphrag.support.claims import IRRELEVANCE_MARGIN, ClaimCheck, check_claims, is_irrelevant
+from graphrag.verify.support.base import SupportQuery
+from graphrag.verify.support.claims import IRRELEVANCE_MARGIN, ClaimCheck, check_claims, is_irrelevant
 
 pytestmark = pytest.mark.unit
 

@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy import event
 
 from doubles.generate import ScriptedGenerator
-from graphrag.ask import Asker
-from graphrag.ingest import Ingestor
+from graphrag.answer.ask import Asker
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store import Store
 from helpers import ScriptedChecker
@@ -174,8 +174,8 @@ def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):
     """Found by `graphrag bench load`: an ingest committing between the graph's reads (documents,
     then sentences) made build_graph fail with KeyError. The commit is placed deterministically
     between every pair of reads here, through a second connection as another process would."""
-    from graphrag.documents import Source
-    from graphrag.graph import build_graph
+    from graphrag.answer.graph import build_graph
+    from graphrag.ingest.documents import Source
 
     path = tmp_path / "s.db"
     _seed_store(path, write_synthetic_corpus(tmp_path / "c", 4))

@@ -13,7 +13,7 @@ import docs_helpers
 from app_helpers import ROOT, app, closed_port, ok, texts
 from graphrag.cli import main
 from graphrag.config import DEFAULT_STORE, Config, ConfigError, mask, settings_doc
-from graphrag.ingest import Ingestor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.store import Store
 
 pytestmark = pytest.mark.unit

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from graphrag.answer.retrieve import SEED_SPREAD, _spread_seeds
 from graphrag.model import Route
-from graphrag.retrieve import SEED_SPREAD, _spread_seeds
 
 pytestmark = pytest.mark.unit
 
@@ -27,7 +27,7 @@ def test_a_near_tie_goes_to_the_entity_with_fewer_sentences_taken() -> None:
 def test_a_document_best_sentence_far_below_the_best_row_does_not_jump_ahead() -> None:
     """Rows best first: two of the handbook (docs 0), then each other document's best. Without a
     score every document's best goes first; with one, only those within SPREAD_FLOOR of the best."""
-    from graphrag.retrieve import SPREAD_FLOOR, diverse
+    from graphrag.answer.retrieve import SPREAD_FLOOR, diverse
 
     rows = np.array([0, 1, 2, 3])
     doc_of = np.array([0, 0, 1, 2])

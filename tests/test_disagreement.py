@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.disagreement import (
+from graphrag.answer.disagreement import (
     differing_values,
     disagreement_from_json,
     disagreement_json,

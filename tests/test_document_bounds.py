@@ -20,9 +20,9 @@ import pytest
 
 from doc_helpers import LINE, docx_bomb, docx_bytes, docx_with_body, html_page, shared_stream_pdf
 from graphrag.config import MAX_DOCUMENT_CHARS, Config
-from graphrag.documents import Rejected, Source, collect, source_from_bytes
-from graphrag.readers import ReadError, TooMuchText, read_document
-from graphrag.uploads import Upload, prepare_uploads
+from graphrag.ingest.documents import Rejected, Source, collect, source_from_bytes
+from graphrag.ingest.readers import ReadError, TooMuchText, read_document
+from graphrag.ingest.uploads import Upload, prepare_uploads
 
 pytestmark = pytest.mark.unit
 

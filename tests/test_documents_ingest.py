@@ -12,8 +12,8 @@ from sqlalchemy.exc import OperationalError
 
 from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, pdf_with, scanned_pdf
 from doubles.extract import ScriptedExtractor, ScriptEntity
-from graphrag.ingest import Ingestor
-from graphrag.pages import render_page
+from graphrag.ingest.pipeline import Ingestor
+from graphrag.present.pages import render_page
 from graphrag.store import SCHEMA_VERSION, Store
 from graphrag.store import layout as layout_module
 
@@ -168,7 +168,7 @@ def test_boxes_land_on_the_text_of_a_rotated_page(rotation: int) -> None:
     from PIL import Image
 
     from doc_helpers import pdf_with
-    from graphrag.readers import read_document
+    from graphrag.ingest.readers import read_document
 
     def draw(c, i):
         c.setPageRotation(rotation)

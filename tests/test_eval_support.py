@@ -127,7 +127,7 @@ class StubChecker:
 
 @pytest.mark.unit
 def test_cli_eval_support_json_and_errors(tmp_path, monkeypatch, capsys) -> None:
-    import graphrag.support as support_pkg
+    import graphrag.verify.support as support_pkg
 
     monkeypatch.setattr(support_pkg, "make_checker", lambda name: StubChecker())
     path = _write(tmp_path / "g.jsonl", [
@@ -148,7 +148,7 @@ def test_cli_eval_support_json_and_errors(tmp_path, monkeypatch, capsys) -> None
 
 @pytest.mark.unit
 def test_cli_eval_support_says_what_it_left_out(tmp_path, monkeypatch) -> None:
-    import graphrag.support as support_pkg
+    import graphrag.verify.support as support_pkg
 
     monkeypatch.setattr(support_pkg, "make_checker", lambda name: StubChecker())
     row = {"question": "q", "answers": {"sys": {"claims": [

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from graphrag.errors import ModelUnavailable
-from graphrag.extract import make_extractor, rules
-from graphrag.extract.rules import RulesExtractor
+from graphrag.ingest.extract import make_extractor, rules
+from graphrag.ingest.extract.rules import RulesExtractor
+from graphrag.ingest.readers import DOCUMENT_SUFFIXES, read_document
 from graphrag.model import ExtractionResult, ExtractionStatus
-from graphrag.readers import DOCUMENT_SUFFIXES, read_document
 from graphrag.text import Sentence, normalise, split_sentences
 
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"

@@ -13,8 +13,8 @@ import pytest
 
 import graphrag
 from docs_helpers import doc_files, headings, section
+from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.errors import InputError
-from graphrag.generate.extractive import ExtractiveGenerator
 from helpers import ScriptedChecker
 from proc_helpers import HashEmbedder, PatternExtractor, write_synthetic_corpus
 

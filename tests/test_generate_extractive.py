@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from graphrag.attribution import attribute
-from graphrag.generate import extractive
-from graphrag.generate.extractive import ExtractiveGenerator
+from graphrag.answer.attribution import attribute
+from graphrag.answer.generate import extractive
+from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStart, RouteStep, Span
 
 pytestmark = pytest.mark.unit

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.documents import Source, collect
-from graphrag.extract.rules import RulesExtractor
-from graphrag.graph import build_graph, load_graph
-from graphrag.ingest import Ingestor
+from graphrag.answer.graph import build_graph, load_graph
+from graphrag.answer.retrieve import retrieve
+from graphrag.ingest.documents import Source, collect
+from graphrag.ingest.extract.rules import RulesExtractor
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
-from graphrag.retrieve import retrieve
 
 pytestmark = pytest.mark.model
 

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.config import Config, ConfigError
-from graphrag.deployment import allowed_path, auth_problems, cached_policy, deployment, ingest_roots
-from graphrag.errors import InputError
-from graphrag.identity import (
+from graphrag.access.deployment import allowed_path, auth_problems, cached_policy, deployment, ingest_roots
+from graphrag.access.identity import (
     Forbidden,
     Identity,
     PolicyError,
@@ -21,6 +19,8 @@ from graphrag.identity import (
     parse_policy,
     require,
 )
+from graphrag.config import Config, ConfigError
+from graphrag.errors import InputError
 
 pytestmark = pytest.mark.unit  # no model, server or browser
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.graph import build_graph
-from graphrag.ingest import Ingestor
+from graphrag.answer.graph import build_graph
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import ExtractionStatus
 from graphrag.store import Store
 from helpers import OLD_FAQ, POLICY, reference_corpus, reference_extractor, write_corpus

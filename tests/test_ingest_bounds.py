@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.documents import Source
-from graphrag.ingest import EXTRACT_CHARS_PER_CALL, Ingestor
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import EXTRACT_CHARS_PER_CALL, Ingestor
+from graphrag.ingest.uploads import Upload, prepare_uploads
 from graphrag.model import ExtractedEntity, ExtractionResult, ExtractionStatus
 from graphrag.store import Store
 from graphrag.text import Sentence
-from graphrag.uploads import Upload, prepare_uploads
 from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit

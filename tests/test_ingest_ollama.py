@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from graphrag.extract.ollama import OllamaExtractor
-from graphrag.ingest import Ingestor
+from graphrag.ingest.extract.ollama import OllamaExtractor
+from graphrag.ingest.pipeline import Ingestor
 from helpers import write_corpus
 from ollama_fake import FakeOllama
 from proc_helpers import HashEmbedder

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from graphrag.cli.ingest import IngestProgress
-from graphrag.documents import Source
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Progress
 from graphrag.store import Store
 from proc_helpers import HashEmbedder, doc_text

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.ingest import Ingestor, IngestReport
+from graphrag.ingest.pipeline import Ingestor, IngestReport
 from graphrag.store import Store
 from proc_helpers import HashEmbedder, PatternExtractor
 
@@ -130,8 +130,7 @@ def test_a_report_keeps_its_own_timings(store: Store, folder: Path) -> None:
 def test_a_kernel_filesystem_mounted_elsewhere_is_refused_by_its_type(store: Store, folder: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """/proc can be mounted anywhere (a container, a bind mount): the mount type decides, not the path."""
-    from graphrag import folders as fs
-
+    from graphrag.ingest import folders as fs
     (folder / "procfs").mkdir()
     (folder / "procfs" / "environ.md").write_text(CANARY)
     (folder / "procfs2").mkdir()

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphrag.documents import Source
 from graphrag.errors import StoreError
-from graphrag.ingest import MAX_WINDOW_DOCS, Ingestor, IngestReport, _windows
-from graphrag.jobs import DONE, FAILED, QUEUED, RUNNING, JobRunner, eta_seconds, format_eta
+from graphrag.ingest.documents import Source
+from graphrag.ingest.jobs import DONE, FAILED, QUEUED, RUNNING, JobRunner, eta_seconds, format_eta
+from graphrag.ingest.pipeline import MAX_WINDOW_DOCS, Ingestor, IngestReport, _windows
 from graphrag.model import ExtractionResult, Progress
 from graphrag.store import Store
 from graphrag.text import Sentence
@@ -192,7 +192,7 @@ def test_entity_names_are_encoded_once_and_an_unchanged_corpus_costs_no_model_ca
 
 @pytest.mark.unit
 def test_the_eta_leaves_out_the_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    import graphrag.jobs as jobs
+    import graphrag.ingest.jobs as jobs
 
     now = [100.0]
     monkeypatch.setattr(jobs.time, "perf_counter", lambda: now[0])
@@ -218,7 +218,7 @@ class _OneAtATime:
 @pytest.mark.model
 @pytest.mark.parametrize("overlap", [False, True])
 def test_rules_windows_store_what_one_document_at_a_time_stores(tmp_path: Path, overlap: bool) -> None:
-    from graphrag.extract.rules import RulesExtractor
+    from graphrag.ingest.extract.rules import RulesExtractor
 
     sample = Path(__file__).resolve().parent.parent / "sample_corpus"
     with Store(tmp_path / "w.db") as w, Store(tmp_path / "o.db") as o:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.ingest import DocumentReport, Ingestor, IngestReport
+from graphrag.ingest.pipeline import DocumentReport, Ingestor, IngestReport
 from graphrag.store import Store
 from proc_helpers import HashEmbedder, PatternExtractor
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.ingest import DocumentReport, Ingestor
+from graphrag.ingest.pipeline import DocumentReport, Ingestor
 from graphrag.store import Store
 from proc_helpers import HashEmbedder, PatternExtractor
 

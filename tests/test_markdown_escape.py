@@ -23,11 +23,11 @@ from streamlit.testing.v1 import element_tree as et
 from app_helpers import app
 from dashboard import state
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.ask import Asker
-from graphrag.ingest import Ingestor
+from graphrag.answer.ask import Asker
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
-from graphrag.review import record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import record_verdict
 from helpers import write_corpus
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from graphrag.errors import BackendFailed, ModelUnavailable
-from graphrag.extract import make_extractor
-from graphrag.extract.base import MemoryCache
-from graphrag.extract.ollama import PROMPT_VERSION, REPLY_SCHEMA, OllamaExtractor
+from graphrag.ingest.extract import make_extractor
+from graphrag.ingest.extract.base import MemoryCache
+from graphrag.ingest.extract.ollama import PROMPT_VERSION, REPLY_SCHEMA, OllamaExtractor
 from graphrag.model import ExtractionStatus
 from graphrag.ollama_util import (
     DEFAULT_HOST,

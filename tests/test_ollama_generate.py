@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from doubles.generate import ScriptedGenerator
+from graphrag.answer.generate import make_generator
+from graphrag.answer.generate.ollama import NO_SOURCES_ANSWER, OllamaGenerator
 from graphrag.errors import BackendFailed, ModelUnavailable
-from graphrag.generate import make_generator
-from graphrag.generate.ollama import NO_SOURCES_ANSWER, OllamaGenerator
 from graphrag.model import ContextItem, Route, Span
 from ollama_fake import FakeOllama
 

@@ -9,9 +9,9 @@ import pytest
 
 from graphrag.errors import ModelUnavailable
 from graphrag.model import SupportLabel
-from graphrag.support import make_checker
-from graphrag.support.base import SupportQuery
-from graphrag.support.ollama import GENERIC_SYSTEM, OllamaChecker, parse_verdict
+from graphrag.verify.support import make_checker
+from graphrag.verify.support.base import SupportQuery
+from graphrag.verify.support.ollama import GENERIC_SYSTEM, OllamaChecker, parse_verdict
 from ollama_fake import FakeOllama, Reply
 
 pytestmark = pytest.mark.unit

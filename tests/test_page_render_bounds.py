@@ -17,8 +17,8 @@ import pytest
 from PIL import Image
 
 from doc_helpers import PDF_PATH, shared_stream_pdf
-from graphrag import pages
-from graphrag.pages import MAX_PIXELS, PageNotDrawn, pages_to_show, render_page
+from graphrag.present import pages
+from graphrag.present.pages import MAX_PIXELS, PageNotDrawn, pages_to_show, render_page
 
 pytestmark = pytest.mark.unit
 

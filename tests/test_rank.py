@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.errors import ModelUnavailable
-from graphrag.rank import (
+from graphrag.answer.rank import (
     ANSWER_THRESHOLD,
     FEATURES,
     AnswerType,
@@ -21,6 +20,7 @@ from graphrag.rank import (
     load_params,
     score_sentences,
 )
+from graphrag.errors import ModelUnavailable
 
 # --- the kind of line -------------------------------------------------------------------------
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, generator, iou, pdf_with, scanned_pdf
-from graphrag.readers import ReadError, read_document
-from graphrag.readers.pdf import read_pdf
+from graphrag.ingest.readers import ReadError, read_document
+from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.text import split_sentences
 
 pytestmark = pytest.mark.unit

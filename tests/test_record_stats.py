@@ -16,9 +16,9 @@ import pytest
 from graphrag.cli import main
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
 from graphrag.model import VerdictLabel as V
-from graphrag.record import RecordFilter, cohen_kappa, krippendorff_alpha, record_stats
-from graphrag.review import record_verdict
 from graphrag.store import Store
+from graphrag.verify.record import RecordFilter, cohen_kappa, krippendorff_alpha, record_stats
+from graphrag.verify.review import record_verdict
 from helpers import write_document_rows
 
 pytestmark = pytest.mark.unit

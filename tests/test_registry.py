@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from graphrag.answer.generate import GENERATORS, make_generator
 from graphrag.errors import UnknownBackend
-from graphrag.extract import EXTRACTORS, make_extractor
-from graphrag.generate import GENERATORS, make_generator
-from graphrag.support import CHECKERS, make_checker
+from graphrag.ingest.extract import EXTRACTORS, make_extractor
+from graphrag.verify.support import CHECKERS, make_checker
 
 pytestmark = pytest.mark.unit
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.access import Access, answer_visible
-from graphrag.documents import Source
-from graphrag.graph import load_graph
-from graphrag.ingest import DocumentReport, Ingestor
+from graphrag.access.rule import Access, answer_visible
+from graphrag.answer.graph import load_graph
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import DocumentReport, Ingestor
 from graphrag.model import Answer, AskSettings, AuditEvent, Citation, Claim, ContextItem, Route, Seed
-from graphrag.review import export_rows, record_verdict, review_queue
 from graphrag.store import Store
+from graphrag.verify.review import export_rows, record_verdict, review_queue
 from proc_helpers import HashEmbedder, PatternExtractor
 
 pytestmark = pytest.mark.unit
@@ -150,7 +150,7 @@ def test_the_same_bytes_under_another_id_are_no_relabel(store: Store, folder: Pa
 
 def test_an_upload_of_a_hidden_versions_bytes_names_none_of_its_metadata(store: Store) -> None:
     """The page's uploader cannot see the stored version: its labels and title stay unsaid."""
-    from graphrag.uploads import Upload, prepare_uploads
+    from graphrag.ingest.uploads import Upload, prepare_uploads
 
     Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Qzc merger", PLAN, access=("hr",))])
     Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Plan", DRAFT, access=PUBLIC)])

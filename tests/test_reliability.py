@@ -17,14 +17,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from doubles.generate import ScriptedGenerator
-from graphrag.ask import Asker
-from graphrag.documents import Rejected, Source, collect, decode, read_file
+from graphrag.answer.ask import Asker
 from graphrag.errors import InputError, StoreError
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Rejected, Source, collect, decode, read_file
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings, ExtractedEntity, ExtractionResult, ExtractionStatus
-from graphrag.review import record_verdict
 from graphrag.store import Store
 from graphrag.text import MAX_SENTENCE_CHARS, Sentence
+from graphrag.verify.review import record_verdict
 from proc_helpers import (
     HashEmbedder,
     PatternExtractor,
@@ -163,7 +163,7 @@ def test_sigkill_of_an_ingest_on_postgresql(arg, n, corpus, uninterrupted, pg_ur
 @pytest.mark.timeout(120)
 def test_sigkill_of_the_real_cli_ingest(tmp_path, embedder):
     """`python -m graphrag ingest` with the rules extractor and MiniLM, killed part-way."""
-    from graphrag.extract.rules import RulesExtractor
+    from graphrag.ingest.extract.rules import RulesExtractor
 
     corpus = tmp_path / "c"
     corpus.mkdir()

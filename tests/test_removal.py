@@ -11,19 +11,19 @@ from pathlib import Path
 import pytest
 from sqlalchemy import LargeBinary, select
 
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
+from graphrag.answer.graph import load_graph
 from graphrag.cli import main
 from graphrag.errors import InputError
-from graphrag.extract import make_extractor
-from graphrag.graph import load_graph
-from graphrag.ingest import Ingestor
+from graphrag.ingest.extract import make_extractor
+from graphrag.ingest.pipeline import Ingestor
+from graphrag.ingest.removal import remove_document
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag
-from graphrag.removal import remove_document
-from graphrag.review import export_rows, record_verdict, review_queue, rows_to_csv, visible_claims
+from graphrag.present.viz import neighbourhood, neighbourhood_html
 from graphrag.store import Store
 from graphrag.store.schema import metadata
 from graphrag.text import sentence_hash
-from graphrag.viz import neighbourhood, neighbourhood_html
+from graphrag.verify.review import export_rows, record_verdict, review_queue, rows_to_csv, visible_claims
 from helpers import ADMIN, ScriptedChecker, write_corpus
 
 pytestmark = [pytest.mark.model]
@@ -288,7 +288,7 @@ def test_a_withdrawn_answer_is_shown_only_to_viewers_holding_every_label_it_was_
 
 def test_the_record_counts_claims_whose_source_was_removed(any_store: Store, corpus: Path,
                                                            embedder) -> None:
-    from graphrag.record import record_stats
+    from graphrag.verify.record import record_stats
 
     _ingest(any_store, corpus, embedder)
     answer = _asker(any_store, embedder).ask(QUESTION).answer
@@ -304,7 +304,7 @@ def test_ollama_replies_about_a_removed_document_leave_the_cache_and_a_reingest_
         store: Store, tmp_path: Path, embedder, fake_ollama) -> None:
     import re
 
-    from graphrag.extract.ollama import OllamaExtractor
+    from graphrag.ingest.extract.ollama import OllamaExtractor
 
     def reply(request: dict) -> str:
         user = next(m["content"] for m in request["messages"] if m["role"] == "user")

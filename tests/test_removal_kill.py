@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Seed
-from graphrag.review import record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import record_verdict
 from proc_helpers import HERE, store_dump, store_problems, write_synthetic_corpus
 
 HELPER = str(HERE / "proc_helpers.py")

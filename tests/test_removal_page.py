@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from app_helpers import app, copy_store, ok, texts
-from graphrag.ask import Asker
+from graphrag.answer.ask import Asker
 from graphrag.model import AskSettings
-from graphrag.review import record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import record_verdict
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

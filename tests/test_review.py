@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from graphrag.ask import Asker
-from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.ingest import Ingestor
+from graphrag.answer.ask import Asker
+from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
-from graphrag.review import record_verdict, review_queue, visible_answer_questions, visible_answers
+from graphrag.verify.review import record_verdict, review_queue, visible_answer_questions, visible_answers
 from helpers import ScriptedChecker, reference_corpus, reference_extractor
 from proc_helpers import HashEmbedder
 

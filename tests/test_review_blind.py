@@ -12,9 +12,9 @@ import pytest
 from graphrag.cli import main
 from graphrag.errors import InputError
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
-from graphrag.review import record_verdict, review_queue
-from graphrag.review_policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.store import Store
+from graphrag.verify.policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
+from graphrag.verify.review import record_verdict, review_queue
 from helpers import ADMIN, write_document_rows
 
 pytestmark = pytest.mark.unit
@@ -130,8 +130,8 @@ def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None:
 def test_record_stats_and_export_show_nothing_of_a_claim_before_its_reviewer_judged_it(store: Store, capsys) -> None:
     """Filtered by reviewer and document (one claim), the figures once gave ana's verdict away to ben;
     they now count only what ben may see, on the command line and through the core."""
-    from graphrag.record import RecordFilter, record_stats
-    from graphrag.review_policy import ReviewViewer
+    from graphrag.verify.policy import ReviewViewer
+    from graphrag.verify.record import RecordFilter, record_stats
 
     _mark(store, 0, "ana", "unsupported", note="ana-note")
     for me in ([], ["--me", "ben"]):
@@ -154,7 +154,7 @@ def test_record_stats_and_export_show_nothing_of_a_claim_before_its_reviewer_jud
 
 
 def test_a_party_to_a_dispute_cannot_adjudicate_it(store: Store, capsys) -> None:
-    from graphrag.identity import Forbidden
+    from graphrag.access.identity import Forbidden
 
     _mark(store, 1, "ana", "supported")
     _mark(store, 1, "ben", "unsupported")
@@ -170,7 +170,7 @@ def test_a_party_to_a_dispute_cannot_adjudicate_it(store: Store, capsys) -> None
 
 
 def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the_dispute(store: Store) -> None:
-    from graphrag.identity import Forbidden, Identity, Principal
+    from graphrag.access.identity import Forbidden, Identity, Principal
 
     def signed_in(name: str, role: str) -> Principal:
         return Principal(Identity(f"sub-{name}", f"{name}@example.com", frozenset(), "iss"), frozenset({"public"}),
@@ -194,9 +194,9 @@ def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the
 def test_who_a_surface_runs_for_under_blind_review() -> None:
     """Team mode: the signed-in identity whatever name is typed, adjudicators see disputes, admins the
     whole record; local mode: the typed name (a potential adjudicator); nobody named sees nothing blind."""
-    from graphrag.identity import Identity, Principal, local_principal
-    from graphrag.review import review_viewer
-    from graphrag.review_policy import ANYONE, ReviewViewer
+    from graphrag.access.identity import Identity, Principal, local_principal
+    from graphrag.verify.policy import ANYONE, ReviewViewer
+    from graphrag.verify.review import review_viewer
 
     def team(role: str) -> Principal:
         return Principal(Identity("sub-x", "x@example.com", frozenset(), "iss"), frozenset({"public"}), role, team=True)

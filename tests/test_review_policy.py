@@ -6,7 +6,7 @@ import pytest
 
 from graphrag.errors import InputError
 from graphrag.model import Verdict, VerdictLabel
-from graphrag.review_policy import (
+from graphrag.verify.policy import (
     ADJUDICATOR,
     ClaimStatus,
     ReviewPolicy,

@@ -13,16 +13,16 @@ import pytest
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from doubles.generate import ScriptedGenerator
-from graphrag.ask import Asker
-from graphrag.attribution import attribute
+from graphrag.answer.ask import Asker
+from graphrag.answer.attribution import attribute
+from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.answer.graph import load_graph
 from graphrag.cli import main
-from graphrag.documents import Source
-from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.graph import load_graph
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ContextItem, Route, SupportLabel
-from graphrag.review import export_rows, record_verdict, review_queue, rows_to_csv, rows_to_json
 from graphrag.text import display_name, normalise
+from graphrag.verify.review import export_rows, record_verdict, review_queue, rows_to_csv, rows_to_json
 from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
 from proc_helpers import HashEmbedder
 
@@ -141,7 +141,7 @@ def test_a_generator_citing_1_everywhere_is_scored_against_the_real_span(injecte
 
 @pytest.mark.model
 def test_the_injected_sentence_does_not_support_unrelated_claims(injected_store, embedder):
-    from graphrag.support import make_checker
+    from graphrag.verify.support import make_checker
 
     checker = make_checker("embedded", embedder=embedder)
     probe = ScriptedGenerator("x")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.generate.short_answer import AnswerType, answer_type, find_short_answers
+from graphrag.answer.generate.short_answer import AnswerType, answer_type, find_short_answers
 
 pytestmark = pytest.mark.unit
 

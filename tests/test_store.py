@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
-from graphrag.documents import Source
+from graphrag.answer.graph import load_graph
 from graphrag.errors import StoreError
-from graphrag.graph import load_graph
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
-from graphrag.review import record_verdict
 from graphrag.store import Store, sha256_text
+from graphrag.verify.review import record_verdict
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
 
@@ -33,7 +33,7 @@ def _ingest(store: Store, *docs: tuple[str, str]) -> list[str]:
 
 def _answer(store: Store) -> Answer:
     from doubles.generate import ScriptedGenerator
-    from graphrag.ask import Asker
+    from graphrag.answer.ask import Asker
     from helpers import ScriptedChecker
 
     asker = Asker(store, embedder=HashEmbedder(), generator=ScriptedGenerator("Alpha1 uses Beacon [1]. It runs [2]."),
@@ -442,7 +442,7 @@ def test_a_schema_6_store_gains_the_disagreements_column_and_keeps_its_answers(s
 @pytest.mark.unit
 def test_a_removed_documents_words_leave_the_disagreement_too(store: Store) -> None:
     """A withdrawn answer keeps no text of the removed document: the disagreement quotes it."""
-    from graphrag.removal import remove_document
+    from graphrag.ingest.removal import remove_document
     from helpers import ADMIN
 
     _ingest(store, ("one", doc_text(1)), ("two", doc_text(2)))

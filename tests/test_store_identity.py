@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from graphrag.identity import Forbidden, Identity, Principal, local_principal
+from graphrag.access.identity import Forbidden, Identity, Principal, local_principal
 from graphrag.model import AuditEvent
-from graphrag.review import export_rows, record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import export_rows, record_verdict
 from helpers import store_of_release
 from proc_helpers import doc_text
 from test_store import _answer, _ingest

@@ -9,13 +9,13 @@ import re
 import pytest
 from sqlalchemy import text
 
+from graphrag.answer.graph import build_graph
 from graphrag.cli import main
-from graphrag.documents import Source
 from graphrag.errors import StoreError
-from graphrag.graph import build_graph
-from graphrag.ingest import Ingestor
-from graphrag.review import record_verdict
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import Ingestor
 from graphrag.store import Store, transfer
+from graphrag.verify.review import record_verdict
 from helpers import ADMIN
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
@@ -102,7 +102,7 @@ def test_migrate_from_a_missing_file_says_so(tmp_path, pg_url) -> None:
 def test_migrate_keeps_the_teams_settings_and_checks_them(sqlite_store, store_url, capsys) -> None:
     """Blind double review once turned off silently on the way to PostgreSQL while the check said
     "equal": the review policy and every other setting are copied, and the check covers them."""
-    from graphrag.review_policy import ReviewPolicy
+    from graphrag.verify.policy import ReviewPolicy
 
     with Store(sqlite_store) as s:
         s.set_review_policy(ReviewPolicy(3), by=ADMIN)
@@ -119,7 +119,7 @@ def test_migrate_keeps_the_teams_settings_and_checks_them(sqlite_store, store_ur
 
 
 def test_a_setting_lost_on_the_way_fails_the_check_and_rolls_back(sqlite_store, tmp_path, monkeypatch) -> None:
-    from graphrag.review_policy import ReviewPolicy
+    from graphrag.verify.policy import ReviewPolicy
 
     with Store(sqlite_store) as s:
         s.set_review_policy(ReviewPolicy(2), by=ADMIN)

@@ -11,10 +11,10 @@ import psycopg
 import pytest
 
 from graphrag.cli import main
-from graphrag.review_policy import ReviewPolicy
 from graphrag.store import SCHEMA_VERSION, Store
 from graphrag.store.db import SchemaBehind
 from graphrag.store.schema import RECORD_TABLES
+from graphrag.verify.policy import ReviewPolicy
 from helpers import ADMIN
 
 

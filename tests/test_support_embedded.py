@@ -9,13 +9,13 @@ import pytest
 
 from graphrag.errors import ModelUnavailable
 from graphrag.model import SupportLabel
-from graphrag.support import features as F
-from graphrag.support import lexical as L
-from graphrag.support import make_checker
-from graphrag.support import selection as S
-from graphrag.support import tokens as T
-from graphrag.support.base import SupportQuery
-from graphrag.support.embedded import (
+from graphrag.verify.support import features as F
+from graphrag.verify.support import lexical as L
+from graphrag.verify.support import make_checker
+from graphrag.verify.support import selection as S
+from graphrag.verify.support import tokens as T
+from graphrag.verify.support.base import SupportQuery
+from graphrag.verify.support.embedded import (
     DIRECTION,
     FEATURES,
     EmbeddedChecker,
@@ -174,7 +174,7 @@ def test_construction_is_cheap_and_does_not_load_the_model() -> None:
 
 @pytest.mark.unit
 def test_params_file_is_small_and_matches_the_features() -> None:
-    from graphrag.support.embedded import PARAMS_PATH
+    from graphrag.verify.support.embedded import PARAMS_PATH
 
     raw = json.loads(PARAMS_PATH.read_text())
     assert tuple(raw["features"]) == FEATURES
@@ -194,7 +194,7 @@ def test_the_feature_table_is_the_one_list_of_names_and_directions() -> None:
 
 @pytest.mark.unit
 def test_the_shipped_trees_move_each_feature_only_in_its_direction() -> None:
-    from graphrag.support.embedded import PARAMS_PATH, load_params
+    from graphrag.verify.support.embedded import PARAMS_PATH, load_params
 
     params = load_params(PARAMS_PATH)
     rng = np.random.default_rng(0)

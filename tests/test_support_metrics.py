@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from graphrag.support.metrics import auroc, binary_metrics
+from graphrag.verify.support.metrics import auroc, binary_metrics
 
 Y = [True, True, True, False, False]
 SCORES = [0.9, 0.6, 0.4, 0.5, 0.1]

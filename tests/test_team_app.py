@@ -16,11 +16,11 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT, app, copy_store, ok, page, texts
 from dashboard import state
-from graphrag.ask import Asker
-from graphrag.ingest import IngestReport
+from graphrag.answer.ask import Asker
+from graphrag.ingest.pipeline import IngestReport
 from graphrag.model import AskSettings
-from graphrag.review import record_verdict
 from graphrag.store import Store
+from graphrag.verify.review import record_verdict
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

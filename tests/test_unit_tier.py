@@ -7,7 +7,7 @@ import pytest
 
 from conftest import _REACHED, ModelLoadInUnitTest
 from graphrag.embed import MiniLMEmbedder
-from graphrag.extract.rules import RulesExtractor, load_spacy
+from graphrag.ingest.extract.rules import RulesExtractor, load_spacy
 from graphrag.text import split_sentences
 
 pytestmark = pytest.mark.unit

@@ -11,10 +11,10 @@ from dataclasses import replace
 
 import pytest
 
-from graphrag.documents import Rejected, Source
-from graphrag.ingest import Ingestor
+from graphrag.ingest.documents import Rejected, Source
+from graphrag.ingest.pipeline import Ingestor
+from graphrag.ingest.uploads import MAX_NAME_CHARS, Upload, assign_ids, default_labels, prepare_uploads
 from graphrag.store import Store
-from graphrag.uploads import MAX_NAME_CHARS, Upload, assign_ids, default_labels, prepare_uploads
 from proc_helpers import HashEmbedder, PatternExtractor
 
 pytestmark = pytest.mark.unit
@@ -122,7 +122,7 @@ def test_uploads_are_checked_like_files_and_need_a_label(store: Store) -> None:
 def test_files_and_corpus_paragraphs_get_clean_ids_and_titles_too(tmp_path) -> None:
     import json
 
-    from graphrag.documents import collect
+    from graphrag.ingest.documents import collect
 
     (tmp_path / "\x1b[31mred\x1b[0m\x07.md").write_bytes(b"# \x1b]0;pwned\x07Red\x1b[2J title\n\nRed1 uses Blue2.\n")
     corpus = tmp_path / "corpus.json"

@@ -1,4 +1,4 @@
-"""graphrag.viz: the drawings are offline (nothing fetched from any other host) and inert (escaped)."""
+"""graphrag.present.viz: the drawings are offline (nothing fetched from any other host) and inert (escaped)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from graphrag.graph import DocVersion, KnowledgeGraph
+from graphrag.answer.graph import DocVersion, KnowledgeGraph
 from graphrag.model import COMENTION, ContextItem, Route, RouteStart, RouteStep, Span
-from graphrag.viz import (
+from graphrag.present.viz import (
     HIDDEN_STEP,
     VIS_JS,
     neighbourhood,

@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.access import Access
-from graphrag.graph import load_graph
+from graphrag.access.rule import Access
+from graphrag.answer.graph import load_graph
+from graphrag.present.viz import neighbourhood, neighbourhood_html
 from graphrag.text import counted
-from graphrag.viz import neighbourhood, neighbourhood_html
 
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import removal, render, state
-from graphrag.deployment import allowed_path
-from graphrag.documents import DOCUMENT_MAX_BYTES, Rejected, Source
+from graphrag.access.deployment import allowed_path
 from graphrag.errors import GraphRAGError
-from graphrag.extract import make_extractor
-from graphrag.extract.base import Extractor
-from graphrag.ingest import Ingestor
-from graphrag.jobs import Work
+from graphrag.ingest.documents import DOCUMENT_MAX_BYTES, Rejected, Source
+from graphrag.ingest.extract import make_extractor
+from graphrag.ingest.extract.base import Extractor
+from graphrag.ingest.jobs import Work
+from graphrag.ingest.pipeline import Ingestor
+from graphrag.ingest.uploads import Upload, assign_ids, default_labels, prepare_uploads
 from graphrag.model import PUBLIC, AuditEvent
 from graphrag.store import Store
 from graphrag.store.audit import event as audit_event
 from graphrag.text import counted
-from graphrag.uploads import Upload, assign_ids, default_labels, prepare_uploads
 
 st.title("Ingest documents")
 state.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows

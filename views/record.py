@@ -8,10 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.exports import export_audit_log
-from graphrag.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
-from graphrag.review_policy import MAX_REQUIRED, ReviewPolicy
 from graphrag.text import counted
+from graphrag.verify.exports import export_audit_log
+from graphrag.verify.policy import MAX_REQUIRED, ReviewPolicy
+from graphrag.verify.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
 
 st.title("Verification record")
 store = state.store()
@@ -120,8 +120,8 @@ with chk:
     b = st.columns(2)
     if b[0].button("Refit from the verdicts", key="record_refit"):
         me = state.require_role("admin", "refit the checker")
-        from graphrag.support.learn import RefitRefused
-        from graphrag.support.team import fit_from_verdicts
+        from graphrag.verify.support.learn import RefitRefused
+        from graphrag.verify.support.team import fit_from_verdicts
 
         try:
             with st.spinner("Fitting and cross-validating by answer…"):

@@ -7,12 +7,16 @@ import streamlit as st
 
 from dashboard import evidence, render, state
 from dashboard.cited_pages import show_cited_pages
-from graphrag.access import Access
+from graphrag.access.rule import Access
+from graphrag.answer.graph import load_graph
 from graphrag.errors import GraphRAGError
-from graphrag.exports import export_record
-from graphrag.graph import load_graph
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
-from graphrag.review import (
+from graphrag.present.serialize import route_text
+from graphrag.present.viz import route_html, route_list_html, shown_steps
+from graphrag.text import counted
+from graphrag.verify.exports import export_record
+from graphrag.verify.policy import parties
+from graphrag.verify.review import (
     QueueItem,
     record_verdict,
     review_queue,
@@ -21,16 +25,12 @@ from graphrag.review import (
     visible_claims,
     visible_history,
 )
-from graphrag.review_policy import parties
-from graphrag.serialize import route_text
-from graphrag.text import counted
-from graphrag.viz import route_html, route_list_html, shown_steps
 
 store = state.store()
 viewer = state.require_role("viewer", "read the review queue")
 access = state.access()
 me = state.reviewer()
-onlooker = state.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.review_policy)
+onlooker = state.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.verify.policy)
 may_judge = viewer.may("reviewer")
 may_export = viewer.may("admin")
 reader = Access.of(access, include_superseded=True)  # reviewers see cited superseded versions, marked stale

@@ -26,7 +26,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write every audit event (from --since on), oldest first, as CSV or JSON; the export is audited too."""
-    from graphrag.exports import export_audit_log
+    from graphrag.verify.exports import export_audit_log
 
     with open_store(args) as store:
         done = export_audit_log(store, args.format, by=principal(args), since=args.since)

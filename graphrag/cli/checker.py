@@ -8,8 +8,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from graphrag.access.identity import Principal
 from graphrag.cli.common import add_json_arg, add_store_arg, open_store, principal
-from graphrag.identity import Principal
 from graphrag.store import Store
 
 if TYPE_CHECKING:
@@ -69,8 +69,8 @@ def _list(store: Store, as_json: bool) -> int:
 
 
 def _fit(store: Store, as_json: bool, by: Principal) -> int:
-    from graphrag.support.learn import RefitRefused
-    from graphrag.support.team import fit_from_verdicts
+    from graphrag.verify.support.learn import RefitRefused
+    from graphrag.verify.support.team import fit_from_verdicts
 
     try:
         outcome = fit_from_verdicts(store, by=by)

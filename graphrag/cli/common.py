@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
+from graphrag.access.identity import VIA_CLI, Principal, local_principal
 from graphrag.config import Config, ConfigError
-from graphrag.identity import VIA_CLI, Principal, local_principal
 from graphrag.model import PUBLIC
 from graphrag.store import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
 

@@ -33,7 +33,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Remove the document: asks first on a terminal, needs --yes otherwise; 1 when the person says no."""
-    from graphrag.removal import clean_actor, describe, preview_removal, remove_document
+    from graphrag.ingest.removal import clean_actor, describe, preview_removal, remove_document
 
     actor = clean_actor(args.by or _os_user())
     with open_store(args) as store:

@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from graphrag.access import Access
+from graphrag.access.rule import Access
 from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the entity's visible mentions and relations; 2 when no visible entity has that name."""
-    from graphrag.serialize import entity_json
+    from graphrag.present.serialize import entity_json
     from graphrag.text import normalise
 
     with open_store(args) as store:

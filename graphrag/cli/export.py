@@ -24,7 +24,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the verification record the access labels can see, and audit the export."""
-    from graphrag.exports import export_record
+    from graphrag.verify.exports import export_record
 
     with open_store(args) as store:
         done = export_record(store, args.format, by=principal(args), me=args.me)

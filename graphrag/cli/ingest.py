@@ -12,9 +12,9 @@ from tqdm import tqdm
 
 from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store, principal
 from graphrag.config import _count as parse_count
-from graphrag.documents import DEFAULT_MAX_BYTES
-from graphrag.extract import EXTRACTORS
-from graphrag.jobs import EtaClock, format_eta
+from graphrag.ingest.documents import DEFAULT_MAX_BYTES
+from graphrag.ingest.extract import EXTRACTORS
+from graphrag.ingest.jobs import EtaClock, format_eta
 from graphrag.model import Progress
 from graphrag.store.audit import event as audit_event
 
@@ -85,8 +85,8 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Ingest the paths and print the report; 1 when every document failed or found no model."""
-    from graphrag.extract import make_extractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.pipeline import Ingestor
 
     options: dict[str, object] = {}
     if args.model:

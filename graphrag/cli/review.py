@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _policy(args: argparse.Namespace) -> int:
-    from graphrag.review_policy import ReviewPolicy
+    from graphrag.verify.policy import ReviewPolicy
 
     with open_store(args) as store:
         if args.required is not None:
@@ -67,12 +67,12 @@ def _policy(args: argparse.Namespace) -> int:
 
 
 def _queue(args: argparse.Namespace) -> int:
-    from graphrag.review import review_queue, review_viewer
-    from graphrag.serialize import support_json
+    from graphrag.present.serialize import support_json
+    from graphrag.verify.review import review_queue, review_viewer
 
     with open_store(args) as store:
         # Under blind review nobody else's verdict on a claim still judged blind is listed until this
-        # reviewer has judged it (graphrag.review_policy.visible_verdicts).
+        # reviewer has judged it (graphrag.verify.policy.visible_verdicts).
         queue = review_queue(store, args.access, viewer=review_viewer(principal(args), args.reviewer),
                              answer_id=args.answer, disputed_only=args.action == "disputes")
     rows: list[dict[str, Any]] = [
@@ -90,7 +90,7 @@ def _queue(args: argparse.Namespace) -> int:
 
 
 def _mark(args: argparse.Namespace) -> int:
-    from graphrag.review import record_verdict, visible_answer
+    from graphrag.verify.review import record_verdict, visible_answer
 
     with open_store(args) as store:
         answer = visible_answer(store, args.answer, args.access)

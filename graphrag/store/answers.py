@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 
-from graphrag.access import Footprint, footprint_of_routes, withdrawn_footprint
-from graphrag.disagreement import disagreement_from_json, disagreement_json
+from graphrag.access.rule import Footprint, footprint_of_routes, withdrawn_footprint
+from graphrag.answer.disagreement import disagreement_from_json, disagreement_json
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -118,7 +118,7 @@ def ids_with_claims(c: Connection) -> list[int]:
 
 
 def footprints(c: Connection, ids: Sequence[int]) -> dict[int, Footprint]:
-    """For these answers, everything each shows as references (see graphrag.access)."""
+    """For these answers, everything each shows as references (see graphrag.access.rule)."""
     docs: dict[int, set[tuple[str, int]]] = {}
     routes: dict[int, list[Route]] = {}
     out: dict[int, Footprint] = {}

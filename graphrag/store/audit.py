@@ -4,7 +4,7 @@ database refuses UPDATE and DELETE, see schema.append_only).
 
 Every change of the record is audited by the store method that makes it, in the same transaction
 (``event`` builds the row from the principal who acts), so no surface can change the record
-without its row; exports are audited by the one function each surface calls (graphrag.exports).
+without its row; exports are audited by the one function each surface calls (graphrag.verify.exports).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from graphrag.identity import Principal
+from graphrag.access.identity import Principal
 from graphrag.model import AuditEvent
 
 # The database's clock, not the writer's, in the store's timestamp format (codec.now):

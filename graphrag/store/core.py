@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine
 
-from graphrag.access import Footprint, Sources
+from graphrag.access.identity import ADMIN, Principal, require
+from graphrag.access.rule import Footprint, Sources
 from graphrag.config import Config
-from graphrag.identity import ADMIN, Principal, require
 from graphrag.model import (
     PUBLIC,
     Answer,
@@ -34,12 +34,12 @@ from graphrag.model import (
     SpanLayout,
     Verdict,
 )
-from graphrag.review_policy import ClaimStatus, ReviewPolicy, claim_state
 from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
 from graphrag.store.documents import DocumentWrite, Relabelled  # DocumentWrite: also re-exported
 from graphrag.store.url import StoreURL, parse_store
+from graphrag.verify.policy import ClaimStatus, ReviewPolicy, claim_state
 
 T = TypeVar("T")
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
@@ -283,7 +283,7 @@ class Store:
 
     def counts(self) -> dict[str, int]:
         """Sizes of the whole store, every label's documents included (reports, empty-store checks); what
-        one viewer may see is ``graphrag.overview``."""
+        one viewer may see is ``graphrag.verify.overview``."""
         return self._read(graph.counts)
 
     def activity_mark(self) -> tuple[str, ...]:
@@ -349,7 +349,7 @@ class Store:
         return self._read(answers.claim_summaries)
 
     def answer_footprints(self) -> dict[int, Footprint]:
-        """Per answer with claims, everything it shows as references (see graphrag.access).
+        """Per answer with claims, everything it shows as references (see graphrag.access.rule).
 
         A stored answer changes only when a removal withdraws it, which bumps the generation, so
         each footprint is read once per handle and generation and kept: the review page asks for
@@ -466,7 +466,7 @@ class Store:
 
 
 class StoreCache:
-    """The store's reply cache as a ReplyCache (graphrag.extract.base)."""
+    """The store's reply cache as a ReplyCache (graphrag.ingest.extract.base)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

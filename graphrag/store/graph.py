@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, text
 
-from graphrag.access import Footprint, Sources
+from graphrag.access.rule import Footprint, Sources
 from graphrag.model import Entity, Mention, Relation, Span
 from graphrag.store.codec import Row
 

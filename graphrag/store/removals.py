@@ -128,7 +128,7 @@ def remove(c: Connection, doc_id: str, versions: Sequence[int] | None, actor: st
 
 def _withdraw_answers(c: Connection, removed: set[tuple[str, int]], rel_ids: set[int]) -> int:
     """Withdraw every answer that drew on a removed version: a context sentence or a route step in
-    it, or a relation it states. Withheld whole, not redacted (as graphrag.access withholds an
+    it, or a relation it states. Withheld whole, not redacted (as graphrag.access.rule withholds an
     answer a viewer cannot fully see): any claim, even one citing another document, may repeat it."""
     ids = [int(i) for i in c.execute(text("SELECT id FROM answers WHERE status<>:w"),
                                      {"w": AnswerStatus.WITHDRAWN.value}).scalars()]

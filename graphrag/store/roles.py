@@ -18,8 +18,8 @@ from typing import Any
 
 from sqlalchemy import Connection, make_url, text
 
+from graphrag.access.identity import Principal
 from graphrag.errors import InputError
-from graphrag.identity import Principal
 from graphrag.store import audit
 from graphrag.store.db import Database
 from graphrag.store.schema import RECORD_TABLES, SCHEMA_VERSION, metadata

@@ -231,7 +231,7 @@ def _v2(c: Connection) -> None:
 
 
 def _v3(c: Connection) -> None:
-    # A verdict is a reviewer's or an adjudicator's (graphrag.review_policy); earlier rows are
+    # A verdict is a reviewer's or an adjudicator's (graphrag.verify.policy); earlier rows are
     # reviewers'. A store created at v3 already has the column (from the table above).
     if "role" not in {col["name"] for col in inspect(c).get_columns("verdicts")}:
         c.exec_driver_sql("ALTER TABLE verdicts ADD COLUMN role TEXT NOT NULL DEFAULT 'reviewer'")
@@ -283,7 +283,7 @@ def _v6(c: Connection) -> None:
 
 
 def _v7(c: Connection) -> None:
-    # Schema 7: an answer records the cited sources that disagree (graphrag.disagreement), so the
+    # Schema 7: an answer records the cited sources that disagree (graphrag.answer.disagreement), so the
     # review page shows the disagreement beside the claim. Older answers have none recorded (NULL).
     if "disagreements" not in {col["name"] for col in inspect(c).get_columns("answers")}:
         c.exec_driver_sql("ALTER TABLE answers ADD COLUMN disagreements TEXT")

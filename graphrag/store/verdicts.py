@@ -6,8 +6,8 @@ from __future__ import annotations
 from sqlalchemy import Connection, text
 
 from graphrag.model import Verdict, VerdictLabel
-from graphrag.review_policy import latest
 from graphrag.store.codec import now
+from graphrag.verify.policy import latest
 
 
 def add(c: Connection, v: Verdict) -> int:
@@ -59,7 +59,7 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
 
 
 def current(history_rows: list[Verdict]) -> list[Verdict]:
-    """The latest verdict per (claim, reviewer, role) (``graphrag.review_policy.latest``)."""
+    """The latest verdict per (claim, reviewer, role) (``graphrag.verify.policy.latest``)."""
     return latest(history_rows)
 
 

@@ -39,13 +39,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from graphrag.ask import Asker
-from graphrag.documents import Source
+from graphrag.answer.ask import Asker
+from graphrag.answer.graph import KnowledgeGraph, load_graph
 from graphrag.embed import top_k
-from graphrag.graph import KnowledgeGraph, load_graph
+from graphrag.ingest.documents import Source
 from graphrag.model import Answer, AskSettings, ContextItem, RouteStart, Span, Support
 from graphrag.store import Store
-from graphrag.support.base import SupportQuery
+from graphrag.verify.support.base import SupportQuery
 from lab.evaluate.retrieval import bridge_documents, load_questions, named_keys
 
 SAMPLE_QUESTIONS = Path(__file__).with_name("sample_questions.json")
@@ -175,15 +175,15 @@ def _listed(value: str | list[str]) -> list[str]:
 
 
 def _ingest_sources(store: Store, sources: Sequence[Source]) -> None:
-    from graphrag.extract import make_extractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.pipeline import Ingestor
 
     Ingestor(store, make_extractor("rules")).ingest(sources)
 
 
 def _ingest_paths(store: Store, paths: Sequence[Path]) -> None:
-    from graphrag.extract import make_extractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.pipeline import Ingestor
 
     Ingestor(store, make_extractor("rules")).ingest_paths(paths)
 

@@ -55,7 +55,7 @@ class CachedEmbedder:
 
     def encode_tokens(self, texts: Sequence[str]) -> dict[str, TokenEmbedding]:
         """Token embeddings (ids, word pieces, vectors), cached beside the sentence vectors."""
-        from graphrag.support.embedded import encode_tokens
+        from graphrag.verify.support.embedded import encode_tokens
 
         tok_path = self.path.with_name(self.path.stem + "-tokens.pkl")
         if not hasattr(self, "tok_cache"):
@@ -88,7 +88,7 @@ def cached_features(path: str | Path, fmt: str, examples: Sequence[SupportExampl
     """The checker's feature rows for ``examples`` loaded from ``path``; computed once per file
     content and feature set, then read from ``cache``."""
     from graphrag.embed import get_embedder
-    from graphrag.support.embedded import FEATURES, featurise
+    from graphrag.verify.support.embedded import FEATURES, featurise
 
     folder = Path(cache) if cache else DEFAULT_CACHE
     digest = hashlib.sha1(Path(path).read_bytes() + fmt.encode() + ",".join(FEATURES).encode()).hexdigest()[:16]

@@ -3,7 +3,7 @@
 A labelled file plays the team: its labels are the verdicts (supported = 1; partial and not
 supported = 0). The starting model is the tree ensemble fitted (as lab/fit_support.py fits
 the shipped one) on the *other* file only, so it never saw the scored claims; the refit is
-``graphrag.support.learn``'s: the same trees on the other file's rows plus N verdicts as a
+``graphrag.verify.support.learn``'s: the same trees on the other file's rows plus N verdicts as a
 third source. For each size N and each random draw, N claims of the target file are taken as
 verdicts, whole questions at a time (the claims of one ExpertQA question never straddle refit
 and scoring; the last question drawn is cut to make exactly N and its remaining claims are
@@ -25,8 +25,15 @@ from typing import Any, TextIO
 import numpy as np
 
 from graphrag.errors import GraphRAGError
-from graphrag.support.learn import FOLDS, THRESHOLD, TrainingRows, grouped_folds, predictor, refit_params
-from graphrag.support.metrics import auroc, binary_metrics
+from graphrag.verify.support.learn import (
+    FOLDS,
+    THRESHOLD,
+    TrainingRows,
+    grouped_folds,
+    predictor,
+    refit_params,
+)
+from graphrag.verify.support.metrics import auroc, binary_metrics
 from lab.evaluate.support import load_examples
 
 
@@ -63,7 +70,7 @@ def learning_curve(x: np.ndarray, y: np.ndarray, groups: np.ndarray, other: Trai
                    other_groups: np.ndarray, sizes: Sequence[int], draws: int, seed: int = 0) -> dict[str, Any]:
     """The figures for each size: start vs refit on the held-out target claims and, out of
     sample, on the other file (see the module docstring)."""
-    from graphrag.support.fitting import fit_trees
+    from graphrag.verify.support.fitting import fit_trees
 
     start_scores = predictor(fit_trees(other.x, other.y.astype(int), other.source))(x)
     folds = grouped_folds(other.y, other_groups, FOLDS, seed)

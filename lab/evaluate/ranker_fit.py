@@ -1,6 +1,6 @@
-"""Fitting the answer ranker (``graphrag.rank``) and printing its figures; the product only reads the JSON.
+"""Fitting the answer ranker (``graphrag.answer.rank``) and printing its figures; the product only reads the JSON.
 
-    python -m lab.evaluate.ranker_fit --out graphrag/rank/ranker_params.json
+    python -m lab.evaluate.ranker_fit --out graphrag/answer/rank/ranker_params.json
 
 Training questions (from ``--data``, default ``../shared/data``):
 
@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.rank import FEATURES, NOT_A_CLAIM, Candidate, RankerParams, detect_kind
-from graphrag.rank.features import feature_rows
-from graphrag.support import lexical as L
+from graphrag.answer.rank import FEATURES, NOT_A_CLAIM, Candidate, RankerParams, detect_kind
+from graphrag.answer.rank.features import feature_rows
 from graphrag.text import split_sentences
+from graphrag.verify.support import lexical as L
 
 # Of the held-out sentences scored at or above the threshold, at least this share lie inside the evidence
 # (NQ: the evidence paragraph; MuSiQue: a supporting paragraph): a kept quote is mostly on the evidence.
@@ -361,7 +361,7 @@ def latency(params: RankerParams, runs: int = 100) -> dict[str, float]:
     from graphrag.embed import get_embedder
 
     embedder = get_embedder()
-    from graphrag.rank import score_sentences
+    from graphrag.answer.rank import score_sentences
 
     question = "Who can set up single sign-on for the workspace?"
     texts = [f"Sentence {i} says that workspace owners on the Business plan configured SAML in 2021 for {i} teams."

@@ -29,14 +29,14 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from graphrag.anchors import find_anchors
-from graphrag.attribution import attribute
-from graphrag.documents import corpus_doc_id, read_corpus_json
+from graphrag.answer.anchors import find_anchors
+from graphrag.answer.attribution import attribute
+from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.answer.graph import KnowledgeGraph, load_graph
+from graphrag.answer.retrieve import diverse, retrieve_vector
 from graphrag.embed import get_embedder, top_k
-from graphrag.generate.extractive import ExtractiveGenerator
-from graphrag.graph import KnowledgeGraph, load_graph
+from graphrag.ingest.documents import corpus_doc_id, read_corpus_json
 from graphrag.model import AskSettings, Progress, RouteStart
-from graphrag.retrieve import diverse, retrieve_vector
 from graphrag.store import Store
 from graphrag.text import normalise
 
@@ -71,8 +71,8 @@ def load_questions(path: str | Path, corpus_path: str | Path) -> list[Question]:
 
 def ingest_corpus(store: Store, corpus_path: str | Path, out: TextIO) -> None:
     """Ingest a corpus of paragraphs into ``store`` with the rules extractor, printing how long it took."""
-    from graphrag.extract import make_extractor
-    from graphrag.ingest import Ingestor
+    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.pipeline import Ingestor
 
     items = read_corpus_json(Path(corpus_path))
     t0 = time.perf_counter()
@@ -92,7 +92,7 @@ def recall(found: set[str], gold: frozenset[str]) -> float:
 def named_keys(graph: KnowledgeGraph, question: str) -> set[str]:
     """The yardstick for "an entity the question names": its named entities, noun chunks and
     proper nouns (single and runs), normalised, that are entity keys of the graph."""
-    from graphrag.extract.rules import load_spacy
+    from graphrag.ingest.extract.rules import load_spacy
 
     doc = load_spacy()(question)
     texts = [e.text for e in doc.ents] + [c.text for c in doc.noun_chunks]
@@ -236,8 +236,8 @@ def cli_eval_retrieval(questions: str, corpus: str, as_json: bool = False, limit
             ingest_corpus(store, corpus, out)
             result = evaluate(store, qs, settings)
         if off_topic_dir:
-            from graphrag.extract import make_extractor
-            from graphrag.ingest import Ingestor
+            from graphrag.ingest.extract import make_extractor
+            from graphrag.ingest.pipeline import Ingestor
 
             with Store(Path(tmp) / "off-topic.db") as other:
                 Ingestor(other, make_extractor("rules")).ingest_paths([Path(off_topic_dir)])

@@ -33,8 +33,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.support.base import SupportChecker, SupportQuery
-from graphrag.support.metrics import Labels, Scores, auroc, binary_metrics
+from graphrag.verify.support.base import SupportChecker, SupportQuery
+from graphrag.verify.support.metrics import Labels, Scores, auroc, binary_metrics
 
 SUPPORTED = "supported"
 PARTIAL = "partially_supported"
@@ -185,7 +185,7 @@ def load_examples(
     return examples[:limit] if limit else examples
 
 
-# --- metrics (AUROC and the confusion counts are the product's: graphrag.support.metrics) --------
+# --- metrics (AUROC and the confusion counts are the product's: graphrag.verify.support.metrics) --------
 
 
 def calibration_table(y: Labels, scores: Scores, bins: int = 5) -> list[dict[str, float]]:
@@ -276,7 +276,7 @@ def cli_eval_support(
     limit: int | None = None,
 ) -> int:
     """`graphrag eval support`: score a checker on labelled pairs and print the figures."""
-    from graphrag.support import make_checker
+    from graphrag.verify.support import make_checker
 
     skipped: Counter[str] = Counter()
     try:
@@ -331,7 +331,7 @@ def bench_queries(n: int) -> list[SupportQuery]:
 
 def cli_bench_support(as_json: bool = True, out: TextIO = sys.stdout, batch: int = 32, rounds: int = 5) -> int:
     """`graphrag bench support`: per-pair latency of the embedded checker, batched."""
-    from graphrag.support import make_checker
+    from graphrag.verify.support import make_checker
 
     try:
         chk = make_checker("embedded")

@@ -17,8 +17,8 @@ DOUBLES: dict[str, dict[str, str]] = {
 def register(set_item: Callable[[dict[str, str], str, str], object] = operator.setitem) -> None:
     """Add the doubles to the product's backend tables; ``set_item`` is pytest's ``monkeypatch.setitem`` when
     the registration must end with the test."""
-    from graphrag.extract import EXTRACTORS
-    from graphrag.generate import GENERATORS
+    from graphrag.answer.generate import GENERATORS
+    from graphrag.ingest.extract import EXTRACTORS
 
     for table, role in ((EXTRACTORS, "extractor"), (GENERATORS, "generator")):
         for name, target in DOUBLES[role].items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphrag.generate.base import Generation
+from graphrag.answer.generate.base import Generation
 from graphrag.model import ContextItem
 
 

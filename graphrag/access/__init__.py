@@ -1,0 +1,99 @@
+"""Who may see and do what: the one visibility rule over access labels (``rule``: ``Access.sees``, an answer's
+footprint), identities and roles (``identity``: ``Principal``, ``require``) and the team deployment's policy file
+and sign-in (``deployment``). Every other package asks here rather than comparing labels or roles itself.
+
+Import the names below from ``graphrag.access``; each is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphrag.access.deployment import (
+        Deployment,
+        allowed_path,
+        cached_policy,
+        ingest_roots,
+        provider_name,
+    )
+    from graphrag.access.identity import (
+        ADJUDICATOR,
+        ADMIN,
+        REVIEWER,
+        VIA_CLI,
+        VIA_DASHBOARD,
+        Forbidden,
+        Principal,
+        local_principal,
+        require,
+    )
+    from graphrag.access.rule import (
+        Access,
+        Footprint,
+        Sources,
+        answer_visible,
+        footprint,
+        footprint_of_routes,
+        withdrawn_footprint,
+    )
+
+# Name -> the module that defines it. Imported on first use, so importing the package (or one of its
+# modules) loads nothing else and no import cycle can run through this door.
+_EXPORTS = {
+    "ADJUDICATOR": "graphrag.access.identity",
+    "ADMIN": "graphrag.access.identity",
+    "Access": "graphrag.access.rule",
+    "Deployment": "graphrag.access.deployment",
+    "Footprint": "graphrag.access.rule",
+    "Forbidden": "graphrag.access.identity",
+    "Principal": "graphrag.access.identity",
+    "REVIEWER": "graphrag.access.identity",
+    "Sources": "graphrag.access.rule",
+    "VIA_CLI": "graphrag.access.identity",
+    "VIA_DASHBOARD": "graphrag.access.identity",
+    "allowed_path": "graphrag.access.deployment",
+    "answer_visible": "graphrag.access.rule",
+    "cached_policy": "graphrag.access.deployment",
+    "footprint": "graphrag.access.rule",
+    "footprint_of_routes": "graphrag.access.rule",
+    "ingest_roots": "graphrag.access.deployment",
+    "local_principal": "graphrag.access.identity",
+    "provider_name": "graphrag.access.deployment",
+    "require": "graphrag.access.identity",
+    "withdrawn_footprint": "graphrag.access.rule",
+}
+
+__all__ = [
+    "ADJUDICATOR",
+    "ADMIN",
+    "REVIEWER",
+    "VIA_CLI",
+    "VIA_DASHBOARD",
+    "Access",
+    "Deployment",
+    "Footprint",
+    "Forbidden",
+    "Principal",
+    "Sources",
+    "allowed_path",
+    "answer_visible",
+    "cached_policy",
+    "footprint",
+    "footprint_of_routes",
+    "ingest_roots",
+    "local_principal",
+    "provider_name",
+    "require",
+    "withdrawn_footprint",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Import an exported name from its module on first use."""
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(import_module(module), name)

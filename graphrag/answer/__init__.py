@@ -1,0 +1,52 @@
+"""Answering a question from the documents a viewer may see: the knowledge graph held in memory (``graph``), the
+entities a question names (``anchors``), retrieval over the graph and the embeddings (``retrieve``), sources
+that state different values (``disagreement``), the generators that write the answer (``generate``) and the
+sentence ranker they use (``rank``), citations resolved to spans (``attribution``), and the use case that runs
+them all and stores the answer (``ask``: ``Asker``).
+
+Import the names below from ``graphrag.answer``; each is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphrag.answer.ask import Asker, AskOutcome
+    from graphrag.answer.disagreement import DISAGREE_OPENING, disagreement_from_json, disagreement_json
+    from graphrag.answer.generate import GENERATORS
+    from graphrag.answer.graph import KnowledgeGraph, load_graph
+
+# Name -> the module that defines it. Imported on first use, so importing the package (or one of its
+# modules) loads nothing else and no import cycle can run through this door.
+_EXPORTS = {
+    "AskOutcome": "graphrag.answer.ask",
+    "Asker": "graphrag.answer.ask",
+    "DISAGREE_OPENING": "graphrag.answer.disagreement",
+    "GENERATORS": "graphrag.answer.generate",
+    "KnowledgeGraph": "graphrag.answer.graph",
+    "disagreement_from_json": "graphrag.answer.disagreement",
+    "disagreement_json": "graphrag.answer.disagreement",
+    "load_graph": "graphrag.answer.graph",
+}
+
+__all__ = [
+    "DISAGREE_OPENING",
+    "GENERATORS",
+    "AskOutcome",
+    "Asker",
+    "KnowledgeGraph",
+    "disagreement_from_json",
+    "disagreement_json",
+    "load_graph",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Import an exported name from its module on first use."""
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(import_module(module), name)

@@ -1,0 +1,127 @@
+"""Ask: retrieve -> generate -> attribute -> check support -> persist.
+
+The one entry point the CLI and the pages share. Every citation leaves here with a measured
+support (or explicitly "not checked" when the checker could not run), and every answer is
+stored with its settings, context items and routes, claims and citations.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graphrag.answer.attribution import attribute
+from graphrag.answer.disagreement import find_disagreements
+from graphrag.answer.generate import Generator, make_generator
+from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.answer.generate.ollama import OllamaGenerator
+from graphrag.answer.graph import KnowledgeGraph, load_graph
+from graphrag.answer.retrieve import Retrieval, clean_question, retrieve
+from graphrag.embed import Embedder, get_embedder
+from graphrag.errors import BackendFailed, ModelUnavailable
+from graphrag.model import (
+    Answer,
+    AnswerStatus,
+    AskSettings,
+    Claim,
+    ContextItem,
+)
+from graphrag.store import Store
+from graphrag.verify.support import SupportChecker, checker_for_store
+from graphrag.verify.support.claims import check_claims
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AskOutcome:
+    """A saved answer and the warnings to show beside it (nothing relevant found, support not checked)."""
+
+    answer: Answer
+    warnings: tuple[str, ...] = ()
+
+
+def _model_option(model: str | None) -> dict[str, str]:
+    return {"model": model} if model else {}
+
+
+def _cited(claims: list[Claim]) -> list[ContextItem]:
+    """The context items the claims cite, in marker order, each once."""
+    items = {c.item.n: c.item for cl in claims for c in cl.citations if c.item is not None}
+    return [items[n] for n in sorted(items)]
+
+
+def _titles(graph: KnowledgeGraph) -> Callable[[str, int], str | None]:
+    titles = {(d.id, d.version): d.title for d in graph.docs}
+    return lambda doc, version: titles.get((doc, version))
+
+
+class Asker:
+    """Holds the backends for a series of questions against one store."""
+
+    def __init__(self, store: Store, *, embedder: Embedder | None = None, generator: Generator | None = None,
+                 checker: SupportChecker | None = None) -> None:
+        self.store = store
+        self._embedder = embedder
+        self._generator = generator
+        self._checker = checker
+
+    @property
+    def embedder(self) -> Embedder:
+        """The sentence embedder, loaded on first use."""
+        if self._embedder is None:
+            self._embedder = get_embedder()
+        return self._embedder
+
+    def graph(self) -> KnowledgeGraph:
+        """The knowledge graph as the store holds it now."""
+        return load_graph(self.store)
+
+    def retrieve(self, question: str, settings: AskSettings) -> Retrieval:
+        """Anchors, walk and context for ``question`` under ``settings``, without generating an answer."""
+        return retrieve(self.store, self.graph(), self.embedder, question, settings)
+
+    def ask(self, question: str, settings: AskSettings = AskSettings()) -> AskOutcome:
+        """Answer ``question``: retrieve, generate, attribute claims, check their support, save; the answer is
+        empty (with a warning) when nothing visible is relevant enough."""
+        question = clean_question(question)
+        found = self.retrieve(question, settings)
+        warnings: list[str] = []
+        generator = self._generator or make_generator(settings.generator, **_model_option(settings.generator_model))
+        graph = self.graph()
+        if isinstance(generator, (ExtractiveGenerator, OllamaGenerator)):
+            # hub entities kept out of quoted chains; document titles to name sources that disagree
+            generator = generator.for_graph(graph)
+        best = max((c.score for c in found.context), default=None)
+        if best is not None and best >= settings.min_relevance:
+            generation = generator.generate(question, found.context)
+            text, model = generation.text, generation.model
+        elif best is not None:
+            # Quoting the least unrelated sentences would look like an answer, and each quote
+            # would check as "supported" by itself: say there is no answer instead.
+            text, model = "", None
+            warnings.append(f"Nothing you can see is about this question: the closest sentence has similarity "
+                            f"{best:.2f}, below the {settings.min_relevance:.2f} needed to answer from it.")
+        else:
+            text, model = "", None
+            warnings.append("No evidence found among the documents you can see: nothing to answer from.")
+        claims = attribute(text, found.context)
+        status = AnswerStatus.CITED
+        if claims:
+            try:
+                checker = self._checker or checker_for_store(settings.checker, self.store,
+                                                             **_model_option(settings.checker_model))
+                claims = check_claims(self.store, claims, checker)
+                if all(c.support is not None for c in claims):
+                    status = AnswerStatus.AUTO_CHECKED
+                else:
+                    warnings.append("The support checker could not score every claim; those stay 'not checked'.")
+            except (ModelUnavailable, BackendFailed) as exc:
+                warnings.append(f"Support not checked: {exc}")
+        answer = Answer(question, settings, text, found.seeds, found.reached, found.context, tuple(claims), status,
+                        generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))))
+        answer_id = self.store.save_answer(answer)
+        stored = self.store.answer(answer_id)
+        assert stored is not None
+        return AskOutcome(stored, tuple(warnings))

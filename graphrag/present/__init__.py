@@ -1,0 +1,78 @@
+"""Presenting what the core holds: answers, entities and routes as JSON (``serialize``), route and neighbourhood
+drawings (``viz``) and page images of PDF sources (``pages``). Nothing here reads or writes the store's rules; it
+turns records into what a surface shows.
+
+Import the names below from ``graphrag.present``; each is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphrag.present.pages import pages_to_show, render_page
+    from graphrag.present.serialize import (
+        VERBATIM,
+        VERBATIM_CHECKS,
+        answer_json,
+        cited_keys,
+        entity_json,
+        is_verbatim,
+        route_text,
+        support_json,
+    )
+    from graphrag.present.viz import (
+        neighbourhood,
+        neighbourhood_html,
+        route_html,
+        route_list_html,
+        shown_steps,
+    )
+
+# Name -> the module that defines it. Imported on first use, so importing the package (or one of its
+# modules) loads nothing else and no import cycle can run through this door.
+_EXPORTS = {
+    "VERBATIM": "graphrag.present.serialize",
+    "VERBATIM_CHECKS": "graphrag.present.serialize",
+    "answer_json": "graphrag.present.serialize",
+    "cited_keys": "graphrag.present.serialize",
+    "entity_json": "graphrag.present.serialize",
+    "is_verbatim": "graphrag.present.serialize",
+    "neighbourhood": "graphrag.present.viz",
+    "neighbourhood_html": "graphrag.present.viz",
+    "pages_to_show": "graphrag.present.pages",
+    "render_page": "graphrag.present.pages",
+    "route_html": "graphrag.present.viz",
+    "route_list_html": "graphrag.present.viz",
+    "route_text": "graphrag.present.serialize",
+    "shown_steps": "graphrag.present.viz",
+    "support_json": "graphrag.present.serialize",
+}
+
+__all__ = [
+    "VERBATIM",
+    "VERBATIM_CHECKS",
+    "answer_json",
+    "cited_keys",
+    "entity_json",
+    "is_verbatim",
+    "neighbourhood",
+    "neighbourhood_html",
+    "pages_to_show",
+    "render_page",
+    "route_html",
+    "route_list_html",
+    "route_text",
+    "shown_steps",
+    "support_json",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Import an exported name from its module on first use."""
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(import_module(module), name)

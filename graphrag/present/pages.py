@@ -1,0 +1,148 @@
+"""Cited pages as images: a PDF page rendered on the server with a sentence's boxes drawn on it.
+
+The review page shows these instead of loading a PDF viewer in the browser: nothing is fetched
+from elsewhere, and no part of the document reaches the browser except the picture.
+
+Every render is bounded: a page is drawn at ``DPI`` unless that would take more than ``MAX_PIXELS``
+pixels, in which case it is drawn smaller (a PDF page may be 200 inches a side: at 150 dpi that
+is 900 M pixels, over 10 GB with the overlay). A page that still cannot be drawn raises
+``PageNotDrawn`` with a message for the reader, never the library's exception. A sentence may
+span hundreds of pages: ``pages_to_show`` picks the few drawn at once. Renders are cached by
+(file hash, page, boxes, scale, crop) within a byte budget; a document version never changes, so
+entries stay valid until it is removed (``forget``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from graphrag.errors import InputError
+
+DPI = 150
+MAX_PIXELS = 8_000_000  # a letter page at 150 dpi is 2.1 M; 8 M is an A2 sheet, about 100 MB to draw
+BOX_FILL = (255, 214, 0, 70)  # translucent yellow, so the words stay readable under it
+BOX_LINE = (214, 120, 0, 255)
+SHOWN_PAGES = 2  # page images drawn at once per citation: its first and last page
+_CACHE_ENTRIES = 64
+_CACHE_BYTES = 48_000_000
+_cache: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+_cache_lock = threading.Lock()
+
+Box = Sequence[float]  # (page, x0, y0, x1, y1) in points, origin top-left
+
+
+class PageNotDrawn(InputError):
+    """A page could not be drawn; ``str(error)`` says which and why, without server details."""
+
+
+def pages_to_show(pages: Sequence[int], at_once: int = SHOWN_PAGES) -> tuple[list[int], list[int]]:
+    """(drawn now, drawn on demand) for the pages a sentence spans: its first and last page at once,
+    the pages between when asked for, so a sentence over 281 pages draws two images, not 281."""
+    ordered = sorted(set(pages))
+    if len(ordered) <= at_once:
+        return ordered, []
+    first = ordered[: at_once - 1]
+    return [*first, ordered[-1]], ordered[len(first):-1]
+
+
+def render_scale(width: float, height: float, dpi: int = DPI, max_pixels: int = MAX_PIXELS) -> float:
+    """Pixels per point for a page of ``width`` x ``height`` points: ``dpi`` / 72, or less so that the
+    picture holds at most ``max_pixels`` pixels."""
+    if not (width > 0 and height > 0 and math.isfinite(width * height)):
+        raise PageNotDrawn(f"the page has no drawable size ({width:g} x {height:g} points)")
+    scale = min(dpi / 72.0, math.sqrt(max_pixels / (width * height)))
+    while math.ceil(width * scale) * math.ceil(height * scale) > max_pixels:  # PDFium rounds the size up
+        scale *= 0.999
+    return scale
+
+
+def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DPI, around: float | None = None,
+                file_sha256: str | None = None, max_pixels: int = MAX_PIXELS) -> bytes:
+    """PNG bytes of ``page`` (1-based) of a PDF, with the boxes that lie on that page drawn on it.
+
+    ``around``: crop to the boxes plus this many points above and below (and a little to each
+    side), so the cited lines are legible in a narrow column; None gives the whole page.
+    ``file_sha256``: the file's hash when the caller knows it (the cache key; else it is computed).
+    Raises PageNotDrawn (an InputError) when the page is missing or cannot be drawn."""
+    import pypdfium2 as pdfium
+    from PIL import Image
+
+    on_page = tuple(tuple(float(v) for v in b[1:5]) for b in boxes if int(b[0]) == page)
+    key = (file_sha256 or hashlib.sha256(data).hexdigest(), page, on_page, dpi, around, max_pixels)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    try:
+        png = _draw(data, page, on_page, dpi, around, max_pixels)
+    except PageNotDrawn:
+        raise
+    except InputError as exc:  # the PDF cannot be opened: the reader's message says why
+        raise PageNotDrawn(f"page {page} could not be drawn: {exc}") from None
+    except MemoryError:
+        raise PageNotDrawn(f"page {page} could not be drawn: not enough memory on the server") from None
+    except Image.DecompressionBombError:
+        raise PageNotDrawn(f"page {page} could not be drawn: the picture would be too large") from None
+    except (pdfium.PdfiumError, OSError, ValueError):  # their text may name server paths: not shown
+        raise PageNotDrawn(f"page {page} could not be drawn: PDFium or the image library failed on it") from None
+    with _cache_lock:
+        _cache[key] = png
+        while len(_cache) > _CACHE_ENTRIES or (len(_cache) > 1 and sum(map(len, _cache.values())) > _CACHE_BYTES):
+            _cache.popitem(last=False)
+    return png
+
+
+def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: int, around: float | None,
+          max_pixels: int) -> bytes:
+    from PIL import Image, ImageDraw
+
+    from graphrag.ingest.readers.pdf import PDFIUM_LOCK, _open
+
+    with PDFIUM_LOCK:
+        doc = _open(data)
+        try:
+            if not 1 <= page <= len(doc):
+                raise PageNotDrawn(f"page {page} is not in this PDF (it has {len(doc)} pages)")
+            pg = doc[page - 1]
+            try:
+                width, height = pg.get_size()
+                scale = render_scale(width, height, dpi, max_pixels)
+                # Boxes are in the page's unrotated space: draw on the unrotated picture, then turn
+                # it the way the PDF says the page is shown (/Rotate is clockwise).
+                rotation = pg.get_rotation()
+                image = pg.render(scale=scale, rotation=(360 - rotation) % 360).to_pil().convert("RGB")
+            finally:
+                pg.close()
+        finally:
+            doc.close()
+    if on_page:
+        overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
+        draw = ImageDraw.Draw(overlay)
+        pad = 2
+        for x0, y0, x1, y1 in on_page:
+            draw.rectangle((x0 * scale - pad, y0 * scale - pad, x1 * scale + pad, y1 * scale + pad),
+                           fill=BOX_FILL, outline=BOX_LINE, width=3)
+        image = Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB")
+        if around is not None:
+            x0 = max(0.0, min(b[0] for b in on_page) - 10) * scale
+            x1 = min(image.width, (max(b[2] for b in on_page) + 10) * scale)
+            y0 = max(0.0, min(b[1] for b in on_page) - around) * scale
+            y1 = min(image.height, (max(b[3] for b in on_page) + around) * scale)
+            image = image.crop((int(x0), int(y0), int(x1), int(y1)))
+    if rotation:
+        image = image.rotate(-rotation, expand=True)
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=3)
+    return buf.getvalue()
+
+
+def forget(file_sha256: str) -> None:
+    """Drop this process's renders of a file (its document was removed)."""
+    with _cache_lock:
+        for key in [k for k in _cache if k[0] == file_sha256]:
+            del _cache[key]

@@ -1,0 +1,185 @@
+"""Plain-JSON views of records, shared by the CLI (--json), the exports and the pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from graphrag.answer.disagreement import disagreement_json
+from graphrag.model import (
+    Answer,
+    Citation,
+    Claim,
+    ClaimFlag,
+    ContextItem,
+    Entity,
+    Relation,
+    Route,
+    RouteStart,
+    SpanLayout,
+    Support,
+)
+
+# What a checker score cannot say about a verbatim quote, so a person must.
+VERBATIM_CHECKS = ("Does the quoted sentence answer the question?",
+                   "Is its source the current version, and still in force?")
+# (document id, version, sentence index) -> where that sentence sits in its PDF/HTML/DOCX file
+Layouts = Mapping[tuple[str, int, int], SpanLayout]
+
+NOT_CHECKED = {"score": None, "label": "not_checked", "checker": None, "reason": "not checked"}
+
+
+def support_json(s: Support | None) -> dict[str, object]:
+    """A support score as JSON; "not checked" when there is none."""
+    if s is None:
+        return dict(NOT_CHECKED)
+    return {"score": round(s.score, 4), "label": s.label.value, "checker": s.checker, "reason": s.reason}
+
+
+SentenceLookup = Callable[[str, int, int], "str | None"]
+
+
+def route_json(route: Route, names: Mapping[str, str] | None = None,
+               sentence: SentenceLookup | None = None) -> list[dict[str, object]]:
+    """A route as steps: where it started (an entity the question names, or similarity), then
+    alternating edge and entity steps. Each edge names its type (a relation, or "co-mention")
+    and the sentence that states it; ``sentence`` (document, version, index -> text) adds the
+    sentence's text."""
+    name = (lambda k: names.get(k, k)) if names else (lambda k: k)
+    steps: list[dict[str, object]] = [{"entity": name(route.seed), "start": route.start.value}]
+    for s in route.steps:
+        edge: dict[str, object] = {"relation": s.relation_type, "relation_id": s.relation_id,
+                                   "kind": "co-mention" if s.comention else "relation",
+                                   "direction": "forward" if s.forward else "backward",
+                                   "document": s.document_id, "version": s.version,
+                                   "sentence_index": s.sentence_index}
+        if sentence is not None and s.document_id is not None and s.version is not None \
+                and s.sentence_index is not None:
+            edge["sentence"] = sentence(s.document_id, s.version, s.sentence_index)
+        steps.append(edge)
+        steps.append({"entity": name(s.entity)})
+    return steps
+
+
+def route_text(route: Route, names: Mapping[str, str] | None = None) -> str:
+    """"Cancellation -trigger-> Export <-use- Snapshot" for tables and logs; a co-mention is
+    "~co-mention~", and a route from similarity says so."""
+    name = (lambda k: names.get(k, k)) if names else (lambda k: k)
+    out = ("(similarity) " if route.start is RouteStart.SIMILARITY else "") + name(route.seed)
+    for s in route.steps:
+        if s.comention:
+            out += f" ~{s.relation_type}~ "
+        else:
+            out += f" -{s.relation_type}-> " if s.forward else f" <-{s.relation_type}- "
+        out += name(s.entity)
+    return out
+
+
+VERBATIM = {"score": None, "label": "verbatim_quote", "checker": None,
+            "reason": "the claim is its cited sentence word for word; a support score would only measure the copy"}
+
+
+def is_verbatim(claim: Claim) -> bool:
+    """Whether the claim quotes its evidence word for word."""
+    return ClaimFlag.VERBATIM_QUOTE in claim.flags
+
+
+def layout_json(layout: SpanLayout | None) -> dict[str, object]:
+    """Page fields of a citation: null when the document has no pages (text, Markdown)."""
+    if layout is None:
+        return {"page": None, "page_end": None, "page_label": None, "boxes": None, "heading_path": None,
+                "paragraph": None}
+    return {"page": layout.page, "page_end": layout.page_end, "page_label": layout.page_label,
+            "boxes": [list(b) for b in layout.boxes] if layout.page is not None else None,
+            "heading_path": layout.heading_path, "paragraph": layout.paragraph}
+
+
+def citation_json(c: Citation, names: Mapping[str, str] | None = None, sentence: SentenceLookup | None = None,
+                  layouts: Layouts | None = None) -> dict[str, object]:
+    """A citation as JSON, with its span, the cited sentence and page fields when known."""
+    span = c.item.span if c.item else None
+    layout = (layouts or {}).get((span.document_id, span.version, span.sentence_index)) if span else None
+    return {
+        "marker": c.marker,
+        "valid": c.valid,
+        "document": span.document_id if span else None,
+        "version": span.version if span else None,
+        "start": span.start if span else None,
+        "end": span.end if span else None,
+        "sentence": span.text if span else None,
+        "via": c.item.via if c.item else None,
+        **layout_json(layout),
+        "route": route_json(c.item.route, names, sentence) if c.item else None,
+        "support": support_json(c.support),
+        "irrelevant": c.irrelevant,
+    }
+
+
+def context_json(c: ContextItem) -> dict[str, object]:
+    """A context sentence as JSON, with where it came from and its route."""
+    s = c.span
+    return {"n": c.n, "document": s.document_id, "version": s.version, "start": s.start, "end": s.end,
+            "sentence": s.text, "score": c.score, "via": c.via, "superseded": c.superseded,
+            "route": route_json(c.route)}
+
+
+def cited_keys(a: Answer) -> list[tuple[str, int, int]]:
+    """The sentences an answer's citations point at, to look their layout up in the store."""
+    return [(c.item.span.document_id, c.item.span.version, c.item.span.sentence_index)
+            for cl in a.claims for c in cl.citations if c.item is not None]
+
+
+def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = (),
+                sentence: SentenceLookup | None = None, layouts: Layouts | None = None) -> dict[str, object]:
+    """An answer as JSON: question, text, status, warnings, claims with their citations and support, the seeds
+    and routes, and the context."""
+    return {
+        "answer_id": a.id,
+        "question": a.question,
+        "answer": a.text,
+        "status": a.status.value,
+        "warnings": list(warnings),
+        "claims": [
+            {"index": cl.index, "text": cl.text, "start": cl.start, "end": cl.end,
+             "flags": [f.value for f in cl.flags], "verbatim_quote": is_verbatim(cl),
+             # A checker score of a quote against itself says nothing: not presented as evidence.
+             "support": VERBATIM if is_verbatim(cl) else support_json(cl.support),
+             "still_for_a_person": list(VERBATIM_CHECKS) if is_verbatim(cl) else [],
+             "citations": [{**citation_json(c, names, sentence, layouts),
+                            **({"support": VERBATIM} if is_verbatim(cl) else {})}
+                           for c in cl.citations]}
+            for cl in a.claims
+        ],
+        "retrieval": {
+            # "question": routes start at entities the question names; "similarity": it named
+            # nothing the graph knows, and routes start at entities of the most similar sentences.
+            "seeding": a.seeding.value,
+            "seeds": [{"entity": s.entity, "score": s.score, "start": s.start.value, "question_words": s.mention,
+                       "matched_by": s.how} for s in a.seeds],
+            "reached": [{"entity": r.end, "depth": r.depth, "route": route_json(r, names)} for r in a.reached],
+        },
+        "context": [context_json(c) for c in a.context],
+        # Cited sources of different documents or versions that state different values; the current first.
+        "disagreements": [disagreement_json(d) for d in a.disagreements],
+    }
+
+
+def entity_json(e: Entity, relations: list[Relation]) -> dict[str, Any]:
+    """An entity as JSON with its mentions and relations."""
+    return {
+        "name": e.name,
+        "key": e.key,
+        "type": e.type,
+        "mentions": [
+            {"document": m.span.document_id, "version": m.span.version, "superseded": m.superseded,
+             "start": m.span.start, "end": m.span.end, "sentence": m.span.text, "description": m.description,
+             "extractor": m.extractor, "implied": m.implied}
+            for m in e.mentions
+        ],
+        "relations": [
+            {"source": r.source, "type": r.type, "target": r.target, "document": r.span.document_id,
+             "version": r.span.version, "superseded": r.superseded, "start": r.span.start, "end": r.span.end,
+             "sentence": r.span.text, "description": r.description}
+            for r in relations
+        ],
+    }

@@ -1,0 +1,120 @@
+"""Verifying answers: reviewers' verdicts on claims (``review``), the rules for when a claim counts as verified
+under single or blind review (``policy``), the verification record and its statistics (``record``), the
+audit log as a file (``audit``), exports of the record and the log (``exports``), what a viewer's sidebar
+counts (``overview``) and the automatic support checkers that score a citation before a human does
+(``support``).
+
+Import the names below from ``graphrag.verify``; each is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphrag.verify.exports import export_audit_log, export_record
+    from graphrag.verify.policy import (
+        MAX_REQUIRED,
+        ClaimState,
+        ClaimStatus,
+        ReviewPolicy,
+        ReviewViewer,
+        claim_state,
+        latest,
+        parties,
+    )
+    from graphrag.verify.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
+    from graphrag.verify.review import (
+        QueueItem,
+        clean_reviewer,
+        mark_claim,
+        record_verdict,
+        review_queue,
+        review_viewer,
+        reviewable,
+        visible_answer,
+        visible_answer_questions,
+        visible_claims,
+        visible_current,
+        visible_history,
+        visible_to,
+    )
+    from graphrag.verify.support import CHECKERS, SupportChecker, checker_for_store, make_checker
+
+# Name -> the module that defines it. Imported on first use, so importing the package (or one of its
+# modules) loads nothing else and no import cycle can run through this door.
+_EXPORTS = {
+    "CHECKERS": "graphrag.verify.support",
+    "ClaimState": "graphrag.verify.policy",
+    "ClaimStatus": "graphrag.verify.policy",
+    "MAX_REQUIRED": "graphrag.verify.policy",
+    "MIN_PAIR_CLAIMS": "graphrag.verify.record",
+    "QueueItem": "graphrag.verify.review",
+    "RecordFilter": "graphrag.verify.record",
+    "ReviewPolicy": "graphrag.verify.policy",
+    "ReviewViewer": "graphrag.verify.policy",
+    "SupportChecker": "graphrag.verify.support",
+    "checker_for_store": "graphrag.verify.support",
+    "claim_state": "graphrag.verify.policy",
+    "clean_reviewer": "graphrag.verify.review",
+    "export_audit_log": "graphrag.verify.exports",
+    "export_record": "graphrag.verify.exports",
+    "latest": "graphrag.verify.policy",
+    "make_checker": "graphrag.verify.support",
+    "mark_claim": "graphrag.verify.review",
+    "parties": "graphrag.verify.policy",
+    "record_stats": "graphrag.verify.record",
+    "record_verdict": "graphrag.verify.review",
+    "review_queue": "graphrag.verify.review",
+    "review_viewer": "graphrag.verify.review",
+    "reviewable": "graphrag.verify.review",
+    "visible_answer": "graphrag.verify.review",
+    "visible_answer_questions": "graphrag.verify.review",
+    "visible_claims": "graphrag.verify.review",
+    "visible_current": "graphrag.verify.review",
+    "visible_history": "graphrag.verify.review",
+    "visible_to": "graphrag.verify.review",
+}
+
+__all__ = [
+    "CHECKERS",
+    "MAX_REQUIRED",
+    "MIN_PAIR_CLAIMS",
+    "ClaimState",
+    "ClaimStatus",
+    "QueueItem",
+    "RecordFilter",
+    "ReviewPolicy",
+    "ReviewViewer",
+    "SupportChecker",
+    "checker_for_store",
+    "claim_state",
+    "clean_reviewer",
+    "export_audit_log",
+    "export_record",
+    "latest",
+    "make_checker",
+    "mark_claim",
+    "parties",
+    "record_stats",
+    "record_verdict",
+    "review_queue",
+    "review_viewer",
+    "reviewable",
+    "visible_answer",
+    "visible_answer_questions",
+    "visible_claims",
+    "visible_current",
+    "visible_history",
+    "visible_to",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Import an exported name from its module on first use."""
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(import_module(module), name)

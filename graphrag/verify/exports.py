@@ -1,0 +1,48 @@
+"""Exports of the record, the one entry point the CLI and the dashboard share: each checks the
+role, writes its audit row (what, which format, how many rows, through which surface) and
+returns the text. The verification record shows only what ``by``'s access labels can see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphrag.access.identity import ADMIN, Principal, require
+from graphrag.errors import InputError
+from graphrag.store import Store
+from graphrag.store.audit import event
+from graphrag.verify.audit import audit_to_csv, audit_to_json
+
+FORMATS = ("csv", "json")
+
+
+@dataclass(frozen=True)
+class Export:
+    """An export's text and how many rows it holds."""
+
+    text: str
+    rows: int
+
+
+def _format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise InputError(f"export format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    return fmt
+
+
+def export_record(store: Store, fmt: str, *, by: Principal, me: str | None = None) -> Export:
+    """The verification record ``by`` may see (one row per verdict), as CSV or JSON; audited. Blind
+    review applies: ``me`` is the reviewer name a local user judges under (team mode: the identity)."""
+    from graphrag.verify.review import export_rows, review_viewer, rows_to_csv, rows_to_json
+
+    require(by, ADMIN, "export the verification record")
+    rows = export_rows(store, sorted(by.labels), review_viewer(by, me))
+    store.add_audit(event(by, "export", what="verification record", format=_format(fmt), rows=len(rows)))
+    return Export(rows_to_csv(rows) if fmt == "csv" else rows_to_json(rows), len(rows))
+
+
+def export_audit_log(store: Store, fmt: str, *, by: Principal, since: str | None = None) -> Export:
+    """The audit log (from ``since`` on), oldest first, as CSV or JSON; the export is its own last row."""
+    require(by, ADMIN, "export the audit log")
+    store.add_audit(event(by, "export", what="audit log", format=_format(fmt), since=since))
+    events = store.audit(since)
+    return Export(audit_to_csv(events) if fmt == "csv" else audit_to_json(events), len(events))

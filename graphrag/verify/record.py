@@ -1,0 +1,252 @@
+"""The verification record as a measurement: progress, agreement, the checker against reviewers.
+
+Everything is computed from the current verdicts (the latest per reviewer and claim) on the
+claims a viewer may see, of those verdicts the viewer may see under blind review
+(``graphrag.verify.policy.visible_verdicts``, applied before any filter), optionally narrowed by
+time, reviewer, document or question. The
+statistics come from libraries: Krippendorff's alpha (nominal, missing judgements allowed) from
+``krippendorff``, Cohen's kappa, AUROC and balanced accuracy from scikit-learn.
+
+"Judged supported" means a reviewer chose *supported*; *partially supported* and *unsupported*
+both count as not supported when the checker's score is compared with the reviewers'.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictLabel
+from graphrag.store import Store
+from graphrag.verify.policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
+from graphrag.verify.review import visible_claims, visible_current
+
+MIN_PAIR_CLAIMS = 20  # Cohen's kappa for a pair of reviewers only with at least this many shared claims
+TRIAGE_SHARE = 0.2  # the first 20% of the queue
+BINS = 5  # reliability diagram: checker score bins of width 0.2
+CATEGORIES = (VerdictLabel.SUPPORTED, VerdictLabel.PARTIAL, VerdictLabel.UNSUPPORTED)
+
+
+@dataclass(frozen=True)
+class RecordFilter:
+    """Which verdicts and claims the statistics count; None leaves a field unfiltered."""
+
+    since: str | None = None  # ISO time: verdicts at or after
+    until: str | None = None  # ISO time: verdicts before
+    reviewer: str | None = None
+    document: str | None = None  # a cited document id
+    question: str | None = None  # a substring of the question (a question set)
+
+    def keeps_verdict(self, v: Verdict) -> bool:
+        """Whether a verdict falls in the time range and matches the reviewer and document."""
+        t = v.created_at or ""
+        return ((self.since is None or t >= self.since) and (self.until is None or t < self.until)
+                and (self.reviewer is None or v.reviewer == self.reviewer)
+                and (self.document is None or v.document_id == self.document))
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """Agreement of two reviewers on the claims both judged (Cohen's kappa)."""
+
+    reviewers: tuple[str, str]
+    n: int  # claims both judged
+    kappa: float | None  # None below MIN_PAIR_CLAIMS or when undefined (one category only)
+
+
+@dataclass(frozen=True)
+class CalibrationBin:
+    """One bin of checker scores and how often reviewers judged its claims supported."""
+
+    low: float
+    high: float
+    n: int
+    judged_supported: float | None  # share of these claims reviewers judged supported
+
+
+@dataclass(frozen=True)
+class SourceQuality:
+    """How often reviewers judged claims citing one document version unsupported."""
+
+    document: str
+    version: int
+    judged: int
+    unsupported: int
+
+    @property
+    def unsupported_rate(self) -> float:
+        """Share of judged claims judged unsupported; 0 when none were judged."""
+        return self.unsupported / self.judged if self.judged else 0.0
+
+
+@dataclass(frozen=True)
+class RecordStats:
+    """The review record's figures: progress, agreement, calibration and source quality."""
+
+    claims: int  # visible claims matching the filter
+    unreviewed: int  # no verdict yet, or fewer than the review policy requires
+    verified: int  # the required reviewers agree (or an adjudicator settled it), not stale
+    disputed: int  # reviewers disagree and no adjudicator has settled it
+    stale: int  # every verdict on the claim judged a since-superseded version
+    verdicts: int  # current verdicts counted
+    reviewers: tuple[str, ...]
+    alpha: float | None  # Krippendorff's alpha (nominal) over all reviewers
+    alpha_units: int  # claims with two or more judgements (what alpha is computed on)
+    pairs: tuple[PairAgreement, ...]
+    checker_n: int  # judged claims with a checker score (verbatim quotes left out)
+    auroc: float | None
+    balanced_accuracy: float | None
+    calibration: tuple[CalibrationBin, ...]
+    triage_found: float | None  # share of claims judged unsupported found in the first 20% of the queue
+    triage_random: float = TRIAGE_SHARE
+    sources: tuple[SourceQuality, ...] = field(default=())
+    source_removed: int = 0  # claims of answers withdrawn because a document they drew on was removed
+
+    def to_json(self) -> dict[str, Any]:
+        """The statistics as JSON-ready data, NaN written as null."""
+        def num(x: float | None) -> float | None:
+            return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 4)
+
+        return {
+            "progress": {"claims": self.claims, "unreviewed": self.unreviewed, "verified": self.verified,
+                         "disputed": self.disputed, "stale": self.stale, "source_removed": self.source_removed,
+                         "verdicts": self.verdicts},
+            "agreement": {
+                "reviewers": list(self.reviewers),
+                "krippendorff_alpha_nominal": num(self.alpha), "alpha_claims": self.alpha_units,
+                "cohen_kappa_pairs": [{"reviewers": list(p.reviewers), "n": p.n, "kappa": num(p.kappa)}
+                                      for p in self.pairs],
+            },
+            "checker": {
+                "n": self.checker_n, "auroc": num(self.auroc), "balanced_accuracy": num(self.balanced_accuracy),
+                "reliability": [{"low": b.low, "high": b.high, "n": b.n, "judged_supported": num(b.judged_supported)}
+                                for b in self.calibration],
+                "triage_unsupported_in_first_20pct": num(self.triage_found), "triage_random": self.triage_random,
+            },
+            "sources": [{"document": s.document, "version": s.version, "judged": s.judged,
+                         "unsupported": s.unsupported, "unsupported_rate": round(s.unsupported_rate, 4)}
+                        for s in self.sources],
+        }
+
+
+def krippendorff_alpha(table: Sequence[Sequence[VerdictLabel | None]]) -> float | None:
+    """Nominal alpha over a reviewers x claims table (None where a reviewer did not judge)."""
+    import krippendorff
+
+    codes = {c: i for i, c in enumerate(CATEGORIES)}
+    data = np.array([[np.nan if x is None else codes[x] for x in row] for row in table], dtype=float)
+    if data.size == 0 or data.shape[0] < 2:
+        return None
+    pairable = (~np.isnan(data)).sum(axis=0) >= 2
+    if not pairable.any():
+        return None
+    values = set(data[:, pairable][~np.isnan(data[:, pairable])].tolist())
+    if len(values) < 2:  # every judgement the same: alpha is undefined (no variation to agree on)
+        return None
+    return float(krippendorff.alpha(reliability_data=data[:, pairable], level_of_measurement="nominal",
+                                    value_domain=list(range(len(CATEGORIES)))))
+
+
+def cohen_kappa(a: Sequence[VerdictLabel], b: Sequence[VerdictLabel]) -> float | None:
+    """Cohen's kappa of two reviewers' labels; None when fewer than two labels occur or it is undefined."""
+    from sklearn.metrics import cohen_kappa_score
+
+    if len(set(a) | set(b)) < 2:
+        return None
+    k = float(cohen_kappa_score([x.value for x in a], [x.value for x in b]))
+    return None if math.isnan(k) else k
+
+
+def _consensus(labels: Iterable[VerdictLabel]) -> VerdictLabel | None:
+    """The majority verdict of a claim's reviewers; None on a tie."""
+    counts = Counter(labels).most_common()
+    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
+
+
+def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = RecordFilter(),
+                 viewer: ReviewViewer = ANYONE) -> RecordStats:
+    """Statistics over the claims ``access`` may see that match ``flt``, from the verdicts ``viewer``
+    may see (under blind review, none of others' on a claim still judged blind that they have not
+    judged: such a claim counts as unreviewed for them)."""
+    claims = visible_claims(store, access)
+    if flt.question:
+        q = flt.question.lower()
+        claims = [c for c in claims if q in c["question"].lower()]
+    wanted = {(c["answer_id"], c["index"]): c for c in claims}
+    policy = store.review_policy()
+    current: dict[tuple[int, int], list[Verdict]] = {}
+    for v in visible_current(store, viewer, policy=policy):  # blind review first, then the filter
+        if (v.answer_id, v.claim_index) in wanted and flt.keeps_verdict(v):
+            current.setdefault((v.answer_id, v.claim_index), []).append(v)
+    if flt.reviewer or flt.document:  # narrowed to claims this reviewer / document concerns
+        wanted = {k: c for k, c in wanted.items() if k in current}
+
+    states = {key: claim_state(current.get(key, []), policy) for key in wanted}
+    count = Counter(st.status for st in states.values())
+    unreviewed = count[ClaimStatus.UNREVIEWED] + count[ClaimStatus.IN_REVIEW]
+    verified, disputed, stale = count[ClaimStatus.VERIFIED], count[ClaimStatus.DISPUTED], count[ClaimStatus.STALE]
+    # Agreement is between reviewers: an adjudicator's verdict settles a claim but is no rating.
+    current = {k: [v for v in vs if v.role != ADJUDICATOR] for k, vs in current.items()}
+    current = {k: vs for k, vs in current.items() if vs}
+
+    reviewers = tuple(sorted({v.reviewer for vs in current.values() for v in vs}))
+    keys = sorted(current)
+    table = [[next((v.verdict for v in current[k] if v.reviewer == r), None) for k in keys] for r in reviewers]
+    alpha_units = sum(1 for k in keys if len(current[k]) >= 2)
+    pairs = []
+    for i, j in combinations(range(len(reviewers)), 2):
+        shared = [(a, b) for a, b in zip(table[i], table[j]) if a and b]
+        kappa = cohen_kappa([a for a, _ in shared], [b for _, b in shared]) if len(shared) >= MIN_PAIR_CLAIMS else None
+        pairs.append(PairAgreement((reviewers[i], reviewers[j]), len(shared), kappa))
+
+    # The checker against the reviewers: a claim's joined support score beside its consensus.
+    scored: list[tuple[float, bool, bool]] = []  # (score, checker said supported, judged supported)
+    for key in keys:
+        c = wanted[key]
+        s = c["support"]
+        verdict = states[key].verdict or _consensus(v.verdict for v in current[key])
+        if s is None or verdict is None or _verbatim(c["flags"]):
+            continue
+        scored.append((s.score, s.label == SupportLabel.SUPPORTED, verdict == VerdictLabel.SUPPORTED))
+    auroc = bacc = triage = None
+    if scored and len({j for _, _, j in scored}) == 2:
+        from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+        y = [j for _, _, j in scored]
+        auroc = float(roc_auc_score(y, [s for s, _, _ in scored]))
+        bacc = float(balanced_accuracy_score(y, [p for _, p, _ in scored]))
+        ordered = sorted(scored, key=lambda t: t[0])  # the queue's triage order: lowest support first
+        first = ordered[: max(1, math.ceil(TRIAGE_SHARE * len(ordered)))]
+        bad_total = sum(1 for _, _, j in scored if not j)
+        triage = sum(1 for _, _, j in first if not j) / bad_total if bad_total else None
+    calibration = []
+    for b in range(BINS):
+        lo, hi = b / BINS, (b + 1) / BINS
+        inside = [j for s, _, j in scored if lo <= s < hi or (b == BINS - 1 and s == 1.0)]
+        calibration.append(CalibrationBin(lo, hi, len(inside), sum(inside) / len(inside) if inside else None))
+
+    per_source: dict[tuple[str, int], list[bool]] = {}
+    for vs in current.values():
+        for v in vs:
+            if v.document_id is not None and v.version is not None:
+                per_source.setdefault((v.document_id, v.version), []).append(v.verdict == VerdictLabel.UNSUPPORTED)
+    sources = sorted((SourceQuality(d, ver, len(xs), sum(xs)) for (d, ver), xs in per_source.items()),
+                     key=lambda s: (-s.unsupported_rate, -s.judged, s.document, s.version))
+    return RecordStats(len(wanted), unreviewed, verified, disputed, stale, sum(len(v) for v in current.values()),
+                       reviewers, krippendorff_alpha(table), alpha_units, tuple(pairs), len(scored), auroc, bacc,
+                       tuple(calibration), triage, TRIAGE_SHARE, tuple(sources),
+                       sum(1 for c in wanted.values() if ClaimFlag.SOURCE_REMOVED in c["flags"]))
+
+
+def _verbatim(flags: Sequence[ClaimFlag]) -> bool:
+    # A verbatim quote checked against its own sentence scores as supported by construction: its
+    # score says nothing about the checker, so it is left out of the comparison.
+    return any(getattr(f, "value", f) == "verbatim_quote" for f in flags)

@@ -1,0 +1,390 @@
+"""The review workflow: a queue of claims, verdicts appended, the verification record exported.
+
+Visibility is graphrag.access.rule's one rule: a reviewer sees an answer only when every document it
+drew context from, every relation on its routes and every seed it names are visible to them, so
+a restricted document never reaches a queue, a route graph or an export through someone else's
+answer.
+
+Blind review is graphrag.verify.policy's one rule, ``visible_verdicts``: every function here that
+returns verdicts or anything computed from them (queue items and their states, a claim's history,
+the export) takes the ``ReviewViewer`` it runs for and filters through it first. ``review_viewer``
+says who that is: the signed-in identity in team mode (an admin oversees every verdict), the typed
+reviewer name locally.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from graphrag.access.identity import ADJUDICATOR as ROLE_ADJUDICATOR
+from graphrag.access.identity import ADMIN as ROLE_ADMIN
+from graphrag.access.identity import REVIEWER as ROLE_REVIEWER
+from graphrag.access.identity import Forbidden, Principal, require
+from graphrag.access.rule import Access, answer_visible, footprint
+from graphrag.errors import InputError
+from graphrag.model import (
+    Answer,
+    AnswerStatus,
+    Citation,
+    Claim,
+    ClaimFlag,
+    SpanLayout,
+    Support,
+    Verdict,
+    VerdictLabel,
+)
+from graphrag.store import Store, now, sha256_text
+from graphrag.store.audit import event as audit_event
+from graphrag.verify.policy import (
+    ADJUDICATOR,
+    ANYONE,
+    REVIEWER,
+    ClaimState,
+    ClaimStatus,
+    ReviewPolicy,
+    ReviewViewer,
+    claim_state,
+    latest,
+    parties,
+    visible_verdicts,
+)
+
+VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
+                   "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
+EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
+                 "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
+                 "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email")
+# The "source" column: what became of the judged span's document version.
+SOURCE_CURRENT, SOURCE_SUPERSEDED, SOURCE_REMOVED = "current", "superseded", "source removed"
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """One claim in the queue: what sorting, filtering and listing need, without the whole answer.
+
+    ``store.answer(item.answer_id)`` gives the answer with its citations when the claim is shown.
+    """
+
+    answer_id: int
+    question: str
+    claim_index: int
+    text: str
+    flags: tuple[ClaimFlag, ...]
+    support: Support | None
+    verdicts: tuple[Verdict, ...]  # current verdicts this viewer may see (blind review hides others')
+    state: ClaimState = ClaimState(ClaimStatus.UNREVIEWED, None, 0, 1)  # from those verdicts only
+    mine: bool = False  # the viewer has given their own verdict
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """(answer id, claim index): the claim's identity."""
+        return (self.answer_id, self.claim_index)
+
+    @property
+    def reviewed(self) -> bool:
+        """Judged as far as the policy asks (verified, disputed or stale), or by this viewer."""
+        return self.mine or self.state.status not in (ClaimStatus.UNREVIEWED, ClaimStatus.IN_REVIEW)
+
+    @property
+    def score(self) -> float | None:
+        """The checker's score, or None when support was not checked."""
+        return self.support.score if self.support else None
+
+    @property
+    def flagged(self) -> bool:
+        """Whether the claim carries any flag."""
+        return bool(self.flags)
+
+
+def _viewer(access: Iterable[str]) -> Access:
+    # Reviewers see answers that cite superseded versions too: their verdicts are marked stale.
+    return Access.of(access, include_superseded=True)
+
+
+def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
+    """The one rule for showing an answer (see graphrag.access.rule.answer_visible)."""
+    fp = footprint(answer)
+    return answer_visible(fp, _viewer(access), store.visibility_sources([fp]))
+
+
+def visible_claims(store: Store, access: Iterable[str]) -> list[dict[str, Any]]:
+    """Claim summaries of every answer the viewer may see whole (a gone source hides it)."""
+    viewer = _viewer(access)
+    claims = store.claim_summaries()
+    fps = store.answer_footprints()
+    sources = store.visibility_sources(fps.values())
+    ok = {aid: answer_visible(fp, viewer, sources) for aid, fp in fps.items()}
+    return [c for c in claims if ok.get(c["answer_id"], False)]
+
+
+def reviewable(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The claims a reviewer can still judge: not those of answers withdrawn because a document they
+    drew on was removed (no text is left to judge; their verdicts stay in the record)."""
+    return [c for c in claims if ClaimFlag.SOURCE_REMOVED not in c["flags"]]
+
+
+def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict[str, Any]] | None = None) -> dict[int, str]:
+    """Answer id -> question for every answer with claims that the viewer may see, newest first.
+
+    ``claims``: ``visible_claims(store, access)`` when the caller already has it."""
+    claims = visible_claims(store, access) if claims is None else claims
+    return {c["answer_id"]: c["question"] for c in claims}
+
+
+def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
+    """Whole answers with claims that the viewer may see, newest first (loads each: for exports, not reruns)."""
+    out = []
+    for aid in visible_answer_questions(store, access):
+        a = store.answer(aid)
+        if a is not None and visible_to(a, access, store):  # checked again: a source may have gone meanwhile
+            out.append(a)
+    return out
+
+
+def review_viewer(by: Principal, name: str | None = None) -> ReviewViewer:
+    """Who a surface runs for, for blind review. Team mode: the signed-in identity (whatever name
+    is passed); an adjudicator sees disputed claims, an admin every verdict (admins export the
+    whole record). Local mode: the typed reviewer ``name``, who may adjudicate (None, or a name
+    that is not valid: nobody in particular, who sees only verified claims' verdicts); a local
+    name is self-declared, see the README."""
+    if by.team:
+        if by.identity is None:
+            return ANYONE
+        return ReviewViewer(by.identity.display, by.identity.subject, adjudicates=by.may(ROLE_ADJUDICATOR),
+                            oversees=by.may(ROLE_ADMIN))
+    try:
+        return ReviewViewer(clean_reviewer(name), adjudicates=True) if name else ANYONE
+    except InputError:
+        return ANYONE
+
+
+def visible_history(store: Store, viewer: ReviewViewer, answer_id: int | None = None,
+                    claim_index: int | None = None, policy: ReviewPolicy | None = None) -> list[Verdict]:
+    """Verdict rows (history included, oldest first) of one claim, one answer or all, as many as
+    ``viewer`` may see under the review policy."""
+    policy = store.review_policy() if policy is None else policy
+    return visible_verdicts(store.verdicts(answer_id, claim_index), policy, viewer)
+
+
+def visible_current(store: Store, viewer: ReviewViewer, answer_id: int | None = None,
+                    policy: ReviewPolicy | None = None) -> list[Verdict]:
+    """The current verdicts (the latest per claim, reviewer and role) ``viewer`` may see."""
+    return latest(visible_history(store, viewer, answer_id, policy=policy))
+
+
+def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None,
+                 viewer: ReviewViewer | None = None, answer_id: int | None = None,
+                 flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
+                 claims: list[dict[str, Any]] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
+    """Every visible claim to review, in the order a reviewer should take them: first the claims
+    that still need a verdict and that this reviewer has not judged, lowest support first (the
+    checker's triage); then the rest.
+
+    ``viewer`` (or just a local ``reviewer``'s name): who the queue is for. Each item carries
+    only the verdicts they may see and its state computed from those alone (blind review, see
+    ``visible_verdicts``). ``disputed_only`` is the dispute queue: claims whose required reviewers
+    disagree. Built from claim summaries, so its cost grows with the number of claims, not with
+    whole answers loaded.
+    """
+    policy = store.review_policy() if policy is None else policy
+    viewer = viewer if viewer is not None else ReviewViewer(reviewer, adjudicates=True) if reviewer else ANYONE
+    current: dict[tuple[int, int], list[Verdict]] = {}
+    for v in visible_current(store, viewer, answer_id, policy):
+        current.setdefault((v.answer_id, v.claim_index), []).append(v)
+    items: list[QueueItem] = []
+    for c in reviewable(visible_claims(store, access) if claims is None else claims):
+        if answer_id is not None and c["answer_id"] != answer_id:
+            continue
+        vs = current.get((c["answer_id"], c["index"]), [])
+        state = claim_state(vs, policy)
+        mine = viewer.judged(vs)
+        if flagged_only and not c["flags"]:
+            continue
+        if mine_only and not mine:
+            continue
+        if disputed_only and state.status != ClaimStatus.DISPUTED:
+            continue
+        items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"],
+                               tuple(vs), state, mine))
+    items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -q.answer_id, q.claim_index))
+    return items
+
+
+MAX_REVIEWER_CHARS = 200
+
+
+def clean_reviewer(name: str) -> str:
+    """A reviewer name as stored: NFKC-normalised, whitespace collapsed.
+
+    Control and format characters (zero-width spaces, bidi overrides, ANSI escapes) are refused:
+    they would let two names that look the same count as different reviewers.
+    """
+    text = unicodedata.normalize("NFKC", name)
+    bad = sorted({f"U+{ord(ch):04X}" for ch in text if unicodedata.category(ch) in ("Cc", "Cf")
+                  and ch not in " \t\n"})
+    if bad:
+        raise InputError(f"a reviewer name cannot contain control or invisible characters ({', '.join(bad)})")
+    text = " ".join(text.split())
+    if not text:
+        raise InputError("a verdict needs a reviewer name")
+    if len(text) > MAX_REVIEWER_CHARS:
+        raise InputError(f"a reviewer name has at most {MAX_REVIEWER_CHARS} characters")
+    return text
+
+
+def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
+                   reviewer: str, note: str = "", *, adjudicate: bool = False, by: Principal | None = None) -> Verdict:
+    """Append one verdict. The hash of the judged span's text is kept with it.
+
+    ``adjudicate``: the verdict settles a disputed claim, and is stored as an adjudicator's; a
+    claim that is not disputed cannot be adjudicated, and never by one of its own reviewers (a
+    party to the dispute); in team mode it also needs the adjudicator role. ``by``: who acts (the
+    dashboard and the CLI pass it): they must hold the reviewer role and see the answer; in team
+    mode the verdict names their signed-in identity, whatever ``reviewer`` says, and the audit
+    log records it.
+    """
+    label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
+    if label is None:
+        raise InputError(f"verdict must be one of {', '.join(sorted(VERDICT_CHOICES))}, got {verdict!r}")
+    subject = email = None
+    if by is not None:
+        require(by, ROLE_REVIEWER, "record a verdict")
+        if not visible_to(answer, by.labels, store):
+            raise InputError(f"no answer {answer.id} among the answers your access labels can see")
+        if by.team:
+            if by.identity is None:
+                raise Forbidden("a verdict in team mode needs a signed-in reviewer")
+            reviewer, subject, email = by.identity.display, by.identity.subject, by.identity.email
+    reviewer = clean_reviewer(reviewer)
+    if answer.id is None:
+        raise InputError("only a stored answer can be reviewed")
+    if answer.status == AnswerStatus.WITHDRAWN:
+        raise InputError(f"answer {answer.id} was withdrawn: a document it drew on was removed, so there is nothing "
+                         "left to judge (its verdicts stay in the record)")
+    if adjudicate:
+        if by is not None and by.team:
+            require(by, ROLE_ADJUDICATOR, "settle a disputed claim")
+        current = latest(store.verdicts(answer.id, claim.index))
+        state = claim_state(current, store.review_policy())
+        if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
+            raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
+                             "the verdicts the review policy requires is adjudicated")
+        if reviewer in parties(current) or (subject is not None and subject in parties(current)):
+            raise Forbidden(f"{reviewer} gave a verdict on claim {claim.index} of answer {answer.id}: a dispute is "
+                            "settled by an adjudicator who took no part in it")
+    span = citation.item.span if citation and citation.item else None
+    v = Verdict(answer.id, claim.index, label, reviewer, sha256_text(span.text if span else ""),
+                citation.marker if citation else None, span.document_id if span else None,
+                span.version if span else None, span.start if span else None, span.end if span else None,
+                note[:5000], role=ADJUDICATOR if adjudicate else REVIEWER, subject=subject, email=email)
+    v = replace(v, created_at=now())
+    vid = store.add_verdict(v)
+    if by is not None:
+        store.add_audit(audit_event(by, "verdict", verdict_id=vid, answer_id=answer.id, claim_index=claim.index,
+                                    verdict=label.value, reviewer=reviewer, role=v.role))
+    # Returned as the store will report it, without re-reading the claim's whole history.
+    meta = store.access_of(span.document_id, span.version) if span else None
+    return replace(v, id=vid, stale=bool(meta and meta[1]))
+
+
+def visible_answer(store: Store, answer_id: int, access: Iterable[str]) -> Answer:
+    """A stored answer the viewer may see. A hidden answer and a missing one get the same
+    message, so the error tells nothing about answers the viewer cannot see."""
+    answer = store.answer(answer_id)
+    if answer is None or not visible_to(answer, access, store):
+        raise InputError(f"no answer {answer_id} among the answers your access labels can see")
+    return answer
+
+
+def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str,
+               access: Iterable[str], *, note: str = "", citation: str | None = None,
+               adjudicate: bool = False) -> Verdict:
+    """Record a verdict on claim ``claim_index`` of a stored answer the viewer may see, judged against
+    the citation with marker ``citation`` (default: the claim's first valid citation, if any)."""
+    answer = visible_answer(store, answer_id, access)
+    claim = next((c for c in answer.claims if c.index == claim_index), None)
+    if claim is None:
+        raise InputError(f"answer {answer_id} has no claim {claim_index}")
+    cites = [c for c in claim.citations if c.valid]
+    cited = next((c for c in cites if c.marker == citation), None) if citation else (cites[0] if cites else None)
+    return record_verdict(store, answer, claim, cited, verdict, reviewer, note, adjudicate=adjudicate)
+
+
+def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYONE) -> list[dict[str, object]]:
+    """The verification record: one row per verdict (history included) that ``viewer`` may see,
+    oldest first."""
+    rows: list[dict[str, object]] = []
+    texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
+    policy = store.review_policy()
+    for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
+        claims = {c.index: c for c in a.claims}
+        assert a.id is not None  # a stored answer
+        for v in visible_history(store, viewer, a.id, policy=policy):
+            cl = claims.get(v.claim_index)
+            span_text = ""
+            if v.document_id is not None and v.version is not None:
+                key = (v.document_id, v.version)
+                if key not in texts:
+                    doc = store.document(*key)
+                    texts[key] = doc.text if doc is not None else None
+                text = texts[key]
+                if text is not None and v.start is not None and v.end is not None:
+                    span_text = text[v.start:v.end]
+            layout = _verdict_layout(store, v, cl)
+            rows.append({
+                "verdict_id": v.id, "answer_id": a.id, "question": a.question, "claim_index": v.claim_index,
+                "claim": cl.text if cl else "", "citation": v.marker, "document": v.document_id,
+                "version": v.version, "page": layout.page if layout else None,
+                "page_label": layout.page_label if layout else None, "start": v.start, "end": v.end, "span": span_text,
+                "span_sha256": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role,
+                "time": v.created_at, "note": v.note, "stale": v.stale,
+                # A verbatim quote was judged on whether it answers and is current, not on a score.
+                "claim_kind": ("verbatim quote" if cl and ClaimFlag.VERBATIM_QUOTE in cl.flags else "written"),
+                "source": source_status(v),
+                # team mode: the signed-in identity that gave the verdict (empty for a typed local name)
+                "reviewer_subject": v.subject, "reviewer_email": v.email,
+            })
+    return rows
+
+
+def source_status(v: Verdict) -> str:
+    """What became of the document version a verdict judged ("" when it judged no span)."""
+    if v.document_id is None:
+        return ""
+    return SOURCE_REMOVED if v.source_removed else SOURCE_SUPERSEDED if v.stale else SOURCE_CURRENT
+
+
+def _verdict_layout(store: Store, v: Verdict, claim: Claim | None) -> SpanLayout | None:
+    """The page of the span a verdict judged (PDF documents), found through the claim's citation."""
+    if claim is None or v.document_id is None or v.version is None:
+        return None
+    for c in claim.citations:
+        sp = c.item.span if c.item else None
+        if sp is not None and (sp.document_id, sp.version, sp.start, sp.end) == (v.document_id, v.version, v.start,
+                                                                                 v.end):
+            return store.layout(sp.document_id, sp.version, sp.sentence_index)
+    return None
+
+
+def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
+    """Export rows as CSV, cells that a spreadsheet would run as formulas defused."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=EXPORT_FIELDS)
+    w.writeheader()
+    for r in rows:
+        # Cells starting with = + - @ (or a tab / carriage return, which spreadsheets skip before
+        # reading a formula) are neutralised so a spreadsheet never runs them (OWASP CSV injection).
+        w.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in _FORMULA_START else v) for k, v in r.items()})
+    return buf.getvalue()
+
+
+def rows_to_json(rows: Sequence[dict[str, object]]) -> str:
+    """Export rows as a JSON array."""
+    return json.dumps(rows, indent=2, ensure_ascii=False)
