@@ -120,7 +120,7 @@ def assign_ids(names: Sequence[str], store: DocumentLookup, viewer_access: Colle
         else:
             # Not theirs to see: a fresh id and not a word about why (no title, labels, version, nor
             # "taken"), so the report reads as for any upload. Ids are global, so the fresh id itself
-            # still shows that the name is in use (see the README's Known limits).
+            # still shows that the name is in use (see docs/limits.md).
             doc_id, clash, note = own(base), None, None
         used.add(doc_id)
         out.append(Assigned(name, doc_id, clash, note))

@@ -153,7 +153,7 @@ def review_viewer(by: Principal, name: str | None = None) -> ReviewViewer:
     is passed); an adjudicator sees disputed claims, an admin every verdict (admins export the
     whole record). Local mode: the typed reviewer ``name``, who may adjudicate (None, or a name
     that is not valid: nobody in particular, who sees only verified claims' verdicts); a local
-    name is self-declared, see the README."""
+    name is self-declared, see docs/team.md and docs/limits.md."""
     if by.team:
         if by.identity is None:
             return ANYONE

@@ -8,7 +8,7 @@ source. The fit gives each (source, class) cell the same total weight, so the te
 a few hundred rows beside a thousand, weigh as much as each public dataset: per row, much more.
 
 Why this and not a small correction stage on top of the shipped score: both were measured on the
-learning curve (README); a correction fitted on the team's rows alone moves the decision for
+learning curve (docs/figures.md); a correction fitted on the team's rows alone moves the decision for
 every kind of pair and lost balanced accuracy on the dataset it was not fitted on beyond the
 noise, while keeping the shipped rows in the fit keeps what the shipped model knew. The trees
 stay monotonic in each feature's known direction (``DIRECTION``), like the shipped ones.
