@@ -142,7 +142,7 @@ if job is not None:
         report = status.report
         assert report is not None
         state.set_report(report)
-        bad = sum(d.status in ("failed", "model_unavailable", "rejected") for d in report.documents)
+        bad = sum(d.not_ingested for d in report.documents)
         st.session_state["ingest_done"] = (f"Ingested {counted(len(report.documents), 'document')}"
                                            + (f", {bad} with problems (see the message column)" if bad else "."), bad)
         st.rerun()  # so the sidebar's counts include what was just stored

@@ -113,5 +113,5 @@ def run(args: argparse.Namespace) -> int:
                   f"{d.relations:>5} {d.implied_entities:>5}  {note}")
         t = report.totals()
         print("totals: " + ", ".join(f"{k} {v}" for k, v in t.items()))
-    bad = sum(d.status in ("failed", "model_unavailable") for d in report.documents)
+    bad = sum(d.not_ingested for d in report.documents)
     return 1 if bad and bad == len(report.documents) else 0

@@ -37,6 +37,9 @@ ProgressFn = Callable[[Progress], None]
 UNCHANGED = "unchanged"
 RELABELLED = "relabelled"
 REJECTED = "rejected"
+# A document that was not ingested and says why (its ``error``): one definition for the command's exit code and the
+# Ingest page's "with problems" count.
+NOT_INGESTED = frozenset({"failed", "model_unavailable", REJECTED})
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,11 @@ class DocumentReport:
     path: str | None = None
     supersedes: int | None = None  # the version this one superseded
     note: str | None = None
+
+    @property
+    def not_ingested(self) -> bool:
+        """The document was not stored (failed, its model unavailable, or refused); ``error`` says why."""
+        return self.status in NOT_INGESTED
 
 
 @dataclass
