@@ -8,7 +8,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store, principal
-from graphrag.errors import InputError
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -90,19 +89,12 @@ def _queue(args: argparse.Namespace) -> int:
 
 
 def _mark(args: argparse.Namespace) -> int:
-    from graphrag.verify.review import record_verdict, visible_answer
+    from graphrag.verify.review import mark_claim
 
     with open_store(args) as store:
-        answer = visible_answer(store, args.answer, args.access)
-        claim = next((c for c in answer.claims if c.index == args.claim), None)
-        if claim is None:
-            raise InputError(f"answer {args.answer} has no claim {args.claim}")
-        cites = [c for c in claim.citations if c.valid]
-        citation = (next((c for c in cites if c.marker == args.citation), None) if args.citation
-                    else (cites[0] if cites else None))
         # by: the command line acts locally (every role, the labels given); the verdict is audited
-        v = record_verdict(store, answer, claim, citation, args.verdict, args.reviewer, args.note or "",
-                           adjudicate=args.adjudicate, by=principal(args))
+        v = mark_claim(store, args.answer, args.claim, args.verdict, args.reviewer, args.access,
+                       note=args.note or "", citation=args.citation, adjudicate=args.adjudicate, by=principal(args))
     print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role})
           if args.json else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}"
           + (" (adjudication)" if args.adjudicate else ""))

@@ -305,16 +305,17 @@ def visible_answer(store: Store, answer_id: int, access: Iterable[str]) -> Answe
 
 def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str,
                access: Iterable[str], *, note: str = "", citation: str | None = None,
-               adjudicate: bool = False) -> Verdict:
+               adjudicate: bool = False, by: Principal | None = None) -> Verdict:
     """Record a verdict on claim ``claim_index`` of a stored answer the viewer may see, judged against
-    the citation with marker ``citation`` (default: the claim's first valid citation, if any)."""
+    the citation with marker ``citation`` (default: the claim's first valid citation, if any). ``by``: who
+    acts (``record_verdict``); the command line and the Python facade both come through here."""
     answer = visible_answer(store, answer_id, access)
     claim = next((c for c in answer.claims if c.index == claim_index), None)
     if claim is None:
         raise InputError(f"answer {answer_id} has no claim {claim_index}")
     cites = [c for c in claim.citations if c.valid]
     cited = next((c for c in cites if c.marker == citation), None) if citation else (cites[0] if cites else None)
-    return record_verdict(store, answer, claim, cited, verdict, reviewer, note, adjudicate=adjudicate)
+    return record_verdict(store, answer, claim, cited, verdict, reviewer, note, adjudicate=adjudicate, by=by)
 
 
 def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYONE) -> list[dict[str, object]]:
