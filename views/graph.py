@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.access.rule import Access
+from graphrag.answer.entities import visible_entity
 from graphrag.answer.graph import load_graph
 from graphrag.present.viz import neighbourhood, neighbourhood_html
 from graphrag.text import counted
@@ -34,21 +34,10 @@ if not matches:
     st.stop()
 key = c[1].selectbox(f"Entity ({len(matches)} match{'es' if len(matches) != 1 else ''})", [k for _, k in matches],
                      format_func=lambda k: kg.names[kg.index[k]], key="graph_entity")
-entity = store.entity(key)
-if entity is None:
+view = visible_entity(store, key, access)  # superseded mentions and relations are listed, marked
+if view is None:
     st.stop()
-
-docs = {(d.id, d.version): d for d in store.documents()}
-reader = Access.of(access, include_superseded=True)  # superseded mentions and relations are listed, marked
-
-
-def seen(doc_id: str, version: int) -> bool:
-    d = docs.get((doc_id, version))
-    return d is not None and reader.sees(d.access, d.superseded)
-
-
-mentions = [m for m in entity.mentions if seen(m.span.document_id, m.span.version)]
-relations = [r for r in store.relations_of(key) if seen(r.span.document_id, r.span.version)]
+entity, mentions, relations = view.entity, list(view.entity.mentions), list(view.relations)
 st.subheader(render.plain(entity.name), anchor=False)
 st.caption(f"type {render.plain(entity.type)} · {counted(len(mentions), 'mention')} · "
            f"{counted(len(relations), 'relation')} (superseded versions marked)")

@@ -1,7 +1,7 @@
 """Answering a question from the documents a viewer may see: the knowledge graph held in memory (``graph``), the
 entities a question names (``anchors``), retrieval over the graph and the embeddings (``retrieve``), sources
 that state different values (``disagreement``), the generators that write the answer (``generate``) and the
-sentence ranker they use (``rank``), citations resolved to spans (``attribution``), and the use case that runs
+sentence ranker they use (``rank``), one entity as a viewer sees it (``entities``), citations resolved to spans (``attribution``), and the use case that runs
 them all and stores the answer (``ask``: ``Asker``).
 
 Import the names below from ``graphrag.answer``; each is loaded on first use.
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from graphrag.answer.ask import Asker, AskOutcome
     from graphrag.answer.disagreement import DISAGREE_OPENING, disagreement_from_json, disagreement_json
+    from graphrag.answer.entities import EntityView, visible_entity
     from graphrag.answer.generate import GENERATORS
     from graphrag.answer.graph import KnowledgeGraph, load_graph
 
@@ -24,11 +25,13 @@ _EXPORTS = {
     "AskOutcome": "graphrag.answer.ask",
     "Asker": "graphrag.answer.ask",
     "DISAGREE_OPENING": "graphrag.answer.disagreement",
+    "EntityView": "graphrag.answer.entities",
     "GENERATORS": "graphrag.answer.generate",
     "KnowledgeGraph": "graphrag.answer.graph",
     "disagreement_from_json": "graphrag.answer.disagreement",
     "disagreement_json": "graphrag.answer.disagreement",
     "load_graph": "graphrag.answer.graph",
+    "visible_entity": "graphrag.answer.entities",
 }
 
 __all__ = [
@@ -36,10 +39,12 @@ __all__ = [
     "GENERATORS",
     "AskOutcome",
     "Asker",
+    "EntityView",
     "KnowledgeGraph",
     "disagreement_from_json",
     "disagreement_json",
     "load_graph",
+    "visible_entity",
 ]
 
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from graphrag.access.rule import Access
 from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
 
 if TYPE_CHECKING:
@@ -27,32 +25,26 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the entity's visible mentions and relations; 2 when no visible entity has that name."""
+    from graphrag.answer.entities import visible_entity
     from graphrag.present.serialize import entity_json
     from graphrag.text import normalise
 
     with open_store(args) as store:
         key = normalise(args.name)
-        entity = store.entity(key)
-        if entity is None:
-            print(f"no entity named {args.name!r} (key {key!r})", file=sys.stderr)
-            return 2
-        viewer = Access.of(args.access, include_superseded=True)  # superseded mentions are shown, marked
-        visible = {(d.id, d.version) for d in store.documents() if viewer.sees(d.access, d.superseded)}
-        mentions = tuple(m for m in entity.mentions if (m.span.document_id, m.span.version) in visible)
-        relations = [r for r in store.relations_of(key) if (r.span.document_id, r.span.version) in visible]
-        if not mentions:
+        view = visible_entity(store, key, args.access)
+        if view is None:  # unknown, or no mention the labels show: the same message
             print(f"no entity named {args.name!r} (key {key!r})", file=sys.stderr)
             return 2
         names = store.entity_names()
-    data = entity_json(replace(entity, mentions=mentions), relations)
+    data = entity_json(view.entity, list(view.relations))
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
-    print(f"{data['name']} ({data['type']}), key {key!r}: {len(mentions)} mentions, {len(relations)} relations")
+    print(f"{data['name']} ({data['type']}), key {key!r}: {len(view.entity.mentions)} mentions, {len(view.relations)} relations")
     for m in data["mentions"]:
         sup = " [superseded]" if m["superseded"] else ""
         print(f"  mention  {m['document']} v{m['version']}{sup} [{m['start']}:{m['end']}] {m['sentence']}")
-    for r in relations:
+    for r in view.relations:
         sup = " [superseded]" if r.superseded else ""
         print(f"  relation {names.get(r.source, r.source)} -{r.type}-> {names.get(r.target, r.target)}   "
               f"({r.span.document_id} v{r.span.version}{sup}) {r.span.text}")
