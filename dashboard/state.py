@@ -383,10 +383,10 @@ def _sample_work(s: Store) -> Work:
     cfg = config()  # read here, on the script's thread
 
     def work(progress: ProgressFn) -> IngestReport:
-        from graphrag.ingest.extract import make_extractor
+        from graphrag.ingest.extract import store_extractor
 
         # Models load here, on the job's thread: a page never waits for them to start the job.
-        return Ingestor(s, make_extractor("rules"), config=cfg).ingest_paths([SAMPLE_CORPUS], progress)
+        return Ingestor(s, store_extractor("rules", s), config=cfg).ingest_paths([SAMPLE_CORPUS], progress)
 
     return work
 

@@ -68,13 +68,11 @@ def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extra
     environment's) sets the ingest's threads (GRAPHRAG_INGEST_OVERLAP, GRAPHRAG_TORCH_THREADS). A document that
     failed writes nothing and is retried by the next ingest; an unchanged one is not re-extracted.
     """
-    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.extract import store_extractor
     from graphrag.ingest.pipeline import Ingestor
 
     if isinstance(extractor, str):
-        if extractor == "ollama":
-            extractor_options.setdefault("cache", store.reply_cache())  # a re-run does not resend chunks
-        extractor = make_extractor(extractor, **extractor_options)
+        extractor = store_extractor(extractor, store, **extractor_options)
     elif extractor_options:
         raise TypeError("extractor options go with an extractor name, not an extractor object")
     return Ingestor(store, extractor, embedder, config=config).ingest_paths([Path(p) for p in paths])

@@ -8,7 +8,7 @@ from dashboard import removal, render, state
 from graphrag.access.deployment import allowed_path
 from graphrag.errors import GraphRAGError
 from graphrag.ingest.documents import DOCUMENT_MAX_BYTES, Rejected, Source
-from graphrag.ingest.extract import make_extractor
+from graphrag.ingest.extract import store_extractor
 from graphrag.ingest.extract.base import Extractor
 from graphrag.ingest.jobs import Work
 from graphrag.ingest.pipeline import Ingestor
@@ -81,9 +81,8 @@ go = st.button("Ingest", type="primary", disabled=not ready, key="ingest_go")
 
 def extractor(s: Store) -> Extractor:
     if not use_ollama:
-        return make_extractor("rules")
-    return make_extractor("ollama", model=st.session_state[state.EXTRACT_MODEL] or None, host=state.ollama_host(),
-                          cache=s.reply_cache())
+        return store_extractor("rules", s)
+    return store_extractor("ollama", s, model=st.session_state[state.EXTRACT_MODEL] or None, host=state.ollama_host())
 
 
 def _actor() -> AuditEvent:

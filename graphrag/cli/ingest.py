@@ -85,18 +85,15 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Ingest the paths and print the report; 1 when every document failed or found no model."""
-    from graphrag.ingest.extract import make_extractor
+    from graphrag.ingest.extract import store_extractor
     from graphrag.ingest.pipeline import Ingestor
 
-    options: dict[str, object] = {}
-    if args.model:
-        options["model"] = args.model
     with open_store(args) as store:
-        if args.extractor == "ollama":
-            options["cache"] = store.reply_cache()
-            options["host"] = args.config.ollama_host  # --host, else OLLAMA_HOST, else the default
+        # --host, else OLLAMA_HOST, else the default (the rules extractor takes neither option)
+        options = {"model": args.model or None, "host": args.config.ollama_host} if args.extractor == "ollama" else {
+            "model": args.model or None}
         config = args.config.override(max_document_chars=args.max_chars)
-        report = Ingestor(store, make_extractor(args.extractor, **options), config=config,
+        report = Ingestor(store, store_extractor(args.extractor, store, **options), config=config,
                           actor=audit_event(principal(args), "relabel")).ingest_paths(
             args.paths, IngestProgress(), args.max_bytes)
         store.add_audit(audit_event(principal(args), "ingest", paths=[str(p) for p in args.paths],
