@@ -1,8 +1,10 @@
-"""Backends chosen by name: one table per role ("name" -> "module:factory"), imported lazily
-so choosing the embedded extractor never imports the ollama client and vice versa."""
+"""Names loaded on first use: backends chosen by name (one table per role, "name" -> "module:factory"), so
+choosing the embedded extractor never imports the ollama client and vice versa; and the names a domain package's
+door exports (``lazy_exports``), so importing the door loads nothing else and no import cycle runs through it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from importlib import import_module
 
 from graphrag.errors import UnknownBackend
@@ -16,3 +18,16 @@ def make_backend(role: str, table: dict[str, str], name: str, **options: object)
     except KeyError:
         raise UnknownBackend(f"unknown {role} {name!r}; choose one of {', '.join(table)}") from None
     return getattr(import_module(module), attr)(**options)
+
+
+def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], object]:
+    """A module ``__getattr__`` for ``package``'s door: each name in ``exports`` (name -> defining module) is
+    imported from its module on first use."""
+    def __getattr__(name: str) -> object:
+        try:
+            module = exports[name]
+        except KeyError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        return getattr(import_module(module), name)
+
+    return __getattr__

@@ -7,8 +7,9 @@ Import the names below from ``graphrag.present``; each is loaded on first use.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
     from graphrag.present.pages import pages_to_show, render_page
@@ -69,10 +70,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """Import an exported name from its module on first use."""
-    try:
-        module = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    return getattr(import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
