@@ -84,7 +84,8 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Ingest the paths and print the report; 1 when every document failed or found no model."""
+    """Ingest the paths and print the report; 1 when no document was ingested (each failed, found no model
+    or was refused: ``DocumentReport.not_ingested``)."""
     from graphrag.ingest.extract import store_extractor
     from graphrag.ingest.pipeline import Ingestor
 
