@@ -238,6 +238,12 @@ class KnowledgeGraph:
                     yield (key, nbr, rel_id, attrs) if forward else (nbr, key, rel_id, attrs)
 
     @functools.cached_property
+    def doc_sentence_counts(self) -> np.ndarray:
+        """Sentences per document version (by index in ``docs``): how long a page is, for retrieval (a long
+        document's subject) and the generator (a bridge between short pages)."""
+        return np.bincount(self.sentence_doc, minlength=len(self.docs))
+
+    @functools.cached_property
     def row_rank(self) -> np.ndarray:
         """Per sentence row, its place in (document id, version, index) order: ties between
         equal scores break on it, so a graph extended in place ranks like one loaded whole."""

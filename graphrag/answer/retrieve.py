@@ -133,7 +133,7 @@ def find_seeds(graph: KnowledgeGraph, relevance: np.ndarray, k: int, visible_ent
 def names_a_long_document_subject(graph: KnowledgeGraph, entities: Iterable[str], visible_docs: np.ndarray) -> bool:
     """Whether one of ``entities`` is the subject of a visible long document (``SUBJECT_MIN_SENTENCES``,
     named in ``SUBJECT_SHARE`` of its sentences)."""
-    size = np.bincount(graph.sentence_doc, minlength=len(graph.docs))
+    size = graph.doc_sentence_counts
     long_docs = (size >= SUBJECT_MIN_SENTENCES) & visible_docs
     if not long_docs.any():
         return False
@@ -343,7 +343,7 @@ def _add_rivals(graph: KnowledgeGraph, items: list[ContextItem], sentence_scores
         row = graph.row_of(source.span.document_id, source.span.version, source.span.sentence_index)
         if row is None:
             continue
-        sims = graph.sentence_vectors @ graph.sentence_vectors[row]
+        sims = similarities(graph.sentence_vectors, graph.sentence_vectors[row])
         near = np.flatnonzero((sims >= RIVAL_SIMILARITY) & np.isfinite(sentence_scores)
                               & (graph.sentence_doc != graph.sentence_doc[row]))
         for rival in near[np.lexsort((graph.row_rank[near], -sims[near]))][:RIVAL_CANDIDATES].tolist():

@@ -33,8 +33,6 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from graphrag.answer.disagreement import disagreement_sentence, find_disagreements
 from graphrag.answer.generate.base import Generation
 from graphrag.answer.generate.kinds import quotable
@@ -170,7 +168,7 @@ class ExtractiveGenerator:
         titles = {(d.id, d.version): d.title for d in getattr(graph, "docs", ())}
         bound.title_of = lambda doc, version: titles.get((doc, version))
         if hasattr(graph, "sentence_doc"):
-            per_doc = np.bincount(graph.sentence_doc, minlength=len(graph.docs))
+            per_doc = graph.doc_sentence_counts
             index = graph.doc_index
             bound.sentence_count = lambda doc, version: int(per_doc[index[(doc, version)]]) if (doc, version) in index else 1
         return bound
