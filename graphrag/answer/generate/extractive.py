@@ -97,19 +97,25 @@ def _text(item: ContextItem) -> str:
 TitleOf = Callable[[str, int], "str | None"]
 
 
+def _merged_into(kept: list[ContextItem], item: ContextItem, *, rivals: bool = True) -> bool:
+    """Whether ``item`` nearly repeats a sentence of ``kept`` (an old FAQ restating a policy, an older wording):
+    then the one with the later effective date takes that place and True is returned. A near-repeat stating
+    another value is a disagreement, not a repeat, when ``rivals`` (both are kept)."""
+    words = _words(item.span.text)
+    i = next((i for i, c in enumerate(kept) if _similar(words, _words(c.span.text))), None)
+    if i is None or (rivals and find_disagreements([kept[i], item])):
+        return False
+    if (item.effective_date or "") > (kept[i].effective_date or ""):
+        kept[i] = item
+    return True
+
+
 def _newest_of_repeats(ranked: list[ContextItem]) -> list[ContextItem]:
-    """One of each group of near-repeats saying the same (an old FAQ restating a policy, an older
-    wording): the one with the latest effective date, in the place of the best ranked."""
+    """One of each group of near-repeats saying the same: the newest, in the place of the best ranked."""
     out: list[ContextItem] = []
     for item in ranked:
-        words = _words(item.span.text)
-        i = next((i for i, c in enumerate(out) if _similar(words, _words(c.span.text))), None)
-        if i is None:
+        if not _merged_into(out, item):
             out.append(item)
-        elif find_disagreements([out[i], item]):
-            out.append(item)  # a near-repeat stating another value: a disagreement, both kept
-        elif (item.effective_date or "") > (out[i].effective_date or ""):
-            out[i] = item
     return out
 
 # The other side of a disagreement is quoted when it is this close to the question (cosine) to the
@@ -223,13 +229,7 @@ class ExtractiveGenerator:
         def add(item: ContextItem, *, chain: bool = False) -> bool:
             if item in quotes or len(quotes) >= self.max_sentences:
                 return False
-            words = _words(item.span.text)
-            repeat = next((i for i, c in enumerate(quotes) if _similar(words, _words(c.span.text))), None)
-            if repeat is not None and not find_disagreements([quotes[repeat], item]):
-                # A near-repeat saying the same (an old FAQ restating a policy): quote only the
-                # source with the later effective date.
-                if (item.effective_date or "") > (quotes[repeat].effective_date or ""):
-                    quotes[repeat] = item
+            if _merged_into(quotes, item):  # a near-repeat saying the same: only the newer source is quoted
                 return False
             quotes.append(item)
             if chain:
@@ -370,11 +370,7 @@ class ExtractiveGenerator:
                 return False
             if chain and item not in kept and cap - len(chosen) - sum(1 for k in kept if k not in chosen) <= 0:
                 return False  # a place stays free for each kept sentence
-            words = _words(item.span.text)
-            repeat = next((i for i, c in enumerate(chosen) if _similar(words, _words(c.span.text))), None)
-            if repeat is not None:
-                if (item.effective_date or "") > (chosen[repeat].effective_date or ""):
-                    chosen[repeat] = item
+            if _merged_into(chosen, item, rivals=False):  # a chain quotes each thing once, the newest source
                 return False
             chosen.append(item)
             return True
