@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import state
+from dashboard import actor, first_start, resources, session, sidebar, signin
 from dashboard.render import plain
 from graphrag.config import ConfigError
 from graphrag.errors import GraphRAGError, StoreError
@@ -24,24 +24,24 @@ st.set_page_config(page_title="GraphRAG review", layout="wide")
 # Less empty space above the content: the review page must fit a laptop screen.
 st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2rem; padding-bottom: 2rem; }</style>")
 try:
-    state.config()
+    resources.config()
 except ConfigError as exc:  # a wrong value (a typo in GRAPHRAG_MODE too) serves nothing: fail closed, say what
     st.error("This dashboard's configuration has a value it cannot use, so it serves nothing. Fix it and "
              "restart:\n\n" + "\n".join(f"- {plain(p)}" for p in exc.problems))
     st.stop()
-state.init_session()
-deployment = state.current_deployment()
+session.init_session()
+deployment = resources.current_deployment()
 if deployment.team:
-    state.refuse_misconfigured_team_mode(deployment)  # says what is missing, and serves nothing
+    signin.refuse_misconfigured_team_mode(deployment)  # says what is missing, and serves nothing
 else:
-    state.warn_if_exposed()
+    signin.warn_if_exposed()
 try:
-    store = state.store()
+    store = resources.store()
 except GraphRAGError as exc:
     st.error(f"Cannot open the store: {plain(exc)}. Set GRAPHRAG_STORE to a writable file or a "
              "postgresql+psycopg:// URL and restart.")
     st.stop()
-me = state.sign_in_gate(store, deployment) if deployment.team else state.principal()
+me = signin.sign_in_gate(store, deployment) if deployment.team else actor.principal()
 pages = [
     st.Page("views/ask.py", title="Ask", default=True),
     st.Page("views/review.py", title="Review"),
@@ -52,8 +52,8 @@ if me.may("admin"):  # a convenience only: the Ingest page checks the role itsel
     pages.append(st.Page("views/ingest.py", title="Ingest"))
 page = st.navigation(pages)
 try:
-    state.first_start(store)
-    state.sidebar(store)
+    first_start.first_start(store)
+    sidebar.sidebar(store)
     page.run()
 except StoreError as exc:  # e.g. the database server is down: retried already, nothing confirmed is lost
     st.error(f"{plain(exc)}. Your last confirmed action is stored; reload the page to try again.")

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from dashboard import render, state
+from dashboard import render
+from dashboard.actor import principal
+from dashboard.session import LAST_REPORT
 from graphrag.access.identity import require
 from graphrag.access.rule import Access
 from graphrag.errors import GraphRAGError
@@ -49,7 +51,7 @@ def _preview(store: Store, t: RemovalTarget) -> None:
 def _remove(store: Store, t: RemovalTarget) -> None:
     doc_id, versions = _choice(t)
     # A callback runs before the page script and its role check: it checks, with who is signed in now.
-    me = state.principal()
+    me = principal()
     try:
         require(me, "admin", "remove a document")
         actor = me.name if me.team else st.session_state.get(ACTOR, "")  # team mode: the signed-in identity
@@ -60,7 +62,7 @@ def _remove(store: Store, t: RemovalTarget) -> None:
         return
     st.session_state[DONE] = (True, describe(done))
     # the last ingest's table may name the removed document: not shown again
-    for key in (DOC, VERSIONS, REASON, CONFIRM, PLAN, state.LAST_REPORT):
+    for key in (DOC, VERSIONS, REASON, CONFIRM, PLAN, LAST_REPORT):
         st.session_state.pop(key, None)
 
 
@@ -97,9 +99,9 @@ def removal_section(store: Store, access: Sequence[str], actor: str = "") -> Non
     cols = st.columns(2)
     if not st.session_state.get(ACTOR):
         st.session_state[ACTOR] = actor
-    if state.principal().team:
+    if principal().team:
         st.session_state[ACTOR] = actor  # the signed-in identity, not a typed name
-    cols[0].text_input("Removed by", key=ACTOR, help="Kept in the removal record", disabled=state.principal().team)
+    cols[0].text_input("Removed by", key=ACTOR, help="Kept in the removal record", disabled=principal().team)
     cols[1].text_input("Reason", key=REASON, help="Kept in the removal record")
     if not st.session_state.get(VERSIONS):
         st.caption("Choose at least one version.")

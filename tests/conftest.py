@@ -112,9 +112,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _dashboard_reads_its_configuration_again() -> None:
     """The dashboard reads its configuration once per process, and AppTest runs it in this one: each test sets
     its own environment and secrets, so the cached configuration is dropped before every test."""
-    state = sys.modules.get("dashboard.state")
-    if state is not None:
-        state.config.clear()
+    resources = sys.modules.get("dashboard.resources")
+    if resources is not None:
+        resources.config.clear()
 
 
 @pytest.fixture()

@@ -603,9 +603,9 @@ def test_no_page_shows_a_reviewer_another_verdict_before_their_own(blind_store, 
                                   False),
                                  ("ada@example.com", (BLIND_HIDDEN, *HIDDEN_STATES), True)):
         at = app(monkeypatch, work)
-        from dashboard import state as dashboard_state
+        from dashboard import resources
 
-        dashboard_state.config.clear()  # read once per process: this run is in team mode
+        resources.config.clear()  # read once per process: this run is in team mode
         monkeypatch.setenv("GRAPHRAG_MODE", "team")
         monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(policy))
         monkeypatch.delenv("GRAPHRAG_INGEST_ROOTS")

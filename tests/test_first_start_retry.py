@@ -14,15 +14,15 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 def test_a_failed_first_start_is_shown_with_a_retry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import dashboard.state as state
+    import dashboard.first_start as first_start
 
-    real = state.Ingestor
+    real = first_start.Ingestor
 
     class Broken(real):
         def ingest_paths(self, *a, **k):
             raise StoreError("the disk holding the store is full: nothing was written")
 
-    monkeypatch.setattr(state, "Ingestor", Broken)
+    monkeypatch.setattr(first_start, "Ingestor", Broken)
     path = tmp_path / "fresh.db"
     at = app(monkeypatch, path, sample=True).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -30,7 +30,7 @@ def test_a_failed_first_start_is_shown_with_a_retry(monkeypatch: pytest.MonkeyPa
     assert any("First start failed: the disk holding the store is full" in e for e in errors), errors
     retry = at.button(key="first_start_retry")
 
-    monkeypatch.setattr(state, "Ingestor", real)  # the disk has room again
+    monkeypatch.setattr(first_start, "Ingestor", real)  # the disk has room again
     at = retry.click().run()
     assert not at.exception, [e.value for e in at.exception]
     labels = [s.label for s in at.status]

@@ -21,7 +21,7 @@ import pytest
 from streamlit.testing.v1 import element_tree as et
 
 from app_helpers import app
-from dashboard import state
+from dashboard import session
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.answer.ask import Asker
 from graphrag.ingest.pipeline import Ingestor
@@ -109,19 +109,19 @@ access = ["public", "{LABEL}"]
 def test_no_page_renders_a_planted_string_as_markdown(monkeypatch: pytest.MonkeyPatch, evil_store: Path,
                                                        tmp_path: Path) -> None:
     at = app(monkeypatch, evil_store)
-    at.session_state[state.ACCESS] = ["public", LABEL]
-    at.session_state[state.REVIEWER] = f"Eve{LINK}{BARE}"
-    at.session_state[state.ANSWER_ID] = 1
-    at.session_state[state.ANSWER_WARNINGS] = [f"warning about {LINK} {BARE}"]
-    at.session_state[state.EXTRACTOR] = "ollama"
-    at.session_state[state.EXTRACT_MODEL] = f"model{IMG}{BARE}"
+    at.session_state[session.ACCESS] = ["public", LABEL]
+    at.session_state[session.REVIEWER] = f"Eve{LINK}{BARE}"
+    at.session_state[session.ANSWER_ID] = 1
+    at.session_state[session.ANSWER_WARNINGS] = [f"warning about {LINK} {BARE}"]
+    at.session_state[session.EXTRACTOR] = "ollama"
+    at.session_state[session.EXTRACT_MODEL] = f"model{IMG}{BARE}"
     at = at.run()
     assert_escaped(at, "ask")
     assert any("Answer #1" in str(s.value) for s in at.subheader)  # the answer is on the page
 
     # An ask that fails names the (user-typed) model in its error.
-    at.session_state[state.GENERATOR] = "ollama"
-    at.session_state[state.GENERATE_MODEL] = f"gen{IMG}{BARE}"
+    at.session_state[session.GENERATOR] = "ollama"
+    at.session_state[session.GENERATE_MODEL] = f"gen{IMG}{BARE}"
     at.text_area(key="_w_question").set_value(QUESTION)
     at = next(b for b in at.button if b.label == "Ask").click().run()
     assert_escaped(at, "ask (ollama error)")

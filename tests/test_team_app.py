@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT, app, copy_store, ok, page, texts
-from dashboard import state
+from dashboard import jobs
 from graphrag.answer.ask import Asker
 from graphrag.ingest.pipeline import IngestReport
 from graphrag.model import AskSettings
@@ -174,7 +174,7 @@ def upload_running(store: Path) -> Iterator[None]:
         release.wait(120)
         return IngestReport(())
 
-    state.job_runner(str(store)).submit("Upload of 4 files", work, owner="an-admins-session")
+    jobs.job_runner(str(store)).submit("Upload of 4 files", work, owner="an-admins-session")
     try:
         yield
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import render, state
+from dashboard import actor, render, resources, session
 from graphrag.access.rule import Access
 from graphrag.answer.graph import load_graph
 from graphrag.errors import GraphRAGError
@@ -15,11 +15,11 @@ from graphrag.verify.policy import claim_state
 from graphrag.verify.review import visible_current, visible_to
 
 st.title("Ask")
-store = state.store()
-viewer = state.require_role("viewer", "ask questions")
+store = resources.store()
+viewer = actor.require_role("viewer", "ask questions")
 
 with st.form("ask_form", border=False):
-    st.text_area("Question", height=68, **state.persist(state.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
+    st.text_area("Question", height=68, **session.persist(session.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
     c = st.columns([1, 1, 1.2, 1.4, 1.8, 1.6])
     k = c[0].number_input("Seeds (k)", 1, 20, 3, key="ask_k",
                           help="Routes start at the entities the question names; k similarity seeds are used "
@@ -27,39 +27,39 @@ with st.form("ask_form", border=False):
     hops = c[1].number_input("Hops", 0, 4, 2, key="ask_hops")
     direction = c[2].selectbox("Direction", ["both", "out"], key="ask_direction",
                                help="both: follow relations either way; out: only as extracted")
-    c[3].selectbox("Generator", ["extractive", "ollama"], **state.persist(state.GENERATOR, callback=False))
+    c[3].selectbox("Generator", ["extractive", "ollama"], **session.persist(session.GENERATOR, callback=False))
     c[4].text_input("Ollama model", help="Used when the generator is ollama",
-                    **state.persist(state.GENERATE_MODEL, callback=False))
+                    **session.persist(session.GENERATE_MODEL, callback=False))
     superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
     # Scope: only these documents are read (inside retrieval, like the access labels); none chosen: all.
-    viewer_access = Access.of(state.access())
+    viewer_access = Access.of(actor.access())
     scope_docs = {d.id: d.title for d in load_graph(store).docs if viewer_access.sees(d.access, d.superseded)}
     scope = st.multiselect("Only these documents", list(scope_docs), key="ask_documents",
                            format_func=lambda i: f"{scope_docs.get(i, i)} ({i})", placeholder="All documents you can see",
                            help="Answer only from the chosen documents; leave empty to use every document you can see")
     asked = st.form_submit_button("Ask", type="primary")
-st.caption("Access labels: " + render.plain(", ".join(state.access()) or "none")
+st.caption("Access labels: " + render.plain(", ".join(actor.access()) or "none")
            + (" (from the access policy)" if viewer.team else " (change them in the sidebar)"))
 
 if asked:
-    state.commit(state.QUESTION, state.GENERATOR, state.GENERATE_MODEL)
-    question = st.session_state[state.QUESTION]
+    session.commit(session.QUESTION, session.GENERATOR, session.GENERATE_MODEL)
+    question = st.session_state[session.QUESTION]
     if not store.counts()["versions"]:
         st.warning("The store is empty: ingest documents first (Ingest page).")
-    elif not state.access():
+    elif not actor.access():
         st.warning("Choose at least one access label in the sidebar: with none, no document is visible.")
     else:
-        generator = st.session_state[state.GENERATOR]
-        settings = AskSettings(k=int(k), hops=int(hops), direction=direction, access=state.access(),
+        generator = st.session_state[session.GENERATOR]
+        settings = AskSettings(k=int(k), hops=int(hops), direction=direction, access=actor.access(),
                                include_superseded=superseded, generator=generator,
                                documents=tuple(d for d in scope if d in scope_docs),
-                               generator_model=(st.session_state[state.GENERATE_MODEL] or None)
+                               generator_model=(st.session_state[session.GENERATE_MODEL] or None)
                                if generator == "ollama" else None)
         try:
             with st.spinner("Retrieving, answering and checking support…"):
-                outcome = state.asker(state.store_path()).ask(question, settings)
-            st.session_state[state.ANSWER_ID] = outcome.answer.id
-            st.session_state[state.ANSWER_WARNINGS] = list(outcome.warnings)
+                outcome = resources.asker(resources.store_path()).ask(question, settings)
+            st.session_state[session.ANSWER_ID] = outcome.answer.id
+            st.session_state[session.ANSWER_WARNINGS] = list(outcome.warnings)
         except GraphRAGError as exc:
             st.error(render.plain(exc))
         else:
@@ -72,8 +72,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
     head[0].subheader(f"Answer #{answer.id}")
     if answer.claims and head[1].button("Review this answer", type="primary", icon=":material/fact_check:",
                                         key="to_review"):
-        st.session_state[state.PENDING_REVIEW_ANSWER] = answer.id
-        st.session_state.pop(state.REVIEW_CURRENT, None)
+        st.session_state[session.PENDING_REVIEW_ANSWER] = answer.id
+        st.session_state.pop(session.REVIEW_CURRENT, None)
         st.switch_page("views/review.py")
     if answer.claims:
         st.badge(answer.status.value,
@@ -96,7 +96,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
                             else f"The question names nothing the graph knows: routes start from the entities of the "
                                  f"most similar sentences ({anchors})"))
     policy = store.review_policy()
-    current = visible_current(store, state.viewer_for_review(), answer.id, policy)  # blind review applies
+    current = visible_current(store, actor.viewer_for_review(), answer.id, policy)  # blind review applies
     for claim in answer.claims:
         with st.container(border=True):
             left, right = st.columns([3, 2])
@@ -142,9 +142,9 @@ def show(answer: Answer, warnings: list[str]) -> None:
                                     "question words": s.mention} for s in answer.seeds]), hide_index=True)
 
 
-answer_id = st.session_state.get(state.ANSWER_ID)
+answer_id = st.session_state.get(session.ANSWER_ID)
 answer = store.answer(answer_id) if answer_id is not None else None
-if answer is not None and not visible_to(answer, state.access(), store):
+if answer is not None and not visible_to(answer, actor.access(), store):
     st.info("This answer drew on documents outside your current access labels; it is hidden.")
 elif answer is not None and answer.status == AnswerStatus.WITHDRAWN:
     # Nothing of a removed document is shown: not its sentences, nor claims that may quote them.
@@ -156,6 +156,6 @@ elif answer is not None and answer.status == AnswerStatus.WITHDRAWN:
                "marks them “source removed”). Ask again to answer from the documents that remain.",
                icon=":material/delete:")
 elif answer is not None:
-    show(answer, st.session_state.get(state.ANSWER_WARNINGS, []))
+    show(answer, st.session_state.get(session.ANSWER_WARNINGS, []))
 elif not store.counts()["versions"]:
     st.info("The store is empty: ingest documents on the Ingest page first.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import render, state
+from dashboard import actor, render, resources
 from graphrag.answer.entities import visible_entity
 from graphrag.answer.graph import load_graph
 from graphrag.present.viz import neighbourhood, neighbourhood_html
@@ -14,9 +14,9 @@ from graphrag.text import counted
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}
 
 st.title("Graph")
-store = state.store()
-state.require_role("viewer", "browse the graph")
-access = state.access()
+store = resources.store()
+actor.require_role("viewer", "browse the graph")
+access = actor.access()
 kg = load_graph(store)
 _, visible_entities = kg.visibility(access, include_superseded=True)
 visible = sorted((kg.names[i], kg.keys[i]) for i in range(len(kg.keys)) if visible_entities[i])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import removal, render, state
+from dashboard import actor, first_start, jobs, removal, render, resources, session
 from graphrag.access.deployment import allowed_path
 from graphrag.errors import GraphRAGError
 from graphrag.ingest.documents import DOCUMENT_MAX_BYTES, Rejected, Source
 from graphrag.ingest.extract import store_extractor
 from graphrag.ingest.extract.base import Extractor
-from graphrag.ingest.jobs import Work
+from graphrag.ingest.jobs import DONE, FAILED, Work
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.ingest.uploads import Upload, assign_ids, default_labels, prepare_uploads
 from graphrag.model import PUBLIC, AuditEvent
@@ -19,16 +19,16 @@ from graphrag.store.audit import event as audit_event
 from graphrag.text import counted
 
 st.title("Ingest documents")
-state.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows
-roots = state.server_ingest_roots()  # none in team mode unless configured: the disk option is then off
+actor.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows
+roots = resources.server_ingest_roots()  # none in team mode unless configured: the disk option is then off
 st.caption(f"Text, Markdown, PDF, HTML and DOCX files of up to {DOCUMENT_MAX_BYTES:,} bytes, each holding at most "
-           f"{state.config().max_document_chars:,} characters of text (about 500 pages of a manual). The nearest "
+           f"{resources.config().max_document_chars:,} characters of text (about 500 pages of a manual). The nearest "
            "`manifest.toml` (in a file's folder or above it) sets titles, dates and access labels; uploads get the "
            "labels chosen below. Re-ingesting a changed document adds a new version; the old one is kept, marked "
            "superseded. New labels, title or date on an unchanged file are applied to the stored version (a narrowing "
            "to every version) and written to the audit log.")
 
-store = state.store()
+store = resources.store()
 left, right = st.columns([3, 2], gap="large")
 with left:
     source = st.segmented_control("Source", ["Upload files", "Folder on this machine"] if roots else ["Upload files"],
@@ -38,7 +38,7 @@ with left:
     upload_labels: list[str] = []
     confirmed: list[str] = []
     if source == "Folder on this machine":
-        folder = st.text_input("Folder or file path", placeholder=str(state.SAMPLE_CORPUS), key="ingest_folder",
+        folder = st.text_input("Folder or file path", placeholder=str(first_start.SAMPLE_CORPUS), key="ingest_folder",
                                help="Only under: " + ", ".join(str(r) for r in roots))
     else:
         # A new key after each ingest empties the uploader: a second click must not store the files again.
@@ -46,7 +46,7 @@ with left:
         uploads = st.file_uploader("Text, Markdown, PDF, HTML or Word (.docx) files",
                                    type=["md", "txt", "pdf", "html", "htm", "docx"], accept_multiple_files=True,
                                    key="ingest_uploads" if not upload_round else f"ingest_uploads_{upload_round}") or []
-        held = state.access()
+        held = actor.access()
         label_options = sorted({lab for d in store.documents() for lab in d.access} | {PUBLIC} | set(held))
         upload_labels = st.multiselect("Access labels for the uploaded files", label_options,
                                        default=list(default_labels(held)), key="ingest_labels",
@@ -66,12 +66,12 @@ with left:
                            key=f"ingest_new_version_{i}_{c.id}"):
                 confirmed.append(c.id)
 with right:
-    st.selectbox("Extractor", ["rules", "ollama"], **state.persist(state.EXTRACTOR),
+    st.selectbox("Extractor", ["rules", "ollama"], **session.persist(session.EXTRACTOR),
                  help="rules: spaCy, embedded, no server. ollama: a local model server.")
-    use_ollama = st.session_state[state.EXTRACTOR] == "ollama"
-    st.text_input("Ollama model", disabled=not use_ollama, **state.persist(state.EXTRACT_MODEL))
+    use_ollama = st.session_state[session.EXTRACTOR] == "ollama"
+    st.text_input("Ollama model", disabled=not use_ollama, **session.persist(session.EXTRACT_MODEL))
     if use_ollama:
-        server = state.ollama_status_cached(state.ollama_host())
+        server = resources.ollama_status_cached(resources.ollama_host())
         if not server.reachable:
             st.warning(f"{render.plain(server.error)}. Documents will be reported *model unavailable*.")
 
@@ -82,79 +82,79 @@ go = st.button("Ingest", type="primary", disabled=not ready, key="ingest_go")
 def extractor(s: Store) -> Extractor:
     if not use_ollama:
         return store_extractor("rules", s)
-    return store_extractor("ollama", s, model=st.session_state[state.EXTRACT_MODEL] or None, host=state.ollama_host())
+    return store_extractor("ollama", s, model=st.session_state[session.EXTRACT_MODEL] or None, host=resources.ollama_host())
 
 
 def _actor() -> AuditEvent:
     """Who the ingest runs for, read on the page's run (the job's thread has no session): a relabel's audit row."""
-    return audit_event(state.principal(), "relabel")
+    return audit_event(actor.principal(), "relabel")
 
 
 def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:
-    cfg, actor, held = state.config(), _actor(), state.access()
-    return lambda progress: Ingestor(s, ex, config=cfg, actor=actor, viewer=held).ingest(items, progress)
+    cfg, relabel_by, held = resources.config(), _actor(), actor.access()
+    return lambda progress: Ingestor(s, ex, config=cfg, actor=relabel_by, viewer=held).ingest(items, progress)
 
 
 def _folder_work(s: Store, ex: Extractor, folder: str) -> Work:
     # Files that were not attempted (unsupported type, links out of the folder, devices) are
     # counted, never named: this page may be reached by others than the folder's owner.
-    cfg, actor = state.config(), _actor()
-    return lambda progress: Ingestor(s, ex, config=cfg, actor=actor).ingest_paths([folder], progress,
+    cfg, relabel_by = resources.config(), _actor()
+    return lambda progress: Ingestor(s, ex, config=cfg, actor=relabel_by).ingest_paths([folder], progress,
                                                                                    name_skipped=False)
 
 
 if go:
     try:
-        state.require_role("admin", "ingest documents")  # the action checks too, with who is signed in now
+        actor.require_role("admin", "ingest documents")  # the action checks too, with who is signed in now
         if uploads:
             # Read from memory with the same checks (binary, empty, encoding, size) as a file
             # on disk; the upload's name never becomes a path on the server.
             items = prepare_uploads([Upload(u.name, u.getvalue()) for u in uploads], store,
-                                    viewer_access=state.access(), labels=upload_labels, new_versions=confirmed,
-                                    max_chars=state.config().max_document_chars)
+                                    viewer_access=actor.access(), labels=upload_labels, new_versions=confirmed,
+                                    max_chars=resources.config().max_document_chars)
             work = _upload_work(store, extractor(store), items)
             label = f"Upload of {counted(len(items), 'file')}"
             # A new key empties the uploader: a second click must not store the files again.
             st.session_state["ingest_upload_round"] = st.session_state.get("ingest_upload_round", 0) + 1
         else:
             # Resolved (links, ..) and checked against the configured roots before anything is read.
-            path = allowed_path(folder, state.server_ingest_roots())
+            path = allowed_path(folder, resources.server_ingest_roots())
             work = _folder_work(store, extractor(store), str(path))
             label = "Folder ingest"
         # The job belongs to the server: leaving this page, a rerun or closing the tab does not stop it.
-        submitted = state.jobs().submit(label, work, owner=state.session_token())
-        st.session_state[state.INGEST_JOB] = submitted.id
+        submitted = jobs.runner().submit(label, work, owner=session.session_token())
+        st.session_state[session.INGEST_JOB] = submitted.id
         # Counts and the typed folder only: an upload's name may say more than its labels allow.
-        state.audit(store, "ingest", source="upload" if uploads else "folder", files=len(uploads) if uploads else None,
+        actor.audit(store, "ingest", source="upload" if uploads else "folder", files=len(uploads) if uploads else None,
                     folder=None if uploads else folder.strip())
     except GraphRAGError as exc:
         st.error(render.plain(exc))
 
-job = state.jobs().get(st.session_state.get(state.INGEST_JOB, 0))
+job = jobs.runner().get(st.session_state.get(session.INGEST_JOB, 0))
 if job is not None:
     status = job.status()
     if status.active:
-        status = state.watch_job(job, "Ingesting… (you can leave this page: the ingest goes on, and the sidebar "
+        status = jobs.watch_job(job, "Ingesting… (you can leave this page: the ingest goes on, and the sidebar "
                                       "shows its progress)")
-    if status.state == state.DONE and st.session_state.get("ingest_job_shown") != job.id:
+    if status.state == DONE and st.session_state.get("ingest_job_shown") != job.id:
         st.session_state["ingest_job_shown"] = job.id
         report = status.report
         assert report is not None
-        state.set_report(report)
+        session.set_report(report)
         bad = sum(d.not_ingested for d in report.documents)
         st.session_state["ingest_done"] = (f"Ingested {counted(len(report.documents), 'document')}"
                                            + (f", {bad} with problems (see the message column)" if bad else "."), bad)
         st.rerun()  # so the sidebar's counts include what was just stored
-    elif status.state == state.FAILED:
+    elif status.state == FAILED:
         st.error(render.plain(f"The ingest failed: {status.error}"))
         if st.button("Retry", key="ingest_retry", help="Documents already stored are reported unchanged."):
-            st.session_state[state.INGEST_JOB] = state.jobs().retry(job.id).id
+            st.session_state[session.INGEST_JOB] = jobs.runner().retry(job.id).id
             st.rerun()
 
 if done := st.session_state.pop("ingest_done", None):
     (st.warning if done[1] else st.success)(done[0])
 
-report = st.session_state.get(state.LAST_REPORT)
+report = st.session_state.get(session.LAST_REPORT)
 if report is not None:
     st.subheader("Last ingest")
     render.report_table(report)
@@ -165,4 +165,4 @@ elif not store.counts()["versions"]:
 
 # --- administration: kept apart so an access gate can wrap it whole ------------------------------
 st.divider()
-removal.removal_section(store, state.access(), actor=state.reviewer())
+removal.removal_section(store, actor.access(), actor=actor.reviewer())

@@ -7,17 +7,17 @@ from datetime import date, timedelta
 import pandas as pd
 import streamlit as st
 
-from dashboard import render, state
+from dashboard import actor, render, resources
 from graphrag.text import counted
 from graphrag.verify.exports import export_audit_log
 from graphrag.verify.policy import MAX_REQUIRED, ReviewPolicy
 from graphrag.verify.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
 
 st.title("Verification record")
-store = state.store()
-viewer = state.require_role("viewer", "read the verification record")
-access = state.access()
-onlooker = state.viewer_for_review()  # blind review: every figure below comes from verdicts this viewer may see
+store = resources.store()
+viewer = actor.require_role("viewer", "read the verification record")
+access = actor.access()
+onlooker = actor.viewer_for_review()  # blind review: every figure below comes from verdicts this viewer may see
 
 c = st.columns([1, 1, 1.3, 1.3, 1.6])
 since = c[0].date_input("From", value=None, key="record_since")
@@ -110,7 +110,7 @@ with pol:
                                key="record_required",
                                help="With two or more, review is blind and disagreements go to the dispute queue")
     if st.button("Save the policy", key="record_save_policy", disabled=required == policy.required):
-        me = state.require_role("admin", "set the review policy")  # the action checks, not only the page
+        me = actor.require_role("admin", "set the review policy")  # the action checks, not only the page
         store.set_review_policy(ReviewPolicy(int(required)), by=me)  # audited with the change
         st.rerun()
 with chk:
@@ -119,7 +119,7 @@ with chk:
                "team's standard from its verdicts; it is adopted only with enough verdicts and a measured gain.")
     b = st.columns(2)
     if b[0].button("Refit from the verdicts", key="record_refit"):
-        me = state.require_role("admin", "refit the checker")
+        me = actor.require_role("admin", "refit the checker")
         from graphrag.verify.support.learn import RefitRefused
         from graphrag.verify.support.team import fit_from_verdicts
 
@@ -130,14 +130,14 @@ with chk:
         except RefitRefused as exc:
             st.warning(render.plain(f"Not adopted: {exc}"))
     if b[1].button("Roll back", key="record_rollback", disabled=active is None):
-        me = state.require_role("admin", "roll the checker back")
+        me = actor.require_role("admin", "roll the checker back")
         now_active = store.rollback_checker(by=me)
         st.success(f"Support checker in use: embedded@{now_active or 'shipped'}.")
 
 
 def audit_csv() -> str:
     """The audit log for download, built when clicked; the role is checked here and the export audited."""
-    return export_audit_log(store, "csv", by=state.refreshed(viewer)).text  # the policy as it is now
+    return export_audit_log(store, "csv", by=actor.refreshed(viewer)).text  # the policy as it is now
 
 
 st.subheader("Audit log", anchor=False)

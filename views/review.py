@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import evidence, render, state
+from dashboard import actor, evidence, render, resources, session
 from dashboard.cited_pages import show_cited_pages
 from graphrag.access.rule import Access
 from graphrag.answer.graph import load_graph
@@ -26,28 +26,28 @@ from graphrag.verify.review import (
     visible_history,
 )
 
-store = state.store()
-viewer = state.require_role("viewer", "read the review queue")
-access = state.access()
-me = state.reviewer()
-onlooker = state.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.verify.policy)
+store = resources.store()
+viewer = actor.require_role("viewer", "read the review queue")
+access = actor.access()
+me = actor.reviewer()
+onlooker = actor.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.verify.policy)
 may_judge = viewer.may("reviewer")
 may_export = viewer.may("admin")
 reader = Access.of(access, include_superseded=True)  # reviewers see cited superseded versions, marked stale
 
 # "Review this answer" on the ask page leaves the answer here; the filter widget takes it once.
-if state.PENDING_REVIEW_ANSWER in st.session_state:
-    st.session_state[state.REVIEW_ANSWER] = st.session_state.pop(state.PENDING_REVIEW_ANSWER)
+if session.PENDING_REVIEW_ANSWER in st.session_state:
+    st.session_state[session.REVIEW_ANSWER] = st.session_state.pop(session.PENDING_REVIEW_ANSWER)
 
 claims = visible_claims(store, access)  # read once per rerun; verdicts are read fresh by each queue()
 # never list what the viewer cannot see, nor answers withdrawn with a removed document (nothing to judge)
 answers = visible_answer_questions(store, access, reviewable(claims))
-if st.session_state.get(state.REVIEW_ANSWER) not in answers:
-    st.session_state[state.REVIEW_ANSWER] = None
+if st.session_state.get(session.REVIEW_ANSWER) not in answers:
+    st.session_state[session.REVIEW_ANSWER] = None
 
 policy = store.review_policy()
 top = st.columns([2.1, 1.0, 1.25, 1.0, 0.75, 0.75], vertical_alignment="bottom")
-top[0].selectbox("Answer", [None, *answers], key=state.REVIEW_ANSWER,
+top[0].selectbox("Answer", [None, *answers], key=session.REVIEW_ANSWER,
                  format_func=lambda a: "All answers" if a is None else f"#{a}: {answers[a][:70]}")
 flagged = top[1].toggle("Flagged only", key="review_flagged", help="Claims the checker flagged")
 mine = top[2].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
@@ -59,7 +59,7 @@ st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} pe
 
 
 def queue() -> list[QueueItem]:
-    return review_queue(store, access, viewer=onlooker, answer_id=st.session_state.get(state.REVIEW_ANSWER),
+    return review_queue(store, access, viewer=onlooker, answer_id=st.session_state.get(session.REVIEW_ANSWER),
                         flagged_only=st.session_state.get("review_flagged", False),
                         mine_only=st.session_state.get("review_mine", False),
                         disputed_only=st.session_state.get("review_disputes", False), claims=claims, policy=policy)
@@ -70,7 +70,7 @@ def queue() -> list[QueueItem]:
 def export(fmt: str) -> str:
     """The verification record for download, built when the button is clicked (outside the script
     run): the role is checked here against the policy as it is now, and the export is audited."""
-    return export_record(store, fmt, by=state.refreshed(viewer), me=me).text
+    return export_record(store, fmt, by=actor.refreshed(viewer), me=me).text
 
 
 # Deferred downloads: the record is built when the button is clicked, not on every rerun. No
@@ -95,9 +95,9 @@ if not items:
     st.stop()
 
 keys = [q.key for q in items]
-if st.session_state.get(state.REVIEW_CURRENT) not in keys:
-    st.session_state[state.REVIEW_CURRENT] = keys[0]
-pos = keys.index(st.session_state[state.REVIEW_CURRENT])
+if st.session_state.get(session.REVIEW_CURRENT) not in keys:
+    st.session_state[session.REVIEW_CURRENT] = keys[0]
+pos = keys.index(st.session_state[session.REVIEW_CURRENT])
 item = items[pos]
 loaded = store.answer(item.answer_id)  # only the claim on screen needs its whole answer
 found = next((c for c in loaded.claims if c.index == item.claim_index), None) if loaded else None
@@ -110,7 +110,7 @@ valid = [c for c in claim.citations if c.valid and c.item is not None]
 
 
 def go(step: int) -> None:
-    st.session_state[state.REVIEW_CURRENT] = keys[(pos + step) % len(keys)]
+    st.session_state[session.REVIEW_CURRENT] = keys[(pos + step) % len(keys)]
 
 
 def cite_key() -> str:
@@ -126,8 +126,8 @@ def judge(label: VerdictLabel) -> None:
     """Append the verdict, then move on to the next claim nobody has judged yet."""
     try:
         # The role is checked in record_verdict, with who is signed in now (not when the button was drawn).
-        v = record_verdict(store, answer, claim, chosen(), label, state.reviewer(),
-                           st.session_state.get("review_note", ""), adjudicate=disputes, by=state.principal())
+        v = record_verdict(store, answer, claim, chosen(), label, actor.reviewer(),
+                           st.session_state.get("review_note", ""), adjudicate=disputes, by=actor.principal())
     except GraphRAGError as exc:
         st.session_state["review_error"] = str(exc)
         return
@@ -138,7 +138,7 @@ def judge(label: VerdictLabel) -> None:
     nxt = next((q.key for q in fresh if not q.reviewed and q.key != here), None)
     if nxt is None and len(keys) > 1:
         nxt = keys[(pos + 1) % len(keys)]
-    st.session_state[state.REVIEW_CURRENT] = nxt or here
+    st.session_state[session.REVIEW_CURRENT] = nxt or here
 
 
 if msg := st.session_state.pop("review_toast", None):

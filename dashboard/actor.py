@@ -1,0 +1,88 @@
+"""Who acts on this run: the principal (the signed-in identity in team mode, the sidebar's labels locally),
+the labels and reviewer name it acts with, the role checks that stop a page, and the audit helper.
+
+Computed afresh on every call, never cached in the session: a user removed from the policy file loses access
+on their next rerun.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.render import plain
+from dashboard.resources import current_deployment
+from dashboard.session import ACCESS, REVIEWER
+from graphrag.access.deployment import cached_policy
+from graphrag.access.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
+from graphrag.errors import InputError
+from graphrag.store import Store
+from graphrag.store.audit import event as audit_event
+from graphrag.verify.policy import ReviewViewer
+from graphrag.verify.review import clean_reviewer, review_viewer
+
+
+def principal() -> Principal:
+    """Who acts on this run, computed afresh on every call: the policy file is re-read when it
+    changes, so a user removed from it loses access on their next rerun (button callbacks too,
+    which run before the page script)."""
+    dep = current_deployment()
+    if not dep.team:
+        return local_principal(st.session_state.get(ACCESS) or [], via=VIA_DASHBOARD)
+    if dep.problems or not st.user.is_logged_in:
+        return Principal(None, frozenset(), None, team=True)
+    policy = cached_policy(dep.policy_path)
+    who = policy.identity(st.user.to_dict())
+    grant = policy.grant(who)
+    return Principal(who, grant.labels, grant.role, team=True)
+
+
+def refreshed(p: Principal) -> Principal:
+    """``p`` with its grant read again from the policy file now: for code that runs outside the
+    script run (a deferred download's callable), where the identity is the one that drew it."""
+    if not p.team or p.identity is None:
+        return p
+    grant = cached_policy(current_deployment().policy_path).grant(p.identity)
+    return Principal(p.identity, grant.labels, grant.role, team=True)
+
+
+def access() -> tuple[str, ...]:
+    """The labels this viewer sees with: the policy's grant in team mode, the sidebar's filter locally."""
+    return tuple(sorted(principal().labels))
+
+
+def reviewer() -> str:
+    """The reviewer name as it will be stored, or "" when none (or an invalid one) is set. In team
+    mode it is the signed-in identity (and "" for someone who may not record verdicts)."""
+    me = principal()
+    if me.team:
+        return me.name if me.may("reviewer") else ""
+    try:
+        return clean_reviewer(str(st.session_state.get(REVIEWER, "")))
+    except InputError:
+        return ""
+
+
+def viewer_for_review(p: Principal | None = None) -> ReviewViewer:
+    """Who this run shows verdicts to, for blind review (graphrag.verify.review.review_viewer): the signed-in
+    identity in team mode (an admin sees every verdict), the sidebar's reviewer name locally.
+    ``p``: a principal already refreshed (deferred downloads); default: who acts now."""
+    who = principal() if p is None else p
+    return review_viewer(who, None if who.team else str(st.session_state.get(REVIEWER, "")))
+
+
+def require_role(role: str, action: str) -> Principal:
+    """For a page or an action: stop the run with the reason unless the viewer holds ``role``."""
+    me = principal()
+    try:
+        require(me, role, action)
+    except Forbidden as exc:
+        st.error(plain(exc))
+        st.stop()
+    return me
+
+
+def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -> None:
+    """Record ``event`` (a sign-in, an ingest) in the store's audit log, with who did it (``by``, else the
+    current principal), the mode and ``via: dashboard``. Changes and exports of the record are audited by the
+    functions that make them."""
+    s.add_audit(audit_event(principal() if by is None else by, event, **detail))

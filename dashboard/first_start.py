@@ -1,0 +1,83 @@
+"""The first start: on an empty store, the sample corpus is ingested once with the embedded defaults, as a
+background job any session can watch, with a retry when it fails (GRAPHRAG_SAMPLE=0 starts empty)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard.jobs import runner, watch_job
+from dashboard.render import plain
+from dashboard.resources import config
+from dashboard.session import LAST_REPORT
+from graphrag.ingest.jobs import DONE, FAILED, JobStatus, Work
+from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
+from graphrag.store import Store
+from graphrag.text import counted
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_CORPUS = ROOT / "sample_corpus"
+FIRST_START = "First start: the sample corpus"
+
+
+@st.cache_resource(show_spinner=False)
+def _first_start_lock(path: str) -> threading.Lock:
+    return threading.Lock()
+
+
+def _sample_work(s: Store) -> Work:
+    cfg = config()  # read here, on the script's thread
+
+    def work(progress: ProgressFn) -> IngestReport:
+        from graphrag.ingest.extract import store_extractor
+
+        # Models load here, on the job's thread: a page never waits for them to start the job.
+        return Ingestor(s, store_extractor("rules", s), config=cfg).ingest_paths([SAMPLE_CORPUS], progress)
+
+    return work
+
+
+def _first_start_done(status: JobStatus) -> str:
+    t = status.report.totals() if status.report else {}
+    return (f"First start: ingested the sample corpus ({counted(t.get('ok', 0), 'document')}, "
+            f"{counted(t.get('entities', 0), 'entity', 'entities')}, {counted(t.get('relations', 0), 'relation')}). "
+            "Ask a question on the Ask page.")
+
+
+def first_start(s: Store) -> None:
+    """On an empty store, ingest the sample corpus with the embedded defaults, as a background job.
+
+    The job belongs to the server: clicking elsewhere while it runs (a rerun) does not cancel it,
+    and the next run, in any session, watches the same job. A failed first start offers a retry.
+    """
+    if not config().sample or not SAMPLE_CORPUS.is_dir():
+        return
+    jobs = runner()
+    job = jobs.find(FIRST_START)
+    if job is None:
+        if s.counts()["versions"]:
+            return
+        with _first_start_lock(s.url.key):
+            job = jobs.find(FIRST_START)
+            if job is None and not s.counts()["versions"]:
+                job = jobs.submit(FIRST_START, _sample_work(s))
+        if job is None:
+            return
+    status = job.status()
+    if status.state == DONE:
+        return  # finished before this run: nothing to watch
+    if status.state == FAILED:
+        if not s.counts()["versions"]:
+            st.error(plain(f"First start failed: {status.error}"))
+            if st.button("Retry the first start", key="first_start_retry"):
+                jobs.retry(job.id)
+                st.rerun()
+        return
+    status = watch_job(job, "First start: the store is empty, so the sample corpus (the Larkspur handbook) is "
+                            "being ingested with the embedded rules extractor…", _first_start_done)
+    if status.state == DONE and status.report is not None:
+        st.session_state[LAST_REPORT] = status.report
+    elif status.state == FAILED:
+        st.rerun()  # show the failure with its retry button

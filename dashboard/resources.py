@@ -1,0 +1,87 @@
+"""What the dashboard is configured with, and the heavy things it opens once per server process.
+
+The configuration, the secrets and the deployment they describe; the store handle, the embedding model and the
+Asker (``st.cache_resource``: created once per process, shared by every session); the Ollama status, cached for
+30 s so a server that is down costs one short timeout per half minute, not one per rerun. Nothing here reads
+the session: the session's keys, who acts and the pages build on this module.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+import graphrag
+from graphrag.access.deployment import Deployment, deployment, ingest_roots
+from graphrag.answer.ask import Asker
+from graphrag.config import Config
+from graphrag.embed import Embedder, get_embedder
+from graphrag.ollama_util import OllamaStatus, ollama_status, resolve_host
+from graphrag.store import Store
+
+
+@st.cache_resource(show_spinner=False)
+def config() -> Config:
+    """This server's configuration, read once per process: the environment, then .streamlit/secrets.toml (the
+    place for a PostgreSQL URL with a password), then the defaults (see graphrag/config.py). A bad value raises
+    ``ConfigError``, which is not cached: the next run reads again."""
+    return Config.from_env(secrets=secrets())
+
+
+def secrets() -> dict[str, object]:
+    """Streamlit's secrets as a dict; empty when there is no readable secrets file."""
+    try:
+        return st.secrets.to_dict()
+    except Exception:  # noqa: BLE001 - no secrets file, or one that does not parse: local defaults apply
+        return {}
+
+
+def current_deployment() -> Deployment:
+    """This server's deployment (mode, policy, problems), from the configuration and the secrets' [auth]."""
+    return deployment(config(), secrets().get("auth"))
+
+
+def server_ingest_roots() -> tuple[Path, ...]:
+    """The folders this deployment lets the Ingest page read from the server."""
+    return ingest_roots(config())
+
+
+def store_path() -> str:
+    """The store to open (GRAPHRAG_STORE, see ``config``)."""
+    return config().store
+
+
+def ollama_host() -> str:
+    """The Ollama server's URL (OLLAMA_HOST, else Ollama's default)."""
+    return resolve_host(config().ollama_host)
+
+
+@st.cache_resource(show_spinner=False)
+def open_store(path: str) -> Store:
+    """The store at ``path``, opened once per server process (the handle is thread-safe)."""
+    # One handle per store for the whole server: Store is thread-safe (a connection pool).
+    return graphrag.open_store(path, config=config())
+
+
+def store() -> Store:
+    """The store this deployment is configured to use."""
+    return open_store(store_path())
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…")
+def embedder() -> Embedder:
+    """The sentence embedder, loaded once per server process."""
+    return get_embedder()
+
+
+@st.cache_resource(show_spinner=False)
+def asker(path: str) -> Asker:
+    """The asker for the store at ``path``, shared by every session."""
+    return Asker(open_store(path), embedder=embedder())
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def ollama_status_cached(host: str) -> OllamaStatus:
+    """The Ollama server's status, cached for 30 s so each rerun does not probe it."""
+    return ollama_status(host, timeout=1.0)

@@ -1,0 +1,84 @@
+"""The session's keys: the names the pages share in ``st.session_state``, their defaults, and the widgets
+that keep a value across pages.
+
+Streamlit forgets a widget's value when a run does not draw it (another page, a ``st.switch_page``): ``persist``
+and ``commit`` keep the value under its key, and the widget refills from it on every run.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import streamlit as st
+
+from dashboard.resources import config
+from graphrag.ingest.pipeline import IngestReport
+from graphrag.model import PUBLIC
+from graphrag.ollama_util import DEFAULT_EXTRACT_MODEL, DEFAULT_GENERATE_MODEL
+
+# session_state keys shared by the pages
+ACCESS = "access"
+REVIEWER = "reviewer"
+EXTRACTOR = "extractor"
+EXTRACT_MODEL = "extract_model"
+GENERATOR = "generator"
+GENERATE_MODEL = "generate_model"
+ANSWER_ID = "answer_id"  # the answer shown on the ask page
+ANSWER_WARNINGS = "answer_warnings"
+REVIEW_ANSWER = "review_answer_filter"  # the review page's answer filter (a widget key)
+PENDING_REVIEW_ANSWER = "pending_review_answer"  # set by "review this answer", read once by the review page
+REVIEW_CURRENT = "review_current"  # (answer id, claim index) under review
+LAST_REPORT = "last_report"
+QUESTION = "question"
+INGEST_JOB = "ingest_job"  # the id of the job this session submitted on the Ingest page
+SESSION_TOKEN = "_session_token"
+
+
+def init_session() -> None:
+    """Defaults for the keys every page reads, set once per session before any widget uses them."""
+    defaults = {
+        ACCESS: [PUBLIC],
+        # No default from the OS account: the verdict names whoever types their name here.
+        REVIEWER: config().reviewer,
+        EXTRACTOR: "rules",
+        EXTRACT_MODEL: DEFAULT_EXTRACT_MODEL,
+        GENERATOR: "extractive",
+        GENERATE_MODEL: DEFAULT_GENERATE_MODEL,
+        QUESTION: "",
+    }
+    for k, v in defaults.items():
+        st.session_state.setdefault(k, v)
+
+
+def persist(key: str, *, callback: bool = True) -> dict[str, Any]:
+    """Widget kwargs that keep ``key`` in session_state across pages.
+
+    Streamlit drops a widget's state when a run does not draw it (another page, or a
+    st.switch_page), so the value lives under ``key`` and the widget under ``_w_<key>`` is
+    refilled from it on every run. Widgets in a form cannot have callbacks: call ``commit``
+    after the form is submitted instead.
+    """
+    wkey = f"_w_{key}"
+    if callback or wkey not in st.session_state:
+        # (a form widget keeps its own state until submit: refill it only after it was dropped)
+        st.session_state[wkey] = st.session_state[key]
+    return {"key": wkey, "on_change": commit, "args": (key,)} if callback else {"key": wkey}
+
+
+def commit(*keys: str) -> None:
+    """Copy each widget's value (``_w_<key>``) to ``key``: a widget's ``on_change``, or called after a form is
+    submitted."""
+    for key in keys:
+        if f"_w_{key}" in st.session_state:
+            st.session_state[key] = st.session_state[f"_w_{key}"]
+
+
+def session_token() -> str:
+    """Who submitted a job: only that session sees its report's rows (other sessions see counts)."""
+    return st.session_state.setdefault(SESSION_TOKEN, uuid.uuid4().hex)
+
+
+def set_report(report: IngestReport) -> None:
+    """Keep ``report`` as the session's last ingest report."""
+    st.session_state[LAST_REPORT] = report
