@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access.rule import Footprint, footprint_of_routes, withdrawn_footprint
-from graphrag.answer.disagreement import disagreement_from_json, disagreement_json
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -21,6 +20,8 @@ from graphrag.model import (
     ContextItem,
     Route,
     Span,
+    disagreement_from_json,
+    disagreement_json,
 )
 from graphrag.store.codec import now, route, route_json, seed, seed_json, support, support_json
 
