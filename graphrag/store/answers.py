@@ -91,7 +91,7 @@ def load(c: Connection, answer_id: int) -> Answer | None:
               tuple(ClaimFlag(f) for f in json.loads(r["flags"])), support(r["support"]))
         for r in c.execute(text("SELECT * FROM claims WHERE answer_id=:a ORDER BY idx"), {"a": answer_id}).mappings()
     )
-    status = AnswerStatus(a["status"])  # "verified" is derived from the verdicts by Store.answer
+    status = AnswerStatus(a["status"])  # as saved: "verified" is derived in graphrag.verify.status
     return Answer(
         question=a["question"], settings=settings, text=a["text"],
         seeds=tuple(seed(x) for x in json.loads(a["seeds"])),
