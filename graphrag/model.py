@@ -366,6 +366,21 @@ class Disagreement:
     sides: tuple[DisagreementSide, ...]
 
 
+def disagreement_json(d: Disagreement) -> dict[str, Any]:
+    """The stored and ``ask --json`` form of a disagreement (beside its record, so the store and the
+    JSON views share one codec without either importing the answer package that finds disagreements)."""
+    return {"sides": [{"n": s.n, "document": s.document_id, "version": s.version, "title": s.title,
+                       "effective_date": s.effective_date, "superseded": s.superseded, "says": s.says,
+                       "sentence": s.sentence} for s in d.sides]}
+
+
+def disagreement_from_json(raw: dict[str, Any]) -> Disagreement:
+    """A disagreement from ``disagreement_json``'s form."""
+    return Disagreement(tuple(DisagreementSide(int(s["n"]), s["document"], int(s["version"]), s["title"],
+                                               s.get("effective_date"), bool(s.get("superseded")), s["says"],
+                                               s.get("sentence", "")) for s in raw["sides"]))
+
+
 @dataclass(frozen=True)
 class AskSettings:
     """What an ask runs with: retrieval depth, direction and context size, the asker's access, the backends

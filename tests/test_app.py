@@ -168,6 +168,21 @@ def test_ask_review_verdict_export(monkeypatch: pytest.MonkeyPatch, store_path: 
     assert [b.label for b in at.get("download_button")] == ["CSV", "JSON"]
 
 
+def test_the_ask_page_says_verified_once_every_claim_is(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    # The store keeps the status an answer was saved with; the page derives "verified" from the verdicts under
+    # the review policy (graphrag.verify.status), so the badge changes once every claim has its verdict.
+    at = ask(ok(app(monkeypatch, store_path)))
+    badges = [str(m.value) for m in at.markdown if "-badge[" in str(m.value)]
+    assert badges and not any("[verified]" in b for b in badges)
+    with Store(store_path) as s:
+        answer = s.answer(s.answer_ids()[0]["id"])
+        assert answer is not None and answer.claims
+        for claim in answer.claims:
+            record_verdict(s, answer, claim, next((c for c in claim.citations if c.valid), None), "supported", "ada")
+    at = ok(at)
+    assert any("-badge[verified]" in str(m.value) for m in at.markdown)
+
+
 def test_review_moves_to_the_next_unreviewed_claim(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
     store = Store(store_path)
     asker = Asker(store)

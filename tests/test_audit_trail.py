@@ -15,6 +15,7 @@ from graphrag.cli import build_parser, main
 from graphrag.model import AuditEvent
 from graphrag.store import Store
 from graphrag.verify.policy import ReviewPolicy
+from graphrag.verify.status import set_review_policy
 from helpers import ADMIN
 
 # Commands that change or export the record, with the audit event each must write ...
@@ -98,14 +99,14 @@ def test_a_change_of_the_record_cannot_be_made_without_its_audit_row(any_store: 
     """The store methods that change the record take who acts and write the row in their own
     transaction, via the surface the principal names."""
     page = local_principal(["public"], via=VIA_DASHBOARD)
-    any_store.set_review_policy(ReviewPolicy(2), by=page)
+    set_review_policy(any_store, ReviewPolicy(2), by=page)
     any_store.add_checker_version({"kind": "x"}, "by hand", {}, by=ADMIN)
     any_store.rollback_checker(by=page)
     assert [(e.event, e.detail["via"]) for e in any_store.audit()] == [
         ("review-policy", "dashboard"), ("checker-refit", "cli"), ("checker-rollback", "dashboard")]
     assert any_store.audit()[0].detail["required"] == 2 and any_store.audit()[2].detail["active"] == 0
     with pytest.raises(TypeError):
-        any_store.set_review_policy(ReviewPolicy(1))  # type: ignore[call-arg]  # no one: refused
+        set_review_policy(any_store, ReviewPolicy(1))  # type: ignore[call-arg]  # no one: refused
 
 
 @pytest.mark.unit

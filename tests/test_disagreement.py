@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.answer.disagreement import (
-    differing_values,
+from graphrag.answer import (  # the door's names (defined in graphrag.model)
     disagreement_from_json,
     disagreement_json,
-    find_disagreements,
 )
+from graphrag.answer.disagreement import differing_values, find_disagreements
 from graphrag.model import ContextItem, Route, Span
 
 pytestmark = pytest.mark.unit

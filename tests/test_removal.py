@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import LargeBinary, select
 
+from doc_helpers import PDF_PATH
 from graphrag.answer.ask import Asker
 from graphrag.answer.graph import load_graph
 from graphrag.cli import main
@@ -19,6 +20,7 @@ from graphrag.ingest.extract import make_extractor
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.ingest.removal import remove_document
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag
+from graphrag.present import pages
 from graphrag.present.viz import neighbourhood, neighbourhood_html
 from graphrag.store import Store
 from graphrag.store.schema import metadata
@@ -56,6 +58,22 @@ def _ingest(store: Store, corpus: Path, embedder) -> None:
 
 def _asker(store: Store, embedder) -> Asker:
     return Asker(store, embedder=embedder, checker=ScriptedChecker())
+
+
+def _render_pages_of(store: Store, *doc_ids: str) -> dict[str, str]:
+    """A page drawn for each document's version 1 into this process's page-image cache (as the
+    Review page draws a cited page: keyed by the version's file hash); the hashes by id."""
+    shas = {}
+    for doc_id in doc_ids:
+        doc = store.document(doc_id, 1)
+        assert doc is not None
+        shas[doc_id] = doc.sha256
+        pages.render_page(PDF_PATH.read_bytes(), 1, file_sha256=doc.sha256)
+    return shas
+
+
+def _cached(sha: str) -> bool:
+    return any(key[0] == sha for key in pages._cache)
 
 
 def _everything_stored(store: Store) -> list[tuple[str, str]]:
@@ -215,6 +233,16 @@ def test_the_reply_cache_keeps_nothing_about_the_removed_sentences(any_store: St
             if any_store.cache_get(k) is not None] == ["about-exports"]
 
 
+def test_a_removal_drops_the_removed_versions_page_images_and_keeps_the_others(any_store: Store, corpus: Path,
+                                                                              embedder) -> None:
+    # ingest sits below the page-image cache: the cache listens to removals (ingest.removal.on_removed)
+    _ingest(any_store, corpus, embedder)
+    shas = _render_pages_of(any_store, "vault", "exports")
+    assert _cached(shas["vault"]) and _cached(shas["exports"])
+    remove_document(any_store, "vault", actor="ops", by=ADMIN)
+    assert not _cached(shas["vault"]) and _cached(shas["exports"])
+
+
 def test_a_preview_changes_nothing_and_says_what_a_removal_would_do(any_store: Store, corpus: Path,
                                                                     embedder) -> None:
     _ingest(any_store, corpus, embedder)
@@ -259,6 +287,14 @@ def test_delete_asks_on_a_terminal_and_prints_what_it_removed(cli_store, capsys,
     with Store(cli_store[1]) as s:
         (rec,) = s.removal_records()
         assert (rec.actor, rec.reason) == ("root admin", "wrong file")
+
+
+def test_delete_drops_the_removed_versions_page_images(cli_store, capsys) -> None:
+    with Store(cli_store[1]) as s:
+        shas = _render_pages_of(s, "vault", "exports")
+    assert main(["delete", "vault", *cli_store, "--yes"]) == 0
+    assert "removed vault version 1" in capsys.readouterr().out
+    assert not _cached(shas["vault"]) and _cached(shas["exports"])
 
 
 def test_delete_unknown_id_or_version_is_one_clear_line(cli_store, capsys) -> None:

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from app_helpers import app, copy_store, ok, texts
+from doc_helpers import PDF_PATH
 from graphrag.answer.ask import Asker
 from graphrag.model import AskSettings
+from graphrag.present import pages
 from graphrag.store import Store
 from graphrag.verify.review import record_verdict
 
@@ -61,7 +63,12 @@ def test_remove_a_document_from_the_ingest_page(monkeypatch: pytest.MonkeyPatch,
     assert at.button(key="remove_go").disabled  # not before the confirmation is ticked
     at = ok(at.text_input(key="remove_reason").input("outdated, replaced by exports"))
     at = ok(at.checkbox(key="remove_confirm").check())
+    with Store(store_path) as s:  # a page of faq drawn for the Review page, in the app's process
+        faq = s.document("faq", 1)
+        assert faq is not None
+        pages.render_page(PDF_PATH.read_bytes(), 1, file_sha256=faq.sha256)
     at = ok(at.button(key="remove_go").click())
+    assert not [key for key in pages._cache if key[0] == faq.sha256]  # dropped with the removal
     assert "removed faq version 1" in " ".join(texts(at.success)).replace("\\", "")
     assert at.selectbox(key="remove_doc").options == ["Choose a document", "exports: Data exports (1 version)"]
     with Store(store_path) as s:

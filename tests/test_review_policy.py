@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from graphrag.errors import InputError
-from graphrag.model import Verdict, VerdictLabel
+from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
 from graphrag.verify.policy import (
     ADJUDICATOR,
     ClaimStatus,
     ReviewPolicy,
     ReviewViewer,
+    answer_status,
     claim_state,
     visible_verdicts,
 )
@@ -94,6 +97,20 @@ def test_an_adjudication_by_a_party_to_the_dispute_does_not_settle_it() -> None:
     own = claim_state([*disputed, v("ana", S, role=ADJUDICATOR, at="t2")], TWO)
     assert own.status == ClaimStatus.DISPUTED and not own.adjudicated
     assert claim_state([*disputed, v("cat", S, role=ADJUDICATOR, at="t2")], TWO).adjudicated
+
+
+def test_an_answer_is_verified_when_every_claim_is_and_otherwise_keeps_its_stored_status() -> None:
+    # the store returns the status an answer was saved with; the policy says when it is verified
+    answer = Answer("q?", AskSettings(), "a [1]", (), (), (), (Claim(0, "a", 0, 1), Claim(1, "b", 0, 1)),
+                    AnswerStatus.AUTO_CHECKED)
+    both = [v("ana", S, claim=0), v("ana", P, claim=1)]
+    assert answer_status(answer, both, ONE) == AnswerStatus.VERIFIED
+    assert answer_status(answer, both[:1], ONE) == AnswerStatus.AUTO_CHECKED  # claim 1 not judged
+    assert answer_status(answer, both, TWO) == AnswerStatus.AUTO_CHECKED  # each claim needs a second reviewer
+    assert answer_status(answer, [*both, v("ben", S, claim=0), v("ben", P, claim=1)], TWO) == AnswerStatus.VERIFIED
+    withdrawn = replace(answer, status=AnswerStatus.WITHDRAWN)
+    assert answer_status(withdrawn, both, ONE) == AnswerStatus.WITHDRAWN  # a removal withdrew it: never verified
+    assert answer_status(replace(answer, claims=()), [], ONE) == AnswerStatus.AUTO_CHECKED  # nothing to verify
 
 
 def test_policy_bounds() -> None:

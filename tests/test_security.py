@@ -23,6 +23,7 @@ from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ContextItem, Route, SupportLabel
 from graphrag.text import display_name, normalise
 from graphrag.verify.review import export_rows, record_verdict, review_queue, rows_to_csv, rows_to_json
+from graphrag.verify.status import current_verdicts
 from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus
 from proc_helpers import HashEmbedder
 
@@ -272,7 +273,7 @@ def test_verdicts_are_append_only_hashed_and_go_stale_with_their_source(ref_stor
     (old,) = ref_store.verdicts(a.id)
     assert old.stale and old.id == v.id and old.span_sha256 == v.span_sha256
     b = asker.ask(q, settings).answer
-    assert b.id != a.id and ref_store.verdicts(b.id) == [] and ref_store.current_verdicts(b.id) == []
+    assert b.id != a.id and ref_store.verdicts(b.id) == [] and current_verdicts(ref_store, b.id) == []
     assert b.status != AnswerStatus.VERIFIED
     assert all(c.item.span.version == 2 for cl in b.claims for c in cl.citations
                if c.item and c.item.span.document_id == "policy")

@@ -17,7 +17,8 @@ from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
 from graphrag.store import Store, sha256_text
-from graphrag.verify.review import record_verdict
+from graphrag.verify.review import record_verdict, visible_answer
+from graphrag.verify.status import current_verdicts, load_answer
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
 
@@ -79,10 +80,13 @@ def test_answers_and_verdicts_round_trip_with_span_hashes(any_store: Store) -> N
     assert cit.item is not None and v.span_sha256 == sha256_text(cit.item.span.text)
     record_verdict(any_store, a, claim, cit, "unsupported", "ana", "changed my mind")
     assert [x.verdict for x in any_store.verdicts(a.id)] == [VerdictLabel.SUPPORTED, VerdictLabel.UNSUPPORTED]
-    assert [x.note for x in any_store.current_verdicts(a.id)] == ["changed my mind"]
+    assert [x.note for x in current_verdicts(any_store, a.id)] == ["changed my mind"]
     for cl in a.claims[1:]:
         record_verdict(any_store, a, cl, next((c for c in cl.citations if c.valid), None), "partial", "ana")
-    assert any_store.answer(a.id).status == AnswerStatus.VERIFIED
+    # the store keeps the status the answer was saved with; "verified" is the review policy's word
+    assert any_store.answer(a.id).status == a.status != AnswerStatus.VERIFIED
+    assert load_answer(any_store, a.id).status == AnswerStatus.VERIFIED
+    assert visible_answer(any_store, a.id, ["public"]).status == AnswerStatus.VERIFIED  # the CLI, the exports
     claims = any_store.claim_summaries()
     assert {c["answer_id"] for c in claims} == {a.id} and any_store.answer_footprints()[a.id].documents == {("one", 1)}
 

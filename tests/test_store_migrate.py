@@ -16,6 +16,7 @@ from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.store import Store, transfer
 from graphrag.verify.review import record_verdict
+from graphrag.verify.status import review_policy, set_review_policy
 from helpers import ADMIN
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
@@ -105,14 +106,14 @@ def test_migrate_keeps_the_teams_settings_and_checks_them(sqlite_store, store_ur
     from graphrag.verify.policy import ReviewPolicy
 
     with Store(sqlite_store) as s:
-        s.set_review_policy(ReviewPolicy(3), by=ADMIN)
+        set_review_policy(s, ReviewPolicy(3), by=ADMIN)
         s.add_checker_version({"weights": [0.5, 1.5]}, "by hand", {"n": 40}, by=ADMIN)
         s.add_checker_version({"weights": [0.7, 1.2]}, "by hand", {"n": 60}, by=ADMIN)
         s.rollback_checker(by=ADMIN)
     assert main(["store", "migrate", "--from", str(sqlite_store), "--to", store_url, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     with Store(sqlite_store) as old, Store(store_url) as new:
-        assert new.review_policy() == ReviewPolicy(3) and new.review_policy().blind
+        assert review_policy(new) == ReviewPolicy(3) and review_policy(new).blind
         assert new.checker_versions() == old.checker_versions()
         assert new.active_checker() == old.active_checker() and new.active_checker() is not None
     assert any(t["table"] == "meta" and t["rows"] >= 2 for t in report["tables"])  # the check covered them
@@ -122,7 +123,7 @@ def test_a_setting_lost_on_the_way_fails_the_check_and_rolls_back(sqlite_store, 
     from graphrag.verify.policy import ReviewPolicy
 
     with Store(sqlite_store) as s:
-        s.set_review_policy(ReviewPolicy(2), by=ADMIN)
+        set_review_policy(s, ReviewPolicy(2), by=ADMIN)
     real, calls = transfer._settings, []
 
     def target_lost_the_policy(c):  # the first read is the source's, the second the copy's
@@ -137,4 +138,4 @@ def test_a_setting_lost_on_the_way_fails_the_check_and_rolls_back(sqlite_store, 
     counts = re.search(r"meta: (\d+) rows expected, (\d+) copied", str(err.value))
     assert counts is not None and int(counts[1]) == int(counts[2]) + 1
     with Store(target) as copy:
-        assert copy.counts()["documents"] == 0 and copy.review_policy() == ReviewPolicy(1)
+        assert copy.counts()["documents"] == 0 and review_policy(copy) == ReviewPolicy(1)

@@ -13,6 +13,7 @@ from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
 from graphrag.present.serialize import route_text
 from graphrag.verify.policy import claim_state
 from graphrag.verify.review import visible_current, visible_to
+from graphrag.verify.status import load_answer, review_policy
 
 st.title("Ask")
 store = resources.store()
@@ -95,7 +96,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
     st.caption(render.plain(f"Routes start at entities the question names: {anchors}" if answer.seeding.value == "question"
                             else f"The question names nothing the graph knows: routes start from the entities of the "
                                  f"most similar sentences ({anchors})"))
-    policy = store.review_policy()
+    policy = review_policy(store)
     current = visible_current(store, actor.viewer_for_review(), answer.id, policy)  # blind review applies
     for claim in answer.claims:
         with st.container(border=True):
@@ -143,7 +144,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
 
 
 answer_id = st.session_state.get(session.ANSWER_ID)
-answer = store.answer(answer_id) if answer_id is not None else None
+answer = load_answer(store, answer_id) if answer_id is not None else None  # its badge: verified or not
 if answer is not None and not visible_to(answer, actor.access(), store):
     st.info("This answer drew on documents outside your current access labels; it is hidden.")
 elif answer is not None and answer.status == AnswerStatus.WITHDRAWN:

@@ -12,6 +12,7 @@ from graphrag.text import counted
 from graphrag.verify.exports import export_audit_log
 from graphrag.verify.policy import MAX_REQUIRED, ReviewPolicy
 from graphrag.verify.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
+from graphrag.verify.status import review_policy, set_review_policy
 
 st.title("Verification record")
 store = resources.store()
@@ -88,7 +89,7 @@ def show_stats() -> None:
     st.caption(render.plain(f"{stats.verdicts} current verdicts (the latest per reviewer and claim) by "
                             f"{len(stats.reviewers)} reviewers on answers your access labels can see"
                             + (" (blind review: others' verdicts on a claim still judged blind count once you "
-                               "have given yours)" if store.review_policy().blind and not onlooker.oversees
+                               "have given yours)" if review_policy(store).blind and not onlooker.oversees
                                else "") + "."))
 
 
@@ -105,13 +106,13 @@ if not viewer.may("admin"):
 st.subheader("Review policy and the checker", anchor=False)
 pol, chk = st.columns(2, gap="large")
 with pol:
-    policy = store.review_policy()
+    policy = review_policy(store)
     required = st.number_input("Independent verdicts each claim needs", 1, MAX_REQUIRED, policy.required,
                                key="record_required",
                                help="With two or more, review is blind and disagreements go to the dispute queue")
     if st.button("Save the policy", key="record_save_policy", disabled=required == policy.required):
         me = actor.require_role("admin", "set the review policy")  # the action checks, not only the page
-        store.set_review_policy(ReviewPolicy(int(required)), by=me)  # audited with the change
+        set_review_policy(store, ReviewPolicy(int(required)), by=me)  # audited with the change
         st.rerun()
 with chk:
     active = store.active_checker()

@@ -25,6 +25,7 @@ from graphrag.verify.review import (
     visible_claims,
     visible_history,
 )
+from graphrag.verify.status import review_policy
 
 store = resources.store()
 viewer = actor.require_role("viewer", "read the review queue")
@@ -45,7 +46,7 @@ answers = visible_answer_questions(store, access, reviewable(claims))
 if st.session_state.get(session.REVIEW_ANSWER) not in answers:
     st.session_state[session.REVIEW_ANSWER] = None
 
-policy = store.review_policy()
+policy = review_policy(store)
 top = st.columns([2.1, 1.0, 1.25, 1.0, 0.75, 0.75], vertical_alignment="bottom")
 top[0].selectbox("Answer", [None, *answers], key=session.REVIEW_ANSWER,
                  format_func=lambda a: "All answers" if a is None else f"#{a}: {answers[a][:70]}")

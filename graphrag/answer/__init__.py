@@ -15,10 +15,11 @@ from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
     from graphrag.answer.ask import Asker, AskOutcome
-    from graphrag.answer.disagreement import DISAGREE_OPENING, disagreement_from_json, disagreement_json
+    from graphrag.answer.disagreement import DISAGREE_OPENING
     from graphrag.answer.entities import EntityView, visible_entity
     from graphrag.answer.generate import GENERATORS
     from graphrag.answer.graph import KnowledgeGraph, load_graph
+    from graphrag.model import disagreement_from_json, disagreement_json
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
 # modules) loads nothing else and no import cycle can run through this door.
@@ -29,8 +30,8 @@ _EXPORTS = {
     "EntityView": "graphrag.answer.entities",
     "GENERATORS": "graphrag.answer.generate",
     "KnowledgeGraph": "graphrag.answer.graph",
-    "disagreement_from_json": "graphrag.answer.disagreement",
-    "disagreement_json": "graphrag.answer.disagreement",
+    "disagreement_from_json": "graphrag.model",  # the codec sits beside the record (the store uses it)
+    "disagreement_json": "graphrag.model",
     "load_graph": "graphrag.answer.graph",
     "visible_entity": "graphrag.answer.entities",
 }

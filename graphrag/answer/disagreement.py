@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from graphrag.model import ContextItem, Disagreement, DisagreementSide
 from graphrag.verify.support.lexical import STOPWORDS, content_stems, negated
@@ -130,17 +129,3 @@ def disagreement_sentence(d: Disagreement) -> str:
     (2025-06-01) says 35 days [2]; Frequently asked questions (2023-04-01) says 14 days [5]." """
     parts = [f"{s.title}{_date(s)} says {_says(s)} [{s.n}]" for s in d.sides]
     return DISAGREE_OPENING + "; ".join(parts) + "."
-
-
-def disagreement_json(d: Disagreement) -> dict[str, Any]:
-    """The stored and ``ask --json`` form of a disagreement."""
-    return {"sides": [{"n": s.n, "document": s.document_id, "version": s.version, "title": s.title,
-                       "effective_date": s.effective_date, "superseded": s.superseded, "says": s.says,
-                       "sentence": s.sentence} for s in d.sides]}
-
-
-def disagreement_from_json(raw: dict[str, Any]) -> Disagreement:
-    """A disagreement from ``disagreement_json``'s form."""
-    return Disagreement(tuple(DisagreementSide(int(s["n"]), s["document"], int(s["version"]), s["title"],
-                                               s.get("effective_date"), bool(s.get("superseded")), s["says"],
-                                               s.get("sentence", "")) for s in raw["sides"]))

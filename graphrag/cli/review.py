@@ -54,11 +54,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _policy(args: argparse.Namespace) -> int:
     from graphrag.verify.policy import ReviewPolicy
+    from graphrag.verify.status import review_policy, set_review_policy
 
     with open_store(args) as store:
         if args.required is not None:
-            store.set_review_policy(ReviewPolicy(args.required), by=principal(args))
-        policy = store.review_policy()
+            set_review_policy(store, ReviewPolicy(args.required), by=principal(args))
+        policy = review_policy(store)
     print(json.dumps({"required_verdicts": policy.required, "blind": policy.blind}) if args.json else
           f"each claim needs {policy.required} independent verdict(s)"
           + ("; review is blind, disagreements go to the dispute queue" if policy.blind else ""))

@@ -3,21 +3,22 @@
 The store does the work in one transaction (graphrag.store.removals): the document's spans stop
 being citable at once, what came only from it leaves the graph, the reply cache forgets it,
 answers that drew on it are withdrawn, and its verdicts stay, shown as "source removed". Here:
-who and why are checked, the figures are put into words, and this process's caches of the
-document (rendered pages) are dropped; the in-memory graph reloads by itself because the store's
+who and why are checked, the figures are put into words, and the layers above that keep
+something of a version in this process are told it is gone (``on_removed``: the page-image cache
+of graphrag.present.pages listens); the in-memory graph reloads by itself because the store's
 generation moved.
 """
 
 from __future__ import annotations
 
+import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from graphrag.access.identity import Principal
 from graphrag.errors import InputError
 from graphrag.model import Document
-from graphrag.present import pages
 from graphrag.store import Store
 from graphrag.store.removals import Removal, RemovalRecord
 from graphrag.text import counted
@@ -29,6 +30,7 @@ __all__ = [
     "RemovalTarget",
     "clean_actor",
     "describe",
+    "on_removed",
     "preview_removal",
     "removal_targets",
     "remove_document",
@@ -36,6 +38,20 @@ __all__ = [
 
 MAX_REASON_CHARS = 2000
 MAX_ACTOR_CHARS = 200
+
+RemovedListener = Callable[[Sequence[Document]], None]
+_listeners: list[RemovedListener] = []
+_listeners_lock = threading.Lock()
+
+
+def on_removed(listener: RemovedListener) -> None:
+    """Call ``listener`` with the removed versions' records after each removal this process makes
+    (once per listener, however often registered). A layer above that keeps something of a
+    version registers here when it is loaded, so every removal path reaches it without ingest
+    importing it: the page-image cache (graphrag.present.pages) drops the version's renders."""
+    with _listeners_lock:
+        if listener not in _listeners:
+            _listeners.append(listener)
 
 
 def _clean(value: str, what: str, limit: int) -> str:
@@ -98,11 +114,13 @@ def remove_document(store: Store, doc_id: str, versions: Versions = None, *, act
     actor = clean_actor(actor)
     reason = _clean(reason, "a removal reason", MAX_REASON_CHARS)
     chosen = _versions(versions)
-    files = [d.sha256 for d in store.documents(include_superseded=True)
-             if d.id == doc_id and (chosen is None or d.version in chosen)]
+    gone = [d for d in store.documents(include_superseded=True)
+            if d.id == doc_id and (chosen is None or d.version in chosen)]
     done = store.remove_document(doc_id, chosen, actor=actor, reason=reason, by=by)
-    for sha in files:  # PDFs are keyed by the sha256 of their bytes, which is the version's hash
-        pages.forget(sha)
+    with _listeners_lock:
+        listeners = list(_listeners)
+    for listener in listeners:
+        listener(gone)
     return done
 
 

@@ -9,7 +9,8 @@ is 900 M pixels, over 10 GB with the overlay). A page that still cannot be drawn
 ``PageNotDrawn`` with a message for the reader, never the library's exception. A sentence may
 span hundreds of pages: ``pages_to_show`` picks the few drawn at once. Renders are cached by
 (file hash, page, boxes, scale, crop) within a byte budget; a document version never changes, so
-entries stay valid until it is removed (``forget``).
+entries stay valid until it is removed (``forget``, called for every removal this process makes:
+the module listens to graphrag.ingest.removal when it is loaded, which is before anything is cached).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from graphrag.errors import InputError
+from graphrag.ingest.removal import on_removed
+from graphrag.model import Document
 
 DPI = 150
 MAX_PIXELS = 8_000_000  # a letter page at 150 dpi is 2.1 M; 8 M is an A2 sheet, about 100 MB to draw
@@ -146,3 +149,11 @@ def forget(file_sha256: str) -> None:
     with _cache_lock:
         for key in [k for k in _cache if k[0] == file_sha256]:
             del _cache[key]
+
+
+def _forget_removed(versions: Sequence[Document]) -> None:
+    for d in versions:  # a PDF's renders are keyed by the sha256 of its bytes, which is the version's hash
+        forget(d.sha256)
+
+
+on_removed(_forget_removed)

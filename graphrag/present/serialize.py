@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphrag.answer.disagreement import disagreement_json
 from graphrag.model import (
     Answer,
     Citation,
@@ -18,6 +17,7 @@ from graphrag.model import (
     RouteStart,
     SpanLayout,
     Support,
+    disagreement_json,
 )
 
 # What a checker score cannot say about a verbatim quote, so a person must.

@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access.rule import Footprint, footprint_of_routes, withdrawn_footprint
-from graphrag.answer.disagreement import disagreement_from_json, disagreement_json
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -21,6 +20,8 @@ from graphrag.model import (
     ContextItem,
     Route,
     Span,
+    disagreement_from_json,
+    disagreement_json,
 )
 from graphrag.store.codec import now, route, route_json, seed, seed_json, support, support_json
 
@@ -90,7 +91,7 @@ def load(c: Connection, answer_id: int) -> Answer | None:
               tuple(ClaimFlag(f) for f in json.loads(r["flags"])), support(r["support"]))
         for r in c.execute(text("SELECT * FROM claims WHERE answer_id=:a ORDER BY idx"), {"a": answer_id}).mappings()
     )
-    status = AnswerStatus(a["status"])  # "verified" is derived from the verdicts by Store.answer
+    status = AnswerStatus(a["status"])  # as saved: "verified" is derived in graphrag.verify.status
     return Answer(
         question=a["question"], settings=settings, text=a["text"],
         seeds=tuple(seed(x) for x in json.loads(a["seeds"])),

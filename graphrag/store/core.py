@@ -24,7 +24,6 @@ from graphrag.config import Config
 from graphrag.model import (
     PUBLIC,
     Answer,
-    AnswerStatus,
     AuditEvent,
     Document,
     Entity,
@@ -39,7 +38,6 @@ from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
 from graphrag.store.documents import DocumentWrite, Relabelled  # DocumentWrite: also re-exported
 from graphrag.store.url import StoreURL, parse_store
-from graphrag.verify.policy import ClaimStatus, ReviewPolicy, claim_state
 
 T = TypeVar("T")
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
@@ -331,17 +329,9 @@ class Store:
         return self._read(lambda c: answers.ids(c, limit))
 
     def answer(self, answer_id: int) -> Answer | None:
-        """A stored answer; its status is *verified* when every claim is, under the review policy."""
-        a = self._read(lambda c: answers.load(c, answer_id))
-        if a is None or not a.claims or a.status == AnswerStatus.WITHDRAWN:
-            return a
-        policy = self.review_policy()
-        by_claim: dict[int, list[Verdict]] = {}
-        for v in self.current_verdicts(answer_id):
-            by_claim.setdefault(v.claim_index, []).append(v)
-        if all(claim_state(by_claim.get(cl.index, []), policy).status == ClaimStatus.VERIFIED for cl in a.claims):
-            return replace(a, status=AnswerStatus.VERIFIED)
-        return a
+        """A stored answer with the status it was saved (or withdrawn) with. Whether its claims' verdicts
+        make it *verified* is the review policy's to say: ``graphrag.verify.status.load_answer``."""
+        return self._read(lambda c: answers.load(c, answer_id))
 
     def claim_summaries(self) -> list[dict[str, Any]]:
         """What a review queue needs without loading whole answers: the claims (answer id,
@@ -411,23 +401,21 @@ class Store:
         """The audit log, oldest first."""
         return self._read(lambda c: audit.rows(c, since))
 
-    def review_policy(self) -> ReviewPolicy:
-        """How many independent verdicts a claim needs (the team's setting, default 1)."""
-        return ReviewPolicy(self._read(verdicts.required_verdicts))
+    def required_verdicts(self) -> int:
+        """How many independent verdicts a claim needs: the team's review setting, kept as a plain number
+        (1 when never set). Its rules are ``graphrag.verify.policy``'s (``verify.status.review_policy``)."""
+        return self._read(verdicts.required_verdicts)
 
-    def set_review_policy(self, policy: ReviewPolicy, *, by: Principal) -> None:
-        """Set how many independent verdicts a claim needs; ``by`` (an admin) is audited with it."""
+    def set_required_verdicts(self, required: int, *, by: Principal) -> None:
+        """Keep how many independent verdicts a claim needs (checked by ``graphrag.verify.policy.ReviewPolicy``
+        before it comes here); ``by`` (an admin) is audited with it."""
         require(by, ADMIN, "set the review policy")
 
         def run(c: Connection) -> None:
-            verdicts.set_required_verdicts(c, policy.required)
-            audit.add(c, audit.event(by, "review-policy", required=policy.required))
+            verdicts.set_required_verdicts(c, required)
+            audit.add(c, audit.event(by, "review-policy", required=required))
 
         self._write(run)
-
-    def current_verdicts(self, answer_id: int | None = None) -> list[Verdict]:
-        """The latest verdict per (claim, reviewer): a changed mind is a new row."""
-        return verdicts.current(self.verdicts(answer_id))
 
     # --- support checker versions (graphrag checker) ------------------------------------
 

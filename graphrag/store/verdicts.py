@@ -7,7 +7,6 @@ from sqlalchemy import Connection, text
 
 from graphrag.model import Verdict, VerdictLabel
 from graphrag.store.codec import now
-from graphrag.verify.policy import latest
 
 
 def add(c: Connection, v: Verdict) -> int:
@@ -56,11 +55,6 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
                 bool(r["removed"]), r.get("subject"), r.get("email"))  # identity: schema 5
         for r in rows
     ]
-
-
-def current(history_rows: list[Verdict]) -> list[Verdict]:
-    """The latest verdict per (claim, reviewer, role) (``graphrag.verify.policy.latest``)."""
-    return latest(history_rows)
 
 
 # The review policy is the team's, so it lives in the store, shared by every dashboard instance.

@@ -1,5 +1,6 @@
 """Verifying answers: reviewers' verdicts on claims (``review``), the rules for when a claim counts as verified
-under single or blind review (``policy``), the verification record and its statistics (``record``), the
+under single or blind review (``policy``), what the store's rows mean under it: the policy it keeps, the
+current verdicts and an answer's verified status (``status``), the verification record and its statistics (``record``), the
 audit log as a file (``audit``), exports of the record and the log (``exports``), what a viewer's sidebar
 counts (``overview``) and the automatic support checkers that score a citation before a human does
 (``support``).
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
         ClaimStatus,
         ReviewPolicy,
         ReviewViewer,
+        answer_status,
         claim_state,
         latest,
         parties,
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
         visible_history,
         visible_to,
     )
+    from graphrag.verify.status import current_verdicts, load_answer, review_policy, set_review_policy
     from graphrag.verify.support import CHECKERS, SupportChecker, checker_for_store, make_checker
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
@@ -56,20 +59,25 @@ _EXPORTS = {
     "ReviewPolicy": "graphrag.verify.policy",
     "ReviewViewer": "graphrag.verify.policy",
     "SupportChecker": "graphrag.verify.support",
+    "answer_status": "graphrag.verify.policy",
     "checker_for_store": "graphrag.verify.support",
     "claim_state": "graphrag.verify.policy",
     "clean_reviewer": "graphrag.verify.review",
+    "current_verdicts": "graphrag.verify.status",
     "export_audit_log": "graphrag.verify.exports",
     "export_record": "graphrag.verify.exports",
     "latest": "graphrag.verify.policy",
+    "load_answer": "graphrag.verify.status",
     "make_checker": "graphrag.verify.support",
     "mark_claim": "graphrag.verify.review",
     "parties": "graphrag.verify.policy",
     "record_stats": "graphrag.verify.record",
     "record_verdict": "graphrag.verify.review",
+    "review_policy": "graphrag.verify.status",
     "review_queue": "graphrag.verify.review",
     "review_viewer": "graphrag.verify.review",
     "reviewable": "graphrag.verify.review",
+    "set_review_policy": "graphrag.verify.status",
     "visible_answer": "graphrag.verify.review",
     "visible_answer_questions": "graphrag.verify.review",
     "visible_claims": "graphrag.verify.review",
@@ -89,20 +97,25 @@ __all__ = [
     "ReviewPolicy",
     "ReviewViewer",
     "SupportChecker",
+    "answer_status",
     "checker_for_store",
     "claim_state",
     "clean_reviewer",
+    "current_verdicts",
     "export_audit_log",
     "export_record",
     "latest",
+    "load_answer",
     "make_checker",
     "mark_claim",
     "parties",
     "record_stats",
     "record_verdict",
+    "review_policy",
     "review_queue",
     "review_viewer",
     "reviewable",
+    "set_review_policy",
     "visible_answer",
     "visible_answer_questions",
     "visible_claims",

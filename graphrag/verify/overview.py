@@ -22,6 +22,7 @@ from graphrag.access.rule import Access, answer_visible
 from graphrag.answer.graph import load_graph
 from graphrag.store import Store
 from graphrag.verify.policy import ANYONE, ReviewViewer, visible_verdicts
+from graphrag.verify.status import current_verdicts, review_policy
 
 KEEP = 256  # results and visibility tables kept (per store, labels and reviewer): least recently used go first
 
@@ -95,5 +96,5 @@ def visible_answer_ids(store: Store, labels: Iterable[str]) -> set[int]:
 def _shown_verdicts(store: Store, answers: set[int], reviewer: ReviewViewer) -> int:
     if not answers:
         return 0
-    current = [v for v in store.current_verdicts() if v.answer_id in answers]
-    return len(visible_verdicts(current, store.review_policy(), reviewer))
+    current = [v for v in current_verdicts(store) if v.answer_id in answers]
+    return len(visible_verdicts(current, review_policy(store), reviewer))

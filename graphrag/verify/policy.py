@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from graphrag.errors import InputError
-from graphrag.model import Verdict, VerdictLabel
+from graphrag.model import Answer, AnswerStatus, Verdict, VerdictLabel
 
 ADJUDICATOR = "adjudicator"
 REVIEWER = "reviewer"
@@ -108,6 +108,19 @@ def claim_state(verdicts: Sequence[Verdict], policy: ReviewPolicy) -> ClaimState
     if len(labels) > 1:
         return ClaimState(ClaimStatus.DISPUTED, None, len(live), policy.required)
     return ClaimState(ClaimStatus.VERIFIED, next(iter(labels)), len(live), policy.required)
+
+
+def answer_status(answer: Answer, current: Sequence[Verdict], policy: ReviewPolicy) -> AnswerStatus:
+    """An answer's status given its current verdicts: *verified* when it has claims, was not withdrawn and
+    every claim is verified under ``policy``; else the status it was stored with."""
+    if not answer.claims or answer.status == AnswerStatus.WITHDRAWN:
+        return answer.status
+    by_claim: dict[int, list[Verdict]] = {}
+    for v in current:
+        by_claim.setdefault(v.claim_index, []).append(v)
+    if all(claim_state(by_claim.get(c.index, []), policy).status == ClaimStatus.VERIFIED for c in answer.claims):
+        return AnswerStatus.VERIFIED
+    return answer.status
 
 
 def parties(verdicts: Iterable[Verdict]) -> set[str]:

@@ -26,6 +26,7 @@ from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictLabel
 from graphrag.store import Store
 from graphrag.verify.policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
 from graphrag.verify.review import visible_claims, visible_current
+from graphrag.verify.status import review_policy
 
 MIN_PAIR_CLAIMS = 20  # Cohen's kappa for a pair of reviewers only with at least this many shared claims
 TRIAGE_SHARE = 0.2  # the first 20% of the queue
@@ -181,7 +182,7 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
         q = flt.question.lower()
         claims = [c for c in claims if q in c["question"].lower()]
     wanted = {(c["answer_id"], c["index"]): c for c in claims}
-    policy = store.review_policy()
+    policy = review_policy(store)
     current: dict[tuple[int, int], list[Verdict]] = {}
     for v in visible_current(store, viewer, policy=policy):  # blind review first, then the filter
         if (v.answer_id, v.claim_index) in wanted and flt.keeps_verdict(v):

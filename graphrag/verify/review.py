@@ -54,6 +54,7 @@ from graphrag.verify.policy import (
     parties,
     visible_verdicts,
 )
+from graphrag.verify.status import load_answer, review_policy
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
@@ -142,7 +143,7 @@ def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
     """Whole answers with claims that the viewer may see, newest first (loads each: for exports, not reruns)."""
     out = []
     for aid in visible_answer_questions(store, access):
-        a = store.answer(aid)
+        a = load_answer(store, aid)  # verified or not, as exports and ``record --json`` show it
         if a is not None and visible_to(a, access, store):  # checked again: a source may have gone meanwhile
             out.append(a)
     return out
@@ -169,7 +170,7 @@ def visible_history(store: Store, viewer: ReviewViewer, answer_id: int | None = 
                     claim_index: int | None = None, policy: ReviewPolicy | None = None) -> list[Verdict]:
     """Verdict rows (history included, oldest first) of one claim, one answer or all, as many as
     ``viewer`` may see under the review policy."""
-    policy = store.review_policy() if policy is None else policy
+    policy = review_policy(store) if policy is None else policy
     return visible_verdicts(store.verdicts(answer_id, claim_index), policy, viewer)
 
 
@@ -193,7 +194,7 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
     disagree. Built from claim summaries, so its cost grows with the number of claims, not with
     whole answers loaded.
     """
-    policy = store.review_policy() if policy is None else policy
+    policy = review_policy(store) if policy is None else policy
     viewer = viewer if viewer is not None else ReviewViewer(reviewer, adjudicates=True) if reviewer else ANYONE
     current: dict[tuple[int, int], list[Verdict]] = {}
     for v in visible_current(store, viewer, answer_id, policy):
@@ -272,7 +273,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
         if by is not None and by.team:
             require(by, ROLE_ADJUDICATOR, "settle a disputed claim")
         current = latest(store.verdicts(answer.id, claim.index))
-        state = claim_state(current, store.review_policy())
+        state = claim_state(current, review_policy(store))
         if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
             raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
                              "the verdicts the review policy requires is adjudicated")
@@ -297,7 +298,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
 def visible_answer(store: Store, answer_id: int, access: Iterable[str]) -> Answer:
     """A stored answer the viewer may see. A hidden answer and a missing one get the same
     message, so the error tells nothing about answers the viewer cannot see."""
-    answer = store.answer(answer_id)
+    answer = load_answer(store, answer_id)
     if answer is None or not visible_to(answer, access, store):
         raise InputError(f"no answer {answer_id} among the answers your access labels can see")
     return answer
@@ -323,7 +324,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
     oldest first."""
     rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
-    policy = store.review_policy()
+    policy = review_policy(store)
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
         assert a.id is not None  # a stored answer

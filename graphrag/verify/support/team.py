@@ -22,6 +22,7 @@ from graphrag.access.identity import ADMIN, Principal, require
 from graphrag.model import Answer, VerdictLabel
 from graphrag.store.audit import event as audit_event
 from graphrag.store.codec import sha256_text
+from graphrag.verify.status import current_verdicts
 from graphrag.verify.support.base import SupportQuery
 from graphrag.verify.support.learn import RefitRefused, check_enough, refit, shipped_rows
 
@@ -55,7 +56,7 @@ def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter[str]]:
     skipped: Counter[str] = Counter()
     votes: dict[tuple[int, int, str], list[bool]] = {}
     hashes: dict[tuple[int, int, str], str] = {}
-    for v in store.current_verdicts():
+    for v in current_verdicts(store):
         if v.marker is None:
             skipped["verdict on a claim that cites nothing"] += 1
             continue

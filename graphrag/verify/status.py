@@ -1,0 +1,42 @@
+"""The store's rows read under the team's review policy.
+
+The store keeps the setting (how many independent verdicts a claim needs) as a plain number and the
+verdicts as raw, append-only rows; it knows no review rule. What they mean is derived here, with
+``graphrag.verify.policy``: the policy itself, the current verdicts (the latest per claim, reviewer
+and role) and an answer's *verified* status, for every surface that shows them (the Ask page, the
+review workflow, the record's statistics and exports).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graphrag.access.identity import Principal
+from graphrag.model import Answer, AnswerStatus, Verdict
+from graphrag.store import Store
+from graphrag.verify.policy import ReviewPolicy, answer_status, latest
+
+
+def review_policy(store: Store) -> ReviewPolicy:
+    """The team's review policy, as the store keeps it (one verdict when never set)."""
+    return ReviewPolicy(store.required_verdicts())
+
+
+def set_review_policy(store: Store, policy: ReviewPolicy, *, by: Principal) -> None:
+    """Keep ``policy`` as the team's; ``by`` (an admin) is audited with the change by the store."""
+    store.set_required_verdicts(policy.required, by=by)
+
+
+def current_verdicts(store: Store, answer_id: int | None = None) -> list[Verdict]:
+    """The current verdicts of one answer or all: a changed mind is a new row (``policy.latest``)."""
+    return latest(store.verdicts(answer_id))
+
+
+def load_answer(store: Store, answer_id: int) -> Answer | None:
+    """A stored answer with its status as a reader sees it: *verified* when every claim is, under the
+    review policy (the store returns the status the answer was saved or withdrawn with)."""
+    answer = store.answer(answer_id)
+    if answer is None or not answer.claims or answer.status == AnswerStatus.WITHDRAWN:
+        return answer
+    status = answer_status(answer, current_verdicts(store, answer_id), review_policy(store))
+    return answer if status == answer.status else replace(answer, status=status)
