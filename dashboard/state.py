@@ -18,24 +18,36 @@ import streamlit as st
 
 import graphrag
 from dashboard.render import plain
-from graphrag.access.deployment import Deployment, cached_policy, deployment, ingest_roots, provider_name
-from graphrag.access.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
-from graphrag.answer.ask import Asker
+from graphrag.access import (
+    VIA_DASHBOARD,
+    Deployment,
+    Forbidden,
+    Principal,
+    cached_policy,
+    deployment_for,
+    ingest_roots,
+    local_principal,
+    provider_name,
+    require,
+)
+from graphrag.answer import Asker
 from graphrag.config import Config
 from graphrag.embed import MODEL_NAME, Embedder, get_embedder
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.ingest.jobs import (
+from graphrag.ingest import (
     DONE,
     FAILED,
     QUEUED,
     RUNNING,
     IngestJob,
+    Ingestor,
+    IngestReport,
     JobRunner,
     JobStatus,
+    ProgressFn,
     Work,
     format_eta,
 )
-from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import (
     DEFAULT_EXTRACT_MODEL,
@@ -46,11 +58,8 @@ from graphrag.ollama_util import (
     resolve_host,
 )
 from graphrag.store import Store
-from graphrag.store.audit import event as audit_event
 from graphrag.text import counted
-from graphrag.verify.overview import overview
-from graphrag.verify.policy import ReviewViewer
-from graphrag.verify.review import clean_reviewer, review_viewer
+from graphrag.verify import ReviewViewer, clean_reviewer, record_sign_in, review_viewer, viewer_overview
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,7 +205,7 @@ def secrets() -> dict[str, object]:
 
 def current_deployment() -> Deployment:
     """This server's deployment (mode, policy, problems), from the configuration and the secrets' [auth]."""
-    return deployment(config(), secrets().get("auth"))
+    return deployment_for(config(), secrets().get("auth"))
 
 
 def principal() -> Principal:
@@ -232,13 +241,6 @@ def require_role(role: str, action: str) -> Principal:
         st.error(plain(exc))
         st.stop()
     return me
-
-
-def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -> None:
-    """Record ``event`` (a sign-in, an ingest) in the store's audit log, with who did it (``by``, else the
-    current principal), the mode and ``via: dashboard``. Changes and exports of the record are audited by the
-    functions that make them."""
-    s.add_audit(audit_event(principal() if by is None else by, event, **detail))
 
 
 def server_ingest_roots() -> tuple[Path, ...]:
@@ -288,7 +290,7 @@ def sign_in_gate(s: Store, dep: Deployment) -> Principal:
         seen = _signins_seen()
         if key not in seen:
             seen.add(key)
-            audit(s, "sign-in", by=me, role=me.role, labels=sorted(me.labels), issued_at=st.user.get("iat"))
+            record_sign_in(s, me, config(), issued_at=st.user.get("iat"))
     return me
 
 
@@ -383,7 +385,7 @@ def _sample_work(s: Store) -> Work:
     cfg = config()  # read here, on the script's thread
 
     def work(progress: ProgressFn) -> IngestReport:
-        from graphrag.ingest.extract import store_extractor
+        from graphrag.ingest import store_extractor
 
         # Models load here, on the job's thread: a page never waits for them to start the job.
         return Ingestor(s, store_extractor("rules", s), config=cfg).ingest_paths([SAMPLE_CORPUS], progress)
@@ -501,7 +503,7 @@ def sidebar(s: Store) -> None:
     me = principal()
     sb.markdown("**Store**")
     sb.caption(plain(f"{s.url.label}: {s.url.display}"))  # never the password
-    seen = overview(s, me.labels, viewer_for_review(me))  # what this viewer may see, never the whole store
+    seen = viewer_overview(s, me, config(), viewer_for_review(me))  # what this viewer may see, never the whole store
     sb.caption(f"{counted(seen.documents, 'document')} ({counted(seen.versions, 'version')}) · "
                f"{counted(seen.entities, 'entity', 'entities')} · {counted(seen.relations, 'relation')} · "
                f"{counted(seen.answers, 'answer')} · {counted(seen.verdicts, 'verdict')} that your labels show")
@@ -572,7 +574,7 @@ def _configuration() -> None:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _checker_status() -> str:
-    from graphrag.verify.support import make_checker
+    from graphrag.verify import make_checker
 
     try:
         make_checker("embedded")

@@ -6,13 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import render, state
-from graphrag.access.rule import Access
-from graphrag.answer.graph import load_graph
+from graphrag.access import Access
+from graphrag.answer import load_graph
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
-from graphrag.present.serialize import route_text
-from graphrag.verify.policy import claim_state
-from graphrag.verify.review import visible_current, visible_to
+from graphrag.present import route_text
+from graphrag.verify import claim_state, visible_current, visible_to
 
 st.title("Ask")
 store = state.store()
