@@ -1,21 +1,28 @@
-"""The audit log holds a row for every command that changes or exports the record, written by
-the one function the CLI and the dashboard both call, each row saying through which surface
+"""The audit log holds a row for every command and page action that changes or exports the record, written by
+the door's use case both surfaces call (never by a surface), each row saying who acted and through which surface
 (``via``) and stamped by the database's clock."""
 
 from __future__ import annotations
 
 import argparse
+import ast
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from graphrag.access.identity import VIA_DASHBOARD, local_principal
+from graphrag import ingest, verify
+from graphrag.access import VIA_DASHBOARD, Forbidden, Viewer, local_principal
+from graphrag.access.identity import ROLES, Identity
 from graphrag.cli import build_parser, main
+from graphrag.config import Config
 from graphrag.model import AuditEvent
 from graphrag.store import Store
 from graphrag.verify.policy import ReviewPolicy
-from helpers import ADMIN
+from helpers import ADMIN, internal_route_answer, reference_extractor
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Commands that change or export the record, with the audit event each must write ...
 AUDITED = {
@@ -142,3 +149,144 @@ def test_an_export_is_refused_to_a_viewer_and_audited_for_an_admin(store: Store)
     assert done.rows == 2 and "sub-ana" in done.text
     assert [(e.event, e.subject, e.detail["what"], e.detail["via"]) for e in store.audit()] == [
         ("export", "sub-ana", "verification record", "dashboard"), ("export", "sub-ana", "audit log", "dashboard")]
+
+
+# --- the use cases: each checks the role and writes its one row, as whoever acts ----------------------------------
+
+ANA = Identity("sub-ana", "ana@example.com", frozenset(), "https://login.example.com")
+
+
+def team_viewer(role: str) -> Viewer:
+    return Viewer(ANA, frozenset({"public", "internal"}), role, team=True)
+
+
+def _upload(store: Store, viewer: Viewer, config: Config) -> object:
+    return ingest.upload_work(store, viewer, config, reference_extractor(),
+                              [ingest.Upload("notes.md", b"# Notes\n\nBackups are kept for 30 days.\n")], ["public"])
+
+
+def _folder(store: Store, viewer: Viewer, config: Config) -> object:
+    return ingest.folder_work(store, viewer, config, reference_extractor(), str(config.ingest_roots[0]))
+
+
+def _remove(store: Store, viewer: Viewer, config: Config) -> object:
+    return ingest.remove_document(store, viewer, config, "policy", actor="typed name", reason="test")
+
+
+def _mark(store: Store, viewer: Viewer, config: Config) -> object:
+    return verify.mark_verdict(store, viewer, config, store.answer_ids()[0]["id"], 0, "supported", "ana")
+
+
+def _judge(store: Store, viewer: Viewer, config: Config) -> object:
+    answer = store.answer(store.answer_ids()[0]["id"])
+    assert answer is not None
+    return verify.judge_claim(store, viewer, config, answer, answer.claims[0], None, "partial", "ana")
+
+
+def _refit(store: Store, viewer: Viewer, config: Config) -> object:
+    with pytest.raises(verify.RefitRefused):  # no verdicts to learn from: refused, audited all the same
+        verify.refit_checker(store, viewer, config)
+    return None
+
+
+# use case -> (the least role that may run it, the audit event it writes, a call of it); each changes or exports the
+# record, and each surface calls only these
+USE_CASES: dict[str, tuple[str, str, Callable[[Store, Viewer, Config], object]]] = {
+    "ingest.upload_work": ("admin", "ingest", _upload),
+    "ingest.folder_work": ("admin", "ingest", _folder),
+    "ingest.remove_document": ("admin", "remove", _remove),
+    "verify.mark_verdict": ("reviewer", "verdict", _mark),
+    "verify.judge_claim": ("reviewer", "verdict", _judge),
+    "verify.set_review_policy": ("admin", "review-policy", lambda s, v, c: verify.set_review_policy(s, v, c, 2)),
+    "verify.refit_checker": ("admin", "checker-refit", _refit),
+    "verify.rollback_checker": ("admin", "checker-rollback", lambda s, v, c: verify.rollback_checker(s, v, c, 0)),
+    "verify.export_record": ("admin", "export", lambda s, v, c: verify.export_record(s, v, c, "csv")),
+    "verify.export_audit_log": ("admin", "export", lambda s, v, c: verify.export_audit_log(s, v, c, "json")),
+}
+
+
+@pytest.fixture
+def record(store: Store, tmp_path: Path) -> tuple[Store, Config]:
+    """A store with a public document, an answer on it (claim 0 cites it) and a folder the deployment may read."""
+    internal_route_answer(store)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.md").write_text("# A\n\nAlpha.\n", encoding="utf-8")
+    return store, Config.from_env({"GRAPHRAG_INGEST_ROOTS": str(tmp_path / "in")})
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("name", USE_CASES)
+def test_each_use_case_refuses_a_lesser_role_and_audits_itself_once(record: tuple[Store, Config], name: str) -> None:
+    store, config = record
+    role, event, call = USE_CASES[name]
+    lesser = ROLES[ROLES.index(role) - 1]
+    with pytest.raises(Forbidden, match=f"needs the {role} role"):
+        call(store, team_viewer(lesser), config)
+    assert store.audit() == [] and store.verdicts() == [] and store.document("policy", 1) is not None
+    call(store, team_viewer(role), config)
+    assert [(e.event, e.subject, e.email, e.detail["via"], e.detail["mode"]) for e in store.audit()] == [
+        (event, "sub-ana", "ana@example.com", "dashboard", "team")]
+
+
+@pytest.mark.unit
+def test_removal_offers_only_documents_the_viewer_can_see(record: tuple[Store, Config]) -> None:
+    store, config = record
+    def offered(labels: set[str]) -> list[str]:
+        viewer = Viewer(ANA, frozenset(labels), "admin", team=True)
+        return [t.document_id for t in ingest.removal_choices(store, viewer, config)]
+
+    assert offered({"public"}) == ["policy"] and offered({"internal", "public"}) == ["ops", "policy"]
+
+
+@pytest.mark.unit
+def test_in_team_mode_a_removal_names_the_signed_in_admin_not_the_typed_name(record: tuple[Store, Config]) -> None:
+    store, config = record
+    _remove(store, team_viewer("admin"), config)
+    assert [r.actor for r in store.removal_records()] == ["ana@example.com"]
+
+
+# --- the surfaces: they call the use cases and write no audit row of their own ------------------------------------
+
+# Store methods that change the record (each audited in its own transaction) and the audit writer itself: only the
+# doors call them, so no surface can change the record its own way or write a row its use case does not.
+WRITERS = {"add_audit", "add_verdict", "set_review_policy", "rollback_checker", "add_checker_version",
+           "remove_document", "relabel_document", "write_document", "save_answer"}
+
+
+def _surface_files() -> list[Path]:
+    return sorted([*(ROOT / "graphrag" / "cli").glob("*.py"), *(ROOT / "dashboard").glob("*.py"),
+                   *(ROOT / "views").glob("*.py"), ROOT / "app.py"])
+
+
+def _own_audit_or_role_lines(path: Path, root: Path = ROOT) -> list[str]:
+    """Calls in ``path`` that write to the record, or an audit row, or check a role, without a door's use case."""
+    found = []
+    where = path.relative_to(root)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in WRITERS:  # a method: the store's own, not a door's function
+            found.append(f"{where}:{node.lineno} .{f.attr}()")
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if name in ("event", "audit_event", "audit"):
+            found.append(f"{where}:{node.lineno} {name}()")
+        # a role check of the surface's own; the page gate (state.require_role: may this page be drawn?) is
+        # where it is allowed
+        if name == "require" and path != root / "dashboard" / "state.py":
+            found.append(f"{where}:{node.lineno} require()")
+    return found
+
+
+@pytest.mark.unit
+def test_no_surface_writes_an_audit_row_or_changes_the_record_past_a_use_case() -> None:
+    assert [line for p in _surface_files() for line in _own_audit_or_role_lines(p)] == []
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("code", ["store.add_audit(e)", "s.set_review_policy(p, by=me)", "require(me, 'admin')",
+                                  "state.audit(store, 'ingest')", "audit_event(me, 'ingest')"])
+def test_the_surface_scan_finds_a_row_written_by_hand(code: str, tmp_path: Path) -> None:
+    page = tmp_path / "page.py"
+    page.write_text(code + "\n", encoding="utf-8")
+    assert len(_own_audit_or_role_lines(page, tmp_path)) == 1
