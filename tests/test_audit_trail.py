@@ -290,3 +290,142 @@ def test_the_surface_scan_finds_a_row_written_by_hand(code: str, tmp_path: Path)
     page = tmp_path / "page.py"
     page.write_text(code + "\n", encoding="utf-8")
     assert len(_own_audit_or_role_lines(page, tmp_path)) == 1
+
+
+# --- every page action: the same rows, written by the same use cases, via the dashboard --------------------------
+
+# Page actions (page, button label) that change or export the record, with the audit event each must write ...
+PAGE_AUDITED = {
+    ("views/review.py", "Supported"): "verdict", ("views/review.py", "Partially supported"): "verdict",
+    ("views/review.py", "Unsupported"): "verdict", ("views/review.py", "CSV"): "export",
+    ("views/review.py", "JSON"): "export", ("views/record.py", "Save the policy"): "review-policy",
+    ("views/record.py", "Refit from the verdicts"): "checker-refit", ("views/record.py", "Roll back"): "checker-rollback",
+    ("views/record.py", "Audit log (CSV)"): "export", ("views/ingest.py", "Ingest"): "ingest",
+    ("dashboard/removal.py", "Remove"): "remove",
+}
+# ... and every other button, with why it writes no audit row. A new button fails the scan below until it is put
+# in one of the two.
+PAGE_NOT_AUDITED = {
+    ("views/ask.py", "Ask"): "asks, as `graphrag ask` does: the answer is not yet part of the record (a verdict is)",
+    ("views/ask.py", "Review this answer"): "opens the Review page on the answer",
+    ("views/review.py", "Previous"): "moves in the queue", ("views/review.py", "Next"): "moves in the queue",
+    ("views/ingest.py", "Retry"): "runs a failed ingest's work again: the ingest was audited when it was submitted",
+    ("dashboard/removal.py", "Preview the removal"): "the removal run and rolled back: nothing changes",
+    ("dashboard/state.py", "Sign in"): "hands over to the identity provider; the sign-in is audited when the "
+                                       "identity arrives (sign-in)",
+    ("dashboard/state.py", "Sign out"): "ends the session",
+    ("dashboard/state.py", "Retry the first start"): "ingests the sample corpus into an empty local store, as the "
+                                                     "first start does: no one's documents, no record yet",
+}
+BUTTONS = {"button", "download_button", "form_submit_button"}
+
+
+def _page_buttons() -> set[tuple[str, str]]:
+    """Every button on a page or in a dashboard helper, as (file, label)."""
+    found = set()
+    for path in [*(ROOT / "views").glob("*.py"), *(ROOT / "dashboard").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in BUTTONS
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                found.add((str(path.relative_to(ROOT)), str(node.args[0].value)))
+    return found
+
+
+@pytest.mark.unit
+def test_every_page_button_is_either_audited_or_says_why_not() -> None:
+    assert not set(PAGE_AUDITED) & set(PAGE_NOT_AUDITED)
+    assert _page_buttons() == set(PAGE_AUDITED) | set(PAGE_NOT_AUDITED), \
+        "a new button: add it to PAGE_AUDITED or PAGE_NOT_AUDITED"
+
+
+PAGE_POLICY = """
+[[grant]]
+email = "ana@example.com"
+labels = ["public", "internal"]
+role = "admin"
+"""
+PAGE_AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 40,
+             "client_id": "graphrag", "client_secret": "s",
+             "server_metadata_url": "http://127.0.0.1:1/.well-known/openid-configuration"}
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_row_via_the_dashboard(
+        tiny_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.testing.v1 import app_test
+
+    from app_helpers import app, copy_store, ok, page
+    from graphrag.answer import Asker
+    from graphrag.model import AskSettings
+
+    managers: list[app_test.MediaFileManager] = []  # each run's, to fetch a deferred download as a click would
+
+    class Recording(app_test.MediaFileManager):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            managers.append(self)
+
+    monkeypatch.setattr(app_test, "MediaFileManager", Recording)
+    db = copy_store(tiny_store, tmp_path / "s.db")
+    with Store(db) as s:
+        Asker(s).ask("How long do snapshot exports remain available?", AskSettings(access=("public",)))
+        s.add_checker_version({"kind": "by hand"}, "by hand", {}, by=ADMIN)  # so the page offers a rollback
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "notes.md").write_text("# Notes\n\nBackups are kept for 30 days.\n", encoding="utf-8")
+    (tmp_path / "access.toml").write_text(PAGE_POLICY, encoding="utf-8")
+    at = app(monkeypatch, db)  # the folder is under the temporary directory, which app() lets the page read
+    monkeypatch.setenv("GRAPHRAG_MODE", "team")
+    monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(tmp_path / "access.toml"))
+    at.secrets = {"auth": PAGE_AUTH}
+    at.user = {"is_logged_in": True, "sub": "sub-ana", "email": "ana@example.com", "email_verified": True,
+               "iss": "http://127.0.0.1:1"}
+    at = ok(at)  # signs in (audited as sign-in)
+
+    def download(label: str) -> object:
+        (button,) = [b for b in at.get("download_button") if b.proto.label == label]
+        managers[-1].execute_deferred(button.proto.deferred_file_id)  # what the browser's click asks the server
+        return at
+
+    walked: list[tuple[str, str]] = []
+
+    def audited(where: tuple[str, str], act: Callable[[], object]) -> None:
+        nonlocal at
+        with Store(db) as s:
+            before = len(s.audit())
+        result = act()
+        at = result if isinstance(result, app_test.AppTest) else at
+        with Store(db) as s:
+            new = s.audit()[before:]
+        assert [(e.event, e.email, e.detail["via"], e.detail["mode"]) for e in new] == [
+            (PAGE_AUDITED[where], "ana@example.com", "dashboard", "team")], where
+        walked.append(where)
+
+    at = page(at, "review")
+    for label, key in (("Supported", "rv_supported"), ("Partially supported", "rv_partial"),
+                       ("Unsupported", "rv_unsupported")):
+        audited(("views/review.py", label), lambda key=key: ok(at.button(key=key).click()))
+    for label in ("CSV", "JSON"):
+        audited(("views/review.py", label), lambda label=label: download(label))
+    at = page(at, "record")
+    audited(("views/record.py", "Audit log (CSV)"), lambda: download("Audit log (CSV)"))
+    audited(("views/record.py", "Roll back"), lambda: ok(at.button(key="record_rollback").click()))
+    audited(("views/record.py", "Refit from the verdicts"), lambda: ok(at.button(key="record_refit").click()))
+    at = ok(at.number_input(key="record_required").set_value(2))
+    audited(("views/record.py", "Save the policy"), lambda: ok(at.button(key="record_save_policy").click()))
+    at = page(at, "ingest")
+    at.file_uploader(key="ingest_uploads").set_value([("upload.md", b"# Upload\n\nAlpha.\n", "text/markdown")])
+    at = ok(at)
+    audited(("views/ingest.py", "Ingest"), lambda: ok(at.button(key="ingest_go").click()))
+    at = ok(at.segmented_control(key="ingest_source").set_value("Folder on this machine"))
+    at = ok(at.text_input(key="ingest_folder").set_value(str(tmp_path / "folder")))
+    audited(("views/ingest.py", "Ingest"), lambda: ok(at.button(key="ingest_go").click()))
+    at = ok(at.selectbox(key="remove_doc").select("faq"))
+    at = ok(at.button(key="remove_preview").click())
+    at = ok(at.checkbox(key="remove_confirm").check())
+    audited(("dashboard/removal.py", "Remove"), lambda: ok(at.button(key="remove_go").click()))
+
+    assert set(walked) == set(PAGE_AUDITED)
+    with Store(db) as s:
+        assert s.review_policy().required == 2 and s.document("faq", 1) is None
+        assert {d.id for d in s.documents()} >= {"upload", "notes"}
