@@ -429,3 +429,26 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
     with Store(db) as s:
         assert s.review_policy().required == 2 and s.document("faq", 1) is None
         assert {d.id for d in s.documents()} >= {"upload", "notes"}
+
+
+@pytest.mark.unit
+def test_a_question_is_answered_from_the_viewers_labels_only_and_needs_a_role(store: Store) -> None:
+    """Asking stores an answer but writes no audit row (`ask` is in NOT_AUDITED); what it may read is the viewer's."""
+    from graphrag.answer import answer_question
+    from graphrag.model import AskSettings
+
+    asked: list[AskSettings] = []
+
+    class Recorder:  # stands for the Asker: records the settings it would answer with
+        def ask(self, question: str, settings: AskSettings) -> AskSettings:
+            asked.append(settings)
+            return settings
+
+    config = Config.from_env({})
+    nobody = Viewer(ANA, frozenset(), None, team=True)  # signed in, granted nothing
+    with pytest.raises(Forbidden, match="may not ask questions"):
+        answer_question(store, nobody, config, "q", asker=Recorder())  # type: ignore[arg-type]
+    public = Viewer(ANA, frozenset({"public"}), "viewer", team=True)
+    answer_question(store, public, config, "q", AskSettings(access=("internal", "public")),
+                    asker=Recorder())  # type: ignore[arg-type]
+    assert [s.access for s in asked] == [("public",)] and store.audit() == []

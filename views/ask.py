@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import render, state
 from graphrag.access import Access
-from graphrag.answer import load_graph
+from graphrag.answer import answer_question, load_graph
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
 from graphrag.present import route_text
@@ -56,7 +56,8 @@ if asked:
                                if generator == "ollama" else None)
         try:
             with st.spinner("Retrieving, answering and checking support…"):
-                outcome = state.asker(state.store_path()).ask(question, settings)
+                outcome = answer_question(store, state.principal(), state.config(), question, settings,
+                                          asker=state.asker(state.store_path()))
             st.session_state[state.ANSWER_ID] = outcome.answer.id
             st.session_state[state.ANSWER_WARNINGS] = list(outcome.warnings)
         except GraphRAGError as exc:
