@@ -3,7 +3,7 @@
 One job per module, each importing only the ones below it (the ``dashboard-layers`` contract in pyproject.toml):
 ``sidebar``, ``first_start`` (the sample corpus on an empty store), ``signin`` (the gate before any page),
 ``removal`` and ``cited_pages`` (page sections); ``jobs`` (background ingests); ``actor`` (who acts: principal,
-labels, reviewer name, role checks, audit); ``session`` (session_state keys, widgets kept across pages);
+labels, reviewer name, role checks); ``session`` (session_state keys, widgets kept across pages);
 ``resources`` (configuration, deployment, the cached store, embedder, asker and Ollama status); ``render`` and
 ``evidence`` (plain text, tables, quotes).
 """

@@ -1,5 +1,5 @@
 """Who acts on this run: the principal (the signed-in identity in team mode, the sidebar's labels locally),
-the labels and reviewer name it acts with, the role checks that stop a page, and the audit helper.
+the labels and reviewer name it acts with, the role checks that stop a page.
 
 Computed afresh on every call, never cached in the session: a user removed from the policy file loses access
 on their next rerun.
@@ -12,13 +12,9 @@ import streamlit as st
 from dashboard.render import plain
 from dashboard.resources import current_deployment
 from dashboard.session import ACCESS, REVIEWER
-from graphrag.access.deployment import cached_policy
-from graphrag.access.identity import VIA_DASHBOARD, Forbidden, Principal, local_principal, require
+from graphrag.access import VIA_DASHBOARD, Forbidden, Principal, cached_policy, local_principal, require
 from graphrag.errors import InputError
-from graphrag.store import Store
-from graphrag.store.audit import event as audit_event
-from graphrag.verify.policy import ReviewViewer
-from graphrag.verify.review import clean_reviewer, review_viewer
+from graphrag.verify import ReviewViewer, clean_reviewer, review_viewer
 
 
 def principal() -> Principal:
@@ -80,9 +76,3 @@ def require_role(role: str, action: str) -> Principal:
         st.stop()
     return me
 
-
-def audit(s: Store, event: str, by: Principal | None = None, **detail: object) -> None:
-    """Record ``event`` (a sign-in, an ingest) in the store's audit log, with who did it (``by``, else the
-    current principal), the mode and ``via: dashboard``. Changes and exports of the record are audited by the
-    functions that make them."""
-    s.add_audit(audit_event(principal() if by is None else by, event, **detail))

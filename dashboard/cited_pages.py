@@ -13,7 +13,7 @@ import streamlit as st
 from dashboard import render
 from graphrag.errors import GraphRAGError
 from graphrag.model import SpanLayout
-from graphrag.present.pages import pages_to_show, render_page
+from graphrag.present import pages_to_show, render_page
 from graphrag.text import counted
 
 

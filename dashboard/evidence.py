@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from graphrag.access.rule import Access
+from graphrag.access import Access
 from graphrag.model import Document, Span
 from graphrag.store import Store
 

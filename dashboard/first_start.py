@@ -12,8 +12,7 @@ from dashboard.jobs import runner, watch_job
 from dashboard.render import plain
 from dashboard.resources import config
 from dashboard.session import LAST_REPORT
-from graphrag.ingest.jobs import DONE, FAILED, JobStatus, Work
-from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
+from graphrag.ingest import DONE, FAILED, Ingestor, IngestReport, JobStatus, ProgressFn, Work
 from graphrag.store import Store
 from graphrag.text import counted
 
@@ -31,7 +30,7 @@ def _sample_work(s: Store) -> Work:
     cfg = config()  # read here, on the script's thread
 
     def work(progress: ProgressFn) -> IngestReport:
-        from graphrag.ingest.extract import store_extractor
+        from graphrag.ingest import store_extractor
 
         # Models load here, on the job's thread: a page never waits for them to start the job.
         return Ingestor(s, store_extractor("rules", s), config=cfg).ingest_paths([SAMPLE_CORPUS], progress)

@@ -15,7 +15,7 @@ from dashboard.actor import principal
 from dashboard.render import plain
 from dashboard.resources import store_path
 from dashboard.session import session_token
-from graphrag.ingest.jobs import FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, format_eta
+from graphrag.ingest import FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, format_eta
 from graphrag.text import counted
 
 

@@ -3,22 +3,19 @@
 ``removal_section`` is one function so an access gate (an administrator role) can wrap it
 whole. It lists only documents the viewer's labels can see (a hidden document's id or title is
 never shown), asks for a preview first (the exact figures, from the removal itself rolled back),
-then for an explicit confirmation; the work is graphrag.ingest.removal's.
+then for an explicit confirmation; the role check, the choice of what the viewer may see and the audit row are
+the ingest door's use cases' (``removal_choices``, ``remove_document``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import streamlit as st
 
-from dashboard import render
-from dashboard.actor import principal
+from dashboard import render, resources
+from dashboard.actor import principal  # by name: `actor` is also this module's parameter
 from dashboard.session import LAST_REPORT
-from graphrag.access.identity import require
-from graphrag.access.rule import Access
 from graphrag.errors import GraphRAGError
-from graphrag.ingest.removal import RemovalTarget, describe, preview_removal, removal_targets, remove_document
+from graphrag.ingest import RemovalTarget, describe, preview_removal, removal_choices, remove_document
 from graphrag.store import Store
 
 DOC = "remove_doc"
@@ -28,11 +25,6 @@ ACTOR = "remove_actor"
 CONFIRM = "remove_confirm"
 PLAN = "remove_plan"  # (doc id, versions) -> the preview's lines, for the choice it was made for
 DONE = "remove_done"
-
-
-def _visible(targets: list[RemovalTarget], access: Sequence[str]) -> list[RemovalTarget]:
-    viewer = Access.of(access, include_superseded=True)  # every version, superseded ones too
-    return [t for t in targets if any(viewer.sees(v.access) for v in t.versions)]
 
 
 def _choice(t: RemovalTarget) -> tuple[str, tuple[int, ...]]:
@@ -50,13 +42,12 @@ def _preview(store: Store, t: RemovalTarget) -> None:
 
 def _remove(store: Store, t: RemovalTarget) -> None:
     doc_id, versions = _choice(t)
-    # A callback runs before the page script and its role check: it checks, with who is signed in now.
-    me = principal()
+    # A callback runs before the page script and its role check: the use case checks, with who is signed in now
+    # (in team mode the removal names that identity, whatever "Removed by" says).
     try:
-        require(me, "admin", "remove a document")
-        actor = me.name if me.team else st.session_state.get(ACTOR, "")  # team mode: the signed-in identity
-        done = remove_document(store, doc_id, versions if len(versions) < len(t.versions) else None,
-                               actor=actor, reason=st.session_state.get(REASON, ""), by=me)
+        done = remove_document(store, principal(), resources.config(), doc_id,
+                               versions if len(versions) < len(t.versions) else None,
+                               actor=st.session_state.get(ACTOR, ""), reason=st.session_state.get(REASON, ""))
     except GraphRAGError as exc:
         st.session_state[DONE] = (False, [str(exc)])
         return
@@ -66,8 +57,8 @@ def _remove(store: Store, t: RemovalTarget) -> None:
         st.session_state.pop(key, None)
 
 
-def removal_section(store: Store, access: Sequence[str], actor: str = "") -> None:
-    """Remove a document: choose it and its versions, preview, confirm. ``actor`` prefills who."""
+def removal_section(store: Store, actor: str = "") -> None:
+    """Remove a document the viewer can see: choose it and its versions, preview, confirm. ``actor`` prefills who."""
     st.subheader("Remove a document", anchor=False)
     st.caption("For administrators. The document's spans stop being citable at once; mentions, relations and "
                "entities that came only from it leave the graph; answers that drew on it are withdrawn. Verdicts "
@@ -75,7 +66,7 @@ def removal_section(store: Store, access: Sequence[str], actor: str = "") -> Non
     if done := st.session_state.pop(DONE, None):
         ok, lines = done
         (st.success if ok else st.error)("\n".join(f"- {render.plain(line)}" for line in lines))
-    targets = _visible(removal_targets(store), access)
+    targets = removal_choices(store, principal(), resources.config())  # only documents the viewer can see
     if not targets:
         st.caption("No document you can see to remove.")
         return

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Literal
 
 import pandas as pd
 import streamlit as st
 
-from graphrag.ingest.pipeline import IngestReport
+from graphrag.access import Forbidden
+from graphrag.ingest import IngestReport
 from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
-from graphrag.verify.policy import ClaimState, ClaimStatus
+from graphrag.verify import ClaimState, ClaimStatus
 
 FLAG_TEXT = {
     ClaimFlag.INVALID_MARKER: "invalid marker",
@@ -33,6 +35,19 @@ VERBATIM_NOTE = ("Verbatim quote of its source: a support score would only measu
                  "does the quote answer the question? Is its source the current version?")
 VERDICT_TEXT = {VerdictLabel.SUPPORTED: "supported", VerdictLabel.PARTIAL: "partially supported",
                 VerdictLabel.UNSUPPORTED: "unsupported"}
+
+
+
+@contextmanager
+def stop_if_forbidden() -> Iterator[None]:
+    """Around a page's call of a use case, which checks the role itself (with who is signed in now): a refusal is
+    shown and ends the run, as a page's own role gate does."""
+    try:
+        yield
+    except Forbidden as exc:
+        st.error(plain(exc))
+        st.stop()
+
 
 CSS = """<style>
 .gr-box { font-size: 0.95rem; line-height: 1.55; padding: 0.6rem 0.8rem; border: 1px solid #e6e6e6;

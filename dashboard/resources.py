@@ -13,8 +13,8 @@ from pathlib import Path
 import streamlit as st
 
 import graphrag
-from graphrag.access.deployment import Deployment, deployment, ingest_roots
-from graphrag.answer.ask import Asker
+from graphrag.access import Deployment, deployment_for, ingest_roots
+from graphrag.answer import Asker
 from graphrag.config import Config
 from graphrag.embed import Embedder, get_embedder
 from graphrag.ollama_util import OllamaStatus, ollama_status, resolve_host
@@ -39,7 +39,7 @@ def secrets() -> dict[str, object]:
 
 def current_deployment() -> Deployment:
     """This server's deployment (mode, policy, problems), from the configuration and the secrets' [auth]."""
-    return deployment(config(), secrets().get("auth"))
+    return deployment_for(config(), secrets().get("auth"))
 
 
 def server_ingest_roots() -> tuple[Path, ...]:

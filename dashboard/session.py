@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.resources import config
-from graphrag.ingest.pipeline import IngestReport
+from graphrag.ingest import IngestReport
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import DEFAULT_EXTRACT_MODEL, DEFAULT_GENERATE_MODEL
 

@@ -10,15 +10,14 @@ from dashboard.jobs import job_panel
 from dashboard.render import plain
 from dashboard.resources import config, ollama_host, ollama_status_cached
 from dashboard.session import ACCESS, EXTRACT_MODEL, EXTRACTOR, GENERATE_MODEL, GENERATOR, REVIEWER, persist
-from graphrag.access.identity import Principal
+from graphrag.access import Principal
 from graphrag.embed import MODEL_NAME
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import pull_hint
 from graphrag.store import Store
 from graphrag.text import counted
-from graphrag.verify.overview import overview
-from graphrag.verify.review import clean_reviewer
+from graphrag.verify import clean_reviewer, viewer_overview
 
 
 def sidebar(s: Store) -> None:
@@ -28,7 +27,7 @@ def sidebar(s: Store) -> None:
     me = principal()
     sb.markdown("**Store**")
     sb.caption(plain(f"{s.url.label}: {s.url.display}"))  # never the password
-    seen = overview(s, me.labels, viewer_for_review(me))  # what this viewer may see, never the whole store
+    seen = viewer_overview(s, me, config(), viewer_for_review(me))  # what this viewer may see, never the whole store
     sb.caption(f"{counted(seen.documents, 'document')} ({counted(seen.versions, 'version')}) · "
                f"{counted(seen.entities, 'entity', 'entities')} · {counted(seen.relations, 'relation')} · "
                f"{counted(seen.answers, 'answer')} · {counted(seen.verdicts, 'verdict')} that your labels show")
@@ -99,7 +98,7 @@ def _configuration() -> None:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _checker_status() -> str:
-    from graphrag.verify.support import make_checker
+    from graphrag.verify import make_checker
 
     try:
         make_checker("embedded")

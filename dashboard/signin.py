@@ -12,12 +12,12 @@ from typing import cast
 
 import streamlit as st
 
-from dashboard.actor import audit, principal
+from dashboard.actor import principal
 from dashboard.render import plain
-from dashboard.resources import secrets
-from graphrag.access.deployment import Deployment, provider_name
-from graphrag.access.identity import Principal
+from dashboard.resources import config, secrets
+from graphrag.access import Deployment, Principal, provider_name
 from graphrag.store import Store
+from graphrag.verify import record_sign_in
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def sign_in_gate(s: Store, dep: Deployment) -> Principal:
         seen = _signins_seen()
         if key not in seen:
             seen.add(key)
-            audit(s, "sign-in", by=me, role=me.role, labels=sorted(me.labels), issued_at=st.user.get("iat"))
+            record_sign_in(s, me, config(), issued_at=st.user.get("iat"))
     return me
 
 

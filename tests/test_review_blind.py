@@ -15,7 +15,7 @@ from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Ro
 from graphrag.store import Store
 from graphrag.verify.policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.verify.review import record_verdict, review_queue
-from graphrag.verify.status import set_review_policy
+from graphrag.verify.status import keep_review_policy
 from helpers import ADMIN, write_document_rows
 
 pytestmark = pytest.mark.unit
@@ -30,7 +30,7 @@ def store(tmp_path: Path):
     claims = tuple(Claim(i, f"claim {i}", 0, 1, (Citation("1", True, item),),
                          support=Support(0.5, SupportLabel.SUPPORTED, "embedded", "t")) for i in range(2))
     s.save_answer(Answer("How long are exports kept?", AskSettings(), "x", (), (), (item,), claims))
-    set_review_policy(s, ReviewPolicy(2), by=ADMIN)
+    keep_review_policy(s, ReviewPolicy(2), by=ADMIN)
     yield s
     s.close()
 
@@ -99,7 +99,7 @@ def test_the_review_page_keeps_review_blind(store: Store, monkeypatch) -> None:
     adjudicator she sees claim 1's."""
     from app_helpers import app
 
-    set_review_policy(store, ReviewPolicy(3), by=ADMIN)
+    keep_review_policy(store, ReviewPolicy(3), by=ADMIN)
     _mark(store, 0, "ana", "supported", note="ana-note")
     _mark(store, 0, "ben", "unsupported", note="ben-note")
     for who, verdict in (("cat", "supported"), ("dan", "unsupported"), ("eve", "supported")):

@@ -16,7 +16,7 @@ from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.store import Store, transfer
 from graphrag.verify.review import record_verdict
-from graphrag.verify.status import review_policy, set_review_policy
+from graphrag.verify.status import keep_review_policy, review_policy
 from helpers import ADMIN
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 
@@ -106,7 +106,7 @@ def test_migrate_keeps_the_teams_settings_and_checks_them(sqlite_store, store_ur
     from graphrag.verify.policy import ReviewPolicy
 
     with Store(sqlite_store) as s:
-        set_review_policy(s, ReviewPolicy(3), by=ADMIN)
+        keep_review_policy(s, ReviewPolicy(3), by=ADMIN)
         s.add_checker_version({"weights": [0.5, 1.5]}, "by hand", {"n": 40}, by=ADMIN)
         s.add_checker_version({"weights": [0.7, 1.2]}, "by hand", {"n": 60}, by=ADMIN)
         s.rollback_checker(by=ADMIN)
@@ -123,7 +123,7 @@ def test_a_setting_lost_on_the_way_fails_the_check_and_rolls_back(sqlite_store, 
     from graphrag.verify.policy import ReviewPolicy
 
     with Store(sqlite_store) as s:
-        set_review_policy(s, ReviewPolicy(2), by=ADMIN)
+        keep_review_policy(s, ReviewPolicy(2), by=ADMIN)
     real, calls = transfer._settings, []
 
     def target_lost_the_policy(c):  # the first read is the source's, the second the copy's

@@ -15,7 +15,7 @@ from graphrag.store import SCHEMA_VERSION, Store
 from graphrag.store.db import SchemaBehind
 from graphrag.store.schema import RECORD_TABLES
 from graphrag.verify.policy import ReviewPolicy
-from graphrag.verify.status import review_policy, set_review_policy
+from graphrag.verify.status import keep_review_policy, review_policy
 from helpers import ADMIN
 
 
@@ -144,7 +144,7 @@ def test_a_store_one_role_owns_today_moves_to_two_roles_keeping_its_rows(pg_serv
     _sql(pg_server, "postgres", f'CREATE ROLE "{app}" LOGIN')
     _sql(pg_server, database, f'GRANT CREATE ON SCHEMA public TO "{app}"')
     with Store(_app_url(pg_server, app, database)) as s:  # as today: the dashboard's role creates and owns all
-        set_review_policy(s, ReviewPolicy(2), by=ADMIN)
+        keep_review_policy(s, ReviewPolicy(2), by=ADMIN)
     _sql(pg_server, database, f'REASSIGN OWNED BY "{app}" TO "{owner}"')
     _sql(pg_server, database, f'REVOKE CREATE ON SCHEMA public FROM "{app}"')
     assert main(["store", "setup", "--owner-url", owner_url, "--app-role", app]) == 0

@@ -6,14 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import actor, render, resources, session
-from graphrag.access.rule import Access
-from graphrag.answer.graph import load_graph
+from graphrag.access import Access
+from graphrag.answer import answer_question, load_graph
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
-from graphrag.present.serialize import route_text
-from graphrag.verify.policy import claim_state
-from graphrag.verify.review import visible_current, visible_to
-from graphrag.verify.status import load_answer, review_policy
+from graphrag.present import route_text
+from graphrag.verify import claim_state, load_answer, review_policy, visible_current, visible_to
 
 st.title("Ask")
 store = resources.store()
@@ -58,7 +56,8 @@ if asked:
                                if generator == "ollama" else None)
         try:
             with st.spinner("Retrieving, answering and checking support…"):
-                outcome = resources.asker(resources.store_path()).ask(question, settings)
+                outcome = answer_question(store, actor.principal(), resources.config(), question, settings,
+                                          asker=resources.asker(resources.store_path()))
             st.session_state[session.ANSWER_ID] = outcome.answer.id
             st.session_state[session.ANSWER_WARNINGS] = list(outcome.warnings)
         except GraphRAGError as exc:

@@ -6,9 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import actor, render, resources
-from graphrag.answer.entities import visible_entity
-from graphrag.answer.graph import load_graph
-from graphrag.present.viz import neighbourhood, neighbourhood_html
+from graphrag.answer import load_graph, visible_entity
+from graphrag.present import neighbourhood, neighbourhood_html
 from graphrag.text import counted
 
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}

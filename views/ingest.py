@@ -5,17 +5,21 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import actor, first_start, jobs, removal, render, resources, session
-from graphrag.access.deployment import allowed_path
 from graphrag.errors import GraphRAGError
-from graphrag.ingest.documents import DOCUMENT_MAX_BYTES, Rejected, Source
-from graphrag.ingest.extract import store_extractor
-from graphrag.ingest.extract.base import Extractor
-from graphrag.ingest.jobs import DONE, FAILED, Work
-from graphrag.ingest.pipeline import Ingestor
-from graphrag.ingest.uploads import Upload, assign_ids, default_labels, prepare_uploads
-from graphrag.model import PUBLIC, AuditEvent
+from graphrag.ingest import (
+    DOCUMENT_MAX_BYTES,
+    DONE,
+    FAILED,
+    Extractor,
+    Upload,
+    assign_ids,
+    default_labels,
+    folder_work,
+    store_extractor,
+    upload_work,
+)
+from graphrag.model import PUBLIC
 from graphrag.store import Store
-from graphrag.store.audit import event as audit_event
 from graphrag.text import counted
 
 st.title("Ingest documents")
@@ -85,48 +89,26 @@ def extractor(s: Store) -> Extractor:
     return store_extractor("ollama", s, model=st.session_state[session.EXTRACT_MODEL] or None, host=resources.ollama_host())
 
 
-def _actor() -> AuditEvent:
-    """Who the ingest runs for, read on the page's run (the job's thread has no session): a relabel's audit row."""
-    return audit_event(actor.principal(), "relabel")
-
-
-def _upload_work(s: Store, ex: Extractor, items: list[Source | Rejected]) -> Work:
-    cfg, relabel_by, held = resources.config(), _actor(), actor.access()
-    return lambda progress: Ingestor(s, ex, config=cfg, actor=relabel_by, viewer=held).ingest(items, progress)
-
-
-def _folder_work(s: Store, ex: Extractor, folder: str) -> Work:
-    # Files that were not attempted (unsupported type, links out of the folder, devices) are
-    # counted, never named: this page may be reached by others than the folder's owner.
-    cfg, relabel_by = resources.config(), _actor()
-    return lambda progress: Ingestor(s, ex, config=cfg, actor=relabel_by).ingest_paths([folder], progress,
-                                                                                   name_skipped=False)
-
-
 if go:
     try:
-        actor.require_role("admin", "ingest documents")  # the action checks too, with who is signed in now
+        # The ingest door's use cases check the role (with who is signed in now, read on the page's run: the
+        # job's thread has no session), read the uploads or check the folder against the configured roots before
+        # anything is read, and write the ingest's audit row; the relabels the job applies are audited as theirs.
+        me, cfg = actor.principal(), resources.config()
         if uploads:
             # Read from memory with the same checks (binary, empty, encoding, size) as a file
             # on disk; the upload's name never becomes a path on the server.
-            items = prepare_uploads([Upload(u.name, u.getvalue()) for u in uploads], store,
-                                    viewer_access=actor.access(), labels=upload_labels, new_versions=confirmed,
-                                    max_chars=resources.config().max_document_chars)
-            work = _upload_work(store, extractor(store), items)
-            label = f"Upload of {counted(len(items), 'file')}"
+            work = upload_work(store, me, cfg, extractor(store), [Upload(u.name, u.getvalue()) for u in uploads],
+                               upload_labels, confirmed)
+            label = f"Upload of {counted(len(uploads), 'file')}"
             # A new key empties the uploader: a second click must not store the files again.
             st.session_state["ingest_upload_round"] = st.session_state.get("ingest_upload_round", 0) + 1
         else:
-            # Resolved (links, ..) and checked against the configured roots before anything is read.
-            path = allowed_path(folder, resources.server_ingest_roots())
-            work = _folder_work(store, extractor(store), str(path))
+            work = folder_work(store, me, cfg, extractor(store), folder)
             label = "Folder ingest"
         # The job belongs to the server: leaving this page, a rerun or closing the tab does not stop it.
         submitted = jobs.runner().submit(label, work, owner=session.session_token())
         st.session_state[session.INGEST_JOB] = submitted.id
-        # Counts and the typed folder only: an upload's name may say more than its labels allow.
-        actor.audit(store, "ingest", source="upload" if uploads else "folder", files=len(uploads) if uploads else None,
-                    folder=None if uploads else folder.strip())
     except GraphRAGError as exc:
         st.error(render.plain(exc))
 
@@ -165,4 +147,4 @@ elif not store.counts()["versions"]:
 
 # --- administration: kept apart so an access gate can wrap it whole ------------------------------
 st.divider()
-removal.removal_section(store, actor.access(), actor=actor.reviewer())
+removal.removal_section(store, actor=actor.reviewer())

@@ -9,10 +9,18 @@ import streamlit as st
 
 from dashboard import actor, render, resources
 from graphrag.text import counted
-from graphrag.verify.exports import export_audit_log
-from graphrag.verify.policy import MAX_REQUIRED, ReviewPolicy
-from graphrag.verify.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
-from graphrag.verify.status import review_policy, set_review_policy
+from graphrag.verify import (
+    MAX_REQUIRED,
+    MIN_PAIR_CLAIMS,
+    RecordFilter,
+    RefitRefused,
+    export_audit_log,
+    record_stats,
+    refit_checker,
+    review_policy,
+    rollback_checker,
+    set_review_policy,
+)
 
 st.title("Verification record")
 store = resources.store()
@@ -111,8 +119,8 @@ with pol:
                                key="record_required",
                                help="With two or more, review is blind and disagreements go to the dispute queue")
     if st.button("Save the policy", key="record_save_policy", disabled=required == policy.required):
-        me = actor.require_role("admin", "set the review policy")  # the action checks, not only the page
-        set_review_policy(store, ReviewPolicy(int(required)), by=me)  # audited with the change
+        with render.stop_if_forbidden():  # the use case checks the role with who is signed in now, and audits
+            set_review_policy(store, actor.principal(), resources.config(), int(required))
         st.rerun()
 with chk:
     active = store.active_checker()
@@ -120,27 +128,24 @@ with chk:
                "team's standard from its verdicts; it is adopted only with enough verdicts and a measured gain.")
     b = st.columns(2)
     if b[0].button("Refit from the verdicts", key="record_refit"):
-        me = actor.require_role("admin", "refit the checker")
-        from graphrag.verify.support.learn import RefitRefused
-        from graphrag.verify.support.team import fit_from_verdicts
-
         try:
-            with st.spinner("Fitting and cross-validating by answer…"):
-                outcome = fit_from_verdicts(store, by=me)  # audited, adopted or not
+            with render.stop_if_forbidden(), st.spinner("Fitting and cross-validating by answer…"):
+                outcome = refit_checker(store, actor.principal(), resources.config())  # audited, adopted or not
             st.success(f"Adopted embedded@{outcome.version}: new support scores use it.")
         except RefitRefused as exc:
             st.warning(render.plain(f"Not adopted: {exc}"))
     if b[1].button("Roll back", key="record_rollback", disabled=active is None):
-        me = actor.require_role("admin", "roll the checker back")
-        now_active = store.rollback_checker(by=me)
+        with render.stop_if_forbidden():
+            now_active = rollback_checker(store, actor.principal(), resources.config())
         st.success(f"Support checker in use: embedded@{now_active or 'shipped'}.")
 
 
 def audit_csv() -> str:
     """The audit log for download, built when clicked; the role is checked here and the export audited."""
-    return export_audit_log(store, "csv", by=actor.refreshed(viewer)).text  # the policy as it is now
+    return export_audit_log(store, actor.refreshed(viewer), cfg, "csv").text  # the policy as it is now
 
 
+cfg = resources.config()  # read on the script's run: the download's callable runs outside it
 st.subheader("Audit log", anchor=False)
 st.caption("Sign-ins, ingests, exports, verdicts and settings, with who and when (append-only).")
 st.download_button("Audit log (CSV)", audit_csv, "audit.csv", "text/csv", icon=":material/download:",

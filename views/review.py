@@ -7,25 +7,24 @@ import streamlit as st
 
 from dashboard import actor, evidence, render, resources, session
 from dashboard.cited_pages import show_cited_pages
-from graphrag.access.rule import Access
-from graphrag.answer.graph import load_graph
+from graphrag.access import Access
+from graphrag.answer import load_graph
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
-from graphrag.present.serialize import route_text
-from graphrag.present.viz import route_html, route_list_html, shown_steps
+from graphrag.present import route_html, route_list_html, route_text, shown_steps
 from graphrag.text import counted
-from graphrag.verify.exports import export_record
-from graphrag.verify.policy import parties
-from graphrag.verify.review import (
+from graphrag.verify import (
     QueueItem,
-    record_verdict,
+    export_record,
+    judge_claim,
+    parties,
     review_queue,
+    review_policy,
     reviewable,
     visible_answer_questions,
     visible_claims,
     visible_history,
 )
-from graphrag.verify.status import review_policy
 
 store = resources.store()
 viewer = actor.require_role("viewer", "read the review queue")
@@ -34,6 +33,7 @@ me = actor.reviewer()
 onlooker = actor.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.verify.policy)
 may_judge = viewer.may("reviewer")
 may_export = viewer.may("admin")
+config = resources.config()  # read on the script's run: the downloads' callables run outside it
 reader = Access.of(access, include_superseded=True)  # reviewers see cited superseded versions, marked stale
 
 # "Review this answer" on the ask page leaves the answer here; the filter widget takes it once.
@@ -71,7 +71,7 @@ def queue() -> list[QueueItem]:
 def export(fmt: str) -> str:
     """The verification record for download, built when the button is clicked (outside the script
     run): the role is checked here against the policy as it is now, and the export is audited."""
-    return export_record(store, fmt, by=actor.refreshed(viewer), me=me).text
+    return export_record(store, actor.refreshed(viewer), config, fmt, me=me).text
 
 
 # Deferred downloads: the record is built when the button is clicked, not on every rerun. No
@@ -126,9 +126,9 @@ def chosen() -> Citation | None:
 def judge(label: VerdictLabel) -> None:
     """Append the verdict, then move on to the next claim nobody has judged yet."""
     try:
-        # The role is checked in record_verdict, with who is signed in now (not when the button was drawn).
-        v = record_verdict(store, answer, claim, chosen(), label, actor.reviewer(),
-                           st.session_state.get("review_note", ""), adjudicate=disputes, by=actor.principal())
+        # The role is checked by the use case, with who is signed in now (not when the button was drawn).
+        v = judge_claim(store, actor.principal(), config, answer, claim, chosen(), label, actor.reviewer(),
+                        note=st.session_state.get("review_note", ""), adjudicate=disputes)
     except GraphRAGError as exc:
         st.session_state["review_error"] = str(exc)
         return

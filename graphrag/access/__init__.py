@@ -1,5 +1,6 @@
 """Who may see and do what: the one visibility rule over access labels (``rule``: ``Access.sees``, an answer's
-footprint), identities and roles (``identity``: ``Principal``, ``require``) and the team deployment's policy file
+footprint), identities and roles (``identity``: ``Principal``, also named ``Viewer``: the actor every use case takes;
+``require``) and the team deployment's policy file
 and sign-in (``deployment``). Every other package asks here rather than comparing labels or roles itself.
 
 Import the names below from ``graphrag.access``; each is loaded on first use.
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
         Deployment,
         allowed_path,
         cached_policy,
+        deployment_for,
         ingest_roots,
         provider_name,
     )
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
         VIA_DASHBOARD,
         Forbidden,
         Principal,
+        Viewer,
         local_principal,
         require,
     )
@@ -54,9 +57,11 @@ _EXPORTS = {
     "Sources": "graphrag.access.rule",
     "VIA_CLI": "graphrag.access.identity",
     "VIA_DASHBOARD": "graphrag.access.identity",
+    "Viewer": "graphrag.access.identity",
     "allowed_path": "graphrag.access.deployment",
     "answer_visible": "graphrag.access.rule",
     "cached_policy": "graphrag.access.deployment",
+    "deployment_for": "graphrag.access.deployment",
     "footprint": "graphrag.access.rule",
     "footprint_of_routes": "graphrag.access.rule",
     "ingest_roots": "graphrag.access.deployment",
@@ -78,9 +83,11 @@ __all__ = [
     "Forbidden",
     "Principal",
     "Sources",
+    "Viewer",
     "allowed_path",
     "answer_visible",
     "cached_policy",
+    "deployment_for",
     "footprint",
     "footprint_of_routes",
     "ingest_roots",

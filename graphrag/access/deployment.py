@@ -62,6 +62,11 @@ def deployment(config: Config, auth: Any = None) -> Deployment:
     return Deployment(TEAM, policy_path, tuple(problems))
 
 
+# The access door's name for it: a door name equal to one of its modules' (``deployment``) would be shadowed by
+# that module once anything imports it (importing a submodule sets it as the package's attribute).
+deployment_for = deployment
+
+
 def auth_problems(auth: Any) -> list[str]:
     """What the [auth] section of .streamlit/secrets.toml lacks for Streamlit's OpenID Connect sign-in."""
     if not isinstance(auth, Mapping) or not auth:

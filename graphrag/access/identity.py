@@ -141,6 +141,12 @@ class Principal:
         return role_at_least(self.role, role)
 
 
+# The actor every use case takes: who acts (identity, none in local mode), what they may see (labels), what they
+# may do (role) and through which surface. The access door's name for ``Principal``: one record, two names, so
+# nothing converts between an actor and a principal.
+Viewer = Principal
+
+
 def require(principal: Principal, role: str, action: str = "do this") -> None:
     """Raise ``Forbidden`` unless ``principal`` holds ``role`` or a higher one. Checked by the code
     that acts, whatever the page drew: a hidden button is not a permission."""

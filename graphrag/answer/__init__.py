@@ -1,8 +1,9 @@
 """Answering a question from the documents a viewer may see: the knowledge graph held in memory (``graph``), the
 entities a question names (``anchors``), retrieval over the graph and the embeddings (``retrieve``), sources
 that state different values (``disagreement``), the generators that write the answer (``generate``) and the
-sentence ranker they use (``rank``), one entity as a viewer sees it (``entities``), citations resolved to spans (``attribution``), and the use case that runs
-them all and stores the answer (``ask``: ``Asker``).
+sentence ranker they use (``rank``), one entity as a viewer sees it (``entities``), citations resolved to spans
+(``attribution``), the pipeline that runs them all and stores the answer (``ask``: ``Asker``), and the use case a
+surface calls with the viewer who asks (``actions``: ``answer_question``).
 
 Import the names below from ``graphrag.answer``; each is loaded on first use.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
+    from graphrag.answer.actions import answer_question
     from graphrag.answer.ask import Asker, AskOutcome
     from graphrag.answer.disagreement import DISAGREE_OPENING
     from graphrag.answer.entities import EntityView, visible_entity
@@ -32,6 +34,7 @@ _EXPORTS = {
     "KnowledgeGraph": "graphrag.answer.graph",
     "disagreement_from_json": "graphrag.model",  # the codec sits beside the record (the store uses it)
     "disagreement_json": "graphrag.model",
+    "answer_question": "graphrag.answer.actions",
     "load_graph": "graphrag.answer.graph",
     "visible_entity": "graphrag.answer.entities",
 }
@@ -43,6 +46,7 @@ __all__ = [
     "Asker",
     "EntityView",
     "KnowledgeGraph",
+    "answer_question",
     "disagreement_from_json",
     "disagreement_json",
     "load_graph",

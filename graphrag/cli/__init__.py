@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _not_utf8(argv: Sequence[str]) -> str | None:
     """The first argument holding bytes that are not UTF-8 (Python surrogate-escapes them), shown safely."""
-    from graphrag.ingest.folders import printable
+    from graphrag.ingest import printable
 
     for arg in argv:
         try:

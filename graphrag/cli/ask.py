@@ -7,10 +7,17 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from graphrag.answer.generate import GENERATORS
-from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, choices_help, open_store
+from graphrag.answer import GENERATORS
+from graphrag.cli.common import (
+    add_access_arg,
+    add_json_arg,
+    add_store_arg,
+    choices_help,
+    open_store,
+    principal,
+)
 from graphrag.model import AskSettings
-from graphrag.verify.support import CHECKERS
+from graphrag.verify import CHECKERS
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -64,9 +71,8 @@ def _settings(args: argparse.Namespace) -> AskSettings:
 def run(args: argparse.Namespace) -> int:
     """Ask the question, save the answer and print it with each claim's support and citations; 2 when the
     store holds no documents."""
-    from graphrag.answer.ask import Asker
-    from graphrag.answer.graph import load_graph
-    from graphrag.present.serialize import (
+    from graphrag.answer import answer_question, load_graph
+    from graphrag.present import (
         VERBATIM,
         VERBATIM_CHECKS,
         answer_json,
@@ -91,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: no document with id {', '.join(map(repr, unknown))} in {args.store}; "
                   "the ids are those `graphrag ingest` reports (first column)", file=sys.stderr)
             return 2
-        outcome = Asker(store).ask(args.question, _settings(args))
+        outcome = answer_question(store, principal(args), args.config, args.question, _settings(args))
         names = store.entity_names()
         ans = outcome.answer
         layouts = store.span_layouts(cited_keys(ans))

@@ -26,8 +26,8 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write every audit event (from --since on), oldest first, as CSV or JSON; the export is audited too."""
-    from graphrag.verify.exports import export_audit_log
+    from graphrag.verify import export_audit_log
 
     with open_store(args) as store:
-        done = export_audit_log(store, args.format, by=principal(args), since=args.since)
+        done = export_audit_log(store, principal(args), args.config, args.format, since=args.since)
     return write_out(done.text, args.out, f"{done.rows} audit events")

@@ -8,8 +8,9 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from graphrag.access.identity import Principal
+from graphrag.access import Viewer
 from graphrag.cli.common import add_json_arg, add_store_arg, open_store, principal
+from graphrag.config import Config
 from graphrag.store import Store
 
 if TYPE_CHECKING:
@@ -41,10 +42,12 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "list":
             return _list(store, args.json)
         if args.action == "rollback":
-            now_active = store.rollback_checker(args.to, by=principal(args))
+            from graphrag.verify import rollback_checker
+
+            now_active = rollback_checker(store, principal(args), args.config, args.to)
             print(f"active support checker: embedded@{now_active or 'shipped'}")
             return 0
-        return _fit(store, args.json, principal(args))
+        return _fit(store, args.json, principal(args), args.config)
 
 
 def _list(store: Store, as_json: bool) -> int:
@@ -68,12 +71,11 @@ def _list(store: Store, as_json: bool) -> int:
     return 0
 
 
-def _fit(store: Store, as_json: bool, by: Principal) -> int:
-    from graphrag.verify.support.learn import RefitRefused
-    from graphrag.verify.support.team import fit_from_verdicts
+def _fit(store: Store, as_json: bool, by: Viewer, config: Config) -> int:
+    from graphrag.verify import RefitRefused, refit_checker
 
     try:
-        outcome = fit_from_verdicts(store, by=by)
+        outcome = refit_checker(store, by, config)
     except RefitRefused as exc:
         if as_json:
             print(json.dumps({"adopted": False, "reason": str(exc), "report": exc.report}, default=float))

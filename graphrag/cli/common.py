@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from graphrag.access.identity import VIA_CLI, Principal, local_principal
+from graphrag.access import VIA_CLI, Viewer, local_principal
 from graphrag.config import Config, ConfigError
 from graphrag.model import PUBLIC
 from graphrag.store import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
@@ -42,7 +42,7 @@ def open_store(args: argparse.Namespace) -> Store:
     return open_configured(args.store, config=args.config)
 
 
-def principal(args: argparse.Namespace) -> Principal:
+def principal(args: argparse.Namespace) -> Viewer:
     """Who acts at the command line: local mode, every role, the ``--access`` labels given (public by
     default); the audit log says ``via: cli``."""
     return local_principal(getattr(args, "access", None) or [PUBLIC], via=VIA_CLI)

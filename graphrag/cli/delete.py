@@ -33,7 +33,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Remove the document: asks first on a terminal, needs --yes otherwise; 1 when the person says no."""
-    from graphrag.ingest.removal import clean_actor, describe, preview_removal, remove_document
+    from graphrag.ingest import clean_actor, describe, preview_removal, remove_document
 
     actor = clean_actor(args.by or _os_user())
     with open_store(args) as store:
@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
             if input("This cannot be undone. Remove it? [y/N] ").strip().lower() not in ("y", "yes"):
                 print("nothing removed")
                 return 1
-        done = remove_document(store, args.id, args.version, actor=actor, reason=args.reason or "",
-                               by=principal(args))
+        done = remove_document(store, principal(args), args.config, args.id, args.version, actor=actor,
+                               reason=args.reason or "")
     if args.json:
         print(json.dumps(asdict(done), indent=2, ensure_ascii=False))
     else:

@@ -25,8 +25,8 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the entity's visible mentions and relations; 2 when no visible entity has that name."""
-    from graphrag.answer.entities import visible_entity
-    from graphrag.present.serialize import entity_json
+    from graphrag.answer import visible_entity
+    from graphrag.present import entity_json
     from graphrag.text import normalise
 
     with open_store(args) as store:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from graphrag.cli.common import add_json_arg, choices_help
 from graphrag.errors import InputError
-from graphrag.verify.support import CHECKERS
+from graphrag.verify import CHECKERS
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers

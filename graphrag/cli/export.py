@@ -24,8 +24,8 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the verification record the access labels can see, and audit the export."""
-    from graphrag.verify.exports import export_record
+    from graphrag.verify import export_record
 
     with open_store(args) as store:
-        done = export_record(store, args.format, by=principal(args), me=args.me)
+        done = export_record(store, principal(args), args.config, args.format, me=args.me)
     return write_out(done.text, args.out, f"{done.rows} verdicts")

@@ -12,11 +12,8 @@ from tqdm import tqdm
 
 from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store, principal
 from graphrag.config import _count as parse_count
-from graphrag.ingest.documents import DEFAULT_MAX_BYTES
-from graphrag.ingest.extract import EXTRACTORS
-from graphrag.ingest.jobs import EtaClock, format_eta
+from graphrag.ingest import DEFAULT_MAX_BYTES, EXTRACTORS, EtaClock, format_eta
 from graphrag.model import Progress
-from graphrag.store.audit import event as audit_event
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -86,19 +83,17 @@ def register(subparsers: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     """Ingest the paths and print the report; 1 when no document was ingested (each failed, found no model
     or was refused: ``DocumentReport.not_ingested``)."""
-    from graphrag.ingest.extract import store_extractor
-    from graphrag.ingest.pipeline import Ingestor
+    from graphrag.ingest import ingest_paths, store_extractor
 
     with open_store(args) as store:
         # --host, else OLLAMA_HOST, else the default (the rules extractor takes neither option)
         options = {"model": args.model or None, "host": args.config.ollama_host} if args.extractor == "ollama" else {
             "model": args.model or None}
         config = args.config.override(max_document_chars=args.max_chars)
-        report = Ingestor(store, store_extractor(args.extractor, store, **options), config=config,
-                          actor=audit_event(principal(args), "relabel")).ingest_paths(
-            args.paths, IngestProgress(), args.max_bytes)
-        store.add_audit(audit_event(principal(args), "ingest", paths=[str(p) for p in args.paths],
-                                    **report.totals()))
+        # the role, the relabels' rows and the ingest's own row are the ingest door's (ingest_paths)
+        report = ingest_paths(store, principal(args), config, args.paths,
+                              store_extractor(args.extractor, store, **options), progress=IngestProgress(),
+                              max_bytes=args.max_bytes)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -32,8 +32,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the statistics of the verdicts the filters and access labels select."""
-    from graphrag.verify.record import RecordFilter, record_stats
-    from graphrag.verify.review import review_viewer
+    from graphrag.verify import RecordFilter, record_stats, review_viewer
 
     flt = RecordFilter(args.since, args.until, args.reviewer, args.document, args.question)
     with open_store(args) as store:

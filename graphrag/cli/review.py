@@ -53,13 +53,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _policy(args: argparse.Namespace) -> int:
-    from graphrag.verify.policy import ReviewPolicy
-    from graphrag.verify.status import review_policy, set_review_policy
+    from graphrag.verify import review_policy, set_review_policy
 
     with open_store(args) as store:
-        if args.required is not None:
-            set_review_policy(store, ReviewPolicy(args.required), by=principal(args))
-        policy = review_policy(store)
+        # set (role checked, audited) by the verify door's use case, as the Record page does
+        policy = (set_review_policy(store, principal(args), args.config, args.required) if args.required is not None
+                  else review_policy(store))
     print(json.dumps({"required_verdicts": policy.required, "blind": policy.blind}) if args.json else
           f"each claim needs {policy.required} independent verdict(s)"
           + ("; review is blind, disagreements go to the dispute queue" if policy.blind else ""))
@@ -67,8 +66,8 @@ def _policy(args: argparse.Namespace) -> int:
 
 
 def _queue(args: argparse.Namespace) -> int:
-    from graphrag.present.serialize import support_json
-    from graphrag.verify.review import review_queue, review_viewer
+    from graphrag.present import support_json
+    from graphrag.verify import review_queue, review_viewer
 
     with open_store(args) as store:
         # Under blind review nobody else's verdict on a claim still judged blind is listed until this
@@ -90,12 +89,12 @@ def _queue(args: argparse.Namespace) -> int:
 
 
 def _mark(args: argparse.Namespace) -> int:
-    from graphrag.verify.review import mark_claim
+    from graphrag.verify import mark_verdict
 
     with open_store(args) as store:
-        # by: the command line acts locally (every role, the labels given); the verdict is audited
-        v = mark_claim(store, args.answer, args.claim, args.verdict, args.reviewer, args.access,
-                       note=args.note or "", citation=args.citation, adjudicate=args.adjudicate, by=principal(args))
+        # the command line acts locally (every role, the --access labels); the verdict is audited
+        v = mark_verdict(store, principal(args), args.config, args.answer, args.claim, args.verdict, args.reviewer,
+                         note=args.note or "", citation=args.citation, adjudicate=args.adjudicate)
     print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role})
           if args.json else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}"
           + (" (adjudication)" if args.adjudicate else ""))

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     ``setup``: migrate as the owner, grant the application role, print what it may do."""
     if args.what == "setup":
         return _setup(args)
-    from graphrag.store.transfer import copy_store
+    from graphrag.store import copy_store
 
     def progress(p: Progress) -> None:  # one line per table copied
         print(f"store migrate: {p.done}/{p.total} tables ({p.message})", file=sys.stderr)
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _setup(args: argparse.Namespace) -> int:
-    from graphrag.store.roles import setup_roles
+    from graphrag.store import setup_roles
 
     password = None
     if args.app_password_file is not None:

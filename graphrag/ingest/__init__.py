@@ -14,8 +14,16 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
+    from graphrag.ingest.actions import (
+        folder_work,
+        ingest_paths,
+        removal_choices,
+        remove_document,
+        upload_work,
+    )
     from graphrag.ingest.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES, Rejected, Source
-    from graphrag.ingest.extract import EXTRACTORS, make_extractor
+    from graphrag.ingest.extract import EXTRACTORS, make_extractor, store_extractor
+    from graphrag.ingest.extract.base import Extractor
     from graphrag.ingest.folders import printable
     from graphrag.ingest.jobs import (
         DONE,
@@ -30,15 +38,7 @@ if TYPE_CHECKING:
         format_eta,
     )
     from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
-    from graphrag.ingest.removal import (
-        RemovalTarget,
-        clean_actor,
-        describe,
-        on_removed,
-        preview_removal,
-        removal_targets,
-        remove_document,
-    )
+    from graphrag.ingest.removal import RemovalTarget, clean_actor, describe, on_removed, preview_removal
     from graphrag.ingest.uploads import Upload, assign_ids, default_labels, prepare_uploads
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
@@ -49,6 +49,7 @@ _EXPORTS = {
     "DONE": "graphrag.ingest.jobs",
     "EXTRACTORS": "graphrag.ingest.extract",
     "EtaClock": "graphrag.ingest.jobs",
+    "Extractor": "graphrag.ingest.extract.base",
     "FAILED": "graphrag.ingest.jobs",
     "IngestJob": "graphrag.ingest.jobs",
     "IngestReport": "graphrag.ingest.pipeline",
@@ -67,14 +68,18 @@ _EXPORTS = {
     "clean_actor": "graphrag.ingest.removal",
     "default_labels": "graphrag.ingest.uploads",
     "describe": "graphrag.ingest.removal",
+    "folder_work": "graphrag.ingest.actions",
     "format_eta": "graphrag.ingest.jobs",
+    "ingest_paths": "graphrag.ingest.actions",
     "make_extractor": "graphrag.ingest.extract",
     "on_removed": "graphrag.ingest.removal",
     "prepare_uploads": "graphrag.ingest.uploads",
     "preview_removal": "graphrag.ingest.removal",
     "printable": "graphrag.ingest.folders",
-    "removal_targets": "graphrag.ingest.removal",
-    "remove_document": "graphrag.ingest.removal",
+    "removal_choices": "graphrag.ingest.actions",
+    "remove_document": "graphrag.ingest.actions",
+    "store_extractor": "graphrag.ingest.extract",
+    "upload_work": "graphrag.ingest.actions",
 }
 
 __all__ = [
@@ -86,6 +91,7 @@ __all__ = [
     "QUEUED",
     "RUNNING",
     "EtaClock",
+    "Extractor",
     "IngestJob",
     "IngestReport",
     "Ingestor",
@@ -101,14 +107,18 @@ __all__ = [
     "clean_actor",
     "default_labels",
     "describe",
+    "folder_work",
     "format_eta",
+    "ingest_paths",
     "make_extractor",
     "on_removed",
     "prepare_uploads",
     "preview_removal",
     "printable",
-    "removal_targets",
+    "removal_choices",
     "remove_document",
+    "store_extractor",
+    "upload_work",
 ]
 
 

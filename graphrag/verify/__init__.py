@@ -3,7 +3,9 @@ under single or blind review (``policy``), what the store's rows mean under it: 
 current verdicts and an answer's verified status (``status``), the verification record and its statistics (``record``), the
 audit log as a file (``audit``), exports of the record and the log (``exports``), what a viewer's sidebar
 counts (``overview``) and the automatic support checkers that score a citation before a human does
-(``support``).
+(``support``). The use cases a surface calls (``actions``) take ``(store, viewer, config)``, check the role and
+have the audit row written once: marking a verdict, setting the review policy, refitting and rolling back the
+checker, exporting the record and the audit log.
 
 Import the names below from ``graphrag.verify``; each is loaded on first use.
 """
@@ -15,7 +17,19 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
-    from graphrag.verify.exports import export_audit_log, export_record
+    from graphrag.verify.actions import (
+        export_audit_log,
+        export_record,
+        judge_claim,
+        mark_verdict,
+        record_sign_in,
+        refit_checker,
+        rollback_checker,
+        set_review_policy,
+        viewer_overview,
+    )
+    from graphrag.verify.exports import Export
+    from graphrag.verify.overview import Overview
     from graphrag.verify.policy import (
         MAX_REQUIRED,
         ClaimState,
@@ -31,8 +45,6 @@ if TYPE_CHECKING:
     from graphrag.verify.review import (
         QueueItem,
         clean_reviewer,
-        mark_claim,
-        record_verdict,
         review_queue,
         review_viewer,
         reviewable,
@@ -43,8 +55,10 @@ if TYPE_CHECKING:
         visible_history,
         visible_to,
     )
-    from graphrag.verify.status import current_verdicts, load_answer, review_policy, set_review_policy
+    from graphrag.verify.status import current_verdicts, load_answer, review_policy
     from graphrag.verify.support import CHECKERS, SupportChecker, checker_for_store, make_checker
+    from graphrag.verify.support.learn import RefitRefused
+    from graphrag.verify.support.team import FitOutcome
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
 # modules) loads nothing else and no import cycle can run through this door.
@@ -52,10 +66,14 @@ _EXPORTS = {
     "CHECKERS": "graphrag.verify.support",
     "ClaimState": "graphrag.verify.policy",
     "ClaimStatus": "graphrag.verify.policy",
+    "Export": "graphrag.verify.exports",
+    "FitOutcome": "graphrag.verify.support.team",
     "MAX_REQUIRED": "graphrag.verify.policy",
     "MIN_PAIR_CLAIMS": "graphrag.verify.record",
+    "Overview": "graphrag.verify.overview",
     "QueueItem": "graphrag.verify.review",
     "RecordFilter": "graphrag.verify.record",
+    "RefitRefused": "graphrag.verify.support.learn",
     "ReviewPolicy": "graphrag.verify.policy",
     "ReviewViewer": "graphrag.verify.policy",
     "SupportChecker": "graphrag.verify.support",
@@ -64,20 +82,25 @@ _EXPORTS = {
     "claim_state": "graphrag.verify.policy",
     "clean_reviewer": "graphrag.verify.review",
     "current_verdicts": "graphrag.verify.status",
-    "export_audit_log": "graphrag.verify.exports",
-    "export_record": "graphrag.verify.exports",
+    "export_audit_log": "graphrag.verify.actions",
+    "export_record": "graphrag.verify.actions",
+    "judge_claim": "graphrag.verify.actions",
     "latest": "graphrag.verify.policy",
     "load_answer": "graphrag.verify.status",
     "make_checker": "graphrag.verify.support",
-    "mark_claim": "graphrag.verify.review",
+    "mark_verdict": "graphrag.verify.actions",
     "parties": "graphrag.verify.policy",
+    "record_sign_in": "graphrag.verify.actions",
     "record_stats": "graphrag.verify.record",
     "record_verdict": "graphrag.verify.review",
     "review_policy": "graphrag.verify.status",
     "review_queue": "graphrag.verify.review",
     "review_viewer": "graphrag.verify.review",
     "reviewable": "graphrag.verify.review",
-    "set_review_policy": "graphrag.verify.status",
+    "set_review_policy": "graphrag.verify.actions",
+    "refit_checker": "graphrag.verify.actions",
+    "rollback_checker": "graphrag.verify.actions",
+    "viewer_overview": "graphrag.verify.actions",
     "visible_answer": "graphrag.verify.review",
     "visible_answer_questions": "graphrag.verify.review",
     "visible_claims": "graphrag.verify.review",
@@ -92,8 +115,12 @@ __all__ = [
     "MIN_PAIR_CLAIMS",
     "ClaimState",
     "ClaimStatus",
+    "Export",
+    "FitOutcome",
+    "Overview",
     "QueueItem",
     "RecordFilter",
+    "RefitRefused",
     "ReviewPolicy",
     "ReviewViewer",
     "SupportChecker",
@@ -104,18 +131,23 @@ __all__ = [
     "current_verdicts",
     "export_audit_log",
     "export_record",
+    "judge_claim",
     "latest",
     "load_answer",
     "make_checker",
-    "mark_claim",
+    "mark_verdict",
     "parties",
+    "record_sign_in",
     "record_stats",
     "record_verdict",
+    "refit_checker",
     "review_policy",
     "review_queue",
     "review_viewer",
     "reviewable",
+    "rollback_checker",
     "set_review_policy",
+    "viewer_overview",
     "visible_answer",
     "visible_answer_questions",
     "visible_claims",

@@ -22,7 +22,7 @@ def review_policy(store: Store) -> ReviewPolicy:
     return ReviewPolicy(store.required_verdicts())
 
 
-def set_review_policy(store: Store, policy: ReviewPolicy, *, by: Principal) -> None:
+def keep_review_policy(store: Store, policy: ReviewPolicy, *, by: Principal) -> None:
     """Keep ``policy`` as the team's; ``by`` (an admin) is audited with the change by the store."""
     store.set_required_verdicts(policy.required, by=by)
 

@@ -1,0 +1,31 @@
+"""What a viewer asks: the answer door's use case.
+
+It takes ``(store, viewer, config)`` like every door's use case, checks the viewer's role, and answers only from what
+the viewer's labels can see: the labels an answer is asked with are the viewer's, whatever a surface put in the
+settings. An answer is stored, but asking writes no audit row: the answer is not yet part of the verification
+record (a verdict on it is, and is audited).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from graphrag.access.identity import VIEWER, Viewer, require
+from graphrag.config import Config
+from graphrag.model import AskSettings
+
+if TYPE_CHECKING:
+    from graphrag.answer.ask import Asker, AskOutcome
+    from graphrag.store import Store
+
+
+def answer_question(store: Store, viewer: Viewer, config: Config, question: str, settings: AskSettings = AskSettings(),
+                    *, asker: Asker | None = None) -> AskOutcome:
+    """Answer ``question`` from the documents ``viewer`` may see, and store the answer. Needs the viewer role.
+    ``asker``: one already prepared on ``store`` (the dashboard keeps one per store, with its embedder loaded)."""
+    from graphrag.answer.ask import Asker
+
+    require(viewer, VIEWER, "ask questions")
+    runner = asker if asker is not None else Asker(store)
+    return runner.ask(question, replace(settings, access=tuple(sorted(viewer.labels))))

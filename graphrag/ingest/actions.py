@@ -1,0 +1,87 @@
+"""What a viewer does to the documents: the ingest door's use cases.
+
+Each takes ``(store, viewer, config)`` and its own arguments, checks the viewer's role (an admin's, for every one
+here), limits what it shows to what the viewer may see, and has the audit row written once: ``ingest`` here, a
+relabel's ``relabel`` by the pipeline as it applies it, a removal's ``remove`` by the store in the removal's own
+transaction. The CLI and the Ingest page call these and nothing below them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from graphrag.access.deployment import allowed_path, ingest_roots
+from graphrag.access.identity import ADMIN, Viewer, require
+from graphrag.access.rule import Access
+from graphrag.config import Config
+from graphrag.ingest import removal
+from graphrag.ingest.documents import DEFAULT_MAX_BYTES
+from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
+from graphrag.ingest.uploads import Upload, prepare_uploads
+from graphrag.store.audit import event
+
+if TYPE_CHECKING:
+    from graphrag.ingest.extract.base import Extractor
+    from graphrag.ingest.jobs import Work
+    from graphrag.store import Store
+    from graphrag.store.removals import Removal
+
+
+def _ingestor(store: Store, viewer: Viewer, config: Config, extractor: Extractor,
+              shown_labels: Sequence[str] | None = None) -> Ingestor:
+    # the relabels it applies are audited as this viewer's
+    return Ingestor(store, extractor, config=config, actor=event(viewer, "relabel"), viewer=shown_labels)
+
+
+def ingest_paths(store: Store, viewer: Viewer, config: Config, paths: Sequence[str | Path], extractor: Extractor,
+                 *, progress: ProgressFn | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> IngestReport:
+    """Ingest files and folders now (the command line); audited when done, with the paths and the totals."""
+    require(viewer, ADMIN, "ingest documents")
+    report = _ingestor(store, viewer, config, extractor).ingest_paths(paths, progress, max_bytes)
+    store.add_audit(event(viewer, "ingest", paths=[str(p) for p in paths], **report.totals()))
+    return report
+
+
+def upload_work(store: Store, viewer: Viewer, config: Config, extractor: Extractor, uploads: Sequence[Upload],
+                labels: Sequence[str], new_versions: Sequence[str] = ()) -> Work:
+    """The ingest of browser uploads, labelled ``labels``, read now (the checks of a file on disk, from memory) and
+    returned as work for the job runner. An upload named like a document the viewer can see becomes its new version
+    only when listed in ``new_versions``. Audited now, counts only: an upload's name may say more than its labels
+    allow."""
+    require(viewer, ADMIN, "ingest documents")
+    shown = sorted(viewer.labels)
+    items = prepare_uploads(uploads, store, viewer_access=shown, labels=labels, new_versions=new_versions,
+                            max_chars=config.max_document_chars)
+    ingestor = _ingestor(store, viewer, config, extractor, shown)
+    store.add_audit(event(viewer, "ingest", source="upload", files=len(uploads), folder=None))
+    return lambda progress: ingestor.ingest(items, progress)
+
+
+def folder_work(store: Store, viewer: Viewer, config: Config, extractor: Extractor, folder: str) -> Work:
+    """The ingest of a folder (or file) on the server, returned as work for the job runner: refused (InputError)
+    unless it lies under the configured ingest roots, checked before anything is read. Files it does not attempt
+    are counted, never named (the page may be reached by others than the folder's owner). Audited now."""
+    require(viewer, ADMIN, "ingest documents")
+    path = str(allowed_path(folder, ingest_roots(config)))
+    ingestor = _ingestor(store, viewer, config, extractor)
+    store.add_audit(event(viewer, "ingest", source="folder", files=None, folder=folder.strip()))
+    return lambda progress: ingestor.ingest_paths([path], progress, name_skipped=False)
+
+
+def removal_choices(store: Store, viewer: Viewer, config: Config) -> list[removal.RemovalTarget]:
+    """The documents the viewer may remove: those with a version (superseded ones too) their labels can see; a
+    hidden document's id or title is never offered."""
+    require(viewer, ADMIN, "remove a document")
+    sees = Access.of(viewer.labels, include_superseded=True)
+    return [t for t in removal.removal_targets(store) if any(sees.sees(v.access) for v in t.versions)]
+
+
+def remove_document(store: Store, viewer: Viewer, config: Config, doc_id: str, versions: removal.Versions = None,
+                    *, actor: str, reason: str = "") -> Removal:
+    """Remove every version of ``doc_id``, or only ``versions``, in one transaction; audited as ``remove`` in it.
+    ``actor`` is kept in the removal record; in team mode it is the signed-in identity, whatever was typed."""
+    require(viewer, ADMIN, "remove a document")
+    return removal.remove_document(store, doc_id, versions, actor=viewer.name if viewer.team else actor,
+                                   reason=reason, by=viewer)

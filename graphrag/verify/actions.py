@@ -1,0 +1,103 @@
+"""What a viewer does to the verification record: the verify door's use cases.
+
+Each takes ``(store, viewer, config)`` and its own arguments, checks the viewer's role, limits what it reads to
+what the viewer may see, and has the audit row written once: by the store method that makes the change, in the
+change's own transaction (a verdict, the review policy, a checker version, a rollback), or here for a refused
+refit, an export and a sign-in. The CLI and the pages call these and nothing below them, so both surfaces act
+alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from graphrag.access.identity import ADMIN, REVIEWER, Viewer, require
+from graphrag.config import Config
+from graphrag.store.audit import event
+from graphrag.verify import exports
+from graphrag.verify.policy import ReviewPolicy
+
+if TYPE_CHECKING:
+    from graphrag.model import Answer, Citation, Claim, Verdict, VerdictLabel
+    from graphrag.store import Store
+    from graphrag.verify.overview import Overview
+    from graphrag.verify.policy import ReviewViewer
+    from graphrag.verify.support.team import FitOutcome
+
+
+def mark_verdict(store: Store, viewer: Viewer, config: Config, answer_id: int, claim_index: int,
+                 verdict: str | VerdictLabel, reviewer: str, *, note: str = "", citation: str | None = None,
+                 adjudicate: bool = False) -> Verdict:
+    """Record ``viewer``'s verdict on a claim of a stored answer their labels can see, judged against the citation
+    with marker ``citation`` (default: the claim's first valid one). Needs the reviewer role (and, to settle a
+    dispute in team mode, the adjudicator's); audited as ``verdict``."""
+    from graphrag.verify.review import mark_claim
+
+    require(viewer, REVIEWER, "record a verdict")
+    return mark_claim(store, answer_id, claim_index, verdict, reviewer, sorted(viewer.labels), note=note,
+                      citation=citation, adjudicate=adjudicate, by=viewer)
+
+
+def judge_claim(store: Store, viewer: Viewer, config: Config, answer: Answer, claim: Claim,
+                citation: Citation | None, verdict: str | VerdictLabel, reviewer: str, *, note: str = "",
+                adjudicate: bool = False) -> Verdict:
+    """``mark_verdict`` for a claim already on screen (the Review page holds the answer it shows)."""
+    from graphrag.verify.review import record_verdict
+
+    require(viewer, REVIEWER, "record a verdict")
+    return record_verdict(store, answer, claim, citation, verdict, reviewer, note, adjudicate=adjudicate,
+                          by=viewer)
+
+
+def set_review_policy(store: Store, viewer: Viewer, config: Config, required: int) -> ReviewPolicy:
+    """Set how many independent verdicts each claim needs (two or more: blind review); needs the admin role;
+    audited as ``review-policy``. Returns the policy now in force."""
+    require(viewer, ADMIN, "set the review policy")
+    from graphrag.verify.status import keep_review_policy, review_policy
+
+    keep_review_policy(store, ReviewPolicy(required), by=viewer)
+    return review_policy(store)
+
+
+def refit_checker(store: Store, viewer: Viewer, config: Config) -> FitOutcome:
+    """Refit the embedded support checker from the team's verdicts; adopted only with enough verdicts and a
+    measured gain, else ``RefitRefused`` (nothing changed). Needs the admin role; audited as ``checker-refit``
+    either way."""
+    from graphrag.verify.support.team import fit_from_verdicts
+
+    require(viewer, ADMIN, "refit the checker")
+    return fit_from_verdicts(store, by=viewer)
+
+
+def rollback_checker(store: Store, viewer: Viewer, config: Config, to: int | None = None) -> int:
+    """Make checker version ``to`` active (0: the shipped parameters; default: the one before the active one);
+    the version now active. Needs the admin role; audited as ``checker-rollback``."""
+    require(viewer, ADMIN, "roll the checker back")
+    return store.rollback_checker(to, by=viewer)
+
+
+def export_record(store: Store, viewer: Viewer, config: Config, fmt: str, *, me: str | None = None
+                  ) -> exports.Export:
+    """The verification record the viewer's labels can see, as CSV or JSON (blind review applies: ``me`` is the
+    name a local user judges under). Needs the admin role; audited as ``export``."""
+    return exports.export_record(store, fmt, by=viewer, me=me)
+
+
+def export_audit_log(store: Store, viewer: Viewer, config: Config, fmt: str, *, since: str | None = None
+                     ) -> exports.Export:
+    """The audit log (from ``since`` on), as CSV or JSON; the export is its own last row. Needs the admin role."""
+    return exports.export_audit_log(store, fmt, by=viewer, since=since)
+
+
+def record_sign_in(store: Store, viewer: Viewer, config: Config, *, issued_at: object = None) -> None:
+    """A team member's sign-in, in the audit log with the role and labels the policy granted them then;
+    ``issued_at``: the ID token's issue time, which names the sign-in."""
+    store.add_audit(event(viewer, "sign-in", role=viewer.role, labels=sorted(viewer.labels), issued_at=issued_at))
+
+
+def viewer_overview(store: Store, viewer: Viewer, config: Config, onlooker: ReviewViewer) -> Overview:
+    """What the sidebar counts for ``viewer``: only what their labels can see, and the verdicts ``onlooker`` (the
+    viewer under blind review: ``review_viewer``) may be shown, never the whole store's."""
+    from graphrag.verify.overview import overview
+
+    return overview(store, viewer.labels, onlooker)
