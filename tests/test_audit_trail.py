@@ -20,7 +20,7 @@ from graphrag.config import Config
 from graphrag.model import AuditEvent
 from graphrag.store import Store
 from graphrag.verify.policy import ReviewPolicy
-from graphrag.verify.status import keep_review_policy
+from graphrag.verify.status import keep_review_policy, review_policy
 from helpers import ADMIN, internal_route_answer, reference_extractor
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,7 +250,7 @@ def test_in_team_mode_a_removal_names_the_signed_in_admin_not_the_typed_name(rec
 
 # Store methods that change the record (each audited in its own transaction) and the audit writer itself: only the
 # doors call them, so no surface can change the record its own way or write a row its use case does not.
-WRITERS = {"add_audit", "add_verdict", "set_review_policy", "rollback_checker", "add_checker_version",
+WRITERS = {"add_audit", "add_verdict", "set_required_verdicts", "rollback_checker", "add_checker_version",
            "remove_document", "relabel_document", "write_document", "save_answer"}
 
 
@@ -272,9 +272,9 @@ def _own_audit_or_role_lines(path: Path, root: Path = ROOT) -> list[str]:
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
         if name in ("event", "audit_event", "audit"):
             found.append(f"{where}:{node.lineno} {name}()")
-        # a role check of the surface's own; the page gate (state.require_role: may this page be drawn?) is
+        # a role check of the surface's own; the page gate (actor.require_role: may this page be drawn?) is
         # where it is allowed
-        if name == "require" and path != root / "dashboard" / "state.py":
+        if name == "require" and path != root / "dashboard" / "actor.py":
             found.append(f"{where}:{node.lineno} require()")
     return found
 
@@ -285,7 +285,7 @@ def test_no_surface_writes_an_audit_row_or_changes_the_record_past_a_use_case() 
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("code", ["store.add_audit(e)", "s.set_review_policy(p, by=me)", "require(me, 'admin')",
+@pytest.mark.parametrize("code", ["store.add_audit(e)", "s.set_required_verdicts(2, by=me)", "require(me, 'admin')",
                                   "state.audit(store, 'ingest')", "audit_event(me, 'ingest')"])
 def test_the_surface_scan_finds_a_row_written_by_hand(code: str, tmp_path: Path) -> None:
     page = tmp_path / "page.py"
@@ -312,10 +312,10 @@ PAGE_NOT_AUDITED = {
     ("views/review.py", "Previous"): "moves in the queue", ("views/review.py", "Next"): "moves in the queue",
     ("views/ingest.py", "Retry"): "runs a failed ingest's work again: the ingest was audited when it was submitted",
     ("dashboard/removal.py", "Preview the removal"): "the removal run and rolled back: nothing changes",
-    ("dashboard/state.py", "Sign in"): "hands over to the identity provider; the sign-in is audited when the "
+    ("dashboard/signin.py", "Sign in"): "hands over to the identity provider; the sign-in is audited when the "
                                        "identity arrives (sign-in)",
-    ("dashboard/state.py", "Sign out"): "ends the session",
-    ("dashboard/state.py", "Retry the first start"): "ingests the sample corpus into an empty local store, as the "
+    ("dashboard/signin.py", "Sign out"): "ends the session", ("dashboard/sidebar.py", "Sign out"): "ends the session",
+    ("dashboard/first_start.py", "Retry the first start"): "ingests the sample corpus into an empty local store, as the "
                                                      "first start does: no one's documents, no record yet",
 }
 BUTTONS = {"button", "download_button", "form_submit_button"}
@@ -428,7 +428,7 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
 
     assert set(walked) == set(PAGE_AUDITED)
     with Store(db) as s:
-        assert s.review_policy().required == 2 and s.document("faq", 1) is None
+        assert review_policy(s).required == 2 and s.document("faq", 1) is None
         assert {d.id for d in s.documents()} >= {"upload", "notes"}
 
 

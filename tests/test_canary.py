@@ -39,7 +39,7 @@ from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed
 from graphrag.store import Store
 from graphrag.verify.review import record_verdict
-from graphrag.verify.status import set_review_policy
+from graphrag.verify.status import keep_review_policy
 from helpers import ADMIN, write_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
@@ -516,7 +516,7 @@ def blind_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         claims = tuple(Claim(i, f"claim number {i}: {text}", 0, 1, (Citation("1", True, item),)) for i in range(3))
         aid = s.save_answer(Answer("How long are exports kept?", AskSettings(), text + " [1]", (Seed("export", 0.9),),
                                    (item.route,), (item,), claims))
-        set_review_policy(s, ReviewPolicy(3), by=ADMIN)
+        keep_review_policy(s, ReviewPolicy(3), by=ADMIN)
         answer = s.answer(aid)
         assert answer is not None
         for index, given in BLIND_VERDICTS.items():

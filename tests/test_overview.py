@@ -10,7 +10,7 @@ from graphrag.store import Store
 from graphrag.verify.overview import Overview, overview
 from graphrag.verify.policy import ReviewPolicy, ReviewViewer
 from graphrag.verify.review import record_verdict
-from graphrag.verify.status import set_review_policy
+from graphrag.verify.status import keep_review_policy
 from helpers import ADMIN, internal_route_answer
 
 pytestmark = pytest.mark.unit
@@ -40,7 +40,7 @@ def test_counts_cover_only_what_the_labels_show(judged: Store) -> None:
 def test_under_blind_review_others_verdicts_are_not_counted(judged: Store) -> None:
     labels = ["internal", "public"]
     assert overview(judged, labels, ReviewViewer("bob", adjudicates=True)).verdicts == 1
-    set_review_policy(judged, ReviewPolicy(2), by=ADMIN)  # a policy change is seen at once, whatever was kept
+    keep_review_policy(judged, ReviewPolicy(2), by=ADMIN)  # a policy change is seen at once, whatever was kept
     assert overview(judged, labels, ReviewViewer("bob", adjudicates=True)).verdicts == 0  # bob has not judged the claim: ana's verdict is hidden
     assert overview(judged, labels, ReviewViewer("ana", adjudicates=True)).verdicts == 1
 
