@@ -372,3 +372,18 @@ def test_a_statement_holding_an_address_is_still_quoted(text: str) -> None:
     """An e-mail address or a link inside a statement does not make it a byline or a reference entry."""
     out = ExtractiveGenerator().generate("Can annual plans be refunded?", [item(1, text, 0.9)]).text
     assert "[1]" in out and text.rstrip(".") in out, out
+
+
+@pytest.mark.parametrize(("text", "quoted"), [
+    # prose with one reference-like cue: the generator refused it while the ranker scored it as an answer
+    ("She plays the role of Mantis in the film Guardians of the Galaxy Vol. 2 ( 2017 ).", True),
+    ("Her paper in the Journal of Physics set the number of justices at nine in 1869.", True),
+    # a four-word title-like heading: the ranker scored it 0 while the generator would quote it
+    ("Size of the Court", False),
+])
+def test_the_generator_quotes_what_the_ranker_reads_as_a_body_sentence(text: str, quoted: bool) -> None:
+    """One detector of the kind of line for the ranker and the quotes: before, each had its own rules and they
+    disagreed on these lines."""
+    ctx = [item(1, text, 0.95), item(2, "Congress sets the number of justices by law.", 0.3)]
+    out = ExtractiveGenerator().generate("How many justices are on the court?", ctx).text
+    assert ("[1]" in out) is quoted, out

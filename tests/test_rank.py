@@ -15,10 +15,10 @@ from graphrag.answer.rank import (
     SentenceKind,
     answer_type,
     cues,
-    detect_kind,
     feature_rows,
     load_params,
     score_sentences,
+    sentence_kind,
 )
 from graphrag.errors import ModelUnavailable
 
@@ -32,7 +32,7 @@ from graphrag.errors import ModelUnavailable
     "Who determines the size of the Supreme Court?",
 ])
 def test_a_sentence_that_asks_is_flagged_as_a_question(text: str) -> None:
-    assert detect_kind(text) is SentenceKind.QUESTION
+    assert sentence_kind(text) is SentenceKind.QUESTION
 
 
 @pytest.mark.unit
@@ -43,7 +43,7 @@ def test_a_sentence_that_asks_is_flagged_as_a_question(text: str) -> None:
     "Retrieved 12 March 2018. Archived from the original on 3 June 2017.",
 ])
 def test_a_bibliography_entry_is_flagged_as_a_reference(text: str) -> None:
-    assert detect_kind(text) is SentenceKind.REFERENCE
+    assert sentence_kind(text) is SentenceKind.REFERENCE
 
 
 @pytest.mark.unit
@@ -56,7 +56,7 @@ def test_a_bibliography_entry_is_flagged_as_a_reference(text: str) -> None:
     ("By Jane Doe and John Roe", SentenceKind.AUTHOR_LINE),
 ])
 def test_headings_captions_table_rows_and_author_lines_are_flagged(text: str, kind: SentenceKind) -> None:
-    assert detect_kind(text) is kind
+    assert sentence_kind(text) is kind
 
 
 @pytest.mark.unit
@@ -72,7 +72,7 @@ def test_headings_captions_table_rows_and_author_lines_are_flagged(text: str, ki
     "Written by Grande, Savan Kotecha and its producers Max Martin and Ilya, it was released by Republic Records.",
 ])
 def test_statements_are_body_sentences(text: str) -> None:
-    assert detect_kind(text) is SentenceKind.BODY
+    assert sentence_kind(text) is SentenceKind.BODY
 
 
 # --- what the question asks for ----------------------------------------------------------------

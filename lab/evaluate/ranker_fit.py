@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.answer.rank import FEATURES, NOT_A_CLAIM, Candidate, RankerParams, detect_kind
+from graphrag.answer.rank import FEATURES, NOT_A_CLAIM, Candidate, RankerParams, sentence_kind
 from graphrag.answer.rank.features import feature_rows
 from graphrag.text import split_sentences
 from graphrag.verify.support import lexical as L
@@ -230,7 +230,7 @@ def attach_cosines(items: Sequence[Question | DevQuestion], cache: Path) -> None
         q = vec[it.question]
         it.cos = [float(np.dot(q, vec[c.text])) for c in it.candidates]
         it.x = np.array(feature_rows(it.question, it.candidates, it.cos))
-        it.non_claim = np.array([(c.kind or detect_kind(c.text)) in NOT_A_CLAIM for c in it.candidates])
+        it.non_claim = np.array([(c.kind or sentence_kind(c.text)) in NOT_A_CLAIM for c in it.candidates])
 
 
 # --- fitting and measuring -------------------------------------------------------------------------

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING
 
 from graphrag.answer.disagreement import disagreement_sentence, find_disagreements
 from graphrag.answer.generate.base import Generation
-from graphrag.answer.generate.kinds import quotable
 from graphrag.answer.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN, SentenceCount, quote_scores
 from graphrag.answer.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
+from graphrag.answer.rank import quotable
 from graphrag.model import ContextItem, Disagreement, RouteStart
 from graphrag.text import ends_with_abbreviation
 from graphrag.verify.support.lexical import content_stems

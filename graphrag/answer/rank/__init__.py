@@ -12,7 +12,7 @@ probability that it is the sentence answering the question (the candidates are r
 some features compare a sentence with the others, as choosing quotes does). ``Candidate`` carries
 the sentence text, its MiniLM cosine with the question when already computed (else the embedder
 encodes what is missing: the question, and the sentences without a similarity), its kind when
-the reader knows it (else ``detect_kind`` guesses it from the text), its position in its document
+the reader knows it (else ``kinds.sentence_kind`` reads it from the text, as the generator does), its position in its document
 (index, count) and the walk's reach (route depth, walk strength). A sentence whose kind is not a
 claim (a question, heading, caption, table row, reference entry or author line: ``NOT_A_CLAIM``)
 scores 0.
@@ -38,22 +38,14 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.answer.rank.features import (
-    FEATURES,
-    NOT_A_CLAIM,
-    AnswerType,
-    Candidate,
-    SentenceKind,
-    answer_type,
-    cues,
-    detect_kind,
-    feature_rows,
-)
+from graphrag.answer.rank.features import FEATURES, AnswerType, Candidate, answer_type, cues, feature_rows
+from graphrag.answer.rank.kinds import NOT_A_CLAIM, SentenceKind, quotable, sentence_kind
 from graphrag.embed import Embedder
 from graphrag.errors import ModelUnavailable
 
 __all__ = ["ANSWER_THRESHOLD", "FEATURES", "NOT_A_CLAIM", "PARAMS_PATH", "AnswerType", "Candidate", "RankerParams",
-           "SentenceKind", "answer_type", "cues", "detect_kind", "feature_rows", "load_params", "score_sentences"]
+           "SentenceKind", "answer_type", "cues", "feature_rows", "load_params", "quotable", "score_sentences",
+           "sentence_kind"]
 
 PARAMS_PATH = Path(__file__).with_name("ranker_params.json")
 
@@ -120,5 +112,5 @@ def score_sentences(question: str, candidates: Sequence[Candidate], embedder: Em
     model = params or _shipped()
     cos = similarities(question, candidates, embedder)
     p = model.predict(np.array(feature_rows(question, candidates, cos)))
-    kinds = [c.kind if c.kind is not None else detect_kind(c.text) for c in candidates]
+    kinds = [c.kind if c.kind is not None else sentence_kind(c.text) for c in candidates]
     return [0.0 if k in NOT_A_CLAIM else float(v) for k, v in zip(kinds, p)]

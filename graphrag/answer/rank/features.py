@@ -19,24 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from graphrag.answer.rank.kinds import SentenceKind
 from graphrag.verify.support import lexical as L
-
-
-class SentenceKind(str, Enum):
-    """What kind of line a candidate is; only a body sentence can answer as a claim."""
-
-    BODY = "body"
-    QUESTION = "question"  # a sentence that itself asks ("Can I get a refund?")
-    HEADING = "heading"
-    CAPTION = "caption"
-    TABLE_ROW = "table_row"
-    REFERENCE = "reference"  # a bibliography entry or citation debris
-    AUTHOR_LINE = "author_line"
-
-
-# Kinds that never answer as a claim: their score is 0 whatever the model says (issue 23: never
-# quote a question, a heading, a caption, a table row, a reference entry or an author line).
-NOT_A_CLAIM = frozenset(k for k in SentenceKind if k is not SentenceKind.BODY)
 
 
 @dataclass(frozen=True)
@@ -58,53 +42,7 @@ class Candidate:
     strength: float | None = None
 
 
-# --- the kind of line ---------------------------------------------------------------------
-
-_WH_START = re.compile(r"^\s*(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|"
-                       r"could|should|would|will|may|has|have|had)\b", re.I)
 _YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)\b")
-_REFERENCE_CUES = re.compile(
-    r"\bet al\b|\bISBN\b|\bdoi\b|\bDOI\b|\bpp?\.\s*\d|\bVol\.\s*\d|\bvol\.\s*\d|\bRetrieved\b|\bArchived\b|"
-    r"\barXiv\b|\bProceedings of\b|\bJournal of\b|\bUniversity Press\b|\bIn:\s|\bEds?\.|\bhttps?://")
-# "Surname, Given (2007)." opening the line: the author-year form of a bibliography entry.
-_AUTHOR_YEAR = re.compile(r"^[A-Z][\w'’\-]+,\s+[A-Z][^()]{0,80}\(\s*(?:1[5-9]|20)\d\d[a-z]?\s*\)")
-_CAPTION = re.compile(r"^\s*(?:Figure|Fig\.|Table|Chart|Image|Photo|Plate|Map)\s*\d+[a-z]?\s*[:.\-–]", re.I)
-_AUTHOR_LINE = re.compile(r"^\s*(?:by|authors?:|written by)\s+[A-Z]", re.I)
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b")
-_VERBISH = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|may|might|"
-                      r"must|shall|should)\b|\w(?:ed|es|s)\b", re.I)
-
-
-def _capitalised_share(tokens: Sequence[str]) -> float:
-    alpha = [t for t in tokens if t[0].isalpha()]
-    if not alpha:
-        return 0.0
-    return sum(t[0].isupper() for t in alpha) / len(alpha)
-
-
-def detect_kind(text: str) -> SentenceKind:
-    """The kind of line ``text`` looks like (see ``SentenceKind``); BODY unless a cue says otherwise."""
-    t = " ".join(text.split())
-    tokens = L.words(t)
-    if not tokens:
-        return SentenceKind.HEADING
-    if t.endswith("?") or (_WH_START.match(t) and t.rstrip().endswith("?")):
-        return SentenceKind.QUESTION
-    if _CAPTION.match(t):
-        return SentenceKind.CAPTION
-    if "\t" in text or t.count(" | ") >= 2 or t.count("|") >= 3:
-        return SentenceKind.TABLE_ROW
-    # Two cues, or the author-year opening: one cue alone ("Guardians of the Galaxy Vol. 2") is prose.
-    if len(_REFERENCE_CUES.findall(t)) + 2 * bool(_AUTHOR_YEAR.match(t)) >= 2:
-        return SentenceKind.REFERENCE
-    short_names = len(tokens) <= 12 and _capitalised_share(tokens) >= 0.6  # not "By tradition, schools ..."
-    if (_AUTHOR_LINE.match(t) and short_names) or (_EMAIL.search(t) and len(tokens) <= 20):
-        return SentenceKind.AUTHOR_LINE
-    ends = t[-1] in ".!;\"'”’)"
-    if not ends and (len(tokens) <= 12 or t.endswith(":")) and (
-            _capitalised_share(tokens) >= 0.6 or not _VERBISH.search(t) or t.endswith(":")):
-        return SentenceKind.HEADING
-    return SentenceKind.BODY
 
 
 # --- what the question asks for -------------------------------------------------------------
