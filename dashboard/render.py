@@ -19,7 +19,8 @@ import streamlit as st
 from graphrag.access import Forbidden
 from graphrag.ingest import IngestReport
 from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
-from graphrag.verify import ClaimState, ClaimStatus
+from graphrag.text import counted
+from graphrag.verify import ClaimState, ClaimStatus, Overview
 
 FLAG_TEXT = {
     ClaimFlag.INVALID_MARKER: "invalid marker",
@@ -172,6 +173,13 @@ def badges(claim: Claim, verdicts: Sequence[Verdict] = (), state: ClaimState | N
                 continue  # the status badge says it
             st.badge(FLAG_TEXT.get(f, f.value), color="orange" if f == ClaimFlag.LOW_SUPPORT else "red",
                      icon=":material/flag:")
+
+
+def counts_text(o: Overview) -> str:
+    """The store's sizes as one viewer may see them, in the words the sidebar and the first start share."""
+    return (f"{counted(o.documents, 'document')} ({counted(o.versions, 'version')}) · "
+            f"{counted(o.entities, 'entity', 'entities')} · {counted(o.relations, 'relation')} · "
+            f"{counted(o.answers, 'answer')} · {counted(o.verdicts, 'verdict')} that your labels show")
 
 
 def marker_label(marker: str) -> str:
