@@ -23,5 +23,6 @@ def test_the_first_start_message_and_the_sidebar_state_the_same_counts(monkeypat
     said = next(s.label for s in at.status if "First start: ingested the sample corpus" in s.label)
     counted = next(c for c in texts(at.sidebar.caption) if "entities" in c)
     first, side = figures(said), figures(counted)
-    assert {"document", "version", "entity", "relation"} <= first.keys(), said
+    assert {"document", "entity", "relation"} <= first.keys(), said
+    # today's main said "15 documents, 337 entities" (the report's per-document sums) beside the sidebar's 213
     assert first == {k: side[k] for k in first}, (said, counted)
