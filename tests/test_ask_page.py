@@ -95,3 +95,11 @@ def test_retrieval_settings_are_folded_away(monkeypatch: pytest.MonkeyPatch, sto
     assert not folded.proto.expanded
     inside = {w.key for kind in ("number_input", "selectbox", "text_input", "checkbox") for w in folded.get(kind)}
     assert {"ask_k", "ask_hops", "ask_direction", "_w_generator", "_w_generate_model"} <= inside, inside
+
+
+def test_settings_changed_in_the_fold_are_named_beside_it(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = ok(app(monkeypatch, store_path))
+    assert not any("retrieval settings:" in t for t in texts(at.caption))
+    at.number_input(key="ask_hops").set_value(3)
+    at = ask(at)
+    assert any("retrieval settings: hops 3" in t for t in texts(at.caption)), texts(at.caption)

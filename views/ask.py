@@ -48,8 +48,14 @@ with st.form("ask_form", border=False):
                         **session.persist(session.GENERATE_MODEL, callback=False))
         superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
     asked = st.form_submit_button("Ask", type="primary")
+# Folded settings still act: any that differ from their defaults are named beside the labels.
+changed = [f"{name} {value}" for name, value, default in (
+    ("seeds", k, 3), ("hops", hops, 2), ("direction", direction, "both"),
+    ("generator", st.session_state[session.GENERATOR], "extractive"),
+    ("superseded versions", "used" if superseded else "not used", "not used")) if value != default]
 st.caption("Access labels: " + render.plain(", ".join(actor.access()) or "none")
-           + (" (from the access policy)" if viewer.team else " (change them in the sidebar)"))
+           + (" (from the access policy)" if viewer.team else " (change them in the sidebar)")
+           + (" · retrieval settings: " + render.plain(", ".join(changed)) if changed else ""))
 
 if asked:
     session.commit(session.QUESTION, session.GENERATOR, session.GENERATE_MODEL)
