@@ -208,7 +208,7 @@ def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
     unchecked = sum(c.support is None and ClaimFlag.VERBATIM_QUOTE not in c.flags for c in claims)
     flagged = sum(any(f in PROBLEM_FLAGS for f in c.flags) for c in claims)
     kinds = (counted(n, "quote") if quotes == n else counted(n, "claim") if not quotes
-             else f"{counted(quotes, 'quote')} and {counted(n - quotes, 'claim')}")
+             else f"{counted(n, 'claim')}, {quotes} of them quoted word for word")
     check = f"{kinds}, checked automatically" if not unchecked else f"{kinds}, {unchecked} not checked automatically"
     if flagged:
         check += f" ({flagged} flagged)"
