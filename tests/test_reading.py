@@ -25,7 +25,7 @@ def test_markers_are_numbered_as_the_answer_first_cites_them() -> None:
     numbers = display_numbers(a)
     assert [numbers[n] for n in (6, 5, 3)] == [1, 2, 3]
     assert sorted(numbers[n] for n in (1, 2, 4)) == [4, 5, 6]  # uncited items follow, in their order
-    assert renumbered(a.text, numbers) == "Exports use snapshots [1]. They are kept [2, 3]. Again [1]. Past the end [?]."
+    assert renumbered(a.text, numbers) == "Exports use snapshots [1]. They are kept [2, 3]. Again [1]. Past the end [9]."
 
 
 def test_the_words_a_claim_takes_from_its_sentence_are_marked() -> None:

@@ -35,14 +35,15 @@ def display_numbers(answer: Answer) -> dict[int, int]:
 
 
 def renumbered(text: str, numbers: Mapping[int, int]) -> str:
-    """``text`` with every numeric marker rewritten by ``numbers`` ("[6, 5]" -> "[1, 2]"); a number
-    outside it becomes "?" and a malformed marker is left as written."""
+    """``text`` with every numeric marker rewritten by ``numbers`` ("[6, 5]" -> "[1, 2]"). A number outside it
+    (a marker past the context, flagged on its claim) and a malformed marker are left as written: the numbers
+    shown run 1..N over the N context items, so a number past the context cannot be mistaken for one of them."""
     out, at = [], 0
     for m in parse_markers(text):
         if m.malformed:
             continue
         out.append(text[at:m.start])
-        out.append("[" + ", ".join(str(numbers[n]) if n in numbers else "?" for n in m.numbers) + "]")
+        out.append("[" + ", ".join(str(numbers.get(n, n)) for n in m.numbers) + "]")
         at = m.end
     out.append(text[at:])
     return "".join(out)
