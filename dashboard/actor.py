@@ -10,11 +10,12 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.render import plain
-from dashboard.resources import current_deployment
+from dashboard.resources import config, current_deployment
 from dashboard.session import ACCESS, REVIEWER
 from graphrag.access import VIA_DASHBOARD, Forbidden, Principal, cached_policy, local_principal, require
 from graphrag.errors import InputError
-from graphrag.verify import ReviewViewer, clean_reviewer, review_viewer
+from graphrag.store import Store
+from graphrag.verify import Overview, ReviewViewer, clean_reviewer, review_viewer, viewer_overview
 
 
 def principal() -> Principal:
@@ -76,3 +77,11 @@ def require_role(role: str, action: str) -> Principal:
         st.stop()
     return me
 
+
+
+def shown_counts(s: Store) -> Overview:
+    """The store's sizes as this viewer's labels show them: the one source of every count a page states (the
+    sidebar, the first start's message), so no two places disagree (the first start once summed entities per
+    document, counting a shared entity once per document and internal ones a public viewer cannot see)."""
+    me = principal()
+    return viewer_overview(s, me, config(), viewer_for_review(me))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Literal
 
@@ -19,7 +19,8 @@ import streamlit as st
 from graphrag.access import Forbidden
 from graphrag.ingest import IngestReport
 from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
-from graphrag.verify import ClaimState, ClaimStatus
+from graphrag.text import counted
+from graphrag.verify import ClaimState, ClaimStatus, Overview
 
 FLAG_TEXT = {
     ClaimFlag.INVALID_MARKER: "invalid marker",
@@ -97,9 +98,12 @@ def warn_box(headline: str, items: Sequence[tuple[str, str]]) -> None:
     st.html(CSS + f'<div class="gr-warn">⚠ {esc(headline)}<ul>{lis}</ul></div>')
 
 
-def disagreement_box(d: Disagreement, headline: str = "Sources disagree — the current one first:") -> None:
-    """A disagreement between cited sources: each side's document, version and date, and what it says."""
-    warn_box(headline, [(f"[{s.n}] {s.title} v{s.version}, effective {s.effective_date or 'no date'}"
+def disagreement_box(d: Disagreement, headline: str = "Sources disagree — the current one first:",
+                     numbers: Mapping[int, int] | None = None) -> None:
+    """A disagreement between cited sources: each side's document, version and date, and what it says.
+    ``numbers``: the markers as the page shows them (graphrag.present.display_numbers)."""
+    warn_box(headline, [(f"[{(numbers or {}).get(s.n, s.n)}] {s.title} v{s.version}, "
+                         f"effective {s.effective_date or 'no date'}"
                          + (" (superseded)" if s.superseded else ""), s.sentence or s.says) for s in d.sides])
 
 
@@ -172,6 +176,74 @@ def badges(claim: Claim, verdicts: Sequence[Verdict] = (), state: ClaimState | N
                 continue  # the status badge says it
             st.badge(FLAG_TEXT.get(f, f.value), color="orange" if f == ClaimFlag.LOW_SUPPORT else "red",
                      icon=":material/flag:")
+
+
+def counts_text(o: Overview) -> str:
+    """The store's sizes as one viewer may see them, in the words the sidebar and the first start share."""
+    return (f"{counted(o.documents, 'document')} ({counted(o.versions, 'version')}) · "
+            f"{counted(o.entities, 'entity', 'entities')} · {counted(o.relations, 'relation')} · "
+            f"{counted(o.answers, 'answer')} · {counted(o.verdicts, 'verdict')} that your labels show")
+
+
+def marked_html(text: str, ranges: Sequence[tuple[int, int]]) -> str:
+    """``text`` escaped, with the character ``ranges`` (in order, not overlapping) in <mark>."""
+    out, at = [], 0
+    for a, b in ranges:
+        out.append(f"{esc(text[at:a])}<mark>{esc(text[a:b])}</mark>")
+        at = b
+    return "".join(out) + esc(text[at:])
+
+
+PROBLEM_FLAGS = (ClaimFlag.UNCITED, ClaimFlag.INVALID_MARKER, ClaimFlag.MALFORMED_MARKER, ClaimFlag.LOW_SUPPORT,
+                 ClaimFlag.SUPERSEDED_SOURCE, ClaimFlag.IRRELEVANT_CITATION)
+
+
+def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
+                   verdicts: Sequence[Verdict]) -> tuple[str, BadgeColour]:
+    """One status for a whole answer, in a reader's words: what the automatic check did, then where review
+    stands ("3 quotes, checked automatically; not yet reviewed", "verified by 2 reviewers", "1 of 3 claims
+    judged unsupported"). ``states``: each claim's, in order; ``verdicts``: the current ones the viewer may see."""
+    n = len(claims)
+    quotes = sum(ClaimFlag.VERBATIM_QUOTE in c.flags for c in claims)
+    unchecked = sum(c.support is None and ClaimFlag.VERBATIM_QUOTE not in c.flags for c in claims)
+    flagged = sum(any(f in PROBLEM_FLAGS for f in c.flags) for c in claims)
+    kinds = (counted(n, "quote") if quotes == n else counted(n, "claim") if not quotes
+             else f"{counted(n, 'claim')}, {quotes} of them quoted word for word")
+    check = f"{kinds}, checked automatically" if not unchecked else f"{kinds}, {unchecked} not checked automatically"
+    if flagged:
+        check += f" ({flagged} flagged)"
+    judged = {v.claim_index for v in verdicts}
+    unsupported = len({v.claim_index for v in verdicts if v.verdict == VerdictLabel.UNSUPPORTED})
+    verified = sum(s.status == ClaimStatus.VERIFIED for s in states)
+    disputed = sum(s.status == ClaimStatus.DISPUTED for s in states)
+    stale = sum(s.status == ClaimStatus.STALE for s in states)
+    of = (lambda k: f"{k} of {counted(n, 'claim')}") if n > 1 else (lambda k: "the claim")
+    if unsupported:
+        return f"{check}; {of(unsupported)} judged unsupported", "red"
+    if disputed:
+        return f"{check}; {of(disputed)} disputed, awaiting an adjudicator", "red"
+    if n and verified == n:
+        reviewers = len({v.reviewer for v in verdicts if v.role != "adjudicator"})
+        return f"{check}; verified by {counted(reviewers, 'reviewer')}", "green"
+    if stale:
+        return f"{check}; {of(stale)} judged on a version since superseded: to review again", "orange"
+    if judged:
+        return f"{check}; {len(judged)} of {counted(n, 'claim')} reviewed so far", "orange"
+    return f"{check}; not yet reviewed", "orange" if flagged else "blue"
+
+
+def claim_review(state: ClaimState, verdicts: Sequence[Verdict]) -> str | None:
+    """What review says of one claim ("judged supported by ada"), or None before any verdict."""
+    if not verdicts:
+        return None
+    said = "; ".join(f"judged {VERDICT_TEXT[v.verdict]} by {v.reviewer}" for v in verdicts)
+    if state.status == ClaimStatus.DISPUTED:
+        return f"disputed ({said}): awaiting an adjudicator"
+    if state.status == ClaimStatus.IN_REVIEW:
+        return f"{said} ({state.reviews} of {state.required} verdicts needed)"
+    if state.status == ClaimStatus.STALE:
+        return f"{said}, on a version since superseded"
+    return said
 
 
 def marker_label(marker: str) -> str:

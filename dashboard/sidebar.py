@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.actor import access, principal, viewer_for_review
+from dashboard.actor import access, principal, shown_counts
 from dashboard.jobs import job_panel
-from dashboard.render import plain
+from dashboard.render import counts_text, plain
 from dashboard.resources import config, ollama_host, ollama_status_cached
 from dashboard.session import ACCESS, EXTRACT_MODEL, EXTRACTOR, GENERATE_MODEL, GENERATOR, REVIEWER, persist
 from graphrag.access import Principal
@@ -16,8 +16,7 @@ from graphrag.errors import GraphRAGError, InputError
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import pull_hint
 from graphrag.store import Store
-from graphrag.text import counted
-from graphrag.verify import clean_reviewer, viewer_overview
+from graphrag.verify import clean_reviewer
 
 
 def sidebar(s: Store) -> None:
@@ -27,10 +26,7 @@ def sidebar(s: Store) -> None:
     me = principal()
     sb.markdown("**Store**")
     sb.caption(plain(f"{s.url.label}: {s.url.display}"))  # never the password
-    seen = viewer_overview(s, me, config(), viewer_for_review(me))  # what this viewer may see, never the whole store
-    sb.caption(f"{counted(seen.documents, 'document')} ({counted(seen.versions, 'version')}) · "
-               f"{counted(seen.entities, 'entity', 'entities')} · {counted(seen.relations, 'relation')} · "
-               f"{counted(seen.answers, 'answer')} · {counted(seen.verdicts, 'verdict')} that your labels show")
+    sb.caption(counts_text(shown_counts(s)))  # what this viewer may see, never the whole store
     job_panel()
     if me.team:
         _identity_panel(me)

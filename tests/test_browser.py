@@ -8,6 +8,7 @@ Screenshots land in test-artifacts/ for a human to look at.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -97,14 +98,18 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         sidebar.get_by_role("link", name="Ask").click()
         wait_for_app_run(page)
         ask_in_browser(page, QUESTION)
-        # The first claim is the short answer, scored by the checker; the quote after it says it is a quote
-        # instead of showing a score.
-        page.get_by_role("radiogroup", name="Citations").first.get_by_role("radio").first.click()
-        wait_for_text(page, "Support: ")
-        wait_for_app_run(page)
-        page.get_by_role("radiogroup", name="Citations").nth(1).get_by_role("radio").first.click()
-        wait_for_text(page, "Verbatim quote of its source")
-        wait_for_app_run(page)
+        # One status for the answer, in words; under each claim the sentence it cites, without a click, its
+        # markers numbered as the answer cites them ([1] first), the same numbers over the sources.
+        wait_for_text(page, "checked automatically; not yet reviewed")
+        assert page.get_by_text("Click a marker", exact=False).count() == 0
+        metas = page.locator(".gr-meta").all_inner_texts()
+        answer_box = next(i for i, m in enumerate(metas) if m.startswith("Question:"))
+        shown = page.locator(".gr-box").nth(answer_box).inner_text()
+        firsts = list(dict.fromkeys(int(n) for n in re.findall(r"\[(\d+)\]", shown)))
+        assert firsts == list(range(1, len(firsts) + 1)), shown
+        sources = {int(m.group(1)) for t in metas if (m := re.match(r"\[(\d+)\] ", t))}
+        assert sources == set(firsts), (metas, shown)
+        assert page.locator(".gr-box mark").count() >= len(firsts)  # the cited words marked
         page.wait_for_timeout(1200)  # dataframes and iframes paint asynchronously
         page.screenshot(path=str(ARTIFACTS / "03-ask.png"), full_page=True)
 

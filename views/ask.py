@@ -1,4 +1,5 @@
-"""Ask: a question, the settings, and an answer whose every claim shows its citations and status."""
+"""Ask: a question (retrieval settings folded away), and an answer with one status in words, its markers numbered
+in reading order, and under each claim the sentences it cites, the words it takes from them marked."""
 
 from __future__ import annotations
 
@@ -9,9 +10,17 @@ from dashboard import actor, render, resources, session
 from graphrag.access import Access
 from graphrag.answer import answer_question, load_graph
 from graphrag.errors import GraphRAGError
-from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag
-from graphrag.present import route_text
-from graphrag.verify import claim_state, load_answer, review_policy, visible_current, visible_to
+from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag, Verdict, VerdictLabel
+from graphrag.present import cited_words, display_numbers, renumbered, route_text
+from graphrag.verify import (
+    ClaimState,
+    ClaimStatus,
+    claim_state,
+    load_answer,
+    review_policy,
+    visible_current,
+    visible_to,
+)
 
 st.title("Ask")
 store = resources.store()
@@ -19,26 +28,34 @@ viewer = actor.require_role("viewer", "ask questions")
 
 with st.form("ask_form", border=False):
     st.text_area("Question", height=68, **session.persist(session.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
-    c = st.columns([1, 1, 1.2, 1.4, 1.8, 1.6])
-    k = c[0].number_input("Seeds (k)", 1, 20, 3, key="ask_k",
-                          help="Routes start at the entities the question names; k similarity seeds are used "
-                               "only when it names none the graph knows")
-    hops = c[1].number_input("Hops", 0, 4, 2, key="ask_hops")
-    direction = c[2].selectbox("Direction", ["both", "out"], key="ask_direction",
-                               help="both: follow relations either way; out: only as extracted")
-    c[3].selectbox("Generator", ["extractive", "ollama"], **session.persist(session.GENERATOR, callback=False))
-    c[4].text_input("Ollama model", help="Used when the generator is ollama",
-                    **session.persist(session.GENERATE_MODEL, callback=False))
-    superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
     # Scope: only these documents are read (inside retrieval, like the access labels); none chosen: all.
     viewer_access = Access.of(actor.access())
     scope_docs = {d.id: d.title for d in load_graph(store).docs if viewer_access.sees(d.access, d.superseded)}
     scope = st.multiselect("Only these documents", list(scope_docs), key="ask_documents",
                            format_func=lambda i: f"{scope_docs.get(i, i)} ({i})", placeholder="All documents you can see",
                            help="Answer only from the chosen documents; leave empty to use every document you can see")
+    # How retrieval walks the graph and which model writes: the defaults answer well, so they stay folded.
+    with st.expander("Retrieval settings", expanded=False):
+        c = st.columns([1, 1, 1.2, 1.4, 1.8, 1.6])
+        k = c[0].number_input("Seeds (k)", 1, 20, 3, key="ask_k",
+                              help="Routes start at the entities the question names; k similarity seeds are used "
+                                   "only when it names none the graph knows")
+        hops = c[1].number_input("Hops", 0, 4, 2, key="ask_hops")
+        direction = c[2].selectbox("Direction", ["both", "out"], key="ask_direction",
+                                   help="both: follow relations either way; out: only as extracted")
+        c[3].selectbox("Generator", ["extractive", "ollama"], **session.persist(session.GENERATOR, callback=False))
+        c[4].text_input("Ollama model", help="Used when the generator is ollama",
+                        **session.persist(session.GENERATE_MODEL, callback=False))
+        superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
     asked = st.form_submit_button("Ask", type="primary")
+# Folded settings still act: any that differ from their defaults are named beside the labels.
+changed = [f"{name} {value}" for name, value, default in (
+    ("seeds", k, 3), ("hops", hops, 2), ("direction", direction, "both"),
+    ("generator", st.session_state[session.GENERATOR], "extractive"),
+    ("superseded versions", "used" if superseded else "not used", "not used")) if value != default]
 st.caption("Access labels: " + render.plain(", ".join(actor.access()) or "none")
-           + (" (from the access policy)" if viewer.team else " (change them in the sidebar)"))
+           + (" (from the access policy)" if viewer.team else " (change them in the sidebar)")
+           + (" · retrieval settings: " + render.plain(", ".join(changed)) if changed else ""))
 
 if asked:
     session.commit(session.QUESTION, session.GENERATOR, session.GENERATE_MODEL)
@@ -68,6 +85,11 @@ if asked:
 
 def show(answer: Answer, warnings: list[str]) -> None:
     names = store.entity_names()
+    numbers = display_numbers(answer)  # [1], [2], ... in reading order; the store keeps retrieval's numbers
+    policy = review_policy(store)
+    current = visible_current(store, actor.viewer_for_review(), answer.id, policy)  # blind review applies
+    judged = {c.index: [v for v in current if v.claim_index == c.index] for c in answer.claims}
+    states = {i: claim_state(vs, policy) for i, vs in judged.items()}
     head = st.columns([4, 1])
     head[0].subheader(f"Answer #{answer.id}")
     if answer.claims and head[1].button("Review this answer", type="primary", icon=":material/fact_check:",
@@ -76,8 +98,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.session_state.pop(session.REVIEW_CURRENT, None)
         st.switch_page("views/review.py")
     if answer.claims:
-        st.badge(answer.status.value,
-                 color=render.STATUS_COLOURS.get(answer.status.value, "gray"))
+        status, colour = render.answer_summary(answer.claims, [states[c.index] for c in answer.claims], current)
+        st.badge(render.plain(status), color=colour)
     else:
         st.badge("no answer", color="gray")
     for w in warnings:
@@ -86,60 +108,56 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.info("No answer: nothing visible to you is about this question. Rephrase it, add access labels in the "
                 "sidebar, or ingest the documents that answer it.")
         return
-    render.box(render.answer_html(answer.text), meta=f"Question: {render.esc(answer.question)}"
+    render.box(render.esc(renumbered(answer.text, numbers)), meta=f"Question: {render.esc(answer.question)}"
                + (f" · only from: {render.esc(', '.join(answer.settings.documents))}" if answer.settings.documents
                   else ""))
     for d in answer.disagreements:
-        render.disagreement_box(d)
+        render.disagreement_box(d, numbers=numbers)
     anchors = ", ".join(names.get(s.entity, s.entity) for s in answer.seeds)
     st.caption(render.plain(f"Routes start at entities the question names: {anchors}" if answer.seeding.value == "question"
                             else f"The question names nothing the graph knows: routes start from the entities of the "
                                  f"most similar sentences ({anchors})"))
-    policy = review_policy(store)
-    current = visible_current(store, actor.viewer_for_review(), answer.id, policy)  # blind review applies
     for claim in answer.claims:
         with st.container(border=True):
-            left, right = st.columns([3, 2])
-            with left:
-                render.box(render.esc(claim.text))
-                mine = [v for v in current if v.claim_index == claim.index]
-                # Blind review: badge and state come from the verdicts this viewer may see, nothing else.
-                render.badges(claim, mine, claim_state(mine, policy))
-            with right:
-                options = list(range(len(claim.citations)))
-                if not options:
-                    st.caption("No citation.")
-                    continue
-                def marker(i: int, cl: Claim = claim) -> str:
-                    return render.marker_label(cl.citations[i].marker)
-
-                pick = st.pills("Citations", options, key=f"cite_{answer.id}_{claim.index}", format_func=marker)
-                if pick is None:
-                    st.caption("Click a marker to see the sentence it cites.")
-                    continue
-                cit = claim.citations[pick]
-                if cit.item is None:
-                    st.error(f"Marker {render.marker_label(cit.marker)} does not point at any context item.")
-                    continue
-                sp = cit.item.span
-                doc = store.document(sp.document_id, sp.version)
-                layout = store.layout(sp.document_id, sp.version, sp.sentence_index)
-                meta = (f"{render.esc(doc.title if doc else sp.document_id)} · v{sp.version}"
-                        + (f" · {render.esc(layout.location_text)}" if layout is not None and layout.location_text
-                           else "")
-                        + (" · <b>superseded</b>" if cit.item.superseded else "")
-                        + f" · chars {sp.start}–{sp.end}")
-                render.box(f"<mark>{render.esc(sp.text)}</mark>", meta=meta)
-                st.caption((render.plain(render.VERBATIM_NOTE) if ClaimFlag.VERBATIM_QUOTE in claim.flags
-                            else f"Support: {render.support_text(cit.support)}")
-                           + (" · irrelevant citation" if cit.irrelevant else ""))
+            show_claim(claim, numbers, states[claim.index], judged[claim.index])
     with st.expander("Context items and seeds"):
+        st.caption("Every sentence retrieval gave the generator, numbered as in the answer (the ones it cites first).")
         st.dataframe(pd.DataFrame([{
-            "n": c.n, "document": c.span.document_id, "version": c.span.version, "superseded": c.superseded,
+            "n": numbers[c.n], "document": c.span.document_id, "version": c.span.version, "superseded": c.superseded,
             "sentence": c.span.text, "score": c.score, "via": c.via, "route": route_text(c.route, names),
-        } for c in answer.context]), hide_index=True, width="stretch")
+        } for c in sorted(answer.context, key=lambda c: numbers[c.n])]), hide_index=True, width="stretch")
         st.dataframe(pd.DataFrame([{"start": names.get(s.entity, s.entity), "score": s.score, "how": s.how or "similarity",
                                     "question words": s.mention} for s in answer.seeds]), hide_index=True)
+
+
+def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdicts: list[Verdict]) -> None:
+    """A claim, what review and the automatic check say of it, then each cited sentence under it: the
+    document, where in it, and the sentence with the words the claim takes from it marked."""
+    render.box(render.esc(claim.text))
+    problems = [f for f in claim.flags if f in render.PROBLEM_FLAGS]
+    review = render.claim_review(state, verdicts)
+    if problems or review:
+        with st.container(horizontal=True, gap="small"):
+            if review:
+                st.badge(render.plain(review), color="red" if state.status == ClaimStatus.DISPUTED or any(
+                    v.verdict == VerdictLabel.UNSUPPORTED for v in verdicts) else "green")
+            for f in problems:
+                st.badge(render.FLAG_TEXT.get(f, f.value), icon=":material/flag:",
+                         color="orange" if f == ClaimFlag.LOW_SUPPORT else "red")
+    if not claim.citations:
+        st.caption("Cites no source.")
+    for cit in claim.citations:
+        if cit.item is None:
+            st.caption(f"Marker {render.marker_label(cit.marker)} points at no source the answer was given.")
+            continue
+        sp = cit.item.span
+        doc = store.document(sp.document_id, sp.version)
+        layout = store.layout(sp.document_id, sp.version, sp.sentence_index)
+        meta = (f"[{numbers[cit.item.n]}] <b>{render.esc(doc.title if doc else sp.document_id)}</b> · v{sp.version}"
+                + (f" · {render.esc(layout.location_text)}" if layout is not None and layout.location_text else "")
+                + (" · <b>superseded</b>" if cit.item.superseded else "")
+                + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))
+        render.box(render.marked_html(sp.text, cited_words(sp.text, claim.text)), meta=meta)
 
 
 answer_id = st.session_state.get(session.ANSWER_ID)

@@ -60,40 +60,49 @@ def show_stats() -> None:
         st.caption(f"{counted(stats.source_removed, 'claim')} of answers withdrawn because a document they drew on "
                    "was removed: their verdicts stay in the record, marked “source removed” in the export.")
 
+    if not stats.verdicts:
+        st.info("No verdicts yet: judge claims on the Review page. Reviewer agreement, the automatic check against "
+                "the reviewers and the sources of bad citations are measured from verdicts.")
+        return
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader("Reviewer agreement", anchor=False)
-        st.metric("Krippendorff's alpha (nominal)", num(stats.alpha),
-                  help=f"Over {stats.alpha_units} claims judged by two or more reviewers; copes with claims some "
-                       "reviewers skipped. 1 is full agreement, 0 what chance gives.")
-        pairs = list(stats.pairs)
-        if pairs:
+        if len(stats.reviewers) < 2:
+            st.caption(render.plain(f"One reviewer so far ({stats.reviewers[0]}): agreement needs two who judge the "
+                                    "same claims."))
+        else:
+            st.metric("Krippendorff's alpha (nominal)", num(stats.alpha),
+                      help=f"Over {stats.alpha_units} claims judged by two or more reviewers; copes with claims some "
+                           "reviewers skipped. 1 is full agreement, 0 what chance gives.")
             st.dataframe(pd.DataFrame([{"reviewers": " / ".join(p.reviewers), "shared claims": p.n,
                                         "Cohen's kappa": num(p.kappa) if p.kappa is not None
                                         else f"needs {MIN_PAIR_CLAIMS} shared" if p.n < MIN_PAIR_CLAIMS else "—"}
-                                       for p in pairs]), hide_index=True, width="stretch")
-        else:
-            st.caption("One reviewer so far: agreement needs two.")
-        st.subheader("Sources that produce bad citations", anchor=False)
-        st.dataframe(pd.DataFrame([{"document": s.document, "version": s.version, "judged": s.judged,
-                                    "unsupported": s.unsupported, "unsupported rate": round(s.unsupported_rate, 3)}
-                                   for s in stats.sources]), hide_index=True, width="stretch")
+                                       for p in stats.pairs]), hide_index=True, width="stretch")
+        show_bad_citations()
 
     with right:
         st.subheader("The automatic check against the reviewers", anchor=False)
-        k = st.columns(3)
-        k[0].metric("AUROC", num(stats.auroc), help=f"Checker score vs judged supported, over {stats.checker_n} claims "
-                                                    "(verbatim quotes left out: they check as supported by construction)")
-        k[1].metric("Balanced accuracy", num(stats.balanced_accuracy), help="At the checker's current threshold")
-        k[2].metric("Triage, first 20%", num(stats.triage_found),
-                    help=f"Share of claims judged unsupported that the queue's first 20% holds (random: "
-                         f"{stats.triage_random:.2f})")
-        bins = pd.DataFrame([{"checker score": f"{b.low:.1f}–{b.high:.1f}", "judged supported": b.judged_supported,
-                              "claims": b.n} for b in stats.calibration])
-        st.caption("Reliability: the share of claims reviewers judged supported, per checker score bin "
-                   "(a well-calibrated checker rises from left to right).")
-        st.bar_chart(bins, x="checker score", y="judged supported", height=230)
-        st.dataframe(bins, hide_index=True, width="stretch")
+        if not stats.checker_n:
+            st.caption("Nothing to compare yet: the reviewers have judged no claim the checker scored (verbatim "
+                       "quotes are left out: they check as supported by construction).")
+        else:
+            k = st.columns(3)
+            k[0].metric("AUROC", num(stats.auroc), help=f"Checker score vs judged supported, over {stats.checker_n} "
+                                                        "claims (verbatim quotes left out: they check as supported "
+                                                        "by construction)")
+            k[1].metric("Balanced accuracy", num(stats.balanced_accuracy), help="At the checker's current threshold")
+            k[2].metric("Triage, first 20%", num(stats.triage_found),
+                        help=f"Share of claims judged unsupported that the queue's first 20% holds (random: "
+                             f"{stats.triage_random:.2f})")
+            if stats.auroc is None:
+                st.caption("AUROC and balanced accuracy need claims judged supported and claims judged not.")
+            bins = pd.DataFrame([{"checker score": f"{b.low:.1f}–{b.high:.1f}",
+                                  "judged supported": b.judged_supported, "claims": b.n}
+                                 for b in stats.calibration if b.n])  # a bin with no claims has no bar
+            st.caption("Reliability: the share of claims reviewers judged supported, per checker score bin "
+                       "(a well-calibrated checker rises from left to right).")
+            st.bar_chart(bins, x="checker score", y="judged supported", height=230)
+            st.dataframe(bins, hide_index=True, width="stretch")
     st.caption(render.plain(f"{stats.verdicts} current verdicts (the latest per reviewer and claim) by "
                             f"{len(stats.reviewers)} reviewers on answers your access labels can see"
                             + (" (blind review: others' verdicts on a claim still judged blind count once you "
@@ -101,8 +110,30 @@ def show_stats() -> None:
                                else "") + "."))
 
 
-if not stats.claims:
-    st.info("No claims match: ask questions and review their claims, or widen the filters.")
+def show_bad_citations() -> None:
+    st.subheader("Bad citations, by what picked them", anchor=False,
+                 help="A citation judged unsupported is put down to retrieval when the claim quotes the cited "
+                      "sentence word for word (the generator added nothing: the sentence does not answer), to the "
+                      "generator when the claim is in its own words, and to the document when the cited version "
+                      "was superseded (then or since)")
+    bad = [s for s in stats.sources if s.unsupported]
+    if not bad:
+        st.caption("No citation judged unsupported so far.")
+        return
+    totals = {"retrieval": sum(s.retrieval for s in bad), "the generator": sum(s.generator for s in bad),
+              "the document": sum(s.by_document for s in bad)}
+    st.caption(render.plain(f"{counted(sum(totals.values()), 'unsupported verdict')}: "
+                            + ", ".join(f"{n} picked by {who}" for who, n in totals.items() if n) + "."))
+    st.dataframe(pd.DataFrame([{"document": s.document, "version": s.version, "judged": s.judged,
+                                "unsupported": s.unsupported, "retrieval": s.retrieval, "generator": s.generator,
+                                "document itself": s.by_document, "unsupported rate": round(s.unsupported_rate, 3)}
+                               for s in bad]), hide_index=True, width="stretch")
+
+
+if not stats.claims and flt == RecordFilter():
+    st.info("No claims yet: ask a question on the Ask page, then judge its claims on the Review page.")
+elif not stats.claims:
+    st.info("No claims match these filters: widen them.")
 else:
     show_stats()
 

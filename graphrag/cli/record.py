@@ -54,5 +54,7 @@ def run(args: argparse.Namespace) -> int:
     for b in c["reliability"]:
         print(f"  score {b['low']:.1f}-{b['high']:.1f}: n={b['n']}, judged supported {b['judged_supported']}")
     for src in data["sources"][:10]:
-        print(f"  {src['document']} v{src['version']}: {src['unsupported']} of {src['judged']} unsupported")
+        picked = ", ".join(f"{who} {n}" for who, n in src["picked_by"].items() if n)
+        print(f"  {src['document']} v{src['version']}: {src['unsupported']} of {src['judged']} unsupported"
+              + (f" (picked by {picked})" if picked else ""))
     return 0

@@ -34,26 +34,54 @@ def eta_seconds(done: int, total: int, elapsed_s: float) -> float | None:
     return max(0.0, elapsed_s / done * (total - done))
 
 
-class EtaClock:
-    """An ETA that leaves out the start-up: the first window also pays for loading the models, so
-    the rate is measured from the first finished window on, once a second one has finished."""
+def _perf_counter() -> float:
+    return time.perf_counter()  # looked up on each call, so a test may replace it
 
-    def __init__(self) -> None:
-        self._t0 = time.perf_counter()
-        self._first: tuple[float, int] | None = None
+
+class EtaClock:
+    """An ETA smoothed over the documents done, that counts down between progress updates.
+
+    The rate is seconds per document, measured only at the moments progress arrives (documents
+    come in windows), from the first finished window on once a second one has finished: the first
+    window also pays for loading the models. Between updates the estimate counts down from the
+    last one instead of dividing a growing elapsed time by an unchanged count, which made the ETA
+    grow while a window ran. It stops at one document's time while a window runs long, and moves
+    up again only when a window ends and the measured rate has truly slowed."""
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock or _perf_counter  # a test passes its own
+        self._t0 = self._clock()
+        self._first: tuple[float, int] | None = None  # (time, documents) at the first finished window
+        self._last: tuple[float, int] | None = None  # ... at the latest update with more documents done
 
     def update(self, done: int) -> None:
         """Note progress; the first call with work done starts the measured window."""
-        if self._first is None and done > 0:
-            self._first = (time.perf_counter(), done)
+        if done <= 0 or (self._last is not None and done <= self._last[1]):
+            return
+        now = self._clock()
+        if self._first is None:
+            self._first = (now, done)
+        self._last = (now, done)
+
+    def rate(self) -> float | None:
+        """Seconds per document so far (after the start-up once a second window ended), or None."""
+        if self._last is None or self._first is None:
+            return None
+        (t1, d1), (t2, d2) = self._first, self._last
+        if d2 > d1:
+            return (t2 - t1) / (d2 - d1)
+        return (t1 - self._t0) / d1 if t1 > self._t0 else None
 
     def eta(self, done: int, total: int) -> float | None:
         """Seconds left for ``total`` units after ``done``, or None until a rate is known."""
-        now = time.perf_counter()
-        if self._first is not None and done > self._first[1]:
-            t1, d1 = self._first
-            return eta_seconds(done - d1, total - d1, now - t1)
-        return eta_seconds(done, total, now - self._t0)
+        rate = self.rate()
+        if rate is None or self._last is None:
+            return None
+        left = max(0, total - done)
+        if not left:
+            return 0.0
+        since = max(0.0, self._clock() - self._last[0])
+        return max(rate * left - since, rate)
 
 
 def format_eta(seconds: float | None) -> str:

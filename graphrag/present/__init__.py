@@ -1,5 +1,6 @@
 """Presenting what the core holds: answers, entities and routes as JSON (``serialize``), route and neighbourhood
-drawings (``viz``) and page images of PDF sources (``pages``). Nothing here reads or writes the store's rules; it
+drawings (``viz``), page images of PDF sources (``pages``) and an answer's markers in reading order with the
+words a claim takes from its source (``reading``). Nothing here reads or writes the store's rules; it
 turns records into what a surface shows.
 
 Import the names below from ``graphrag.present``; each is loaded on first use.
@@ -13,6 +14,7 @@ from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
     from graphrag.present.pages import pages_to_show, render_page
+    from graphrag.present.reading import cited_words, display_numbers, renumbered
     from graphrag.present.serialize import (
         VERBATIM,
         VERBATIM_CHECKS,
@@ -37,6 +39,9 @@ _EXPORTS = {
     "VERBATIM": "graphrag.present.serialize",
     "VERBATIM_CHECKS": "graphrag.present.serialize",
     "answer_json": "graphrag.present.serialize",
+    "cited_words": "graphrag.present.reading",
+    "display_numbers": "graphrag.present.reading",
+    "renumbered": "graphrag.present.reading",
     "cited_keys": "graphrag.present.serialize",
     "entity_json": "graphrag.present.serialize",
     "is_verbatim": "graphrag.present.serialize",
@@ -56,12 +61,15 @@ __all__ = [
     "VERBATIM_CHECKS",
     "answer_json",
     "cited_keys",
+    "cited_words",
+    "display_numbers",
     "entity_json",
     "is_verbatim",
     "neighbourhood",
     "neighbourhood_html",
     "pages_to_show",
     "render_page",
+    "renumbered",
     "route_html",
     "route_list_html",
     "route_text",

@@ -17,6 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from itertools import combinations
 from typing import Any
 
@@ -71,14 +72,40 @@ class CalibrationBin:
     judged_supported: float | None  # share of these claims reviewers judged supported
 
 
+class PickedBy(str, Enum):
+    """What put an unsupported citation in front of the reader (``picked_by``)."""
+
+    RETRIEVAL = "retrieval"
+    GENERATOR = "generator"
+    DOCUMENT = "document"
+
+
+def picked_by(flags: Sequence[ClaimFlag], verdict: Verdict) -> PickedBy:
+    """Who is answerable for a citation a reviewer judged unsupported, from what the record holds:
+
+    - document: the cited version was already superseded when it was cited, or has been since
+      (the verdict is stale): the source itself is out of date;
+    - retrieval: the claim quotes its cited sentence word for word, so the generator added nothing:
+      the sentence retrieval handed it does not support what the answer needed;
+    - generator: the claim's words are the generator's own, and its source does not bear them out.
+    """
+    if verdict.stale or verdict.source_removed or ClaimFlag.SUPERSEDED_SOURCE in flags:
+        return PickedBy.DOCUMENT
+    return PickedBy.RETRIEVAL if _verbatim(flags) else PickedBy.GENERATOR
+
+
 @dataclass(frozen=True)
 class SourceQuality:
-    """How often reviewers judged claims citing one document version unsupported."""
+    """How often reviewers judged claims citing one document version unsupported, and what picked those
+    citations (retrieval, the generator or the document: ``picked_by``)."""
 
     document: str
     version: int
     judged: int
     unsupported: int
+    retrieval: int = 0
+    generator: int = 0
+    by_document: int = 0
 
     @property
     def unsupported_rate(self) -> float:
@@ -131,7 +158,9 @@ class RecordStats:
                 "triage_unsupported_in_first_20pct": num(self.triage_found), "triage_random": self.triage_random,
             },
             "sources": [{"document": s.document, "version": s.version, "judged": s.judged,
-                         "unsupported": s.unsupported, "unsupported_rate": round(s.unsupported_rate, 4)}
+                         "unsupported": s.unsupported, "unsupported_rate": round(s.unsupported_rate, 4),
+                         "picked_by": {"retrieval": s.retrieval, "generator": s.generator,
+                                       "document": s.by_document}}
                         for s in self.sources],
         }
 
@@ -234,12 +263,15 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
         inside = [j for s, _, j in scored if lo <= s < hi or (b == BINS - 1 and s == 1.0)]
         calibration.append(CalibrationBin(lo, hi, len(inside), sum(inside) / len(inside) if inside else None))
 
-    per_source: dict[tuple[str, int], list[bool]] = {}
-    for vs in current.values():
+    per_source: dict[tuple[str, int], list[PickedBy | None]] = {}  # None: judged, not unsupported
+    for key, vs in current.items():
         for v in vs:
             if v.document_id is not None and v.version is not None:
-                per_source.setdefault((v.document_id, v.version), []).append(v.verdict == VerdictLabel.UNSUPPORTED)
-    sources = sorted((SourceQuality(d, ver, len(xs), sum(xs)) for (d, ver), xs in per_source.items()),
+                per_source.setdefault((v.document_id, v.version), []).append(
+                    picked_by(wanted[key]["flags"], v) if v.verdict == VerdictLabel.UNSUPPORTED else None)
+    sources = sorted((SourceQuality(d, ver, len(xs), sum(x is not None for x in xs), xs.count(PickedBy.RETRIEVAL),
+                                    xs.count(PickedBy.GENERATOR), xs.count(PickedBy.DOCUMENT))
+                      for (d, ver), xs in per_source.items()),
                      key=lambda s: (-s.unsupported_rate, -s.judged, s.document, s.version))
     return RecordStats(len(wanted), unreviewed, verified, disputed, stale, sum(len(v) for v in current.values()),
                        reviewers, krippendorff_alpha(table), alpha_units, tuple(pairs), len(scored), auroc, bacc,

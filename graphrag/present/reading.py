@@ -1,0 +1,71 @@
+"""An answer as a reader meets it: citation markers numbered in reading order, and the words of a cited
+sentence that its claim uses.
+
+The stored markers are the context items' numbers, given by retrieval rank, so an answer can read
+"[6] ... [5] ... [3]". The stored text, claims and verdicts keep those numbers (a verdict names the
+marker it judged); a surface shows ``display_numbers`` instead: [1] for the first source the text
+cites, [2] for the next new one, and so on, the same numbers in its list of sources.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from difflib import SequenceMatcher
+
+from graphrag.answer.attribution import parse_markers
+from graphrag.model import Answer
+
+_WORD = re.compile(r"\w+(?:[.,'’]\w+)*")
+# Words a claim shares with any sentence by chance: never marked on their own.
+_SMALL = frozenset("a an and are as at be by for from in is it of on or that the this to was were with".split())
+
+
+def display_numbers(answer: Answer) -> dict[int, int]:
+    """Context item number -> the number a reader sees: 1, 2, 3 in the order the answer first cites them,
+    then the items no claim cites, in their own order."""
+    order: dict[int, int] = {}
+    for claim in answer.claims:  # claims run in the text's order, citations in their markers' order
+        for c in claim.citations:
+            if c.valid and c.item is not None and c.item.n not in order:
+                order[c.item.n] = len(order) + 1
+    for item in sorted(answer.context, key=lambda i: i.n):
+        order.setdefault(item.n, len(order) + 1)
+    return order
+
+
+def renumbered(text: str, numbers: Mapping[int, int]) -> str:
+    """``text`` with every numeric marker rewritten by ``numbers`` ("[6, 5]" -> "[1, 2]"). A number outside it
+    (a marker past the context, flagged on its claim) and a malformed marker are left as written: the numbers
+    shown run 1..N over the N context items, so a number past the context cannot be mistaken for one of them."""
+    out, at = [], 0
+    for m in parse_markers(text):
+        if m.malformed:
+            continue
+        out.append(text[at:m.start])
+        out.append("[" + ", ".join(str(numbers.get(n, n)) for n in m.numbers) + "]")
+        at = m.end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def cited_words(sentence: str, claim: str) -> list[tuple[int, int]]:
+    """Character ranges of ``sentence`` holding the words ``claim`` takes from it: runs of two or more
+    words in the same order, or a single word that carries meaning (a number, or not a small word).
+    A verbatim quote marks the whole sentence; a paraphrase marks what it kept, or nothing."""
+    spans = [(m.start(), m.end()) for m in _WORD.finditer(sentence)]
+    words = [sentence[a:b].lower() for a, b in spans]
+    theirs = [w.lower() for w in _WORD.findall(claim)]
+    ranges: list[tuple[int, int]] = []
+    for block in SequenceMatcher(None, theirs, words, autojunk=False).get_matching_blocks():
+        if not block.size:
+            continue
+        first = words[block.b]
+        if block.size == 1 and (first in _SMALL or (len(first) < 3 and not any(ch.isdigit() for ch in first))):
+            continue
+        start, end = spans[block.b][0], spans[block.b + block.size - 1][1]
+        if ranges and sentence[ranges[-1][1]:start].strip(" ,;:") == "":
+            ranges[-1] = (ranges[-1][0], end)  # adjacent runs read as one
+        else:
+            ranges.append((start, end))
+    return ranges

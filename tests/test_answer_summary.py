@@ -1,0 +1,43 @@
+"""One status per answer, in a reader's words (dashboard.render.answer_summary)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard.render import answer_summary
+from graphrag.model import Citation, Claim, ClaimFlag, Support, SupportLabel, Verdict, VerdictLabel
+from graphrag.verify import ClaimState, ClaimStatus
+
+pytestmark = pytest.mark.unit
+
+CHECKED = Support(0.9, SupportLabel.SUPPORTED, "embedded", "test")
+
+
+def claim(i: int, quote: bool = True) -> Claim:
+    return Claim(i, f"claim {i}", 0, 1, (Citation("1", True),), (ClaimFlag.VERBATIM_QUOTE,) if quote else (),
+                 support=None if quote else CHECKED)
+
+
+def verdict(i: int, label: VerdictLabel, who: str) -> Verdict:
+    return Verdict(1, i, label, who, "sha")
+
+
+UNREVIEWED = ClaimState(ClaimStatus.UNREVIEWED, None, 0, 1)
+
+
+def test_before_review() -> None:
+    assert answer_summary([claim(0), claim(1), claim(2)], [UNREVIEWED] * 3, []) == (
+        "3 quotes, checked automatically; not yet reviewed", "blue")
+    text, _ = answer_summary([claim(0), claim(1, quote=False)], [UNREVIEWED] * 2, [])
+    assert text == "2 claims, 1 of them quoted word for word, checked automatically; not yet reviewed"
+
+
+def test_after_review() -> None:
+    claims = [claim(0), claim(1), claim(2)]
+    verified = ClaimState(ClaimStatus.VERIFIED, VerdictLabel.SUPPORTED, 2, 2)
+    both = [verdict(i, VerdictLabel.SUPPORTED, who) for i in range(3) for who in ("ana", "bo")]
+    assert answer_summary(claims, [verified] * 3, both) == (
+        "3 quotes, checked automatically; verified by 2 reviewers", "green")
+    one_bad = [verdict(0, VerdictLabel.SUPPORTED, "ana"), verdict(1, VerdictLabel.UNSUPPORTED, "ana")]
+    text, colour = answer_summary(claims, [verified, verified, UNREVIEWED], one_bad)
+    assert text.endswith("; 1 of 3 claims judged unsupported") and colour == "red"

@@ -1,0 +1,105 @@
+"""The Ask page as a reader meets it (AppTest on the small handbook): each claim's cited sentences under it
+without a click, markers numbered in reading order, one status for the answer in words, and the retrieval
+settings folded away."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app_helpers import app, copy_store, ok, texts
+from graphrag.store import Store
+from graphrag.verify.review import record_verdict
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+# The rules extractor's graph ranks this question's sources so that the answer cites items 3, 4 and 6.
+QUESTION = "What do exports use?"
+
+
+@pytest.fixture
+def store_path(tiny_store: Path, tmp_path: Path) -> Path:
+    return copy_store(tiny_store, tmp_path / "store.db")
+
+
+def ask(at, question: str = QUESTION):
+    at.text_area(key="_w_question").set_value(question)
+    return ok(at.button(key="FormSubmitter:ask_form-Ask").click())
+
+
+def bodies(at) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
+
+
+def badges(at) -> list[str]:
+    return [m for m in texts(at.markdown) if "-badge[" in m]
+
+
+def test_each_claim_shows_its_cited_sentences_without_a_click(monkeypatch: pytest.MonkeyPatch,
+                                                              store_path: Path) -> None:
+    at = ask(ok(app(monkeypatch, store_path)))
+    with Store(store_path) as s:
+        answer = s.answer(s.answer_ids()[0]["id"])
+    assert answer is not None and len(answer.claims) >= 2
+    html = bodies(at)
+    for claim in answer.claims:
+        for c in claim.citations:
+            assert c.item is not None
+            title = {"exports": "Data exports", "faq": "Old FAQ"}[c.item.span.document_id]
+            # the document's title above the sentence, the words the claim takes from it marked
+            assert any(f"<b>{title}</b>" in h and "<mark>" in h and c.item.span.text.split()[-1].rstrip(".") in h
+                       for h in html), (claim.text, c.item.span.text)
+    assert not any("Click a marker" in t for t in texts(at.caption))
+
+
+def test_markers_are_numbered_in_reading_order(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = ask(ok(app(monkeypatch, store_path)))
+    with Store(store_path) as s:
+        answer = s.answer(s.answer_ids()[0]["id"])
+    assert answer is not None
+    stored = re.findall(r"\[(\d+)\]", answer.text)
+    assert stored != sorted(stored, key=int) or stored[0] != "1", "the question no longer shows the case"
+    shown = next(h for h in bodies(at) if "Question:" in h)
+    numbers = [int(n) for n in re.findall(r"\[(\d+)\]", shown.split('class="gr-box">', 1)[1])]
+    firsts = list(dict.fromkeys(numbers))
+    assert firsts == list(range(1, len(firsts) + 1)), shown
+    # the sources under the claims carry the same numbers
+    sources = [int(m) for h in bodies(at) for m in re.findall(r'gr-meta">\[(\d+)\] <b>', h)]
+    assert sorted(set(sources)) == firsts
+
+
+def test_one_status_for_the_answer_in_words(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = ask(ok(app(monkeypatch, store_path)))
+    shown = badges(at)
+    assert len(shown) == 1, shown
+    assert "checked automatically; not yet reviewed" in shown[0], shown
+    assert not any("auto-checked" in b or "needs a reader" in b for b in shown)
+    with Store(store_path) as s:
+        answer = s.answer(s.answer_ids()[0]["id"])
+        assert answer is not None
+        for claim in answer.claims:
+            record_verdict(s, answer, claim, claim.citations[0], "supported", "ada")
+        record_verdict(s, answer, answer.claims[-1], answer.claims[-1].citations[0], "unsupported", "bo")
+    at = ok(at)
+    status = [b for b in badges(at) if "checked automatically" in b]
+    assert len(status) == 1 and "1 of " in status[0] and "judged unsupported" in status[0], status
+    # the claim's own line says who judged what
+    assert any("judged unsupported by bo" in b and "judged supported by ada" in b for b in badges(at))
+
+
+def test_retrieval_settings_are_folded_away(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = ok(app(monkeypatch, store_path))
+    folded = next(e for e in at.expander if e.label == "Retrieval settings")
+    assert not folded.proto.expanded
+    inside = {w.key for kind in ("number_input", "selectbox", "text_input", "checkbox") for w in folded.get(kind)}
+    assert {"ask_k", "ask_hops", "ask_direction", "_w_generator", "_w_generate_model"} <= inside, inside
+
+
+def test_settings_changed_in_the_fold_are_named_beside_it(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = ok(app(monkeypatch, store_path))
+    assert not any("retrieval settings:" in t for t in texts(at.caption))
+    at.number_input(key="ask_hops").set_value(3)
+    at = ask(at)
+    assert any("retrieval settings: hops 3" in t for t in texts(at.caption)), texts(at.caption)

@@ -1,0 +1,37 @@
+"""Markers in reading order and the cited words of a sentence (graphrag.present.reading)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphrag.answer.attribution import attribute
+from graphrag.model import Answer, AskSettings, ContextItem, Route, Span
+from graphrag.present import cited_words, display_numbers, renumbered
+
+pytestmark = pytest.mark.unit
+
+
+def item(n: int, text: str) -> ContextItem:
+    return ContextItem(n, Span("doc", 1, n, 0, len(text), text), Route(seed="x"), 1.0 / n, "mention")
+
+
+def answer(text: str, items: list[ContextItem]) -> Answer:
+    return Answer("q", AskSettings(), text, (), (), tuple(items), tuple(attribute(text, items)))
+
+
+def test_markers_are_numbered_as_the_answer_first_cites_them() -> None:
+    items = [item(n, f"Sentence {n}.") for n in range(1, 7)]
+    a = answer("Exports use snapshots [6]. They are kept [5, 3]. Again [6]. Past the end [9].", items)
+    numbers = display_numbers(a)
+    assert [numbers[n] for n in (6, 5, 3)] == [1, 2, 3]
+    assert sorted(numbers[n] for n in (1, 2, 4)) == [4, 5, 6]  # uncited items follow, in their order
+    assert renumbered(a.text, numbers) == "Exports use snapshots [1]. They are kept [2, 3]. Again [1]. Past the end [9]."
+
+
+def test_the_words_a_claim_takes_from_its_sentence_are_marked() -> None:
+    sentence = "Snapshot exports remain available for 30 days after an account is cancelled."
+    marked = lambda claim: [sentence[a:b] for a, b in cited_words(sentence, claim)]  # noqa: E731
+    assert marked("Snapshot exports remain available for 30 days after an account is cancelled") == [sentence[:-1]]
+    assert marked("30 days") == ["30 days"]
+    assert marked("Exports are kept 30 days") == ["exports", "30 days"]
+    assert marked("It is a thing") == []  # small words alone mark nothing

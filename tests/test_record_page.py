@@ -1,0 +1,73 @@
+"""The Record page's empty states and charts (AppTest on stores written directly), and what picked a bad
+citation (graphrag.verify.record.picked_by)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app_helpers import app, ok, page, texts
+from graphrag.model import ClaimFlag
+from graphrag.store import Store
+from graphrag.verify.record import record_stats
+from helpers import write_document_rows
+from test_record_stats import S, U, _answer, _judge
+
+POLICY = "Snapshot exports remain available for 30 days."
+
+
+def _store(path: Path) -> Store:
+    s = Store(path)
+    write_document_rows(s, "policy", POLICY, ("public",), ["export"], [])
+    return s
+
+
+def charts(at) -> list:
+    return at.get("vega_lite_chart")
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_no_verdicts_says_where_to_judge_and_draws_no_chart(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with _store(tmp_path / "s.db") as s:
+        _answer(s, [0.9, 0.2])
+    at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
+    assert any(t.startswith("No verdicts yet: judge claims on the Review page") for t in texts(at.info)), texts(at.info)
+    assert not charts(at)
+    assert [m.label for m in at.metric][:2] == ["Claims", "Unreviewed"]  # progress is still shown
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_an_empty_store_says_what_to_do_first(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    at = page(ok(app(monkeypatch, tmp_path / "empty.db")), "record")
+    assert any("ask a question on the Ask page" in t and "Review page" in t for t in texts(at.info)), texts(at.info)
+    assert not charts(at)
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_the_reliability_chart_has_bars_only_where_there_are_claims(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    with _store(tmp_path / "s.db") as s:
+        answer = _answer(s, [0.9, 0.95, 0.1])  # two score bins of five hold claims
+        _judge(s, answer, "ana", [S, S, U])
+    at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
+    assert len(charts(at)) == 1
+    bins = next(d.value for d in at.dataframe if "checker score" in d.value.columns)
+    assert len(bins) == 2 and bins["judged supported"].notna().all(), bins
+
+
+@pytest.mark.unit
+def test_bad_citations_are_put_down_to_what_picked_them(tmp_path: Path) -> None:
+    with _store(tmp_path / "s.db") as s:
+        answer = _answer(s, [0.2, 0.2, 0.9])
+        quoted = replace(answer.claims[0], flags=(ClaimFlag.VERBATIM_QUOTE,))  # the generator added nothing
+        old = replace(answer.claims[2], flags=(ClaimFlag.SUPERSEDED_SOURCE,))  # cited an outdated version
+        answer = s.answer(s.save_answer(replace(answer, id=None, claims=(quoted, answer.claims[1], old))))
+        assert answer is not None
+        _judge(s, answer, "ana", [U, U, U])
+        (source,) = record_stats(s, ["public"]).sources
+    assert (source.unsupported, source.retrieval, source.generator, source.by_document) == (3, 1, 1, 1)
