@@ -1,5 +1,5 @@
-"""Answering a question from the documents a viewer may see: the knowledge graph held in memory (``graph``), the
-entities a question names (``anchors``), retrieval over the graph and the embeddings (``retrieve``), sources
+"""Answering a question from the documents a viewer may see: retrieval (``retrieval``: the knowledge graph held in
+memory, the entities a question names, the walk and the context), sources
 that state different values (``disagreement``), the generators that write the answer (``generate``) and the
 sentence ranker they use (``rank``), one entity as a viewer sees it (``entities``), citations resolved to spans (``attribution``), and the use case that runs
 them all and stores the answer (``ask``: ``Asker``).
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from graphrag.answer.disagreement import DISAGREE_OPENING, disagreement_from_json, disagreement_json
     from graphrag.answer.entities import EntityView, visible_entity
     from graphrag.answer.generate import GENERATORS
-    from graphrag.answer.graph import KnowledgeGraph, load_graph
+    from graphrag.answer.retrieval.graph import KnowledgeGraph
+    from graphrag.answer.retrieval.load import load_graph
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
 # modules) loads nothing else and no import cycle can run through this door.
@@ -28,10 +29,10 @@ _EXPORTS = {
     "DISAGREE_OPENING": "graphrag.answer.disagreement",
     "EntityView": "graphrag.answer.entities",
     "GENERATORS": "graphrag.answer.generate",
-    "KnowledgeGraph": "graphrag.answer.graph",
+    "KnowledgeGraph": "graphrag.answer.retrieval.graph",
     "disagreement_from_json": "graphrag.answer.disagreement",
     "disagreement_json": "graphrag.answer.disagreement",
-    "load_graph": "graphrag.answer.graph",
+    "load_graph": "graphrag.answer.retrieval.load",
     "visible_entity": "graphrag.answer.entities",
 }
 
