@@ -37,8 +37,8 @@ class GraphMark:
     relation_id: int
 
 
-class Via(NamedTuple):
-    """The step that offers an entity to the walk: the relation (None for a co-mention), its type, the entity
+class Edge(NamedTuple):
+    """The edge that offers an entity to the walk: the relation (None for a co-mention), its type, the entity
     reached, whether the relation was followed as extracted, and the sentence row stating it."""
 
     relation_id: int | None
@@ -58,7 +58,7 @@ class Frontier(NamedTuple):
     depth: int
     entity: str
     tie: tuple[str, int, int, int]
-    via: Via | None  # None for a seed
+    edge: Edge | None  # None for a seed
 
 
 @dataclass(frozen=True)

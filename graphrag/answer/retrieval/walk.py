@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphrag.answer.retrieval.records import Frontier, Reach, Reached, Via, Walk
+from graphrag.answer.retrieval.records import Edge, Frontier, Reach, Reached, Walk
 from graphrag.model import COMENTION, Route, RouteStart, RouteStep
 
 if TYPE_CHECKING:
@@ -57,14 +57,14 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
     scores: dict[str, float] = {}
     rank = graph.row_rank if comention else np.empty(0, dtype=np.int64)  # read only with co-mentions
     while frontier and len(routes) < max_nodes:
-        neg, depth, key, tie, via = heapq.heappop(frontier)
+        neg, depth, key, tie, edge = heapq.heappop(frontier)
         if key in routes:
             continue
-        if via is None:
+        if edge is None:
             routes[key] = Route(key, (), start)
         else:
             parent = routes[tie[0]]
-            routes[key] = Route(parent.seed, (*parent.steps, _step(graph, via)), start)
+            routes[key] = Route(parent.seed, (*parent.steps, _step(graph, edge)), start)
         scores[key] = -neg
         if depth >= hops:
             continue
@@ -81,7 +81,7 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
                     w = float(weights[row]) * float(spec[index[nbr]]) if weighted else 1.0
                     if w > 0:
                         heapq.heappush(frontier, Frontier(neg * w, depth + 1, nbr, (key, 0, rel_id, row),
-                                                          Via(rel_id, attrs["type"], nbr, forward, row)))
+                                                          Edge(rel_id, attrs["type"], nbr, forward, row)))
         if not (comention and direction == "both"):
             continue
         rows = graph.visible_mention_rows(index[key], visible_docs)
@@ -98,14 +98,14 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
                 w = w_row * float(spec[e]) if weighted else 1.0
                 related.add((nbr, row))
                 heapq.heappush(frontier, Frontier(neg * w, depth + 1, nbr, (key, 1, -1, int(rank[row])),
-                                                  Via(None, COMENTION, nbr, True, row)))
+                                                  Edge(None, COMENTION, nbr, True, row)))
     return Walk(routes, scores)
 
 
-def _step(graph: KnowledgeGraph, via: Via) -> RouteStep:
-    doc = graph.document(via.row)
-    return RouteStep(via.relation_id, via.relation_type, via.entity, via.forward, doc.id, doc.version,
-                     graph.sentence_index(via.row))
+def _step(graph: KnowledgeGraph, edge: Edge) -> RouteStep:
+    doc = graph.document(edge.row)
+    return RouteStep(edge.relation_id, edge.relation_type, edge.entity, edge.forward, doc.id, doc.version,
+                     graph.sentence_index(edge.row))
 
 
 def _via(route: Route) -> str:
