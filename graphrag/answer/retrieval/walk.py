@@ -48,23 +48,25 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
     weights = row_weight if row_weight is not None else np.empty(0, dtype=np.float32)  # read only if weighted
     index, keys = graph.index, graph.keys  # looked up for every edge: the walk reads the graph's own tables
     spec = node_weight if node_weight is not None else np.ones(len(keys), dtype=np.float32)
-    frontier: list[Frontier] = []
+    frontier: list[tuple[float, int, str, tuple[str, int, int, int], Edge | None]] = []  # Frontier's fields
     for s in sorted(set(seeds)):
         if s in index:
             sc = float(seed_scores.get(s, 1.0)) if seed_scores else 1.0
-            heapq.heappush(frontier, Frontier(-sc, 0, s, ("", 0, -1, -1), None))
+            heapq.heappush(frontier, (-sc, 0, s, ("", 0, -1, -1), None))
     routes: dict[str, Route] = {}
     scores: dict[str, float] = {}
     rank = graph.row_rank if comention else np.empty(0, dtype=np.int64)  # read only with co-mentions
     while frontier and len(routes) < max_nodes:
-        neg, depth, key, tie, edge = heapq.heappop(frontier)
-        if key in routes:
+        entry = heapq.heappop(frontier)
+        if entry[2] in routes:
             continue
-        if edge is None:
+        f = Frontier._make(entry)
+        key, neg, depth = f.entity, f.priority, f.depth
+        if f.edge is None:
             routes[key] = Route(key, (), start)
         else:
-            parent = routes[tie[0]]
-            routes[key] = Route(parent.seed, (*parent.steps, _step(graph, edge)), start)
+            parent = routes[f.tie[0]]
+            routes[key] = Route(parent.seed, (*parent.steps, _step(graph, f.edge)), start)
         scores[key] = -neg
         if depth >= hops:
             continue
@@ -80,8 +82,8 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
                     related.add((nbr, row))
                     w = float(weights[row]) * float(spec[index[nbr]]) if weighted else 1.0
                     if w > 0:
-                        heapq.heappush(frontier, Frontier(neg * w, depth + 1, nbr, (key, 0, rel_id, row),
-                                                          Edge(rel_id, attrs["type"], nbr, forward, row)))
+                        heapq.heappush(frontier, (neg * w, depth + 1, nbr, (key, 0, rel_id, row),
+                                                  (rel_id, attrs["type"], nbr, forward, row)))
         if not (comention and direction == "both"):
             continue
         rows = graph.visible_mention_rows(index[key], visible_docs)
@@ -97,15 +99,15 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
                     continue
                 w = w_row * float(spec[e]) if weighted else 1.0
                 related.add((nbr, row))
-                heapq.heappush(frontier, Frontier(neg * w, depth + 1, nbr, (key, 1, -1, int(rank[row])),
-                                                  Edge(None, COMENTION, nbr, True, row)))
+                heapq.heappush(frontier, (neg * w, depth + 1, nbr, (key, 1, -1, int(rank[row])),
+                                          (None, COMENTION, nbr, True, row)))
     return Walk(routes, scores)
 
 
 def _step(graph: KnowledgeGraph, edge: Edge) -> RouteStep:
-    doc = graph.document(edge.row)
-    return RouteStep(edge.relation_id, edge.relation_type, edge.entity, edge.forward, doc.id, doc.version,
-                     graph.sentence_index(edge.row))
+    rel_id, rtype, entity, forward, row = edge
+    doc = graph.document(row)
+    return RouteStep(rel_id, rtype, entity, forward, doc.id, doc.version, graph.sentence_index(row))
 
 
 def _via(route: Route) -> str:
