@@ -198,12 +198,6 @@ class KnowledgeGraph:
         """Sentence rows that mention the entity at this index."""
         return self.mentions.rows_of(entity)
 
-    def visible_mention_rows(self, entity: int, visible_docs: np.ndarray) -> np.ndarray:
-        """The rows of ``mention_rows`` whose document version is visible."""
-        rows = self.mentions.rows_of(entity)
-        visible: np.ndarray = rows[visible_docs[self.sentence_doc[rows]]]
-        return visible
-
     def entities_in_row(self, row: int) -> np.ndarray:
         """Indices of the entities a sentence row mentions."""
         return self.mentions.entities_in(row)

@@ -82,21 +82,23 @@ class Reached:
 @dataclass(frozen=True, eq=False)
 class Reach:
     """What a walk found, per entity (``walk``) and per sentence row: how strongly each row was reached
-    (``strength``, 0 where nothing reached it) and the route that reached it (``rows``)."""
+    (``strength``, 0 where nothing reached it) and the route that reached it with how (``rows``: plain
+    (route, via) pairs, a thousand or so a question; ``route`` reads one as a ``Reached``)."""
 
     walk: Walk
     strength: np.ndarray  # per sentence row
-    rows: dict[int, Reached]
+    rows: dict[int, tuple[Route, str]]
 
     def route(self, row: int) -> Reached | None:
         """How ``row`` was reached, or None when the walk did not reach it."""
-        return self.rows.get(row)
+        hit = self.rows.get(row)
+        return Reached(*hit) if hit is not None else None
 
     def seed_of(self, row: int) -> str:
         """The question entity (or similarity seed) the route to ``row`` starts at; "" when not reached."""
         hit = self.rows.get(row)
-        return hit.route.seed if hit is not None else ""
+        return hit[0].seed if hit is not None else ""
 
     def beyond(self) -> np.ndarray:
         """The rows reached through at least one step, in no particular order."""
-        return np.array([r for r, hit in self.rows.items() if hit.depth >= 1], dtype=np.int64)
+        return np.array([r for r, (route, _) in self.rows.items() if route.depth >= 1], dtype=np.int64)

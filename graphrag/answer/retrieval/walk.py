@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphrag.answer.retrieval.records import Edge, Frontier, Reach, Reached, Walk
+from graphrag.answer.retrieval.records import Edge, Frontier, Reach, Walk
 from graphrag.model import COMENTION, Route, RouteStart, RouteStep
 
 if TYPE_CHECKING:
@@ -46,7 +46,9 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     weighted = row_weight is not None
     weights = row_weight if row_weight is not None else np.empty(0, dtype=np.float32)  # read only if weighted
-    index, keys = graph.index, graph.keys  # looked up for every edge: the walk reads the graph's own tables
+    # looked up for every edge: the walk is the graph's own code and reads its tables directly
+    index, keys, sentence_doc = graph.index, graph.keys, graph.sentence_doc
+    rows_of, entities_in = graph.mentions.rows_of, graph.mentions.entities_in
     spec = node_weight if node_weight is not None else np.ones(len(keys), dtype=np.float32)
     frontier: list[tuple[float, int, str, tuple[str, int, int, int], Edge | None]] = []  # Frontier's fields
     for s in sorted(set(seeds)):
@@ -86,14 +88,15 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
                                                   (rel_id, attrs["type"], nbr, forward, row)))
         if not (comention and direction == "both"):
             continue
-        rows = graph.visible_mention_rows(index[key], visible_docs)
+        rows = rows_of(index[key])
+        rows = rows[visible_docs[sentence_doc[rows]]]
         if weighted and len(rows) > rows_per_entity:
             rows = rows[np.lexsort((rank[rows], -weights[rows]))[:rows_per_entity]]
         for row in rows.tolist():
             w_row = float(weights[row]) if weighted else 1.0
             if w_row <= 0:
                 continue
-            for e in graph.entities_in_row(row).tolist():
+            for e in entities_in(row).tolist():
                 nbr = keys[e]
                 if nbr == key or nbr in routes or (nbr, row) in related:
                     continue
@@ -106,8 +109,8 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
 
 def _step(graph: KnowledgeGraph, edge: Edge) -> RouteStep:
     rel_id, rtype, entity, forward, row = edge
-    doc = graph.document(row)
-    return RouteStep(rel_id, rtype, entity, forward, doc.id, doc.version, graph.sentence_index(row))
+    doc = graph.docs[int(graph.sentence_doc[row])]
+    return RouteStep(rel_id, rtype, entity, forward, doc.id, doc.version, int(graph.sentence_idx[row]))
 
 
 def _via(route: Route) -> str:
@@ -122,15 +125,16 @@ def reach(graph: KnowledgeGraph, walk: Walk, visible_docs: np.ndarray) -> Reach:
     score wins, then the shallower route, then the entity key.
     """
     n_rows = graph.n_sentences
+    index, sentence_doc, rows_of = graph.index, graph.sentence_doc, graph.mentions.rows_of  # once per route
     best = np.zeros(n_rows, dtype=np.float32)
-    found: dict[int, Reached] = {}
+    found: dict[int, tuple[Route, str]] = {}
     rank: dict[int, tuple[float, int, str]] = {}
 
     def offer(row: int, score: float, route: Route, via: str) -> None:
         r = (-score, route.depth, route.end)
         if row not in rank or r < rank[row]:
             rank[row] = r
-            found[row] = Reached(route, via)
+            found[row] = (route, via)
             best[row] = score
 
     total = np.zeros(n_rows, dtype=np.float32)
@@ -139,9 +143,10 @@ def reach(graph: KnowledgeGraph, walk: Walk, visible_docs: np.ndarray) -> Reach:
         if route.steps:
             step = route.steps[-1]
             row = graph.row_of(step.document_id, step.version, step.sentence_index)
-            if row is not None and visible_docs[graph.documents_of(row)]:
+            if row is not None and visible_docs[sentence_doc[row]]:
                 offer(row, score, route, _via(route))
-        m = graph.visible_mention_rows(graph.entity_index(key), visible_docs)
+        m = rows_of(index[key])
+        m = m[visible_docs[sentence_doc[m]]]
         np.add.at(total, m, score)
         for row in m.tolist():
             offer(row, score, route, "mention")
