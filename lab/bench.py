@@ -29,8 +29,8 @@ from graphrag.embed import similarities
 from graphrag.model import PUBLIC, AskSettings, Seed
 
 if TYPE_CHECKING:  # imported where used: a benchmark loads only what it measures
-    from graphrag.answer.graph import KnowledgeGraph
-    from graphrag.answer.retrieve import Retrieval
+    from graphrag.answer.retrieval.graph import KnowledgeGraph
+    from graphrag.answer.retrieval.retrieve import Retrieval
     from graphrag.store import Store, StoreURL
 
 
@@ -231,8 +231,8 @@ def bench_ask(*, sizes: Sequence[int], queries: int, after_ingest: int = 0, afte
     of the given sizes (JSON); with ``after_ingest`` > 0, then ``after_ingest_rounds`` times that many paragraphs
     of ``corpus`` are ingested and the first answer after each is timed."""
     from graphrag.answer.attribution import attribute
-    from graphrag.answer.graph import load_graph
-    from graphrag.answer.retrieve import retrieve_vector
+    from graphrag.answer.retrieval.load import load_graph
+    from graphrag.answer.retrieval.retrieve import retrieve_vector
     from graphrag.store import Store
 
     settings = AskSettings()
@@ -287,8 +287,8 @@ def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, co
     ingest to the graph) against the same answer again; a few rounds of new paragraphs, and a
     full reload at the end for comparison."""
     from graphrag.answer.attribution import attribute
-    from graphrag.answer.graph import build_graph, load_graph
-    from graphrag.answer.retrieve import retrieve_vector
+    from graphrag.answer.retrieval.load import build_graph, load_graph
+    from graphrag.answer.retrieval.retrieve import retrieve_vector
     from graphrag.embed import get_embedder
     from graphrag.ingest.documents import Source, read_corpus_json
     from graphrag.ingest.extract.rules import RulesExtractor

@@ -90,7 +90,7 @@ def questions(path: Path, n: int) -> list[str]:
 def ask_figures(store_path: Path, embedder: Embedder, qs: Sequence[str]) -> dict[str, object]:
     """Graph load time and median retrieve and ask latency on ``qs``, the models warmed up first."""
     from graphrag.answer.ask import Asker
-    from graphrag.answer.graph import _cache, build_graph
+    from graphrag.answer.retrieval.load import _cache, build_graph
     from graphrag.model import AskSettings
     from graphrag.store import Store
 

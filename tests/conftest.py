@@ -121,7 +121,7 @@ def _dashboard_reads_its_configuration_again() -> None:
 def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Questions are not parsed for anchors, as where no spaCy pipeline is installed: routes start from
     similarity. For tests about what happens to an answer, not about how its routes start."""
-    from graphrag.answer import anchors
+    from graphrag.answer.retrieval import anchors
     from graphrag.errors import ModelUnavailable
 
     def no_pipeline(question: str) -> list[anchors.Phrase]:

@@ -33,7 +33,7 @@ from app_helpers import (
 )
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.answer.ask import Asker
-from graphrag.answer.graph import load_graph
+from graphrag.answer.retrieval.load import load_graph
 from graphrag.cli import build_parser, main
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, RouteStep, Seed

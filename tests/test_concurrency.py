@@ -174,7 +174,7 @@ def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):
     """Found by `graphrag bench load`: an ingest committing between the graph's reads (documents,
     then sentences) made build_graph fail with KeyError. The commit is placed deterministically
     between every pair of reads here, through a second connection as another process would."""
-    from graphrag.answer.graph import build_graph
+    from graphrag.answer.retrieval.load import build_graph
     from graphrag.ingest.documents import Source
 
     path = tmp_path / "s.db"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.answer.graph import build_graph, load_graph
-from graphrag.answer.retrieve import retrieve
+from graphrag.answer.retrieval.load import build_graph, load_graph
+from graphrag.answer.retrieval.retrieve import retrieve
 from graphrag.ingest.documents import Source, collect
 from graphrag.ingest.extract.rules import RulesExtractor
 from graphrag.ingest.pipeline import Ingestor

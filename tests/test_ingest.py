@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
-from graphrag.answer.graph import build_graph
+from graphrag.answer.retrieval.load import build_graph
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import ExtractionStatus
 from graphrag.store import Store

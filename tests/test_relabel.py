@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from graphrag.access.rule import Access, answer_visible
-from graphrag.answer.graph import load_graph
+from graphrag.answer.retrieval.load import load_graph
 from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import DocumentReport, Ingestor
 from graphrag.model import Answer, AskSettings, AuditEvent, Citation, Claim, ContextItem, Route, Seed

@@ -13,7 +13,7 @@ from sqlalchemy import LargeBinary, select
 
 from doc_helpers import PDF_PATH
 from graphrag.answer.ask import Asker
-from graphrag.answer.graph import load_graph
+from graphrag.answer.retrieval.load import load_graph
 from graphrag.cli import main
 from graphrag.errors import InputError
 from graphrag.ingest.extract import make_extractor

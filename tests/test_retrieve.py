@@ -10,7 +10,7 @@ import pytest
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from doubles.generate import ScriptedGenerator
 from graphrag.answer.ask import Asker
-from graphrag.answer.graph import build_graph, load_graph
+from graphrag.answer.retrieval.load import build_graph, load_graph
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, Route, RouteStart, RouteStep, SupportLabel
 from graphrag.present.serialize import answer_json
@@ -309,13 +309,13 @@ def test_two_entities_one_sentence_names_are_a_comention_step(store, embedder, t
 
 
 def test_without_a_spacy_pipeline_routes_start_from_similarity(chain_store, embedder, monkeypatch):
-    import graphrag.answer.anchors
+    import graphrag.answer.retrieval.anchors
     from graphrag.errors import ModelUnavailable
 
     def missing(question: str):
         raise ModelUnavailable("no spaCy English pipeline is installed", backend="rules", model="en_core_web_sm")
 
-    monkeypatch.setattr(graphrag.answer.anchors, "question_phrases", missing)
+    monkeypatch.setattr(graphrag.answer.retrieval.anchors, "question_phrases", missing)
     got = asker(chain_store, embedder).retrieve("What do snapshots follow?", AskSettings())
     assert got.seeding is RouteStart.SIMILARITY and got.context
 
@@ -324,7 +324,7 @@ def test_a_common_noun_anchor_weighs_less_beside_a_proper_name(store, embedder, 
     """"Which town is Kellerstadt near?": routes start at Kellerstadt first; "town" still
     anchors, at COMMON_NOUN_SCORE of its match. A question naming only common nouns keeps
     their full scores (the handbook's questions are such)."""
-    from graphrag.answer.anchors import COMMON_NOUN_SCORE
+    from graphrag.answer.retrieval.anchors import COMMON_NOUN_SCORE
 
     x = ScriptedExtractor([ScriptEntity("Kellerstadt", "Kellerstadt"), ScriptEntity("town", "town"),
                            ScriptEntity("river", "river")], [])
@@ -343,7 +343,7 @@ def test_a_sentence_the_walk_reached_keeps_a_context_place_though_it_does_not_re
     Quiet Harbour born?"; sentences about directors and harbours resemble it more. The walk
     reached it from the film through its director, so it keeps one of the walk's places, and
     its route says how: Quiet Harbour, then Ilse Vantorp through the film's sentence."""
-    from graphrag.answer.retrieve import WALK_SHARE
+    from graphrag.answer.retrieval.context import WALK_SHARE
 
     film = "Quiet Harbour is a 1961 film directed by Ilse Vantorp."
     fact = "Ilse Vantorp grew up on a farm outside Kellerstadt, in Norland."
@@ -383,7 +383,7 @@ def test_a_question_about_a_long_documents_subject_is_ranked_by_what_sentences_s
     article and a rarely named entity of the question ("Fenwick County", named only by photo captions and
     stamp lists) lifts its debris above the sentence that answers. The walk's order is fused with
     similarity for such a question: the answer keeps its place in a small context (it lost it before)."""
-    from graphrag.answer.retrieve import SUBJECT_MIN_SENTENCES
+    from graphrag.answer.retrieval.retrieve import SUBJECT_MIN_SENTENCES
 
     lines = [*LONG_ARTICLE_FACTS[:10], LONG_ARTICLE_ANSWER, *LONG_ARTICLE_FACTS[10:], *LONG_ARTICLE_DEBRIS]
     assert len(lines) >= SUBJECT_MIN_SENTENCES
@@ -401,8 +401,8 @@ def test_a_question_about_a_long_documents_subject_is_ranked_by_what_sentences_s
 def test_short_pages_keep_the_walks_order(store, embedder, tmp_path):
     """The fusion is for long documents only: on pages of a few sentences (a multi-hop corpus) the
     question's entities are not a document's subject and retrieval keeps the walk's order."""
-    from graphrag.answer.graph import load_graph
-    from graphrag.answer.retrieve import names_a_long_document_subject
+    from graphrag.answer.retrieval.load import load_graph
+    from graphrag.answer.retrieval.retrieve import names_a_long_document_subject
 
     x = ScriptedExtractor([ScriptEntity("Larchmont", "Larchmont")], [])
     Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "s", {

@@ -16,7 +16,7 @@ from doubles.generate import ScriptedGenerator
 from graphrag.answer.ask import Asker
 from graphrag.answer.attribution import attribute
 from graphrag.answer.generate.extractive import ExtractiveGenerator
-from graphrag.answer.graph import load_graph
+from graphrag.answer.retrieval.load import load_graph
 from graphrag.cli import main
 from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
-from graphrag.answer.graph import load_graph
+from graphrag.answer.retrieval.load import load_graph
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor

@@ -9,7 +9,7 @@ import re
 import pytest
 from sqlalchemy import text
 
-from graphrag.answer.graph import build_graph
+from graphrag.answer.retrieval.load import build_graph
 from graphrag.cli import main
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import Source

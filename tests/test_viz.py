@@ -9,7 +9,8 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from graphrag.answer.graph import DocVersion, KnowledgeGraph
+from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.answer.retrieval.records import DocVersion
 from graphrag.model import COMENTION, ContextItem, Route, RouteStart, RouteStep, Span
 from graphrag.present.viz import (
     HIDDEN_STEP,

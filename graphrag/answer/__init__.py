@@ -1,5 +1,5 @@
-"""Answering a question from the documents a viewer may see: the knowledge graph held in memory (``graph``), the
-entities a question names (``anchors``), retrieval over the graph and the embeddings (``retrieve``), sources
+"""Answering a question from the documents a viewer may see: retrieval (``retrieval``: the knowledge graph held in
+memory, the entities a question names, the walk and the context), sources
 that state different values (``disagreement``), the generators that write the answer (``generate``) and the
 sentence ranker they use (``rank``), one entity as a viewer sees it (``entities``), citations resolved to spans
 (``attribution``), the pipeline that runs them all and stores the answer (``ask``: ``Asker``), and the use case a
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from graphrag.answer.disagreement import DISAGREE_OPENING
     from graphrag.answer.entities import EntityView, visible_entity
     from graphrag.answer.generate import GENERATORS
-    from graphrag.answer.graph import KnowledgeGraph, load_graph
+    from graphrag.answer.retrieval.graph import KnowledgeGraph
+    from graphrag.answer.retrieval.load import load_graph
     from graphrag.model import disagreement_from_json, disagreement_json
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
@@ -31,11 +32,11 @@ _EXPORTS = {
     "DISAGREE_OPENING": "graphrag.answer.disagreement",
     "EntityView": "graphrag.answer.entities",
     "GENERATORS": "graphrag.answer.generate",
-    "KnowledgeGraph": "graphrag.answer.graph",
+    "KnowledgeGraph": "graphrag.answer.retrieval.graph",
     "disagreement_from_json": "graphrag.model",  # the codec sits beside the record (the store uses it)
     "disagreement_json": "graphrag.model",
     "answer_question": "graphrag.answer.actions",
-    "load_graph": "graphrag.answer.graph",
+    "load_graph": "graphrag.answer.retrieval.load",
     "visible_entity": "graphrag.answer.entities",
 }
 

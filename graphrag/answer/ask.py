@@ -16,8 +16,9 @@ from graphrag.answer.disagreement import find_disagreements
 from graphrag.answer.generate import Generator, make_generator
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.generate.ollama import OllamaGenerator
-from graphrag.answer.graph import KnowledgeGraph, load_graph
-from graphrag.answer.retrieve import Retrieval, clean_question, retrieve
+from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.answer.retrieval.load import load_graph
+from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve
 from graphrag.embed import Embedder, get_embedder
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.model import (

@@ -23,7 +23,7 @@ from typing import Any
 import pyvis
 from pyvis.network import Network
 
-from graphrag.answer.graph import KnowledgeGraph
+from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.model import ContextItem, Route, RouteStart, Span
 from graphrag.text import counted
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from graphrag.access.rule import Access, answer_visible
-from graphrag.answer.graph import load_graph
+from graphrag.answer.retrieval.load import load_graph
 from graphrag.store import Store
 from graphrag.verify.policy import ANYONE, ReviewViewer, visible_verdicts
 from graphrag.verify.status import current_verdicts, review_policy

@@ -40,7 +40,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from graphrag.answer.ask import Asker
-from graphrag.answer.graph import KnowledgeGraph, load_graph
+from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.answer.retrieval.load import load_graph
 from graphrag.embed import top_k
 from graphrag.ingest.documents import Source
 from graphrag.model import Answer, AskSettings, ContextItem, RouteStart, Span, Support

@@ -29,11 +29,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from graphrag.answer.anchors import find_anchors
 from graphrag.answer.attribution import attribute
 from graphrag.answer.generate.extractive import ExtractiveGenerator
-from graphrag.answer.graph import KnowledgeGraph, load_graph
-from graphrag.answer.retrieve import diverse, retrieve_vector
+from graphrag.answer.retrieval.anchors import find_anchors
+from graphrag.answer.retrieval.context import diverse
+from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.answer.retrieval.load import load_graph
+from graphrag.answer.retrieval.retrieve import retrieve_vector
 from graphrag.embed import get_embedder, top_k
 from graphrag.ingest.documents import corpus_doc_id, read_corpus_json
 from graphrag.model import AskSettings, Progress, RouteStart

@@ -43,7 +43,7 @@ from graphrag.text import ends_with_abbreviation
 from graphrag.verify.support.lexical import content_stems
 
 if TYPE_CHECKING:
-    from graphrag.answer.graph import KnowledgeGraph
+    from graphrag.answer.retrieval.graph import KnowledgeGraph
 
 _WORD = re.compile(r"\w+")
 _VALUE_KEY = re.compile(r"^\d[\d,.]*\s*(?:%|[a-z]+)$")  # a measure ("30 day", "5 %"): a number and its unit

@@ -27,7 +27,7 @@ from graphrag.model import ContextItem
 from graphrag.ollama_util import DEFAULT_GENERATE_MODEL, MalformedReply, OllamaChat, reply_text
 
 if TYPE_CHECKING:
-    from graphrag.answer.graph import KnowledgeGraph
+    from graphrag.answer.retrieval.graph import KnowledgeGraph
 
 log = logging.getLogger(__name__)
 

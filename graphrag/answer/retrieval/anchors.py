@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from graphrag.answer.graph import KnowledgeGraph
+from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.embed import Embedder
 from graphrag.model import RouteStart, Seed
 from graphrag.text import normalise
@@ -103,8 +103,8 @@ def link(graph: KnowledgeGraph, phrases: Sequence[Phrase], visible_entities: np.
     best: dict[str, Seed] = {}
 
     def visible_key(text: str) -> str | None:
-        i = graph.index.get(normalise(text))
-        return graph.keys[i] if i is not None and visible_entities[i] else None
+        key = normalise(text)
+        return key if graph.knows(key) and visible_entities[graph.entity_index(key)] else None
 
     # A common noun ("country", "charge", "author") names a kind of thing, often the kind the
     # answer is; when the question also names something proper, that is where its routes start.
@@ -130,13 +130,13 @@ def link(graph: KnowledgeGraph, phrases: Sequence[Phrase], visible_entities: np.
             unmatched.append(p)
     if unmatched and embedder is not None and visible_entities.any():
         vecs = embedder.encode([p.text for p in unmatched])
-        sims = np.einsum("ed,pd->pe", graph.vectors, vecs)  # einsum: no BLAS thread wake-up (see embed.py)
+        sims = graph.names_like(vecs)
         sims[:, ~visible_entities] = -np.inf
         for p, row in zip(unmatched, sims):
             tied = np.flatnonzero(row == row.max())  # ties on the key, not the entity's position
-            i = int(min(tied.tolist(), key=lambda j: graph.keys[j]))
+            i = int(min(tied.tolist(), key=graph.entity_key))
             if row[i] >= MIN_NAME_SIMILARITY:
-                keep(Seed(graph.keys[i], round(float(row[i]) * SIMILARITY_DISCOUNT, 4), RouteStart.QUESTION, p.text,
+                keep(Seed(graph.entity_key(i), round(float(row[i]) * SIMILARITY_DISCOUNT, 4), RouteStart.QUESTION, p.text,
                           "name similarity"), p)
     return sorted(best.values(), key=lambda s: (-s.score, s.entity))
 

@@ -1,0 +1,182 @@
+"""Loading the graph from a store: whole (``build_graph``) or, after an ingest that only added rows, the
+cached graph extended with them (``extend_graph``, ``extended``). ``load_graph`` keeps one graph per store.
+
+The NetworkX multigraph of the first load is shared by the graphs derived from it; the relations added since
+sit beside it (``Edges``). Anything but an addition (a removal, a rewrite) reloads the whole graph.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.answer.retrieval.records import DocVersion, GraphMark
+from graphrag.answer.retrieval.vectors import Rows, stack
+from graphrag.store import Store
+from graphrag.store.graph import GraphAdditions
+
+log = logging.getLogger(__name__)
+# Past this many relations added beside the first load's multigraph (as a share of it, or at
+# least this many), the next change reloads the whole graph: each derived graph copies the part
+# of the added adjacency it touches, and a walk looks in two places for every entity.
+MAX_ADDED_SHARE = 0.25
+MIN_ADDED_LIMIT = 20_000
+
+_cache: dict[str, KnowledgeGraph] = {}
+_cache_lock = threading.Lock()
+_update_locks: dict[str, threading.Lock] = {}
+
+
+def load_graph(store: Store) -> KnowledgeGraph:
+    """The graph for the store's current generation. When the store changed since the cached
+    graph, only additions: a graph extended with them; anything else: the whole graph again.
+    One thread updates while the others wait for it (they all want the new graph); a question
+    already being answered keeps the graph it took."""
+    gen = store.generation()
+    key = store.url.key  # the store's identity (file or server URL), so two handles share one graph
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None and hit.generation == gen:
+            return hit
+        lock = _update_locks.setdefault(key, threading.Lock())
+    with lock:
+        with _cache_lock:
+            hit = _cache.get(key)
+        if hit is not None and hit.generation == store.generation():  # another thread updated it meanwhile
+            return hit
+        graph = (extend_graph(store, hit) if hit is not None else None) or build_graph(store)
+        with _cache_lock:
+            _cache[key] = graph
+        return graph
+
+
+def build_graph(store: Store) -> KnowledgeGraph:
+    """Build the in-memory graph from one consistent snapshot of the store."""
+    with store.snapshot():  # one consistent state, even while an ingest commits
+        gen = store.append_run()[0]
+        ents, ments, rels, docs = store.graph_rows()
+        srows = store.sentence_rows()
+    doc_list = [_doc_version(d) for d in docs]
+    doc_index = {(d.id, d.version): i for i, d in enumerate(doc_list)}
+    row_of = {(r["doc_id"], r["version"], r["idx"]): i for i, r in enumerate(srows)}
+    s_doc = np.array([doc_index[(r["doc_id"], r["version"])] for r in srows], dtype=np.int64)
+    s_idx = np.array([r["idx"] for r in srows], dtype=np.int64)
+    s_vec = stack([r["vector"] for r in srows])
+    keys = [e["key"] for e in ents]
+    e_index = {k: i for i, k in enumerate(keys)}
+    m_ent = np.array([e_index[m["entity_key"]] for m in ments], dtype=np.int64)
+    m_row = np.array([row_of[(m["doc_id"], m["version"], m["sentence_idx"])] for m in ments], dtype=np.int64)
+    relations = [(r["id"], r["source_key"], r["target_key"], r["type"], doc_index[(r["doc_id"], r["version"])],
+                  row_of[(r["doc_id"], r["version"], r["sentence_idx"])]) for r in rels]
+    mark = GraphMark(gen, max((m["id"] for m in ments), default=0), max((r["id"] for r in rels), default=0))
+    return KnowledgeGraph(keys, [e["name"] for e in ents], stack([e["vector"] for e in ents]), doc_list,
+                          m_ent, m_row, s_doc, s_idx, s_vec, relations, gen, mark)
+
+
+def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
+    """``graph`` with what the store added since it was loaded, or None when the store changed
+    in another way (or too much has been added beside the first load) and must be read whole."""
+    if graph.edges.added > max(MIN_ADDED_LIMIT, MAX_ADDED_SHARE * graph.edges.base_count):
+        return None
+    with store.snapshot():
+        gen, appends_from, appends_to = store.append_run()
+        if (appends_to != gen or appends_from is None or appends_from > graph.mark.generation
+                or gen < graph.mark.generation):
+            return None  # some commit since this graph was loaded was not an addition
+        docs = [_doc_version(d) for d in store.graph_documents()]
+        known = {(d.id, d.version): d for d in docs}
+        if any(known.get((d.id, d.version), None) is None or not _same_version(known[(d.id, d.version)], d)
+               for d in graph.docs):
+            return None  # a version was removed, or removed and written again
+        new_docs = [d for d in docs if (d.id, d.version) not in graph.doc_index]
+        added = store.graph_additions(graph.mark.mention_id, graph.mark.relation_id,
+                                      [(d.id, d.version) for d in new_docs])
+    try:
+        out = extended(graph, gen, docs, new_docs, added)
+    except KeyError as exc:  # a row pointing at something neither graph nor additions hold
+        log.warning("graph update did not add up (%s); reloading it whole", exc)
+        return None
+    if out is None:
+        log.info("graph update did not add up; reloading it whole")
+    return out
+
+
+def extended(graph: KnowledgeGraph, generation: int, docs: Sequence[DocVersion], new_docs: Sequence[DocVersion],
+             added: GraphAdditions) -> KnowledgeGraph | None:
+    """A new graph: ``graph`` plus ``added`` (the rows of ``new_docs``), with every version's
+    labels and superseded flag as ``docs`` now say. None when the rows do not add up to the
+    store's sizes or point outside the new versions (then the store changed in another way).
+    ``graph`` is left as it was: lists and dicts are copied, vectors written past its rows."""
+    n_rows, n_ents = graph.n_sentences, len(graph.keys)
+    new_keys = [e for e in added.entities if e["key"] not in graph.index]
+    sizes = added.sizes
+    if (n_ents + len(new_keys) != sizes["entities"] or len(graph.mentions.entity) + len(added.mentions)
+            != sizes["mentions"] or len(graph.edges) + len(added.relations) != sizes["relations"]
+            or n_rows + len(added.sentences) != sizes["sentences"]):
+        return None
+    fresh = {(d.id, d.version): d for d in docs}
+    doc_list = [fresh[(d.id, d.version)] for d in graph.docs] + list(new_docs)
+    doc_index = dict(graph.doc_index)
+    doc_index.update({(d.id, d.version): len(graph.docs) + i for i, d in enumerate(new_docs)})
+    new_rows = {(r["doc_id"], r["version"], r["idx"]): n_rows + i for i, r in enumerate(added.sentences)}
+    keys, names = graph.keys + [e["key"] for e in new_keys], graph.names + [e["name"] for e in new_keys]
+    index = dict(graph.index)
+    index.update({e["key"]: n_ents + i for i, e in enumerate(new_keys)})
+    changed = []  # known entities whose stored vector differs (it was missing when first written)
+    for e in added.entities:
+        i = graph.index.get(e["key"])
+        if i is None:
+            continue
+        if graph.names[i] != e["name"]:
+            return None
+        vec = stack([e["vector"]], spare=False)[0]
+        if not np.array_equal(graph.vectors[i], vec):
+            changed.append((i, vec))
+    m_ent = np.array([index[m["entity_key"]] for m in added.mentions], dtype=np.int64)
+    m_row = np.array([new_rows[(m["doc_id"], m["version"], m["sentence_idx"])] for m in added.mentions],
+                     dtype=np.int64)
+    relations = []
+    for r in added.relations:
+        if r["source_key"] not in index or r["target_key"] not in index:
+            return None
+        relations.append((r["id"], r["source_key"], r["target_key"], r["type"],
+                          doc_index[(r["doc_id"], r["version"])],
+                          new_rows[(r["doc_id"], r["version"], r["sentence_idx"])]))
+    s_doc = np.concatenate([graph.sentence_doc, np.array([doc_index[(r["doc_id"], r["version"])]
+                                                          for r in added.sentences], dtype=np.int64)])
+    s_idx = np.concatenate([graph.sentence_idx, np.array([r["idx"] for r in added.sentences], dtype=np.int64)])
+    s_vec, s_holder = graph.sentence_vector_rows.extended(graph.sentence_vectors,
+                                                          stack([r["vector"] for r in added.sentences], spare=False))
+    vectors, v_holder = graph.vector_rows.extended(graph.vectors, stack([e["vector"] for e in new_keys], spare=False))
+    if changed:  # rare: a private copy, since earlier graphs share these rows
+        vectors = vectors.copy()
+        for i, vec in changed:
+            vectors[i] = vec
+        v_holder = Rows(vectors, len(vectors))
+    mark = GraphMark(generation, max((m["id"] for m in added.mentions), default=graph.mark.mention_id),
+                     max((r["id"] for r in added.relations), default=graph.mark.relation_id))
+    out = KnowledgeGraph(keys, names, vectors, doc_list, np.concatenate([graph.mentions.entity, m_ent]),
+                         np.concatenate([graph.mentions.row, m_row]), s_doc, s_idx, s_vec,
+                         graph.edges.with_added(relations), generation, mark, index)
+    out.vector_rows, out.sentence_vector_rows = v_holder, s_holder
+    if "span_rows" in graph.__dict__:  # built already: carry it over rather than rebuild it on first use
+        span_rows = dict(graph.span_rows)
+        span_rows.update({(doc_index[(d, v)], i): row for (d, v, i), row in new_rows.items()})
+        out.__dict__["span_rows"] = span_rows
+    return out
+
+
+def _doc_version(d: Mapping[str, Any]) -> DocVersion:
+    return DocVersion(str(d["doc_id"]), int(d["version"]), frozenset(json.loads(str(d["access"]))),
+                      bool(d["superseded"]), str(d["title"]), d["effective_date"], str(d["sha256"]),
+                      str(d["ingested_at"]))
+
+
+def _same_version(a: DocVersion, b: DocVersion) -> bool:
+    return a.sha256 == b.sha256 and a.ingested_at == b.ingested_at

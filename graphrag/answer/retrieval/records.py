@@ -1,0 +1,104 @@
+"""The small frozen records retrieval passes around: a document version and a graph's place in the store
+(``DocVersion``, ``GraphMark``), one entry of the walk's frontier (``Frontier``), what the walk reached per
+entity (``Walk``) and per sentence (``Reach``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from graphrag.model import Route
+
+
+@dataclass(frozen=True)
+class DocVersion:
+    """A document version as the graph sees it: who may see it and whether it is superseded."""
+
+    id: str
+    version: int
+    access: frozenset[str]
+    superseded: bool
+    title: str
+    effective_date: str | None
+    # what tells this version from one removed and written again under the same number
+    sha256: str = ""
+    ingested_at: str = ""
+
+
+@dataclass(frozen=True)
+class GraphMark:
+    """Where a loaded graph stands in the store: the generation it was read at and the last
+    mention and relation ids it holds (ids grow: document writers are serialised)."""
+
+    generation: int
+    mention_id: int
+    relation_id: int
+
+
+# The edge that offers an entity to the walk: the relation id (None for a co-mention), its type, the entity
+# reached, whether the relation was followed as extracted, and the sentence row stating it.
+Edge = tuple[int | None, str, str, bool, int]
+
+
+class Frontier(NamedTuple):
+    """One entity offered to the walk, as the walk orders its frontier: strongest first (``priority`` is minus
+    the strength), then shallowest, then by key, then by ``tie`` (the entity it came from, 0 for a relation or
+    1 for a co-mention, the relation id, the sentence row or its rank), so the walk does not depend on the order
+    its seeds or edges come in. The walk pushes thousands of entries a question through its heap as plain
+    tuples of these fields (a NamedTuple costs ~0.5 us more to make) and reads each one it settles as a
+    ``Frontier``."""
+
+    priority: float
+    depth: int
+    entity: str
+    tie: tuple[str, int, int, int]
+    edge: Edge | None  # None for a seed
+
+
+@dataclass(frozen=True)
+class Walk:
+    """What a walk reached: a route and a score per entity."""
+
+    routes: dict[str, Route]  # one route per reached entity key
+    scores: dict[str, float]  # the score each entity was reached with (seed score x step weights)
+
+
+@dataclass(frozen=True)
+class Reached:
+    """How the walk reached one sentence: the route to the entity it names or the step it states, and how
+    ("mention", "relation" or "co-mention")."""
+
+    route: Route
+    via: str
+
+    @property
+    def depth(self) -> int:
+        """Steps from the question's entity (0: the sentence names a seed)."""
+        return self.route.depth
+
+
+@dataclass(frozen=True, eq=False)
+class Reach:
+    """What a walk found, per entity (``walk``) and per sentence row: how strongly each row was reached
+    (``strength``, 0 where nothing reached it) and the route that reached it with how (``rows``: plain
+    (route, via) pairs, a thousand or so a question; ``route`` reads one as a ``Reached``)."""
+
+    walk: Walk
+    strength: np.ndarray  # per sentence row
+    rows: dict[int, tuple[Route, str]]
+
+    def route(self, row: int) -> Reached | None:
+        """How ``row`` was reached, or None when the walk did not reach it."""
+        hit = self.rows.get(row)
+        return Reached(*hit) if hit is not None else None
+
+    def seed_of(self, row: int) -> str:
+        """The question entity (or similarity seed) the route to ``row`` starts at; "" when not reached."""
+        hit = self.rows.get(row)
+        return hit[0].seed if hit is not None else ""
+
+    def beyond(self) -> np.ndarray:
+        """The rows reached through at least one step, in no particular order."""
+        return np.array([r for r, (route, _) in self.rows.items() if route.depth >= 1], dtype=np.int64)
