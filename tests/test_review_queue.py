@@ -224,3 +224,15 @@ def test_the_keyboard_shortcuts_are_on_the_buttons_and_listed(store: Store, monk
     assert shortcuts == {"rv_prev": "b", "rv_next": "n", "rv_supported": "s", "rv_partial": "p",
                          "rv_unsupported": "u"}
     assert any("S supported" in t and "N next" in t and "B previous" in t for t in texts(at.caption))
+
+
+def test_after_a_verdict_the_answer_selector_keeps_what_the_browser_picks(store: Store,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # The page once wrote the selector's value ("All answers") on every run, so every run told the browser to
+    # overwrite its selection: a pick made while a verdict's rerun was under way was lost (the missed first click).
+    at = _review(monkeypatch, store)
+    at = ok(at.button(key="rv_supported").click())
+    assert not at.selectbox(key="review_answer_filter").proto.set_value
+    at = ok(at.selectbox(key="review_answer_filter").set_value(1))
+    assert at.selectbox(key="review_answer_filter").value == 1
+    assert not at.selectbox(key="review_answer_filter").proto.set_value
