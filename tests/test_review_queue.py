@@ -68,6 +68,11 @@ def test_undoing_a_first_verdict_appends_a_retraction_and_leaves_no_current_verd
     assert fix.note == f"undo of verdict #{vid}" and _current(store, 0) == []
     with pytest.raises(InputError, match="only a reviewer's verdict"):
         append_correction(store, answer, fix.id or 0, "ana")  # a retraction is not taken back in turn
+    # the exported record shows both rows, the correction named as such
+    from graphrag.verify.review import export_rows
+
+    assert [(r["verdict"], r["role"], r["note"]) for r in export_rows(store, ["public"])] == [
+        ("unsupported", "reviewer", ""), ("unsupported", RETRACTION, f"undo of verdict #{vid}")]
     # the claim is back in ana's queue, as if she had not judged it
     ana = ReviewViewer("ana", adjudicates=True)
     assert (1, 0) in work_queue(review_queue(store, ["public"], viewer=ana), ana).left
