@@ -153,10 +153,9 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict],
     if state is not None and state.status == ClaimStatus.IN_REVIEW:
         return f"in review · {state.reviews} of {state.required} verdicts", "orange"
     if verdicts:
-        current = ", ".join(sorted({VERDICT_TEXT[v.verdict] for v in verdicts}))
         stale = (" (stale: source removed)" if any(v.source_removed for v in verdicts)
                  else " (stale: source superseded)" if any(v.stale for v in verdicts) else "")
-        return f"verified: {current}{stale}", "orange" if stale else "green"
+        return judged_text(verdicts) + stale, "orange" if stale else "green"
     if ClaimFlag.VERBATIM_QUOTE in claim.flags:
         return "verbatim quote · needs a reader", "violet"
     if claim.support is not None and any(c.valid for c in claim.citations):
@@ -164,6 +163,25 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict],
     if any(c.valid for c in claim.citations):
         return "cited · not checked", "gray"
     return "uncited", "red"
+
+
+def judged_text(verdicts: Sequence[Verdict]) -> str:
+    """What happened to a claim, in words: "judged unsupported by ana", "judged supported by ana and bo",
+    "settled as supported by carl (adjudicator)"."""
+    settled = [v for v in verdicts if v.role == "adjudicator"]
+    if settled:
+        v = settled[-1]
+        return f"settled as {VERDICT_TEXT[v.verdict]} by {_names([v.reviewer])} (adjudicator)"
+    by_label: dict[VerdictLabel, list[str]] = {}
+    for v in verdicts:
+        by_label.setdefault(v.verdict, []).append(v.reviewer)
+    return "; ".join(f"judged {VERDICT_TEXT[label]} by {_names(names)}" for label, names in by_label.items())
+
+
+def _names(names: Sequence[str]) -> str:
+    # a typed name is shown as written: Markdown-escaped, brackets left to st.badge (which escapes them itself)
+    names = sorted({plain(n).replace("\\[", "[").replace("\\]", "]") for n in names})
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def badges(claim: Claim, verdicts: Sequence[Verdict] = (), state: ClaimState | None = None) -> None:

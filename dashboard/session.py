@@ -13,9 +13,11 @@ from typing import Any
 import streamlit as st
 
 from dashboard.resources import config
+from graphrag.errors import InputError
 from graphrag.ingest import IngestReport
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import DEFAULT_EXTRACT_MODEL, DEFAULT_GENERATE_MODEL
+from graphrag.verify import clean_reviewer
 
 # session_state keys shared by the pages
 ACCESS = "access"
@@ -28,7 +30,10 @@ ANSWER_ID = "answer_id"  # the answer shown on the ask page
 ANSWER_WARNINGS = "answer_warnings"
 REVIEW_ANSWER = "review_answer_filter"  # the review page's answer filter (a widget key)
 PENDING_REVIEW_ANSWER = "pending_review_answer"  # set by "review this answer", read once by the review page
-REVIEW_CURRENT = "review_current"  # (answer id, claim index) under review
+REVIEW_CURRENT = "review_current"  # (answer id, claim index) under review, or REVIEW_END past the last one
+REVIEW_END = "end"  # the review queue's end: nothing left for this reviewer
+REVIEW_NOTE = "review_note"  # the note typed for the next verdict
+REVIEW_UNDO = "review_undo"  # the verdict just given: (verdict id, answer id, claim index), while it can be undone
 LAST_REPORT = "last_report"
 QUESTION = "question"
 INGEST_JOB = "ingest_job"  # the id of the job this session submitted on the Ingest page
@@ -46,6 +51,7 @@ def init_session() -> None:
         GENERATOR: "extractive",
         GENERATE_MODEL: DEFAULT_GENERATE_MODEL,
         QUESTION: "",
+        REVIEW_NOTE: "",
     }
     for k, v in defaults.items():
         st.session_state.setdefault(k, v)
@@ -82,3 +88,35 @@ def session_token() -> str:
 def set_report(report: IngestReport) -> None:
     """Keep ``report`` as the session's last ingest report."""
     st.session_state[LAST_REPORT] = report
+
+
+# Local mode: the reviewer name is kept in the page's address too (?reviewer=ana), so a reload, a new tab from a
+# bookmark or a restarted server keeps it. Team mode never reads it: the reviewer is the signed-in identity.
+REVIEWER_PARAM = "reviewer"
+_REVIEWER_READ = "_reviewer_from_address"
+
+
+def reviewer_from_address() -> None:
+    """On a session's first run, take the reviewer name from the address (when it is a valid one)."""
+    if st.session_state.get(_REVIEWER_READ):
+        return
+    st.session_state[_REVIEWER_READ] = True
+    name = st.query_params.get(REVIEWER_PARAM)
+    if name:
+        try:
+            st.session_state[REVIEWER] = clean_reviewer(name)
+        except InputError:
+            pass  # the sidebar's field stays as it was; a bad name in an address is not anyone's
+
+
+def reviewer_to_address() -> None:
+    """Put the session's reviewer name in the address (or take it out when cleared), on every run: a page switch
+    may drop the address's parameters."""
+    try:
+        name = clean_reviewer(str(st.session_state.get(REVIEWER, "")))
+    except InputError:
+        name = ""
+    if name and st.query_params.get(REVIEWER_PARAM) != name:
+        st.query_params[REVIEWER_PARAM] = name
+    elif not name and REVIEWER_PARAM in st.query_params:
+        del st.query_params[REVIEWER_PARAM]

@@ -9,7 +9,17 @@ from dashboard.actor import access, principal, shown_counts
 from dashboard.jobs import job_panel
 from dashboard.render import counts_text, plain
 from dashboard.resources import config, ollama_host, ollama_status_cached
-from dashboard.session import ACCESS, EXTRACT_MODEL, EXTRACTOR, GENERATE_MODEL, GENERATOR, REVIEWER, persist
+from dashboard.session import (
+    ACCESS,
+    EXTRACT_MODEL,
+    EXTRACTOR,
+    GENERATE_MODEL,
+    GENERATOR,
+    REVIEWER,
+    persist,
+    reviewer_from_address,
+    reviewer_to_address,
+)
 from graphrag.access import Principal
 from graphrag.embed import MODEL_NAME
 from graphrag.errors import GraphRAGError, InputError
@@ -52,7 +62,10 @@ def _local_panel(s: Store) -> None:
     sb.multiselect("Access labels (what the asker may see)", labels, **persist(ACCESS),
                    help="Documents are visible when they share a label with these. Used on every page.")
     sb.caption("Local mode: these labels are a filter for you on this machine, not a permission.")
-    sb.text_input("Reviewer name", help="Recorded with every verdict.", **persist(REVIEWER))
+    reviewer_from_address()
+    sb.text_input("Reviewer name", help="Recorded with every verdict; kept in the page's address (?reviewer=…), "
+                                        "so a reload or a bookmark keeps it.", **persist(REVIEWER))
+    reviewer_to_address()
     if st.session_state.get(REVIEWER, "").strip():
         try:
             clean_reviewer(st.session_state[REVIEWER])

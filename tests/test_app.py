@@ -144,13 +144,15 @@ def test_ask_review_verdict_export(monkeypatch: pytest.MonkeyPatch, store_path: 
     assert at.session_state["review_current"] == (answer.id, answer.claims[0].index)
     frames = at.get("iframe")
     assert frames and "vis.Network" in frames[0].proto.srcdoc  # the route drawing
-    assert any("Possible conflict" in h.proto.body for h in at.get("html"))  # 7 days (FAQ) vs 30 days
+    # 7 days (FAQ) vs 30 days: one box, with both sides (the page once showed it twice, worded two ways)
+    boxes = [h.proto.body for h in at.get("html") if 'class="gr-warn"' in h.proto.body]
+    assert len(boxes) == 1 and "7 days" in boxes[0] and "30 days" in boxes[0], boxes
 
-    at.text_input(key="review_note").set_value("the FAQ is stale")
+    at.text_input(key="_w_review_note").set_value("the FAQ is stale")
     at = ok(at.button(key="rv_unsupported").click())
     verdicts = store.verdicts(answer.id)
     assert [(v.verdict.value, v.reviewer, v.note) for v in verdicts] == [("unsupported", "ada", "the FAQ is stale")]
-    assert at.text_input(key="review_note").value == ""  # ready for the next claim
+    assert at.text_input(key="_w_review_note").value == ""  # ready for the next claim
 
     # Changing one's mind appends a row; the history shows both.
     at.session_state["review_current"] = (answer.id, answer.claims[0].index)

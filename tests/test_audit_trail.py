@@ -298,7 +298,8 @@ def test_the_surface_scan_finds_a_row_written_by_hand(code: str, tmp_path: Path)
 # Page actions (page, button label) that change or export the record, with the audit event each must write ...
 PAGE_AUDITED = {
     ("views/review.py", "Supported"): "verdict", ("views/review.py", "Partially supported"): "verdict",
-    ("views/review.py", "Unsupported"): "verdict", ("views/review.py", "CSV"): "export",
+    ("views/review.py", "Unsupported"): "verdict", ("views/review.py", "Undo"): "verdict",
+    ("views/review.py", "CSV"): "export",
     ("views/review.py", "JSON"): "export", ("views/record.py", "Save the policy"): "review-policy",
     ("views/record.py", "Refit from the verdicts"): "checker-refit", ("views/record.py", "Roll back"): "checker-rollback",
     ("views/record.py", "Audit log (CSV)"): "export", ("views/ingest.py", "Ingest"): "ingest",
@@ -406,6 +407,8 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
     for label, key in (("Supported", "rv_supported"), ("Partially supported", "rv_partial"),
                        ("Unsupported", "rv_unsupported")):
         audited(("views/review.py", label), lambda key=key: ok(at.button(key=key).click()))
+    # the verdict just given taken back: a correction appended, audited as a verdict naming the row it corrects
+    audited(("views/review.py", "Undo"), lambda: ok(at.button(key="rv_undo").click()))
     for label in ("CSV", "JSON"):
         audited(("views/review.py", label), lambda label=label: download(label))
     at = page(at, "record")

@@ -559,7 +559,7 @@ def _walk_pages(at, seen: Seen, who: str) -> list[str]:
                 header = " ".join(str(m.value) for m in at.markdown if "in the queue" in str(m.value))
                 found = re.search(r"Claim \d+ of (\d+)", header)
                 total = int(found[1]) if found else 1
-                for i in range(total):
+                for i in range(total + 1):  # every claim and the queue's end (Next goes round all of them)
                     seen.add(f"{who} review {switch} item {i}", "\n".join(_tree_text(at._tree)))
                     if header:
                         at = ok(at.button(key="rv_next").click())

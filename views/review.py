@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
@@ -14,6 +16,7 @@ from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
 from graphrag.present import route_html, route_list_html, route_text, shown_steps
 from graphrag.text import counted
 from graphrag.verify import (
+    UNDO_SECONDS,
     QueueItem,
     export_record,
     judge_claim,
@@ -21,9 +24,11 @@ from graphrag.verify import (
     review_policy,
     review_queue,
     reviewable,
+    undo_verdict,
     visible_answer_questions,
     visible_claims,
     visible_history,
+    work_queue,
 )
 
 store = resources.store()
@@ -43,7 +48,9 @@ if session.PENDING_REVIEW_ANSWER in st.session_state:
 claims = visible_claims(store, access)  # read once per rerun; verdicts are read fresh by each queue()
 # never list what the viewer cannot see, nor answers withdrawn with a removed document (nothing to judge)
 answers = visible_answer_questions(store, access, reviewable(claims))
-if st.session_state.get(session.REVIEW_ANSWER) not in answers:
+# Only a choice that is gone is reset: a widget's value set by the script on every run is pushed to the browser
+# on every run too, where it overrode the first pick made in the dropdown after a verdict's rerun.
+if st.session_state.get(session.REVIEW_ANSWER) is not None and st.session_state[session.REVIEW_ANSWER] not in answers:
     st.session_state[session.REVIEW_ANSWER] = None
 
 policy = review_policy(store)
@@ -87,6 +94,45 @@ if may_export:
                            "application/json", icon=":material/download:", key="export_json", on_click="ignore")
 
 items = queue()
+END = session.REVIEW_END
+KEYS = "Keys: S supported · P partially supported · U unsupported · N next · B previous · Z undo a verdict just given"
+
+
+def undo_last() -> None:
+    """Undo the verdict just given (a correction appended to the record, by the verify use case) and go back to
+    its claim."""
+    vid, aid, ci, _text, _at = st.session_state.pop(session.REVIEW_UNDO)
+    target = store.answer(aid)
+    try:
+        if target is None:
+            raise GraphRAGError(f"answer #{aid} could not be read from the store; reload the page")
+        undo_verdict(store, actor.principal(), config, target, vid, actor.reviewer())
+    except GraphRAGError as exc:
+        st.session_state["review_error"] = str(exc)
+        return
+    st.session_state[session.REVIEW_CURRENT] = (aid, ci)
+    st.session_state["review_toast"] = (f"Verdict on claim {ci + 1} of answer #{aid} undone: recorded as a "
+                                        "correction, the claim is back in your queue.")
+
+
+def feedback() -> None:
+    """What the last action did: the verdict just given with its Undo (while it can be undone), or an error."""
+    if msg := st.session_state.pop("review_toast", None):
+        st.toast(msg, icon=":material/check:")
+    if err := st.session_state.pop("review_error", None):
+        st.error(render.plain(err))
+    undo = st.session_state.get(session.REVIEW_UNDO)
+    if undo and time.time() - undo[4] > UNDO_SECONDS - 2:  # (a margin for the click's way to the server)
+        st.session_state.pop(session.REVIEW_UNDO)
+        undo = None
+    if undo:
+        bar = st.columns([5, 1], vertical_alignment="center")
+        bar[0].success(render.plain(undo[3]), icon=":material/check:")
+        bar[1].button("Undo", on_click=undo_last, key="rv_undo", icon=":material/undo:", shortcut="Z",
+                      width="stretch", help=f"Take this verdict back (within {UNDO_SECONDS} seconds of giving it): "
+                                            "recorded as a correction, the record keeps both rows")
+
+
 if not items:
     if not store.counts()["answers"]:
         st.info("Nothing to review yet: ask a question on the Ask page; its claims will appear here.")
@@ -95,11 +141,42 @@ if not items:
                 "No claims match these filters (or the answers use documents outside your access labels).")
     st.stop()
 
-keys = [q.key for q in items]
-if st.session_state.get(session.REVIEW_CURRENT) not in keys:
-    st.session_state[session.REVIEW_CURRENT] = keys[0]
-pos = keys.index(st.session_state[session.REVIEW_CURRENT])
-item = items[pos]
+# The reviewer's work order (graphrag.verify.worklist): what they judged, then what is left for them, then the rest;
+# past the last claim, the queue's end.
+work = work_queue(items, onlooker, disputes=disputes)
+keys = work.keys
+current = st.session_state.get(session.REVIEW_CURRENT)
+if current == END and work.left and not st.session_state.get("review_at_end"):
+    current = work.left[0]  # claims came in (or a verdict was undone) since the end was reached
+if current != END and current not in keys:
+    current = work.left[0] if work.left else keys[0] if (mine or disputes) else END
+st.session_state[session.REVIEW_CURRENT] = current
+st.session_state.pop("review_at_end", None)
+
+
+def go(step: int) -> None:
+    """Move in the work order; past the last claim is the queue's end, and past the end the first claim."""
+    here = st.session_state.get(session.REVIEW_CURRENT)
+    ring = [*keys, END]
+    i = ring.index(here) if here in ring else len(keys)
+    st.session_state[session.REVIEW_CURRENT] = ring[(i + step) % len(ring)]
+    st.session_state["review_at_end"] = ring[(i + step) % len(ring)] == END  # stay at the end the user asked for
+
+
+if current == END:
+    nav = st.columns([5, 1, 1], vertical_alignment="center")
+    nav[0].markdown(f"**End of the queue** · {counted(len(keys), 'claim')} in the queue")
+    nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
+                  shortcut="B")
+    nav[2].button("Next", on_click=go, args=(1,), width="stretch", key="rv_next", icon=":material/arrow_forward:",
+                  shortcut="N")
+    feedback()
+    st.success(f"Nothing left for you; {work.judged_today} judged today."
+               + (" Previous goes back to the claims you judged." if keys else ""), icon=":material/done_all:")
+    st.caption(KEYS)
+    st.stop()
+pos = next(i for i, k in enumerate(keys) if k == current)
+item = work.items[pos]
 loaded = store.answer(item.answer_id)  # only the claim on screen needs its whole answer
 found = next((c for c in loaded.claims if c.index == item.claim_index), None) if loaded else None
 if loaded is None or found is None:
@@ -108,10 +185,6 @@ if loaded is None or found is None:
 answer: Answer = loaded  # named apart so the functions below see them as present
 claim: Claim = found
 valid = [c for c in claim.citations if c.valid and c.item is not None]
-
-
-def go(step: int) -> None:
-    st.session_state[session.REVIEW_CURRENT] = keys[(pos + step) % len(keys)]
 
 
 def cite_key() -> str:
@@ -125,34 +198,33 @@ def chosen() -> Citation | None:
 
 def judge(label: VerdictLabel) -> None:
     """Append the verdict, then move on to the next claim nobody has judged yet."""
+    # the note as typed: its widget's value is current before any callback runs (its own commit may run after)
+    note = str(st.session_state.get(f"_w_{session.REVIEW_NOTE}", st.session_state.get(session.REVIEW_NOTE, "")))
     try:
         # The role is checked by the use case, with who is signed in now (not when the button was drawn).
         v = judge_claim(store, actor.principal(), config, answer, claim, chosen(), label, actor.reviewer(),
-                        note=st.session_state.get("review_note", ""), adjudicate=disputes)
+                        note=note, adjudicate=disputes)
     except GraphRAGError as exc:
         st.session_state["review_error"] = str(exc)
         return
-    st.session_state["review_note"] = ""
-    st.session_state["review_toast"] = f"Recorded “{render.VERDICT_TEXT[v.verdict]}” for claim {claim.index + 1}."
-    fresh = queue()
-    here = (answer.id, claim.index)
-    nxt = next((q.key for q in fresh if not q.reviewed and q.key != here), None)
-    if nxt is None and len(keys) > 1:
-        nxt = keys[(pos + 1) % len(keys)]
-    st.session_state[session.REVIEW_CURRENT] = nxt or here
+    st.session_state[session.REVIEW_NOTE] = st.session_state[f"_w_{session.REVIEW_NOTE}"] = ""
+    here = item.key
+    st.session_state[session.REVIEW_UNDO] = (
+        v.id, answer.id, claim.index, f"Recorded “{render.VERDICT_TEXT[v.verdict]}” for claim {claim.index + 1} "
+                                      f"of answer #{answer.id}.", time.time())
+    fresh = work_queue(queue(), actor.viewer_for_review(), disputes=disputes)
+    st.session_state[session.REVIEW_CURRENT] = fresh.next_left(here) or END
+    st.session_state["review_at_end"] = st.session_state[session.REVIEW_CURRENT] == END
 
 
-if msg := st.session_state.pop("review_toast", None):
-    st.toast(msg, icon=":material/check:")
-if err := st.session_state.pop("review_error", None):
-    st.error(render.plain(err))
-
-unreviewed = sum(not q.reviewed for q in items)
 nav = st.columns([5, 1, 1], vertical_alignment="center")
-nav[0].markdown(f"**Claim {pos + 1} of {len(items)}** in the queue · {unreviewed} unreviewed · "
+nav[0].markdown(f"**Claim {pos + 1} of {len(keys)}** in the queue · {len(work.left)} left for you · "
                 f"answer #{answer.id} · claim {claim.index + 1} of {len(answer.claims)}")
-nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:")
-nav[2].button("Next", on_click=go, args=(1,), width="stretch", key="rv_next", icon=":material/arrow_forward:")
+nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
+              shortcut="B")
+nav[2].button("Next", on_click=go, args=(1,), width="stretch", key="rv_next", icon=":material/arrow_forward:",
+              shortcut="N")
+feedback()
 
 names_kg = load_graph(store)
 
@@ -175,12 +247,14 @@ with col_claim:
         st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
     # A disagreement the answer found among its cited sources, beside each claim that cites one of its sides.
     cited_markers = {c.item.n for c in claim.citations if c.item is not None}
-    for d in answer.disagreements:
-        if cited_markers & {side.n for side in d.sides}:
-            render.disagreement_box(d)
+    disagreements = [d for d in answer.disagreements if cited_markers & {side.n for side in d.sides}]
+    for d in disagreements:
+        render.disagreement_box(d)
     # The verdict sits under the claim so it is on screen without scrolling on a laptop.
     if may_judge:
-        st.text_input("Note (optional)", key="review_note", placeholder=f"Verdict by {me or '(set your name)'}")
+        st.text_input("Note (optional)", placeholder=f"Verdict by {me or '(set your name)'}",
+                      help="Kept while you move in the queue or visit another page; saved with your next verdict",
+                      **session.persist(session.REVIEW_NOTE))
     # An adjudicator holds the role for it (team mode) and gave no verdict on the claim (a party cannot settle it).
     party = disputes and bool({me, viewer.identity.subject if viewer.identity else ""} & parties(item.verdicts))
     may_settle = not disputes or (viewer.may("adjudicator") and not party)
@@ -188,11 +262,12 @@ with col_claim:
     # No verdict is styled as the default: a highlighted "Supported" invites a click before reading the source.
     if may_judge:
         st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), disabled=disabled,
-                  width="stretch", icon=":material/check_circle:", key="rv_supported")
+                  width="stretch", icon=":material/check_circle:", key="rv_supported", shortcut="S")
         st.button("Partially supported", on_click=judge, args=(VerdictLabel.PARTIAL,), disabled=disabled,
-                  width="stretch", icon=":material/contrast:", key="rv_partial")
+                  width="stretch", icon=":material/contrast:", key="rv_partial", shortcut="P")
         st.button("Unsupported", on_click=judge, args=(VerdictLabel.UNSUPPORTED,), disabled=disabled,
-                  width="stretch", icon=":material/cancel:", key="rv_unsupported")
+                  width="stretch", icon=":material/cancel:", key="rv_unsupported", shortcut="U")
+        st.caption(KEYS)
     if not may_judge:
         st.caption(render.plain(f"Your role ({viewer.role}) reads the record; recording verdicts needs the "
                                 "reviewer role in the access policy."))
@@ -264,12 +339,17 @@ with col_source:
                        + (f" by version {cur.version} (effective {render.plain(cur.effective_date or 'no date')})"
                           if cur else "") + ".", icon=":material/history:")
         entity_keys = [cit.item.route.end, *store.entities_at(sp.document_id, sp.version, sp.sentence_index)]
-        conflicts = evidence.possible_conflicts(store, sp, entity_keys, access)
+        # One box per disagreement: the answer's own "Sources disagree" (beside the claim) when it found one,
+        # else this heuristic's, which likewise names both sides and which one is current.
+        conflicts = [] if disagreements else evidence.possible_conflicts(store, sp, entity_keys, access)
         if conflicts:
+            cited_side = (f"{render.marker_label(cit.marker)} {title} v{sp.version}, effective {date}"
+                          + (" (superseded)" if doc is not None and doc.superseded else " (current)") + ", cited")
             render.warn_box(
                 "Possible conflict — another current document mentions the same entities with a different number:",
-                [(f"{c.document.title} v{c.document.version}, effective {c.document.effective_date or 'no date'}",
-                  c.span.text) for c in conflicts])
+                [(cited_side, sp.text)] + [
+                    (f"{c.document.title} v{c.document.version}, effective {c.document.effective_date or 'no date'}"
+                     " (current)", c.span.text) for c in conflicts])
 
 history = visible_history(store, onlooker, answer.id, claim.index, policy)  # blind review: the core's one rule
 with st.expander(f"Verdict history for this claim ({len(history)})", expanded=False):

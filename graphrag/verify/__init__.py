@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         refit_checker,
         rollback_checker,
         set_review_policy,
+        undo_verdict,
         viewer_overview,
     )
     from graphrag.verify.exports import Export
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
     from graphrag.verify.support import CHECKERS, SupportChecker, checker_for_store, make_checker
     from graphrag.verify.support.learn import RefitRefused
     from graphrag.verify.support.team import FitOutcome
+    from graphrag.verify.undo import UNDO_SECONDS
+    from graphrag.verify.worklist import WorkQueue, work_queue
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
 # modules) loads nothing else and no import cycle can run through this door.
@@ -77,6 +80,8 @@ _EXPORTS = {
     "ReviewPolicy": "graphrag.verify.policy",
     "ReviewViewer": "graphrag.verify.policy",
     "SupportChecker": "graphrag.verify.support",
+    "UNDO_SECONDS": "graphrag.verify.undo",
+    "WorkQueue": "graphrag.verify.worklist",
     "answer_status": "graphrag.verify.policy",
     "checker_for_store": "graphrag.verify.support",
     "claim_state": "graphrag.verify.policy",
@@ -100,6 +105,7 @@ _EXPORTS = {
     "set_review_policy": "graphrag.verify.actions",
     "refit_checker": "graphrag.verify.actions",
     "rollback_checker": "graphrag.verify.actions",
+    "undo_verdict": "graphrag.verify.actions",
     "viewer_overview": "graphrag.verify.actions",
     "visible_answer": "graphrag.verify.review",
     "visible_answer_questions": "graphrag.verify.review",
@@ -107,12 +113,14 @@ _EXPORTS = {
     "visible_current": "graphrag.verify.review",
     "visible_history": "graphrag.verify.review",
     "visible_to": "graphrag.verify.review",
+    "work_queue": "graphrag.verify.worklist",
 }
 
 __all__ = [
     "CHECKERS",
     "MAX_REQUIRED",
     "MIN_PAIR_CLAIMS",
+    "UNDO_SECONDS",
     "ClaimState",
     "ClaimStatus",
     "Export",
@@ -124,6 +132,7 @@ __all__ = [
     "ReviewPolicy",
     "ReviewViewer",
     "SupportChecker",
+    "WorkQueue",
     "answer_status",
     "checker_for_store",
     "claim_state",
@@ -147,6 +156,7 @@ __all__ = [
     "reviewable",
     "rollback_checker",
     "set_review_policy",
+    "undo_verdict",
     "viewer_overview",
     "visible_answer",
     "visible_answer_questions",
@@ -154,6 +164,7 @@ __all__ = [
     "visible_current",
     "visible_history",
     "visible_to",
+    "work_queue",
 ]
 
 

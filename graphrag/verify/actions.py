@@ -49,6 +49,17 @@ def judge_claim(store: Store, viewer: Viewer, config: Config, answer: Answer, cl
                           by=viewer)
 
 
+def undo_verdict(store: Store, viewer: Viewer, config: Config, answer: Answer, verdict_id: int, reviewer: str
+                 ) -> Verdict:
+    """Undo the viewer's own latest verdict ``verdict_id`` on a claim of ``answer`` within a few seconds of
+    giving it, as a correction appended to the record (graphrag.verify.undo). Needs the reviewer role; audited
+    as ``verdict`` (naming the row it corrects)."""
+    from graphrag.verify.undo import undo_verdict as append_correction
+
+    require(viewer, REVIEWER, "undo a verdict")
+    return append_correction(store, answer, verdict_id, reviewer, by=viewer)
+
+
 def set_review_policy(store: Store, viewer: Viewer, config: Config, required: int) -> ReviewPolicy:
     """Set how many independent verdicts each claim needs (two or more: blind review); needs the admin role;
     audited as ``review-policy``. Returns the policy now in force."""

@@ -26,6 +26,9 @@ from graphrag.model import Answer, AnswerStatus, Verdict, VerdictLabel
 
 ADJUDICATOR = "adjudicator"
 REVIEWER = "reviewer"
+# A row that takes back its reviewer's own verdict on a claim (an undo with nothing earlier to restore): appended
+# like any verdict, it leaves that reviewer with no current verdict on the claim; its label is the one taken back.
+RETRACTION = "retraction"
 MAX_REQUIRED = 5
 
 
@@ -69,10 +72,13 @@ class ClaimState:
 def latest(verdicts: Iterable[Verdict]) -> list[Verdict]:
     """The current verdicts among rows given oldest first: the latest per (claim, reviewer, role).
     A changed mind is a new row; an adjudicator's verdict stands beside (not over) the same
-    person's own review."""
+    person's own review. A retraction row ends its reviewer's current verdict on the claim."""
     out: dict[tuple[int, int, str, str], Verdict] = {}
     for v in verdicts:
-        out[(v.answer_id, v.claim_index, v.reviewer, v.role)] = v
+        if v.role == RETRACTION:
+            out.pop((v.answer_id, v.claim_index, v.reviewer, REVIEWER), None)
+        else:
+            out[(v.answer_id, v.claim_index, v.reviewer, v.role)] = v
     return list(out.values())
 
 

@@ -1,0 +1,75 @@
+"""Undoing a verdict just given: a correction appended to the record, never a change to it.
+
+The record is append-only (the database refuses UPDATE and DELETE), so an undo is a new row: the reviewer's verdict
+before the one undone, given again, or, when there was none, a retraction (``policy.RETRACTION``) that leaves them
+with no current verdict on the claim. Both are audited as a ``verdict`` that names the row it corrects. Only the
+reviewer's own latest verdict on a claim can be undone, and only for ``UNDO_SECONDS`` after it was given: later, a
+changed mind is a new verdict like any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from graphrag.access.identity import REVIEWER as ROLE_REVIEWER
+from graphrag.access.identity import Forbidden, Principal, require
+from graphrag.errors import InputError
+from graphrag.model import Answer, Verdict
+from graphrag.store import Store, now
+from graphrag.store.audit import event as audit_event
+from graphrag.verify.policy import RETRACTION, REVIEWER, ReviewViewer, latest
+from graphrag.verify.review import clean_reviewer, visible_to
+
+UNDO_SECONDS = 30
+
+
+def _age_seconds(created_at: str | None, at: str) -> float:
+    if not created_at:
+        return float("inf")
+    return (datetime.fromisoformat(at) - datetime.fromisoformat(created_at)).total_seconds()
+
+
+def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *, by: Principal | None = None,
+                 at: str | None = None) -> Verdict:
+    """Undo ``reviewer``'s verdict ``verdict_id`` on a claim of ``answer``: append the correction (see the
+    module's docstring) and return it. ``by``: who acts (needs the reviewer role and to see the answer; in team
+    mode the verdict must be their signed-in identity's, whatever ``reviewer`` says). ``at``: now (tests)."""
+    subject = None
+    if by is not None:
+        require(by, ROLE_REVIEWER, "undo a verdict")
+        if not visible_to(answer, by.labels, store):
+            raise InputError(f"no answer {answer.id} among the answers your access labels can see")
+        if by.team:
+            if by.identity is None:
+                raise Forbidden("undoing a verdict in team mode needs a signed-in reviewer")
+            reviewer, subject = by.identity.display, by.identity.subject
+    reviewer = clean_reviewer(reviewer)
+    if answer.id is None:
+        raise InputError("only a stored answer's verdicts can be undone")
+    rows = store.verdicts(answer.id)
+    undone = next((v for v in rows if v.id == verdict_id), None)
+    me = ReviewViewer(reviewer, subject)
+    if undone is None or not me.owns(undone) or (subject is not None and undone.subject != subject):
+        raise InputError(f"verdict {verdict_id} is not one of yours on answer {answer.id}")
+    if undone.role != REVIEWER:
+        raise InputError(f"verdict {verdict_id} is {'a retraction' if undone.role == RETRACTION else 'an adjudication'}"
+                         ": only a reviewer's verdict can be undone (record a new verdict instead)")
+    own = [v for v in rows if v.claim_index == undone.claim_index and me.owns(v)]
+    if own[-1].id != verdict_id:
+        raise InputError(f"verdict {verdict_id} is no longer your latest on claim {undone.claim_index}: record a "
+                         "new verdict instead")
+    at = at or now()
+    if _age_seconds(undone.created_at, at) > UNDO_SECONDS:
+        raise InputError(f"verdict {verdict_id} was given more than {UNDO_SECONDS} seconds ago: it can no longer "
+                         "be undone; record a new verdict instead (the history keeps both)")
+    before = [v for v in latest(v for v in own if (v.id or 0) < verdict_id) if v.role == REVIEWER]
+    note = f"undo of verdict #{verdict_id}"
+    correction = (replace(before[-1], note=note) if before else replace(undone, role=RETRACTION, note=note))
+    correction = replace(correction, id=None, created_at=at, stale=False, source_removed=False)
+    vid = store.add_verdict(correction)
+    if by is not None:
+        store.add_audit(audit_event(by, "verdict", verdict_id=vid, answer_id=answer.id,
+                                    claim_index=undone.claim_index, verdict=correction.verdict.value,
+                                    reviewer=reviewer, role=correction.role, corrects=verdict_id))
+    return replace(correction, id=vid)

@@ -1,0 +1,243 @@
+"""The Review page as a work queue (issue 25): the reviewer's name kept in the address, a position that moves, an
+explicit end, a verdict undone as a correction appended to the record, a note kept across pages, badges that say
+who judged what. No model is needed: the store is written directly, three claims citing one sentence."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app_helpers import app, ok, page, texts
+from graphrag.access import Forbidden
+from graphrag.access.identity import Identity, Viewer
+from graphrag.config import Config
+from graphrag.errors import InputError
+from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
+from graphrag.store import Store
+from graphrag.verify import undo_verdict, work_queue
+from graphrag.verify.policy import RETRACTION, ReviewPolicy, ReviewViewer, latest
+from graphrag.verify.review import record_verdict, review_queue
+from graphrag.verify.status import keep_review_policy
+from graphrag.verify.undo import UNDO_SECONDS
+from graphrag.verify.undo import undo_verdict as append_correction
+from helpers import ADMIN, write_document_rows
+
+pytestmark = pytest.mark.unit
+CLAIMS = 3
+
+
+@pytest.fixture()
+def store(tmp_path: Path):
+    s = Store(tmp_path / "store.db")
+    write_document_rows(s, "policy", "Snapshot exports remain available for 30 days.", ("public",), ["export"], [])
+    span = s.span("policy", 1, 0)
+    item = ContextItem(1, span, Route("export"), 0.9, "similarity")
+    claims = tuple(Claim(i, f"claim {i}", 0, 1, (Citation("1", True, item),),
+                         support=Support(0.5 + i / 10, SupportLabel.SUPPORTED, "embedded", "t"))
+                   for i in range(CLAIMS))
+    s.save_answer(Answer("How long are exports kept?", AskSettings(), "x", (), (), (item,), claims))
+    yield s
+    s.close()
+
+
+def _mark(s: Store, claim: int, reviewer: str, verdict: str) -> int:
+    a = s.answer(1)
+    assert a is not None
+    v = record_verdict(s, a, a.claims[claim], a.claims[claim].citations[0], verdict, reviewer)
+    assert v.id is not None
+    return v.id
+
+
+def _current(s: Store, claim: int) -> list[tuple[str, str]]:
+    return [(v.reviewer, v.verdict.value) for v in latest(s.verdicts(1, claim))]
+
+
+# --- the core: undo as an appended correction, the work order ---------------------------------------------------
+
+
+def test_undoing_a_first_verdict_appends_a_retraction_and_leaves_no_current_verdict(store: Store) -> None:
+    vid = _mark(store, 0, "ana", "unsupported")
+    answer = store.answer(1)
+    assert answer is not None
+    fix = append_correction(store, answer, vid, "ana")
+    rows = store.verdicts(1, 0)
+    assert [(v.reviewer, v.verdict.value, v.role) for v in rows] == [
+        ("ana", "unsupported", "reviewer"), ("ana", "unsupported", RETRACTION)]  # both kept: append-only
+    assert fix.note == f"undo of verdict #{vid}" and _current(store, 0) == []
+    with pytest.raises(InputError, match="only a reviewer's verdict"):
+        append_correction(store, answer, fix.id or 0, "ana")  # a retraction is not taken back in turn
+    # the exported record shows both rows, the correction named as such
+    from graphrag.verify.review import export_rows
+
+    assert [(r["verdict"], r["role"], r["note"]) for r in export_rows(store, ["public"])] == [
+        ("unsupported", "reviewer", ""), ("unsupported", RETRACTION, f"undo of verdict #{vid}")]
+    # the claim is back in ana's queue, as if she had not judged it
+    ana = ReviewViewer("ana", adjudicates=True)
+    assert (1, 0) in work_queue(review_queue(store, ["public"], viewer=ana), ana).left
+
+
+def test_undoing_a_changed_mind_gives_the_earlier_verdict_back(store: Store) -> None:
+    _mark(store, 0, "ana", "supported")
+    vid = _mark(store, 0, "ana", "unsupported")
+    answer = store.answer(1)
+    assert answer is not None
+    append_correction(store, answer, vid, "ana")
+    assert len(store.verdicts(1, 0)) == 3 and _current(store, 0) == [("ana", "supported")]
+
+
+def test_only_ones_own_latest_verdict_within_the_window_can_be_undone(store: Store) -> None:
+    first = _mark(store, 0, "ana", "supported")
+    second = _mark(store, 0, "ana", "partial")
+    answer = store.answer(1)
+    assert answer is not None
+    with pytest.raises(InputError, match="not one of yours"):
+        append_correction(store, answer, second, "ben")
+    with pytest.raises(InputError, match="no longer your latest"):
+        append_correction(store, answer, first, "ana")
+    late = store.verdicts(1, 0)[-1].created_at
+    assert late is not None
+    from datetime import datetime, timedelta
+
+    after = (datetime.fromisoformat(late) + timedelta(seconds=UNDO_SECONDS + 1)).isoformat(timespec="seconds")
+    with pytest.raises(InputError, match="can no longer be undone"):
+        append_correction(store, answer, second, "ana", at=after)
+    append_correction(store, answer, second, "ana")
+    assert len(store.verdicts(1, 0)) == 3
+
+
+def test_the_undo_use_case_checks_the_role_and_audits_one_row_naming_what_it_corrects(store: Store) -> None:
+    ana = Identity("sub-ana", "ana@example.com", frozenset(), "https://login.example.com")
+    answer = store.answer(1)
+    assert answer is not None
+    reviewer = Viewer(ana, frozenset({"public"}), "reviewer", team=True)
+    v = record_verdict(store, answer, answer.claims[0], answer.claims[0].citations[0], "supported", "typed",
+                       by=reviewer)
+    before = len(store.audit())
+    with pytest.raises(Forbidden, match="needs the reviewer role"):
+        undo_verdict(store, Viewer(ana, frozenset({"public"}), "viewer", team=True), Config.from_env({}), answer,
+                     v.id or 0, "ana")
+    undo_verdict(store, reviewer, Config.from_env({}), answer, v.id or 0, "someone else typed")  # identity counts
+    new = store.audit()[before:]
+    assert [(e.event, e.subject, e.detail["corrects"], e.detail["role"]) for e in new] == [
+        ("verdict", "sub-ana", v.id, RETRACTION)]
+    assert _current(store, 0) == []
+
+
+def test_the_work_order_is_stable_so_the_position_moves(store: Store) -> None:
+    ada = ReviewViewer("ada", adjudicates=True)
+
+    def order() -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        w = work_queue(review_queue(store, ["public"], viewer=ada), ada)
+        return w.keys, list(w.left)
+
+    keys, left = order()
+    assert left == keys and len(keys) == CLAIMS  # the checker's triage: lowest support first
+    for done, key in enumerate(keys, start=1):
+        _mark(store, key[1], "ada", "supported")
+        now_keys, now_left = order()
+        assert now_keys == keys  # judged claims stay where they were: the next one is one further on
+        assert now_left == keys[done:]
+    assert work_queue(review_queue(store, ["public"], viewer=ada), ada).judged_today == CLAIMS
+
+
+def test_under_blind_review_another_reviewers_verdict_does_not_move_anyones_queue(store: Store) -> None:
+    keep_review_policy(store, ReviewPolicy(2), by=ADMIN)
+    ben = ReviewViewer("ben", adjudicates=True)
+    before = work_queue(review_queue(store, ["public"], viewer=ben), ben)
+    _mark(store, 0, "ana", "unsupported")
+    after = work_queue(review_queue(store, ["public"], viewer=ben), ben)
+    assert after == before  # nothing of ana's verdict (not its count, not its place) reaches ben's queue
+
+
+# --- the page ----------------------------------------------------------------------------------------------------
+
+
+def _header(at) -> str:
+    return " ".join(str(m.value) for m in at.markdown if "in the queue" in str(m.value))
+
+
+def _review(monkeypatch: pytest.MonkeyPatch, store: Store, reviewer: str | None = None):
+    at = app(monkeypatch, store.path)
+    if reviewer is not None:
+        at.query_params["reviewer"] = reviewer
+    return page(ok(at), "review")
+
+
+def test_the_reviewer_name_is_kept_in_the_address_across_reloads(store: Store,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    at = ok(app(monkeypatch, store.path))  # the configured name is "ada"
+    at = ok(at.sidebar.text_input(key="_w_reviewer").set_value("ana"))
+    assert at.query_params["reviewer"] == "ana"  # typed once: now in the page's address
+    # a reload: a new session opened on that address
+    again = _review(monkeypatch, store, "ana")
+    assert again.sidebar.text_input(key="_w_reviewer").value == "ana"
+    again = ok(again.button(key="rv_supported").click())
+    assert [v.reviewer for v in store.verdicts()] == ["ana"]
+    # a name no verdict could carry is not taken from an address: the configured one stays
+    bad = _review(monkeypatch, store, "ana\u202e")
+    assert bad.sidebar.text_input(key="_w_reviewer").value == "ada"
+
+
+def test_the_position_moves_and_the_queue_ends_without_verdict_buttons(store: Store,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _review(monkeypatch, store)
+    for i in range(CLAIMS):
+        assert re.search(rf"Claim {i + 1} of {CLAIMS}\*\* in the queue · {CLAIMS - i} left for you", _header(at)), \
+            _header(at)
+        at = ok(at.button(key="rv_supported").click())
+    assert any(f"Nothing left for you; {CLAIMS} judged today" in t for t in texts(at.success))
+    assert not [b for b in at.button if b.key in ("rv_supported", "rv_partial", "rv_unsupported")]
+    assert len(store.verdicts()) == CLAIMS  # no duplicate verdict at the end
+    # Previous goes back to the last claim judged; its badge says what happened
+    at = ok(at.button(key="rv_prev").click())
+    assert "judged supported by ada" in " ".join(str(m.value) for m in at.markdown)
+
+
+def test_a_verdict_undone_is_recorded_as_a_correction_and_its_claim_comes_back(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _review(monkeypatch, store)
+    first = at.session_state["review_current"]
+    at = ok(at.button(key="rv_unsupported").click())
+    assert any("Recorded “unsupported”" in t for t in texts(at.success))
+    assert at.session_state["review_current"] != first
+    at = ok(at.button(key="rv_undo").click())
+    assert at.session_state["review_current"] == first  # back on the claim whose verdict was taken back
+    assert [(v.verdict.value, v.role) for v in store.verdicts()] == [("unsupported", "reviewer"),
+                                                                      ("unsupported", RETRACTION)]
+    assert f"{CLAIMS} left for you" in _header(at)
+    assert not [b for b in at.button if b.key == "rv_undo"]  # one undo per verdict
+
+
+def test_the_note_is_kept_across_pages_and_saved_with_the_verdict(store: Store,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _review(monkeypatch, store)
+    at = ok(at.text_input(key="_w_review_note").set_value("the FAQ is stale"))
+    at = page(page(at, "ask"), "review")
+    assert at.text_input(key="_w_review_note").value == "the FAQ is stale"
+    at = ok(at.button(key="rv_next").click())
+    assert at.text_input(key="_w_review_note").value == "the FAQ is stale"
+    at = ok(at.button(key="rv_partial").click())
+    assert [v.note for v in store.verdicts()] == ["the FAQ is stale"]
+    assert at.text_input(key="_w_review_note").value == ""  # ready for the next claim
+
+
+def test_the_keyboard_shortcuts_are_on_the_buttons_and_listed(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _review(monkeypatch, store)
+    shortcuts = {b.key: b.proto.shortcut for b in at.button if b.key and b.key.startswith("rv_")}
+    assert shortcuts == {"rv_prev": "b", "rv_next": "n", "rv_supported": "s", "rv_partial": "p",
+                         "rv_unsupported": "u"}
+    assert any("S supported" in t and "N next" in t and "B previous" in t for t in texts(at.caption))
+
+
+def test_after_a_verdict_the_answer_selector_keeps_what_the_browser_picks(store: Store,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # The page once wrote the selector's value ("All answers") on every run, so every run told the browser to
+    # overwrite its selection: a pick made while a verdict's rerun was under way was lost (the missed first click).
+    at = _review(monkeypatch, store)
+    at = ok(at.button(key="rv_supported").click())
+    assert not at.selectbox(key="review_answer_filter").proto.set_value
+    at = ok(at.selectbox(key="review_answer_filter").set_value(1))
+    assert at.selectbox(key="review_answer_filter").value == 1
+    assert not at.selectbox(key="review_answer_filter").proto.set_value
