@@ -18,7 +18,13 @@ if TYPE_CHECKING:
     from graphrag.answer.actions import answer_question
     from graphrag.answer.ask import Asker, AskOutcome
     from graphrag.answer.disagreement import DISAGREE_OPENING
-    from graphrag.answer.entities import EntityView, visible_entity
+    from graphrag.answer.entities import (
+        EntityView,
+        opening_entity,
+        relation_counts,
+        search_entities,
+        visible_entity,
+    )
     from graphrag.answer.generate import GENERATORS
     from graphrag.answer.graph import KnowledgeGraph, load_graph
     from graphrag.model import disagreement_from_json, disagreement_json
@@ -36,6 +42,9 @@ _EXPORTS = {
     "disagreement_json": "graphrag.model",
     "answer_question": "graphrag.answer.actions",
     "load_graph": "graphrag.answer.graph",
+    "opening_entity": "graphrag.answer.entities",
+    "relation_counts": "graphrag.answer.entities",
+    "search_entities": "graphrag.answer.entities",
     "visible_entity": "graphrag.answer.entities",
 }
 
@@ -50,6 +59,9 @@ __all__ = [
     "disagreement_from_json",
     "disagreement_json",
     "load_graph",
+    "opening_entity",
+    "relation_counts",
+    "search_entities",
     "visible_entity",
 ]
 
