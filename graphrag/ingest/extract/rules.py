@@ -69,6 +69,8 @@ _SKIP_LEADING_POS = frozenset({"DET", "PUNCT", "CCONJ", "ADV", "PART", "NUM", "S
 _FINITE_VERB_TAGS = frozenset({"VBZ", "VBP", "VBD"})
 # Labels whose names may hold a clause: titles ("Who Framed Roger Rabbit", "Gone with the Wind").
 _TITLE_LABELS = frozenset({"WORK_OF_ART", "EVENT", "LAW"})
+# Labels the small model guesses for a capitalised word it does not know (a product typed PERSON).
+_GUESSED_LABELS = frozenset({"PERSON", "ORG", "NORP", "PRODUCT"})
 UNKNOWN_TYPE = "unknown"  # a proper name whose kind spaCy's labels do not agree on
 
 
@@ -342,19 +344,31 @@ def _relations(doc: Doc, nodes: dict[int, Node]) -> Iterable[tuple[Node, str, No
 
 
 def document_types(sentence_nodes: Iterable[dict[int, Node]]) -> dict[str, str]:
-    """One type per entity key in a document: the type most of its mentions were given, or ``UNKNOWN_TYPE``
-    when two types tie. spaCy's small model labels one name differently from sentence to sentence
-    ("Larkspur" ORG here, PERSON there; a heading "Refunds" GPE where the text has the noun "refund"), and the
-    store keeps one type per entity: the majority is the label least likely to be wrong."""
+    """One type per entity key in a document: the type most of its mentions were given; ``UNKNOWN_TYPE`` where
+    spaCy's label cannot be trusted.
+
+    spaCy's small model labels one name differently from sentence to sentence ("Larkspur" ORG here, PERSON
+    there) and the store keeps one type per entity, so the majority decides. A tie with "concept" is a concept
+    (the name also appears as a plain noun: "Snapshot" at a sentence's start, "snapshot" elsewhere); another
+    tie is unknown. A one-word name labelled a person, organisation, group or product ("Larkspur", "JSON",
+    "Aurora") keeps its label only when two or more mentions agree on it: alone, the small model's label for a
+    capitalised word it does not know is a guess (places, dates and amounts it tells well).
+    """
     votes: dict[str, Counter[str]] = {}
+    one_word: dict[str, bool] = {}
     for nodes in sentence_nodes:
         for node in {id(n): n for n in nodes.values()}.values():  # each node once per sentence
+            key = normalise(node[0])
             if node[1] != UNKNOWN_TYPE:
-                votes.setdefault(normalise(node[0]), Counter())[node[1]] += 1
-    types = {}
+                votes.setdefault(key, Counter())[node[1]] += 1
+            one_word[key] = one_word.get(key, True) and len(node[0].split()) == 1
+    types = dict.fromkeys(one_word, UNKNOWN_TYPE)
     for key, counts in votes.items():
-        (top, n), (_, runner_up) = [*counts.most_common(2), ("", 0)][:2]
-        types[key] = top if n > runner_up else UNKNOWN_TYPE
+        (top, n), (second, runner_up) = [*counts.most_common(2), ("", 0)][:2]
+        if n == runner_up:
+            types[key] = "concept" if "concept" in (top, second) else UNKNOWN_TYPE
+        elif top.upper() not in _GUESSED_LABELS or n >= 2 or not one_word[key]:
+            types[key] = top
     return types
 
 
