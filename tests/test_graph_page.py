@@ -98,7 +98,6 @@ def test_graph_page_opens_on_the_most_connected_entity(monkeypatch: pytest.Monke
 @pytest.mark.slow
 def test_graph_page_opens_on_the_last_answers_entity(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
     from graphrag.answer.ask import Asker
-    from graphrag.answer.entities import answer_entities
     from graphrag.store import Store
 
     with Store(store_path) as s:
@@ -108,6 +107,8 @@ def test_graph_page_opens_on_the_last_answers_entity(monkeypatch: pytest.MonkeyP
     at.session_state["answer_id"] = answer.id  # dashboard.session.ANSWER_ID: the answer the Ask page shows
     at = page(at, "graph")
     opened = at.selectbox(key="graph_entity").value
-    involved = answer_entities(answer)
+    cited = {c.item.n for cl in answer.claims for c in cl.citations if c.item is not None}
+    involved = {s.entity for s in answer.seeds} | {k for item in answer.context if item.n in cited
+                                                  for k in (item.route.seed, *(s.entity for s in item.route.steps))}
     assert opened in involved, (opened, involved)
     assert _relations(store_path, opened) == max(_relations(store_path, k) for k in involved)
