@@ -9,6 +9,9 @@ alike). A name is a fragment when it
 - **holds a verb**: one of its words is a finite verb in the sentence ("Larkspur supports SAML");
 - **spans a clause**: it holds a subject together with the word the subject belongs to.
 
+A name of one word is never a verb or a clause here, and titles (works, events, laws: "I Heard You Paint
+Houses") may hold both.
+
 The figures: entities read, fragments (each kind, and any), the entity types, and examples of each kind.
 """
 
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
 KINDS = ("cut word", "verb", "clause")
+TITLE_TYPES = frozenset({"work_of_art", "event", "law"})  # names that may hold a clause: titles
 _FINITE_VERB_TAGS = frozenset({"VBZ", "VBP", "VBD"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 
@@ -56,24 +60,29 @@ def _window(name: str, doc: Doc) -> list[Token] | None:
     toks = [t for t in doc if not t.is_space and not t.is_punct]
     if not words:
         return None
-    for i in range(len(toks) - len(words) + 1):
-        here = toks[i:i + len(words)]
-        if all(t.lower_ == w for t, w in zip(here[:-1], words[:-1])) and here[-1].lower_.startswith(words[-1][:3]):
-            return here
+    starts = range(len(toks) - len(words) + 1)
+    for exact in (True, False):  # the name as written first; else with its last word shortened
+        for i in starts:
+            here = toks[i:i + len(words)]
+            if all(t.lower_ == w for t, w in zip(here[:-1], words[:-1])) and (
+                    here[-1].lower_ == words[-1] if exact else here[-1].lower_.startswith(words[-1][:3])):
+                return here
     return None
 
 
-def fragment_kinds(name: str, doc: Doc, known: frozenset[str]) -> set[str]:
-    """Which of ``KINDS`` the entity ``name`` is, read in the parse ``doc`` of a sentence it was found in."""
+def fragment_kinds(name: str, doc: Doc, known: frozenset[str], title: bool = False) -> set[str]:
+    """Which of ``KINDS`` the entity ``name`` is, read in the parse ``doc`` of a sentence it was found in. A
+    ``title`` (a work, an event, a law: "I Heard You Paint Houses") may hold a verb and a clause."""
     kinds: set[str] = set()
     words = _words(name)
-    sentence_words = {t.lower_ for t in doc}
+    sentence_words = set(_words(doc.text))
     last = words[-1] if words else ""
     if last.isalpha() and len(last) >= 3 and last not in sentence_words and last not in known:
         longer = [w for w in sentence_words if w.startswith(last) and w != last]
         if longer and all(singularise(w) != last for w in longer):
             kinds.add("cut word")
-    window = _window(name, doc)
+    # One word is no clause (a verb used as a name is another fault), and a title may hold one.
+    window = _window(name, doc) if len(words) > 1 and not title else None
     if window:
         inside = {t.i for t in window}
         if any(t.tag_ in _FINITE_VERB_TAGS and t.pos_ in ("VERB", "AUX") and t.dep_ != "amod" for t in window):
@@ -115,7 +124,8 @@ def measure(named_sentences: Iterable[tuple[str, str, Sequence[str]]], examples:
     for name, etype, sents in items:
         q.entities += 1
         q.types[etype] += 1
-        kinds = set().union(*(fragment_kinds(name, docs[" ".join(s.split())], known) for s in sents))
+        title = etype in TITLE_TYPES
+        kinds = set().union(*(fragment_kinds(name, docs[" ".join(s.split())], known, title) for s in sents))
         if kinds:
             q.fragments += 1
         for k in kinds:

@@ -4,6 +4,12 @@ Entities are noun chunks and named entities; relations come from each verb's dep
 structure (subject -> verb -> object / prepositional object). One spaCy parse per sentence, so
 every entity and relation carries the index of the sentence that asserted it.
 
+Names are what a reader would call names: never cut through a finite verb (spaCy's small model labels
+"Larkspur supports SAML" one PERSON, and chunks "Larkspur reviews staff access" as one noun), never a verb it
+tagged as a plural noun ("Larkspur notifies" -> lemma "notifie"), an unknown plural made singular whole. A
+name's type is the majority of its mentions in the document, or "unknown" where the label is a guess
+(``document_types``). ``graphrag eval entities`` counts the fragments that slip through.
+
 Relation conventions (what the graph sees):
 
 - type is a short lowercase phrase: the verb lemma plus particle and preposition ("use",
@@ -70,7 +76,7 @@ _FINITE_VERB_TAGS = frozenset({"VBZ", "VBP", "VBD"})
 # Labels whose names may hold a clause: titles ("Who Framed Roger Rabbit", "Gone with the Wind").
 _TITLE_LABELS = frozenset({"WORK_OF_ART", "EVENT", "LAW"})
 # Labels the small model guesses for a capitalised word it does not know (a product typed PERSON).
-_GUESSED_LABELS = frozenset({"PERSON", "ORG", "NORP", "PRODUCT"})
+_GUESSED_LABELS = frozenset({"PERSON", "ORG", "PRODUCT"})
 UNKNOWN_TYPE = "unknown"  # a proper name whose kind spaCy's labels do not agree on
 
 
@@ -178,7 +184,7 @@ def _chunk_name(tokens: Sequence[Token]) -> str | None:
     tokens = tokens[i:]
     form = head.text
     # Plural common-noun heads take the lemma, so the display name is the singular too.
-    if head.tag_ == "NNS" and head.lower_ not in _KEEP_PLURAL and not head.lower_.endswith("ics"):
+    if head.tag_ == "NNS" and not head.lower_.endswith(("ics", *_KEEP_PLURAL)):  # "miniseries" stays
         lemma = _singular(head)
         if lemma.isalpha() and lemma[:2] == head.lower_[:2]:
             form = lemma[0].upper() + lemma[1:] if head.text[0].isupper() else lemma
@@ -350,8 +356,8 @@ def document_types(sentence_nodes: Iterable[dict[int, Node]]) -> dict[str, str]:
     spaCy's small model labels one name differently from sentence to sentence ("Larkspur" ORG here, PERSON
     there) and the store keeps one type per entity, so the majority decides. A tie with "concept" is a concept
     (the name also appears as a plain noun: "Snapshot" at a sentence's start, "snapshot" elsewhere); another
-    tie is unknown. A one-word name labelled a person, organisation, group or product ("Larkspur", "JSON",
-    "Aurora") keeps its label only when two or more mentions agree on it: alone, the small model's label for a
+    tie is unknown. A one-word name labelled a person, organisation or product ("Larkspur", "JSON", "Aurora")
+    keeps its label only when two or more mentions agree on it: alone, the small model's label for a
     capitalised word it does not know is a guess (places, dates and amounts it tells well).
     """
     votes: dict[str, Counter[str]] = {}
