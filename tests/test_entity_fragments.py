@@ -1,6 +1,7 @@
 """Entity names a reader would call names: the rules extractor makes no sentence fragments ("Larkspur supports
 SAML", "Larkspur reviews staff access"), no cut words ("Larkspur notifie"), and types a name only where its label
-can be trusted (the product "Larkspur" is not a person); ``graphrag eval entities`` counts what slips through."""
+can be trusted (the product "Larkspur" is not a person); ``lab.evaluate.entity_quality`` counts what slips
+through."""
 
 from __future__ import annotations
 
@@ -121,3 +122,12 @@ def test_the_check_finds_each_kind_of_fragment() -> None:
     assert q.examples["cut word"] == ["Larkspur notifie"]
     assert set(q.examples["verb"]) == {"Larkspur supports SAML", "Larkspur reviews staff access"}
     assert q.examples["clause"] == ["Larkspur supports SAML"]
+
+
+@pytest.mark.unit
+def test_the_check_refuses_a_store_that_does_not_exist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lab.evaluate.entity_quality import main
+
+    assert main(["--store", str(tmp_path / "missing.db")]) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert not (tmp_path / "missing.db").exists()  # not created empty

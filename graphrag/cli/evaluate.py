@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store
+from graphrag.cli.common import add_json_arg, choices_help
 from graphrag.errors import InputError
 from graphrag.verify import CHECKERS
 
@@ -21,7 +21,7 @@ ANSWER_SETS = ("musique", "nq_articles", "real_pdfs", "sample_corpus")
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``eval support``, ``eval retrieval``, ``eval answers`` and ``eval entities`` and their options."""
+    """Add ``eval support``, ``eval retrieval`` and ``eval answers`` and their options."""
     s = subparsers.add_parser("eval", help="measure on public labelled data")
     e = s.add_subparsers(dest="what", required=True)
     es = e.add_parser("support", help="support checker accuracy on claim/evidence pairs")
@@ -67,12 +67,6 @@ def register(subparsers: Subparsers) -> None:
                     help="leave the support checker out (faster; latency then excludes it)")
     ea.add_argument("--detail", action="store_true", help="with --json: every question's first quote and figures")
     add_json_arg(ea)
-    ee = e.add_parser("entities", help="entity names that are sentence fragments (a verb, a clause, a cut "
-                                       "word), and the entity types, in a store")
-    add_store_arg(ee)
-    ee.add_argument("--limit", type=int, help="read only the first N entities (by key)")
-    ee.add_argument("--examples", type=int, default=5, help="names shown per kind of fragment (default 5)")
-    add_json_arg(ee)
     s.set_defaults(run=run)
 
 
@@ -80,14 +74,6 @@ def run(args: argparse.Namespace) -> int:
     """Run the evaluation asked for and print its figures."""
     if args.what == "support":
         return _support(args)
-    if args.what == "entities":
-        from lab.evaluate.entity_quality import cli_eval_entities
-
-        if args.store.kind == "sqlite" and (args.store.path is None or not args.store.path.is_file()):
-            raise InputError(f"graphrag eval entities: no store at {args.store.display}: ingest first, or give "
-                             "--store")
-        with open_store(args) as store:
-            return cli_eval_entities(store, as_json=args.json, limit=args.limit, examples=args.examples)
     if args.what == "answers":
         from lab.evaluate.answers import cli_eval_answers
 

@@ -1,4 +1,8 @@
-"""``graphrag eval entities``: how many of a store's entity names are fragments a reader would not call a name.
+"""How many of a store's entity names are fragments a reader would not call a name:
+``python -m lab.evaluate.entity_quality --store PATH [--json] [--limit N] [--examples N]``.
+
+A lab script, not a ``graphrag`` command: it measures the extractor for whoever changes it (before and after,
+on the sample corpus and MuSiQue), as the other measurements here do; a reader of the graph has no use for it.
 
 Each entity is read against the sentences it was found in (spaCy's parse of them, independent of the extractor
 that made the entity, so one store of any extractor and the same store before and after a change are measured
@@ -17,11 +21,13 @@ The figures: entities read, fragments (each kind, and any), the entity types, an
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from graphrag.store import Store
@@ -149,17 +155,37 @@ def store_entities(store: Store, limit: int | None = None) -> list[tuple[str, st
     return out
 
 
-def cli_eval_entities(store: Store, as_json: bool = False, limit: int | None = None, examples: int = 5,
-                      out: TextIO = sys.stdout) -> int:
-    """``graphrag eval entities``: print the fragment figures of a store."""
+def report(store: Store, as_json: bool = False, limit: int | None = None, examples: int = 5,
+           out: TextIO = sys.stdout) -> Quality:
+    """Print the fragment figures of a store (or JSON) and return them."""
     q = measure(store_entities(store, limit), examples)
     if as_json:
         print(json.dumps(q.json(), indent=2), file=out)
-        return 0
+        return q
     share = f" ({q.fragments / q.entities:.1%})" if q.entities else ""
     print(f"entities: {q.entities}\nfragments: {q.fragments}{share}", file=out)
     for k in KINDS:
         print(f"  {k}: {q.kinds[k]}" + (f"  e.g. {', '.join(q.examples.get(k, []))}" if q.kinds[k] else ""),
               file=out)
     print("types: " + ", ".join(f"{t} {n}" for t, n in q.types.most_common()), file=out)
+    return q
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: the figures of one store; 2 when the store file does not exist."""
+    p = argparse.ArgumentParser(prog="python -m lab.evaluate.entity_quality", description=__doc__.split("\n")[0])
+    p.add_argument("--store", required=True, help="the store: a SQLite file, or a store URL")
+    p.add_argument("--limit", type=int, help="read only the first N entities (by key)")
+    p.add_argument("--examples", type=int, default=5, help="names shown per kind of fragment (default 5)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the readable report")
+    args = p.parse_args(argv)
+    if "://" not in args.store and not Path(args.store).is_file():
+        print(f"error: no store at {args.store}: ingest a corpus into it first", file=sys.stderr)
+        return 2
+    with Store(args.store) as store:
+        report(store, args.json, args.limit, args.examples)
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -8,7 +8,7 @@ Names are what a reader would call names: never cut through a finite verb (spaCy
 "Larkspur supports SAML" one PERSON, and chunks "Larkspur reviews staff access" as one noun), never a verb it
 tagged as a plural noun ("Larkspur notifies" -> lemma "notifie"), an unknown plural made singular whole. A
 name's type is the majority of its mentions in the document, or "unknown" where the label is a guess
-(``document_types``). ``graphrag eval entities`` counts the fragments that slip through.
+(``document_types``). ``python -m lab.evaluate.entity_quality`` counts the fragments that slip through.
 
 Relation conventions (what the graph sees):
 
