@@ -92,6 +92,10 @@ def test_graph_page_opens_on_the_most_connected_entity(monkeypatch: pytest.Monke
     at.text_input(key="graph_query").set_value("export")
     at = ok(at)
     assert at.selectbox(key="graph_entity").value == "export"  # the exact name, before "Snapshot export"
+    at.text_input(key="graph_query").set_value("larkspur")
+    at = ok(at)
+    caption = " ".join(c.value for c in at.caption)
+    assert "type not known" in caption and "person" not in caption, caption  # one mention: its label is a guess
 
 
 @pytest.mark.model

@@ -59,7 +59,9 @@ if view is None:
     st.stop()
 entity, mentions, relations = view.entity, list(view.entity.mentions), list(view.relations)
 st.subheader(render.plain(entity.name), anchor=False)
-st.caption(f"type {render.plain(entity.type)} · {counted(len(mentions), 'mention')} · "
+# "unknown": the extractor's labels for this name disagreed or were a guess (one mention), so none is shown as fact.
+kind = "type not known" if entity.type == "unknown" else f"type {render.plain(entity.type)}"
+st.caption(f"{kind} · {counted(len(mentions), 'mention')} · "
            f"{counted(len(relations), 'relation')} (superseded versions marked)")
 
 tab_g, tab_m, tab_r = st.tabs(["Neighbourhood", f"Mentions ({len(mentions)})", f"Relations ({len(relations)})"])
