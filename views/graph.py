@@ -5,65 +5,85 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import actor, render, resources
-from graphrag.answer import load_graph, visible_entity
+from dashboard import actor, render, resources, session
+from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities, visible_entity
 from graphrag.present import neighbourhood, neighbourhood_html
 from graphrag.text import counted
+from graphrag.verify import load_answer, visible_to
 
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}
+OPENED_FOR = "graph_opened_for"  # the answer the entity picker was last opened on
+LAST_QUERY = "graph_last_query"  # the search the picker last moved for
+GRAPH_HEIGHT = 620  # pixels of the neighbourhood canvas
 
 st.title("Graph")
 store = resources.store()
 actor.require_role("viewer", "browse the graph")
 access = actor.access()
 kg = load_graph(store)
-_, visible_entities = kg.visibility(access, include_superseded=True)
-visible = sorted((kg.names[i], kg.keys[i]) for i in range(len(kg.keys)) if visible_entities[i])
-if not visible:
+counts = relation_counts(kg, access)  # the visible entities, each with its visible relations
+if not counts:
     st.info("No entities visible: the store is empty or your access labels match no document. "
             "Ingest documents, or add labels in the sidebar.")
     st.stop()
 
+# Open on the most connected entity of the last answer (else of the whole graph), not the first by name: a
+# fresh visit, or a new answer since the last one, moves the picker there.
+answer_id = st.session_state.get(session.ANSWER_ID)
+answer = load_answer(store, answer_id) if answer_id is not None else None
+if answer is not None and not visible_to(answer, access, store):
+    answer = None
+if "graph_entity" not in st.session_state or st.session_state.get(OPENED_FOR) != answer_id:
+    st.session_state[OPENED_FOR] = answer_id
+    st.session_state["graph_entity"] = opening_entity(counts, answer)
+    st.session_state["graph_query"] = ""
+
 c = st.columns([2, 3])
-query = c[0].text_input("Find an entity", key="graph_query", placeholder="e.g. export")
-q = query.strip().lower()
-matches = [(n, k) for n, k in visible if q in n.lower() or q in k] if q else visible
+query = c[0].text_input("Find an entity", key="graph_query", placeholder="e.g. export",
+                        help="The exact name comes first, then names that start with it, then names that contain "
+                             "it; the most connected first within each")
+names = ((kg.names[kg.index[k]], k) for k in counts)
+matches = search_entities(names, query, counts)
 if not matches:
     st.warning(f"No visible entity matches “{render.plain(query)}”.")
     st.stop()
-key = c[1].selectbox(f"Entity ({len(matches)} match{'es' if len(matches) != 1 else ''})", [k for _, k in matches],
-                     format_func=lambda k: kg.names[kg.index[k]], key="graph_entity")
+if st.session_state.get(LAST_QUERY) != query or st.session_state.get("graph_entity") not in matches:
+    st.session_state[LAST_QUERY] = query
+    if query.strip() or st.session_state.get("graph_entity") not in matches:
+        st.session_state["graph_entity"] = matches[0]  # a new search opens on its best match
+key = c[1].selectbox(f"Entity ({len(matches)} match{'es' if len(matches) != 1 else ''})", matches,
+                     format_func=lambda k: f"{kg.names[kg.index[k]]} · {counted(counts[k], 'relation')}",
+                     key="graph_entity")
 view = visible_entity(store, key, access)  # superseded mentions and relations are listed, marked
 if view is None:
     st.stop()
 entity, mentions, relations = view.entity, list(view.entity.mentions), list(view.relations)
 st.subheader(render.plain(entity.name), anchor=False)
-st.caption(f"type {render.plain(entity.type)} · {counted(len(mentions), 'mention')} · "
+# "unknown": the extractor's labels for this name disagreed or were a guess (one mention), so none is shown as fact.
+kind = "type not known" if entity.type == "unknown" else f"type {render.plain(entity.type)}"
+st.caption(f"{kind} · {counted(len(mentions), 'mention')} · "
            f"{counted(len(relations), 'relation')} (superseded versions marked)")
 
-left, right = st.columns([1, 1], gap="large")
-with left:
-    tab_m, tab_r = st.tabs([f"Mentions ({len(mentions)})", f"Relations ({len(relations)})"])
-    with tab_m:
-        st.dataframe(pd.DataFrame([{
-            "document": m.span.document_id, "version": m.span.version,
-            "superseded": m.superseded, "sentence": m.span.text, "description": m.description,
-            "implied": m.implied, "extractor": m.extractor,
-        } for m in mentions]), hide_index=True, width="stretch", column_config=WIDE)
-    with tab_r:
-        names = {k: kg.names[i] for k, i in kg.index.items()}
-        st.dataframe(pd.DataFrame([{
-            "source": names.get(r.source, r.source), "relation": r.type, "target": names.get(r.target, r.target),
-            "document": r.span.document_id, "version": r.span.version, "superseded": r.superseded,
-            "sentence": r.span.text,
-        } for r in relations]), hide_index=True, width="stretch", column_config=WIDE)
+tab_g, tab_m, tab_r = st.tabs(["Neighbourhood", f"Mentions ({len(mentions)})", f"Relations ({len(relations)})"])
+with tab_m:
+    st.dataframe(pd.DataFrame([{
+        "document": m.span.document_id, "version": m.span.version,
+        "superseded": m.superseded, "sentence": m.span.text, "description": m.description,
+        "implied": m.implied, "extractor": m.extractor,
+    } for m in mentions]), hide_index=True, width="stretch", column_config=WIDE)
+with tab_r:
+    names_of = {k: kg.names[i] for k, i in kg.index.items()}
+    st.dataframe(pd.DataFrame([{
+        "source": names_of.get(r.source, r.source), "relation": r.type, "target": names_of.get(r.target, r.target),
+        "document": r.span.document_id, "version": r.span.version, "superseded": r.superseded,
+        "sentence": r.span.text,
+    } for r in relations]), hide_index=True, width="stretch", column_config=WIDE)
 
-with right:
-    f = st.columns([1.2, 2, 2])
-    below = st.container()  # shown under the filters, read before them: the filters' choices depend on it
+with tab_g:  # the drawing takes the page's whole width: a neighbourhood needs room to spread its labels
+    f = st.columns([1, 2, 2, 1.5])
     hops = f[0].radio("Hops", [1, 2], horizontal=True, key="graph_hops")
-    old = below.checkbox("Include superseded versions", key="graph_superseded",
-                         help="Also follow relations from superseded document versions")
+    old = f[3].checkbox("Include superseded versions", key="graph_superseded",
+                        help="Also follow relations from superseded document versions")
     around = neighbourhood(kg, key, access, hops=hops, include_superseded=old)
     types = sorted({e[3] for e in around.edges})
     doc_ids = sorted({e[4] for e in around.edges})
@@ -73,5 +93,8 @@ with right:
     want_docs = f[2].multiselect("Documents", doc_ids, key="graph_docs", placeholder="all")
     nb = neighbourhood(kg, key, access, hops=hops, relation_types=want_types or None, documents=want_docs or None,
                        include_superseded=old)
-    st.iframe(neighbourhood_html(nb, {k: kg.names[kg.index[k]] for k in nb.depth}, height=400), height=435,
-              alt="Neighbourhood graph")
+    if not nb.edges:
+        st.caption("No visible relation touches this entity: it is only mentioned. Its mentions are listed in the "
+                   "next tab.")
+    st.iframe(neighbourhood_html(nb, {k: kg.names[kg.index[k]] for k in nb.depth}, height=GRAPH_HEIGHT),
+              height=GRAPH_HEIGHT + 35, alt="Neighbourhood graph")

@@ -18,7 +18,13 @@ if TYPE_CHECKING:
     from graphrag.answer.actions import answer_question
     from graphrag.answer.ask import Asker, AskOutcome
     from graphrag.answer.disagreement import DISAGREE_OPENING
-    from graphrag.answer.entities import EntityView, visible_entity
+    from graphrag.answer.entities import (
+        EntityView,
+        opening_entity,
+        relation_counts,
+        search_entities,
+        visible_entity,
+    )
     from graphrag.answer.generate import GENERATORS
     from graphrag.answer.retrieval.graph import KnowledgeGraph
     from graphrag.answer.retrieval.load import load_graph
@@ -37,6 +43,9 @@ _EXPORTS = {
     "disagreement_json": "graphrag.model",
     "answer_question": "graphrag.answer.actions",
     "load_graph": "graphrag.answer.retrieval.load",
+    "opening_entity": "graphrag.answer.entities",
+    "relation_counts": "graphrag.answer.entities",
+    "search_entities": "graphrag.answer.entities",
     "visible_entity": "graphrag.answer.entities",
 }
 
@@ -51,6 +60,9 @@ __all__ = [
     "disagreement_from_json",
     "disagreement_json",
     "load_graph",
+    "opening_entity",
+    "relation_counts",
+    "search_entities",
     "visible_entity",
 ]
 

@@ -35,8 +35,11 @@ STYLE: dict[str, dict[str, object]] = {
     "cited": {"color": {"background": "#b9e4b9", "border": "#2d7a2d"}, "shape": "box", "borderWidth": 4},
     "seed+cited": {"color": {"background": "#b9e4b9", "border": "#2d7a2d"}, "shape": "box", "borderWidth": 4},
     "node": {"color": {"background": "#dce9f5", "border": "#4f7cac"}, "shape": "box", "borderWidth": 1},
-    "centre": {"color": {"background": "#f4a259", "border": "#b8641f"}, "shape": "dot", "size": 22},
-    "around": {"color": {"background": "#a7c7e7", "border": "#4f7cac"}, "shape": "dot", "size": 14},
+    # Neighbourhood nodes are boxes too: the physics keeps whole boxes (names included) apart, where a dot's
+    # label hangs below it, outside what the layout keeps apart, and runs into its neighbours' labels.
+    "centre": {"color": {"background": "#f4a259", "border": "#b8641f"}, "shape": "box", "borderWidth": 3,
+               "font": {"size": 16}},
+    "around": {"color": {"background": "#dce9f5", "border": "#4f7cac"}, "shape": "box", "borderWidth": 1},
 }
 # Route nodes are boxes with the name inside (edge labels then never sit on a name); the seed
 # is also marked with a star and the cited entity with a thick border, not by colour alone.
@@ -345,12 +348,18 @@ def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hop
 def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: int = 460) -> Drawing:
     """Draw a neighbourhood: its entities (the centre set apart) and the relations between them."""
     net = _network({
+        # Long springs and overlap avoidance spread the boxes so no two names overlap and each edge has room
+        # for its label; the drawing is frozen once stable (see _PAGE) and fitted to the frame.
         "physics": {"enabled": True, "solver": "forceAtlas2Based",
-                    "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 120},
-                    "stabilization": {"enabled": True, "iterations": 300}},
-        "interaction": {"hover": True, "zoomView": True},
-        "nodes": {"font": _FONT},
-        "edges": {"font": {"size": 11, "align": "top", "strokeWidth": 3, "strokeColor": "#ffffff"},
+                    "forceAtlas2Based": {"gravitationalConstant": -150, "centralGravity": 0.01,
+                                         "springLength": 210, "springConstant": 0.05, "avoidOverlap": 1},
+                    "stabilization": {"enabled": True, "iterations": 600}},
+        "layout": {"improvedLayout": True, "randomSeed": 7},  # the same entity draws the same way each visit
+        "interaction": {"hover": True, "zoomView": True, "navigationButtons": False},
+        "nodes": {"font": _FONT, "margin": 8, "widthConstraint": {"maximum": 220}},
+        # Edge labels stay horizontal on a white box: readable at any edge angle, never struck through.
+        "edges": {"font": {"size": 13, "align": "horizontal", "background": "#ffffff", "strokeWidth": 0,
+                           "color": "#333333"},
                   "arrows": {"to": {"enabled": True, "scaleFactor": 0.6}}},
     })
     for key, d in sorted(nb.depth.items(), key=lambda kv: (kv[1], kv[0])):

@@ -4,6 +4,12 @@ Entities are noun chunks and named entities; relations come from each verb's dep
 structure (subject -> verb -> object / prepositional object). One spaCy parse per sentence, so
 every entity and relation carries the index of the sentence that asserted it.
 
+Names are what a reader would call names: never cut through a finite verb (spaCy's small model labels
+"Larkspur supports SAML" one PERSON, and chunks "Larkspur reviews staff access" as one noun), never a verb it
+tagged as a plural noun ("Larkspur notifies" -> lemma "notifie"), an unknown plural made singular whole. A
+name's type is the majority of its mentions in the document, or "unknown" where the label is a guess
+(``document_types``). ``python -m lab.evaluate.entity_quality`` counts the fragments that slip through.
+
 Relation conventions (what the graph sees):
 
 - type is a short lowercase phrase: the verb lemma plus particle and preposition ("use",
@@ -20,14 +26,16 @@ Relation conventions (what the graph sees):
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from graphrag.errors import ModelUnavailable
 from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus
-from graphrag.text import Sentence, normalise
+from graphrag.text import Sentence, normalise, singularise
 
 if TYPE_CHECKING:  # spaCy is imported lazily: choosing another backend must not pay for it
     from spacy.language import Language
@@ -63,6 +71,13 @@ _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr"})
 _VALUE_NODE_DEPS = _NOMINAL_DEPS | {"conj", "appos"}
 _GERUND_DEPS = _NOMINAL_DEPS | {"xcomp"}  # where a VBG is a noun: "Cancelling ends billing"
 _SKIP_LEADING_POS = frozenset({"DET", "PUNCT", "CCONJ", "ADV", "PART", "NUM", "SYM", "ADP"})
+# Tags of a finite verb: never inside a name. (Not VB/VBN/VBG: "Gone", "uploaded file", "Will Smith".)
+_FINITE_VERB_TAGS = frozenset({"VBZ", "VBP", "VBD"})
+# Labels whose names may hold a clause: titles ("Who Framed Roger Rabbit", "Gone with the Wind").
+_TITLE_LABELS = frozenset({"WORK_OF_ART", "EVENT", "LAW"})
+# Labels the small model guesses for a capitalised word it does not know (a product typed PERSON).
+_GUESSED_LABELS = frozenset({"PERSON", "ORG", "PRODUCT"})
+UNKNOWN_TYPE = "unknown"  # a proper name whose kind spaCy's labels do not agree on
 
 
 _LOCK = threading.Lock()  # pages may ingest from several threads; load the pipeline once
@@ -102,11 +117,60 @@ def _load(names: Sequence[str]) -> Language:
 Node = tuple[str, str]  # (surface name, type)
 
 
+@functools.lru_cache(maxsize=1)
+def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
+    """(known nouns, known verbs) from the pipeline's own lemmatizer tables; empty when the pipeline has none
+    (then the checks that read them stay off)."""
+    try:
+        tables = load_spacy().get_pipe("lemmatizer").lookups  # type: ignore[attr-defined]
+        index, exc = tables.get_table("lemma_index"), tables.get_table("lemma_exc")
+        nouns = frozenset(index["noun"]) | frozenset(exc["noun"])
+        return nouns, frozenset(index["verb"])
+    except (KeyError, AttributeError):
+        return frozenset(), frozenset()
+
+
+def _finite_verb(tok: Token) -> bool:
+    """A finite verb ("supports", "notified"): where a name or a noun chunk that holds one is cut."""
+    return tok.tag_ in _FINITE_VERB_TAGS and tok.pos_ in ("VERB", "AUX") and tok.dep_ != "amod"
+
+
+def _misread_verb(tok: Token) -> bool:
+    """A verb the tagger read as a plural noun after a name: "Larkspur notifies customers" tags "notifies" NNS
+    (lemma "notifie") and makes "Larkspur notifies" a noun chunk. Told by the lexicon: no noun of that form
+    exists, a verb does."""
+    if tok.tag_ != "NNS" or tok.i == 0 or tok.doc[tok.i - 1].pos_ != "PROPN" or not tok.lower_.endswith("s"):
+        return False
+    nouns, verbs = _lexicon()
+    word = tok.lower_
+    if not verbs or word in nouns or tok.lemma_.lower() in nouns:
+        return False
+    stems = [word[:-1], word[:-2]] + ([word[:-3] + "y"] if word.endswith("ies") else [])
+    return any(stem in verbs for stem in stems)
+
+
+def _singular(tok: Token) -> str:
+    """The singular of a plural noun. spaCy's rule lemmatizer, for a noun its tables lack, keeps its first
+    candidate, the "-s" cut ("cryptocurrencies" -> "cryptocurrencie"): a word unknown to the tables is cut by
+    the longest plural ending instead, as ``normalise`` keys it."""
+    lemma = tok.lemma_
+    nouns, _ = _lexicon()
+    if nouns and lemma.lower() not in nouns and tok.lower_ not in nouns:
+        return singularise(tok.lower_)
+    return lemma
+
+
 def _chunk_name(tokens: Sequence[Token]) -> str | None:
     """A readable name for a noun chunk: determiners, possessors and generic adjectives stripped."""
     # Possessors go entirely: "the account's export" -> "export".
     for k in range(len(tokens) - 1, -1, -1):
         if tokens[k].dep_ == "case" or (tokens[k].dep_ == "poss" and tokens[k].pos_ == "PRON"):
+            tokens = tokens[k + 1 :]
+            break
+    # A chunk that runs through a finite verb is two phrases the parser glued together ("Larkspur reviews
+    # staff access"): the name is what follows the verb.
+    for k in range(len(tokens) - 2, -1, -1):
+        if _finite_verb(tokens[k]):
             tokens = tokens[k + 1 :]
             break
     head = tokens[-1] if tokens else None
@@ -120,8 +184,8 @@ def _chunk_name(tokens: Sequence[Token]) -> str | None:
     tokens = tokens[i:]
     form = head.text
     # Plural common-noun heads take the lemma, so the display name is the singular too.
-    if head.tag_ == "NNS" and head.lower_ not in _KEEP_PLURAL and not head.lower_.endswith("ics"):
-        lemma = head.lemma_
+    if head.tag_ == "NNS" and not head.lower_.endswith(("ics", *_KEEP_PLURAL)):  # "miniseries" stays
+        lemma = _singular(head)
         if lemma.isalpha() and lemma[:2] == head.lower_[:2]:
             form = lemma[0].upper() + lemma[1:] if head.text[0].isupper() else lemma
     name = "".join(t.text_with_ws for t in tokens[:-1]) + form
@@ -141,20 +205,33 @@ def _nodes(doc: Doc) -> tuple[dict[int, Node], dict[int, str]]:
         if ent.label_ in _VALUE_LABELS and ent.root.dep_ not in _VALUE_NODE_DEPS:
             continue
         toks = list(ent)
+        label = ent.label_.lower()
+        # A name does not run through a finite verb: "Larkspur supports SAML" (PERSON) is the name "Larkspur"
+        # and the start of a clause. What is left is a name of unknown kind: the label was for the whole span.
+        cut = next((k for k, t in enumerate(toks) if _finite_verb(t)), None)
+        if cut is not None and ent.label_ not in _TITLE_LABELS:
+            toks, label = toks[:cut], UNKNOWN_TYPE
+        covered = list(toks)  # the tokens that stand for the node (a leading "the" too)
         while toks and toks[0].pos_ == "DET":  # "the United States" -> "United States"
             toks = toks[1:]
         while toks and toks[-1].dep_ == "case":
             toks = toks[:-1]
         name = "".join(t.text_with_ws for t in toks).strip()
         if name and any(c.isalpha() for c in name):
-            node = (name, ent.label_.lower())
-            for t in ent:
+            node = (name, label)
+            for t in covered:
                 nodes[t.i] = node
     for chunk in doc.noun_chunks:
         root = chunk.root
         if root.i in nodes:  # the named entity is the better name
             continue
-        chunk_name = _chunk_name(list(chunk))
+        tokens = list(chunk)
+        if _misread_verb(root):  # "Larkspur notifies": the name before the verb, if it is not a node already
+            tokens = tokens[: root.i - chunk.start]
+            root = tokens[-1] if tokens else root
+            if not tokens or root.i in nodes:
+                continue
+        chunk_name = _chunk_name(tokens)
         if chunk_name:
             nodes[root.i] = (chunk_name, "concept")
             if " " in chunk_name and root.pos_ == "NOUN":
@@ -218,6 +295,8 @@ def _relations(doc: Doc, nodes: dict[int, Node]) -> Iterable[tuple[Node, str, No
             continue
         if v.tag_ == "VBG" and v.dep_ in _GERUND_DEPS:
             continue  # a gerund used as a noun is an endpoint, not a relation
+        if len(v.text) > 1 and v.text.isupper():
+            continue  # an acronym the tagger read as a verb ("supports SAML 2.0"): no relation type
         children = list(v.children)
         deps = [c.dep_ for c in children]
         passive = "auxpass" in deps or "nsubjpass" in deps or (v.dep_ == "acl" and v.tag_ == "VBN")
@@ -268,6 +347,35 @@ def _relations(doc: Doc, nodes: dict[int, Node]) -> Iterable[tuple[Node, str, No
                 agent = _endpoint(a, nodes)
                 if agent is not None:
                     yield agent, base, src, clause
+
+
+def document_types(sentence_nodes: Iterable[dict[int, Node]]) -> dict[str, str]:
+    """One type per entity key in a document: the type most of its mentions were given; ``UNKNOWN_TYPE`` where
+    spaCy's label cannot be trusted.
+
+    spaCy's small model labels one name differently from sentence to sentence ("Larkspur" ORG here, PERSON
+    there) and the store keeps one type per entity, so the majority decides. A tie with "concept" is a concept
+    (the name also appears as a plain noun: "Snapshot" at a sentence's start, "snapshot" elsewhere); another
+    tie is unknown. A one-word name labelled a person, organisation or product ("Larkspur", "JSON", "Aurora")
+    keeps its label only when two or more mentions agree on it: alone, the small model's label for a
+    capitalised word it does not know is a guess (places, dates and amounts it tells well).
+    """
+    votes: dict[str, Counter[str]] = {}
+    one_word: dict[str, bool] = {}
+    for nodes in sentence_nodes:
+        for node in {id(n): n for n in nodes.values()}.values():  # each node once per sentence
+            key = normalise(node[0])
+            if node[1] != UNKNOWN_TYPE:
+                votes.setdefault(key, Counter())[node[1]] += 1
+            one_word[key] = one_word.get(key, True) and len(node[0].split()) == 1
+    types = dict.fromkeys(one_word, UNKNOWN_TYPE)
+    for key, counts in votes.items():
+        (top, n), (second, runner_up) = [*counts.most_common(2), ("", 0)][:2]
+        if n == runner_up:
+            types[key] = "concept" if "concept" in (top, second) else UNKNOWN_TYPE
+        elif top.upper() not in _GUESSED_LABELS or n >= 2 or not one_word[key]:
+            types[key] = top
+    return types
 
 
 class RulesExtractor:
@@ -326,8 +434,9 @@ class RulesExtractor:
             # mentioned only when it is one of them, so "Snapshot exports remain ..." joins the
             # "export" node of a document about exports without making every head a hub.
             doc_keys = {normalise(n[0]) for nodes, _ in parsed for n in nodes.values()}
+            types = document_types(nodes for nodes, _ in parsed)
             for sent, doc, (nodes, heads) in zip(sentences, docs, parsed):
-                self._extract_one(sent, doc, nodes, heads, doc_keys, entities, relations)
+                self._extract_one(sent, doc, nodes, heads, doc_keys, types, entities, relations)
         except Exception as exc:  # noqa: BLE001
             return ExtractionResult(
                 ExtractionStatus.FAILED, self.name, error=f"rules extraction failed: {exc!r}"
@@ -342,6 +451,7 @@ class RulesExtractor:
         nodes: dict[int, Node],
         heads: dict[int, str],
         doc_keys: set[str],
+        types: dict[str, str],
         entities: list[ExtractedEntity],
         relations: list[ExtractedRelation],
     ) -> None:
@@ -353,7 +463,7 @@ class RulesExtractor:
                 return None
             if key not in seen:
                 seen.add(key)
-                entities.append(ExtractedEntity(node[0], node[1], sent.text, sent.index))
+                entities.append(ExtractedEntity(node[0], types.get(key, node[1]), sent.text, sent.index))
             return key
 
         for tok in doc:
