@@ -97,6 +97,19 @@ NAMES = ["Alpha", "Beacon", "Cobalt", "Delta", "Ember", "Falcon", "Garnet", "Har
 VERBS = ["uses", "follows", "feeds", "guards"]
 
 
+
+class BatchPattern(PatternExtractor):
+    """PatternExtractor that also takes a window of documents at once, counting its calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.windows: list[int] = []
+
+    def extract_many(self, documents: Sequence[Sequence[Sentence]]) -> list[ExtractionResult]:
+        self.windows.append(len(documents))
+        return [PatternExtractor.extract(self, d) for d in documents]
+
+
 def doc_text(i: int, sentences: int = 6) -> str:
     lines = [f"# Runbook {i}", ""]
     for j in range(sentences):

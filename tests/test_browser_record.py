@@ -7,9 +7,13 @@ from pathlib import Path
 import pytest
 
 from app_helpers import ROOT, chromium_profile, require_chromium, streamlit_server, wait_for_app_run
+from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
 from helpers import write_document_rows
-from test_record_stats import S, U, _answer, _judge
+from seeds import judge as _judge
+from seeds import recorded_answer as _answer
+
+S, U = V.SUPPORTED, V.UNSUPPORTED
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 require_chromium()

@@ -19,7 +19,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwr
 
 
 def test_a_verdict_given_in_one_dashboard_shows_in_the_other(pg_server, tmp_path: Path) -> None:
-    from test_concurrency import _seed_store
+    from seeds import seed_store as _seed_store
 
     url = pg_server.new_database()
     _seed_store(url, write_synthetic_corpus(tmp_path / "c", 6))  # one answer with three claims

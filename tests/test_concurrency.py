@@ -15,31 +15,16 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-from doubles.generate import ScriptedGenerator
-from graphrag.answer.ask import Asker
 from graphrag.ingest.pipeline import Ingestor
-from graphrag.model import AskSettings
 from graphrag.store import Store
-from helpers import ScriptedChecker
 from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
+from seeds import seed_store as _seed_store
 
 HERE = Path(__file__).resolve().parent
 HELPER = str(HERE / "proc_helpers.py")
 ROOT = HERE.parent
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def _seed_store(path: Path | str, corpus: Path) -> int:
-    """A store with the corpus and one answer with three cited claims; returns its id."""
-    with Store(path) as s:
-        Ingestor(s, PatternExtractor(), HashEmbedder()).ingest_paths([corpus])
-        gen = ScriptedGenerator("Alpha0 uses Beacon1 [1]. Beacon1 follows Cobalt2 [2]. It is kept [3].")
-        # min_relevance 0: the relevance floor is set for MiniLM's similarities, not the hash embedder's.
-        a = Asker(s, embedder=HashEmbedder(), generator=gen, checker=ScriptedChecker()).ask(
-            "What does Alpha0 use?", AskSettings(min_relevance=0.0)).answer
-        assert a.id is not None and len(a.claims) == 3
-        return a.id
 
 
 def _start(*args: str) -> subprocess.Popen:

@@ -13,8 +13,7 @@ from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Progress
 from graphrag.store import Store
-from proc_helpers import HashEmbedder, doc_text
-from test_jobs import BatchPattern
+from proc_helpers import BatchPattern, HashEmbedder, doc_text
 
 pytestmark = pytest.mark.unit
 

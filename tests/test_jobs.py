@@ -18,7 +18,7 @@ from graphrag.ingest.pipeline import MAX_WINDOW_DOCS, Ingestor, IngestReport, _w
 from graphrag.model import ExtractionResult, Progress
 from graphrag.store import Store
 from graphrag.text import Sentence
-from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_snapshot
+from proc_helpers import BatchPattern, HashEmbedder, PatternExtractor, doc_text, store_snapshot
 
 
 def _report() -> IngestReport:
@@ -120,18 +120,6 @@ def test_eta() -> None:
 
 
 # --- the windowed pipeline --------------------------------------------------------------------
-
-
-class BatchPattern(PatternExtractor):
-    """PatternExtractor that also takes a window of documents at once, counting its calls."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.windows: list[int] = []
-
-    def extract_many(self, documents: Sequence[Sequence[Sentence]]) -> list[ExtractionResult]:
-        self.windows.append(len(documents))
-        return [PatternExtractor.extract(self, d) for d in documents]
 
 
 class CountingEmbedder(HashEmbedder):

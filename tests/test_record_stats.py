@@ -14,35 +14,16 @@ from pathlib import Path
 import pytest
 
 from graphrag.cli import main
-from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
 from graphrag.verify.record import RecordFilter, cohen_kappa, krippendorff_alpha, record_stats
-from graphrag.verify.review import record_verdict
 from helpers import write_document_rows
+from seeds import judge as _judge
+from seeds import recorded_answer as _answer
 
 pytestmark = pytest.mark.unit
 
 S, P, U = V.SUPPORTED, V.PARTIAL, V.UNSUPPORTED
-
-
-def _answer(store: Store, scores: list[float], doc: str = "policy", access: tuple[str, ...] = ("public",)) -> Answer:
-    span = store.span(doc, 1, 0)
-    assert span is not None
-    item = ContextItem(1, span, Route("export" if doc == "policy" else "vault"), 0.9, "similarity")
-    claims = tuple(Claim(i, f"claim {i}", 0, 1, (Citation("1", True, item),),
-                         support=Support(s, SupportLabel.SUPPORTED if s >= 0.5 else SupportLabel.NOT_SUPPORTED,
-                                         "embedded", "test")) for i, s in enumerate(scores))
-    a = Answer("How long are exports kept?", AskSettings(access=access), "x", (), (), (item,), claims)
-    stored = store.answer(store.save_answer(a))
-    assert stored is not None
-    return stored
-
-
-def _judge(store: Store, answer: Answer, reviewer: str, labels: list[V]) -> None:
-    for claim, label in zip(answer.claims, labels):
-        if label is not None:
-            record_verdict(store, answer, claim, claim.citations[0], label, reviewer)
 
 
 @pytest.fixture()

@@ -15,30 +15,17 @@ from graphrag.answer.graph import load_graph
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor
-from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, Verdict, VerdictLabel
+from graphrag.model import Answer, AnswerStatus, Claim, Verdict, VerdictLabel
 from graphrag.store import Store, sha256_text
 from graphrag.verify.review import record_verdict
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
+from seeds import ingest_patterns as _ingest
+from seeds import scripted_answer as _answer
 
 
 @pytest.fixture(autouse=True)
 def _questions_unparsed(unparsed_questions: None) -> None:
     """``_answer`` asks without spaCy: these tests are about what the store keeps, not about anchors."""
-
-
-def _ingest(store: Store, *docs: tuple[str, str]) -> list[str]:
-    report = Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source(i, i.title(), t) for i, t in docs])
-    return [d.status for d in report.documents]
-
-
-def _answer(store: Store) -> Answer:
-    from doubles.generate import ScriptedGenerator
-    from graphrag.answer.ask import Asker
-    from helpers import ScriptedChecker
-
-    asker = Asker(store, embedder=HashEmbedder(), generator=ScriptedGenerator("Alpha1 uses Beacon [1]. It runs [2]."),
-                  checker=ScriptedChecker())
-    return asker.ask("What does Alpha1 use?", AskSettings(min_relevance=0.0)).answer
 
 
 @pytest.mark.unit

@@ -13,7 +13,8 @@ from graphrag.store import Store
 from graphrag.verify.review import export_rows, record_verdict
 from helpers import store_of_release
 from proc_helpers import doc_text
-from test_store import _answer, _ingest
+from seeds import ingest_patterns as _ingest
+from seeds import scripted_answer as _answer
 
 
 @pytest.fixture(autouse=True)

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.unit
 def sqlite_store(tmp_path, unparsed_questions):
     """A SQLite store with two versions of a document, an answer, verdicts (one changed mind),
     an ingest log and a cached model reply."""
-    from test_store import _answer
+    from seeds import scripted_answer as _answer
 
     path = tmp_path / "team.db"
     with Store(path) as s:
