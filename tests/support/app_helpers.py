@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from graphrag.serve import dashboard, free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
 
 # A small handbook: a stale FAQ that contradicts the current policy (7 vs 30 days), a document

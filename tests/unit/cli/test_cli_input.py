@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def graphrag(*args: str | bytes, cwd: Path) -> subprocess.CompletedProcess[bytes]:

@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.unit  # no model, server or browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def unshipped(package: Path, globs: list[str]) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 
-# role -> name -> "module:factory", as in the product's tables (tests/ is on sys.path)
+# role -> name -> "module:factory", as in the product's tables (tests/support/ is on sys.path)
 DOUBLES: dict[str, dict[str, str]] = {
     "extractor": {"scripted": "doubles.extract:ScriptedExtractor"},
     "generator": {"scripted": "doubles.generate:ScriptedGenerator"},

@@ -26,7 +26,7 @@ from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def one_line(n_bytes: int) -> bytes:

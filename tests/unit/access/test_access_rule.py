@@ -15,7 +15,7 @@ import pytest
 
 pytestmark = pytest.mark.unit  # no model, server or browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 RULE = ROOT / "graphrag" / "access" / "rule.py"
 SET_METHODS = {"intersection", "isdisjoint", "issubset", "issuperset", "__and__", "__rand__"}
 

@@ -208,7 +208,7 @@ class _OneAtATime:
 def test_rules_windows_store_what_one_document_at_a_time_stores(tmp_path: Path, overlap: bool) -> None:
     from graphrag.ingest.extract.rules import RulesExtractor
 
-    sample = Path(__file__).resolve().parent.parent / "sample_corpus"
+    sample = Path(__file__).resolve().parents[2] / "sample_corpus"
     with Store(tmp_path / "w.db") as w, Store(tmp_path / "o.db") as o:
         rw = Ingestor(w, RulesExtractor(), HashEmbedder(), overlap=overlap).ingest_paths([sample])
         ro = Ingestor(o, _OneAtATime(RulesExtractor()), HashEmbedder()).ingest_paths([sample])

@@ -18,7 +18,7 @@ from graphrag.errors import InputError
 from helpers import ScriptedChecker
 from proc_helpers import HashEmbedder, PatternExtractor, write_synthetic_corpus
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "sentence_transformers", "transformers", "spacy", "sklearn", "streamlit", "pandas")
 
 

@@ -23,7 +23,7 @@ AUDITED = {
     "audit export": "export", "checker fit": "checker-refit", "checker rollback": "checker-rollback",
     "delete": "remove",
 }
-# ... (this one on PostgreSQL only: tests/test_store_roles.py) ...
+# ... (this one on PostgreSQL only: tests/integration/test_store_roles.py) ...
 AUDITED_ON_POSTGRESQL = {"store setup": "store-setup"}
 # ... and every other command, with why it writes no audit row. A new command fails the walk below
 # until it is put in one of the two.

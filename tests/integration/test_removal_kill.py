@@ -15,10 +15,9 @@ import pytest
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Seed
 from graphrag.store import Store
 from graphrag.verify.review import record_verdict
-from proc_helpers import HERE, store_dump, store_problems, write_synthetic_corpus
+from proc_helpers import HERE, ROOT, store_dump, store_problems, write_synthetic_corpus
 
 HELPER = str(HERE / "proc_helpers.py")
-ROOT = HERE.parent
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:

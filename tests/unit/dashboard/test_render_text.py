@@ -1,6 +1,6 @@
 """The pages' one helper for text that goes through Markdown (``dashboard.render.plain``): special
 characters escaped and no bare URL or email address left for Markdown to link. The whole-app walk
-over every page's Markdown strings is tests/test_markdown_escape.py."""
+over every page's Markdown strings is tests/integration/test_markdown_escape.py."""
 
 from __future__ import annotations
 

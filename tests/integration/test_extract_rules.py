@@ -16,7 +16,7 @@ from graphrag.ingest.readers import DOCUMENT_SUFFIXES, read_document
 from graphrag.model import ExtractionResult, ExtractionStatus
 from graphrag.text import Sentence, normalise, split_sentences
 
-CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+CORPUS = Path(__file__).resolve().parents[2] / "sample_corpus"
 MANIFEST = CORPUS / "manifest.toml"
 
 Edge = tuple[str, str, str]  # (source key, type, target key)

@@ -26,6 +26,8 @@ from graphrag.store import Store
 from graphrag.text import MAX_SENTENCE_CHARS, Sentence
 from graphrag.verify.review import record_verdict
 from proc_helpers import (
+    HERE,
+    ROOT,
     HashEmbedder,
     PatternExtractor,
     doc_text,
@@ -35,8 +37,6 @@ from proc_helpers import (
     write_synthetic_corpus,
 )
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 HELPER = str(HERE / "proc_helpers.py")
 PY = sys.executable
 N_DOCS = 30

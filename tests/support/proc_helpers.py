@@ -6,11 +6,11 @@ Subprocess protocol: a worker prints one JSON line per event on stdout ("ready",
 "done"), flushing each, and waits for a line on stdin after "ready" when started with --wait-go.
 The tests synchronise on those lines, never on sleeps.
 
-    python tests/proc_helpers.py ingest  --store S --corpus DIR [--pause-after-commit N |
+    python tests/support/proc_helpers.py ingest  --store S --corpus DIR [--pause-after-commit N |
                                          --pause-before-commit N | --pause-in-extract N] [--delay-ms X]
-    python tests/proc_helpers.py verdicts --store S --answer ID --reviewer R --n 250 [--wait-go]
-    python tests/proc_helpers.py ask --store S --until-documents N [--min-asks M] [--wait-go]
-    python tests/proc_helpers.py remove --store S --doc ID [--version N] [--pause-before SQL | COMMIT]
+    python tests/support/proc_helpers.py verdicts --store S --answer ID --reviewer R --n 250 [--wait-go]
+    python tests/support/proc_helpers.py ask --store S --until-documents N [--min-asks M] [--wait-go]
+    python tests/support/proc_helpers.py remove --store S --doc ID [--version N] [--pause-before SQL | COMMIT]
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent  # tests/support: this script and the modules it imports
+ROOT = HERE.parents[1]  # the repository
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 

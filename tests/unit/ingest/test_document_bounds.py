@@ -26,7 +26,7 @@ from graphrag.ingest.uploads import Upload, prepare_uploads
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 LIMIT_MESSAGE = re.compile(r"the document holds (more than [\d,]+ characters of text \(([\d,]+) by (page|paragraph|"
                            r"block) [\d,]+|([\d,]+) characters of text).*the limit is ([\d,]+) characters")
 
@@ -151,7 +151,7 @@ def test_a_document_expanding_past_the_bound_is_refused_in_seconds_and_bounded_m
         kind: str, bombs: dict[str, Path], tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     env.pop("GRAPHRAG_MAX_DOCUMENT_CHARS", None)
-    # The child reports its own peak (VmHWM): see tests/test_ingest_bounds.py for why not getrusage.
+    # The child reports its own peak (VmHWM): see tests/unit/ingest/test_ingest_bounds.py for why not getrusage.
     run = ("import re, sys\nfrom graphrag.cli import main\ncode = main(sys.argv[1:])\n"
            "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
            "print('PEAK_KB', hwm, file=sys.stderr)\nsys.exit(code)")

@@ -1,6 +1,6 @@
 """OllamaExtractor (and the shared Ollama plumbing) against a fake Ollama server.
 
-The real ``ollama`` client makes every request over HTTP to tests/ollama_fake.py.
+The real ``ollama`` client makes every request over HTTP to tests/support/ollama_fake.py.
 """
 
 from __future__ import annotations

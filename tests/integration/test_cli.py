@@ -14,7 +14,7 @@ import pytest
 from graphrag.cli import main
 
 pytestmark = pytest.mark.model
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_corpus"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_corpus"
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

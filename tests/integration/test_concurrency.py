@@ -1,6 +1,6 @@
 """Several processes on one store: reviewers appending verdicts, an ingest, askers.
 
-Workers are separate Python processes (tests/proc_helpers.py) started together through a
+Workers are separate Python processes (tests/support/proc_helpers.py) started together through a
 ready/go handshake on their pipes; each reports its own errors, which must be none."""
 
 from __future__ import annotations
@@ -10,19 +10,16 @@ import json
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from sqlalchemy import event
 
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.store import Store
-from proc_helpers import HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
+from proc_helpers import HERE, ROOT, HashEmbedder, PatternExtractor, store_problems, write_synthetic_corpus
 from seeds import seed_store as _seed_store
 
-HERE = Path(__file__).resolve().parent
 HELPER = str(HERE / "proc_helpers.py")
-ROOT = HERE.parent
 
 pytestmark = pytest.mark.timeout(120)
 

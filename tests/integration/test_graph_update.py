@@ -17,7 +17,7 @@ from graphrag.model import AskSettings
 
 pytestmark = pytest.mark.model
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_corpus"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_corpus"
 QUESTIONS = [
     "In which city are workspaces created in Europe hosted?",
     "How long are snapshots kept?",

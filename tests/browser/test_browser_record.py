@@ -36,7 +36,7 @@ def test_record_page_shows_agreement_and_the_checker_against_reviewers(tmp_path:
         page.get_by_text("Krippendorff's alpha (nominal)").wait_for()
         wait_for_app_run(page)
         body = page.inner_text("body")
-        assert "0.48" in body  # alpha on the planted pattern (see tests/test_record_stats.py)
+        assert "0.48" in body  # alpha on the planted pattern (see tests/unit/verify/test_record_stats.py)
         assert "Disputed" in body and "AUROC" in body  # tables are drawn on a canvas: see the screenshot
         page.wait_for_selector('[data-testid="stVegaLiteChart"]')  # the reliability diagram, drawn locally
         page.wait_for_timeout(1000)

@@ -10,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.unit  # no model, server or browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 DOMAINS = ("access", "answer", "ingest", "present", "verify")
 KERNEL = {"__init__", "__main__", "config", "embed", "errors", "model", "ollama_util", "registry", "serve", "text"}
 
