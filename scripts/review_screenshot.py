@@ -5,7 +5,7 @@
         --find "American Psychological" --out test-artifacts/musique-review.png
 
 The store is used as it is (a copy is safest: the answer is stored in it). Runs `streamlit run app.py` on a free
-local port and drives Debian's headless Chromium, like tests/test_browser.py; ``--find`` moves through the answer's
+local port and drives Debian's headless Chromium, like tests/browser/test_browser.py; ``--find`` moves through the answer's
 claims until the listed route contains that text. Prints the route list.
 """
 
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 

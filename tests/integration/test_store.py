@@ -1,0 +1,444 @@
+"""The store's guarantees, each checked on SQLite and on a real PostgreSQL server (the
+``store_url`` fixture runs every test once per backend)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import Counter
+
+import numpy as np
+import pytest
+from sqlalchemy import text
+
+from graphrag.answer.retrieval.load import load_graph
+from graphrag.errors import StoreError
+from graphrag.ingest.documents import Source
+from graphrag.ingest.pipeline import Ingestor
+from graphrag.model import Answer, AnswerStatus, Claim, Verdict, VerdictLabel
+from graphrag.store import Store, sha256_text
+from graphrag.verify.review import record_verdict, visible_answer
+from graphrag.verify.status import current_verdicts, load_answer
+from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
+from seeds import ingest_patterns as _ingest
+from seeds import scripted_answer as _answer
+
+
+@pytest.fixture(autouse=True)
+def _questions_unparsed(unparsed_questions: None) -> None:
+    """``_answer`` asks without spaCy: these tests are about what the store keeps, not about anchors."""
+
+
+@pytest.mark.unit
+def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
+    assert _ingest(any_store, ("one", doc_text(1)), ("two", doc_text(2))) == ["ok", "ok"]
+    assert _ingest(any_store, ("one", doc_text(1) + "Cobalt1 feeds Delta2.\n")) == ["ok"]  # a version 2
+    assert store_problems(any_store.url) == []
+    v1, v2 = any_store.document("one", 1), any_store.document("one", 2)
+    assert v1 is not None and v1.superseded and v2 is not None and not v2.superseded
+    for d in any_store.documents():
+        spans = any_store.sentences(d.id, d.version)
+        assert spans and all(d.text[s.start:s.end] == s.text for s in spans)
+    ents, _ments, rels, _docs = any_store.graph_rows()
+    vec = np.frombuffer(ents[0]["vector"], dtype=np.float32)  # BLOB / BYTEA: the same bytes back
+    assert vec.shape == (384,) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
+    rows = any_store.sentence_rows()
+    assert np.allclose(np.frombuffer(rows[0]["vector"], dtype=np.float32),
+                       HashEmbedder().encode([any_store.span(rows[0]["doc_id"], rows[0]["version"],
+                                                             rows[0]["idx"]).text])[0])
+    graph = load_graph(any_store)
+    assert len(graph.docs) == 3 and graph.keys == sorted(graph.keys)
+    counts = any_store.counts()
+    assert counts["documents"] == 2 and counts["versions"] == 3 and counts["relations"] == len(rels)
+    assert any_store.access_of("one", 1) == (("public",), True)
+    assert any_store.entity(graph.keys[0]) is not None
+
+
+@pytest.mark.unit
+def test_answers_and_verdicts_round_trip_with_span_hashes(any_store: Store) -> None:
+    _ingest(any_store, ("one", doc_text(1)))
+    a = _answer(any_store)
+    assert a.id is not None and a.claims
+    again = any_store.answer(a.id)
+    assert again is not None and again.claims == a.claims and again.context == a.context
+    claim = a.claims[0]
+    cit = next(c for c in claim.citations if c.valid)
+    v = record_verdict(any_store, a, claim, cit, "supported", "ana", "fine")
+    assert cit.item is not None and v.span_sha256 == sha256_text(cit.item.span.text)
+    record_verdict(any_store, a, claim, cit, "unsupported", "ana", "changed my mind")
+    assert [x.verdict for x in any_store.verdicts(a.id)] == [VerdictLabel.SUPPORTED, VerdictLabel.UNSUPPORTED]
+    assert [x.note for x in current_verdicts(any_store, a.id)] == ["changed my mind"]
+    for cl in a.claims[1:]:
+        record_verdict(any_store, a, cl, next((c for c in cl.citations if c.valid), None), "partial", "ana")
+    # the store keeps the status the answer was saved with; "verified" is the review policy's word
+    assert any_store.answer(a.id).status == a.status != AnswerStatus.VERIFIED
+    assert load_answer(any_store, a.id).status == AnswerStatus.VERIFIED
+    assert visible_answer(any_store, a.id, ["public"]).status == AnswerStatus.VERIFIED  # the CLI, the exports
+    claims = any_store.claim_summaries()
+    assert {c["answer_id"] for c in claims} == {a.id} and any_store.answer_footprints()[a.id].documents == {("one", 1)}
+
+
+@pytest.mark.unit
+def test_verdicts_are_append_only_in_the_database_itself(any_store: Store, store_url: str) -> None:
+    _ingest(any_store, ("one", doc_text(1)))
+    a = _answer(any_store)
+    record_verdict(any_store, a, a.claims[0], a.claims[0].citations[0], "supported", "ana")
+    # through the store's own driver connection, and through a separate client of the database
+    for sql in ("UPDATE verdicts SET note='edited'", "DELETE FROM verdicts", "UPDATE verdicts SET span_sha256='0'"):
+        with pytest.raises(Exception, match="append-only"), any_store.transaction() as db:
+            db.execute(sql)
+        with pytest.raises(Exception, match="append-only"), any_store.engine.begin() as c:
+            c.execute(text(sql))
+    if any_store.url.kind == "postgresql":
+        with pytest.raises(Exception, match="append-only"), any_store.engine.begin() as c:
+            c.execute(text("TRUNCATE verdicts CASCADE"))
+    assert [v.note for v in any_store.verdicts()] == [""] and len(any_store.verdicts()) == 1
+
+
+@pytest.mark.unit
+def test_a_failure_inside_a_document_write_leaves_nothing(any_store: Store, monkeypatch) -> None:
+    from graphrag.store import documents
+
+    _ingest(any_store, ("one", doc_text(1)))
+    before, gen = store_snapshot(any_store.url), any_store.generation()
+    real = documents.write
+
+    def write_then_fail(c, w):
+        real(c, w)  # every row of the new version is written (and v1 marked superseded) ...
+        if c.dialect.name == "sqlite":  # ... then the database fails before COMMIT
+            raise sqlite3.OperationalError("disk I/O error")
+        import psycopg.errors
+
+        raise psycopg.errors.DiskFull("could not extend file")
+
+    monkeypatch.setattr(documents, "write", write_then_fail)
+    report = Ingestor(any_store, PatternExtractor(), HashEmbedder()).ingest([Source("one", "One", doc_text(5))])
+    assert report.documents[0].status == "failed" and "nothing was written" in (report.documents[0].error or "")
+    assert store_snapshot(any_store.url) == before and any_store.generation() == gen
+    assert not any_store.document("one", 1).superseded
+    monkeypatch.undo()
+    assert _ingest(any_store, ("one", doc_text(5))) == ["ok"] and store_problems(any_store.url) == []
+
+
+@pytest.mark.unit
+def test_the_generation_moves_with_every_document_and_other_handles_see_it(store_url: str) -> None:
+    a, b = Store(store_url), Store(store_url)
+    try:
+        _ingest(a, ("one", doc_text(1)))
+        g1 = load_graph(a)
+        assert load_graph(b) is g1, "two handles on one store share one cached graph"
+        gen = b.generation()
+        _ingest(b, ("two", doc_text(2)))
+        assert a.generation() == gen + 1
+        g2 = load_graph(a)
+        assert g2 is not g1 and {d.id for d in g2.docs} == {"one", "two"}
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.unit
+def test_concurrent_writers_lose_nothing_and_share_no_id(store_url: str) -> None:
+    with Store(store_url) as s:
+        _ingest(s, ("one", doc_text(1)))
+        answer = _answer(s)
+    errors: list[str] = []
+    ids: dict[str, list[int]] = {}
+    go = threading.Barrier(4)
+
+    def review(who: str) -> None:
+        with Store(store_url) as s:
+            go.wait()
+            got = []
+            for i in range(40):
+                cl = answer.claims[i % len(answer.claims)]
+                try:
+                    got.append(record_verdict(s, answer, cl, None, "supported", who, f"{who} {i}").id or 0)
+                except StoreError as exc:
+                    errors.append(str(exc))
+            ids[who] = got
+
+    threads = [threading.Thread(target=review, args=(f"r{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with Store(store_url) as s:
+        rows = s.verdicts(answer.id)
+    assert len(rows) == 160 and len({v.id for v in rows}) == 160
+    assert Counter(v.reviewer for v in rows) == {f"r{i}": 40 for i in range(4)}
+    assert sorted(i for got in ids.values() for i in got) == sorted(v.id for v in rows)
+
+
+@pytest.mark.unit
+def test_a_store_from_a_newer_version_is_refused(store_url: str) -> None:
+    with Store(store_url) as s, s.engine.begin() as c:
+        if s.url.kind == "sqlite":
+            c.exec_driver_sql("PRAGMA user_version=99")
+        else:
+            c.execute(text("UPDATE meta SET value='99' WHERE key='schema_version'"))
+    with pytest.raises(StoreError, match="newer version"):
+        Store(store_url)
+
+
+# --- PostgreSQL only: what SQLite's single writer never meets --------------------------------
+
+
+@pytest.mark.unit
+def test_a_deadlock_is_retried_and_both_writers_succeed(pg_url: str) -> None:
+    """Two transactions lock two rows in opposite orders: PostgreSQL aborts one (40P01); the
+    store retries it whole and neither caller sees an error."""
+    with Store(pg_url) as s:
+        s.cache_put("a", "0")
+        s.cache_put("b", "0")
+    both_hold_one = threading.Barrier(2)
+    attempts: Counter[str] = Counter()
+    errors: list[BaseException] = []
+
+    def writer(first: str, second: str) -> None:
+        with Store(pg_url) as s:
+            def run(c):
+                attempts[first] += 1
+                c.execute(text("UPDATE reply_cache SET value=value || 'x' WHERE key=:k"), {"k": first})
+                if attempts[first] == 1:
+                    both_hold_one.wait(timeout=10)
+                c.execute(text("UPDATE reply_cache SET value=value || 'y' WHERE key=:k"), {"k": second})
+            try:
+                s._write(run)
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=ab) for ab in (("a", "b"), ("b", "a"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    # At least one was aborted and run again; on a busy machine the loser's retry can take the first
+    # row back before the winner does and deadlock once more (seen as 3 + 1 attempts), retried as well.
+    assert sum(attempts.values()) >= 3, "neither writer was aborted: no deadlock happened"
+    with Store(pg_url) as s:
+        # the winner appended x then y to its pair; the retried loser's first attempt left no trace
+        assert sorted([s.cache_get("a"), s.cache_get("b")]) == ["0xy", "0yx"]
+
+
+@pytest.mark.slow  # waits out the connection retries: seconds
+def test_an_unreachable_server_is_a_clear_error_then_recovers(pg_server) -> None:
+    url = pg_server.new_database()
+    s = Store(url, retry_s=1.0)
+    _ingest(s, ("one", doc_text(1)))
+    pg_server.stop()
+    try:
+        with pytest.raises(StoreError, match="unreachable") as err:
+            s.counts()
+        assert "postgres@127.0.0.1" in str(err.value) and "tried for 1 s" in str(err.value)
+        with pytest.raises(StoreError, match=r"unreachable.*nothing was written"):
+            s.cache_put("k", "v")
+    finally:
+        pg_server.start()
+    assert s.counts()["documents"] == 1  # the pool reconnects by itself
+    s.cache_put("k", "v")
+    assert s.cache_get("k") == "v"
+    s.close()
+
+
+@pytest.mark.unit
+def test_a_connection_dropped_mid_ingest_retries_the_document_whole(pg_url: str) -> None:
+    """The server ends the ingest's connection just before COMMIT: the transaction is rolled back
+    by the server and the store writes the whole document again on a new connection."""
+    import psycopg
+    from sqlalchemy import event
+
+    s = Store(pg_url)
+    _ingest(s, ("one", doc_text(1)))
+    admin = psycopg.connect(pg_url.replace("postgresql+psycopg", "postgresql"), autocommit=True)
+    dropped: list[int] = []
+
+    @event.listens_for(s.engine, "commit")
+    def drop_before_commit(conn) -> None:
+        if not dropped:
+            pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            dropped.append(pid)
+
+    assert _ingest(s, ("two", doc_text(2))) == ["ok"]
+    assert dropped, "the connection was dropped once"
+    event.remove(s.engine, "commit", drop_before_commit)
+    assert [d.id for d in s.documents()] == ["one", "two"]
+    assert store_problems(s.url) == [] and len(s.sentences("two", 1)) == len(s.sentences("one", 1))
+    admin.close()
+    s.close()
+
+
+@pytest.mark.unit
+def test_claim_objects_are_unchanged_by_the_round_trip(any_store: Store) -> None:
+    _ingest(any_store, ("one", doc_text(1)))
+    a = _answer(any_store)
+    loaded = any_store.answer(a.id)
+    assert loaded is not None and isinstance(loaded.claims[0], Claim)
+    v = Verdict(a.id, 0, VerdictLabel.SUPPORTED, "ana", "0" * 64)
+    vid = any_store.add_verdict(v)
+    assert any_store.verdicts(a.id)[0].id == vid
+
+
+@pytest.mark.unit
+def test_a_nul_character_is_kept_on_sqlite_and_refused_clearly_on_postgresql(any_store: Store) -> None:
+    """PostgreSQL's text type cannot hold U+0000; the document fails with the server's reason and
+    nothing of it is written (SQLite stores it exactly)."""
+    text_ = "Alpha1 uses Beacon2.\x00 Cobalt3 uses Delta4."
+    report = Ingestor(any_store, PatternExtractor(), HashEmbedder()).ingest([Source("nul", "NUL", text_)])
+    d = report.documents[0]
+    if any_store.url.kind == "sqlite":
+        assert d.status == "ok" and any_store.current_document("nul").text == text_
+    else:
+        assert d.status == "failed" and "NUL" in (d.error or "") and "nothing was written" in (d.error or "")
+        assert any_store.counts()["versions"] == 0
+
+
+@pytest.mark.unit
+def test_a_snapshot_sees_one_state_while_another_handle_commits(store_url: str) -> None:
+    """What the graph build relies on: reads inside ``snapshot()`` ignore commits made meanwhile
+    (REPEATABLE READ READ ONLY on PostgreSQL, a WAL read transaction on SQLite)."""
+    a, b = Store(store_url), Store(store_url)
+    try:
+        _ingest(a, ("one", doc_text(1)))
+        with a.snapshot():
+            assert a.counts()["versions"] == 1
+            assert _ingest(b, ("two", doc_text(2))) == ["ok"]
+            assert a.counts()["versions"] == 1 and a.document("two", 1) is None and a.generation() == 1
+            if a.url.kind == "postgresql":
+                assert a._read(lambda c: c.exec_driver_sql("SHOW transaction_read_only").scalar()) == "on"
+        assert a.counts()["versions"] == 2 and a.generation() == 2
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.unit
+def test_a_new_table_is_one_migration_step_on_both_backends(store_url: str, monkeypatch) -> None:
+    """How a new schema version is added (a Table and a step in schema.py): an existing store with
+    data migrates on open, on either database, and this release then refuses the newer store."""
+    from sqlalchemy import Column, Integer, Table, Text
+
+    from graphrag.store import db, schema
+
+    known = schema.SCHEMA_VERSION
+    nxt = known + 1
+    with Store(store_url) as s:
+        _ingest(s, ("one", doc_text(1)))
+    layout = Table("layout_probe", schema.metadata, Column("doc_id", Text, primary_key=True), Column("page", Integer))
+    try:
+        monkeypatch.setitem(schema.MIGRATIONS, nxt, lambda c: schema.create_tables(c, layout))
+        monkeypatch.setattr(db, "SCHEMA_VERSION", nxt)
+        with Store(store_url) as s:
+            s._write(lambda c: c.execute(layout.insert(), {"doc_id": "one", "page": 3}))
+            version = s._read(lambda c: c.execute(text("SELECT value FROM meta WHERE key='schema_version'")).scalar())
+            assert version == str(nxt)
+            assert s.counts()["versions"] == 1 and s._read(lambda c: c.execute(layout.select()).all()) == [("one", 3)]
+    finally:
+        schema.metadata.remove(layout)
+    monkeypatch.undo()
+    with pytest.raises(StoreError, match=rf"newer version \(schema {nxt}, this one knows {known}\)"):
+        Store(store_url)
+
+
+@pytest.mark.unit
+def test_two_instances_ingesting_the_same_file_at_once_store_one_version(store_url: str) -> None:
+    """Each instance checks for identical content before extracting; both may pass that check.
+    The store checks again inside the write, after the lock that orders writers."""
+    a, b = Store(store_url), Store(store_url)
+    try:
+        writes: list[object] = []
+        for s in (a, b):  # both prepared the write before either committed
+            s.write_document = lambda w: writes.append(w) or 1  # held back
+            Ingestor(s, PatternExtractor(), HashEmbedder()).ingest([Source("one", "One", doc_text(1))])
+            del s.write_document
+        assert len(writes) == 2
+        assert a.write_document(writes[0]) == 1
+        assert b.write_document(writes[1]) == 1, "the second instance's identical write is a no-op"
+        assert [(d.id, d.version) for d in a.documents()] == [("one", 1)]
+        assert store_problems(a.url) == []
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.unit
+def test_a_verdict_whose_reply_was_lost_is_stored_once(pg_url: str) -> None:
+    """The server committed the INSERT, then the connection died before the reply reached the
+    client: the retry finds that row instead of writing the verdict a second time."""
+    import psycopg
+    from sqlalchemy import event
+
+    s = Store(pg_url)
+    _ingest(s, ("one", doc_text(1)))
+    a = _answer(s)
+    lost: list[str] = []
+
+    @event.listens_for(s.engine, "after_cursor_execute")
+    def lose_the_reply(conn, cursor, statement, *rest) -> None:
+        if statement.startswith("INSERT INTO verdicts") and not lost:
+            lost.append(statement)
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    v = record_verdict(s, a, a.claims[0], None, "supported", "ana", "once")
+    event.remove(s.engine, "after_cursor_execute", lose_the_reply)
+    assert lost, "the reply of the first INSERT was lost"
+    assert [(x.id, x.note) for x in s.verdicts(a.id)] == [(v.id, "once")]
+    record_verdict(s, a, a.claims[0], None, "supported", "ana", "once")  # a deliberate second one is kept
+    assert len(s.verdicts(a.id)) == 2
+    s.close()
+
+
+def _disagreeing(a: Answer) -> Answer:
+    from dataclasses import replace
+
+    from graphrag.model import Disagreement, DisagreementSide
+
+    sides = (DisagreementSide(1, "one", 1, "One", "2025-06-01", False, "35 days", "Kept for 35 days."),
+             DisagreementSide(2, "two", 1, "Two", None, False, "14 days", "Kept for 14 days."))
+    return replace(a, id=None, disagreements=(Disagreement(sides),))
+
+
+@pytest.mark.unit
+def test_an_answers_disagreements_are_stored_and_read_back(any_store: Store) -> None:
+    _ingest(any_store, ("one", doc_text(1)), ("two", doc_text(2)))
+    a = _disagreeing(_answer(any_store))
+    stored = any_store.answer(any_store.save_answer(a))
+    assert stored is not None and stored.disagreements == a.disagreements
+    assert any_store.answer(_answer(any_store).id).disagreements == ()  # none found: none recorded
+
+
+@pytest.mark.unit
+def test_a_schema_6_store_gains_the_disagreements_column_and_keeps_its_answers(store_url: str) -> None:
+    from graphrag.store import db, schema
+
+    with Store(store_url) as old:
+        _ingest(old, ("one", doc_text(1)), ("two", doc_text(2)))
+        aid = _answer(old).id
+
+        def downgrade(c) -> None:  # type: ignore[no-untyped-def]
+            c.exec_driver_sql("ALTER TABLE answers DROP COLUMN disagreements")
+            db._set_schema_version(c, 6)
+
+        old._write(downgrade)
+    with Store(store_url) as s:
+        assert s.database.version == schema.SCHEMA_VERSION
+        assert s.answer(aid).disagreements == ()
+        new = s.answer(s.save_answer(_disagreeing(s.answer(aid))))
+        assert new.disagreements and new.disagreements[0].sides[0].says == "35 days"
+
+
+@pytest.mark.unit
+def test_a_removed_documents_words_leave_the_disagreement_too(store: Store) -> None:
+    """A withdrawn answer keeps no text of the removed document: the disagreement quotes it."""
+    from graphrag.ingest.removal import remove_document
+    from helpers import ADMIN
+
+    _ingest(store, ("one", doc_text(1)), ("two", doc_text(2)))
+    aid = store.save_answer(_disagreeing(_answer(store)))
+    remove_document(store, "one", actor="admin", by=ADMIN)
+    assert store.answer(aid).disagreements == ()
+    raw = store._read(lambda c: c.execute(text("SELECT disagreements FROM answers WHERE id=:a"), {"a": aid}).scalar())
+    assert raw is None

@@ -1,0 +1,183 @@
+"""One bound on a document's text, whatever its format, counted while the file is read.
+
+Before: a 17 KB PDF whose pages share one content stream read as 9.5 M characters (71 s, 1.9 GB), a
+68 KB DOCX unpacked to 14 M characters and its ingest had stored nothing after 180 s, while a
+178 KB text file (a Wikipedia article flattened to text) was refused by a 100,000-byte cap.
+Now every reader counts page by page or paragraph by paragraph and stops at
+GRAPHRAG_MAX_DOCUMENT_CHARS, naming the count and the limit; text files follow the same bound.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from doc_helpers import LINE, docx_bomb, docx_bytes, docx_with_body, html_page, shared_stream_pdf
+from graphrag.config import MAX_DOCUMENT_CHARS, Config
+from graphrag.ingest.documents import Rejected, Source, collect, source_from_bytes
+from graphrag.ingest.readers import ReadError, TooMuchText, read_document
+from graphrag.ingest.uploads import Upload, prepare_uploads
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[3]
+LIMIT_MESSAGE = re.compile(r"the document holds (more than [\d,]+ characters of text \(([\d,]+) by (page|paragraph|"
+                           r"block) [\d,]+|([\d,]+) characters of text).*the limit is ([\d,]+) characters")
+
+
+def count_and_limit(message: str) -> tuple[int, int]:
+    m = LIMIT_MESSAGE.search(message)
+    assert m, message
+    return int((m.group(2) or m.group(4)).replace(",", "")), int(m.group(5).replace(",", ""))
+
+
+# --- each reader stops at the bound, with the count and the limit -------------------------------------------------
+
+BIG = {  # (file name, bytes) each holding about 60,000 characters of text
+    "pdf": ("shared.pdf", lambda: shared_stream_pdf(13)),
+    "docx": ("bomb.docx", lambda: docx_bomb(60)),
+    "html": ("page.html", lambda: html_page(60)),
+    "text": ("notes.md", lambda: (LINE + "\n").encode() * 800),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BIG))
+def test_every_format_is_refused_past_the_bound_with_the_count_and_the_limit(kind: str) -> None:
+    name, make = BIG[kind]
+    data = make()
+    item = source_from_bytes("d", data, name, None, ("public",), None, max_chars=20_000)
+    assert isinstance(item, Rejected), kind
+    if kind == "text":
+        assert "characters" in item.reason and "limit is 20,000" in item.reason
+    else:
+        count, limit = count_and_limit(item.reason)
+        assert limit == 20_000 and 20_000 < count < 25_000, item.reason  # it stopped soon after the bound
+    assert "GRAPHRAG_MAX_DOCUMENT_CHARS" in item.reason and "split it" in item.reason
+    fits = source_from_bytes("d", data, name, None, ("public",), None, max_chars=200_000)
+    assert isinstance(fits, Source) and 50_000 < len(fits.text) <= 200_000, kind
+
+
+def test_uploads_follow_the_same_bound() -> None:
+    class NoDocuments:
+        def current_document(self, doc_id: str) -> None:
+            return None
+
+    items = prepare_uploads([Upload(name, make()) for name, make in BIG.values()], NoDocuments(),
+                            viewer_access=("public",), labels=("public",), max_chars=20_000)
+    assert all(isinstance(x, Rejected) and "limit is 20,000 characters" in x.reason for x in items)
+
+
+def test_files_on_disk_follow_the_configured_bound(tmp_path: Path) -> None:
+    for name, make in BIG.values():
+        (tmp_path / name).write_bytes(make())
+    items = collect([tmp_path], max_chars=20_000).items
+    assert len(items) == 4 and all(isinstance(x, Rejected) and "20,000" in x.reason for x in items)
+    assert all(isinstance(x, Source) for x in collect([tmp_path]).items)  # the default bound takes them
+
+
+def test_a_wikipedia_sized_text_file_is_read_now() -> None:
+    """178 KB of text (a 26-page article flattened) was refused by the 100,000-byte cap; its PDF was not."""
+    data = (LINE + "\n").encode() * 2_400  # 182,400 bytes
+    item = source_from_bytes("article", data, "article.txt", None, ("public",), None)
+    assert isinstance(item, Source) and len(item.text) > 178_000
+
+
+def test_the_limit_is_a_setting_and_takes_a_300_page_manual() -> None:
+    assert Config().max_document_chars == MAX_DOCUMENT_CHARS
+    assert Config.from_env({"GRAPHRAG_MAX_DOCUMENT_CHARS": "5000000"}).max_document_chars == 5_000_000
+    # Measured: a 297-page manual (10-point body, letter pages, built with reportlab) reads as 1,198,476
+    # characters, 4,035 a page; a Wikipedia article printed to PDF holds about 6,800 a page.
+    assert MAX_DOCUMENT_CHARS >= 300 * 6_500
+
+
+def test_a_docx_of_millions_of_empty_elements_is_refused_before_it_is_parsed() -> None:
+    data = docx_with_body("<w:p/>" * 3_000_000)  # 18 MB of XML in 30 KB: no text, but a tree of 3 M elements
+    t0 = time.perf_counter()
+    with pytest.raises(ReadError, match="XML elements"):
+        read_document(data, ".docx")
+    assert time.perf_counter() - t0 < 10
+
+
+def test_a_docx_of_many_plain_paragraphs_reads_in_seconds() -> None:
+    """Before: python-docx looked the default style up for each paragraph without one (10 ms each):
+    5,000 plain paragraphs took 75 s."""
+    data = docx_with_body("<w:p><w:r><w:t>Exports are kept.</w:t></w:r></w:p>" * 5_000)
+    t0 = time.perf_counter()
+    read = read_document(data, ".docx")
+    assert time.perf_counter() - t0 < 10 and read.text.count("Exports are kept.") == 5_000
+    styled = read_document(docx_bytes([("Heading 1", "Refunds"), ("Normal", "Refunds take 14 days.")]), ".docx")
+    assert styled.layout.blocks[1].heading_path == "Refunds"  # headings still come from the style
+
+
+def test_html_with_too_many_tags_is_refused_before_parsing() -> None:
+    with pytest.raises(ReadError, match="tags; the limit is"):
+        read_document(b"<html><body>" + b"<b>x</b>" * 400_000 + b"</body></html>", ".html")
+
+
+def test_the_final_text_is_held_to_the_bound_too() -> None:
+    with pytest.raises(TooMuchText):
+        read_document(html_page(30), ".html", max_chars=10_000)
+
+
+# --- resource tests: a small file whose text expands past the bound, through the command line ---------------------
+
+def _bombs(folder: Path) -> dict[str, Path]:
+    files = {
+        "pdf": ("shared.pdf", shared_stream_pdf(2_000)),  # 2,000 pages x 4,600 characters, 320 KB
+        "docx": ("bomb.docx", docx_bomb(14_000)),  # 14 M characters in 92 KB
+        "html": ("page.html", html_page(5_500)),  # 5.4 M characters of text in 5.4 MB
+        "text": ("notes.md", (LINE + "\n").encode() * 100_000),  # 7.6 MB, one character a byte
+    }
+    out = {}
+    for kind, (name, data) in files.items():
+        out[kind] = folder / name
+        out[kind].write_bytes(data)
+    return out
+
+
+@pytest.fixture(scope="module")
+def bombs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return _bombs(tmp_path_factory.mktemp("bombs"))
+
+
+@pytest.mark.parametrize("kind", ["pdf", "docx", "html", "text"])
+def test_a_document_expanding_past_the_bound_is_refused_in_seconds_and_bounded_memory(
+        kind: str, bombs: dict[str, Path], tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    env.pop("GRAPHRAG_MAX_DOCUMENT_CHARS", None)
+    # The child reports its own peak (VmHWM): see tests/unit/ingest/test_ingest_bounds.py for why not getrusage.
+    run = ("import re, sys\nfrom graphrag.cli import main\ncode = main(sys.argv[1:])\n"
+           "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+           "print('PEAK_KB', hwm, file=sys.stderr)\nsys.exit(code)")
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", run, "ingest", str(bombs[kind]), "--store", str(tmp_path / "s.db")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    seconds = time.perf_counter() - t0
+    peak_mb = int(done.stderr.split("PEAK_KB")[1].split()[0]) / 1024
+    assert "rejected" in done.stdout, done.stdout + done.stderr
+    assert f"the limit is {MAX_DOCUMENT_CHARS:,} characters" in done.stdout
+    assert seconds < 30, f"took {seconds:.0f} s"
+    assert peak_mb < 1536, f"peak {peak_mb:.0f} MB"
+
+
+def test_html_nested_thousands_deep_is_refused_with_a_message(tmp_path: Path) -> None:
+    """Before: a RecursionError out of the reader, which stopped the whole folder's ingest."""
+    deep = b"<html><body>" + b"<div>" * 20_000 + b"Deep text." + b"</div>" * 20_000 + b"</body></html>"
+    (tmp_path / "deep.html").write_bytes(deep)
+    (tmp_path / "fine.md").write_bytes(LINE.encode())
+    items = {x.id: x for x in collect([tmp_path]).items}
+    assert isinstance(items["deep"], Rejected) and "nests its elements too deeply" in items["deep"].reason
+    assert isinstance(items["fine"], Source)
+
+
+@pytest.mark.slow
+def test_a_300_page_manual_is_read_under_the_default_bound() -> None:
+    """300 pages of 53 lines, 3,500 characters a page: 1.06 M characters (210 s on the loaded 2-core machine)."""
+    read = read_document(shared_stream_pdf(300, lines=53), ".pdf")
+    assert len(read.layout.pages) == 300 and 1_000_000 < len(read.text) < MAX_DOCUMENT_CHARS
