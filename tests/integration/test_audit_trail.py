@@ -23,7 +23,7 @@ from graphrag.verify.policy import ReviewPolicy
 from graphrag.verify.status import keep_review_policy, review_policy
 from helpers import ADMIN, internal_route_answer, reference_extractor
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Commands that change or export the record, with the audit event each must write ...
 AUDITED = {

@@ -14,7 +14,7 @@ from graphrag.ingest.extract.rules import UNKNOWN_TYPE, RulesExtractor, document
 from graphrag.ingest.readers import DOCUMENT_SUFFIXES, read_document
 from graphrag.text import normalise, split_sentences
 
-CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+CORPUS = Path(__file__).resolve().parents[2] / "sample_corpus"
 
 
 # --- one type per name in a document: no model --------------------------------------------------------------

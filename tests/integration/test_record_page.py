@@ -10,10 +10,14 @@ import pytest
 
 from app_helpers import app, ok, page, texts
 from graphrag.model import ClaimFlag
+from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
 from graphrag.verify.record import record_stats
 from helpers import write_document_rows
-from test_record_stats import S, U, _answer, _judge
+from seeds import judge as _judge
+from seeds import recorded_answer as _answer
+
+S, U = V.SUPPORTED, V.UNSUPPORTED
 
 POLICY = "Snapshot exports remain available for 30 days."
 
