@@ -240,6 +240,23 @@ def clean_reviewer(name: str) -> str:
     return text
 
 
+def acting_reviewer(store: Store, answer: Answer, reviewer: str, by: Principal | None,
+                    action: str) -> tuple[str, str | None, str | None]:
+    """Who a verdict (or its undo) is by: ``(reviewer name, subject, email)``. With ``by`` (who acts), they need the
+    reviewer role and to see ``answer``; in team mode the name is their signed-in identity's, whatever ``reviewer``
+    says. The name is cleaned either way."""
+    subject = email = None
+    if by is not None:
+        require(by, ROLE_REVIEWER, action)
+        if not visible_to(answer, by.labels, store):
+            raise InputError(f"no answer {answer.id} among the answers your access labels can see")
+        if by.team:
+            if by.identity is None:
+                raise Forbidden(f"to {action} in team mode needs a signed-in reviewer")
+            reviewer, subject, email = by.identity.display, by.identity.subject, by.identity.email
+    return clean_reviewer(reviewer), subject, email
+
+
 def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
                    reviewer: str, note: str = "", *, adjudicate: bool = False, by: Principal | None = None) -> Verdict:
     """Append one verdict. The hash of the judged span's text is kept with it.
@@ -254,16 +271,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
     if label is None:
         raise InputError(f"verdict must be one of {', '.join(sorted(VERDICT_CHOICES))}, got {verdict!r}")
-    subject = email = None
-    if by is not None:
-        require(by, ROLE_REVIEWER, "record a verdict")
-        if not visible_to(answer, by.labels, store):
-            raise InputError(f"no answer {answer.id} among the answers your access labels can see")
-        if by.team:
-            if by.identity is None:
-                raise Forbidden("a verdict in team mode needs a signed-in reviewer")
-            reviewer, subject, email = by.identity.display, by.identity.subject, by.identity.email
-    reviewer = clean_reviewer(reviewer)
+    reviewer, subject, email = acting_reviewer(store, answer, reviewer, by, "record a verdict")
     if answer.id is None:
         raise InputError("only a stored answer can be reviewed")
     if answer.status == AnswerStatus.WITHDRAWN:

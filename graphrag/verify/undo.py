@@ -12,14 +12,13 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from graphrag.access.identity import REVIEWER as ROLE_REVIEWER
-from graphrag.access.identity import Forbidden, Principal, require
+from graphrag.access.identity import Principal
 from graphrag.errors import InputError
 from graphrag.model import Answer, Verdict
 from graphrag.store import Store, now
 from graphrag.store.audit import event as audit_event
 from graphrag.verify.policy import RETRACTION, REVIEWER, ReviewViewer, latest
-from graphrag.verify.review import clean_reviewer, visible_to
+from graphrag.verify.review import acting_reviewer
 
 UNDO_SECONDS = 30
 
@@ -35,16 +34,7 @@ def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *
     """Undo ``reviewer``'s verdict ``verdict_id`` on a claim of ``answer``: append the correction (see the
     module's docstring) and return it. ``by``: who acts (needs the reviewer role and to see the answer; in team
     mode the verdict must be their signed-in identity's, whatever ``reviewer`` says). ``at``: now (tests)."""
-    subject = None
-    if by is not None:
-        require(by, ROLE_REVIEWER, "undo a verdict")
-        if not visible_to(answer, by.labels, store):
-            raise InputError(f"no answer {answer.id} among the answers your access labels can see")
-        if by.team:
-            if by.identity is None:
-                raise Forbidden("undoing a verdict in team mode needs a signed-in reviewer")
-            reviewer, subject = by.identity.display, by.identity.subject
-    reviewer = clean_reviewer(reviewer)
+    reviewer, subject, _ = acting_reviewer(store, answer, reviewer, by, "undo a verdict")
     if answer.id is None:
         raise InputError("only a stored answer's verdicts can be undone")
     rows = store.verdicts(answer.id)
