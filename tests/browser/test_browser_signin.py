@@ -233,7 +233,7 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
         for p, found in ((ana, True), (bob, False)):
             p.goto(f"{base}/graph")
             wait_for_app_run(p)
-            box = p.get_by_label("Find an entity")
+            box = p.get_by_label("Find an entity", exact=True)
             box.fill("zephyr")
             box.press("Enter")
             wait_for_app_run(p)

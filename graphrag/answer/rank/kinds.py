@@ -98,7 +98,8 @@ def _looks_like_author_line(text: str, words: list[str]) -> bool:
 def _looks_like_reference(text: str) -> bool:
     if _STRONG_REF.search(text) or _WEB_REF.search(text) or _AUTHOR_YEAR.search(text):
         return True
-    if len(_WEAK_REF.findall(text)) >= 2:
+    # two kinds of cue, not one cue twice: a statement may hold two links ("see https://a and https://b")
+    if len({m.group(0).lower().rstrip(":/. ")[:4] for m in _WEAK_REF.finditer(text)}) >= 2:
         return True
     return bool(_REF_LEAD.match(text)) and bool(re.search(r"\(\s*(1[89]|20)\d\d[a-z]?\s*\)|\b(1[89]|20)\d\d\.", text))
 
