@@ -247,6 +247,24 @@ def store_snapshot(path: object) -> dict[str, object]:
         db.close()
 
 
+def wait_while_ingest_grows(path: object, target: int, stall_s: float = 180.0) -> int:
+    """Wait for the store to hold `target` versions, for as long as the ingest keeps adding some.
+
+    A fixed deadline fails on a loaded machine while the job is healthy; this fails only when no
+    version has been added for `stall_s` seconds (a stuck or dead job). Returns the final count."""
+    import time
+
+    last, since = document_count(path), time.monotonic()
+    while last < target:
+        time.sleep(0.5)
+        now = document_count(path)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since > stall_s:
+            raise AssertionError(f"the ingest stalled at {last} of {target} versions for {stall_s:.0f} s")
+    return last
+
+
 def document_count(path: object) -> int:
     """Committed document versions, read without taking any lock the writer needs."""
     try:
