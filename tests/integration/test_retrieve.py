@@ -410,3 +410,27 @@ def test_short_pages_keep_the_walks_order(store, embedder, tmp_path):
     graph = load_graph(store)
     visible = np.ones(len(graph.docs), dtype=bool)
     assert not names_a_long_document_subject(graph, ["larchmont"], visible)
+
+
+def test_a_long_documents_subject_question_gives_no_place_to_what_the_walk_reached_beyond_it(
+        store, embedder, tmp_path):
+    """The fused ranking already holds the walk's order, so no place is kept aside for sentences reached one
+    step beyond the question's entities: from "Larchmont" one relation leads to "Fenwick County", whose
+    stamp list says nothing about the question, yet it took a reserved place ahead of the article's own
+    sentences (on real articles such steps mostly start at generic words like "world" or "person")."""
+    from graphrag.answer.retrieval.context import WALK_SHARE
+
+    link = "Larchmont lies in Fenwick County."
+    stray = "Fenwick County stamps come in grey and blue."
+    lines = [*LONG_ARTICLE_FACTS[:10], LONG_ARTICLE_ANSWER, *LONG_ARTICLE_FACTS[10:], link]
+    x = ScriptedExtractor([ScriptEntity("Larchmont", "Larchmont"), ScriptEntity("Fenwick County", "Fenwick County")],
+                          [ScriptRelation("Larchmont", "lie in", "Fenwick County", "Larchmont lies")])
+    Ingestor(store, x, embedder).ingest_paths([write_corpus(tmp_path / "a", {
+        "larchmont.md": "\n".join(lines) + "\n", "stamps.md": stray + "\n"})])
+    settings = AskSettings(max_context=4)
+    assert int(settings.max_context * WALK_SHARE) == 1  # the place the walk would have kept
+    got = asker(store, embedder).retrieve("When did Larchmont become a town?", settings)
+    texts = [c.span.text for c in got.context]
+    assert {s.entity for s in got.seeds} == {"larchmont"}
+    assert texts[0] == LONG_ARTICLE_ANSWER and stray not in texts, texts
+    assert len(texts) == 4 and all("Larchmont" in t for t in texts), texts
