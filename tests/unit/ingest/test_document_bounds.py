@@ -174,10 +174,3 @@ def test_html_nested_thousands_deep_is_refused_with_a_message(tmp_path: Path) ->
     items = {x.id: x for x in collect([tmp_path]).items}
     assert isinstance(items["deep"], Rejected) and "nests its elements too deeply" in items["deep"].reason
     assert isinstance(items["fine"], Source)
-
-
-@pytest.mark.slow
-def test_a_300_page_manual_is_read_under_the_default_bound() -> None:
-    """300 pages of 53 lines, 3,500 characters a page: 1.06 M characters (210 s on the loaded 2-core machine)."""
-    read = read_document(shared_stream_pdf(300, lines=53), ".pdf")
-    assert len(read.layout.pages) == 300 and 1_000_000 < len(read.text) < MAX_DOCUMENT_CHARS
