@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Literal
 
@@ -107,12 +107,15 @@ def disagreement_box(d: Disagreement, headline: str = "Sources disagree — the 
                          + (" (superseded)" if s.superseded else ""), s.sentence or s.says) for s in d.sides])
 
 
-def answer_html(text: str, claim: Claim | None = None) -> str:
-    """The answer with one claim's sentence highlighted (by the claim's offsets in the answer)."""
+def answer_html(text: str, claim: Claim | None = None, shown: Callable[[str], str] = str) -> str:
+    """The answer with one claim's sentence highlighted (by the claim's offsets in the answer). ``shown``
+    rewrites each part before it is escaped (the markers renumbered for reading): the offsets index the stored
+    text, so the parts are cut first."""
     if claim is None or not (0 <= claim.start <= claim.end <= len(text)):
-        return esc(text)
-    return (f'<span class="gr-dim">{esc(text[:claim.start])}</span><mark>{esc(text[claim.start:claim.end])}</mark>'
-            f'<span class="gr-dim">{esc(text[claim.end:])}</span>')
+        return esc(shown(text))
+    before, mine, after = text[:claim.start], text[claim.start:claim.end], text[claim.end:]
+    return (f'<span class="gr-dim">{esc(shown(before))}</span><mark>{esc(shown(mine))}</mark>'
+            f'<span class="gr-dim">{esc(shown(after))}</span>')
 
 
 def context_html(sentences: Sequence[Span], cited: Span, around: int = 2) -> str:

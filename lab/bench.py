@@ -4,7 +4,8 @@
 - ask: retrieval + attribution latency on synthetic graphs, beside a bare numpy top-k plus a
   networkx BFS on the same graph.
 - load: concurrent verdict writers on one store, and ask latency while an ingest runs.
-- review: review-queue build time as answers accumulate.
+- review: review-queue build time as answers accumulate (``--browser``, a reviewer's verdicts in Chromium, is
+  lab/bench_review_browser.py).
 - documents: a generated many-page PDF through the reader and ingest; cited-page render time.
 """
 

@@ -123,9 +123,8 @@ def dashboard_cold_start(store_path: Path, question: str, timeout_s: float = 600
         from playwright.sync_api import sync_playwright
     except ImportError:
         return {"skipped": "playwright is not installed (requirements-dev.txt)"}
-    from graphrag.serve import DashboardDidNotStart, dashboard
+    from graphrag.serve import DashboardDidNotStart, chromium, dashboard
 
-    chromium = Path("/usr/bin/chromium")
     env = {"GRAPHRAG_STORE": str(store_path), "GRAPHRAG_SAMPLE": "0", "HF_HUB_OFFLINE": "1",
            "OLLAMA_HOST": "127.0.0.1:9"}
     started = time.perf_counter()
@@ -134,8 +133,7 @@ def dashboard_cold_start(store_path: Path, question: str, timeout_s: float = 600
                 dashboard(log, env, timeout_s=timeout_s) as url:
             serving_s = time.perf_counter() - started
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=str(chromium) if chromium.exists() else None,
-                                             args=["--no-sandbox", "--disable-gpu"])
+                browser = chromium(pw)
                 page = browser.new_page()
                 page.goto(url)
                 _settled(page, timeout_s)

@@ -120,10 +120,18 @@ def show(answer: Answer, warnings: list[str]) -> None:
     for claim in answer.claims:
         with st.container(border=True):
             show_claim(claim, numbers, states[claim.index], judged[claim.index])
+    # Which claims cite each item, by the numbers written above the claims: a route is found by its claim.
+    citing: dict[int, list[str]] = {}
+    for claim in answer.claims:
+        for cit in claim.citations:
+            if cit.item is not None:
+                citing.setdefault(cit.item.n, []).append(str(claim.index + 1))
     with st.expander("Context items and seeds"):
-        st.caption("Every sentence retrieval gave the generator, numbered as in the answer (the ones it cites first).")
+        st.caption("Every sentence retrieval gave the generator, numbered as in the answer (the ones it cites first), "
+                   "with the claims that cite it and the route that reached it.")
         st.dataframe(pd.DataFrame([{
-            "n": numbers[c.n], "document": c.span.document_id, "version": c.span.version, "superseded": c.superseded,
+            "n": numbers[c.n], "claims": ", ".join(dict.fromkeys(citing.get(c.n, []))),
+            "document": c.span.document_id, "version": c.span.version, "superseded": c.superseded,
             "sentence": c.span.text, "score": c.score, "via": c.via, "route": route_text(c.route, names),
         } for c in sorted(answer.context, key=lambda c: numbers[c.n])]), hide_index=True, width="stretch")
         st.dataframe(pd.DataFrame([{"start": names.get(s.entity, s.entity), "score": s.score, "how": s.how or "similarity",
@@ -133,7 +141,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
 def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdicts: list[Verdict]) -> None:
     """A claim, what review and the automatic check say of it, then each cited sentence under it: the
     document, where in it, and the sentence with the words the claim takes from it marked."""
-    render.box(render.esc(claim.text))
+    render.box(render.esc(claim.text), meta=f"Claim {claim.index + 1}")
     problems = [f for f in claim.flags if f in render.PROBLEM_FLAGS]
     review = render.claim_review(state, verdicts)
     if problems or review:

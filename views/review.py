@@ -13,7 +13,7 @@ from graphrag.access import Access
 from graphrag.answer import load_graph
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
-from graphrag.present import route_html, route_list_html, route_text, shown_steps
+from graphrag.present import display_numbers, renumbered, route_html, route_list_html, route_text, shown_steps
 from graphrag.text import counted
 from graphrag.verify import (
     UNDO_SECONDS,
@@ -185,6 +185,13 @@ if loaded is None or found is None:
 answer: Answer = loaded  # named apart so the functions below see them as present
 claim: Claim = found
 valid = [c for c in claim.citations if c.valid and c.item is not None]
+# Markers in reading order, as the Ask page shows them: the answer, the citation choice, the route and the source
+# all write one citation with one number (the store keeps retrieval's).
+numbers = display_numbers(answer)
+
+
+def shown_marker(c: Citation) -> str:
+    return f"[{numbers[c.item.n]}]" if c.item is not None and c.item.n in numbers else render.marker_label(c.marker)
 
 
 def cite_key() -> str:
@@ -237,8 +244,9 @@ def name(key: str) -> str:
 col_claim, col_route, col_source = st.columns([1.0, 1.0, 1.2], gap="medium")
 
 with col_claim:
-    st.markdown("**Claim in its answer**")
-    render.box(render.answer_html(answer.text, claim), meta=f"Q: {render.esc(answer.question)}")
+    st.markdown(f"**Claim {claim.index + 1} in its answer**")
+    render.box(render.answer_html(answer.text, claim, lambda t: renumbered(t, numbers)),
+               meta=f"Q: {render.esc(answer.question)}")
     render.badges(claim, item.verdicts, item.state)
     s = claim.support
     if ClaimFlag.VERBATIM_QUOTE in claim.flags:
@@ -249,7 +257,7 @@ with col_claim:
     cited_markers = {c.item.n for c in claim.citations if c.item is not None}
     disagreements = [d for d in answer.disagreements if cited_markers & {side.n for side in d.sides}]
     for d in disagreements:
-        render.disagreement_box(d)
+        render.disagreement_box(d, numbers=numbers)
     # The verdict sits under the claim so it is on screen without scrolling on a laptop.
     if may_judge:
         st.text_input("Note (optional)", placeholder=f"Verdict by {me or '(set your name)'}",
@@ -287,7 +295,7 @@ with col_route:
     if valid:
         if len(valid) > 1:
             st.segmented_control("Citation", list(range(len(valid))), key=cite_key(), default=0,
-                                 format_func=lambda i: render.marker_label(valid[i].marker),
+                                 format_func=lambda i: shown_marker(valid[i]),
                                  label_visibility="collapsed")
         cit = chosen()
         assert cit is not None and cit.item is not None
@@ -299,9 +307,11 @@ with col_route:
         route_names = {k: name(k) for k in route.entities()}
         words = next((s.mention for s in answer.seeds if s.entity == route.seed), "")
         drawing_height = 90 + 95 * (len(route_steps) + 2)
-        st.iframe(route_html(cit.item, route_names, route_steps, height=drawing_height),
+        # The route names its claim and marker with the numbers the claim column shows.
+        tag = {"marker": numbers.get(cit.item.n, cit.item.n), "claim": claim.index + 1}
+        st.iframe(route_html(cit.item, route_names, route_steps, height=drawing_height, **tag),
                   height=drawing_height + 56, alt="Route graph")
-        st.html(route_list_html(cit.item, route_names, route_steps, words))
+        st.html(route_list_html(cit.item, route_names, route_steps, words, **tag))
         st.caption(render.plain(route_text(route, route_names)) + f" · found via {cit.item.via}")
     else:
         st.warning("This claim cites no valid source: there is no route to show.")
@@ -328,7 +338,7 @@ with col_source:
                              f"{sp.document_id}_{sp.version}_{sp.sentence_index}")
         render.box(render.context_html(store.sentences(sp.document_id, sp.version), sp),
                    meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
-                        f"{render.esc(where)}effective {render.esc(date)} · {render.marker_label(cit.marker)} "
+                        f"{render.esc(where)}effective {render.esc(date)} · {shown_marker(cit)} "
                         f"chars {sp.start}–{sp.end}")
         st.caption(("Citation: quoted word for word" if ClaimFlag.VERBATIM_QUOTE in claim.flags
                     else f"Citation check: {render.plain(render.support_text(cit.support))}")
@@ -343,7 +353,7 @@ with col_source:
         # else this heuristic's, which likewise names both sides and which one is current.
         conflicts = [] if disagreements else evidence.possible_conflicts(store, sp, entity_keys, access)
         if conflicts:
-            cited_side = (f"{render.marker_label(cit.marker)} {title} v{sp.version}, effective {date}"
+            cited_side = (f"{shown_marker(cit)} {title} v{sp.version}, effective {date}"
                           + (" (superseded)" if doc is not None and doc.superseded else " (current)") + ", cited")
             render.warn_box(
                 "Possible conflict — another current document mentions the same entities with a different number:",

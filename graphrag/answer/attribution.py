@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graphrag.answer.quotations import inside_quotation, quotation_spans
 from graphrag.model import Citation, Claim, ClaimFlag, ContextItem
 from graphrag.text import split_sentences
 
@@ -64,24 +65,37 @@ def strip_markers(text: str) -> str:
 _LEADING_MARKERS = re.compile(r"(?:\s*\[(?=[^\[\]\n]*\w)[^\[\]\n]{1,40}\](?!\())+")
 
 
+def _sentence_ranges(answer: str) -> list[tuple[int, int]]:
+    """The answer's sentences, with those that begin inside a quotation joined to the one before: a quoted
+    "Refunds are not given. Ask support." is one statement the answer makes, not two claims."""
+    spans = quotation_spans(answer)
+    ranges: list[tuple[int, int]] = []
+    for s in split_sentences(answer):
+        if ranges and inside_quotation(spans, s.start):
+            ranges[-1] = (ranges[-1][0], s.end)
+        else:
+            ranges.append((s.start, s.end))
+    return ranges
+
+
 def _claim_ranges(answer: str) -> list[tuple[int, int]]:
     """Sentence ranges of the answer. Markers written after a full stop ("... snapshots. [1]")
     belong to the sentence before them, not to the next one."""
     ranges: list[tuple[int, int]] = []
-    for s in split_sentences(answer):
-        start = s.start
-        lead = _LEADING_MARKERS.match(answer, start, s.end)
+    for s_start, s_end in _sentence_ranges(answer):
+        start = s_start
+        lead = _LEADING_MARKERS.match(answer, start, s_end)
         if ranges and lead:
             ranges[-1] = (ranges[-1][0], lead.end())
             start = lead.end()
-            while start < s.end and answer[start].isspace():
+            while start < s_end and answer[start].isspace():
                 start += 1
-        if start < s.end and strip_markers(answer[start:s.end]).strip(" .,;:!?"):
-            ranges.append((start, s.end))
+        if start < s_end and strip_markers(answer[start:s_end]).strip(" .,;:!?"):
+            ranges.append((start, s_end))
         elif ranges:
-            ranges[-1] = (ranges[-1][0], s.end)
-        elif start < s.end:
-            ranges.append((start, s.end))  # an answer that opens with bare markers keeps them
+            ranges[-1] = (ranges[-1][0], s_end)
+        elif start < s_end:
+            ranges.append((start, s_end))  # an answer that opens with bare markers keeps them
     return ranges
 
 

@@ -37,9 +37,19 @@ def register(subparsers: Subparsers) -> None:
     bl.add_argument("--store", type=store_value, help="an empty store to load (default: a temporary SQLite file); "
                     "e.g. postgresql+psycopg://user:password@host:5432/graphrag_bench")
     bl.add_argument("--verdicts", type=int, default=250)
-    br = b.add_parser("review", help="review-queue build time as answers accumulate")
+    br = b.add_parser("review", help="review-queue build time as answers accumulate; with --browser, a scripted "
+                                     "reviewer's verdicts with the keyboard in headless Chromium")
     br.add_argument("--answers", type=int, nargs="+", default=[100, 1_000, 5_000])
     br.add_argument("--rounds", type=int, default=5)
+    br.add_argument("--browser", action="store_true",
+                    help="judge claims on the Review page (sample corpus, throwaway store) and print the verdict "
+                         "round trip p50/p95 and claims per minute")
+    br.add_argument("--claims", type=int, default=50, help="with --browser: claims to judge (fewer if the queue ends)")
+    br.add_argument("--json", action="store_true", help="with --browser: the figures as JSON")
+    br.add_argument("--store", dest="browser_store", metavar="PATH",
+                    help="with --browser: where to build the store (a path that does not exist yet; default: a "
+                         "temporary file, removed after)")
+    br.add_argument("--screenshot", metavar="PNG", help="with --browser: the page where the reviewer stopped")
     bd = b.add_parser("documents", help="a generated PDF through the reader and ingest; cited-page render time")
     bd.add_argument("--pages", type=int, default=200)
     bd.add_argument("--renders", type=int, default=20)
@@ -66,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
         from lab.evaluate.support import cli_bench_support
 
         return cli_bench_support(as_json=True)
+    if args.what == "review" and args.browser:
+        from lab.bench_review_browser import bench_review_browser
+
+        return bench_review_browser(claims=args.claims, as_json=args.json, store=args.browser_store,
+                                    screenshot=args.screenshot)
     if args.what == "scale":
         from lab.bench_scale import bench_scale
 

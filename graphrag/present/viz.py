@@ -185,8 +185,14 @@ def shown_steps(route: Route, span_of: Callable[[str, int, int], Span | None],
     return out
 
 
+def route_tag(marker: int, claim: int | None = None) -> str:
+    """How a route names what it leads to: the citation's marker as the page writes it, and the claim citing it
+    ("claim 3 · [1]"), so a reader matching a claim to its route finds the same numbers on both."""
+    return (f"claim {claim} · " if claim is not None else "") + f"[{marker}]"
+
+
 def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],
-                  height: int | None = None) -> Drawing:
+                  height: int | None = None, *, marker: int | None = None, claim: int | None = None) -> Drawing:
     """The path retrieval took to a context item: where it started, each edge followed (its
     relation or co-mention, the sentence in the tooltip), the entity of the cited sentence,
     and the cited sentence itself.
@@ -194,8 +200,12 @@ def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[S
     The start is a star (named in the question, or found by similarity); the entity whose
     mention or edge supplied the cited sentence has a thick green border, and the cited
     sentence is its own node below it.
+
+    ``marker``: the citation's number as the page shows it (default: retrieval's ``item.n``); ``claim``: the
+    number of the claim the route belongs to. Both are written on the cited sentence and in the legend.
     """
     route = item.route
+    tag = route_tag(item.n if marker is None else marker, claim)
     net = _network({
         # Top-down: a route's levels stack vertically, so long names and relation labels stay
         # readable in a narrow column.
@@ -238,23 +248,24 @@ def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[S
         net.add_edge(src, dst, label=short(st.relation, 24), title=title, dashes=st.comention, **style)
     # The cited sentence, hanging off the entity it names.
     sid = f"sentence:{item.n}"
-    net.add_node(sid, label=f"[{item.n}] " + short(item.span.text, 40),
-                 title=f"cited sentence [{item.n}]\n“{item.span.text}”\n({item.span.document_id} v{item.span.version})",
+    net.add_node(sid, label=f"{tag} " + short(item.span.text, 40),
+                 title=f"cited sentence, {tag}\n“{item.span.text}”\n({item.span.document_id} v{item.span.version})",
                  shape="box", color={"background": "#fff3b0", "border": "#b59b00"}, borderWidth=2,
                  font={"face": "sans-serif", "size": 12}, level=len(ids))
     net.add_edge(ids[-1], sid, label="named in", dashes=True, arrows={"to": {"enabled": False}},
                  **_edge_style(False, None))
     path = " → ".join(short(names.get(k, k), 24) if not k.startswith("hidden:") else "…" for k in ids)
-    legend = (f"★ start ({'named in the question' if from_question else 'from similarity'}) · thick green: the "
+    legend = (f"{tag[0].upper()}{tag[1:]}: ★ start ({'named in the question' if from_question else 'from similarity'}) · thick green: the "
               "entity the cited sentence names · yellow: the cited sentence · dashed edge: co-mention")
-    return Drawing(net, f"Route to source [{item.n}]: {path}", legend,
+    return Drawing(net, f"Route to source {tag}: {path}", legend,
                    height if height is not None else 90 + 95 * (len(ids) + 1))
 
 
 def route_list_html(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],
-                    question_words: str = "") -> str:
-    """The route as a numbered list a reviewer can read without hovering: the start, each
-    step with the sentence that states it, then the cited sentence. All text escaped."""
+                    question_words: str = "", *, marker: int | None = None, claim: int | None = None) -> str:
+    """The route as a list a reviewer can read without hovering: the start, each step with the sentence
+    that states it, then the cited sentence, named by ``marker`` and ``claim`` as in route_drawing. The list is
+    not numbered by step: its numbers would be read as markers or claims. All text escaped."""
     def e(t: object) -> str:
         return html.escape(str(t), quote=True)
 
@@ -283,10 +294,11 @@ def route_list_html(item: ContextItem, names: Mapping[str, str], steps: Sequence
         lis.append(f"<b>{e(name(prev) if prev else '…')}</b>{arrow}<b>{e(name(st.entity))}</b>, {what}: {text}{src}")
         prev = st.entity
     sp = item.span
-    lis.append(f'Cited <b>[{item.n}]</b>, which names <b>{e(name(route.end) if route.end else "…")}</b>: '
+    tag = route_tag(item.n if marker is None else marker, claim)
+    lis.append(f'Cited <b>{e(tag)}</b>, which names <b>{e(name(route.end) if route.end else "…")}</b>: '
                f'<mark>“{e(sp.text)}”</mark> <span style="color:#888">({e(sp.document_id)} v{sp.version})</span>')
-    return ('<ol class="gr-route" style="font-size:0.88rem;line-height:1.45;padding-left:1.2rem;margin:0">'
-            + "".join(f"<li>{x}</li>" for x in lis) + "</ol>")
+    return ('<ol class="gr-route" style="font-size:0.88rem;line-height:1.45;padding-left:1.2rem;margin:0;'
+            'list-style:disc">' + "".join(f"<li>{x}</li>" for x in lis) + "</ol>")
 
 
 @dataclass(frozen=True)
@@ -378,9 +390,9 @@ def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: i
 
 
 def route_html(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],
-               height: int | None = None) -> str:
-    """A context item's route as an HTML page."""
-    return render(route_drawing(item, names, steps, height))
+               height: int | None = None, *, marker: int | None = None, claim: int | None = None) -> str:
+    """A context item's route as an HTML page (``marker``, ``claim``: as in route_drawing)."""
+    return render(route_drawing(item, names, steps, height, marker=marker, claim=claim))
 
 
 def neighbourhood_html(nb: Neighbourhood, names: Mapping[str, str], height: int = 460) -> str:

@@ -103,3 +103,38 @@ def test_settings_changed_in_the_fold_are_named_beside_it(monkeypatch: pytest.Mo
     at.number_input(key="ask_hops").set_value(3)
     at = ask(at)
     assert any("retrieval settings: hops 3" in t for t in texts(at.caption)), texts(at.caption)
+
+
+def test_routes_carry_the_numbers_of_their_claims_on_the_ask_and_review_pages(
+        monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = ask(ok(app(monkeypatch, store_path)))
+    with Store(store_path) as s:
+        answer = s.answer(s.answer_ids()[0]["id"])
+    assert answer is not None and len(answer.claims) >= 2
+    # reading order: the n-th item first cited is shown as [n]
+    order = list(dict.fromkeys(c.item.n for cl in answer.claims for c in cl.citations if c.item is not None))
+    shown = {n: i + 1 for i, n in enumerate(order)}
+    assert shown != {n: n for n in order}, "the question no longer shows the case"
+    # Ask page: each claim is numbered, and the context table names the claims citing each item beside its route.
+    assert sum(f'gr-meta">Claim {c.index + 1}</div>' in h for c in answer.claims for h in bodies(at)) == len(
+        answer.claims)
+    table = next(e for e in at.expander if e.label == "Context items and seeds").dataframe[0].value
+    first = answer.claims[0].citations[0].item
+    assert first is not None
+    assert "1" in table.loc[table["n"] == shown[first.n], "claims"].iloc[0].split(", ")
+
+    at = ok(at.button(key="to_review").click())
+    for claim in answer.claims[:2]:
+        at.session_state["review_current"] = (answer.id, claim.index)
+        at = ok(at)
+        item = claim.citations[0].item
+        assert item is not None
+        tag = f"claim {claim.index + 1} · [{shown[item.n]}]"
+        drawing = at.get("iframe")[0].proto.srcdoc
+        assert f'"legend": "{tag[0].upper()}{tag[1:]}:' in drawing and f'"label": "{tag} ' in drawing
+        route_list = next(h.proto.body for h in at.get("html") if 'class="gr-route"' in h.proto.body)
+        assert f"Cited <b>{tag}</b>" in route_list
+        # the answer beside it writes the same marker: its highlighted claim ends with [shown]
+        answer_box = next(h.proto.body for h in at.get("html") if "<mark>" in h.proto.body and "Q: " in h.proto.body)
+        assert f"[{shown[item.n]}]" in answer_box.split("<mark>", 1)[1].split("</mark>", 1)[0], answer_box
+        assert any(f"Claim {claim.index + 1} in its answer" in t for t in texts(at.markdown))

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from graphrag.serve import dashboard, free_port
+# The browser tests launch Chromium as `graphrag bench review --browser` does: its flags are kept in one place.
+from graphrag.serve import (  # noqa: F401 - re-exported
+    CHROMIUM,
+    chromium,
+    chromium_profile,
+    dashboard,
+    free_port,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -209,25 +216,6 @@ def ask_in_browser(page, question: str) -> None:  # `page`: a Playwright Page
 
 _ANSWER_HEADING_JS = ("() => { const h = [...document.querySelectorAll('h3')].map(e => e.innerText.trim())"
                       ".find(t => t.startsWith('Answer #')); return h === undefined ? null : h; }")
-
-
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run"]
-
-
-CHROMIUM = Path("/usr/bin/chromium")
-
-
-def chromium_profile(pw, profile: Path, **options):  # `pw`: sync Playwright; returns a BrowserContext
-    """Debian's Chromium, headless with BROWSER_ARGS and a fresh profile folder, as every browser test
-    runs it; ``options`` go to Playwright (viewport, accept_downloads)."""
-    return pw.chromium.launch_persistent_context(str(profile), executable_path=str(CHROMIUM), headless=True,
-                                                 args=BROWSER_ARGS, **options)
-
-
-def chromium(pw):  # `pw`: sync Playwright; returns a Browser, for tests that need several contexts
-    """Debian's Chromium, headless with BROWSER_ARGS (contexts without a profile folder)."""
-    return pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS)
 
 
 def require_chromium() -> None:

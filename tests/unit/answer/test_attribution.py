@@ -53,6 +53,33 @@ def test_zero_and_repeated_markers() -> None:
     assert len(claims[1].citations) == 1
 
 
+
+@pytest.mark.parametrize("quoted", ["“Refunds are not given. Ask support.”", '"Refunds are not given. Ask support."'])
+def test_a_quotation_with_its_own_full_stops_stays_one_claim(quoted: str) -> None:
+    answer = f"The FAQ says {quoted} for annual plans [1]. Monthly plans renew [2]."
+    claims = attribute(answer, items(2))
+    assert [c.text for c in claims] == [f"The FAQ says {quoted} for annual plans.", "Monthly plans renew."]
+    assert [[x.marker for x in c.citations] for c in claims] == [["1"], ["2"]]
+
+
+def test_a_quotation_that_ends_the_sentence_does_not_join_the_next_one() -> None:
+    claims = attribute("Support wrote “No refunds. Ask us.” [1] Plans renew monthly [2].", items(2))
+    assert [c.text for c in claims] == ["Support wrote “No refunds. Ask us.”", "Plans renew monthly."]
+
+
+@pytest.mark.parametrize("mark", ["“", '"'])
+def test_an_unclosed_quotation_does_not_swallow_the_rest_of_the_answer(mark: str) -> None:
+    answer = f"The FAQ says {mark}Refunds are not given [1]. Ask support [2]. Plans renew [1]."
+    assert [c.text for c in attribute(answer, items(2))] == [
+        f"The FAQ says {mark}Refunds are not given.", "Ask support.", "Plans renew."]
+
+
+def test_a_quotation_left_open_before_a_closed_one_is_ignored() -> None:
+    answer = 'He wrote "Refunds end [1]. Ask support [2]. She said "Go. Now." to him [1].'
+    assert [c.text for c in attribute(answer, items(2))] == [
+        'He wrote "Refunds end.', "Ask support.", 'She said "Go. Now." to him.']
+
+
 @settings(max_examples=800, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab .[]0123456789,-\n!?")), max_size=120), st.integers(0, 5))
 def test_any_answer_attributes_without_crashing_and_every_marker_is_accounted_for(answer: str, n: int) -> None:

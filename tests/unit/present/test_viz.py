@@ -19,6 +19,7 @@ from graphrag.present.viz import (
     neighbourhood_html,
     route_html,
     route_list_html,
+    route_tag,
     script_json,
     shown_steps,
 )
@@ -187,3 +188,15 @@ def test_neighbourhood_respects_access_and_keeps_parallel_relations() -> None:
     assert len(edges) == 4
     rounds = [e["smooth"]["roundness"] for e in edges if {e["from"], e["to"]} == {"export", "snap"}]
     assert len(set(rounds)) == 2  # parallel edges drawn apart
+
+
+def test_a_route_carries_the_numbers_of_its_claim_and_marker_as_the_page_shows_them() -> None:
+    # Retrieval numbered the item 1; the page shows its marker as [4] and the claim citing it is claim 3.
+    steps = shown_steps(ROUTE, _span_of)
+    assert route_tag(4, 3) == "claim 3 · [4]" and route_tag(4) == "[4]"
+    data = _data(route_html(_item(), NAMES, steps, marker=4, claim=3))
+    assert {n["id"]: n for n in data["nodes"]}["sentence:1"]["label"].startswith("claim 3 · [4] Retention keeps")
+    assert data["legend"].startswith("Claim 3 · [4]:") and data["caption"].startswith("Route to source claim 3 · [4]")
+    listed = route_list_html(_item(), NAMES, steps, marker=4, claim=3)
+    assert "Cited <b>claim 3 · [4]</b>" in listed and "[1]" not in listed
+    assert "list-style:disc" in listed  # the steps carry no numbers of their own to be taken for claims
