@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,8 @@ ALLOWED = {
 def environment_uses(source: str) -> list[tuple[int, str]]:
     """(line, kind) of every use of os.environ / os.getenv: "setdefault" (a write), "copy" ({**os.environ}),
     else "read"."""
+    if "environ" not in source and "getenv" not in source:  # no use without the name: skip the parse (most files)
+        return []
     tree = ast.parse(source)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     uses = []
@@ -156,15 +159,15 @@ def test_the_detector_sees_each_way_of_reading_the_environment() -> None:
 def test_only_the_config_module_reads_the_environment() -> None:
     files = [ROOT / "app.py", *(p for d in ("graphrag", "dashboard", "views") for p in (ROOT / d).rglob("*.py"))]
     assert len(files) > 50
-    found = []
+    found, seen = [], set()
     for path in files:
         rel = path.relative_to(ROOT).as_posix()
         for line, kind in environment_uses(path.read_text(encoding="utf-8")):
+            seen.add((rel, kind))
             if (rel, kind) not in ALLOWED:
                 found.append(f"{rel}:{line} ({kind})")
     assert found == [], "read the setting in graphrag/config.py and pass it down: " + ", ".join(found)
-    assert ("graphrag/config.py", "read") in {(p.relative_to(ROOT).as_posix(), k) for p in files
-                                              for _, k in environment_uses(p.read_text(encoding="utf-8"))}
+    assert ("graphrag/config.py", "read") in seen  # the scan sees the one allowed reader, so it would see others
 
 
 def test_every_setting_is_documented_and_named_in_the_readme() -> None:
@@ -190,6 +193,8 @@ LAB_COMMANDS = ("graphrag/cli/bench.py", "graphrag/cli/evaluate.py")
 
 def lab_imports(source: str) -> list[tuple[int, bool]]:
     """(line, at module level) of each import of the top-level ``lab`` package in ``source``."""
+    if not re.search(r"\blab\b", source):  # no import of it without the word: skip the parse (most files)
+        return []
     tree = ast.parse(source)
     inside = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
               for n in ast.walk(f)}
