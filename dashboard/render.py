@@ -118,21 +118,27 @@ def answer_html(text: str, claim: Claim | None = None, shown: Callable[[str], st
             f'<span class="gr-dim">{esc(shown(after))}</span>')
 
 
-def context_html(sentences: Sequence[Span], cited: Span, around: int = 2) -> str:
-    """The cited sentence highlighted among its neighbours (same document version)."""
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+
+
+def context_html(sentences: Sequence[Span], cited: Span, around: int = 2, text: str | None = None) -> str:
+    """The cited sentence highlighted among its neighbours (same document version). With the version's
+    ``text``, neighbours a blank line apart (a heading and its paragraph, two paragraphs) start a new line:
+    run together, "Annual plans" and "Annual plans can be refunded…" read as a stutter."""
     idx = next((i for i, s in enumerate(sentences) if s.sentence_index == cited.sentence_index), None)
     if idx is None:
         return f"<mark>{esc(cited.text)}</mark>"
-    parts = []
     lo, hi = max(0, idx - around), min(len(sentences), idx + around + 1)
-    if lo > 0:
-        parts.append('<span class="gr-dim">… </span>')
-    for s in sentences[lo:hi]:
-        parts.append(f"<mark>{esc(s.text)}</mark>" if s.sentence_index == cited.sentence_index
-                     else f'<span class="gr-dim">{esc(s.text)}</span>')
+    out = '<span class="gr-dim">… </span>' if lo > 0 else ""
+    for i, s in enumerate(sentences[lo:hi]):
+        if i:
+            gap = text[sentences[lo + i - 1].end:s.start] if text is not None else ""
+            out += "<br>" if _BLANK_LINE.search(gap) else " "
+        out += (f"<mark>{esc(s.text)}</mark>" if s.sentence_index == cited.sentence_index
+                 else f'<span class="gr-dim">{esc(s.text)}</span>')
     if hi < len(sentences):
-        parts.append('<span class="gr-dim"> …</span>')
-    return " ".join(parts)
+        out += '<span class="gr-dim"> …</span>'
+    return out
 
 
 def support_text(s: Support | None) -> str:
