@@ -11,7 +11,7 @@ from graphrag.access import Access
 from graphrag.answer import answer_question, load_graph
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag, Verdict, VerdictLabel
-from graphrag.present import cited_words, display_numbers, renumbered, route_text
+from graphrag.present import cited_words, citing_claims, display_numbers, renumbered, route_text
 from graphrag.verify import (
     ClaimState,
     ClaimStatus,
@@ -120,17 +120,12 @@ def show(answer: Answer, warnings: list[str]) -> None:
     for claim in answer.claims:
         with st.container(border=True):
             show_claim(claim, numbers, states[claim.index], judged[claim.index])
-    # Which claims cite each item, by the numbers written above the claims: a route is found by its claim.
-    citing: dict[int, list[str]] = {}
-    for claim in answer.claims:
-        for cit in claim.citations:
-            if cit.item is not None:
-                citing.setdefault(cit.item.n, []).append(str(claim.index + 1))
+    citing = citing_claims(answer)  # by the numbers written above the claims: a route is found by its claim
     with st.expander("Context items and seeds"):
         st.caption("Every sentence retrieval gave the generator, numbered as in the answer (the ones it cites first), "
                    "with the claims that cite it and the route that reached it.")
         st.dataframe(pd.DataFrame([{
-            "n": numbers[c.n], "claims": ", ".join(dict.fromkeys(citing.get(c.n, []))),
+            "n": numbers[c.n], "claims": ", ".join(map(str, citing.get(c.n, []))),
             "document": c.span.document_id, "version": c.span.version, "superseded": c.superseded,
             "sentence": c.span.text, "score": c.score, "via": c.via, "route": route_text(c.route, names),
         } for c in sorted(answer.context, key=lambda c: numbers[c.n])]), hide_index=True, width="stretch")

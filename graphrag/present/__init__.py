@@ -14,7 +14,7 @@ from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
     from graphrag.present.pages import pages_to_show, render_page
-    from graphrag.present.reading import cited_words, display_numbers, renumbered
+    from graphrag.present.reading import cited_words, citing_claims, display_numbers, renumbered
     from graphrag.present.serialize import (
         VERBATIM,
         VERBATIM_CHECKS,
@@ -40,6 +40,7 @@ _EXPORTS = {
     "VERBATIM_CHECKS": "graphrag.present.serialize",
     "answer_json": "graphrag.present.serialize",
     "cited_words": "graphrag.present.reading",
+    "citing_claims": "graphrag.present.reading",
     "display_numbers": "graphrag.present.reading",
     "renumbered": "graphrag.present.reading",
     "cited_keys": "graphrag.present.serialize",
@@ -62,6 +63,7 @@ __all__ = [
     "answer_json",
     "cited_keys",
     "cited_words",
+    "citing_claims",
     "display_numbers",
     "entity_json",
     "is_verbatim",

@@ -34,6 +34,17 @@ def display_numbers(answer: Answer) -> dict[int, int]:
     return order
 
 
+def citing_claims(answer: Answer) -> dict[int, list[int]]:
+    """Context item number -> the numbers (1-based, as the pages write "Claim N") of the claims citing it, in
+    the answer's order, each once: a reader finds an item's route by its claim."""
+    out: dict[int, list[int]] = {}
+    for claim in answer.claims:
+        for c in claim.citations:
+            if c.item is not None and claim.index + 1 not in out.setdefault(c.item.n, []):
+                out[c.item.n].append(claim.index + 1)
+    return out
+
+
 def renumbered(text: str, numbers: Mapping[int, int]) -> str:
     """``text`` with every numeric marker rewritten by ``numbers`` ("[6, 5]" -> "[1, 2]"). A number outside it
     (a marker past the context, flagged on its claim) and a malformed marker are left as written: the numbers

@@ -255,7 +255,7 @@ def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[S
     net.add_edge(ids[-1], sid, label="named in", dashes=True, arrows={"to": {"enabled": False}},
                  **_edge_style(False, None))
     path = " → ".join(short(names.get(k, k), 24) if not k.startswith("hidden:") else "…" for k in ids)
-    legend = (f"{tag[0].upper()}{tag[1:]}: ★ start ({'named in the question' if from_question else 'from similarity'}) · thick green: the "
+    legend = (f"{tag.capitalize()}: ★ start ({'named in the question' if from_question else 'from similarity'}) · thick green: the "
               "entity the cited sentence names · yellow: the cited sentence · dashed edge: co-mention")
     return Drawing(net, f"Route to source {tag}: {path}", legend,
                    height if height is not None else 90 + 95 * (len(ids) + 1))

@@ -262,9 +262,10 @@ def wait_while_ingest_grows(path: object, target: int, stall_s: float = 180.0, f
         now = document_count(path)
         if now != last:
             last, since = now, time.monotonic()
-        elif time.monotonic() - since > (stall_s if last else first_s):
-            waited = stall_s if last else first_s
-            raise AssertionError(f"the ingest stalled at {last} of {target} versions for {waited:.0f} s")
+            continue
+        allowed = stall_s if last else first_s
+        if time.monotonic() - since > allowed:
+            raise AssertionError(f"the ingest stalled at {last} of {target} versions for {allowed:.0f} s")
     return last
 
 

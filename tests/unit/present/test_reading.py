@@ -6,7 +6,7 @@ import pytest
 
 from graphrag.answer.attribution import attribute
 from graphrag.model import Answer, AskSettings, ContextItem, Route, Span
-from graphrag.present import cited_words, display_numbers, renumbered
+from graphrag.present import cited_words, citing_claims, display_numbers, renumbered
 
 pytestmark = pytest.mark.unit
 
@@ -35,3 +35,9 @@ def test_the_words_a_claim_takes_from_its_sentence_are_marked() -> None:
     assert marked("30 days") == ["30 days"]
     assert marked("Exports are kept 30 days") == ["exports", "30 days"]
     assert marked("It is a thing") == []  # small words alone mark nothing
+
+
+def test_each_item_names_the_claims_citing_it_once_in_the_answers_order() -> None:
+    items = [item(n, f"Sentence {n}.") for n in range(1, 4)]
+    a = answer("Exports use snapshots [3]. They are kept [3, 1] [3]. Nothing cites two.", items)
+    assert citing_claims(a) == {3: [1, 2], 1: [2]}
