@@ -37,7 +37,7 @@ def job_text(s: JobStatus) -> str:
     if s.state == QUEUED:
         return f"{s.label}: queued behind another ingest"
     if s.state == RUNNING:
-        if not s.total:
+        if not s.total or s.loading_models:
             return f"{s.label}: starting (loading the models)…"
         return f"{s.label}: {s.done:,} of {counted(s.total, 'document')}, {format_eta(s.eta_s)}"
     if s.state == FAILED:

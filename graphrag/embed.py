@@ -171,13 +171,23 @@ def torch_threads(n: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+_EMBEDDER_LOCK = threading.Lock()  # a page's ask and an ingest job's thread may both ask first: load once
+
+
 @functools.lru_cache(maxsize=1)
-def get_embedder() -> MiniLMEmbedder:
-    """The process's MiniLM embedder, loaded on the first call (a few seconds) as the configuration then says
-    (GRAPHRAG_EMBED_MODEL, GRAPHRAG_TORCH_THREADS, GRAPHRAG_MALLOC_TUNE)."""
+def _embedder_once() -> MiniLMEmbedder:
     cfg = Config.from_env()
     log.info("loading %s", MODEL_NAME)
     return MiniLMEmbedder(cfg.embed_model, threads=cfg.torch_threads or 1, malloc_tune=cfg.malloc_tune)
+
+
+def get_embedder() -> MiniLMEmbedder:
+    """The process's MiniLM embedder, loaded on the first call (a few seconds) as the configuration then says
+    (GRAPHRAG_EMBED_MODEL, GRAPHRAG_TORCH_THREADS, GRAPHRAG_MALLOC_TUNE)."""
+    with _EMBEDDER_LOCK:
+        return _embedder_once()
+
+
 
 
 def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:

@@ -501,4 +501,7 @@ class Progress:
 
     done: int
     total: int
-    message: str = ""
+    message: str = ""  # e.g. LOADING_MODELS, "starting", a document's id, "done"
+
+
+LOADING_MODELS = "loading the models"  # the message while an ingest waits for MiniLM and the parser

@@ -19,7 +19,7 @@ from typing import Any
 
 from graphrag.errors import GraphRAGError
 from graphrag.ingest.pipeline import IngestReport, ProgressFn
-from graphrag.model import Progress
+from graphrag.model import LOADING_MODELS, Progress
 
 log = logging.getLogger(__name__)
 
@@ -108,11 +108,17 @@ class JobStatus:
     report: IngestReport | None = None
     error: str | None = None
     owner: str | None = None  # the session that submitted it, so only it sees the report's rows
+    message: str = ""  # the ingest's last progress message (graphrag.model.Progress)
 
     @property
     def active(self) -> bool:
         """Whether the job is still queued or running."""
         return self.state in (QUEUED, RUNNING)
+
+    @property
+    def loading_models(self) -> bool:
+        """Whether the job is waiting for the models to load before its first document."""
+        return self.state == RUNNING and self.message == LOADING_MODELS
 
     @property
     def fraction(self) -> float:
@@ -154,7 +160,7 @@ class IngestJob:
     def _progress(self, p: Progress) -> None:
         if self._clock is not None:
             self._clock.update(p.done)
-        self._set(done=p.done, total=p.total)
+        self._set(done=p.done, total=p.total, message=p.message)
 
     def _run(self) -> None:
         self._clock = EtaClock()

@@ -26,7 +26,7 @@ from graphrag.embed import Embedder, get_embedder, torch_threads
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.ingest.extract.base import Extractor
-from graphrag.model import AuditEvent, Document, ExtractionResult, ExtractionStatus, Progress
+from graphrag.model import LOADING_MODELS, AuditEvent, Document, ExtractionResult, ExtractionStatus, Progress
 from graphrag.store import DocumentWrite, LayoutWrite, Store
 from graphrag.store.documents import EntityRow, MentionRow, Relabelled, RelationRow, SentenceRow
 from graphrag.text import Sentence, display_name, normalise, split_sentences
@@ -293,6 +293,13 @@ class Ingestor:
         started = time.perf_counter()
         parse_before = getattr(self.extractor, "parse_seconds", 0.0)
         reports: list[DocumentReport] = []
+        if self._has_models_to_load() and self._needs_models(items):
+            # Load both models before the first document, in this thread and one after the other: loaded lazily,
+            # torch's import on the encoding step raced spaCy's parse on the worker thread, and on a busy
+            # machine the first document then waited minutes with nothing said.
+            if progress:
+                progress(Progress(0, len(items), LOADING_MODELS))
+            self._load_models()
         if progress:
             progress(Progress(0, len(items), "starting"))
         batched = callable(getattr(self.extractor, "extract_many", None))
@@ -323,6 +330,20 @@ class Ingestor:
         self.timings.parse_s += getattr(self.extractor, "parse_seconds", 0.0) - parse_before
         # A copy: the Ingestor keeps adding to its own figures, and a report must not change afterwards.
         return IngestReport(tuple(reports), tuple(problems), replace(self.timings), tuple(skipped))
+
+    def _needs_models(self, items: Sequence[Source | Rejected]) -> bool:
+        # Only a new text is parsed and encoded: an unchanged folder's re-ingest loads nothing.
+        return any(isinstance(i, Source) and self.store.version_with_content(i.id, i.sha256) is None for i in items)
+
+    def _has_models_to_load(self) -> bool:
+        # An Ollama extractor has no model in this process; a given embedder is already loaded.
+        return self._embedder is None or callable(getattr(self.extractor, "load", None))
+
+    def _load_models(self) -> None:
+        load = getattr(self.extractor, "load", None)
+        if callable(load):
+            load()
+        _ = self.embedder
 
     # --- stage 1: what is new, split and extracted (no writes; may run ahead on a worker thread) ----
 

@@ -392,6 +392,14 @@ class RulesExtractor:
         self.disable: tuple[str, ...] = () if ner else ("ner",)
         self.parse_seconds = 0.0  # cumulative time inside spaCy, for the benchmark
 
+    def load(self) -> None:
+        """Load the spaCy pipeline now (an ingest does this before its first document, so its progress can say
+        so); a missing pipeline is reported per document, as MODEL_UNAVAILABLE, not here."""
+        try:
+            load_spacy()
+        except ModelUnavailable:
+            pass
+
     def _parse(self, texts: list[str]) -> list[Doc]:
         nlp = load_spacy()
         t0 = time.perf_counter()
