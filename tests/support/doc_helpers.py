@@ -143,3 +143,9 @@ def html_page(blocks: int, chars_each: int = 1000) -> bytes:
     """An HTML page of ``blocks`` paragraphs of text."""
     para = f"<p>{(LINE + ' ') * (chars_each // (len(LINE) + 1))}</p>\n"
     return f"<!doctype html><html><head><title>Big</title></head><body>{para * blocks}</body></html>".encode()
+
+
+def one_line(n_bytes: int) -> bytes:
+    """``n_bytes`` of words with no line break: a file that is one huge paragraph."""
+    words = b"export snapshot account owner policy retention cluster worker billing invoice uses keeps "
+    return (words * (n_bytes // len(words) + 1))[:n_bytes]
