@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from graphrag.embed import settle_loaded_objects
 from graphrag.errors import ModelUnavailable
 from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus
 from graphrag.text import Sentence, normalise, singularise
@@ -90,6 +91,7 @@ def load_spacy() -> Language:
     with _LOCK:
         if _NLP is None:
             _NLP = _load(SPACY_MODELS)
+            settle_loaded_objects()
         return _NLP
 
 
