@@ -8,6 +8,7 @@ timeouts, bounded retries and the mapping of client errors to ``ModelUnavailable
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -15,10 +16,13 @@ import time
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import httpx
 import ollama
+
+if TYPE_CHECKING:
+    import ssl
 
 from graphrag.config import Config
 from graphrag.errors import BackendFailed, ModelUnavailable
@@ -34,6 +38,13 @@ DEFAULT_JUDGE_MODEL = "bespoke-minicheck"
 RETRY_BACKOFF = 0.5  # seconds before the first retry; doubles each time, capped below
 _MAX_BACKOFF = 4.0
 _CONNECT_TIMEOUT = 5.0  # a local server accepts at once; no need to wait the full timeout
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default TLS context, built once: each client otherwise reads the CA bundle again (50 ms), and the
+    sidebar's status check makes one per look."""
+    return httpx.create_ssl_context()
 
 # Bind-all addresses are valid for `ollama serve` but not as a destination on every OS.
 _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]", ""}
@@ -100,7 +111,7 @@ def ollama_status(host: str | None = None, timeout: float = 2.0) -> OllamaStatus
     """Is the server reachable, and which models are pulled? Never raises (for the sidebar)."""
     url = resolve_host(host)
     try:
-        listing = ollama.Client(host=url, timeout=timeout).list()
+        listing = ollama.Client(host=url, timeout=timeout, verify=_tls()).list()
     except (ConnectionError, httpx.HTTPError, ollama.ResponseError, ValueError) as e:
         return OllamaStatus(url, False, (), _unreachable_message(url, e))
     names = tuple(sorted(m.model for m in listing.models if m.model))
@@ -156,7 +167,7 @@ class OllamaChat:
         self.backend = backend
         self.calls = 0
         http_timeout = httpx.Timeout(timeout, connect=min(timeout, _CONNECT_TIMEOUT))
-        self._client = ollama.Client(host=self.host, timeout=http_timeout)
+        self._client = ollama.Client(host=self.host, timeout=http_timeout, verify=_tls())
 
     @property
     def options(self) -> dict[str, Any]:

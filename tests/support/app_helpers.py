@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
 # The browser tests launch Chromium as `graphrag bench review --browser` does: its flags are kept in one place.
@@ -21,6 +22,10 @@ from graphrag.serve import (  # noqa: F401 - re-exported
     dashboard,
     free_port,
 )
+
+# Each AppTest run scans every installed distribution for component manifests (threads reading package metadata,
+# about a second of CPU); the installed packages do not change during a test session.
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
