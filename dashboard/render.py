@@ -121,15 +121,19 @@ def answer_html(text: str, claim: Claim | None = None, shown: Callable[[str], st
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 
 
-def context_html(sentences: Sequence[Span], cited: Span, around: int = 2, text: str | None = None) -> str:
-    """The cited sentence highlighted among its neighbours (same document version). With the version's
-    ``text``, neighbours a blank line apart (a heading and its paragraph, two paragraphs) start a new line:
-    run together, "Annual plans" and "Annual plans can be refunded…" read as a stutter."""
+CONTEXT_AROUND = 2  # sentences shown on each side of a cited one
+
+
+def context_html(sentences: Sequence[Span], cited: Span, around: int = CONTEXT_AROUND, text: str | None = None) -> str:
+    """The cited sentence highlighted among its neighbours (same document version; ``sentences`` may be the
+    version's window from ``cited`` - around to ``cited`` + around + 1, the extra one saying whether more follow).
+    With the version's ``text``, neighbours a blank line apart (a heading and its paragraph, two paragraphs) start
+    a new line: run together, "Annual plans" and "Annual plans can be refunded…" read as a stutter."""
     idx = next((i for i, s in enumerate(sentences) if s.sentence_index == cited.sentence_index), None)
     if idx is None:
         return f"<mark>{esc(cited.text)}</mark>"
     lo, hi = max(0, idx - around), min(len(sentences), idx + around + 1)
-    out = '<span class="gr-dim">… </span>' if lo > 0 else ""
+    out = '<span class="gr-dim">… </span>' if lo > 0 or sentences[lo].sentence_index > 0 else ""
     for i, s in enumerate(sentences[lo:hi]):
         if i:
             gap = text[sentences[lo + i - 1].end:s.start] if text is not None else ""

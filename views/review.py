@@ -336,7 +336,10 @@ with col_source:
         if pdf is not None and layout is not None:
             show_cited_pages(pdf[1], doc.sha256 if doc is not None else None, layout,
                              f"{sp.document_id}_{sp.version}_{sp.sentence_index}")
-        render.box(render.context_html(store.sentences(sp.document_id, sp.version), sp,
+        around = render.CONTEXT_AROUND  # its neighbours only, and one more to tell whether the text goes on
+        window = store.sentences(sp.document_id, sp.version, sp.sentence_index - around,
+                                 sp.sentence_index + around + 1)
+        render.box(render.context_html(window, sp,
                                        text=doc.text if doc is not None else None),
                    meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
                         f"{render.esc(where)}effective {render.esc(date)} · {shown_marker(cit)} "

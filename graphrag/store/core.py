@@ -164,9 +164,10 @@ class Store:
         keys = list(keys)
         return self._read(lambda c: documents.existing_entity_keys(c, keys))
 
-    def sentences(self, doc_id: str, version: int) -> list[Span]:
-        """The sentences of a document version, in order."""
-        return self._read(lambda c: documents.sentences(c, doc_id, version))
+    def sentences(self, doc_id: str, version: int, first: int = 0, last: int | None = None) -> list[Span]:
+        """The sentences of a document version, in order; only those indexed ``first`` to ``last`` (both included)
+        when given (a cited sentence's neighbours, without reading a long document's every sentence)."""
+        return self._read(lambda c: documents.sentences(c, doc_id, version, first, last))
 
     def span(self, doc_id: str, version: int, idx: int) -> Span | None:
         """One sentence of a document version, or None (a hot read: one prepared statement)."""

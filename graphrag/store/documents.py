@@ -216,10 +216,12 @@ def access_of(rows: list[tuple[Any, ...]]) -> tuple[tuple[str, ...], bool] | Non
     return (tuple(json.loads(rows[0][0])), bool(rows[0][1])) if rows else None
 
 
-def sentences(c: Connection, doc_id: str, version: int) -> list[Span]:
-    """The sentences of a document version, in order."""
+def sentences(c: Connection, doc_id: str, version: int, first: int = 0, last: int | None = None) -> list[Span]:
+    """The sentences of a document version with index ``first`` to ``last`` (both included; None: to the end),
+    in order."""
+    upto = "" if last is None else " AND idx <= :hi"
     rows = c.execute(text('SELECT idx, start, "end", text FROM sentences WHERE doc_id=:d AND version=:v '
-                          "ORDER BY idx"), {"d": doc_id, "v": version})
+                          f"AND idx >= :lo{upto} ORDER BY idx"), {"d": doc_id, "v": version, "lo": first, "hi": last})
     return [Span(doc_id, version, idx, s, e, t) for idx, s, e, t in rows]
 
 

@@ -35,3 +35,22 @@ def test_neighbours_a_blank_line_apart_start_a_new_line_and_one_paragraph_stays_
     assert "<mark>After 14 days, the annual fee is not refunded.</mark> <span" in shown
     # without the text (as before) everything is joined by spaces: the stutter
     assert "<br>" not in context_html(sents, cited)
+
+
+def test_the_source_column_reads_only_the_cited_sentences_neighbours_and_shows_the_same(tmp_path) -> None:
+    """A long document's every sentence was read to show five; the window read from the store (the neighbours and
+    one more) renders exactly as the whole version did, ellipses included, at either end and in the middle."""
+    from graphrag.ingest.documents import Source
+    from graphrag.store import DocumentWrite, Store
+
+    text = " ".join(f"Step {i} of the runbook rotates key {i}." for i in range(40))
+    rows = [(m.start(), m.end(), m.group()) for m in re.finditer(r"Step \d+ [^.]+\.", text)]
+    with Store(tmp_path / "s.db") as s:
+        s.write_document(DocumentWrite(Source("runbook", "Runbook", text).as_document(), "scripted", "ok", rows, None,
+                                       [], {}, [], []))
+        whole = s.sentences("runbook", 1)
+        assert len(whole) == 40
+        for i in (0, 1, 2, 20, 37, 38, 39):
+            window = s.sentences("runbook", 1, i - 2, i + 3)
+            assert len(window) <= 6 and all(i - 2 <= w.sentence_index <= i + 3 for w in window)
+            assert context_html(window, whole[i], text=text) == context_html(whole, whole[i], text=text), i
