@@ -31,6 +31,11 @@ def register(subparsers: Subparsers) -> None:
     ba.add_argument("--after-ingest-rounds", type=int, default=3, metavar="R",
                     help="times to do so, with new paragraphs each time")
     ba.add_argument("--corpus", default=MUSIQUE_CORPUS)
+    ba.add_argument("--browser", action="store_true",
+                    help="instead: ask the sample questions on the Ask page in headless Chromium (sample corpus, "
+                         "throwaway store) and print the click-to-answer p50/p95")
+    ba.add_argument("--asks", type=int, default=20, help="with --browser: questions to time")
+    ba.add_argument("--json", action="store_true", help="with --browser: the figures as JSON")
     b.add_parser("support", help="embedded support checker latency per pair")
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
     bl.add_argument("--writers", type=int, default=8)
@@ -76,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
         from lab.evaluate.support import cli_bench_support
 
         return cli_bench_support(as_json=True)
+    if args.what == "ask" and args.browser:
+        from lab.bench_ask_browser import bench_ask_browser
+
+        return bench_ask_browser(asks=args.asks, as_json=args.json)
     if args.what == "review" and args.browser:
         from lab.bench_review_browser import bench_review_browser
 
