@@ -17,12 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lab.bench_review_browser import QUESTIONS, SAMPLE, _loadavg, _pct
+from lab.bench_review_browser import QUESTIONS, SAMPLE
+from lab.browser_session import SETTLED_JS, cannot_run, dashboard_page, loadavg, pct
 
-# Whether the page's script run is over (the state the frontend keeps on its root element), and the heading of the
-# answer on screen ("Answer #3 ..."), which changes when a new answer is drawn.
-_SETTLED_JS = ("() => { const a = document.querySelector('[data-testid=\"stApp\"]'); return a !== null && "
-               "a.dataset.testConnectionState === 'CONNECTED' && a.dataset.testScriptState === 'notRunning'; }")
+# The heading of the answer on screen ("Answer #3 ..."), which changes when a new answer is drawn.
 _ANSWER_JS = ("() => { const h = [...document.querySelectorAll('h3')].map(e => e.innerText.trim())"
               ".find(t => t.startsWith('Answer #')); return h === undefined ? null : h; }")
 _STEP_TIMEOUT_MS = 120_000
@@ -32,53 +30,39 @@ def bench_ask_browser(*, asks: int = 20, as_json: bool = False) -> int:
     """Ingest the sample corpus into a throwaway store, start the dashboard and Chromium, ask ``asks`` sample
     questions on the Ask page (the first one not counted: it loads the models and the graph) and print the round
     trip p50/p95/max."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("playwright is not installed (pip install -r requirements-dev.txt; no browser download needed)",
-              file=sys.stderr)
+    if why := cannot_run(asks, "--asks"):
+        print(why, file=sys.stderr)
         return 2
     import graphrag
-    from graphrag.serve import DashboardDidNotStart, chromium_profile, dashboard
+    from graphrag.serve import DashboardDidNotStart
 
-    if asks < 1:
-        print("--asks must be at least 1", file=sys.stderr)
-        return 2
     questions = [q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))]
     times: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-ask-") as tmp:
         path = Path(tmp) / "store.db"
         with graphrag.open_store(path) as store:
             graphrag.ingest_paths(store, [SAMPLE])
-        env = {"GRAPHRAG_STORE": str(path), "GRAPHRAG_SAMPLE": "0", "HF_HUB_OFFLINE": "1",
-               "OLLAMA_HOST": "127.0.0.1:9", "GRAPHRAG_MODE": "local"}
         try:
-            with (Path(tmp) / "server.log").open("w") as log, dashboard(log, env, timeout_s=180) as url, \
-                    sync_playwright() as pw:
-                ctx = chromium_profile(pw, Path(tmp) / "profile", viewport={"width": 1440, "height": 900})
-                page = ctx.new_page()
-                page.set_default_timeout(180_000)
-                page.goto(url)
-                page.wait_for_function(_SETTLED_JS, timeout=240_000)
-                load_before = _loadavg()
+            with dashboard_page(path, Path(tmp)) as page:
+                page.wait_for_function(SETTLED_JS, timeout=240_000)
+                load_before = loadavg()
                 for i in range(asks + 1):  # one more: the first ask loads the models and the graph
                     page.get_by_label("Question", exact=True).fill(questions[i % len(questions)])
-                    page.wait_for_function(_SETTLED_JS, timeout=_STEP_TIMEOUT_MS)
+                    page.wait_for_function(SETTLED_JS, timeout=_STEP_TIMEOUT_MS)
                     before = page.evaluate(_ANSWER_JS)
                     t0 = time.perf_counter()
                     page.get_by_role("button", name="Ask", exact=True).click()
-                    page.wait_for_function(f"prev => ({_ANSWER_JS})() !== prev && ({_SETTLED_JS})()", arg=before,
+                    page.wait_for_function(f"prev => ({_ANSWER_JS})() !== prev && ({SETTLED_JS})()", arg=before,
                                            timeout=_STEP_TIMEOUT_MS)
                     if i:
                         times.append((time.perf_counter() - t0) * 1000)
-                ctx.close()
         except DashboardDidNotStart as exc:
             print(str(exc), file=sys.stderr)
             return 1
     figures: dict[str, Any] = {
         "asks": len(times), "ask_p50_ms": round(statistics.median(times), 1),
-        "ask_p95_ms": round(_pct(times, 95), 1), "ask_max_ms": round(max(times), 1),
-        "loadavg_before": load_before, "loadavg_after": _loadavg(), "cpus": os.cpu_count(),
+        "ask_p95_ms": round(pct(times, 95), 1), "ask_max_ms": round(max(times), 1),
+        "loadavg_before": load_before, "loadavg_after": loadavg(), "cpus": os.cpu_count(),
     }
     if as_json:
         print(json.dumps(figures, indent=2))

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lab.browser_session import SETTLED_JS, cannot_run, dashboard_page, loadavg, pct
+
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
@@ -29,24 +31,9 @@ REVIEWER_QUERY = f"reviewer={REVIEWER}"  # local mode keeps the reviewer's name 
 KEYS = "sspu"  # mostly supported, as on a decent answer, with the other two verdicts in the mix
 _STEP_TIMEOUT_MS = 60_000
 
-# The queue's header as the page writes it ("Claim 3 of 12 in the queue · …", or "End of the queue · …"), and
-# whether the script run that drew it is over (the state the frontend keeps on its root element).
+# The queue's header as the page writes it ("Claim 3 of 12 in the queue · …", or "End of the queue · …").
 _HEADER_JS = ("() => { const p = [...document.querySelectorAll('p')].find(e => /^(Claim \\d+ of \\d+|End of the "
               "queue)/.test(e.innerText.trim())); return p ? p.innerText.trim() : null; }")
-_SETTLED_JS = ("() => { const a = document.querySelector('[data-testid=\"stApp\"]'); return a !== null && "
-               "a.dataset.testConnectionState === 'CONNECTED' && a.dataset.testScriptState === 'notRunning'; }")
-
-
-def _loadavg() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "unknown"
-
-
-def _pct(xs: list[float], p: float) -> float:
-    ordered = sorted(xs)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def build_store(path: Path, claims: int) -> dict[str, int]:
@@ -74,7 +61,7 @@ def _header(page: Page) -> str:
 
 
 def _settle(page: Page) -> None:
-    page.wait_for_function(_SETTLED_JS, timeout=_STEP_TIMEOUT_MS)
+    page.wait_for_function(SETTLED_JS, timeout=_STEP_TIMEOUT_MS)
 
 
 def judge(page: Page, claims: int) -> tuple[list[float], float, bool]:
@@ -90,7 +77,7 @@ def judge(page: Page, claims: int) -> tuple[list[float], float, bool]:
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         t0 = time.perf_counter()
         page.keyboard.press(KEYS[len(rounds) % len(KEYS)])
-        page.wait_for_function(f"prev => ({_HEADER_JS})() !== prev && ({_SETTLED_JS})()", arg=before,
+        page.wait_for_function(f"prev => ({_HEADER_JS})() !== prev && ({SETTLED_JS})()", arg=before,
                                timeout=_STEP_TIMEOUT_MS)
         rounds.append((time.perf_counter() - t0) * 1000)
     return rounds, time.perf_counter() - started, _header(page).startswith("End of the queue")
@@ -100,18 +87,12 @@ def bench_review_browser(*, claims: int = 50, as_json: bool = False, store: str 
                          screenshot: str | Path | None = None) -> int:
     """Build the store, start the dashboard and Chromium, judge ``claims`` claims, print the figures;
     ``screenshot``: a PNG of the page where the reviewer stopped."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("playwright is not installed (pip install -r requirements-dev.txt; no browser download needed)",
-              file=sys.stderr)
+    if why := cannot_run(claims, "--claims"):
+        print(why, file=sys.stderr)
         return 2
-    from graphrag.serve import DashboardDidNotStart, chromium_profile, dashboard
+    from graphrag.serve import DashboardDidNotStart
     from graphrag.store import Store
 
-    if claims < 1:
-        print("--claims must be at least 1", file=sys.stderr)
-        return 2
     with tempfile.TemporaryDirectory(prefix="bench-review-") as tmp:
         path = Path(store) if store is not None else Path(tmp) / "store.db"
         if path.exists():
@@ -119,29 +100,21 @@ def bench_review_browser(*, claims: int = 50, as_json: bool = False, store: str 
                   file=sys.stderr)
             return 2
         made = build_store(path, claims)
-        env = {"GRAPHRAG_STORE": str(path), "GRAPHRAG_SAMPLE": "0", "HF_HUB_OFFLINE": "1",
-               "OLLAMA_HOST": "127.0.0.1:9", "GRAPHRAG_MODE": "local"}
         try:
-            with (Path(tmp) / "server.log").open("w") as log, dashboard(log, env, timeout_s=180) as url, \
-                    sync_playwright() as pw:
-                ctx = chromium_profile(pw, Path(tmp) / "profile", viewport={"width": 1440, "height": 900})
-                page = ctx.new_page()
-                page.set_default_timeout(180_000)
-                page.goto(f"{url}/review?{REVIEWER_QUERY}")
-                page.wait_for_function(f"() => ({_HEADER_JS})() !== null && ({_SETTLED_JS})()", timeout=240_000)
+            with dashboard_page(path, Path(tmp), f"/review?{REVIEWER_QUERY}") as page:
+                page.wait_for_function(f"() => ({_HEADER_JS})() !== null && ({SETTLED_JS})()", timeout=240_000)
                 # The shortcuts act only once the page has been clicked (headless Chromium gave a freshly loaded
                 # page's key presses to no one): a click on the review policy's caption, as a reviewer's first.
                 page.wait_for_timeout(500)
                 _settle(page)  # the first page may run twice (the reviewer's name is put in the address)
                 page.get_by_text("Review policy:", exact=False).first.click()
                 page.wait_for_timeout(250)
-                load_before = _loadavg()  # the load the verdicts were measured under
+                load_before = loadavg()  # the load the verdicts were measured under
                 try:
                     rounds, seconds, ended = judge(page, claims)
                 finally:  # the page as it was left, also when a verdict never came back
                     if screenshot is not None:
                         page.screenshot(path=str(screenshot))
-                ctx.close()
         except DashboardDidNotStart as exc:
             print(str(exc), file=sys.stderr)
             return 1
@@ -151,10 +124,10 @@ def bench_review_browser(*, claims: int = 50, as_json: bool = False, store: str 
         "claims_asked_for": claims, "claims_judged": len(rounds), "queue_ended": ended,
         "answers": made["answers"], "claims_in_store": made["claims"], "verdicts_recorded": recorded,
         "verdict_p50_ms": round(statistics.median(rounds), 1) if rounds else None,
-        "verdict_p95_ms": round(_pct(rounds, 95), 1) if rounds else None,
+        "verdict_p95_ms": round(pct(rounds, 95), 1) if rounds else None,
         "verdict_max_ms": round(max(rounds), 1) if rounds else None,
         "claims_per_minute": round(len(rounds) / seconds * 60, 1) if rounds and seconds > 0 else None,
-        "loadavg_before": load_before, "loadavg_after": _loadavg(), "cpus": os.cpu_count(),
+        "loadavg_before": load_before, "loadavg_after": loadavg(), "cpus": os.cpu_count(),
     }
     if ended and len(rounds) < claims:
         print(f"The review queue ended after {len(rounds)} of the {claims} claims asked for: the store's "
