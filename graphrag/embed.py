@@ -202,8 +202,6 @@ def get_embedder() -> MiniLMEmbedder:
         return _embedder_once()
 
 
-
-
 def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Cosine similarity of every (normalised) row with ``query``.
 

@@ -294,9 +294,8 @@ class Ingestor:
         parse_before = getattr(self.extractor, "parse_seconds", 0.0)
         reports: list[DocumentReport] = []
         if self._has_models_to_load() and self._needs_models(items):
-            # Load both models before the first document, in this thread and one after the other: loaded lazily,
-            # torch's import on the encoding step raced spaCy's parse on the worker thread, and on a busy
-            # machine the first document then waited minutes with nothing said.
+            # Load both models before the first document, so the progress can say what the wait is: loaded
+            # lazily, MiniLM came on the first window's encode while the page showed "0 of N documents".
             if progress:
                 progress(Progress(0, len(items), LOADING_MODELS))
             self._load_models()
