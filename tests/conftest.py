@@ -72,12 +72,15 @@ def pytest_runtest_teardown(item: pytest.Item):
             pytest.fail(f"{item.nodeid} is marked unit but used {', '.join(reached)}", pytrace=False)
 
 
+UNIT_FOLDER = Path(__file__).resolve().parent / "unit"
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Under ``-m unit``, a test file that marks no unit test is not even imported: importing the app
-    and browser tests (Streamlit, Playwright) was a quarter of the unit tier's CPU time."""
+    """Under ``-m unit`` only ``tests/unit/`` is collected: the unit tier is that folder. A file elsewhere
+    that marks some tests ``unit`` mixes tiers (a PostgreSQL case, a model), so it lives in
+    ``tests/integration/`` and runs with the full suite; importing it here cost a fifth of the tier."""
     if (config.getoption("markexpr") == "unit" and collection_path.suffix == ".py"
-            and collection_path.name.startswith("test_")
-            and "pytest.mark.unit" not in collection_path.read_text(encoding="utf-8")):
+            and collection_path.name.startswith("test_") and UNIT_FOLDER not in collection_path.parents):
         return True
     return None  # not False: that would also overrule pytest's own ignores
 
