@@ -4,7 +4,8 @@ Steps per page: PDFium's characters with their loose boxes (font ascent to desce
 line of one font has the same height) -> line fragments (a new fragment at a line break, a
 baseline change or a wide horizontal gap) -> running headers, footers and page numbers set
 aside (a line in the top or bottom band that repeats across pages, digits ignored, or is a
-bare page number) -> reading order by recursive XY-cut (columns first where a gutter splits
+bare page number), and so is text turned against the page's own (a margin stamp such as arXiv's
+vertical identifier, a rotated axis label) -> reading order by recursive XY-cut (columns first where a gutter splits
 the region into two wide parts, else rows at the widest vertical gaps) -> lines joined into
 text, paragraphs where the gap or the font size says so, hyphenated line ends joined.
 """
@@ -116,9 +117,39 @@ def _open(data: bytes) -> pdfium.PdfDocument:
         raise ReadError(f"cannot open this PDF ({exc})") from exc
 
 
-def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) -> list[_Fragment]:
-    """Line fragments in the page's own (unrotated) space, origin at the crop box's top-left corner."""
+ANGLE_TOLERANCE = 0.05  # radians: text this far from the page's own direction is turned against it
+
+
+def _turned(raw: object, n: int) -> np.ndarray:
+    """Which characters run in another direction than most of the page's text.
+
+    Judged against the page's own direction, not against upright: a page whose content was turned
+    to print in landscape has all its text at 90 degrees, and none of it is a margin stamp."""
+    angles = np.array([pdfium_c.FPDFText_GetCharAngle(raw, i) for i in range(n)], dtype=float)
+    drawn = angles >= 0  # PDFium gives -1 for characters it placed itself (spaces, line breaks)
+    if not drawn.any():
+        return np.zeros(n, dtype=bool)
+    steps = np.round(angles[drawn] / ANGLE_TOLERANCE).astype(int)
+    values, counts = np.unique(steps, return_counts=True)
+    own = values[np.argmax(counts)] * ANGLE_TOLERANCE
+    off = np.abs((angles - own + np.pi) % (2 * np.pi) - np.pi)
+    return drawn & (off > 2 * ANGLE_TOLERANCE)
+
+
+@dataclass
+class _PageRead:
+    """One page's fragments, and the turned text set aside from it."""
+
+    fragments: list[_Fragment]
+    turned: str = ""
+
+
+def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) -> _PageRead:
+    """Line fragments in the page's own (unrotated) space, origin at the crop box's top-left corner;
+    text turned against the page's direction is set aside (its characters in stream order)."""
     raw = textpage.raw
+    turned = _turned(raw, n)
+    aside: list[str] = []
     rect = pdfium_c.FS_RECTF()
     gleft, gright, gbottom, gtop = (ctypes.c_double() for _ in range(4))
     ox, oy = ctypes.c_double(), ctypes.c_double()
@@ -130,6 +161,9 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) ->
         ch = chr(u) if 0 < u < 0x110000 else ""
         if ch in ("\r", "\n") or not ch:
             cur = None
+            continue
+        if turned[i]:
+            aside.append(ch)
             continue
         if ch in ("\x02", "\u00ad"):  # PDFium's mark for a hyphen that ends a line, a drawn soft hyphen
             ch = "-"
@@ -182,7 +216,7 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) ->
     for f in out:
         while f.chars and f.chars[-1] == " ":
             f.chars.pop(), f.x0s.pop(), f.x1s.pop()
-    return [f for f in out if f.chars]
+    return _PageRead([f for f in out if f.chars], " ".join("".join(aside).split()))
 
 
 def _furniture_key(f: _Fragment) -> str:
@@ -337,7 +371,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
             _count_chars(doc, n_pages, max_chars, max_chars_per_page)
             title = (doc.get_metadata_value("Title") or "").strip() or None
             pages: list[PageSize] = []
-            per_page: list[list[_Fragment]] = []
+            per_page: list[_PageRead] = []
             for p in range(n_pages):
                 page = doc[p]
                 try:
@@ -359,7 +393,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
             raise ReadError(f"corrupt or truncated PDF: {exc}") from exc
         finally:
             doc.close()
-    if not any(per_page):
+    if not any(page.fragments for page in per_page):
         raise ReadError("no text layer: this PDF is images only; OCR is not supported")
     extracted = time.perf_counter()
     out = _assemble(per_page, pages, data, title)
@@ -369,8 +403,26 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
     return out
 
 
-def _assemble(per_page: list[list[_Fragment]], pages: list[PageSize], data: bytes, title: str | None
+def _left_out(per_page: list[_PageRead], furniture: int, numbers: int) -> str | None:
+    """What the reader set aside, in words for the ingest report (None when nothing was)."""
+    parts = []
+    if furniture:
+        parts.append(f"{furniture} running header or footer line{'s' if furniture != 1 else ''}")
+    if numbers:
+        parts.append(f"{numbers} page number{'s' if numbers != 1 else ''}")
+    turned = [(p + 1, page.turned) for p, page in enumerate(per_page) if page.turned]
+    if turned:
+        first_page, first = turned[0]
+        sample = first if len(first) <= 60 else first[:57] + "..."
+        where = f"page {first_page}" if len(turned) == 1 else f"{len(turned)} pages"
+        parts.append(f"turned text on {where} (a margin stamp or rotated label: \"{sample}\")")
+    return "left out of the text: " + "; ".join(parts) if parts else None
+
+
+def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None
               ) -> tuple[str, str | None, Layout]:
+    per_page = [page.fragments for page in read]
+    furniture = numbers = 0
     # Running headers and footers: band lines whose text (digits ignored) recurs on other pages.
     seen: dict[str, set[int]] = {}
     for p, frags in enumerate(per_page):
@@ -399,8 +451,10 @@ def _assemble(per_page: list[list[_Fragment]], pages: list[PageSize], data: byte
                 num = m.group(1) if m else None
                 if num is not None and (not num.isdigit() or int(num) - p - 1 in page_offsets):
                     printed = printed or num
+                    numbers += 1
                     continue
                 if len(seen[_furniture_key(f)]) >= repeat:
+                    furniture += 1
                     continue
             keep.append(f)
         if not frags:
@@ -436,7 +490,7 @@ def _assemble(per_page: list[list[_Fragment]], pages: list[PageSize], data: byte
             pos += k
             prev = ln
     text = "".join(parts)
-    notes = []
+    notes = [note] if (note := _left_out(read, furniture, numbers)) else []
     if empty_pages:
         notes.append(f"{empty_pages} of {len(pages)} pages have no text layer (images only) and were skipped; "
                      "OCR is not supported")
