@@ -133,7 +133,8 @@ def _turned(raw: object, n: int) -> np.ndarray:
     values, counts = np.unique(steps, return_counts=True)
     own = values[np.argmax(counts)] * ANGLE_TOLERANCE
     off = np.abs((angles - own + np.pi) % (2 * np.pi) - np.pi)
-    return drawn & (off > 2 * ANGLE_TOLERANCE)
+    turned: np.ndarray = drawn & (off > 2 * ANGLE_TOLERANCE)
+    return turned
 
 
 @dataclass
@@ -403,7 +404,50 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
     return out
 
 
-def _left_out(per_page: list[_PageRead], furniture: int, numbers: int) -> str | None:
+# Sections of references and links that close a document: their lines cite other works, they state nothing
+# about the subject, and half of a printed encyclopedia article can be such lines. "Notes" is not among them:
+# an encyclopedia's notes are statements.
+END_MATTER = frozenset({"references", "bibliography", "works cited", "citations", "sources", "literature cited",
+                        "further reading", "external links", "see also", "reference list"})
+END_MATTER_FROM = 0.25  # a heading in the first quarter of the lines is a table of contents' entry, not a section
+
+
+def _heading_text(ln: _Line) -> str:
+    return " ".join(ln.text.split()).rstrip(":").lower()
+
+
+def _end_matter(lines: list[_Line]) -> list[bool]:
+    """Which lines belong to a closing section of references or links (``END_MATTER``).
+
+    A section starts at a line that is only its heading and runs to the next heading at least as large
+    that is not one of them (a larger heading than the body's text is a section heading: the next such
+    line ends the section); a heading set at the body's size runs to the end of the document or to an
+    appendix."""
+    out = [False] * len(lines)
+    if not lines:
+        return out
+    body_size = statistics.median(ln.size for ln in lines)
+    k, n = int(END_MATTER_FROM * len(lines)), len(lines)
+    while k < n:
+        if _heading_text(lines[k]) not in END_MATTER:
+            k += 1
+            continue
+        size = lines[k].size
+        larger = size > 1.1 * body_size
+        out[k] = True
+        k += 1
+        while k < n and _heading_text(lines[k]) not in END_MATTER:
+            words = lines[k].text.split()
+            if lines[k].text.lstrip().lower().startswith("appendix") or (
+                    larger and lines[k].size >= 0.95 * size and len(words) <= 8):
+                break
+            out[k] = True
+            k += 1
+    return out
+
+
+def _left_out(per_page: list[_PageRead], furniture: int, numbers: int,
+              end_matter: list[_Line] | None = None) -> str | None:
     """What the reader set aside, in words for the ingest report (None when nothing was)."""
     parts = []
     if furniture:
@@ -416,6 +460,12 @@ def _left_out(per_page: list[_PageRead], furniture: int, numbers: int) -> str | 
         sample = first if len(first) <= 60 else first[:57] + "..."
         where = f"page {first_page}" if len(turned) == 1 else f"{len(turned)} pages"
         parts.append(f"turned text on {where} (a margin stamp or rotated label: \"{sample}\")")
+    if end_matter:
+        names = list(dict.fromkeys(" ".join(ln.text.split()).rstrip(":") for ln in end_matter
+                                   if _heading_text(ln) in END_MATTER))
+        start, stop = end_matter[0].page, end_matter[-1].page
+        where = f"page {start}" if start == stop else f"pages {start}-{stop}"
+        parts.append(f"{len(end_matter)} lines of references and links ({', '.join(names)}; {where})")
     return "left out of the text: " + "; ".join(parts) if parts else None
 
 
@@ -465,12 +515,17 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
         for region in _xy_cut(keep, pages[p].width):
             lines.extend(_lines(region, p + 1))
         body.append(lines)
+    ordered = [ln for lines in body for ln in lines]
+    closing = [ln for ln, out in zip(ordered, _end_matter(ordered)) if out]
+    left_out = {id(ln) for ln in closing}
     parts: list[str] = []
     text_lines: list[TextLine] = []
     pos = 0
     prev: _Line | None = None
     for lines in body:
         for ln in lines:
+            if id(ln) in left_out:
+                continue
             chars, x0s, x1s = ln.chars, ln.x0s, ln.x1s
             if prev is not None:
                 sep = _separator(prev, ln)
@@ -490,7 +545,7 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
             pos += k
             prev = ln
     text = "".join(parts)
-    notes = [note] if (note := _left_out(read, furniture, numbers)) else []
+    notes = [note] if (note := _left_out(read, furniture, numbers, closing)) else []
     if empty_pages:
         notes.append(f"{empty_pages} of {len(pages)} pages have no text layer (images only) and were skipped; "
                      "OCR is not supported")

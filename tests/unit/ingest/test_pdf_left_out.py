@@ -76,3 +76,73 @@ def test_running_headers_and_page_numbers_are_counted_in_the_report() -> None:
     assert "administration guide" not in text
     (note,) = layout.notes
     assert "3 running header or footer lines" in note and "3 page numbers" in note
+
+
+PROSE = ("Owners can restore a snapshot from the settings page within the retention window. "
+         "Restores replace the workspace's current data, so an export is taken first. ")
+ENTRIES = ['1. "Snapshot policy" (https://example.org/snapshots). Example Press. Retrieved 3 May 2018.',
+           "2. Doe, Jane (2019). Backups in practice. Example University Press. ISBN 0-8061-2650-7.",
+           "3. Roe, R. et al. (2020). Restores at scale. In Proceedings of the Storage Workshop, pp. 1-9."]
+
+
+def _sectioned(c, i: int, heading_size: float, contents: bool) -> None:
+    y = 700  # below the band where a line repeated on every page is a running header
+    if i == 0 and contents:  # a table of contents names the section too
+        c.setFont("Helvetica", 11)
+        for entry in ("Contents", "Restores", "References"):
+            c.drawString(72, y, entry)
+            y -= 16
+        y -= 20
+    c.setFont("Helvetica", 11)
+    for _ in range(8):
+        for part in (PROSE[:82], PROSE[82:]):
+            c.drawString(72, y, part.strip())
+            y -= 14
+        y -= 8
+    if i == 1:
+        c.setFont("Helvetica-Bold", heading_size)
+        c.drawString(72, y - 10, "References")
+        y -= 34
+        c.setFont("Helvetica", 9)
+        for entry in ENTRIES:
+            c.drawString(72, y, entry)
+            y -= 13
+
+
+@pytest.mark.parametrize("heading_size", [16, 11])
+def test_a_closing_references_section_is_left_out_and_named_in_the_report(heading_size: float) -> None:
+    text, _, layout = read_pdf(pdf_with(lambda c, i: _sectioned(c, i, heading_size, contents=True), pages=2))
+    assert "Retrieved" not in text and "ISBN" not in text and "Proceedings" not in text
+    assert text.count("Owners can restore a snapshot") == 16  # every paragraph of prose kept
+    assert text.startswith("Contents\nRestores\nReferences")  # the contents' entry is no section
+    (note,) = layout.notes
+    assert "4 lines of references and links (References; page 2)" in note
+
+
+def test_a_larger_heading_after_the_references_ends_the_section() -> None:
+    def draw(c, i: int) -> None:
+        _sectioned(c, i, 16, contents=False)
+        if i == 1:
+            c.setFont("Helvetica-Bold", 16)
+            c.drawString(72, 200, "Restores in detail")
+            c.setFont("Helvetica", 11)
+            c.drawString(72, 180, "A restore takes about ten minutes for a workspace of one gigabyte.")
+
+    text, _, _ = read_pdf(pdf_with(draw, pages=2))
+    assert "ISBN" not in text
+    assert text.rstrip().endswith("Restores in detail\n\nA restore takes about ten minutes for a workspace of one "
+                                  "gigabyte.")
+
+
+def test_the_reading_measure_counts_junk_sentences_and_what_was_left_out(tmp_path) -> None:
+    from lab.evaluate.pdf_reading import junk_reason, measure
+
+    assert junk_reason("a r X i v 1 9 1 2 automatically generated text.") == "one-letter debris"
+    assert junk_reason("Doe, Jane (2019). Backups in practice. Example University Press. ISBN 0-8061-2650-7.") == \
+        "reference"
+    assert junk_reason("Owners can restore a snapshot from the settings page.") is None
+    path = tmp_path / "guide.pdf"
+    path.write_bytes(pdf_with(lambda c, i: _sectioned(c, i, 16, contents=False), pages=2))
+    row = measure(path)
+    assert row["pages"] == 2 and row["junk"] == 0 and row["sentences"] == 32
+    assert "references and links" in row["left_out"][0]
