@@ -308,11 +308,25 @@ def _lines(region: list[_Fragment], page: int) -> list[_Line]:
     return out
 
 
+# A caption's opening ("Figure 3:", "Table 2.", "Fig. 4 |"): a caption is its own paragraph, never the end of prose.
+_CAPTION_START = re.compile(r"^\s*(?:fig(?:ure)?|table|tab|chart|plate|exhibit|listing|algorithm)\.?\s*"
+                            r"[\dIVXivx]+[a-z]?\s*[.:|\-–—]", re.IGNORECASE)
+_CELL = re.compile(r"^[-+(]?[$€£]?\d[\d.,]*%?\)?$|^[-–—]$")
+
+
+def _cells(ln: _Line) -> bool:
+    """A line that is mostly figures (a table row): at least three tokens, most of them numbers."""
+    tokens = ln.text.split()
+    return len(tokens) >= 3 and sum(bool(_CELL.match(t)) for t in tokens) > 0.5 * len(tokens)
+
+
 def _separator(prev: _Line, nxt: _Line) -> str:
     """What joins two consecutive lines: "" (hyphenated word), "\\n" (same paragraph) or a paragraph break."""
     text = prev.text.rstrip()
     if text and text[-1] in _HYPHENS and len(text) > 1 and text[-2].isalpha() and nxt.text[:1].isalpha():
         return ""
+    if _CAPTION_START.match(nxt.text) or _cells(prev) != _cells(nxt):
+        return "\n\n"  # a caption, or the edge of a table: prose is never glued to either
     same_column = prev.page == nxt.page and nxt.core_y0 >= prev.core_y0 and min(prev.x1, nxt.x1) > max(prev.x0, nxt.x0)
     h = max(prev.size, nxt.size)
     if same_column:

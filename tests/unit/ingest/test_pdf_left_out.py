@@ -146,3 +146,25 @@ def test_the_reading_measure_counts_junk_sentences_and_what_was_left_out(tmp_pat
     row = measure(path)
     assert row["pages"] == 2 and row["junk"] == 0 and row["sentences"] == 32
     assert "references and links" in row["left_out"][0]
+
+
+def test_a_table_and_its_caption_are_never_glued_to_the_prose_around_them() -> None:
+    lines = ["Both systems were trained on the same data and scored on the same test set.",
+             "Table 3: BLEU by system and test year",
+             "MNMT 23.1 24.5 25.0 26.2",
+             "Bilingual 22.0 23.4 24.1 25.3",
+             "Pivot 21.7 22.9 23.5 24.8",
+             "The multilingual model gains about one point in every year"]
+
+    def draw(c, i: int) -> None:
+        c.setFont("Helvetica", 11)
+        for k, line in enumerate(lines):  # one line spacing throughout: no gap tells the table apart
+            c.drawString(72, 700 - 14 * k, line + ("." if k == len(lines) - 1 else ""))
+
+    text, _, _ = read_pdf(pdf_with(draw))
+    sentences = [" ".join(s.text.split()) for s in split_sentences(text)]
+    prose = [s for s in sentences if "multilingual model gains" in s]
+    assert prose == ["The multilingual model gains about one point in every year."]
+    caption = [s for s in sentences if s.startswith("Table 3")]
+    assert caption == ["Table 3: BLEU by system and test year"]
+    assert all("23.1" not in s for s in sentences if "trained" in s or "gains" in s)
