@@ -287,11 +287,13 @@ def score_answer(q: PanelQuestion, answer: Answer, dense: Sequence[Span], tally:
     tally.dense_in_context.append(q.coverage(dense))
     first = bool(cited) and q.holds(cited[0].span)
     tally.first_in.append(first)
-    tally.any_in.append(any(q.holds(c.span) for c in cited))
+    anywhere = any(q.holds(c.span) for c in cited)
+    tally.any_in.append(anywhere)
     if q.answers:
         tally.short.append(contains_any(answer.text, q.answers))
     tally.cites.append(len(cited))
-    row: dict[str, Any] = {"question": q.text, "first_citation_inside": first, "citations": len(cited),
+    row: dict[str, Any] = {"question": q.text, "first_citation_inside": first, "any_citation_inside": anywhere,
+                           "citations": len(cited),
                            "first_quote": cited[0].span.text if cited else None}
     said = disagreement_texts(answer)
     if said is not None:

@@ -83,6 +83,7 @@ class _Fragment(_Extent):
     gy1: float = -np.inf
     ly0s: list[float] = field(default_factory=list)  # each character's loose extent
     ly1s: list[float] = field(default_factory=list)
+    plain: int = 0  # characters not set in a bold face
 
 
 @dataclass
@@ -97,6 +98,8 @@ class _Line(_Extent):
     # or closer to its neighbours than its body text is.
     core_y0: float = 0.0
     core_y1: float = 0.0
+    bold: bool = False  # every character in a bold face
+
 
     @property
     def size(self) -> float:
@@ -145,11 +148,25 @@ class _PageRead:
     turned: str = ""
 
 
+_FORCE_BOLD = 0x40000  # the font descriptor's ForceBold flag
+
+
+def _bold(raw: object, i: int, font: tuple[ctypes.Array[ctypes.c_char], ctypes.c_int]) -> bool:
+    """Whether character ``i`` is set in a bold face: by the font's name ("Helvetica-Bold",
+    "LiberationSerif-Bold"; the descriptor's weight is unreliable: italics report 495, bold 415) or its
+    ForceBold flag."""
+    name, flags = font
+    pdfium_c.FPDFText_GetFontInfo(raw, i, name, len(name), ctypes.byref(flags))
+    face = name.value.lower()
+    return b"bold" in face or b"black" in face or b"heavy" in face or bool(flags.value & _FORCE_BOLD)
+
+
 def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) -> _PageRead:
     """Line fragments in the page's own (unrotated) space, origin at the crop box's top-left corner;
     text turned against the page's direction is set aside (its characters in stream order)."""
     raw = textpage.raw
     turned = _turned(raw, n)
+    font = (ctypes.create_string_buffer(96), ctypes.c_int())
     aside: list[str] = []
     rect = pdfium_c.FS_RECTF()
     gleft, gright, gbottom, gtop = (ctypes.c_double() for _ in range(4))
@@ -205,6 +222,7 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) ->
         cur.y0, cur.y1 = min(cur.y0, y0), max(cur.y1, y1)
         cur.ly0s.append(y0)
         cur.ly1s.append(y1)
+        cur.plain += not _bold(raw, i, font)
         # The drawn box: the glyph's own extent, widened to the usual band around the baseline
         # (ascender 0.62, descender 0.18 of the loose height, i.e. about 0.72 and 0.21 of the
         # font size for Helvetica) so a line without capitals or descenders is boxed like the rest.
@@ -304,6 +322,7 @@ def _lines(region: list[_Fragment], page: int) -> list[_Line]:
             ln.chars.extend(f.chars)
             ln.x0s.extend(f.x0s)
             ln.x1s.extend(f.x1s)
+        ln.bold = all(f.plain == 0 for f in row)
         out.append(ln)
     return out
 
@@ -320,6 +339,12 @@ def _cells(ln: _Line) -> bool:
     return len(tokens) >= 3 and sum(bool(_CELL.match(t)) for t in tokens) > 0.5 * len(tokens)
 
 
+def _bold_heading(ln: _Line) -> bool:
+    """A bold line that reads as a heading: short, and not ending as a sentence does."""
+    text = ln.text.rstrip()
+    return len(text.split()) <= 12 and text[-1:] not in ".!?;,"
+
+
 def _separator(prev: _Line, nxt: _Line) -> str:
     """What joins two consecutive lines: "" (hyphenated word), "\\n" (same paragraph) or a paragraph break."""
     text = prev.text.rstrip()
@@ -327,6 +352,8 @@ def _separator(prev: _Line, nxt: _Line) -> str:
         return ""
     if _CAPTION_START.match(nxt.text) or _cells(prev) != _cells(nxt):
         return "\n\n"  # a caption, or the edge of a table: prose is never glued to either
+    if prev.bold != nxt.bold and _bold_heading(prev if prev.bold else nxt):
+        return "\n\n"  # a heading set in bold at the body's size ("A. Models"), not the start of its first sentence
     same_column = prev.page == nxt.page and nxt.core_y0 >= prev.core_y0 and min(prev.x1, nxt.x1) > max(prev.x0, nxt.x0)
     h = max(prev.size, nxt.size)
     if same_column:
@@ -460,6 +487,19 @@ def _end_matter(lines: list[_Line]) -> list[bool]:
     return out
 
 
+_ABSTRACT = re.compile(r"^\s*abstract\s*(?:$|[.:—–-])", re.IGNORECASE)
+FRONT_MATTER_LINES = 40  # a paper's title block is a few lines; an "Abstract" further down is no paper's opening
+
+
+def _front_matter(first_page: list[_Line]) -> list[_Line]:
+    """A paper's title block: the first page's lines before its "Abstract" heading (title, authors, affiliations,
+    e-mail addresses), and that heading; none when the page has no such heading near its top."""
+    for k, ln in enumerate(first_page[:FRONT_MATTER_LINES]):
+        if _ABSTRACT.match(ln.text):
+            return first_page[:k + 1]
+    return []
+
+
 def _left_out(per_page: list[_PageRead], furniture: int, numbers: int,
               end_matter: list[_Line] | None = None) -> str | None:
     """What the reader set aside, in words for the ingest report (None when nothing was)."""
@@ -532,6 +572,7 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
     ordered = [ln for lines in body for ln in lines]
     closing = [ln for ln, out in zip(ordered, _end_matter(ordered)) if out]
     left_out = {id(ln) for ln in closing}
+    front = {id(ln) for ln in _front_matter(body[0] if body else [])}
     parts: list[str] = []
     text_lines: list[TextLine] = []
     pos = 0
@@ -543,6 +584,8 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
             chars, x0s, x1s = ln.chars, ln.x0s, ln.x1s
             if prev is not None:
                 sep = _separator(prev, ln)
+                if sep and (id(prev) in front or id(ln) in front):
+                    sep = "\n\n"  # title, authors, affiliations: each line stands alone
                 if sep == "":  # hyphenated: drop the hyphen that ends the previous line
                     last = text_lines[-1]
                     parts[-1] = parts[-1][:-1]

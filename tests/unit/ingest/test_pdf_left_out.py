@@ -168,3 +168,44 @@ def test_a_table_and_its_caption_are_never_glued_to_the_prose_around_them() -> N
     caption = [s for s in sentences if s.startswith("Table 3")]
     assert caption == ["Table 3: BLEU by system and test year"]
     assert all("23.1" not in s for s in sentences if "trained" in s or "gains" in s)
+
+
+def test_a_bold_heading_at_the_body_size_is_not_glued_to_its_first_sentence() -> None:
+    def draw(c, i: int) -> None:
+        c.setFont("Helvetica-Bold", 11)
+        c.drawString(72, 700, "A. Models")
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 686, "We train two models on the same data. The first one is")
+        c.drawString(72, 672, "a transformer and the second one a recurrent network.")
+        c.drawString(72, 658, "Both use the")  # a bold phrase inside a sentence is no heading
+        c.setFont("Helvetica-Bold", 11)
+        c.drawString(140, 658, "same vocabulary")
+        c.setFont("Helvetica", 11)
+        c.drawString(230, 658, " of words.")
+
+    text, _, _ = read_pdf(pdf_with(draw))
+    assert [" ".join(s.text.split()) for s in split_sentences(text)] == [
+        "A. Models", "We train two models on the same data.",
+        "The first one is a transformer and the second one a recurrent network.",
+        "Both use the same vocabulary of words."]
+
+
+def test_a_papers_title_authors_and_addresses_are_lines_of_their_own() -> None:
+    def draw(c, i: int) -> None:
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(150, 740, "Multilingual Translation at Scale")
+        c.setFont("Helvetica", 11)
+        for k, line in enumerate(["Ana Lima, Ben Okafor, Chen Wei", "Example University, Department of Computing",
+                                  "ana@example.edu ben@example.edu"]):
+            c.drawString(150, 715 - 14 * k, line)
+        c.setFont("Helvetica-Bold", 11)
+        c.drawString(72, 660, "Abstract")
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 646, "We train one model for one hundred languages. It matches")
+        c.drawString(72, 632, "bilingual baselines on most pairs.")
+
+    text, _, _ = read_pdf(pdf_with(draw))
+    assert [" ".join(s.text.split()) for s in split_sentences(text)] == [
+        "Multilingual Translation at Scale", "Ana Lima, Ben Okafor, Chen Wei",
+        "Example University, Department of Computing", "ana@example.edu ben@example.edu", "Abstract",
+        "We train one model for one hundred languages.", "It matches bilingual baselines on most pairs."]
