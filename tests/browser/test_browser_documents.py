@@ -36,10 +36,13 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
     from PIL import Image
 
     from doc_helpers import scanned_pdf
+    from paper_pdf import STAMP, paper_pdf
 
     store = tmp_path / "store.db"
     scan = tmp_path / "scan.pdf"
     scan.write_bytes(scanned_pdf())
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(paper_pdf())
     ARTIFACTS.mkdir(exist_ok=True)
     requests: list[str] = []
     with streamlit_server(store, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
@@ -47,17 +50,21 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
         ctx.on("request", lambda r: requests.append(r.url))
         page = ctx.new_page()
         page.set_default_timeout(120_000)
-        # A newcomer uploads a PDF (and a scanned one) on the Ingest page.
+        # A newcomer uploads a PDF (with a scanned one and a two-column paper) on the Ingest page.
         page.goto(url)
         page.get_by_test_id("stSidebar").get_by_role("link", name="Ingest").click()
         page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
-            [str(ROOT / "sample_corpus" / "security-handbook.pdf"), str(scan)])
+            [str(ROOT / "sample_corpus" / "security-handbook.pdf"), str(scan), str(paper)])
         page.get_by_role("button", name="Ingest", exact=True).click()
         # The scan's reason, in the message below the report table. (Not the table's own cell: the table
         # draws on a canvas and keeps hidden cells for assistive technology; `.first` of the reason's text
         # sometimes found that hidden cell and waited for it to become visible, which it never does.)
         page.get_by_text("with problems (see the message column)", exact=False).wait_for(timeout=240_000)
         page.get_by_text("scan: rejected — no text layer: this PDF is images only", exact=False).wait_for()
+        # The paper's reading report: what was left out of its citable text.
+        page.get_by_text(f'paper: left out of the text: turned text on page 1 (a margin stamp or rotated label: "{STAMP}")',
+                         exact=False).wait_for()
+        page.get_by_text("3 lines of references and links (References; page 1)", exact=False).wait_for()
         page.wait_for_timeout(1200)
         page.screenshot(path=str(ARTIFACTS / "09-ingest-pdf.png"), full_page=True)
         page.get_by_test_id("stSidebar").get_by_role("link", name="Ask").click()

@@ -209,3 +209,18 @@ def test_a_papers_title_authors_and_addresses_are_lines_of_their_own() -> None:
         "Multilingual Translation at Scale", "Ana Lima, Ben Okafor, Chen Wei",
         "Example University, Department of Computing", "ana@example.edu ben@example.edu", "Abstract",
         "We train one model for one hundred languages.", "It matches bilingual baselines on most pairs."]
+
+
+def test_a_generated_two_column_paper_gives_prose_only_as_quotable_sentences() -> None:
+    from graphrag.answer.rank import quotable
+    from paper_pdf import BODY_SENTENCES, NOT_PROSE, STAMP, paper_pdf
+
+    text, _, layout = read_pdf(paper_pdf())
+    sentences = [" ".join(s.text.split()) for s in split_sentences(text)]
+    assert [s for s in sentences if s in BODY_SENTENCES] == BODY_SENTENCES  # each once, in reading order
+    quotable_lines = [s for s in sentences if quotable(s)]
+    assert quotable_lines == BODY_SENTENCES, [s for s in quotable_lines if s not in BODY_SENTENCES]
+    assert not [s for s in sentences for junk in NOT_PROSE if junk in s and quotable(s)]
+    assert "arXiv" not in text and "Proceedings" not in text
+    (note,) = layout.notes
+    assert STAMP in note and "references and links (References; page 1)" in note
