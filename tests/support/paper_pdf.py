@@ -10,6 +10,7 @@ each exactly once, and the strings no citable body sentence may contain.
 from __future__ import annotations
 
 import io
+from typing import Any
 
 STAMP = "arXiv:1912.01214v1 [cs.CL] 3 Dec 2019"
 TITLE = "Multilingual Translation at Scale"
@@ -22,7 +23,8 @@ REFERENCES = ["[1] Doe, J. (2019). Massively multilingual models. In Proceedings
               "[2] Roe, R. et al. (2020). Pivots considered. arXiv preprint arXiv:2001.00001."]
 
 # Each column: (kind, text) in reading order; body paragraphs are lists of lines, a sentence may cross lines.
-LEFT = [
+Block = tuple[str, "str | list[str]"]
+LEFT: list[Block] = [
     ("heading", "Abstract"),
     ("body", ["We train one model for one hundred languages.", "It matches bilingual baselines on",
               "most pairs and improves the rarest ones."]),
@@ -33,7 +35,7 @@ LEFT = [
     ("rows", ROWS),
     ("body", ["The multilingual model gains about one", "point in every year of the test set."]),
 ]
-RIGHT = [
+RIGHT: list[Block] = [
     ("heading", "2 Models"),
     ("body", ["Both systems use the same vocabulary of", "sixty four thousand subword units.",
               "Training takes eleven days on eight", "accelerators."]),
@@ -54,14 +56,14 @@ NOT_PROSE = ["arXiv", "cs.CL", AUTHORS, AFFILIATION, "example.edu", "Table 3", "
              "Pivots considered", "Introduction", "2 Models"]
 
 
-def _column(c, x: float, y: float, blocks: list[tuple[str, object]]) -> None:
+def _column(c: Any, x: float, y: float, blocks: list[Block]) -> None:
     for kind, content in blocks:
         if kind == "heading":
             c.setFont("Helvetica-Bold", 10)
-            c.drawString(x, y, str(content))
+            c.drawString(x, y, content)
             y -= 16
             continue
-        lines = [str(content)] if kind == "caption" else list(content)  # type: ignore[call-overload]
+        lines = [content] if isinstance(content, str) else content
         c.setFont("Helvetica", 8 if kind == "refs" else 10)
         for line in lines:
             c.drawString(x, y, line)
