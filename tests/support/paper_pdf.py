@@ -71,18 +71,23 @@ def _column(c: Any, x: float, y: float, blocks: list[Block]) -> None:
         y -= 6
 
 
-def paper_pdf() -> bytes:
-    """The paper as PDF bytes (one US letter page, two columns of 220 points)."""
-    from reportlab.pdfgen import canvas
-
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=(612, 792))
+def draw_stamp(c: Any) -> None:
+    """arXiv's identifier, vertical in the left margin (reportlab canvas ``c``)."""
     c.saveState()
     c.setFont("Times-Roman", 18)
     c.translate(36, 220)
     c.rotate(90)
     c.drawString(0, 0, STAMP)
     c.restoreState()
+
+
+def paper_pdf() -> bytes:
+    """The paper as PDF bytes (one US letter page, two columns of 220 points)."""
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792))
+    draw_stamp(c)
     c.setFont("Helvetica-Bold", 16)
     c.drawCentredString(306, 730, TITLE)
     c.setFont("Helvetica", 10)

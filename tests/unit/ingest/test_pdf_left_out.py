@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from doc_helpers import pdf_with
+from paper_pdf import STAMP, draw_stamp
 from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.text import split_sentences
 
@@ -15,7 +16,6 @@ pytestmark = pytest.mark.unit
 BODY = ["Exports are generated automatically every night for each workspace.",
         "The generated files are kept for thirty days and then deleted.",
         "Owners can download them from the settings page at any time."]
-STAMP = "arXiv:1912.01214v1 [cs.CL] 3 Dec 2019"
 
 
 def _body(c, x: float = 72, y: float = 700) -> None:
@@ -25,23 +25,14 @@ def _body(c, x: float = 72, y: float = 700) -> None:
         y -= 14
 
 
-def _stamp(c) -> None:
-    c.saveState()
-    c.setFont("Times-Roman", 20)
-    c.translate(30, 250)
-    c.rotate(90)
-    c.drawString(0, 0, STAMP)
-    c.restoreState()
-
-
 @pytest.mark.parametrize("stamp_first", [True, False])
 def test_a_margin_stamp_is_left_out_of_the_sentences_and_named_in_the_report(stamp_first: bool) -> None:
     def draw(c, i: int) -> None:
         if stamp_first:  # arXiv draws its stamp before the page's text
-            _stamp(c)
+            draw_stamp(c)
         _body(c)
         if not stamp_first:
-            _stamp(c)
+            draw_stamp(c)
 
     text, _, layout = read_pdf(pdf_with(draw))
     assert [s.text for s in split_sentences(text)] == BODY
@@ -213,7 +204,7 @@ def test_a_papers_title_authors_and_addresses_are_lines_of_their_own() -> None:
 
 def test_a_generated_two_column_paper_gives_prose_only_as_quotable_sentences() -> None:
     from graphrag.answer.rank import quotable
-    from paper_pdf import BODY_SENTENCES, NOT_PROSE, STAMP, paper_pdf
+    from paper_pdf import BODY_SENTENCES, NOT_PROSE, paper_pdf
 
     text, _, layout = read_pdf(paper_pdf())
     sentences = [" ".join(s.text.split()) for s in split_sentences(text)]
