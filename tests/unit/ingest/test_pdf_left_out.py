@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from doc_helpers import pdf_with
-from paper_pdf import STAMP, draw_stamp
 from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.text import split_sentences
+from paper_pdf import STAMP, draw_stamp
 
 pytestmark = pytest.mark.unit
 
