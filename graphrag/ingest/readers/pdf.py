@@ -100,7 +100,6 @@ class _Line(_Extent):
     core_y1: float = 0.0
     bold: bool = False  # every character in a bold face
 
-
     @property
     def size(self) -> float:
         return self.core_y1 - self.core_y0
