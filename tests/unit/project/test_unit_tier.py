@@ -36,3 +36,26 @@ def test_an_embedder_loaded_earlier_in_the_session_is_refused_too() -> None:
         loaded.encode(["Exports use snapshots."])
     assert _REACHED == ["all-MiniLM-L6-v2"]
     _REACHED.clear()
+
+
+class _Options:
+    def __init__(self, markexpr: str) -> None:
+        self.markexpr = markexpr
+
+    def getoption(self, name: str) -> str:
+        assert name == "markexpr"
+        return self.markexpr
+
+
+def test_the_unit_tier_is_the_tests_unit_folder() -> None:
+    from pathlib import Path
+
+    import conftest
+
+    tests = Path(conftest.__file__).resolve().parent
+    mixed = tests / "integration" / "test_review.py"  # marks some tests unit, and has PostgreSQL cases
+    assert "pytest.mark.unit" in mixed.read_text(encoding="utf-8")
+    assert conftest.pytest_ignore_collect(mixed, _Options("unit")) is True
+    assert conftest.pytest_ignore_collect(tests / "browser" / "test_browser_documents.py", _Options("unit")) is True
+    assert conftest.pytest_ignore_collect(Path(__file__).resolve(), _Options("unit")) is None
+    assert conftest.pytest_ignore_collect(mixed, _Options("")) is None  # the full suite collects it
