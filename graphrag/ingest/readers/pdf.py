@@ -29,6 +29,7 @@ from graphrag.ingest.readers.budget import CharBudget
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import PDF, Layout, TextLine, sha256_bytes
 from graphrag.model import PageSize
+from graphrag.text import counted
 
 MAX_PAGES = 2000
 MAX_CHARS_PER_PAGE = 100_000
@@ -504,9 +505,9 @@ def _left_out(per_page: list[_PageRead], furniture: int, numbers: int,
     """What the reader set aside, in words for the ingest report (None when nothing was)."""
     parts = []
     if furniture:
-        parts.append(f"{furniture} running header or footer line{'s' if furniture != 1 else ''}")
+        parts.append(counted(furniture, "running header or footer line"))
     if numbers:
-        parts.append(f"{numbers} page number{'s' if numbers != 1 else ''}")
+        parts.append(counted(numbers, "page number"))
     turned = [(p + 1, page.turned) for p, page in enumerate(per_page) if page.turned]
     if turned:
         first_page, first = turned[0]
