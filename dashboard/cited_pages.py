@@ -1,8 +1,9 @@
 """The Review page's pictures of a cited PDF sentence: a few drawn at once, the rest on demand.
 
 A sentence may run over hundreds of pages. Its first and last page are drawn (cropped to the cited
-lines); a page between is drawn when picked from a list, and a whole page when its toggle is on, so
-a rerun draws at most a few images whatever the citation spans. A page that cannot be drawn is a
+lines); a page between is drawn when picked from a list, and a whole page when its toggle is on (with,
+on a second toggle, each printed line outlined by the kind the reader gave it), so a rerun draws at most a
+few images whatever the citation spans. A page that cannot be drawn is a
 warning with the reason, never a traceback.
 """
 
@@ -13,7 +14,7 @@ import streamlit as st
 from dashboard import render
 from graphrag.errors import GraphRAGError
 from graphrag.model import SpanLayout
-from graphrag.present import pages_to_show, render_page
+from graphrag.present import KIND_COLOURS, pages_to_show, render_kinds, render_page
 from graphrag.text import counted
 
 
@@ -31,6 +32,20 @@ def show_cited_pages(data: bytes, file_sha256: str | None, layout: SpanLayout, k
             printed = f" (printed {layout.page_label})" if layout.page_label and pg == layout.page else ""
             if st.toggle(render.plain(f"Whole page {pg}{printed}"), key=f"whole_{key}_{pg}"):  # label: from the PDF
                 st.image(render_page(data, pg, layout.boxes, file_sha256=file_sha256), width="stretch")
+                if st.toggle("Outline what the reader found on this page", key=f"kinds_{key}_{pg}",
+                             help="Each printed line outlined by its kind: only body text is quoted as a claim"):
+                    _show_kinds(data, pg, file_sha256)
         except GraphRAGError as exc:
             message = str(exc)
             st.warning(render.plain(message[:1].upper() + message[1:]))
+
+
+def _show_kinds(data: bytes, page: int, file_sha256: str | None) -> None:
+    """The page with each line outlined in its kind's colour, and a legend counting the kinds."""
+    with st.spinner("Reading the page's lines…"):
+        png, counts = render_kinds(data, page, file_sha256)
+    st.image(png, width="stretch")
+    legend = " ".join(
+        f'<span style="border:2px solid rgb{KIND_COLOURS.get(kind, (0, 0, 0))};padding:0 4px;margin-right:6px">'
+        f"{render.esc(kind.replace('_', ' '))} {n}</span>" for kind, n in counts.most_common())
+    st.html(f"<div>{legend}</div>")  # escaped: shown as HTML, never through Markdown

@@ -34,6 +34,10 @@ _TITLES = frozenset("mr mrs ms dr prof gen col lt sgt capt rev".split())
 # Citation markers right after an abbreviation's dot ("... until 3 a.m. [4] Next"): the
 # extractive generator writes them there rather than inside the abbreviation ("a.m [4].").
 _MARKERS_AFTER = re.compile(r"(?:[ \t]*\[\d{1,6}(?:\s*[,;-]\s*\d{1,6})*\])+")
+# A caption's opening ("Figure 3:", "Table 2.", "Fig. 4 |"): what the PDF reader sets apart from prose and the
+# answer never quotes as a claim.
+CAPTION_START = re.compile(r"^\s*(?:fig(?:ure)?|table|tab|chart|plate|exhibit|listing|algorithm|image|photo|map)\.?\s*"
+                           r"[\dIVXivx]+[a-z]?\s*[.:|\-–—]", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from graphrag.embed import Embedder, get_embedder, torch_threads
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.ingest.extract.base import Extractor
+from graphrag.ingest.readers.pdf_kinds import EXTRACTED
 from graphrag.model import LOADING_MODELS, AuditEvent, Document, ExtractionResult, ExtractionStatus, Progress
 from graphrag.store import DocumentWrite, LayoutWrite, Store
 from graphrag.store.documents import EntityRow, MentionRow, Relabelled, RelationRow, SentenceRow
@@ -231,6 +232,15 @@ class _Pending:
     prepared: _Prepared | None = None
     sent_vecs: np.ndarray | None = None
 
+    @property
+    def extractable(self) -> list[Sentence]:
+        """The sentences entities and relations are taken from: a PDF's body text and headings, never its
+        table rows, captions or title block (their names are cells, labels and authors, not the subject's)."""
+        layout = self.item.layout
+        if layout is None or not layout.blocks:
+            return self.sentences
+        return [s for s in self.sentences if layout.kind_at(s.start) in EXTRACTED]
+
 
 @dataclass(frozen=True)
 class _Relabel:
@@ -355,11 +365,11 @@ class Ingestor:
             known = self._unchanged(item)
             staged.append(known or _Pending(item, split_sentences(item.text)))
         pending = [p for p in staged if isinstance(p, _Pending)]
-        small = [p for p in pending if sum(len(s.text) for s in p.sentences) <= EXTRACT_CHARS_PER_CALL]
+        small = [p for p in pending if sum(len(s.text) for s in p.extractable) <= EXTRACT_CHARS_PER_CALL]
         many = getattr(self.extractor, "extract_many", None)
         if many is not None and len(small) > 1:
             try:
-                results = many([p.sentences for p in small])
+                results = many([p.extractable for p in small])
                 self.timings.extract_calls += 1
             except Exception as exc:  # a backend bug must not stop the other windows
                 log.exception("extractor crashed on a window of %d documents", len(small))
@@ -369,7 +379,7 @@ class Ingestor:
         for p in pending:
             if p.result is None:
                 try:
-                    p.result = self._extract(p.sentences)
+                    p.result = self._extract(p.extractable)
                 except Exception as exc:  # a backend bug must not stop the other documents
                     log.exception("extractor crashed on %s", p.item.id)
                     p.result = self._crashed(exc)

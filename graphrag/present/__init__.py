@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
+    from graphrag.present.page_kinds import KIND_COLOURS, render_kinds
     from graphrag.present.pages import pages_to_show, render_page
     from graphrag.present.reading import cited_words, citing_claims, display_numbers, renumbered
     from graphrag.present.serialize import (
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
 # modules) loads nothing else and no import cycle can run through this door.
 _EXPORTS = {
+    "KIND_COLOURS": "graphrag.present.page_kinds",
+    "render_kinds": "graphrag.present.page_kinds",
     "VERBATIM": "graphrag.present.serialize",
     "VERBATIM_CHECKS": "graphrag.present.serialize",
     "answer_json": "graphrag.present.serialize",
@@ -58,6 +61,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "KIND_COLOURS",
     "VERBATIM",
     "VERBATIM_CHECKS",
     "answer_json",
@@ -70,6 +74,7 @@ __all__ = [
     "neighbourhood",
     "neighbourhood_html",
     "pages_to_show",
+    "render_kinds",
     "render_page",
     "renumbered",
     "route_html",

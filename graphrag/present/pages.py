@@ -37,6 +37,8 @@ _cache: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
 _cache_lock = threading.Lock()
 
 Box = Sequence[float]  # (page, x0, y0, x1, y1) in points, origin top-left
+Colour = tuple[int, int, int]
+Outline = tuple[int, float, float, float, float, Colour]  # (page, x0, y0, x1, y1, colour)
 
 
 class PageNotDrawn(InputError):
@@ -65,8 +67,12 @@ def render_scale(width: float, height: float, dpi: int = DPI, max_pixels: int = 
 
 
 def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DPI, around: float | None = None,
-                file_sha256: str | None = None, max_pixels: int = MAX_PIXELS) -> bytes:
+                file_sha256: str | None = None, max_pixels: int = MAX_PIXELS,
+                outlines: Sequence[Outline] = ()) -> bytes:
     """PNG bytes of ``page`` (1-based) of a PDF, with the boxes that lie on that page drawn on it.
+
+    ``outlines``: (page, x0, y0, x1, y1, colour) boxes drawn as thin outlines in their colour (the
+    reader's line kinds, ``page_kinds``).
 
     ``around``: crop to the boxes plus this many points above and below (and a little to each
     side), so the cited lines are legible in a narrow column; None gives the whole page.
@@ -76,13 +82,14 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
     from PIL import Image
 
     on_page = tuple(tuple(float(v) for v in b[1:5]) for b in boxes if int(b[0]) == page)
-    key = (file_sha256 or hashlib.sha256(data).hexdigest(), page, on_page, dpi, around, max_pixels)
+    lines = tuple((float(o[1]), float(o[2]), float(o[3]), float(o[4]), o[5]) for o in outlines if int(o[0]) == page)
+    key = (file_sha256 or hashlib.sha256(data).hexdigest(), page, on_page, dpi, around, max_pixels, lines)
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
     try:
-        png = _draw(data, page, on_page, dpi, around, max_pixels)
+        png = _draw(data, page, on_page, dpi, around, max_pixels, lines)
     except PageNotDrawn:
         raise
     except InputError as exc:  # the PDF cannot be opened: the reader's message says why
@@ -101,7 +108,7 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
 
 
 def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: int, around: float | None,
-          max_pixels: int) -> bytes:
+          max_pixels: int, outlines: tuple[tuple[float, float, float, float, Colour], ...] = ()) -> bytes:
     from PIL import Image, ImageDraw
 
     from graphrag.ingest.readers.pdf import PDFIUM_LOCK, _open
@@ -123,6 +130,10 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
                 pg.close()
         finally:
             doc.close()
+    if outlines:
+        draw = ImageDraw.Draw(image)
+        for x0, y0, x1, y1, colour in outlines:
+            draw.rectangle((x0 * scale - 1, y0 * scale - 1, x1 * scale + 1, y1 * scale + 1), outline=colour, width=2)
     if on_page:
         overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
         draw = ImageDraw.Draw(overlay)

@@ -283,8 +283,9 @@ def score_answer(q: PanelQuestion, answer: Answer, dense: Sequence[Span], tally:
     """Add one answer's outcomes to ``tally``; returns its row for the JSON detail."""
     cited = cited_items(answer)
     spans = [c.span for c in answer.context]
-    tally.in_context.append(q.coverage(spans))
-    tally.dense_in_context.append(q.coverage(dense))
+    in_context, dense_in_context = q.coverage(spans), q.coverage(dense)
+    tally.in_context.append(in_context)
+    tally.dense_in_context.append(dense_in_context)
     first = bool(cited) and q.holds(cited[0].span)
     tally.first_in.append(first)
     anywhere = any(q.holds(c.span) for c in cited)
@@ -293,7 +294,8 @@ def score_answer(q: PanelQuestion, answer: Answer, dense: Sequence[Span], tally:
         tally.short.append(contains_any(answer.text, q.answers))
     tally.cites.append(len(cited))
     row: dict[str, Any] = {"question": q.text, "first_citation_inside": first, "any_citation_inside": anywhere,
-                           "citations": len(cited),
+                           "citations": len(cited), "evidence_in_context": in_context,
+                           "dense_evidence_in_context": dense_in_context,
                            "first_quote": cited[0].span.text if cited else None}
     said = disagreement_texts(answer)
     if said is not None:

@@ -2,11 +2,13 @@
 
     python -m lab.evaluate.pdf_reading ../shared/data/documents [--json]
 
-Each PDF in the folder is read as ingest reads it and split into sentences; a sentence is junk when the
+Each PDF in the folder is read as ingest reads it and split into sentences; the citable ones are those the
+reader gives as body text (its table rows, captions and title block are paragraphs of their own kinds, never
+quoted as claims). A citable sentence is junk when the
 kind detector the answers use calls it a reference entry, an author line or a table row, when it holds
 one-letter debris (three single letters in a row, as a stamp read letter by letter gives), or when it runs
-over 500 characters (text glued across blocks). Printed: pages, sentences, the junk share and its reasons,
-and what the reader says it left out.
+over 500 characters (text glued across blocks). Printed: pages, citable sentences, the junk share and its
+reasons, and the reader's report (lines by kind, what it left out).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def junk_reason(text: str) -> str | None:
 def measure(path: Path) -> dict[str, object]:
     """One PDF's figures: pages, sentences, junk and its reasons, what the reader left out."""
     text, _, layout = read_pdf(path.read_bytes())
-    sentences = [s.text for s in split_sentences(text)]
+    sentences = [s.text for s in split_sentences(text) if layout.kind_at(s.start) == "body"]
     reasons = Counter(r for s in sentences if (r := junk_reason(s)))
     junk = sum(reasons.values())
     return {"document": path.name, "pages": len(layout.pages), "sentences": len(sentences),

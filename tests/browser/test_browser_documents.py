@@ -25,6 +25,8 @@ from app_helpers import (
 
 ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "Within how many hours are affected customers notified of a security incident?"
+PAPER_QUESTION = "How long does training take?"
+PAPER_SENTENCE = "Training takes eleven days on eight accelerators."
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.model]
 
@@ -62,9 +64,11 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
         page.get_by_text("with problems (see the message column)", exact=False).wait_for(timeout=240_000)
         page.get_by_text("scan: rejected — no text layer: this PDF is images only", exact=False).wait_for()
         # The paper's reading report: what was left out of its citable text.
-        page.get_by_text(f'paper: left out of the text: turned text on page 1 (a margin stamp or rotated label: "{STAMP}")',
+        page.get_by_text("paper: read 1 page: 10 citable sentences from 19 body lines, 5 headings, 3 caption lines, "
+                         "3 table rows, 3 title-block lines", exact=False).wait_for()
+        page.get_by_text("left out of the text: 2 footnote lines, 1 equation, 6 figure labels, 9 lines of references "
+                         f'and links (References; page 1), turned text on page 1 (a margin stamp or rotated label: "{STAMP}")',
                          exact=False).wait_for()
-        page.get_by_text("3 lines of references and links (References; page 1)", exact=False).wait_for()
         page.wait_for_timeout(1200)
         page.screenshot(path=str(ARTIFACTS / "09-ingest-pdf.png"), full_page=True)
         page.get_by_test_id("stSidebar").get_by_role("link", name="Ask").click()
@@ -87,6 +91,23 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
         shot = ARTIFACTS / "11-review-pdf-page.png"
         page.screenshot(path=str(shot))
         png = image.screenshot()
+
+        # The two-column paper: the answer quotes its prose sentence, nothing glued to it, and the Review page
+        # boxes it and can outline what the reader made of every line of the page.
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Ask").click()
+        ask_in_browser(page, PAPER_QUESTION)
+        wait_for_text(page, PAPER_SENTENCE)
+        answer = page.locator("[data-testid='stMain']").inner_text()
+        assert "accelerators. 2 Models" not in answer and "arXiv" not in answer
+        page.get_by_role("button", name="Review this answer").click()
+        page.get_by_text("Claim 1 of", exact=False).wait_for()
+        page.locator("[data-testid='stImage'] img").first.wait_for()
+        page.get_by_text("Whole page 1", exact=False).click()
+        page.get_by_text("Outline what the reader found on this page", exact=False).click()
+        wait_for_text(page, "table 3", timeout_ms=120_000)  # the legend counts the page's lines by kind
+        assert page.locator("[data-testid='stImage'] img").count() == 3  # the lines, the page, the outlined page
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(ARTIFACTS / "12-review-paper-kinds.png"), full_page=True)
         ctx.close()
 
     # The cropped page image holds the translucent yellow box over the cited lines.

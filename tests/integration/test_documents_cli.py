@@ -41,7 +41,7 @@ def test_pdf_citation_carries_page_label_and_boxes(doc_store, capsys):
     assert cit["document"] == "security-handbook"
     assert (cit["page"], cit["page_end"], cit["page_label"]) == (3, None, "2")
     assert len(cit["boxes"]) == 3 and all(b[0] == 3 and b[1] < b[3] and b[2] < b[4] for b in cit["boxes"])
-    assert cit["heading_path"] is None
+    assert cit["heading_path"] == "Incident response"  # the section heading above it on the page
 
 
 def test_text_citations_have_null_pages_and_html_keeps_its_heading(doc_store, capsys):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from graphrag.text import CAPTION_START
+
 
 class SentenceKind(str, Enum):
     """What kind of line a sentence is; only a body sentence can answer as a claim."""
@@ -31,8 +33,6 @@ NOT_A_CLAIM = frozenset(k for k in SentenceKind if k is not SentenceKind.BODY)
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*")
 _ENDS = re.compile(r"[.!?…;][\"'”’)]*$")
-_CAPTION = re.compile(r"^\s*(fig(ure)?|table|tab|chart|plate|exhibit|listing|algorithm|image|photo|map)\.?\s*"
-                      r"[\dIVXivx]+[a-z]?\s*[.:|\-–—]", re.IGNORECASE)
 # "[12] A. Smith, ..." / "12. Smith, J. (2019)." opening a numbered bibliography entry
 _REF_LEAD = re.compile(r"^\s*(\[\d{1,3}\]|\(\d{1,3}\)|\d{1,3}\.)\s+\S")
 # "Smith, J., & Lee, K. (2019)." / "Ellis, Richard E. (2007)." : the author-year opening of an entry
@@ -112,7 +112,7 @@ def sentence_kind(text: str) -> SentenceKind:
     words = _WORD.findall(text)
     if text.rstrip("\"'”’) ").endswith("?"):
         return SentenceKind.QUESTION
-    if _CAPTION.match(text):
+    if CAPTION_START.match(text):
         return SentenceKind.CAPTION
     if _looks_like_table_row(text, words):
         return SentenceKind.TABLE_ROW

@@ -27,6 +27,7 @@ Relation conventions (what the graph sees):
 from __future__ import annotations
 
 import functools
+import re
 import threading
 import time
 from collections import Counter
@@ -196,6 +197,20 @@ def _chunk_name(tokens: Sequence[Token]) -> str | None:
     return name if any(c.isalpha() for c in name) else None
 
 
+_CITATION_DEBRIS = re.compile(r"^(?:et\.?\s*al\.?|al\.?|et|ibid\.?|op\.?\s*cit\.?)$", re.IGNORECASE)
+_ET_AL = re.compile(r",?\s+et\.?\s+al\.?$", re.IGNORECASE)
+
+
+def _name(text: str) -> str | None:
+    """A node's name from its text, or None for citation debris: "et al.", a single letter, bare initials."""
+    name = _ET_AL.sub("", text.strip())  # "Roe et al." -> "Roe"
+    if not any(c.isalpha() for c in name) or _CITATION_DEBRIS.match(name):
+        return None
+    if re.fullmatch(r"[^\W\d_]\.?|(?:[A-Z]\.\s*)+", name):  # a single letter; "J. K.": initials alone name nobody
+        return None
+    return name
+
+
 def _nodes(doc: Doc) -> tuple[dict[int, Node], dict[int, str]]:
     """Token index -> the graph node it stands for (named entity or noun chunk), and for each
     multi-word noun chunk its head noun alone ("Snapshot exports" -> "exports" -> "export")."""
@@ -218,8 +233,8 @@ def _nodes(doc: Doc) -> tuple[dict[int, Node], dict[int, str]]:
             toks = toks[1:]
         while toks and toks[-1].dep_ == "case":
             toks = toks[:-1]
-        name = "".join(t.text_with_ws for t in toks).strip()
-        if name and any(c.isalpha() for c in name):
+        name = _name("".join(t.text_with_ws for t in toks))
+        if name:
             node = (name, label)
             for t in covered:
                 nodes[t.i] = node
@@ -234,6 +249,7 @@ def _nodes(doc: Doc) -> tuple[dict[int, Node], dict[int, str]]:
             if not tokens or root.i in nodes:
                 continue
         chunk_name = _chunk_name(tokens)
+        chunk_name = _name(chunk_name) if chunk_name else None
         if chunk_name:
             nodes[root.i] = (chunk_name, "concept")
             if " " in chunk_name and root.pos_ == "NOUN":

@@ -59,6 +59,18 @@ class Block:
     end: int
     heading_path: str  # "Refunds > Annual plans"; "" before the first heading
     paragraph: int  # 1-based, in document order
+    kind: str = "body"  # PDF: what the printed lines are (graphrag.ingest.readers.pdf_kinds.LineKind)
+
+
+@dataclass(frozen=True)
+class ReadLine:
+    """A printed line as the PDF reader classified it, whether or not its text was kept: the reading
+    report counts these, and the review page can outline them on the page."""
+
+    page: int
+    kind: str
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in points, origin at the top-left corner
+    text: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,6 +84,7 @@ class Layout:
     lines: tuple[TextLine, ...] = ()  # in text order
     blocks: tuple[Block, ...] = ()  # in text order
     notes: tuple[str, ...] = ()
+    read: tuple[ReadLine, ...] = ()  # PDF: every printed line with its kind (not stored)
     _line_ends: list[int] = field(default_factory=list, repr=False)
     _block_ends: list[int] = field(default_factory=list, repr=False)
 
@@ -101,6 +114,11 @@ class Layout:
         label = self.pages[page - 1].label if page is not None and page <= len(self.pages) else None
         return SpanLayout(page=page, page_end=page_end if page_end != page else None, page_label=label,
                           boxes=tuple(boxes), heading_path=heading, paragraph=paragraph)
+
+    def kind_at(self, start: int) -> str:
+        """The kind of the block holding character ``start`` ("body" where the reader gives none)."""
+        j = bisect.bisect_right(self._block_ends, start)
+        return self.blocks[j].kind if j < len(self.blocks) and self.blocks[j].start <= start else "body"
 
     def span_layouts(self, ranges: Sequence[tuple[int, int]]) -> list[SpanLayout | None]:
         """The layout of each (start, end) character range, None where it has none."""

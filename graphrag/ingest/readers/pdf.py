@@ -12,12 +12,15 @@ text, paragraphs where the gap or the font size says so, hyphenated line ends jo
 
 from __future__ import annotations
 
+import bisect
 import ctypes
+import itertools
 import re
 import statistics
 import threading
 import time
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,9 +30,10 @@ import pypdfium2.raw as pdfium_c
 from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.readers.budget import CharBudget
 from graphrag.ingest.readers.errors import ReadError
-from graphrag.ingest.readers.layout import PDF, Layout, TextLine, sha256_bytes
+from graphrag.ingest.readers.layout import PDF, Block, Layout, ReadLine, TextLine, sha256_bytes
+from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
 from graphrag.model import PageSize
-from graphrag.text import counted
+from graphrag.text import counted, split_sentences
 
 MAX_PAGES = 2000
 MAX_CHARS_PER_PAGE = 100_000
@@ -100,6 +104,8 @@ class _Line(_Extent):
     core_y0: float = 0.0
     core_y1: float = 0.0
     bold: bool = False  # every character in a bold face
+    cells: int = 1  # fragments: parts of the line set apart by wide gaps (a table's cells)
+    joins: list[int] = field(default_factory=list)  # where in ``chars`` one fragment meets the next
 
     @property
     def size(self) -> float:
@@ -123,21 +129,22 @@ def _open(data: bytes) -> pdfium.PdfDocument:
 ANGLE_TOLERANCE = 0.05  # radians: text this far from the page's own direction is turned against it
 
 
-def _turned(raw: object, n: int) -> np.ndarray:
-    """Which characters run in another direction than most of the page's text.
+def _turned(raw: object, n: int) -> tuple[np.ndarray, bool]:
+    """Which characters run in another direction than most of the page's text, and whether that
+    direction is upright.
 
     Judged against the page's own direction, not against upright: a page whose content was turned
     to print in landscape has all its text at 90 degrees, and none of it is a margin stamp."""
     angles = np.array([pdfium_c.FPDFText_GetCharAngle(raw, i) for i in range(n)], dtype=float)
     drawn = angles >= 0  # PDFium gives -1 for characters it placed itself (spaces, line breaks)
     if not drawn.any():
-        return np.zeros(n, dtype=bool)
+        return np.zeros(n, dtype=bool), True
     steps = np.round(angles[drawn] / ANGLE_TOLERANCE).astype(int)
     values, counts = np.unique(steps, return_counts=True)
     own = values[np.argmax(counts)] * ANGLE_TOLERANCE
     off = np.abs((angles - own + np.pi) % (2 * np.pi) - np.pi)
     turned: np.ndarray = drawn & (off > 2 * ANGLE_TOLERANCE)
-    return turned
+    return turned, bool(abs((own + np.pi) % (2 * np.pi) - np.pi) <= 2 * ANGLE_TOLERANCE)
 
 
 @dataclass
@@ -146,6 +153,8 @@ class _PageRead:
 
     fragments: list[_Fragment]
     turned: str = ""
+    turned_box: tuple[float, float, float, float] | None = None  # around the turned text (x0, y0, x1, y1)
+    upright: bool = True  # the page's own direction; a sideways page's lines are not yet put in reading order
 
 
 _FORCE_BOLD = 0x40000  # the font descriptor's ForceBold flag
@@ -165,9 +174,11 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) ->
     """Line fragments in the page's own (unrotated) space, origin at the crop box's top-left corner;
     text turned against the page's direction is set aside (its characters in stream order)."""
     raw = textpage.raw
-    turned = _turned(raw, n)
+    turned, upright = _turned(raw, n)
     font = (ctypes.create_string_buffer(96), ctypes.c_int())
     aside: list[str] = []
+    xs: list[float] = []
+    ys: list[float] = []
     rect = pdfium_c.FS_RECTF()
     gleft, gright, gbottom, gtop = (ctypes.c_double() for _ in range(4))
     ox, oy = ctypes.c_double(), ctypes.c_double()
@@ -182,6 +193,9 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) ->
             continue
         if turned[i]:
             aside.append(ch)
+            pdfium_c.FPDFText_GetLooseCharBox(raw, i, rect)
+            xs.extend((rect.left - left, rect.right - left))
+            ys.extend((top - rect.top, top - rect.bottom))
             continue
         if ch in ("\x02", "\u00ad"):  # PDFium's mark for a hyphen that ends a line, a drawn soft hyphen
             ch = "-"
@@ -235,7 +249,8 @@ def _fragments(textpage: pdfium.PdfTextPage, n: int, left: float, top: float) ->
     for f in out:
         while f.chars and f.chars[-1] == " ":
             f.chars.pop(), f.x0s.pop(), f.x1s.pop()
-    return _PageRead([f for f in out if f.chars], " ".join("".join(aside).split()))
+    box = (min(xs), min(ys), max(xs), max(ys)) if xs else None
+    return _PageRead([f for f in out if f.chars], " ".join("".join(aside).split()), box, upright)
 
 
 def _furniture_key(f: _Fragment) -> str:
@@ -316,6 +331,7 @@ def _lines(region: list[_Fragment], page: int) -> list[_Line]:
                    float(np.median([y for f in row for y in f.ly0s])), float(np.median([y for f in row for y in f.ly1s])))
         for f in row:
             if ln.chars:
+                ln.joins.append(len(ln.chars))
                 ln.chars.append(" ")
                 ln.x0s.append(np.nan)
                 ln.x1s.append(np.nan)
@@ -323,37 +339,21 @@ def _lines(region: list[_Fragment], page: int) -> list[_Line]:
             ln.x0s.extend(f.x0s)
             ln.x1s.extend(f.x1s)
         ln.bold = all(f.plain == 0 for f in row)
+        # Cells sit at least an em apart; a superscript or a change of font starts a fragment too, but touches
+        # the text before it.
+        ln.cells = 1 + sum(b.x0 - a.x1 > ln.size for a, b in itertools.pairwise(row))
         out.append(ln)
     return out
 
 
-# A caption's opening ("Figure 3:", "Table 2.", "Fig. 4 |"): a caption is its own paragraph, never the end of prose.
-_CAPTION_START = re.compile(r"^\s*(?:fig(?:ure)?|table|tab|chart|plate|exhibit|listing|algorithm)\.?\s*"
-                            r"[\dIVXivx]+[a-z]?\s*[.:|\-–—]", re.IGNORECASE)
-_CELL = re.compile(r"^[-+(]?[$€£]?\d[\d.,]*%?\)?$|^[-–—]$")
-
-
-def _cells(ln: _Line) -> bool:
-    """A line that is mostly figures (a table row): at least three tokens, most of them numbers."""
-    tokens = ln.text.split()
-    return len(tokens) >= 3 and sum(bool(_CELL.match(t)) for t in tokens) > 0.5 * len(tokens)
-
-
-def _bold_heading(ln: _Line) -> bool:
-    """A bold line that reads as a heading: short, and not ending as a sentence does."""
-    text = ln.text.rstrip()
-    return len(text.split()) <= 12 and text[-1:] not in ".!?;,"
-
-
-def _separator(prev: _Line, nxt: _Line) -> str:
-    """What joins two consecutive lines: "" (hyphenated word), "\\n" (same paragraph) or a paragraph break."""
+def _separator(prev: _Line, nxt: _Line, kind: LineKind, next_kind: LineKind) -> str:
+    """What joins two consecutive lines: "" (hyphenated word), "\\n" (same paragraph) or a paragraph break.
+    Lines of different kinds never share a paragraph, nor do two table rows or two title-block lines."""
+    if kind is not next_kind or kind in (LineKind.TABLE, LineKind.AUTHOR):
+        return "\n\n"
     text = prev.text.rstrip()
     if text and text[-1] in _HYPHENS and len(text) > 1 and text[-2].isalpha() and nxt.text[:1].isalpha():
         return ""
-    if _CAPTION_START.match(nxt.text) or _cells(prev) != _cells(nxt):
-        return "\n\n"  # a caption, or the edge of a table: prose is never glued to either
-    if prev.bold != nxt.bold and _bold_heading(prev if prev.bold else nxt):
-        return "\n\n"  # a heading set in bold at the body's size ("A. Models"), not the start of its first sentence
     same_column = prev.page == nxt.page and nxt.core_y0 >= prev.core_y0 and min(prev.x1, nxt.x1) > max(prev.x0, nxt.x0)
     h = max(prev.size, nxt.size)
     if same_column:
@@ -365,8 +365,10 @@ def _separator(prev: _Line, nxt: _Line) -> str:
         if nxt.core_y0 - prev.core_y1 > 0.75 * h and (text[-1:] in _TERMINAL or short):
             return "\n\n"
         return "\n"
-    # A new column or page: the sentence goes on unless the line closed it.
-    return "\n\n" if text[-1:] in _TERMINAL or abs(prev.size - nxt.size) > 0.15 * h else "\n"
+    # A new column or page: body text goes on where the line did not close its sentence.
+    if kind is not LineKind.BODY or text[-1:] in _TERMINAL or abs(prev.size - nxt.size) > 0.15 * h:
+        return "\n\n"
+    return "\n"
 
 
 def _count_chars(doc: pdfium.PdfDocument, n_pages: int, max_chars: int, max_chars_per_page: int) -> None:
@@ -445,88 +447,64 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
     return out
 
 
-# Sections of references and links that close a document: their lines cite other works, they state nothing
-# about the subject, and half of a printed encyclopedia article can be such lines. "Notes" is not among them:
-# an encyclopedia's notes are statements.
-END_MATTER = frozenset({"references", "bibliography", "works cited", "citations", "sources", "literature cited",
-                        "further reading", "external links", "see also", "reference list"})
-END_MATTER_FROM = 0.25  # a heading in the first quarter of the lines is a table of contents' entry, not a section
+def _box(ln: _Line | _Fragment) -> tuple[float, float, float, float]:
+    y0, y1 = (ln.gy0, ln.gy1) if isinstance(ln, _Fragment) else (ln.y0, ln.y1)  # what is drawn
+    return round(ln.x0, 2), round(y0, 2), round(ln.x1, 2), round(y1, 2)
 
 
-def _heading_text(ln: _Line) -> str:
-    return " ".join(ln.text.split()).rstrip(":").lower()
-
-
-def _end_matter(lines: list[_Line]) -> list[bool]:
-    """Which lines belong to a closing section of references or links (``END_MATTER``).
-
-    A section starts at a line that is only its heading and runs to the next heading at least as large
-    that is not one of them (a larger heading than the body's text is a section heading: the next such
-    line ends the section); a heading set at the body's size runs to the end of the document or to an
-    appendix."""
-    out = [False] * len(lines)
-    if not lines:
-        return out
-    body_size = statistics.median(ln.size for ln in lines)
-    k, n = int(END_MATTER_FROM * len(lines)), len(lines)
-    while k < n:
-        if _heading_text(lines[k]) not in END_MATTER:
-            k += 1
-            continue
-        size = lines[k].size
-        larger = size > 1.1 * body_size
-        out[k] = True
-        k += 1
-        while k < n and _heading_text(lines[k]) not in END_MATTER:
-            words = lines[k].text.split()
-            if lines[k].text.lstrip().lower().startswith("appendix") or (
-                    larger and lines[k].size >= 0.95 * size and len(words) <= 8):
-                break
-            out[k] = True
-            k += 1
-    return out
-
-
-_ABSTRACT = re.compile(r"^\s*abstract\s*(?:$|[.:—–-])", re.IGNORECASE)
-FRONT_MATTER_LINES = 40  # a paper's title block is a few lines; an "Abstract" further down is no paper's opening
-
-
-def _front_matter(first_page: list[_Line]) -> list[_Line]:
-    """A paper's title block: the first page's lines before its "Abstract" heading (title, authors, affiliations,
-    e-mail addresses), and that heading; none when the page has no such heading near its top."""
-    for k, ln in enumerate(first_page[:FRONT_MATTER_LINES]):
-        if _ABSTRACT.match(ln.text):
-            return first_page[:k + 1]
-    return []
-
-
-def _left_out(per_page: list[_PageRead], furniture: int, numbers: int,
-              end_matter: list[_Line] | None = None) -> str | None:
-    """What the reader set aside, in words for the ingest report (None when nothing was)."""
-    parts = []
-    if furniture:
-        parts.append(counted(furniture, "running header or footer line"))
-    if numbers:
-        parts.append(counted(numbers, "page number"))
-    turned = [(p + 1, page.turned) for p, page in enumerate(per_page) if page.turned]
-    if turned:
-        first_page, first = turned[0]
-        sample = first if len(first) <= 60 else first[:57] + "..."
-        where = f"page {first_page}" if len(turned) == 1 else f"{len(turned)} pages"
-        parts.append(f"turned text on {where} (a margin stamp or rotated label: \"{sample}\")")
-    if end_matter:
-        names = list(dict.fromkeys(" ".join(ln.text.split()).rstrip(":") for ln in end_matter
-                                   if _heading_text(ln) in END_MATTER))
-        start, stop = end_matter[0].page, end_matter[-1].page
+def _report(pages: int, read: list[ReadLine], citable: int) -> str:
+    """The reading report: pages, citable sentences, lines by kind, and what was left out of the text and why."""
+    counts = Counter(LineKind(r.kind) for r in read)
+    kept = [counted(counts[k], *NAMES[k]) for k in (LineKind.BODY, *REPORT_ORDER)
+            if counts[k] and k in IN_TEXT]
+    head = f"read {counted(pages, 'page')}: {counted(citable, 'citable sentence')} from " + ", ".join(kept)
+    out: list[str] = []
+    for k in (LineKind.RUNNING, LineKind.PAGE_NUMBER, LineKind.FOOTNOTE, LineKind.EQUATION,
+              LineKind.FIGURE_LABEL):
+        if counts[k]:
+            out.append(counted(counts[k], *NAMES[k]))
+    closing = [r for r in read if r.kind == LineKind.REFERENCE]
+    if closing:
+        names = list(dict.fromkeys(" ".join(r.text.split()).rstrip(":") for r in closing
+                                   if " ".join(r.text.split()).rstrip(":").lower() in END_MATTER))
+        start, stop = closing[0].page, closing[-1].page
         where = f"page {start}" if start == stop else f"pages {start}-{stop}"
-        parts.append(f"{len(end_matter)} lines of references and links ({', '.join(names)}; {where})")
-    return "left out of the text: " + "; ".join(parts) if parts else None
+        out.append(f"{counted(len(closing), *NAMES[LineKind.REFERENCE])} ({', '.join(names)}; {where})")
+    stamps = [r for r in read if r.kind == LineKind.STAMP]
+    if stamps:
+        first = stamps[0].text
+        sample = first if len(first) <= 60 else first[:57] + "..."
+        where = f"page {stamps[0].page}" if len(stamps) == 1 else f"{len(stamps)} pages"
+        out.append(f"turned text on {where} (a margin stamp or rotated label: \"{sample}\")")
+    return head + ("; left out of the text: " + ", ".join(out) if out else "")
+
+
+class _Headings:
+    """The heading path of the text so far: a heading closes every open heading set no larger than it."""
+
+    def __init__(self) -> None:
+        self.open: list[tuple[float, str]] = []
+
+    def add(self, ln: _Line, continued: bool) -> None:
+        text = " ".join(ln.text.split())
+        if continued and self.open:  # a heading's second line
+            size, first = self.open[-1]
+            self.open[-1] = (size, f"{first} {text}")
+            return
+        while self.open and self.open[-1][0] <= 1.05 * ln.size:
+            self.open.pop()
+        self.open.append((ln.size, text))
+
+    @property
+    def path(self) -> str:
+        return " > ".join(t for _, t in self.open)
 
 
 def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None
               ) -> tuple[str, str | None, Layout]:
     per_page = [page.fragments for page in read]
-    furniture = numbers = 0
+    seen_lines: list[ReadLine] = [ReadLine(p + 1, LineKind.STAMP.value, page.turned_box, page.turned)
+                                  for p, page in enumerate(read) if page.turned and page.turned_box]
     # Running headers and footers: band lines whose text (digits ignored) recurs on other pages.
     seen: dict[str, set[int]] = {}
     for p, frags in enumerate(per_page):
@@ -544,7 +522,7 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
                 offsets[int(m.group(1)) - p - 1] = offsets.get(int(m.group(1)) - p - 1, 0) + 1
     need = 1 if len(per_page) <= 2 else repeat
     page_offsets = {o for o, c in offsets.items() if c >= need}
-    body: list[list[_Line]] = []
+    ordered: list[_Line] = []
     empty_pages = 0
     for p, frags in enumerate(per_page):
         keep = []
@@ -555,58 +533,76 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
                 num = m.group(1) if m else None
                 if num is not None and (not num.isdigit() or int(num) - p - 1 in page_offsets):
                     printed = printed or num
-                    numbers += 1
+                    seen_lines.append(ReadLine(p + 1, LineKind.PAGE_NUMBER.value, _box(f), f.text))
                     continue
                 if len(seen[_furniture_key(f)]) >= repeat:
-                    furniture += 1
+                    seen_lines.append(ReadLine(p + 1, LineKind.RUNNING.value, _box(f), f.text))
                     continue
             keep.append(f)
         if not frags:
             empty_pages += 1
         if pages[p].label is None and printed is not None:
             pages[p] = PageSize(pages[p].number, pages[p].width, pages[p].height, printed)
-        lines: list[_Line] = []
         for region in _xy_cut(keep, pages[p].width):
-            lines.extend(_lines(region, p + 1))
-        body.append(lines)
-    ordered = [ln for lines in body for ln in lines]
-    closing = [ln for ln, out in zip(ordered, _end_matter(ordered)) if out]
-    left_out = {id(ln) for ln in closing}
-    front = {id(ln) for ln in _front_matter(body[0] if body else [])}
+            ordered.extend(_lines(region, p + 1))
+    # A sideways page's lines are read across its text (not yet turned back into reading order): what
+    # they are cannot be told from them, and they are all kept as they are.
+    kinds = [k if read[ln.page - 1].upright else LineKind.BODY for ln, k in zip(ordered, classify(ordered))]
+    seen_lines.extend(ReadLine(ln.page, k.value, _box(ln), ln.text) for ln, k in zip(ordered, kinds))
+    seen_lines.sort(key=lambda r: r.page)  # stable: reading order within a page
     parts: list[str] = []
     text_lines: list[TextLine] = []
+    blocks: list[tuple[int, LineKind, str]] = []  # (start, kind, heading path) of each paragraph
+    headings = _Headings()
+    opened = False
+    sizes = [ln.size for ln, k in zip(ordered, kinds) if k is LineKind.HEADING]
+    title_above = 1.05 * sorted(sizes)[-2] if len(sizes) > 1 else np.inf
     pos = 0
-    prev: _Line | None = None
-    for lines in body:
-        for ln in lines:
-            if id(ln) in left_out:
-                continue
-            chars, x0s, x1s = ln.chars, ln.x0s, ln.x1s
-            if prev is not None:
-                sep = _separator(prev, ln)
-                if sep and (id(prev) in front or id(ln) in front):
-                    sep = "\n\n"  # title, authors, affiliations: each line stands alone
-                if sep == "":  # hyphenated: drop the hyphen that ends the previous line
-                    last = text_lines[-1]
-                    parts[-1] = parts[-1][:-1]
-                    pos -= 1
-                    text_lines[-1] = TextLine(last.page, last.start, last.end - 1, last.y0, last.y1,
-                                              last.x0s[:-1], last.x1s[:-1])
-                parts.append(sep)
-                pos += len(sep)
-            s = "".join(chars).rstrip()
-            k = len(s)
-            parts.append(s)
-            text_lines.append(TextLine(ln.page, pos, pos + k, round(ln.y0, 2), round(ln.y1, 2),
-                                       np.asarray(x0s[:k], dtype=np.float32), np.asarray(x1s[:k], dtype=np.float32)))
-            pos += k
-            prev = ln
+    prev: tuple[_Line, LineKind] | None = None
+    for ln, kind in zip(ordered, kinds):
+        if kind not in IN_TEXT:
+            continue
+        chars = list(ln.chars)
+        if kind is LineKind.TABLE:  # cells apart: a table row reads as cells, never as a sentence
+            for j in ln.joins:
+                chars[j] = "\t"
+        sep = "\n\n"
+        if prev is not None:
+            sep = _separator(prev[0], ln, prev[1], kind)
+            if sep == "":  # hyphenated: drop the hyphen that ends the previous line
+                last = text_lines[-1]
+                parts[-1] = parts[-1][:-1]
+                pos -= 1
+                text_lines[-1] = TextLine(last.page, last.start, last.end - 1, last.y0, last.y1,
+                                          last.x0s[:-1], last.x1s[:-1])
+            parts.append(sep)
+            pos += len(sep)
+        if kind is not LineKind.HEADING:
+            opened = True
+        elif opened or ln.size <= title_above:  # an opening heading larger than any other is the title
+            headings.add(ln, continued=sep != "\n\n")
+        if sep == "\n\n" or not blocks:
+            blocks.append((pos, kind, headings.path))
+        s_ = "".join(chars).rstrip()
+        k = len(s_)
+        parts.append(s_)
+        text_lines.append(TextLine(ln.page, pos, pos + k, round(ln.y0, 2), round(ln.y1, 2),
+                                   np.asarray(ln.x0s[:k], dtype=np.float32), np.asarray(ln.x1s[:k], dtype=np.float32)))
+        pos += k
+        prev = (ln, kind)
     text = "".join(parts)
-    notes = [note] if (note := _left_out(read, furniture, numbers, closing)) else []
+    block_starts = [start for start, _, _ in blocks]
+    ends = [*block_starts[1:], len(text)]
+    paragraphs = tuple(Block(start, end, path, i + 1, kind.value)
+                       for i, ((start, kind, path), end) in enumerate(zip(blocks, ends)))
+    citable = sum(blocks[bisect.bisect_right(block_starts, s.start) - 1][1] is LineKind.BODY
+                  for s in split_sentences(text))
+    notes = [_report(len(pages), seen_lines, citable)]
     if empty_pages:
         notes.append(f"{empty_pages} of {len(pages)} pages have no text layer (images only) and were skipped; "
                      "OCR is not supported")
     if not text.strip():
         raise ReadError("no text layer: this PDF is images only; OCR is not supported")
-    layout = Layout(PDF, sha256_bytes(data), data, tuple(pages), tuple(text_lines), notes=tuple(notes))
+    layout = Layout(PDF, sha256_bytes(data), data, tuple(pages), tuple(text_lines), paragraphs, notes=tuple(notes),
+                    read=tuple(seen_lines))
     return text, title, layout
