@@ -465,8 +465,8 @@ def _report(pages: int, read: list[ReadLine], citable: int) -> str:
             out.append(counted(counts[k], *NAMES[k]))
     closing = [r for r in read if r.kind == LineKind.REFERENCE]
     if closing:
-        names = list(dict.fromkeys(" ".join(r.text.split()).rstrip(":") for r in closing
-                                   if " ".join(r.text.split()).rstrip(":").lower() in END_MATTER))
+        headings = (" ".join(r.text.split()).rstrip(":") for r in closing)
+        names = list(dict.fromkeys(h for h in headings if h.lower() in END_MATTER))
         start, stop = closing[0].page, closing[-1].page
         where = f"page {start}" if start == stop else f"pages {start}-{stop}"
         out.append(f"{counted(len(closing), *NAMES[LineKind.REFERENCE])} ({', '.join(names)}; {where})")
@@ -500,11 +500,12 @@ class _Headings:
         return " > ".join(t for _, t in self.open)
 
 
-def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None
-              ) -> tuple[str, str | None, Layout]:
+def _set_aside(read: list[_PageRead], pages: list[PageSize]) -> tuple[list[list[_Fragment]], list[ReadLine]]:
+    """Each page's fragments without its running headers, footers and page numbers, and those set aside (with
+    the turned text). A page number printed where the PDF has no page label becomes the page's label."""
     per_page = [page.fragments for page in read]
-    seen_lines: list[ReadLine] = [ReadLine(p + 1, LineKind.STAMP.value, page.turned_box, page.turned)
-                                  for p, page in enumerate(read) if page.turned and page.turned_box]
+    aside = [ReadLine(p + 1, LineKind.STAMP.value, page.turned_box, page.turned)
+             for p, page in enumerate(read) if page.turned and page.turned_box]
     # Running headers and footers: band lines whose text (digits ignored) recurs on other pages.
     seen: dict[str, set[int]] = {}
     for p, frags in enumerate(per_page):
@@ -522,8 +523,7 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
                 offsets[int(m.group(1)) - p - 1] = offsets.get(int(m.group(1)) - p - 1, 0) + 1
     need = 1 if len(per_page) <= 2 else repeat
     page_offsets = {o for o, c in offsets.items() if c >= need}
-    ordered: list[_Line] = []
-    empty_pages = 0
+    kept: list[list[_Fragment]] = []
     for p, frags in enumerate(per_page):
         keep = []
         printed: str | None = None
@@ -533,33 +533,31 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
                 num = m.group(1) if m else None
                 if num is not None and (not num.isdigit() or int(num) - p - 1 in page_offsets):
                     printed = printed or num
-                    seen_lines.append(ReadLine(p + 1, LineKind.PAGE_NUMBER.value, _box(f), f.text))
+                    aside.append(ReadLine(p + 1, LineKind.PAGE_NUMBER.value, _box(f), f.text))
                     continue
                 if len(seen[_furniture_key(f)]) >= repeat:
-                    seen_lines.append(ReadLine(p + 1, LineKind.RUNNING.value, _box(f), f.text))
+                    aside.append(ReadLine(p + 1, LineKind.RUNNING.value, _box(f), f.text))
                     continue
             keep.append(f)
-        if not frags:
-            empty_pages += 1
         if pages[p].label is None and printed is not None:
             pages[p] = PageSize(pages[p].number, pages[p].width, pages[p].height, printed)
-        for region in _xy_cut(keep, pages[p].width):
-            ordered.extend(_lines(region, p + 1))
-    # A sideways page's lines are read across its text (not yet turned back into reading order): what
-    # they are cannot be told from them, and they are all kept as they are.
-    kinds = [k if read[ln.page - 1].upright else LineKind.BODY for ln, k in zip(ordered, classify(ordered))]
-    seen_lines.extend(ReadLine(ln.page, k.value, _box(ln), ln.text) for ln, k in zip(ordered, kinds))
-    seen_lines.sort(key=lambda r: r.page)  # stable: reading order within a page
+        kept.append(keep)
+    return kept, aside
+
+
+def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine], list[Block]]:
+    """The document's text from the lines of the kinds kept in it, each line's place in that text, and its
+    paragraphs with their kind and heading path."""
     parts: list[str] = []
     text_lines: list[TextLine] = []
     blocks: list[tuple[int, LineKind, str]] = []  # (start, kind, heading path) of each paragraph
     headings = _Headings()
     opened = False
-    sizes = [ln.size for ln, k in zip(ordered, kinds) if k is LineKind.HEADING]
-    title_above = 1.05 * sorted(sizes)[-2] if len(sizes) > 1 else np.inf
+    sizes = sorted(ln.size for ln, k in zip(lines, kinds) if k is LineKind.HEADING)
+    title_above = 1.05 * sizes[-2] if len(sizes) > 1 else np.inf
     pos = 0
     prev: tuple[_Line, LineKind] | None = None
-    for ln, kind in zip(ordered, kinds):
+    for ln, kind in zip(lines, kinds):
         if kind not in IN_TEXT:
             continue
         chars = list(ln.chars)
@@ -583,26 +581,39 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
             headings.add(ln, continued=sep != "\n\n")
         if sep == "\n\n" or not blocks:
             blocks.append((pos, kind, headings.path))
-        s_ = "".join(chars).rstrip()
-        k = len(s_)
-        parts.append(s_)
-        text_lines.append(TextLine(ln.page, pos, pos + k, round(ln.y0, 2), round(ln.y1, 2),
-                                   np.asarray(ln.x0s[:k], dtype=np.float32), np.asarray(ln.x1s[:k], dtype=np.float32)))
-        pos += k
+        line = "".join(chars).rstrip()
+        parts.append(line)
+        text_lines.append(TextLine(ln.page, pos, pos + len(line), round(ln.y0, 2), round(ln.y1, 2),
+                                   np.asarray(ln.x0s[:len(line)], dtype=np.float32),
+                                   np.asarray(ln.x1s[:len(line)], dtype=np.float32)))
+        pos += len(line)
         prev = (ln, kind)
-    text = "".join(parts)
-    block_starts = [start for start, _, _ in blocks]
-    ends = [*block_starts[1:], len(text)]
-    paragraphs = tuple(Block(start, end, path, i + 1, kind.value)
-                       for i, ((start, kind, path), end) in enumerate(zip(blocks, ends)))
-    citable = sum(blocks[bisect.bisect_right(block_starts, s.start) - 1][1] is LineKind.BODY
+    ends = [*(start for start, _, _ in blocks[1:]), pos]
+    return "".join(parts), text_lines, [Block(start, end, path, i + 1, kind.value)
+                                         for i, ((start, kind, path), end) in enumerate(zip(blocks, ends))]
+
+
+def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None
+              ) -> tuple[str, str | None, Layout]:
+    kept, aside = _set_aside(read, pages)
+    ordered = [ln for p, frags in enumerate(kept) for region in _xy_cut(frags, pages[p].width)
+               for ln in _lines(region, p + 1)]
+    # A sideways page's lines are read across its text (not yet turned back into reading order): what
+    # they are cannot be told from them, and they are all kept as they are.
+    kinds = [k if read[ln.page - 1].upright else LineKind.BODY for ln, k in zip(ordered, classify(ordered))]
+    seen = sorted([*aside, *(ReadLine(ln.page, k.value, _box(ln), ln.text) for ln, k in zip(ordered, kinds))],
+                  key=lambda r: r.page)  # stable: the running header first, then reading order
+    text, text_lines, blocks = _join(ordered, kinds)
+    if not text.strip():
+        raise ReadError("no text layer: this PDF is images only; OCR is not supported")
+    starts = [b.start for b in blocks]
+    citable = sum(blocks[bisect.bisect_right(starts, s.start) - 1].kind == LineKind.BODY
                   for s in split_sentences(text))
-    notes = [_report(len(pages), seen_lines, citable)]
+    notes = [_report(len(pages), seen, citable)]
+    empty_pages = sum(not page.fragments for page in read)
     if empty_pages:
         notes.append(f"{empty_pages} of {len(pages)} pages have no text layer (images only) and were skipped; "
                      "OCR is not supported")
-    if not text.strip():
-        raise ReadError("no text layer: this PDF is images only; OCR is not supported")
-    layout = Layout(PDF, sha256_bytes(data), data, tuple(pages), tuple(text_lines), paragraphs, notes=tuple(notes),
-                    read=tuple(seen_lines))
+    layout = Layout(PDF, sha256_bytes(data), data, tuple(pages), tuple(text_lines), tuple(blocks),
+                    notes=tuple(notes), read=tuple(seen))
     return text, title, layout
