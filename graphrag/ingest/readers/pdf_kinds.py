@@ -220,14 +220,14 @@ def classify(lines: Sequence[PrintedLine]) -> list[LineKind]:
             kinds[k] = LineKind.HEADING  # "Abstract"
         elif CAPTION_START.match(ln.text):
             kinds[k] = LineKind.CAPTION
-        elif _table(lines, k) or (before is LineKind.TABLE and prev is not None and ln.cells >= 2 and ln.page == prev.page):
+        elif _table(lines, k) or (before is LineKind.TABLE and ln.cells >= 2 and prev is not None
+                                  and ln.page == prev.page):
             kinds[k] = LineKind.TABLE  # (a row with an empty cell goes on the table above it)
         elif before is LineKind.CAPTION and _continues(prev, ln, body):
             kinds[k] = LineKind.CAPTION
         elif _equation(ln):
             kinds[k] = LineKind.EQUATION
-        elif ln.size <= SMALL * body and (_FOOTNOTE_MARK.match(ln.text) or before is LineKind.FOOTNOTE) \
-                and _low_on_page(ln, lines, k) and (before is not LineKind.FOOTNOTE or _continues(prev, ln, body)):
+        elif _footnote(lines, k, body, wrapped=before is LineKind.FOOTNOTE and _continues(prev, ln, body)):
             kinds[k] = LineKind.FOOTNOTE
         elif _heading(ln, body):
             kinds[k] = LineKind.HEADING
@@ -270,6 +270,13 @@ def _continues(prev: PrintedLine | None, ln: PrintedLine, body: float) -> bool:
     if ln.y0 - prev.y1 > 0.75 * ln.size or prev.x1 < ln.x1 - 0.5 * ln.size:
         return False  # a gap, or the line before did not run to the end of its line: it was not wrapped
     return ln.size < 0.95 * body or prev.text.rstrip()[-1:] not in ".!?"
+
+
+def _footnote(lines: Sequence[PrintedLine], k: int, body: float, wrapped: bool) -> bool:
+    """Set small below every body-size line of its column, opening with a mark ("1", "*", "†"), or the next line
+    of such a footnote (``wrapped``)."""
+    ln = lines[k]
+    return ln.size <= SMALL * body and (wrapped or bool(_FOOTNOTE_MARK.match(ln.text))) and _low_on_page(ln, lines, k)
 
 
 def _low_on_page(ln: PrintedLine, lines: Sequence[PrintedLine], k: int) -> bool:
