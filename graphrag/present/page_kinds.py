@@ -19,6 +19,7 @@ from graphrag.present.pages import DPI, MAX_PIXELS, PageNotDrawn, render_page
 # One colour per kind: prose blue, structure purple and green, what is left out in greys and reds.
 KIND_COLOURS: dict[str, tuple[int, int, int]] = {
     "body": (31, 119, 180), "heading": (148, 103, 189), "caption": (44, 160, 44), "table": (255, 127, 14),
+    "infobox": (255, 187, 120),
     "author": (140, 86, 75), "footnote": (227, 119, 194), "equation": (23, 190, 207),
     "figure_label": (188, 189, 34), "reference": (214, 39, 40), "running": (127, 127, 127),
     "page_number": (127, 127, 127), "stamp": (214, 39, 40),

@@ -261,3 +261,43 @@ REPORT_LINES: list[tuple[str, str]] = [
     ("caption", "Table 1: Tickets by region and month"), *(("table", " ".join(r)) for r in REPORT_ROWS),
     ("footnote", REPORT_FOOTNOTE),
 ]
+
+
+# An encyclopedia page: a title, prose in a column, and an infobox beside it (a bold name, a heading, over label
+# and value pairs set smaller, the values an em and more to the right of their labels).
+ARTICLE_TITLE = "Example City"
+ARTICLE_BODY = ["Example City is the largest town of the northern province of the country.",
+                "It grew around a river crossing and a market that is still held in the old",
+                "square every week. The old bridge was rebuilt in stone after a great flood."]
+INFOBOX = [("Country", "Exampleland"), ("Founded", "1850"), ("Population", "120,000"), ("Mayor", "Jane Roe"),
+           ("Area", "45 square kilometres")]
+ARTICLE_SENTENCES = ["Example City is the largest town of the northern province of the country.",
+                     "It grew around a river crossing and a market that is still held in the old square every week.",
+                     "The old bridge was rebuilt in stone after a great flood."]
+
+
+def article_drawn() -> tuple[bytes, list[Drawn]]:
+    """The encyclopedia page as PDF bytes (one US letter page), and every line as drawn (an infobox row label
+    and value apart)."""
+    buf = io.BytesIO()
+    c = _canvas(buf)
+    c.setFont("Times-Bold", 24)
+    c.drawString(50, 720, ARTICLE_TITLE)
+    c.setFont("Times-Roman", 11)
+    for k, line in enumerate(ARTICLE_BODY):
+        c.drawString(50, 680 - 14 * k, line)
+    c.setFont("Helvetica-Bold", 10)
+    c.drawString(420, 684, ARTICLE_TITLE)
+    c.setFont("Helvetica", 9)
+    for k, (label, value) in enumerate(INFOBOX):
+        c.drawString(400, 668 - 13 * k, label)
+        c.drawString(470, 668 - 13 * k, value)
+    c.showPage()
+    c.save()
+    return buf.getvalue(), c.drawn
+
+
+ARTICLE_LINES: list[tuple[str, str]] = [
+    ("heading", ARTICLE_TITLE), *(("body", t) for t in ARTICLE_BODY), ("heading", ARTICLE_TITLE),  # the box's name
+    *(("infobox", f"{label} {value}") for label, value in INFOBOX),
+]

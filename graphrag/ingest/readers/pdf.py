@@ -353,7 +353,7 @@ def _lines(region: list[_Fragment], page: int) -> list[_Line]:
 def _separator(prev: _Line, nxt: _Line, kind: LineKind, next_kind: LineKind) -> str:
     """What joins two consecutive lines: "" (hyphenated word), "\\n" (same paragraph) or a paragraph break.
     Lines of different kinds never share a paragraph, nor do two table rows or two title-block lines."""
-    if kind is not next_kind or kind in (LineKind.TABLE, LineKind.AUTHOR):
+    if kind is not next_kind or kind in (LineKind.TABLE, LineKind.INFOBOX, LineKind.AUTHOR):
         return "\n\n"
     text = prev.text.rstrip()
     if text and text[-1] in _HYPHENS and len(text) > 1 and text[-2].isalpha() and nxt.text[:1].isalpha():
@@ -565,7 +565,7 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
         if kind not in IN_TEXT:
             continue
         chars = list(ln.chars)
-        if kind is LineKind.TABLE:  # cells apart: a table row reads as cells, never as a sentence
+        if kind in (LineKind.TABLE, LineKind.INFOBOX):  # cells apart: a row reads as cells, never as a sentence
             for j in ln.joins:
                 chars[j] = "\t"
         sep = "\n\n"

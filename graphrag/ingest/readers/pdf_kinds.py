@@ -28,6 +28,7 @@ class LineKind(str, Enum):
     HEADING = "heading"
     CAPTION = "caption"
     TABLE = "table"  # a table row
+    INFOBOX = "infobox"  # a label and its value in a box of facts beside the text
     FIGURE_LABEL = "figure_label"  # an axis label, a tick value, a legend inside a figure
     FOOTNOTE = "footnote"
     EQUATION = "equation"
@@ -40,13 +41,15 @@ class LineKind(str, Enum):
 
 # Kinds whose lines are part of the document's text. Of them, only body lines read as prose: the
 # others stand as paragraphs of their own, and the extractor takes entities from body and headings only.
-IN_TEXT = frozenset({LineKind.BODY, LineKind.HEADING, LineKind.CAPTION, LineKind.TABLE, LineKind.AUTHOR})
+IN_TEXT = frozenset({LineKind.BODY, LineKind.HEADING, LineKind.CAPTION, LineKind.TABLE, LineKind.INFOBOX,
+                     LineKind.AUTHOR})
 EXTRACTED = frozenset({LineKind.BODY, LineKind.HEADING})
 # The order the reading report names them in.
-REPORT_ORDER = (LineKind.HEADING, LineKind.CAPTION, LineKind.TABLE, LineKind.AUTHOR, LineKind.FOOTNOTE,
+REPORT_ORDER = (LineKind.HEADING, LineKind.CAPTION, LineKind.TABLE, LineKind.INFOBOX, LineKind.AUTHOR, LineKind.FOOTNOTE,
                 LineKind.EQUATION, LineKind.FIGURE_LABEL)
 NAMES = {LineKind.BODY: ("body line", "body lines"), LineKind.HEADING: ("heading", "headings"),
          LineKind.CAPTION: ("caption line", "caption lines"), LineKind.TABLE: ("table row", "table rows"),
+         LineKind.INFOBOX: ("infobox line", "infobox lines"),
          LineKind.FIGURE_LABEL: ("figure label", "figure labels"),
          LineKind.FOOTNOTE: ("footnote line", "footnote lines"), LineKind.EQUATION: ("equation", "equations"),
          LineKind.AUTHOR: ("title-block line", "title-block lines"),
@@ -237,7 +240,33 @@ def classify(lines: Sequence[PrintedLine]) -> list[LineKind]:
                                for j in (k - 1, k + 1))
             kinds[k] = LineKind.TABLE if beside_table else LineKind.FIGURE_LABEL
     _within_tables(lines, kinds)
+    _infoboxes(lines, kinds, body)
     return kinds
+
+
+INFOBOX_SIZE = 0.92  # an infobox is set a little smaller than the body
+INFOBOX_LINES = 4
+
+
+def _infoboxes(lines: Sequence[PrintedLine], kinds: list[LineKind], body: float) -> None:
+    """Runs of lines that are a box of facts beside the text: set smaller than the body, at least four lines,
+    most of them a label and a value set apart, all within a strip under half as wide as the body's lines (an
+    encyclopedia's infobox: "Capital    Oklahoma City"). Its section labels, in bold, are the box's too."""
+    widths = [ln.x1 - ln.x0 for ln, k in zip(lines, kinds) if k is LineKind.BODY and ln.size > INFOBOX_SIZE * body]
+    if not widths:
+        return
+    text_width = statistics.median(widths)
+    k, n = 0, len(lines)
+    while k < n:
+        j = k
+        while j < n and lines[j].page == lines[k].page and lines[j].size <= INFOBOX_SIZE * body \
+                and kinds[j] in (LineKind.BODY, LineKind.HEADING, LineKind.TABLE, LineKind.FIGURE_LABEL):
+            j += 1
+        run = lines[k:j]
+        if len(run) >= INFOBOX_LINES and sum(ln.cells >= 2 for ln in run) >= 0.5 * len(run) \
+                and max(ln.x1 for ln in run) - min(ln.x0 for ln in run) <= 0.5 * text_width:
+            kinds[k:j] = [LineKind.INFOBOX] * len(run)
+        k = max(j, k + 1)
 
 
 def _within_tables(lines: Sequence[PrintedLine], kinds: list[LineKind]) -> None:

@@ -2,7 +2,7 @@
 footnote, equation, title block, references, running header or footer, page number, turned text. Only body
 text reads as prose; headings become the heading path of the sentences under them; sentences never cross
 from one kind of block into another. Measured on generated documents whose every line's kind and box are
-known: a two-column paper and a report whose table runs onto a second page."""
+known: a two-column paper, a report whose table runs onto a second page and an encyclopedia page with an infobox."""
 
 from __future__ import annotations
 
@@ -14,13 +14,17 @@ from doc_helpers import iou
 from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.text import split_sentences
 from paper_pdf import (
+    ARTICLE_LINES,
+    ARTICLE_SENTENCES,
     BODY_SENTENCES,
+    INFOBOX,
     LINES,
     NOT_PROSE,
     REPORT_LINES,
     REPORT_SENTENCES,
     STAMP,
     Drawn,
+    article_drawn,
     paper_drawn,
     report_drawn,
 )
@@ -38,14 +42,14 @@ def _read(drawn_doc: tuple[bytes, list[Drawn]]):
 
 
 def test_each_kind_of_line_is_found_with_precision_and_recall_of_at_least_095() -> None:
-    expected = Counter((kind, _key(t)) for kind, t in [*LINES, *REPORT_LINES])
+    expected = Counter((kind, _key(t)) for kind, t in [*LINES, *REPORT_LINES, *ARTICLE_LINES])
     got: Counter[tuple[str, str]] = Counter()
-    for doc in (paper_drawn(), report_drawn()):
+    for doc in (paper_drawn(), report_drawn(), article_drawn()):
         _, _, layout, _ = _read(doc)
         got.update((r.kind, _key(r.text)) for r in layout.read)
     kinds = {k for k, _ in expected}
-    assert kinds == {"body", "heading", "caption", "table", "figure_label", "footnote", "equation", "author",
-                     "reference", "running", "page_number", "stamp"}, "the documents hold every kind"
+    assert kinds == {"body", "heading", "caption", "table", "infobox", "figure_label", "footnote", "equation",
+                     "author", "reference", "running", "page_number", "stamp"}, "the documents hold every kind"
     for kind in sorted(kinds):
         want = Counter({line: n for (k, line), n in expected.items() if k == kind})
         found = Counter({line: n for (k, line), n in got.items() if k == kind})
@@ -57,7 +61,7 @@ def test_each_kind_of_line_is_found_with_precision_and_recall_of_at_least_095() 
 
 
 def test_each_line_is_boxed_where_it_was_drawn() -> None:
-    for doc in (paper_drawn(), report_drawn()):
+    for doc in (paper_drawn(), report_drawn(), article_drawn()):
         _, _, layout, drawn = _read(doc)
         covered: set[int] = set()
         for r in layout.read:
@@ -112,3 +116,12 @@ def test_headings_become_the_heading_path_of_the_sentences_under_them() -> None:
     text, _, layout, _ = _read(report_drawn())
     paths = {_key(s.text): layout.span_layout(s.start, s.end).heading_path for s in split_sentences(text)}
     assert paths[REPORT_SENTENCES[1]] == "1 Overview"  # across the page break
+
+
+def test_an_infobox_beside_the_prose_reads_as_label_and_value_never_as_prose() -> None:
+    text, _, layout, _ = _read(article_drawn())
+    sentences = split_sentences(text)
+    assert [_key(s.text) for s in sentences if layout.kind_at(s.start) == "body"] == ARTICLE_SENTENCES
+    rows = [s.text for s in sentences if layout.kind_at(s.start) == "infobox"]
+    assert rows == [f"{label}\t{value}" for label, value in INFOBOX]
+    assert "5 infobox lines" in layout.notes[0]
