@@ -23,7 +23,7 @@ def rules() -> RulesExtractor:
 
 
 def test_an_uploaded_paper_gives_entities_from_its_prose_only(store, embedder, tmp_path, rules) -> None:
-    from paper_pdf import AUTHORS, AFFILIATION, ROWS, paper_pdf
+    from paper_pdf import AFFILIATION, AUTHORS, ROWS, paper_pdf
 
     path = tmp_path / "paper.pdf"
     path.write_bytes(paper_pdf())
