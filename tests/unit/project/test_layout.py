@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit  # no model, server or browser
 
 ROOT = Path(__file__).resolve().parents[3]
 DOMAINS = ("access", "answer", "ingest", "present", "verify")
-KERNEL = {"__init__", "__main__", "config", "embed", "errors", "model", "ollama_util", "registry", "serve", "text"}
+KERNEL = {"__init__", "__main__", "config", "embed", "embed_onnx", "errors", "model", "ollama_util", "registry", "serve", "text"}
 
 
 def test_graphrag_holds_a_small_kernel_and_the_domain_packages() -> None:
