@@ -9,6 +9,7 @@ A failed document writes nothing, so a re-run picks it up again; the others carr
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -232,7 +233,7 @@ class _Pending:
     prepared: _Prepared | None = None
     sent_vecs: np.ndarray | None = None
 
-    @property
+    @functools.cached_property  # asked three times per window: the layout is read once
     def extractable(self) -> list[Sentence]:
         """The sentences entities and relations are taken from: a PDF's body text and headings, never its
         table rows, captions or title block (their names are cells, labels and authors, not the subject's)."""
