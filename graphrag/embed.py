@@ -160,6 +160,19 @@ class MiniLMEmbedder:
 
 
 @contextmanager
+def encode_threads(embedder: object, n: int | None) -> Iterator[None]:
+    """Let ``embedder`` encode with ``n`` intra-op threads inside the block (None: leave it as it is): an ONNX
+    encoder runs a session made with that many threads, torch is switched process-wide."""
+    with_threads = getattr(embedder, "threads", None)
+    if n is not None and callable(with_threads):
+        with with_threads(n):
+            yield
+        return
+    with torch_threads(n):
+        yield
+
+
+@contextmanager
 def torch_threads(n: int | None) -> Iterator[None]:
     """Run torch with ``n`` intra-op threads inside the block (None: leave it as it is)."""
     if n is None or "torch" not in sys.modules:  # no model loaded here: nothing to set

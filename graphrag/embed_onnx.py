@@ -215,7 +215,7 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return pooled
 
 
-def _session(path: Path, threads: int) -> Any:
+def _new_session(path: Path, threads: int) -> Any:
     import onnxruntime as ort  # type: ignore[import-untyped]
 
     opts = ort.SessionOptions()
@@ -246,8 +246,29 @@ class OnnxMiniLMEmbedder:
         self._lowercase = bool(_sbert_config(model_dir).get("do_lower_case"))
         self._tokenizer = load_tokenizer(model_dir)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
-        self._session = _session(self.onnx_path, threads)
+        self._threads = max(1, threads)
+        self._sessions = {self._threads: _new_session(self.onnx_path, self._threads)}
+        self._local = threading.local()  # the thread count an ingest asked for, in its own thread only
         self._lock = threading.Lock()  # one encode at a time: the session already uses every thread it has
+
+    @contextlib.contextmanager
+    def threads(self, n: int) -> Iterator[None]:
+        """Encode with ``n`` intra-op threads inside the block, in the calling thread only (a dashboard's asks
+        meanwhile keep the default). A session's thread count is fixed when it is made, so each count gets its
+        own session, made on first use (about 0.2 s and the weights once more in memory)."""
+        before = getattr(self._local, "threads", None)
+        self._local.threads = max(1, n)
+        try:
+            yield
+        finally:
+            self._local.threads = before
+
+    @property
+    def _session(self) -> Any:
+        n = getattr(self._local, "threads", None) or self._threads
+        if n not in self._sessions:
+            self._sessions[n] = _new_session(self.onnx_path, n)  # under self._lock: encode holds it
+        return self._sessions[n]
 
     def _tokenize(self, texts: Sequence[str]) -> list[Encoding]:
         return self._tokenizer.encode_batch([t.lower() if self._lowercase else t for t in texts])

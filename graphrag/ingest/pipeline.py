@@ -23,7 +23,7 @@ import numpy as np
 
 from graphrag.access.rule import Access
 from graphrag.config import Config
-from graphrag.embed import Embedder, get_embedder, torch_threads
+from graphrag.embed import Embedder, encode_threads, get_embedder
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.ingest.extract.base import Extractor
@@ -428,7 +428,7 @@ class Ingestor:
             return {}
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vecs = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
-        with torch_threads(self.encode_threads):
+        with encode_threads(self.embedder, self.encode_threads):
             for c in range(0, len(order), ENCODE_CHUNK):
                 idx = order[c:c + ENCODE_CHUNK]
                 chunk = [texts[i] for i in idx]

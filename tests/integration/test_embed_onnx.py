@@ -128,3 +128,23 @@ def test_empty_input(onnx: OnnxMiniLMEmbedder) -> None:
     vecs, tokens = onnx.encode_with_tokens([])
     assert vecs.shape == (0, DIM) and tokens == {}
     assert onnx.encode_tokens([]) == {}
+
+
+def test_an_ingest_can_encode_on_two_threads_while_other_threads_keep_one(onnx: OnnxMiniLMEmbedder) -> None:
+    """The ingest asks for two threads when a core is free (``encode_threads``); a session's thread count is fixed
+    when it is made, so the block runs another session, and only in the thread that asked."""
+    import threading
+
+    from graphrag.embed import encode_threads
+
+    one = onnx.encode(SENTENCES[10:20])
+    elsewhere: list[object] = []
+    with encode_threads(onnx, 2):
+        two = onnx.encode(SENTENCES[10:20])
+        inside = onnx._session
+        worker = threading.Thread(target=lambda: elsewhere.append(onnx._session))
+        worker.start()
+        worker.join()
+    assert inside is onnx._sessions[2] and inside is not onnx._sessions[1]
+    assert elsewhere == [onnx._sessions[1]] and onnx._session is onnx._sessions[1]
+    np.testing.assert_allclose(two, one, atol=1e-5)
