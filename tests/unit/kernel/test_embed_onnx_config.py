@@ -1,5 +1,5 @@
-"""GRAPHRAG_ENCODER picks the embedder (torch by default, ONNX Runtime when asked), and the ONNX encoder's cache
-key and pipeline checks, all without loading a model."""
+"""GRAPHRAG_ENCODER picks the embedder (ONNX Runtime by default, torch when asked or when ONNX cannot run), and
+the ONNX encoder's cache key and pipeline checks, all without loading a model."""
 
 from __future__ import annotations
 
@@ -38,10 +38,10 @@ def doubles(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embed_onnx, "OnnxMiniLMEmbedder", OnnxDouble)
 
 
-def test_the_encoder_is_torch_unless_set() -> None:
-    assert Config.from_env({}).encoder == "torch"
-    assert Config.from_env({"GRAPHRAG_ENCODER": ""}).encoder == "torch"
-    assert Config.from_env({"GRAPHRAG_ENCODER": " ONNX "}).encoder == "onnx"
+def test_the_encoder_is_onnx_unless_set() -> None:
+    assert Config.from_env({}).encoder == "onnx"
+    assert Config.from_env({"GRAPHRAG_ENCODER": ""}).encoder == "onnx"
+    assert Config.from_env({"GRAPHRAG_ENCODER": " Torch "}).encoder == "torch"
     assert Config.from_env({}).onnx_cache is None
     assert Config.from_env({"GRAPHRAG_ONNX_CACHE": "~/x"}).onnx_cache == Path("~/x").expanduser()
 
@@ -56,13 +56,30 @@ def test_an_unknown_encoder_is_refused_by_name() -> None:
 
 @pytest.mark.usefixtures("doubles")
 def test_build_embedder_follows_the_setting(tmp_path: Path) -> None:
-    torch_one = embed.build_embedder(Config.from_env({}))
+    torch_one = embed.build_embedder(Config.from_env({"GRAPHRAG_ENCODER": "torch"}))
     assert isinstance(torch_one, TorchDouble) and torch_one.kwargs == {"threads": 1, "malloc_tune": True}
+    assert isinstance(embed.build_embedder(Config.from_env({})), OnnxDouble)
     env = {"GRAPHRAG_ENCODER": "onnx", "GRAPHRAG_TORCH_THREADS": "2", "GRAPHRAG_ONNX_CACHE": str(tmp_path),
            "GRAPHRAG_MALLOC_TUNE": "0"}
     onnx = embed.build_embedder(Config.from_env(env))
     assert isinstance(onnx, OnnxDouble)
     assert onnx.kwargs == {"threads": 2, "cache_dir": tmp_path, "malloc_tune": False}
+
+
+@pytest.mark.parametrize("failure", [ImportError("No module named 'onnxruntime'"),
+                                     PermissionError(13, "Permission denied", "/home/x/.cache/graphrag/onnx"),
+                                     embed_onnx.UnsupportedModel("a Dense module"), RuntimeError("export failed")])
+def test_torch_runs_when_the_onnx_encoder_cannot_be_made(failure: Exception, monkeypatch: pytest.MonkeyPatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    def cannot(*args: Any, **kwargs: Any) -> None:
+        raise failure
+
+    monkeypatch.setattr(embed, "MiniLMEmbedder", TorchDouble)
+    monkeypatch.setattr(embed_onnx, "OnnxMiniLMEmbedder", cannot)
+    with caplog.at_level("WARNING", logger="graphrag.embed"):
+        built = embed.build_embedder(Config.from_env({"GRAPHRAG_TORCH_THREADS": "2"}))
+    assert isinstance(built, TorchDouble) and built.kwargs["threads"] == 2
+    assert f"{type(failure).__name__}" in caplog.text and "runs on torch instead" in caplog.text
 
 
 @pytest.mark.usefixtures("doubles")
