@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import os
 import pkgutil
 import statistics
 import tempfile
@@ -128,6 +129,8 @@ def encoder_figures(data: Path, n: int, repeats: int = 3) -> dict[str, Any]:
     data or an encoder is missing (never an error: the rest of the figures stand)."""
     from lab.bench_encoder import CORPUS, run, sentences
 
+    if n < 1:
+        return {"encode_speedup": None, "embedding_cosine_min": None, "encoder_note": "skipped (no sentences asked)"}
     if not (data / CORPUS).is_file():
         return {"encode_speedup": None, "embedding_cosine_min": None,
                 "encoder_note": f"skipped: no {CORPUS} in {data} (see ../shared/data/README.md)"}
@@ -141,6 +144,7 @@ def encoder_figures(data: Path, n: int, repeats: int = 3) -> dict[str, Any]:
                 "encoder_note": f"skipped: {type(exc).__name__}: {exc}"}
     return {"encode_speedup": report["speedup"]["onnx"], "embedding_cosine_min": report["cosine"]["onnx"]["min"],
             "encoder_sentences": report["sentences"], "encoder_threads": threads,
+            "encoder_load_average": report["load_average"],
             "encoder_sentences_per_s": {k: v["sentences_per_s"] for k, v in report["encoders"].items()}}
 
 
@@ -162,7 +166,7 @@ def measure(path: Path, layout: Layout, n_questions: int, reuse: bool) -> dict[s
 
     gc.collect()
     reset_peak()
-    row: dict[str, Any] = {}
+    row: dict[str, Any] = {"load_average_start": round(os.getloadavg()[0], 2)}
     with Store(path) as store:
         if reuse and matches(store, layout):
             row.update(build_store_s=None, store_reused=True)
@@ -189,6 +193,7 @@ def measure(path: Path, layout: Layout, n_questions: int, reuse: bool) -> dict[s
         recall, note = ann_recall(graph, asked[1:])
         row.update(ann_recall_at_10=None if recall is None else round(recall, 4), ann_note=note)
         del graph
+    row["load_average_end"] = round(os.getloadavg()[0], 2)  # the machine's other work moves every figure
     if path.is_file():
         row["store_mb"] = round(sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6, 1)
     return row

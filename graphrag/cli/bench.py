@@ -82,7 +82,7 @@ def register(subparsers: Subparsers) -> None:
                     "command built with the same sizes is reused (default: a temporary file, removed after)")
     bm.add_argument("--questions", type=int, default=50, help="questions to time (a vector and its anchors given)")
     bm.add_argument("--encoder-sentences", type=int, default=5_000,
-                    help="real MuSiQue sentences for the ONNX-against-torch comparison")
+                    help="real MuSiQue sentences for the ONNX-against-torch comparison (0: skip it)")
     bm.add_argument("--data", default=MUSIQUE_DATA, help="the folder holding musique_train_corpus.json (without "
                                                          "it the encoder comparison is skipped, and says so)")
     bm.add_argument("--decades", action="store_true",
