@@ -18,6 +18,7 @@ import json
 import os
 import pkgutil
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -224,7 +225,11 @@ def bench_million(*, sentences: int = 1_000_000, relations: int = 1_000_000, sto
                     p.unlink()
         layout = Layout(sentences, relations, seed)
         path = Path(store) if store else Path(tmp) / "million.db"
-        row = measure(path, layout, n_questions, reuse=store is not None)
+        try:
+            row = measure(path, layout, n_questions, reuse=store is not None)
+        except ValueError as exc:  # --store names a store holding something else: never written over
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     t0 = time.perf_counter()
     row.update(encoder_figures(Path(data), encoder_sentences))
     row["encoder_s"] = round(time.perf_counter() - t0, 1)

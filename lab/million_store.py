@@ -271,7 +271,8 @@ def build(store: Store, layout: Layout) -> dict[str, float]:
     if store.url.path is None:
         raise ValueError("the synthetic store is written with SQLite's driver: give it a SQLite file")
     if store.counts()["versions"]:
-        raise ValueError(f"{store.url.display} already holds documents: the synthetic store needs an empty one")
+        raise ValueError(f"{store.url.display} already holds documents, not the synthetic store of these sizes: "
+                         "give a new path")
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     rows = plan(layout)
