@@ -1,5 +1,5 @@
 """``graphrag bench``: benchmarks that print figures as JSON. The options are read here and passed on as
-plain arguments to ``lab.bench``, ``lab.bench_scale`` and ``lab.evaluate.support``."""
+plain arguments to ``lab.bench``, ``lab.bench_scale``, ``lab.bench_million`` and ``lab.evaluate.support``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from graphrag.cli.common import store_value
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
 
-MUSIQUE_CORPUS = "../shared/data/musique_train_corpus.json"
+MUSIQUE_DATA = "../shared/data"
+MUSIQUE_CORPUS = f"{MUSIQUE_DATA}/musique_train_corpus.json"
 MUSIQUE_QUESTIONS = "../shared/data/musique_train100.json"
 
 
@@ -72,6 +73,20 @@ def register(subparsers: Subparsers) -> None:
     bs.add_argument("--queries", type=int, default=30)
     bs.add_argument("--store", help="where to build the store (default: a temporary file, removed after)")
     bs.add_argument("--no-dashboard", action="store_true", help="skip the dashboard cold start")
+    bm = b.add_parser("million", help="a synthetic store of a million sentences and relations written straight "
+                                      "into the tables: graph load, ask latency, ANN recall, peak memory, and "
+                                      "the ONNX encoder on real sentences")
+    bm.add_argument("--sentences", type=int, default=1_000_000)
+    bm.add_argument("--relations", type=int, default=1_000_000)
+    bm.add_argument("--store", dest="million_store", metavar="PATH", help="build the synthetic store here and keep it; a store this "
+                    "command built with the same sizes is reused (default: a temporary file, removed after)")
+    bm.add_argument("--questions", type=int, default=50, help="questions to time (a vector and its anchors given)")
+    bm.add_argument("--encoder-sentences", type=int, default=5_000,
+                    help="real MuSiQue sentences for the ONNX-against-torch comparison (0: skip it)")
+    bm.add_argument("--data", default=MUSIQUE_DATA, help="the folder holding musique_train_corpus.json (without "
+                                                         "it the encoder comparison is skipped, and says so)")
+    bm.add_argument("--decades", action="store_true",
+                    help="first a row per decade from 10k sentences (relations in proportion)")
     s.set_defaults(run=run)
 
 
@@ -96,6 +111,12 @@ def run(args: argparse.Namespace) -> int:
         return bench_scale(corpus=args.corpus, questions_path=args.questions, scale=args.scale, steps=args.steps,
                            limit=args.limit, start=args.start, queries=args.queries, store=args.store,
                            dashboard=not args.no_dashboard)
+    if args.what == "million":
+        from lab.bench_million import bench_million
+
+        return bench_million(sentences=args.sentences, relations=args.relations, store=args.million_store,
+                             n_questions=args.questions, encoder_sentences=args.encoder_sentences, data=args.data,
+                             per_decade=args.decades)
     from lab import bench
 
     if args.what == "ingest":

@@ -1,0 +1,243 @@
+"""``graphrag bench million``: a million sentences and a million relations, and what a question costs there.
+
+A synthetic store (``lab.million_store``) is written straight into the store's tables, then measured through
+the product's public functions, so whatever replaces their insides is measured once merged: a full
+``build_graph``; per question (a vector near a topic centre, naming one or two entities of that topic, asked
+with the default "public" access, so other labels' documents are filtered out) ``retrieve_vector`` and then
+what ``ask`` does with an extractive answer: its quotes of the first context items, markers and all, attributed
+to the context's spans (``attribute``); the recall@10 of an approximate nearest-neighbour index over the
+sentence vectors against the exact scan, when retrieval has one; the peak resident memory; and, on real MuSiQue
+sentences, the ONNX encoder against sentence-transformers on torch (``lab.bench_encoder``).
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import os
+import pkgutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from lab.bench_scale import reset_peak, vm_hwm_mb
+from lab.million_store import Layout, build, centres, entity_key, entity_name, matches
+
+# The issue's targets: (figure, comparison, bound).
+TARGETS = (("ask_p50_ms", "<=", 50.0), ("peak_rss_mb", "<=", 6000.0), ("ann_recall_at_10", ">=", 0.95),
+           ("graph_load_s", "<=", 10.0), ("encode_speedup", ">=", 1.8), ("embedding_cosine_min", ">=", 0.99))
+QUESTION_NOISE = 0.8  # a question resembles its topic's sentences about as much as they resemble each other
+ANN_K = 10
+# graphrag.answer.retrieval's modules before the approximate index: a module beyond these is taken for it.
+KNOWN_RETRIEVAL_MODULES = frozenset({"anchors", "context", "edges", "graph", "load", "records", "retrieve",
+                                     "rivals", "seeds", "vectors", "walk"})
+Question = tuple[np.ndarray, tuple[Any, ...]]  # (unit vector, anchors as Seeds)
+
+
+def questions(layout: Layout, n: int, seed: int = 1) -> list[Question]:
+    """``n`` questions: a vector near a random topic's centre, naming one or two of that topic's entities
+    (one among its most named, one any), as the question's anchors."""
+    from graphrag.embed import DIM
+    from graphrag.model import RouteStart, Seed
+
+    rng = np.random.default_rng([layout.seed, seed])
+    centre = centres(layout)
+    out = []
+    for _ in range(n):
+        t = int(rng.integers(layout.topics))
+        q = centre[t] + rng.standard_normal(DIM).astype(np.float32) * np.float32(QUESTION_NOISE / np.sqrt(DIM))
+        ents = layout.entities_of_topic(t)
+        named = [int(ents[int(rng.integers(min(5, len(ents))))])]
+        if rng.random() < 0.5 and len(ents) > 1:
+            named.append(int(ents[int(rng.integers(len(ents)))]))
+        anchors = tuple(Seed(entity_key(e), 1.0, RouteStart.QUESTION, entity_name(e), "name")
+                        for e in dict.fromkeys(named))
+        out.append(((q / np.linalg.norm(q)).astype(np.float32), anchors))
+    return out
+
+
+def extractive_answer(context: Sequence[Any], quotes: int = 3) -> str:
+    """What the extractive generator's answer is made of: context sentences quoted, each with its marker."""
+    return " ".join(f"{c.span.text.rstrip('.')} [{c.n}]." for c in context[:quotes])
+
+
+def ask_latencies(store: Any, graph: Any, asked: Sequence[Question]) -> tuple[list[float], dict[str, Any]]:
+    """Milliseconds per question for retrieval and attribution (the first question warms up, untimed), and
+    what the answers drew on."""
+    from graphrag.answer.attribution import attribute
+    from graphrag.answer.retrieval import retrieve_vector
+    from graphrag.model import AskSettings, RouteStart
+
+    settings = AskSettings()
+    retrieve_vector(store, graph, asked[0][0], settings, asked[0][1])
+    ms, items, anchored, cited = [], [], 0, 0
+    for qvec, anchors in asked:
+        t = time.perf_counter()
+        got = retrieve_vector(store, graph, qvec, settings, anchors)
+        claims = attribute(extractive_answer(got.context), got.context)
+        ms.append((time.perf_counter() - t) * 1000)
+        items.append(len(got.context))
+        anchored += got.seeding is RouteStart.QUESTION
+        cited += sum(1 for c in claims for x in c.citations if x.valid)
+    return ms, {"context_items_mean": round(statistics.mean(items), 1), "questions_anchored": anchored,
+                "citations_resolved": cited, "access": list(settings.access)}
+
+
+def _index_module() -> tuple[ModuleType | None, list[str]]:
+    """The approximate nearest-neighbour index module of graphrag.answer.retrieval (one with ``build_index``),
+    if any, and the names of the modules retrieval has beyond those it had before the index."""
+    import graphrag.answer.retrieval as retrieval
+
+    new = sorted(m.name for m in pkgutil.iter_modules(retrieval.__path__) if m.name not in KNOWN_RETRIEVAL_MODULES)
+    for name in new:
+        module = importlib.import_module(f"graphrag.answer.retrieval.{name}")
+        if callable(getattr(module, "build_index", None)):
+            return module, new
+    return None, new
+
+
+def ann_recall(graph: Any, asked: Sequence[Question], k: int = ANN_K) -> tuple[float | None, str]:
+    """Recall@k of the index's neighbours of each question against the exact scan over every sentence row;
+    None (and why) when retrieval has no index, or one whose interface this bench does not know
+    (``build_index(vectors)`` returning an object with ``search(query, k)`` -> row ids, or (ids, scores))."""
+    found, new = _index_module()
+    if found is None and not new:
+        return None, "no approximate index in graphrag.answer.retrieval at this commit: retrieval scans exactly"
+    if found is None:
+        return None, f"modules {new} found, none with build_index(vectors): interface unknown to this bench"
+    t0 = time.perf_counter()
+    index = found.build_index(graph.sentence_vectors)
+    built_s = time.perf_counter() - t0
+    hits = 0
+    for qvec, _ in asked:
+        exact = np.argpartition(-graph.sentence_similarities(qvec), k)[:k]
+        got = index.search(qvec, k)
+        ids = got[0] if isinstance(got, tuple) else got
+        hits += len(set(np.asarray(ids).ravel().tolist()) & set(exact.tolist()))
+    return hits / (k * len(asked)), f"{found.__name__}.build_index: {built_s:.1f} s"
+
+
+def encoder_figures(data: Path, n: int, repeats: int = 3) -> dict[str, Any]:
+    """ONNX against torch on ``n`` real MuSiQue sentences (``lab.bench_encoder``); nulls and a note when the
+    data or an encoder is missing (never an error: the rest of the figures stand)."""
+    from lab.bench_encoder import CORPUS, run, sentences
+
+    if n < 1:
+        return {"encode_speedup": None, "embedding_cosine_min": None, "encoder_note": "skipped (no sentences asked)"}
+    if not (data / CORPUS).is_file():
+        return {"encode_speedup": None, "embedding_cosine_min": None,
+                "encoder_note": f"skipped: no {CORPUS} in {data} (see ../shared/data/README.md)"}
+    from graphrag.config import Config
+
+    threads = Config.from_env().torch_threads or 1
+    try:
+        report = run(sentences(data, n), ["torch", "onnx"], threads, repeats)
+    except Exception as exc:  # noqa: BLE001 - an encoder that cannot load is reported, the other figures stand
+        return {"encode_speedup": None, "embedding_cosine_min": None,
+                "encoder_note": f"skipped: {type(exc).__name__}: {exc}"}
+    return {"encode_speedup": report["speedup"]["onnx"], "embedding_cosine_min": report["cosine"]["onnx"]["min"],
+            "encoder_sentences": report["sentences"], "encoder_threads": threads,
+            "encoder_load_average": report["load_average"],
+            "encoder_sentences_per_s": {k: v["sentences_per_s"] for k, v in report["encoders"].items()}}
+
+
+def targets(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each target with its figure and whether it is met (None when the figure is missing)."""
+    compare: dict[str, Callable[[float, float], bool]] = {"<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
+    out = {}
+    for name, op, bound in TARGETS:
+        value = row.get(name)
+        out[name] = {"target": f"{op} {bound:g}", "value": value,
+                     "met": None if value is None else compare[op](float(value), bound)}
+    return out
+
+
+def measure(path: Path, layout: Layout, n_questions: int, reuse: bool) -> dict[str, Any]:
+    """Build (or reuse) the store at ``path`` and measure graph load, asks and memory; one row of figures."""
+    from graphrag.answer.retrieval import build_graph
+    from graphrag.store import Store
+
+    gc.collect()
+    reset_peak()
+    row: dict[str, Any] = {"load_average_start": round(os.getloadavg()[0], 2)}
+    with Store(path) as store:
+        if reuse and matches(store, layout):
+            row.update(build_store_s=None, store_reused=True)
+        else:
+            t0 = time.perf_counter()
+            phases = build(store, layout)
+            row.update(build_store_s=round(time.perf_counter() - t0, 2), build_phases_s=phases)
+        counts = store.counts()
+        row.update(sentences=counts["sentences"], relations=counts["relations"], entities=counts["entities"],
+                   mentions=counts["mentions"], documents=counts["documents"])
+        row["build_peak_rss_mb"] = round(vm_hwm_mb(), 1)
+    gc.collect()
+    reset_peak()  # what a product process holds: the graph and the questions, not the synthetic build
+    with Store(path) as store:
+        t0 = time.perf_counter()
+        graph = build_graph(store)
+        row["graph_load_s"] = round(time.perf_counter() - t0, 2)
+        asked = questions(layout, max(2, n_questions + 1))
+        t0 = time.perf_counter()
+        ms, about = ask_latencies(store, graph, asked)
+        row.update(ask_p50_ms=round(statistics.median(ms), 2), ask_p95_ms=round(float(np.percentile(ms, 95)), 2),
+                   questions=len(ms), ask_total_s=round(time.perf_counter() - t0, 2), **about)
+        row["peak_rss_mb"] = round(vm_hwm_mb(), 1)
+        recall, note = ann_recall(graph, asked[1:])
+        row.update(ann_recall_at_10=None if recall is None else round(recall, 4), ann_note=note)
+        del graph
+    row["load_average_end"] = round(os.getloadavg()[0], 2)  # the machine's other work moves every figure
+    if path.is_file():
+        row["store_mb"] = round(sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6, 1)
+    return row
+
+
+def decades(sentences: int) -> list[int]:
+    """10k, 100k, 1M, ... below ``sentences``."""
+    out, n = [], 10_000
+    while n < sentences:
+        out.append(n)
+        n *= 10
+    return out
+
+
+def bench_million(*, sentences: int = 1_000_000, relations: int = 1_000_000, store: str | None = None,
+                  n_questions: int = 50, encoder_sentences: int = 5000, data: str | Path = "../shared/data",
+                  per_decade: bool = False, seed: int = 0) -> int:
+    """``graphrag bench million``: print the figures as one JSON object (with ``per_decade``, first a JSON line
+    per decade below ``sentences``, relations in proportion)."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        if per_decade:
+            for n in decades(sentences):
+                small = Layout(n, max(1, round(relations * n / sentences)), seed)
+                row = measure(Path(tmp) / f"decade-{n}.db", small, n_questions, reuse=False)
+                print(json.dumps({"decade": n, **row}), flush=True)
+                for p in Path(tmp).glob(f"decade-{n}.db*"):
+                    p.unlink()
+        layout = Layout(sentences, relations, seed)
+        path = Path(store) if store else Path(tmp) / "million.db"
+        try:
+            row = measure(path, layout, n_questions, reuse=store is not None)
+        except ValueError as exc:  # --store names a store holding something else: never written over
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    t0 = time.perf_counter()
+    row.update(encoder_figures(Path(data), encoder_sentences))
+    row["encoder_s"] = round(time.perf_counter() - t0, 1)
+    row["targets"] = targets(row)
+    row["total_s"] = round(time.perf_counter() - started, 1)
+    row["note"] = ("ask = retrieve_vector (anchors, walk, context with its store reads) + attribution of an "
+                   "extractive answer quoting the first 3 context items; question vector and anchors given (no "
+                   "embedding, no spaCy, no support check); peak_rss_mb is VmHWM reset after the build (graph "
+                   "load and asks), build_peak_rss_mb the build's")
+    print(json.dumps(row, indent=2))
+    return 0

@@ -1,0 +1,105 @@
+"""bench million's synthetic store at a tiny size: the graph loads it whole, the counts are the layout's, entity
+degrees are heavy-tailed, the generation bookkeeping is an ingest's, and an asker restricted to one label gets
+context from that label's documents only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from graphrag.answer.retrieval import build_graph, load_graph, retrieve_vector
+from graphrag.model import AskSettings, RouteStart
+from graphrag.store import Store
+from lab import bench_million
+from lab.million_store import Layout, build, entity_key, labels, matches
+
+pytestmark = pytest.mark.unit
+
+LAYOUT = Layout(2000, 2000)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("million") / "tiny.db"
+    with Store(path) as store:
+        build(store, LAYOUT)
+    return path
+
+
+def test_the_graph_loads_the_layout_whole(built: Path) -> None:
+    with Store(built) as store:
+        counts = store.counts()
+        graph = build_graph(store)
+        assert store.append_run() == (LAYOUT.documents, 0, LAYOUT.documents)  # as one ingest of every document
+        assert load_graph(store).generation == store.generation() == LAYOUT.documents
+        assert matches(store, LAYOUT) and not matches(store, Layout(2000, 1999))
+    assert (counts["sentences"], counts["documents"], counts["relations"], counts["entities"]) == (
+        2000, 200, 2000, LAYOUT.entities)
+    assert graph.n_sentences == 2000 and len(graph.keys) == LAYOUT.entities and len(graph.edges) == 2000
+    assert len(graph.mentions.entity) == counts["mentions"] and 1.5 < counts["mentions"] / 2000 < 3
+    assert np.allclose(np.linalg.norm(graph.sentence_vectors, axis=1), 1, atol=1e-5)
+    assert np.allclose(np.linalg.norm(graph.vectors, axis=1), 1, atol=1e-5)
+    assert entity_key(0) in graph.index
+
+
+def test_entity_degrees_are_heavy_tailed(built: Path) -> None:
+    with Store(built) as store:
+        graph = build_graph(store)
+    degree = np.bincount(graph.mentions.entity, minlength=len(graph.keys))
+    assert degree.min() >= 1, "every entity is named somewhere"
+    assert np.median(degree) <= 5 and degree.max() >= 10 * np.median(degree)
+    top = np.sort(degree)[::-1]
+    assert top[: len(top) // 10].sum() > 0.3 * degree.sum(), "a tenth of the entities hold over 30% of mentions"
+
+
+def test_a_restricted_asker_gets_context_from_visible_documents_only(built: Path) -> None:
+    with Store(built) as store:
+        graph = build_graph(store)
+        access = {(d.id, d.version): d.access for d in graph.docs}
+        assert {"finance", "legal", "public"} <= set().union(*access.values())
+        asked = bench_million.questions(LAYOUT, 8)
+        for who in (("finance",), ("public",)):
+            seen = 0
+            for qvec, anchors in asked:
+                got = retrieve_vector(store, graph, qvec, AskSettings(access=who), anchors)
+                for item in got.context:
+                    assert set(who) & access[(item.span.document_id, item.span.version)]
+                    assert item.span.text == store.span(item.span.document_id, item.span.version,
+                                                        item.span.sentence_index).text
+                seen += len(got.context)
+            assert seen
+        public = retrieve_vector(store, graph, asked[0][0], AskSettings(), asked[0][1])
+        assert public.seeding is RouteStart.QUESTION  # a head entity of the topic is named in public documents
+
+
+def test_labels_give_mostly_public_documents() -> None:
+    share = [json.dumps(labels(d)) for d in range(1000)]
+    assert share.count('["public"]') == 850 and share.count('["finance", "legal"]') == 10
+
+
+def test_ann_recall_is_measured_against_the_exact_scan(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Store(built) as store:
+        graph = build_graph(store)
+    asked = bench_million.questions(LAYOUT, 5)
+    assert bench_million.ann_recall(graph, asked)[0] is None  # no index at this commit
+
+    def build_index(vectors: np.ndarray) -> SimpleNamespace:  # an exact "index": recall 1
+        return SimpleNamespace(search=lambda q, k: np.argsort(-(vectors @ q))[:k])
+
+    index = SimpleNamespace(build_index=build_index, __name__="fake_index")
+    monkeypatch.setattr(bench_million, "_index_module", lambda: (index, ["fake_index"]))
+    assert bench_million.ann_recall(graph, asked)[0] == 1.0
+
+
+def test_targets_say_met_unmet_or_unknown() -> None:
+    got = bench_million.targets({"ask_p50_ms": 40.0, "graph_load_s": 12.0, "ann_recall_at_10": None})
+    assert got["ask_p50_ms"]["met"] is True and got["graph_load_s"]["met"] is False
+    assert got["ann_recall_at_10"]["met"] is None and got["peak_rss_mb"]["value"] is None
+
+
+def test_decades_run_below_the_full_size() -> None:
+    assert bench_million.decades(1_000_000) == [10_000, 100_000] and bench_million.decades(10_000) == []
