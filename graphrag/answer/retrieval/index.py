@@ -103,6 +103,11 @@ class VectorIndex:
                 self.index.add_with_ids(np.ascontiguousarray(vectors[part], dtype=np.float32), part)
             self.rows = total
 
+    def remove(self, rows: np.ndarray) -> None:
+        """Drop these rows (documents removed, or written again), before a ``renumber``."""
+        with self.lock:
+            self.index.remove_ids(np.ascontiguousarray(rows, dtype=np.int64))
+
     def renumber(self, new_rows: np.ndarray) -> None:
         """Give each held row its place in a graph loaded whole (``new_rows[old row]``): the rows of a graph
         extended after ingests are in ingest order, a graph loaded whole orders them by document."""

@@ -9,9 +9,9 @@ Each row has an identity (``digests``): a sentence row, its document version (id
 time) and its index in it; an entity, its key. An index records the identity of every row it holds, so it serves a
 graph whose rows are those and more, in any order (a graph extended after ingests holds them in ingest order, one
 loaded whole by document): the rows are renumbered, the missing ones added. The staleness rule: an index is used
-only when every row it holds is a row of the graph (none removed, none written again) and, for a file, its
-identities, row count and an even sample of the vectors (another encoder) match what its state file records;
-anything else is rebuilt.
+only when its files agree (row count, identities) and every row they hold is still a row of the graph with the
+vectors sampled in the state file (another encoder changes them); anything else is rebuilt. An index in memory also
+follows a removal: the removed rows (or those of a version written again) are dropped, the rest renumbered.
 
 Files: for a SQLite store, ``<store file>.sentences.faiss``, ``.sentences.ids.npy`` (the identities) and
 ``.sentences.json`` (the state: format and faiss version, rows, fingerprint, and the generation and append marks
@@ -120,7 +120,7 @@ def _vectors_changed(previous: KnowledgeGraph, graph: KnowledgeGraph) -> bool:
     if len(before) > len(graph.vectors) or previous.keys != graph.keys[:len(before)]:
         return False  # not an extension: the identities decide
     now = graph.vectors[:len(before)]
-    return not np.shares_memory(before, now) and not np.array_equal(before, now)
+    return not np.may_share_memory(before, now) and not np.array_equal(before, now)
 
 
 def _follow(graph: KnowledgeGraph, kind: str, held: Kept | None, base: Path | None) -> Kept | None:
@@ -158,16 +158,18 @@ def _fit(kept: Kept, ids: np.ndarray, vectors: np.ndarray, *, shared: bool, expe
             kept.index.add(vectors, len(held))
         return Kept(kept.index, ids, kept.saved if len(held) == n else min(kept.saved, len(held)))
     order = np.argsort(ids, kind="stable")
-    at = np.minimum(np.searchsorted(ids, held, sorter=order), n - 1)
-    rows = order[at]
-    if len(held) > n or not np.array_equal(ids[rows], held) or len(np.unique(rows)) != len(rows):
-        return None  # a row removed or written again
-    if expect is not None and fingerprint(held, vectors, rows) != expect:
+    rows = order[np.minimum(np.searchsorted(ids, held, sorter=order), n - 1)]  # each held row's place now
+    present = ids[rows] == held  # false: a row removed, or of a version written again
+    if len(np.unique(rows[present])) != int(present.sum()):
         return None
+    if expect is not None and (not present.all() or fingerprint(held, vectors, rows) != expect):
+        return None  # a file is trusted only for rows all still there, with its vectors
     index = kept.index.copy() if shared else kept.index
-    index.renumber(rows)
+    if not present.all():  # after a removal, in a process that had the index: drop the rows, not the index
+        index.remove(np.flatnonzero(~present))
+    index.renumber(np.where(present, rows, -1))
     missing = np.ones(n, dtype=bool)
-    missing[rows] = False
+    missing[rows[present]] = False
     index.add_rows(vectors, np.flatnonzero(missing), n)
     return Kept(index, ids, 0)  # renumbered: written again
 

@@ -97,6 +97,17 @@ def state(store_path: Path, kind: str) -> dict[str, object]:
     return dict(json.loads(Path(f"{store_path}.{kind}.json").read_text(encoding="utf-8")))
 
 
+def assert_holds_its_rows(kept: indexed.Kept | None, vectors: np.ndarray) -> None:
+    """Each row once, under its own number: the code stored under row i decodes to row i's vector."""
+    assert kept is not None
+    raw = ann._faiss().clone_index(kept.index.index)
+    raw.make_direct_map()
+    assert raw.ntotal == kept.index.rows == len(vectors) == len(kept.digests)
+    decoded = raw.reconstruct_n(0, len(vectors))  # raises for a row number the index does not hold
+    assert np.array_equal(np.argmax(decoded @ vectors.T, axis=1), np.arange(len(vectors)))
+    assert np.min(np.sum(decoded * vectors, axis=1)) > 0.95  # 8-bit codes
+
+
 def test_the_indexes_follow_an_ingest_and_are_read_back_not_rebuilt(store: Store, tmp_path: Path, small_index: None,
                                                                    builds: list[int]) -> None:
     filled(store)
@@ -127,6 +138,7 @@ def test_the_indexes_follow_an_ingest_and_are_read_back_not_rebuilt(store: Store
     assert [(again.document(r).id, again.sentence_index(r)) for r in a[0].tolist()] == [
         (bigger.document(r).id, bigger.sentence_index(r)) for r in b[0].tolist()]
     assert np.array_equal(a[1], b[1])
+    assert_holds_its_rows(again.indexes.sentences, again.sentence_vectors)
     # the renumbered index was written again; a third process reads it as it is
     assert np.array_equal(np.load(f"{tmp_path / 'store.db'}.sentences.ids.npy"), indexed.digests(again, "sentences"))
     load._cache.clear()
@@ -150,20 +162,29 @@ def test_files_of_another_store_state_are_rebuilt_not_trusted(tmp_path: Path, sm
         assert len(builds) == 4  # both rebuilt
         assert state(tmp_path / "two.db", "sentences")["rows"] == graph.n_sentences == 240
         assert np.array_equal(np.load(f"{tmp_path / 'two.db'}.sentences.ids.npy"), indexed.digests(graph, "sentences"))
-        # a removal: the graph is loaded whole; the sentence index held removed rows and is built again, the
-        # entity index (every entity still named) is kept
-        two.remove_document("d40", actor="test", by=local_principal(["public", "internal"], via=VIA_CLI))
+        # a removal, in this process: the graph is loaded whole, the index it had drops the removed rows and
+        # renumbers the others (the graph in use keeps its own); the entity index (every entity still named) is kept
+        admin = local_principal(["public", "internal"], via=VIA_CLI)
+        two.remove_document("d4", actor="test", by=admin)
         after = load_graph(two)
-        assert builds[4:] == [220] and after.indexes is not None and after.indexes.sentences is not None
+        assert len(builds) == 4 and after.indexes is not None and after.indexes.sentences is not None
+        assert after.indexes.sentences.index is not graph.indexes.sentences.index  # type: ignore[union-attr]
         assert after.indexes.entities is not None and after.indexes.entities.index is graph.indexes.entities.index
-        assert after.indexes.sentences.index.rows == after.n_sentences == 220
+        assert_holds_its_rows(after.indexes.sentences, after.sentence_vectors)
+        assert_holds_its_rows(graph.indexes.sentences, graph.sentence_vectors)  # type: ignore[union-attr]
+        # a removal another process made: the files hold a removed row, and are not trusted
+        two.remove_document("d40", actor="test", by=admin)
+        load._cache.clear()
+        after = load_graph(two)
+        assert builds[4:] == [200] and after.indexes is not None and after.indexes.sentences is not None
+        assert after.indexes.sentences.index.rows == after.n_sentences == 200
         # files whose state does not match them (a row count, the vectors' sample: another encoder): rebuilt too
         meta = Path(f"{tmp_path / 'two.db'}.sentences.json")
-        for change in ({"rows": 200}, {"fingerprint": "0" * 32}):
+        for change in ({"rows": 150}, {"fingerprint": "0" * 32}):
             load._cache.clear()
             meta.write_text(json.dumps({**state(tmp_path / "two.db", "sentences"), **change}), encoding="utf-8")
             load_graph(two)
-        assert builds[5:] == [220, 220]
+        assert builds[5:] == [200, 200]
         load._cache.clear()
         load_graph(two)
         assert len(builds) == 7  # and the rebuilt files are trusted
