@@ -4,8 +4,8 @@ for graphs too large for the exact scan retrieval does below ``EXACT_BELOW`` row
 The library is faiss (faiss-cpu, MIT): an inverted file (IVF) over k-means lists, each vector stored as 8-bit
 scalar-quantised codes (a quarter of its float32 size), and every candidate re-scored exactly against the float32
 rows the graph already holds. Chosen over an HNSW graph (usearch, hnswlib, or faiss's own) for what was measured
-or needed here: the build is the cheaper one on two shared cores (1M x 384: 96 s; HNSW, M 32, took 41 s for 100k
-rows where IVF took 17 s, and an HNSW build grows faster than linearly, to many minutes at 1M); an HNSW graph also
+or needed here: the build is the cheaper one on two shared cores (1M x 384: 22 s, 96 s while the machine was busy;
+HNSW, M 32, took 41 s for 100k rows where IVF took 17 s, and grows faster than linearly); an HNSW graph also
 keeps the float32 vectors a second time (1.5 GB at 1M) where the codes take 377 MB; rows are added after an ingest
 without rebalancing anything; and an ``IDSelectorBitmap`` restricts the search itself to the rows an asker may see,
 so an access filter is exact rather than a post-filter that may come back empty. Figures: docs/figures.md,
