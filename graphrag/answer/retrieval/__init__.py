@@ -5,6 +5,10 @@
 - ``edges``: relations (``Edges``) and mentions (``Mentions``); ``vectors``: the growable vector matrices;
 - ``graph``: ``KnowledgeGraph``, read by retrieval through its methods;
 - ``load``: building the graph from a store, extending it after an ingest, one cached graph per store;
+- ``index`` (a nearest-neighbour index over one vector matrix, faiss IVF) and ``indexed`` (a large graph's
+  indexes, following it after an ingest and kept in files beside the store); ``scores`` (one question's
+  similarity to the rows: every row at once below the size threshold, else the index's candidates and each row
+  retrieval reads);
 - ``walk``: the bounded relevance-guided walk (a ``Walk`` per entity) and what it reached per sentence
   (a ``Reach``);
 - ``anchors`` (the entities a question names), ``seeds`` (similarity seeds when it names none), ``context``

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.answer.retrieval.scores import names_like
 from graphrag.embed import Embedder
 from graphrag.model import RouteStart, Seed
 from graphrag.text import normalise
@@ -130,8 +131,7 @@ def link(graph: KnowledgeGraph, phrases: Sequence[Phrase], visible_entities: np.
             unmatched.append(p)
     if unmatched and embedder is not None and visible_entities.any():
         vecs = embedder.encode([p.text for p in unmatched])
-        sims = graph.names_like(vecs)
-        sims[:, ~visible_entities] = -np.inf
+        sims = names_like(graph, vecs, visible_entities)  # by the entity index on a large graph
         for p, row in zip(unmatched, sims):
             tied = np.flatnonzero(row == row.max())  # ties on the key, not the entity's position
             i = int(min(tied.tolist(), key=graph.entity_key))

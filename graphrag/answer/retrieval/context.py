@@ -15,6 +15,7 @@ from graphrag.access.rule import Access
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import Reach
 from graphrag.answer.retrieval.rivals import add_rivals
+from graphrag.answer.retrieval.scores import QuestionScores
 from graphrag.answer.retrieval.seeds import similarity_route
 from graphrag.model import AskSettings, ContextItem
 from graphrag.store import Store
@@ -103,10 +104,12 @@ def spread_seeds(rows: np.ndarray, score: np.ndarray, seed_of: Callable[[int], s
 
 
 def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarray, qvec: np.ndarray,
-                  reach: Reach, settings: AskSettings, fuse: bool = False) -> list[ContextItem]:
+                  reach: Reach, settings: AskSettings, fuse: bool = False,
+                  scored: QuestionScores | None = None) -> list[ContextItem]:
     """Pick the context sentences: similarity plus the walk's reach, spread across documents, each step's
     sentence joining right after the item it explains. With ``fuse`` (the question names a long document's
-    subject) that ranking is fused with similarity's by reciprocal rank."""
+    subject) that ranking is fused with similarity's by reciprocal rank. ``scored``: where ``sentence_scores``
+    came from, when rows not yet scored may be read (an indexed graph, scores.py)."""
     score = sentence_scores + REACH_WEIGHT * reach.strength  # already -inf where invisible
     n_visible = int(np.isfinite(score).sum())
     pool = min(n_visible, settings.max_context * 8)
@@ -148,6 +151,8 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
             return False
         seen_text.add(span.text)
         hit = reach.route(row)
+        if hit is None and scored is not None:  # a similarity route reads the best mention of each entity named
+            scored.prepare_mentions(graph.entities_in_row(row))
         route, via = (hit.route, hit.via) if hit is not None else (
             similarity_route(graph, row, qvec, sentence_scores), "similarity")
         items.append(ContextItem(len(items) + 1, span, route, round(float(sentence_scores[row]), 4), via,
@@ -174,5 +179,5 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     fill(order, settings.max_context - walk_slots)
     fill(beyond, settings.max_context)
     fill(order, settings.max_context)  # places the walk left empty
-    add_rivals(graph, items, sentence_scores, add)
+    add_rivals(graph, items, sentence_scores, add, scored.similar_to_row if scored is not None else None)
     return items

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -27,6 +28,9 @@ from graphrag.answer.retrieval.records import DocVersion, GraphMark, Walk
 from graphrag.answer.retrieval.vectors import Rows
 from graphrag.embed import similarities
 from graphrag.model import Route, RouteStart
+
+if TYPE_CHECKING:
+    from graphrag.answer.retrieval.indexed import GraphIndexes
 
 VisibilityKey = tuple[frozenset[str], bool, frozenset[str]]
 
@@ -67,6 +71,8 @@ class KnowledgeGraph:
         self._vis_cache: dict[VisibilityKey, tuple[np.ndarray, np.ndarray]] = {}
         self._rows_cache: dict[VisibilityKey, np.ndarray] = {}
         self._lock = threading.Lock()
+        # nearest-neighbour indexes for a large graph (``indexed.attach``): None, or None per kind, scans exactly
+        self.indexes: GraphIndexes | None = None
 
     @functools.cached_property
     def graph(self) -> nx.MultiDiGraph[str]:

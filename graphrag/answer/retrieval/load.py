@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.answer.retrieval.indexed import attach
 from graphrag.answer.retrieval.records import DocVersion, GraphMark
 from graphrag.answer.retrieval.vectors import Rows, stack
 from graphrag.store import Store
@@ -51,6 +52,7 @@ def load_graph(store: Store) -> KnowledgeGraph:
         if hit is not None and hit.generation == store.generation():  # another thread updated it meanwhile
             return hit
         graph = (extend_graph(store, hit) if hit is not None else None) or build_graph(store)
+        attach(graph, store, hit)  # the nearest-neighbour indexes follow: hit's, the files', or built
         with _cache_lock:
             _cache[key] = graph
         return graph

@@ -24,7 +24,8 @@ from graphrag.answer.retrieval import walk
 from graphrag.answer.retrieval.anchors import find_anchors
 from graphrag.answer.retrieval.context import build_context
 from graphrag.answer.retrieval.graph import KnowledgeGraph
-from graphrag.answer.retrieval.seeds import entity_relevance, find_seeds
+from graphrag.answer.retrieval.scores import QuestionScores
+from graphrag.answer.retrieval.seeds import find_seeds
 from graphrag.embed import Embedder
 from graphrag.errors import InputError, ModelUnavailable
 from graphrag.model import AskSettings, ContextItem, Route, RouteStart, Seed, seeding
@@ -36,9 +37,6 @@ MAX_QUESTION_CHARS = 2000
 # to this power weighs anchors and every entity a step reaches: "waterfall" or "country",
 # named by dozens of sentences, must not outweigh "Bubye River", named by two.
 SPECIFICITY_POWER = 2.0
-# A step through a sentence unrelated to the question is worth little but not nothing: the
-# sentence linking a film to its director need not resemble "Which country is ... from?".
-MIN_STEP_WEIGHT = 0.05
 # A question that names the subject of a long document (an article's title entity, named in many of its
 # sentences) gains little from the walk: every sentence of that document is one step from the anchor,
 # so reach ranks the document's sentences by how many entities they name (an infobox, a table of
@@ -110,8 +108,10 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
         raise InputError("k and the context cap must be at least 1, hops at least 0")
     visible_docs, visible_entities = graph.visibility(settings.access, settings.include_superseded, settings.documents)
     rows = graph.visible_rows(settings.access, settings.include_superseded, settings.documents)
-    # One similarity per sentence, invisible ones at -inf: shared by seeding, walk and context.
-    sentence_scores = np.where(rows, graph.sentence_similarities(qvec), -np.inf).astype(np.float32)
+    # One similarity per sentence, invisible ones at -inf: shared by seeding, walk and context (on an indexed
+    # graph, filled as they are read: scores.py).
+    scored = QuestionScores(graph, qvec, rows)
+    sentence_scores = scored.scores
     seeds = [a for a in anchors if graph.knows(a.entity) and visible_entities[graph.entity_index(a.entity)]]
     spec = graph.specificity ** SPECIFICITY_POWER
     if seeds:
@@ -119,16 +119,16 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
         seed_scores = {s.entity: s.score * float(spec[graph.entity_index(s.entity)]) for s in seeds}
     else:
         start = RouteStart.SIMILARITY
-        seeds = find_seeds(graph, entity_relevance(graph, qvec, sentence_scores), settings.k, visible_entities)
+        seeds = find_seeds(graph, scored.entity_relevance(visible_entities), settings.k, visible_entities)
         seed_scores = {s.entity: float(spec[graph.entity_index(s.entity)]) for s in seeds}
-    step_weight = np.clip(np.where(rows, sentence_scores, 0.0), MIN_STEP_WEIGHT, 1.0).astype(np.float32)
-    step_weight[~rows] = 0.0
     walked = walk.relevance_walk(graph, (s.entity for s in seeds), settings.hops, settings.direction, visible_docs,
-                                 seed_scores=seed_scores, row_weight=step_weight, node_weight=spec, comention=True,
-                                 start=start)
+                                 seed_scores=seed_scores, row_weight=scored.step_weight, node_weight=spec,
+                                 comention=True, start=start, prepare_rows=scored.prepare if scored.indexed else None)
     fuse = start is RouteStart.QUESTION and names_a_long_document_subject(graph, (s.entity for s in seeds),
                                                                           visible_docs)
-    context = build_context(store, graph, sentence_scores, qvec, walk.reach(graph, walked, visible_docs), settings,
-                            fuse)
+    reach = walk.reach(graph, walked, visible_docs)
+    if scored.indexed:  # the rows reach ranks
+        scored.prepare(np.fromiter(reach.rows, dtype=np.int64, count=len(reach.rows)))
+    context = build_context(store, graph, sentence_scores, qvec, reach, settings, fuse, scored)
     reached = tuple(sorted(walked.routes.values(), key=lambda r: (r.depth, r.end)))
     return Retrieval(tuple(seeds), reached, tuple(context))

@@ -5,7 +5,7 @@ sentence row (``reach``, a ``Reach``)."""
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,7 +26,8 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
                    visible_docs: np.ndarray, *, seed_scores: Mapping[str, float] | None = None,
                    row_weight: np.ndarray | None = None, node_weight: np.ndarray | None = None,
                    comention: bool = False, start: RouteStart = RouteStart.QUESTION,
-                   rows_per_entity: int = 12, max_nodes: int = 400) -> Walk:
+                   rows_per_entity: int = 12, max_nodes: int = 400,
+                   prepare_rows: Callable[[np.ndarray], None] | None = None) -> Walk:
     """Best-first walk from every seed at once: a node's score is the best product, over the
     routes reaching it, of its seed's score and each step's weight; one route per node.
 
@@ -72,6 +73,10 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
         scores[key] = -neg
         if depth >= hops:
             continue
+        if prepare_rows is not None:  # the rows whose weights this expansion reads (scored lazily, scores.py)
+            prepare_rows(np.array([int(a["row"]) for adj, _ in graph.edges.sides(key, direction == "both")
+                                   for es in adj.values() for a in es.values()]
+                                  + (rows_of(index[key]).tolist() if comention else []), dtype=np.int64))
         related: set[tuple[str, int]] = set()
         for adjacency, forward in graph.edges.sides(key, direction == "both"):
             for nbr, edges in adjacency.items():
