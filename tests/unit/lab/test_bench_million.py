@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -82,17 +81,18 @@ def test_labels_give_mostly_public_documents() -> None:
 
 
 def test_ann_recall_is_measured_against_the_exact_scan(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphrag.answer.retrieval import index
+
+    asked = bench_million.questions(LAYOUT, 5)
     with Store(built) as store:
         graph = build_graph(store)
-    asked = bench_million.questions(LAYOUT, 5)
-    assert bench_million.ann_recall(graph, asked)[0] is None  # no index at this commit
-
-    def build_index(vectors: np.ndarray) -> SimpleNamespace:  # an exact "index": recall 1
-        return SimpleNamespace(search=lambda q, k: np.argsort(-(vectors @ q))[:k])
-
-    index = SimpleNamespace(build_index=build_index, __name__="fake_index")
-    monkeypatch.setattr(bench_million, "_index_module", lambda: (index, ["fake_index"]))
-    assert bench_million.ann_recall(graph, asked)[0] == 1.0
+        assert bench_million.attach_indexes(store, graph)["index_built"] is False
+        assert bench_million.ann_recall(graph, asked)[0] is None  # below the threshold: exact scans
+        monkeypatch.setattr(index, "EXACT_BELOW", 100)  # an index over the 2,000 rows
+        figures = bench_million.attach_indexes(store, graph)
+    assert figures["index_built"] is True and figures["index_rows"] == 2000 and figures["index_files_mb"] > 0
+    recall = bench_million.ann_recall(graph, asked)[0]
+    assert recall is not None and recall >= 0.9
 
 
 def test_targets_say_met_unmet_or_unknown() -> None:
