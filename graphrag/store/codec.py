@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -28,6 +28,20 @@ def sha256_text(text: str) -> str:
 def blob(vec: np.ndarray | None) -> bytes | None:
     """float32 bytes: the same portable column on SQLite (BLOB) and PostgreSQL (BYTEA)."""
     return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
+
+
+def fill_vectors(out: np.ndarray, start: int, blobs: Sequence[bytes | None]) -> None:
+    """Write float32 blobs into rows ``start``.. of ``out``: joined in one copy when none is missing (a copy per
+    row costs ~1 us each); a missing vector leaves its row as it was, a blob of the wrong size raises."""
+    width = out.shape[1] * 4
+    if None not in blobs:
+        joined = b"".join(cast("Sequence[bytes]", blobs))  # no None among them
+        if len(joined) == len(blobs) * width:
+            out[start:start + len(blobs)] = np.frombuffer(joined, dtype=np.float32).reshape(len(blobs), -1)
+            return
+    for i, b in enumerate(blobs, start):
+        if b is not None:
+            out[i] = np.frombuffer(b, dtype=np.float32)
 
 
 def document(r: Row) -> Document:
