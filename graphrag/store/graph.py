@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from sqlalchemy import Connection, bindparam, text
@@ -158,8 +158,7 @@ def _tuples(c: Connection, sql: str) -> list[tuple[Any, ...]]:
     cur = c.connection.cursor()
     try:
         cur.execute(sql)
-        rows: list[tuple[Any, ...]] = cur.fetchall()
-        return rows
+        return cast("list[tuple[Any, ...]]", cur.fetchall())  # a list on both drivers
     finally:
         cur.close()
 
