@@ -155,8 +155,10 @@ def _push_comentions(graph: KnowledgeGraph, frontier: list[Any], key: str, at: i
     pair = ents.astype(np.int64) * n_rows + rows[at_row]
     keep = (ents != at) & ~settled[ents]
     if len(rel.row):
-        keep &= ~np.isin(pair, rel.nbr.astype(np.int64) * n_rows + rel.row)
-    keep &= _first(pair)  # an entity named twice in one sentence is offered once
+        stated = rel.nbr.astype(np.int64) * n_rows + rel.row
+        # np.isin sorts: for the few pairs of a typical entity, comparing all with all is several times cheaper
+        keep &= ~(np.isin(pair, stated) if len(pair) * len(stated) > 4096 else (pair[:, None] == stated).any(axis=1))
+    # An entity named twice in one sentence is pushed twice as the same entry; the second pop finds it settled.
     ents, at_row = ents[keep], at_row[keep]
     row = rows[at_row]
     w = w_row[at_row] * spec[ents].astype(np.float64) if weights is not None else np.ones(len(ents))
@@ -164,14 +166,6 @@ def _push_comentions(graph: KnowledgeGraph, frontier: list[Any], key: str, at: i
     for p, e, r, rk in zip((neg * w).tolist(), ents.tolist(), row.tolist(), rank[row].tolist()):
         nbr = keys[e]
         heapq.heappush(frontier, (p, depth + 1, nbr, (key, 1, -1, rk), (None, COMENTION, nbr, True, r)))
-
-
-def _first(codes: np.ndarray) -> np.ndarray:
-    """Whether each code is the first of its value."""
-    out = np.zeros(len(codes), dtype=bool)
-    if len(codes):
-        out[np.unique(codes, return_index=True)[1]] = True
-    return out
 
 
 def _step(graph: KnowledgeGraph, edge: Edge) -> RouteStep:
