@@ -8,6 +8,7 @@ whole graph.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -187,9 +188,15 @@ def extended(graph: KnowledgeGraph, generation: int, docs: Sequence[DocVersion],
 
 
 def _doc_version(d: Mapping[str, Any]) -> DocVersion:
-    return DocVersion(str(d["doc_id"]), int(d["version"]), frozenset(json.loads(str(d["access"]))),
+    return DocVersion(str(d["doc_id"]), int(d["version"]), _labels(str(d["access"])),
                       bool(d["superseded"]), str(d["title"]), d["effective_date"], str(d["sha256"]),
                       str(d["ingested_at"]))
+
+
+@functools.lru_cache(maxsize=1024)
+def _labels(access: str) -> frozenset[str]:
+    # a store has a handful of distinct label sets over many thousand documents: parse each once
+    return frozenset(json.loads(access))
 
 
 def _same_version(a: DocVersion, b: DocVersion) -> bool:
