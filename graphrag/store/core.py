@@ -299,6 +299,12 @@ class Store:
         with self.snapshot():
             return self._read(graph.graph_rows)
 
+    def graph_columns(self, spare_rows: Callable[[int], int] = lambda n: 0) -> graph.GraphColumns:
+        """Everything ``graph_rows`` and ``sentence_rows`` give, as plain tuples and vector matrices read in bulk
+        in one snapshot (building the graph of a large store); ``spare_rows(n)`` zero rows follow a matrix's n."""
+        with self.snapshot():
+            return self._read(lambda c: graph.graph_columns(c, spare_rows))
+
     def sentence_rows(self) -> list[Row]:
         """Every sentence's key and vector, for building the graph."""
         return self._read(graph.sentence_rows)

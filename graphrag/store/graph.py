@@ -4,14 +4,16 @@ graph is built from."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, cast
 
+import numpy as np
 from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access.rule import Footprint, Sources
+from graphrag.embed import DIM
 from graphrag.model import Entity, Mention, Relation, Span
-from graphrag.store.codec import Row
+from graphrag.store.codec import Row, fill_vectors
 
 
 def entity(c: Connection, key: str) -> Entity | None:
@@ -120,6 +122,67 @@ def graph_documents(c: Connection) -> list[Row]:
                     "FROM documents")
 
 
+class GraphColumns(NamedTuple):
+    """The rows the in-memory graph is built from, as the driver's plain tuples (columns in the order below),
+    and the vectors as float32 matrices: at a million relations, a mapping per row costs more than the whole
+    rest of the build."""
+
+    entities: list[tuple[Any, ...]]  # key, name; by key
+    entity_vectors: np.ndarray  # a row per entity (zeros where none is stored), spare rows after them
+    mentions: list[tuple[Any, ...]]  # entity_key, doc_id, version, sentence_idx; by id
+    relations: list[tuple[Any, ...]]  # id, source_key, target_key, type, doc_id, version, sentence_idx; by id
+    sentences: list[tuple[Any, ...]]  # doc_id, version, idx; in document order
+    sentence_vectors: np.ndarray  # as entity_vectors
+    documents: list[Row]  # as ``graph_documents``
+    last_mention: int  # the highest mention id (0 when there is none)
+
+
+def graph_columns(c: Connection, spare_rows: Callable[[int], int]) -> GraphColumns:
+    """The caller reads them in one snapshot (``Store.graph_columns`` does); each vector matrix has
+    ``spare_rows(n)`` zero rows after its ``n`` (the returned arrays are views of its first n)."""
+    entities, e_vectors = _keyed_vectors(c, "entities", "key, name", "key", spare_rows)
+    sentences, s_vectors = _keyed_vectors(c, "sentences", "doc_id, version, idx", "doc_id, version, idx", spare_rows)
+    return GraphColumns(
+        entities, e_vectors,
+        _tuples(c, "SELECT entity_key, doc_id, version, sentence_idx FROM mentions ORDER BY id"),
+        _tuples(c, _RELATIONS + " ORDER BY id"),
+        sentences, s_vectors,
+        graph_documents(c),
+        int(_tuples(c, "SELECT COALESCE(MAX(id), 0) FROM mentions")[0][0]),
+    )
+
+
+def _tuples(c: Connection, sql: str) -> list[tuple[Any, ...]]:
+    # The driver's own cursor on this connection (so inside its snapshot): plain tuples, without SQLAlchemy's
+    # per-row objects. No parameters, so no paramstyle differs between SQLite and PostgreSQL.
+    cur = c.connection.cursor()
+    try:
+        cur.execute(sql)
+        return cast("list[tuple[Any, ...]]", cur.fetchall())  # a list on both drivers
+    finally:
+        cur.close()
+
+
+def _keyed_vectors(c: Connection, table: str, columns: str, order: str,
+                   spare_rows: Callable[[int], int]) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+    """(key columns per row, vector matrix) of a table, its vectors written a chunk at a time into the matrix:
+    a million blobs are never all held at once (fresh memory is the slow part of a load)."""
+    n = int(_tuples(c, f"SELECT COUNT(*) FROM {table}")[0][0])  # table and columns: fixed names, never input
+    out = np.zeros((n + spare_rows(n), DIM), dtype=np.float32)
+    keys: list[tuple[Any, ...]] = []
+    cur = c.connection.cursor()
+    try:
+        cur.execute(f"SELECT {columns}, vector FROM {table} ORDER BY {order}")
+        while chunk := cur.fetchmany(8192):
+            if len(keys) + len(chunk) > n:
+                raise ValueError(f"{table} grew while it was read (read it in a snapshot)")
+            fill_vectors(out, len(keys), [r[-1] for r in chunk])
+            keys += [r[:-1] for r in chunk]
+    finally:
+        cur.close()
+    return keys, out[:len(keys)]
+
+
 class GraphAdditions(NamedTuple):
     """What commits added after a graph was loaded: rows past its last mention and relation ids,
     the entities they name (new ones, and known ones whose stored row may have gained a vector),
@@ -163,7 +226,10 @@ def graph_additions(c: Connection, mention_after: int, relation_after: int,
 
 def sentence_rows(c: Connection) -> list[Row]:
     """Every sentence's key and vector, in document order."""
-    return _rows(c, "SELECT doc_id, version, idx, vector FROM sentences ORDER BY doc_id, version, idx")
+    return _rows(c, _SENTENCES)
+
+
+_SENTENCES = "SELECT doc_id, version, idx, vector FROM sentences ORDER BY doc_id, version, idx"
 
 
 def _rows(c: Connection, sql: str, params: Mapping[str, Any] | None = None) -> list[Row]:

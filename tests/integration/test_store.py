@@ -39,10 +39,22 @@ def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
     for d in any_store.documents():
         spans = any_store.sentences(d.id, d.version)
         assert spans and all(d.text[s.start:s.end] == s.text for s in spans)
-    ents, _ments, rels, _docs = any_store.graph_rows()
+    ents, ments, rels, _docs = any_store.graph_rows()
     vec = np.frombuffer(ents[0]["vector"], dtype=np.float32)  # BLOB / BYTEA: the same bytes back
     assert vec.shape == (384,) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
     rows = any_store.sentence_rows()
+    # the bulk read gives the same rows, as plain tuples, and the vectors as matrices with spare rows after them
+    cols = any_store.graph_columns(lambda n: 2)
+    assert [tuple(r) for r in cols.entities] == [(e["key"], e["name"]) for e in ents]
+    assert [tuple(r) for r in cols.mentions] == [(m["entity_key"], m["doc_id"], m["version"], m["sentence_idx"])
+                                                 for m in ments]
+    assert [tuple(r) for r in cols.relations] == [tuple(r.values()) for r in rels]
+    assert [tuple(r) for r in cols.sentences] == [(r["doc_id"], r["version"], r["idx"]) for r in rows]
+    for got, blobs in ((cols.entity_vectors, [e["vector"] for e in ents]), (cols.sentence_vectors,
+                                                                          [r["vector"] for r in rows])):
+        assert np.array_equal(got, np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]))
+        assert got.base is not None and got.base.shape[0] == len(blobs) + 2
+    assert cols.last_mention == max(m["id"] for m in ments)
     assert np.allclose(np.frombuffer(rows[0]["vector"], dtype=np.float32),
                        HashEmbedder().encode([any_store.span(rows[0]["doc_id"], rows[0]["version"],
                                                              rows[0]["idx"]).text])[0])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -49,7 +49,7 @@ class KnowledgeGraph:
         sentence_doc: np.ndarray,  # document index per sentence row
         sentence_idx: np.ndarray,  # sentence index within its document per row
         sentence_vectors: np.ndarray,
-        relations: Iterable[Relation] | Edges,  # id, source, target, type, doc, row
+        relations: Iterable[Relation] | Edges,  # id, source key, target key, type, doc, row
         generation: int = 0,
         mark: GraphMark | None = None,
         index: dict[str, int] | None = None,  # keys' positions, when the caller has them already
@@ -59,7 +59,7 @@ class KnowledgeGraph:
         self.names = list(names)
         self.docs = list(docs)
         self.doc_index = {(d.id, d.version): i for i, d in enumerate(self.docs)}
-        self.edges = relations if isinstance(relations, Edges) else Edges.of(self.keys, relations)
+        self.edges = relations if isinstance(relations, Edges) else Edges.of(self.index, relations)
         # the matrices the vectors are the first rows of (a derived graph writes its rows after them)
         self.vectors, self.vector_rows = Rows.holding(vectors)
         self.sentence_vectors, self.sentence_vector_rows = Rows.holding(sentence_vectors)
@@ -76,17 +76,18 @@ class KnowledgeGraph:
 
     @functools.cached_property
     def graph(self) -> nx.MultiDiGraph[str]:
-        """Every relation as one NetworkX multigraph (for tools and tests: after additions this
-        is a copy, made on first use; the walk and ``relations_at`` read ``edges`` in place)."""
-        return self.edges.merged()
+        """Every relation as one NetworkX multigraph (for drawing, tools and tests), built from ``edges`` on
+        first use; the walk and ``relations_at`` read ``edges`` in place."""
+        return self.edges.merged(self.keys)
 
     def relations_at(self, key: str, *, incoming: bool = True) -> Iterator[tuple[str, str, int, EdgeAttrs]]:
         """(source, target, relation id, attributes) of every relation from ``key``, and into
         it unless ``incoming`` is False."""
-        for adjacency, forward in self.edges.sides(key, incoming):
-            for nbr, edges in adjacency.items():
-                for rel_id, attrs in edges.items():
-                    yield (key, nbr, rel_id, attrs) if forward else (nbr, key, rel_id, attrs)
+        i = self.index.get(key)
+        if i is None:
+            return
+        for nbr, forward, rel_id, attrs in self.edges.relations_at(i, incoming):
+            yield (key, self.keys[nbr], rel_id, attrs) if forward else (self.keys[nbr], key, rel_id, attrs)
 
     # --- entities and sentence rows ---------------------------------------------------------
 
@@ -231,13 +232,14 @@ class KnowledgeGraph:
                        seed_scores: Mapping[str, float] | None = None, row_weight: np.ndarray | None = None,
                        node_weight: np.ndarray | None = None,
                        comention: bool = False, start: RouteStart = RouteStart.QUESTION,
-                       rows_per_entity: int = 12, max_nodes: int = 400) -> Walk:
+                       rows_per_entity: int = 12, max_nodes: int = 400,
+                       prepare_rows: Callable[[np.ndarray], None] | None = None) -> Walk:
         """The best-first walk of ``walk.relevance_walk`` on this graph."""
         from graphrag.answer.retrieval.walk import relevance_walk
 
         return relevance_walk(self, seeds, hops, direction, visible_docs, seed_scores=seed_scores,
                               row_weight=row_weight, node_weight=node_weight, comention=comention, start=start,
-                              rows_per_entity=rows_per_entity, max_nodes=max_nodes)
+                              rows_per_entity=rows_per_entity, max_nodes=max_nodes, prepare_rows=prepare_rows)
 
     @functools.cached_property
     def span_rows(self) -> dict[tuple[int, int], int]:

@@ -1,12 +1,14 @@
 """Loading the graph from a store: whole (``build_graph``) or, after an ingest that only added rows, the
 cached graph extended with them (``extend_graph``, ``extended``). ``load_graph`` keeps one graph per store.
 
-The NetworkX multigraph of the first load is shared by the graphs derived from it; the relations added since
-sit beside it (``Edges``). Anything but an addition (a removal, a rewrite) reloads the whole graph.
+The relation arrays of the first load are shared by the graphs derived from it; the relations added since sit
+beside them in arrays of their own (``Edges``). Anything but an addition (a removal, a rewrite) reloads the
+whole graph.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -15,17 +17,20 @@ from typing import Any
 
 import numpy as np
 
+from graphrag.answer.retrieval.columns import DocIndex, SentenceRows, collector_paused, columns, lookup
+from graphrag.answer.retrieval.edges import Edges, type_dtype
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.indexed import attach
 from graphrag.answer.retrieval.records import DocVersion, GraphMark
-from graphrag.answer.retrieval.vectors import Rows, stack
+from graphrag.answer.retrieval.vectors import Rows, spare_rows, stack
 from graphrag.store import Store
 from graphrag.store.graph import GraphAdditions
 
 log = logging.getLogger(__name__)
-# Past this many relations added beside the first load's multigraph (as a share of it, or at
-# least this many), the next change reloads the whole graph: each derived graph copies the part
-# of the added adjacency it touches, and a walk looks in two places for every entity.
+# Past this many relations added beside the first load's arrays (as a share of them, or at
+# least this many), the next change reloads the whole graph: each derived graph builds the added
+# part's adjacency again (its cost grows with the added part), and a walk looks in two places
+# for every entity.
 MAX_ADDED_SHARE = 0.25
 MIN_ADDED_LIMIT = 20_000
 
@@ -60,25 +65,35 @@ def load_graph(store: Store) -> KnowledgeGraph:
 
 def build_graph(store: Store) -> KnowledgeGraph:
     """Build the in-memory graph from one consistent snapshot of the store."""
-    with store.snapshot():  # one consistent state, even while an ingest commits
-        gen = store.append_run()[0]
-        ents, ments, rels, docs = store.graph_rows()
-        srows = store.sentence_rows()
-    doc_list = [_doc_version(d) for d in docs]
-    doc_index = {(d.id, d.version): i for i, d in enumerate(doc_list)}
-    row_of = {(r["doc_id"], r["version"], r["idx"]): i for i, r in enumerate(srows)}
-    s_doc = np.array([doc_index[(r["doc_id"], r["version"])] for r in srows], dtype=np.int64)
-    s_idx = np.array([r["idx"] for r in srows], dtype=np.int64)
-    s_vec = stack([r["vector"] for r in srows])
-    keys = [e["key"] for e in ents]
-    e_index = {k: i for i, k in enumerate(keys)}
-    m_ent = np.array([e_index[m["entity_key"]] for m in ments], dtype=np.int64)
-    m_row = np.array([row_of[(m["doc_id"], m["version"], m["sentence_idx"])] for m in ments], dtype=np.int64)
-    relations = [(r["id"], r["source_key"], r["target_key"], r["type"], doc_index[(r["doc_id"], r["version"])],
-                  row_of[(r["doc_id"], r["version"], r["sentence_idx"])]) for r in rels]
-    mark = GraphMark(gen, max((m["id"] for m in ments), default=0), max((r["id"] for r in rels), default=0))
-    return KnowledgeGraph(keys, [e["name"] for e in ents], stack([e["vector"] for e in ents]), doc_list,
-                          m_ent, m_row, s_doc, s_idx, s_vec, relations, gen, mark)
+    with collector_paused():
+        with store.snapshot():  # one consistent state, even while an ingest commits
+            gen = store.append_run()[0]
+            cols = store.graph_columns(spare_rows)
+        doc_list = [_doc_version(d) for d in cols.documents]
+        docs = DocIndex(doc_list)
+        s_doc_id, s_version, s_idx_col = columns(cols.sentences, 3)
+        s_doc, s_idx = docs.of(s_doc_id, s_version), np.array(s_idx_col, dtype=np.int64)
+        rows = SentenceRows(s_doc, s_idx)
+        keys, names = columns(cols.entities, 2)
+        e_index = {k: i for i, k in enumerate(keys)}
+        m_key, m_doc_id, m_version, m_idx = columns(cols.mentions, 4)
+        m_ent = lookup(e_index, m_key, np.int64)
+        m_row = rows.of(docs.of(m_doc_id, m_version), np.array(m_idx, dtype=np.int64))
+        edges = _edges(cols.relations, e_index, docs, rows, len(keys))
+        mark = GraphMark(gen, cols.last_mention, int(edges.base.id.max()) if len(edges) else 0)
+        return KnowledgeGraph(list(keys), list(names), cols.entity_vectors, doc_list, m_ent, m_row, s_doc, s_idx,
+                              cols.sentence_vectors, edges, gen, mark, e_index)
+
+
+def _edges(relations: Sequence[tuple[Any, ...]], e_index: Mapping[str, int], docs: DocIndex, rows: SentenceRows,
+           n_entities: int) -> Edges:
+    ids, src, dst, rtype, r_doc_id, r_version, r_idx = columns(relations, 7)
+    types = list(dict.fromkeys(rtype))
+    doc = docs.of(r_doc_id, r_version)
+    return Edges.of_columns(np.array(ids, dtype=np.int64), lookup(e_index, src, np.int32),
+                            lookup(e_index, dst, np.int32),
+                            lookup({t: i for i, t in enumerate(types)}, rtype, type_dtype(len(types))), types,
+                            doc, rows.of(doc, np.array(r_idx, dtype=np.int64)), n_entities)
 
 
 def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
@@ -165,7 +180,7 @@ def extended(graph: KnowledgeGraph, generation: int, docs: Sequence[DocVersion],
                      max((r["id"] for r in added.relations), default=graph.mark.relation_id))
     out = KnowledgeGraph(keys, names, vectors, doc_list, np.concatenate([graph.mentions.entity, m_ent]),
                          np.concatenate([graph.mentions.row, m_row]), s_doc, s_idx, s_vec,
-                         graph.edges.with_added(relations), generation, mark, index)
+                         graph.edges.with_added(index, relations), generation, mark, index)
     out.vector_rows, out.sentence_vector_rows = v_holder, s_holder
     if "span_rows" in graph.__dict__:  # built already: carry it over rather than rebuild it on first use
         span_rows = dict(graph.span_rows)
@@ -175,9 +190,15 @@ def extended(graph: KnowledgeGraph, generation: int, docs: Sequence[DocVersion],
 
 
 def _doc_version(d: Mapping[str, Any]) -> DocVersion:
-    return DocVersion(str(d["doc_id"]), int(d["version"]), frozenset(json.loads(str(d["access"]))),
+    return DocVersion(str(d["doc_id"]), int(d["version"]), _labels(str(d["access"])),
                       bool(d["superseded"]), str(d["title"]), d["effective_date"], str(d["sha256"]),
                       str(d["ingested_at"]))
+
+
+@functools.lru_cache(maxsize=1024)
+def _labels(access: str) -> frozenset[str]:
+    # a store has a handful of distinct label sets over many thousand documents: parse each once
+    return frozenset(json.loads(access))
 
 
 def _same_version(a: DocVersion, b: DocVersion) -> bool:

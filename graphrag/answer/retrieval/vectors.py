@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from graphrag.embed import DIM
+from graphrag.store.codec import fill_vectors
 
 
 class Rows:
@@ -53,8 +54,11 @@ def stack(blobs: Sequence[bytes | None], spare: bool = True) -> np.ndarray:
     """Vectors from blobs, as the first rows of a matrix with spare rows for later additions
     (untouched pages of a large zeroed allocation cost no memory)."""
     n = len(blobs)
-    out = np.zeros((n + (max(1024, n // 16) if spare else 0), DIM), dtype=np.float32)
-    for i, b in enumerate(blobs):
-        if b is not None:
-            out[i] = np.frombuffer(b, dtype=np.float32)
+    out = np.zeros((n + (spare_rows(n) if spare else 0), DIM), dtype=np.float32)
+    fill_vectors(out, 0, blobs)
     return out[:n]
+
+
+def spare_rows(n: int) -> int:
+    """Rows left after ``n`` vectors for what later ingests add."""
+    return max(1024, n // 16)

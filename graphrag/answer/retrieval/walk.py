@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -42,15 +42,19 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
     Ties are broken by depth, then entity key, then the edge, so the result does not depend
     on the order the seeds were given in (a visited set shared across seeds would hide
     nodes). Edges from invisible documents are never followed.
+
+    With ``row_weight``, ``prepare_rows`` (if given) is called once per entity expanded, with the sentence
+    rows whose weight that expansion reads (its visible relations' rows and its co-mention candidates),
+    before it reads any: a caller may fill those weights lazily. The walk reads ``row_weight`` only at
+    integer indices.
     """
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     weighted = row_weight is not None
     weights = row_weight if row_weight is not None else np.empty(0, dtype=np.float32)  # read only if weighted
-    # looked up for every edge: the walk is the graph's own code and reads its tables directly
-    index, keys, sentence_doc = graph.index, graph.keys, graph.sentence_doc
-    rows_of, entities_in = graph.mentions.rows_of, graph.mentions.entities_in
+    index, keys = graph.index, graph.keys
     spec = node_weight if node_weight is not None else np.ones(len(keys), dtype=np.float32)
+    both = direction == "both"
     frontier: list[tuple[float, int, str, tuple[str, int, int, int], Edge | None]] = []  # Frontier's fields
     for s in sorted(set(seeds)):
         if s in index:
@@ -58,7 +62,7 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
             heapq.heappush(frontier, (-sc, 0, s, ("", 0, -1, -1), None))
     routes: dict[str, Route] = {}
     scores: dict[str, float] = {}
-    rank = graph.row_rank if comention else np.empty(0, dtype=np.int64)  # read only with co-mentions
+    settled = np.zeros(len(keys), dtype=bool)  # routes, by entity index: filters whole edge arrays at once
     while frontier and len(routes) < max_nodes:
         entry = heapq.heappop(frontier)
         if entry[2] in routes:
@@ -71,45 +75,97 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
             parent = routes[f.tie[0]]
             routes[key] = Route(parent.seed, (*parent.steps, _step(graph, f.edge)), start)
         scores[key] = -neg
+        at = index[key]
+        settled[at] = True
         if depth >= hops:
             continue
-        if prepare_rows is not None:  # the rows whose weights this expansion reads (scored lazily, scores.py)
-            prepare_rows(np.array([int(a["row"]) for adj, _ in graph.edges.sides(key, direction == "both")
-                                   for es in adj.values() for a in es.values()]
-                                  + (rows_of(index[key]).tolist() if comention else []), dtype=np.int64))
-        related: set[tuple[str, int]] = set()
-        for adjacency, forward in graph.edges.sides(key, direction == "both"):
-            for nbr, edges in adjacency.items():
-                if nbr in routes:
-                    continue
-                for rel_id, attrs in edges.items():
-                    if not visible_docs[attrs["doc"]]:
-                        continue
-                    row = int(attrs["row"])
-                    related.add((nbr, row))
-                    w = float(weights[row]) * float(spec[index[nbr]]) if weighted else 1.0
-                    if w > 0:
-                        heapq.heappush(frontier, (neg * w, depth + 1, nbr, (key, 0, rel_id, row),
-                                                  (rel_id, attrs["type"], nbr, forward, row)))
-        if not (comention and direction == "both"):
-            continue
-        rows = rows_of(index[key])
-        rows = rows[visible_docs[sentence_doc[rows]]]
-        if weighted and len(rows) > rows_per_entity:
-            rows = rows[np.lexsort((rank[rows], -weights[rows]))[:rows_per_entity]]
-        for row in rows.tolist():
-            w_row = float(weights[row]) if weighted else 1.0
-            if w_row <= 0:
-                continue
-            for e in entities_in(row).tolist():
-                nbr = keys[e]
-                if nbr == key or nbr in routes or (nbr, row) in related:
-                    continue
-                w = w_row * float(spec[e]) if weighted else 1.0
-                related.add((nbr, row))
-                heapq.heappush(frontier, (neg * w, depth + 1, nbr, (key, 1, -1, int(rank[row])),
-                                          (None, COMENTION, nbr, True, row)))
+        rel = _relations(graph, at, both, visible_docs, settled)
+        candidates = _comention_rows(graph, at, visible_docs) if comention and both else None
+        if weighted and prepare_rows is not None:
+            prepare_rows(np.concatenate([rel.row.astype(np.int64), candidates]) if candidates is not None
+                         else rel.row.astype(np.int64))
+        # Entries are pushed as whole tuples no two of which are equal, so the heap pops them in one order
+        # whatever order they are pushed in: the arrays need not follow the old adjacency order.
+        if len(rel.row):
+            w = weights[rel.row].astype(np.float64) * spec[rel.nbr].astype(np.float64) if weighted \
+                else np.ones(len(rel.row))
+            keep = w > 0
+            for p, nbr, rel_id, rtype, row, forward in zip((neg * w[keep]).tolist(), rel.nbr[keep].tolist(),
+                                                           rel.id[keep].tolist(), rel.type[keep].tolist(),
+                                                           rel.row[keep].tolist(), rel.forward[keep].tolist()):
+                e = keys[nbr]
+                heapq.heappush(frontier, (p, depth + 1, e, (key, 0, rel_id, row),
+                                          (rel_id, graph.edges.types[rtype], e, forward, row)))
+        if candidates is not None:
+            _push_comentions(graph, frontier, key, at, neg, depth, candidates, rel, settled,
+                             weights if weighted else None, spec, rows_per_entity)
     return Walk(routes, scores)
+
+
+class _Related(NamedTuple):
+    """The visible relations from one entity to entities not yet settled, as columns."""
+
+    id: np.ndarray
+    nbr: np.ndarray  # the entity at the other end
+    type: np.ndarray  # code into the graph's relation types
+    row: np.ndarray
+    forward: np.ndarray  # followed as extracted
+
+
+def _relations(graph: KnowledgeGraph, at: int, both: bool, visible_docs: np.ndarray,
+               settled: np.ndarray) -> _Related:
+    parts = []
+    for seg, pos, forward in graph.edges.around(at, both):
+        nbr = (seg.dst if forward else seg.src)[pos]
+        keep = visible_docs[seg.doc[pos]] & ~settled[nbr]
+        pos = pos[keep]
+        parts.append(_Related(seg.id[pos], nbr[keep], seg.type[pos], seg.row[pos],
+                              np.full(len(pos), forward)))
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return _NO_RELATIONS
+    return _Related(*(np.concatenate(cols) for cols in zip(*parts)))
+
+
+_NO_RELATIONS = _Related(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int16),
+                         np.zeros(0, np.int32), np.zeros(0, bool))
+
+
+def _comention_rows(graph: KnowledgeGraph, at: int, visible_docs: np.ndarray) -> np.ndarray:
+    rows = graph.mentions.rows_of(at)
+    kept: np.ndarray = rows[visible_docs[graph.sentence_doc[rows]]]
+    return kept.astype(np.int64, copy=False)
+
+
+def _push_comentions(graph: KnowledgeGraph, frontier: list[Any], key: str, at: int, neg: float, depth: int,
+                     rows: np.ndarray, rel: _Related, settled: np.ndarray, weights: np.ndarray | None,
+                     spec: np.ndarray, rows_per_entity: int) -> None:
+    """Offer the entities named beside ``key`` in its most relevant visible sentences ``rows``, except those a
+    visible relation from ``key`` already offers through the same sentence."""
+    rank = graph.row_rank
+    if weights is not None and len(rows) > rows_per_entity:
+        rows = rows[np.lexsort((rank[rows], -weights[rows]))[:rows_per_entity]]
+    if weights is not None:
+        w_row = weights[rows].astype(np.float64)
+        keep = ~(w_row <= 0)
+        rows, w_row = rows[keep], w_row[keep]
+    ents, at_row = graph.mentions.entities_of_rows(rows)
+    n_rows = graph.n_sentences
+    pair = ents.astype(np.int64) * n_rows + rows[at_row]
+    keep = (ents != at) & ~settled[ents]
+    if len(rel.row):
+        stated = rel.nbr.astype(np.int64) * n_rows + rel.row
+        # np.isin sorts: for the few pairs of a typical entity, comparing all with all is several times cheaper
+        keep &= ~(np.isin(pair, stated) if len(pair) * len(stated) > 4096 else (pair[:, None] == stated).any(axis=1))
+    # An entity named twice in one sentence is pushed twice as the same entry; the second pop finds it settled.
+    ents, at_row = ents[keep], at_row[keep]
+    row = rows[at_row]
+    w = w_row[at_row] * spec[ents].astype(np.float64) if weights is not None else np.ones(len(ents))
+    keys = graph.keys
+    for p, e, r, rk in zip((neg * w).tolist(), ents.tolist(), row.tolist(), rank[row].tolist()):
+        nbr = keys[e]
+        heapq.heappush(frontier, (p, depth + 1, nbr, (key, 1, -1, rk), (None, COMENTION, nbr, True, r)))
 
 
 def _step(graph: KnowledgeGraph, edge: Edge) -> RouteStep:
