@@ -1,7 +1,8 @@
 """The test oracle for the relevance walk: the walk as it was when relations lived in a NetworkX multigraph
 (commit 192e54c), kept verbatim but for where it reads the relations from (a multigraph the test builds from
 the same relation tuples, not the graph's arrays). Tests compare ``walk.relevance_walk`` with it on random
-graphs; it is not product code and must not be "fixed" to agree with the walk."""
+graphs; it is not product code and must not be "fixed" to agree with the walk. ``oracle_reach`` is the reach
+as it was at 0755048, for the same purpose."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import networkx as nx
 import numpy as np
 
 from graphrag.answer.retrieval.graph import KnowledgeGraph
-from graphrag.answer.retrieval.records import Frontier, Walk
+from graphrag.answer.retrieval.records import Frontier, Reach, Walk
 from graphrag.answer.retrieval.walk import DIRECTIONS, _step
 from graphrag.model import COMENTION, Route, RouteStart
 
@@ -102,3 +103,35 @@ def oracle_walk(relations: nx.MultiDiGraph, graph: KnowledgeGraph, seeds: Iterab
                 heapq.heappush(frontier, (neg * w, depth + 1, nbr, (key, 1, -1, int(rank[row])),
                                           (None, COMENTION, nbr, True, row)))
     return Walk(routes, scores)
+
+
+def oracle_reach(graph: KnowledgeGraph, walk: Walk, visible_docs: np.ndarray) -> Reach:
+    """The reach as it was before its offers were gathered into arrays (one Python offer per sentence naming a
+    reached entity): the test's oracle for ``walk.reach``."""
+    n_rows = graph.n_sentences
+    index, sentence_doc, rows_of = graph.index, graph.sentence_doc, graph.mentions.rows_of
+    best = np.zeros(n_rows, dtype=np.float32)
+    found: dict[int, tuple[Route, str]] = {}
+    rank: dict[int, tuple[float, int, str]] = {}
+
+    def offer(row: int, score: float, route: Route, via: str) -> None:
+        r = (-score, route.depth, route.end)
+        if row not in rank or r < rank[row]:
+            rank[row] = r
+            found[row] = (route, via)
+            best[row] = score
+
+    total = np.zeros(n_rows, dtype=np.float32)
+    for key, route in walk.routes.items():
+        score = walk.scores[key]
+        if route.steps:
+            step = route.steps[-1]
+            row = graph.row_of(step.document_id, step.version, step.sentence_index)
+            if row is not None and visible_docs[sentence_doc[row]]:
+                offer(row, score, route, "co-mention" if route.steps[-1].comention else "relation")
+        m = rows_of(index[key])
+        m = m[visible_docs[sentence_doc[m]]]
+        np.add.at(total, m, score)
+        for row in m.tolist():
+            offer(row, score, route, "mention")
+    return Reach(walk, np.maximum(total, best), found)

@@ -47,6 +47,9 @@ WALK_SHARE = 0.25
 # Reciprocal rank fusion of the walk's ranking and similarity's (``retrieve.SUBJECT_MIN_SENTENCES`` says when):
 # k = 60, the usual constant; only near-equal documents are spread.
 FUSION_K = 60
+# On an indexed graph, the rows reached beyond the question's entities scored for the walk's places: this many per
+# place (a row may still be refused: hidden by a fresher label, or the same text as an item already taken).
+BEYOND_SCORED = 8
 FUSED_SPREAD_FLOOR = 0.9
 
 
@@ -103,6 +106,28 @@ def spread_seeds(rows: np.ndarray, score: np.ndarray, seed_of: Callable[[int], s
     return np.array(out, dtype=np.int64)
 
 
+def score_what_may_rank(scored: QuestionScores, graph: KnowledgeGraph, reach: Reach, pool: int, beyond: int) -> None:
+    """On an indexed graph, score exactly the reached rows the context may take: those that could enter the
+    ranked pool, and the most strongly reached rows beyond the question's entities (their places are ranked by
+    reach alone, see ``WALK_SHARE``).
+
+    A row the index did not return resembles the question at most as much as the farthest candidate it did, so
+    it can enter the pool only if that similarity plus its reach beats the pool's last row among those scored
+    already. A hub reached at depth 2 is named by thousands of sentences with a reach near 0: scoring them all cost
+    60 ms a question at 1M rows, and none could rank."""
+    rows = np.fromiter(reach.rows, dtype=np.int64, count=len(reach.rows))
+    pending = rows[~scored.done[rows]]
+    if not len(pending):
+        return
+    known = np.flatnonzero(np.isfinite(scored.scores))
+    ranked = scored.scores[known] + REACH_WEIGHT * reach.strength[known]
+    bar = -np.partition(-ranked, pool - 1)[pool - 1] if len(ranked) >= pool else -np.inf
+    may_pool = pending[scored.farthest + REACH_WEIGHT * reach.strength[pending] >= bar]
+    stepped = reach.beyond()
+    stepped = stepped[np.lexsort((graph.row_rank[stepped], -reach.strength[stepped]))][:BEYOND_SCORED * beyond]
+    scored.prepare(np.concatenate([may_pool, stepped]))
+
+
 def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarray, qvec: np.ndarray,
                   reach: Reach, settings: AskSettings, fuse: bool = False,
                   scored: QuestionScores | None = None) -> list[ContextItem]:
@@ -110,6 +135,8 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     sentence joining right after the item it explains. With ``fuse`` (the question names a long document's
     subject) that ranking is fused with similarity's by reciprocal rank. ``scored``: where ``sentence_scores``
     came from, when rows not yet scored may be read (an indexed graph, scores.py)."""
+    if scored is not None and scored.indexed:
+        score_what_may_rank(scored, graph, reach, settings.max_context * 8, int(settings.max_context * WALK_SHARE))
     score = sentence_scores + REACH_WEIGHT * reach.strength  # already -inf where invisible
     n_visible = int(np.isfinite(score).sum())
     pool = min(n_visible, settings.max_context * 8)

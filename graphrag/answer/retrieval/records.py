@@ -88,6 +88,8 @@ class Reach:
     walk: Walk
     strength: np.ndarray  # per sentence row
     rows: dict[int, tuple[Route, str]]
+    stepped: np.ndarray | None = None  # the rows of ``beyond`` when the reach already knows them
+
 
     def route(self, row: int) -> Reached | None:
         """How ``row`` was reached, or None when the walk did not reach it."""
@@ -101,4 +103,6 @@ class Reach:
 
     def beyond(self) -> np.ndarray:
         """The rows reached through at least one step, in no particular order."""
+        if self.stepped is not None:
+            return self.stepped
         return np.array([r for r, (route, _) in self.rows.items() if route.depth >= 1], dtype=np.int64)

@@ -127,8 +127,6 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
     fuse = start is RouteStart.QUESTION and names_a_long_document_subject(graph, (s.entity for s in seeds),
                                                                           visible_docs)
     reach = walk.reach(graph, walked, visible_docs)
-    if scored.indexed:  # the rows reach ranks
-        scored.prepare(np.fromiter(reach.rows, dtype=np.int64, count=len(reach.rows)))
     context = build_context(store, graph, sentence_scores, qvec, reach, settings, fuse, scored)
     reached = tuple(sorted(walked.routes.values(), key=lambda r: (r.depth, r.end)))
     return Retrieval(tuple(seeds), reached, tuple(context))

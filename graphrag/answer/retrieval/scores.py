@@ -45,6 +45,7 @@ class QuestionScores:
             self.step_weight = step_weight
             self.done = np.ones(graph.n_sentences, dtype=bool)
             self.candidates = np.zeros(0, dtype=np.int64)
+            self.farthest = -np.inf  # every row is scored
             return
         n = graph.n_sentences
         self.scores = np.full(n, -np.inf, dtype=np.float32)
@@ -52,6 +53,8 @@ class QuestionScores:
         self.done = np.zeros(n, dtype=bool)
         self.candidates, sims = nearest(graph.sentence_vectors, qvec, CANDIDATES, n, visible, kept.index)
         self._fill(self.candidates, sims)
+        # the most an unscored visible row can resemble the question (none is left when fewer came back)
+        self.farthest = float(sims.min()) if len(sims) >= CANDIDATES else -np.inf
 
     def _fill(self, rows: np.ndarray, sims: np.ndarray) -> None:
         self.scores[rows] = sims

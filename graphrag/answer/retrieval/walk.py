@@ -183,32 +183,58 @@ def reach(graph: KnowledgeGraph, walk: Walk, visible_docs: np.ndarray) -> Reach:
 
     A row is reached by mentioning a reached entity (its route ends at that entity, "mention")
     or by being the sentence of a route's last step ("relation" or "co-mention"). The highest
-    score wins, then the shallower route, then the entity key.
+    score wins, then the shallower route, then the entity key; within one route its step's
+    sentence is offered before the sentences naming its entity (the step wins a tie).
+
+    Every offer is gathered into arrays and the winner per row picked by one sort: a hub reached at
+    depth 2 is named by thousands of sentences, and a loop over them cost 0.2 s a question at 1M rows.
     """
     n_rows = graph.n_sentences
-    index, sentence_doc, rows_of = graph.index, graph.sentence_doc, graph.mentions.rows_of  # once per route
-    best = np.zeros(n_rows, dtype=np.float32)
-    found: dict[int, tuple[Route, str]] = {}
-    rank: dict[int, tuple[float, int, str]] = {}
-
-    def offer(row: int, score: float, route: Route, via: str) -> None:
-        r = (-score, route.depth, route.end)
-        if row not in rank or r < rank[row]:
-            rank[row] = r
-            found[row] = (route, via)
-            best[row] = score
-
-    total = np.zeros(n_rows, dtype=np.float32)
-    for key, route in walk.routes.items():
-        score = walk.scores[key]
+    index, sentence_doc, rows_of = graph.index, graph.sentence_doc, graph.mentions.rows_of
+    routes = list(walk.routes.values())
+    keys = list(walk.routes)
+    rows_at: list[np.ndarray] = []
+    route_at: list[np.ndarray] = []
+    kind_at: list[np.ndarray] = []  # 0: the route's step sentence, 1: a sentence naming its entity
+    mentioned: list[np.ndarray] = []  # per route, its visible mention rows (in the order they are summed)
+    for i, (key, route) in enumerate(zip(keys, routes)):
         if route.steps:
             step = route.steps[-1]
             row = graph.row_of(step.document_id, step.version, step.sentence_index)
             if row is not None and visible_docs[sentence_doc[row]]:
-                offer(row, score, route, _via(route))
+                rows_at.append(np.array([row], dtype=np.int64))
+                route_at.append(np.array([i], dtype=np.int64))
+                kind_at.append(np.zeros(1, dtype=np.int8))
         m = rows_of(index[key])
-        m = m[visible_docs[sentence_doc[m]]]
-        np.add.at(total, m, score)
-        for row in m.tolist():
-            offer(row, score, route, "mention")
-    return Reach(walk, np.maximum(total, best) if REACH_SUM else best, found)
+        m = m[visible_docs[sentence_doc[m]]].astype(np.int64, copy=False)
+        mentioned.append(m)
+        rows_at.append(m)
+        route_at.append(np.full(len(m), i, dtype=np.int64))
+        kind_at.append(np.ones(len(m), dtype=np.int8))
+    score = np.array([walk.scores[k] for k in keys], dtype=np.float64)
+    total = np.zeros(n_rows, dtype=np.float32)
+    if routes:
+        # route by route, as float32 sums in the same order as one np.add.at per route would make them
+        np.add.at(total, np.concatenate(mentioned), np.repeat(score.astype(np.float32), [len(m) for m in mentioned]))
+    best = np.zeros(n_rows, dtype=np.float32)
+    found: dict[int, tuple[Route, str]] = {}
+    stepped = np.zeros(0, dtype=np.int64)
+    rows = np.concatenate(rows_at) if rows_at else np.zeros(0, dtype=np.int64)
+    if len(rows):
+        route_of = np.concatenate(route_at)
+        kind = np.concatenate(kind_at)
+        depth = np.array([r.depth for r in routes], dtype=np.int64)
+        end_rank = np.empty(len(routes), dtype=np.int64)
+        end_rank[sorted(range(len(routes)), key=lambda i: routes[i].end)] = np.arange(len(routes))
+        order = np.lexsort((kind, end_rank[route_of], depth[route_of], -score[route_of], rows))
+        ranked = rows[order]
+        first = np.ones(len(ranked), dtype=bool)
+        first[1:] = ranked[1:] != ranked[:-1]
+        win = order[first]
+        best[rows[win]] = score[route_of[win]].astype(np.float32)
+        stepped = rows[win][depth[route_of[win]] >= 1]
+        by_step = [(r, _via(r)) if r.steps else (r, "mention") for r in routes]
+        by_mention = [(r, "mention") for r in routes]
+        found = {row: (by_step[i] if k == 0 else by_mention[i])
+                 for row, i, k in zip(rows[win].tolist(), route_of[win].tolist(), kind[win].tolist())}
+    return Reach(walk, np.maximum(total, best) if REACH_SUM else best, found, stepped)

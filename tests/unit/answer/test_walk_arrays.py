@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from graphrag.answer.retrieval.edges import Edges
-from graphrag.answer.retrieval.walk import relevance_walk
+from graphrag.answer.retrieval.walk import reach, relevance_walk
 from random_graphs import random_asks, random_graph
-from walk_oracle import multigraph, oracle_walk
+from walk_oracle import multigraph, oracle_reach, oracle_walk
 
 pytestmark = pytest.mark.unit
 
@@ -27,14 +27,20 @@ def test_the_walk_over_arrays_is_the_walk_over_a_multigraph(seed: int) -> None:
     g = random_graph(rng)
     kg, nxg = g.graph(), multigraph(g.keys, g.relations)
     asks = random_asks(rng, g, 40)
-    stepped = 0
+    stepped = crossed = 0
     for ask in asks:
         seeds = ask.pop("seeds")
         hops, direction, visible = ask.pop("hops"), ask.pop("direction"), ask.pop("visible_docs")
         got = relevance_walk(kg, seeds, hops, direction, visible, **ask)
         _same(got, oracle_walk(nxg, kg, seeds, hops, direction, visible, **ask))
         stepped += sum(len(r.steps) for r in got.routes.values())
+        reached, want = reach(kg, got, visible), oracle_reach(kg, got, visible)
+        assert reached.rows == want.rows  # the same route and "via" per row
+        assert sorted(reached.beyond().tolist()) == sorted(want.beyond().tolist())
+        assert np.array_equal(reached.strength, want.strength)  # float32 sums in the same order: equal bits
+        crossed += sum(1 for route, via in reached.rows.values() if via != "mention")
     assert stepped > 40, "the random graphs give walks that go somewhere"
+    assert crossed > 5, "some sentences are reached as a step's sentence, not only by naming an entity"
 
 
 @pytest.mark.parametrize("seed", range(4))
