@@ -115,7 +115,7 @@ def score_what_may_rank(scored: QuestionScores, graph: KnowledgeGraph, reach: Re
     it can enter the pool only if that similarity plus its reach beats the pool's last row among those scored
     already. A hub reached at depth 2 is named by thousands of sentences with a reach near 0: scoring them all cost
     60 ms a question at 1M rows, and none could rank."""
-    rows = np.fromiter(reach.rows, dtype=np.int64, count=len(reach.rows))
+    rows = reach.reached_rows()
     pending = rows[~scored.done[rows]]
     if not len(pending):
         return

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from graphrag.answer.retrieval.records import Edge, Frontier, Reach, Walk
+from graphrag.answer.retrieval.records import Edge, Frontier, Reach, ReachedRows, Walk
 from graphrag.model import COMENTION, Route, RouteStart, RouteStep
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ def reach(graph: KnowledgeGraph, walk: Walk, visible_docs: np.ndarray) -> Reach:
         # route by route, as float32 sums in the same order as one np.add.at per route would make them
         np.add.at(total, np.concatenate(mentioned), np.repeat(score.astype(np.float32), [len(m) for m in mentioned]))
     best = np.zeros(n_rows, dtype=np.float32)
-    found: dict[int, tuple[Route, str]] = {}
+    found: Mapping[int, tuple[Route, str]] = {}
     stepped = np.zeros(0, dtype=np.int64)
     rows = np.concatenate(rows_at) if rows_at else np.zeros(0, dtype=np.int64)
     if len(rows):
@@ -233,8 +233,7 @@ def reach(graph: KnowledgeGraph, walk: Walk, visible_docs: np.ndarray) -> Reach:
         win = order[first]
         best[rows[win]] = score[route_of[win]].astype(np.float32)
         stepped = rows[win][depth[route_of[win]] >= 1]
-        by_step = [(r, _via(r)) if r.steps else (r, "mention") for r in routes]
-        by_mention = [(r, "mention") for r in routes]
-        found = {row: (by_step[i] if k == 0 else by_mention[i])
-                 for row, i, k in zip(rows[win].tolist(), route_of[win].tolist(), kind[win].tolist())}
+        # per route its pair for a step's sentence (2i) and for a sentence naming its entity (2i + 1)
+        pairs = [p for r in routes for p in (((r, _via(r)) if r.steps else (r, "mention")), (r, "mention"))]
+        found = ReachedRows(rows[win], 2 * route_of[win] + kind[win], pairs)  # rows[win] ascend: sorted by row
     return Reach(walk, np.maximum(total, best) if REACH_SUM else best, found, stepped)
