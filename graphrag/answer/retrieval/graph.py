@@ -154,6 +154,14 @@ class KnowledgeGraph:
         return np.bincount(self.sentence_doc[self.mentions.rows_of(entity)], minlength=len(self.docs))
 
     @functools.cached_property
+    def key_rank(self) -> np.ndarray:
+        """Per entity, its key's place in string order: the walk sorts an expansion's offers as its heap
+        compares them, keys as strings."""
+        rank = np.empty(len(self.keys), dtype=np.int64)
+        rank[sorted(range(len(self.keys)), key=self.keys.__getitem__)] = np.arange(len(self.keys))
+        return rank
+
+    @functools.cached_property
     def row_rank(self) -> np.ndarray:
         """Per sentence row, its place in (document id, version, index) order: ties between
         equal scores break on it, so a graph extended in place ranks like one loaded whole."""

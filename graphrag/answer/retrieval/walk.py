@@ -63,11 +63,16 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
     routes: dict[str, Route] = {}
     scores: dict[str, float] = {}
     settled = np.zeros(len(keys), dtype=bool)  # routes, by entity index: filters whole edge arrays at once
+    blocks: list[_Block] = []
     while frontier and len(routes) < max_nodes:
         entry = heapq.heappop(frontier)
+        if len(entry) > 5:  # the head of an expansion's block: its next entry takes its place on the heap
+            block, i = blocks[entry[5]], entry[6] + 1
+            if i < block.size:
+                heapq.heappush(frontier, block.entry(i))
         if entry[2] in routes:
             continue
-        f = Frontier._make(entry)
+        f = Frontier._make(entry[:5])
         key, neg, depth = f.entity, f.priority, f.depth
         if f.edge is None:
             routes[key] = Route(key, (), start)
@@ -84,21 +89,20 @@ def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direc
         if weighted and prepare_rows is not None:
             prepare_rows(np.concatenate([rel.row.astype(np.int64), candidates]) if candidates is not None
                          else rel.row.astype(np.int64))
-        # Entries are pushed as whole tuples no two of which are equal, so the heap pops them in one order
-        # whatever order they are pushed in: the arrays need not follow the old adjacency order.
         if len(rel.row):
             w = weights[rel.row].astype(np.float64) * spec[rel.nbr].astype(np.float64) if weighted \
                 else np.ones(len(rel.row))
             keep = w > 0
-            for p, nbr, rel_id, rtype, row, forward in zip((neg * w[keep]).tolist(), rel.nbr[keep].tolist(),
-                                                           rel.id[keep].tolist(), rel.type[keep].tolist(),
-                                                           rel.row[keep].tolist(), rel.forward[keep].tolist()):
-                e = keys[nbr]
-                heapq.heappush(frontier, (p, depth + 1, e, (key, 0, rel_id, row),
-                                          (rel_id, graph.edges.types[rtype], e, forward, row)))
-        if candidates is not None:
-            _push_comentions(graph, frontier, key, at, neg, depth, candidates, rel, settled,
-                             weights if weighted else None, spec, rows_per_entity)
+            offered, rel_prio = _Related(*(col[keep] for col in rel)), neg * w[keep]
+        else:
+            offered, rel_prio = rel, np.zeros(0)
+        # a co-mention is left out where any visible relation states the pair, even one not offered (weight 0)
+        com = _comentions(graph, at, neg, candidates, rel, settled, weights if weighted else None, spec,
+                          rows_per_entity) if candidates is not None else None
+        block = _Block.of(graph, len(blocks), key, depth + 1, offered, rel_prio, com)
+        if block.size:
+            blocks.append(block)
+            heapq.heappush(frontier, block.entry(0))
     return Walk(routes, scores)
 
 
@@ -138,11 +142,12 @@ def _comention_rows(graph: KnowledgeGraph, at: int, visible_docs: np.ndarray) ->
     return kept.astype(np.int64, copy=False)
 
 
-def _push_comentions(graph: KnowledgeGraph, frontier: list[Any], key: str, at: int, neg: float, depth: int,
-                     rows: np.ndarray, rel: _Related, settled: np.ndarray, weights: np.ndarray | None,
-                     spec: np.ndarray, rows_per_entity: int) -> None:
-    """Offer the entities named beside ``key`` in its most relevant visible sentences ``rows``, except those a
-    visible relation from ``key`` already offers through the same sentence."""
+def _comentions(graph: KnowledgeGraph, at: int, neg: float, rows: np.ndarray, rel: _Related, settled: np.ndarray,
+                weights: np.ndarray | None, spec: np.ndarray, rows_per_entity: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The entities named beside the entity at ``at`` in its most relevant visible sentences ``rows``, except
+    those a visible relation from it already offers through the same sentence: (entities, rows, the rows' ranks,
+    priorities)."""
     rank = graph.row_rank
     if weights is not None and len(rows) > rows_per_entity:
         rows = rows[np.lexsort((rank[rows], -weights[rows]))[:rows_per_entity]]
@@ -158,14 +163,70 @@ def _push_comentions(graph: KnowledgeGraph, frontier: list[Any], key: str, at: i
         stated = rel.nbr.astype(np.int64) * n_rows + rel.row
         # np.isin sorts: for the few pairs of a typical entity, comparing all with all is several times cheaper
         keep &= ~(np.isin(pair, stated) if len(pair) * len(stated) > 4096 else (pair[:, None] == stated).any(axis=1))
-    # An entity named twice in one sentence is pushed twice as the same entry; the second pop finds it settled.
+    # An entity named twice in one sentence is offered twice as the same entry; the second pop finds it settled.
     ents, at_row = ents[keep], at_row[keep]
     row = rows[at_row]
     w = w_row[at_row] * spec[ents].astype(np.float64) if weights is not None else np.ones(len(ents))
-    keys = graph.keys
-    for p, e, r, rk in zip((neg * w).tolist(), ents.tolist(), row.tolist(), rank[row].tolist()):
-        nbr = keys[e]
-        heapq.heappush(frontier, (p, depth + 1, nbr, (key, 1, -1, rk), (None, COMENTION, nbr, True, r)))
+    return ents, row, rank[row], neg * w
+
+
+class _Block:
+    """One expansion's offers, relations and co-mentions, sorted as the heap orders them (priority, entity key,
+    relation before co-mention, relation id or -1, row or its rank). Only its least unpopped entry is on the
+    heap: popping it pushes the next, so entries pop in the order pushing them all would give, while the
+    thousands a hub offers and the walk never reaches are not made into tuples (most of a walk's time at a
+    million sentences)."""
+
+    __slots__ = ("_depth", "_keys", "_number", "_source", "_types", "a", "b", "ent", "forward", "kind", "prio",
+                 "row", "rtype", "size")
+    _depth: int
+    _keys: list[str]
+    _number: int
+    _source: str
+    _types: list[str]
+    a: list[int]  # relation id, -1 for a co-mention
+    b: list[int]  # the sentence row of a relation, the row's rank for a co-mention
+    ent: list[int]
+    forward: list[bool]
+    kind: list[int]  # 0: relation, 1: co-mention
+    prio: list[float]
+    row: list[int]
+    rtype: list[int]  # code into the graph's relation types, -1 for a co-mention
+    size: int
+
+    @classmethod
+    def of(cls, graph: KnowledgeGraph, number: int, source: str, depth: int, rel: _Related, rel_prio: np.ndarray,
+           com: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None) -> _Block:
+        n_rel = len(rel.row)
+        ent = rel.nbr.astype(np.int64)
+        cols = [rel_prio, ent, np.zeros(n_rel, np.int64), rel.id.astype(np.int64), rel.row.astype(np.int64),
+                rel.type.astype(np.int64), rel.forward, rel.row.astype(np.int64)]
+        if com is not None and len(com[0]):
+            c_ent, c_row, c_rank, c_prio = com
+            n = len(c_ent)
+            more = [c_prio, c_ent.astype(np.int64), np.ones(n, np.int64), np.full(n, -1, np.int64),
+                    c_rank.astype(np.int64), np.full(n, -1, np.int64), np.ones(n, bool), c_row.astype(np.int64)]
+            cols = [np.concatenate([x, y]) for x, y in zip(cols, more)]
+        prio, ent, kind, a, b, rtype, forward, row = cols
+        order = np.lexsort((b, a, kind, graph.key_rank[ent], prio))
+        block = cls()
+        block._number, block._source, block._depth = number, source, depth
+        block._keys, block._types = graph.keys, graph.edges.types
+        block.prio, block.ent, block.kind, block.a, block.b = (c[order].tolist() for c in (prio, ent, kind, a, b))
+        block.rtype, block.forward, block.row = (c[order].tolist() for c in (rtype, forward, row))
+        block.size = len(order)
+        return block
+
+    def entry(self, i: int) -> tuple[Any, ...]:
+        """Entry ``i`` as the heap holds it: Frontier's fields, then this block's number and ``i``."""
+        e = self._keys[self.ent[i]]
+        row = self.row[i]
+        if self.kind[i] == 0:
+            edge: Edge = (self.a[i], self._types[self.rtype[i]], e, self.forward[i], row)
+        else:
+            edge = (None, COMENTION, e, True, row)
+        return (self.prio[i], self._depth, e, (self._source, self.kind[i], self.a[i], self.b[i]), edge,
+                self._number, i)
 
 
 def _step(graph: KnowledgeGraph, edge: Edge) -> RouteStep:
