@@ -42,7 +42,7 @@ NOT_AUDITED = {
     "eval retrieval": "reads a benchmark file", "eval answers": "asks benchmark questions in its own stores", "eval support": "reads a benchmark file",
     "bench ask": "a throwaway store", "bench documents": "a throwaway store", "bench ingest": "a throwaway store",
     "bench load": "a throwaway store", "bench review": "a throwaway store", "bench scale": "a throwaway store",
-    "bench support": "a throwaway store",
+    "bench support": "a throwaway store", "bench million": "a synthetic store it writes (or reuses, with --store)",
     "store migrate": "copies into an empty database; meta 'copied_from' names the source, the audit rows come along",
 }
 

@@ -155,7 +155,10 @@ def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, reques
 def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):
     """Found by `graphrag bench load`: an ingest committing between the graph's reads (documents,
     then sentences) made build_graph fail with KeyError. The commit is placed deterministically
-    between every pair of reads here, through a second connection as another process would."""
+    between every pair of reads here (before each read but the first, which starts the snapshot),
+    through a second connection as another process would. The graph reads its columns on the driver's
+    own cursor (no SQLAlchemy event sees those), so the reads are caught by SQLite's statement trace on
+    the reader's connections."""
     from graphrag.answer.retrieval.load import build_graph
     from graphrag.ingest.documents import Source
 
@@ -164,16 +167,20 @@ def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):
     reader, writer = Store(path), Store(path)
     ingestor = Ingestor(writer, PatternExtractor(), HashEmbedder())
     commits = iter(range(100))
+    armed = False
+    reads = iter(range(1000))
 
-    def commit_after_each_read(conn, cursor, statement, *rest):
-        if statement.lstrip().upper().startswith("SELECT"):
+    def commit_before_each_read(statement: str) -> None:
+        if armed and statement.lstrip().upper().startswith("SELECT") and next(reads) > 0:
             i = next(commits)
             assert ingestor.ingest([Source(f"late-{i}", "Late", f"Zephyr{i} uses Quartz{i}.")]).documents[0].status == "ok"
 
+    event.listen(reader.engine, "connect", lambda dbapi, record: dbapi.set_trace_callback(commit_before_each_read))
+    reader.engine.dispose()  # the pooled connections opened before the listener: new ones get the trace
     versions_before = reader.counts()["versions"]
-    event.listen(reader.engine, "after_cursor_execute", commit_after_each_read)
+    armed = True
     g = build_graph(reader)  # KeyError before the fix
-    event.remove(reader.engine, "after_cursor_execute", commit_after_each_read)
+    armed = False
     assert next(commits) >= 5, "a commit landed between every pair of the graph's reads"
     assert len(g.docs) == versions_before and all(not d.id.startswith("late-") for d in g.docs)
     assert "zephyr0" not in g.index and "zephyr0" in build_graph(reader).index
