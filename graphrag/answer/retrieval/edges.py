@@ -219,6 +219,18 @@ class Mentions:
         within = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
         return self._entities[starts[at_row] + within], at_row
 
+    def rows_of_entities(self, entities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows naming each of ``entities``, all together: (sentence row, position in ``entities`` of the
+        entity named), entity by entity and each entity's rows in ``rows_of`` order."""
+        starts, ends = self._offsets[entities], self._offsets[entities + 1]
+        lens = ends - starts
+        total = int(lens.sum())
+        if not total:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        of = np.repeat(np.arange(len(entities)), lens)
+        within = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+        return self._rows[starts[of] + within].astype(np.int64, copy=False), of
+
     def per_entity(self) -> np.ndarray:
         """How many mentions each entity has."""
         counts: np.ndarray = np.diff(self._offsets)
