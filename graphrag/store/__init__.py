@@ -11,14 +11,13 @@ from graphrag.store.codec import now, sha256_text
 from graphrag.store.core import Store, StoreCache
 from graphrag.store.db import StoreUnreachable
 from graphrag.store.documents import DocumentWrite, EntityRow, MentionRow, RelationRow, SentenceRow
-from graphrag.store.graph import GraphRows
 from graphrag.store.layout import LayoutWrite
 from graphrag.store.roles import setup_roles
 from graphrag.store.schema import SCHEMA_VERSION
 from graphrag.store.transfer import copy_store
 from graphrag.store.url import StoreURL, UnsupportedStore, parse_store
 
-__all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "DocumentWrite", "EntityRow", "GraphRows", "LayoutWrite", "MentionRow",
+__all__ = ["DEFAULT_STORE", "SCHEMA_VERSION", "DocumentWrite", "EntityRow", "LayoutWrite", "MentionRow",
            "RelationRow",
            "SentenceRow", "Store", "StoreCache", "StoreURL", "StoreUnreachable",
            "UnsupportedStore", "copy_store", "now", "parse_store", "setup_roles", "sha256_text"]

@@ -293,21 +293,12 @@ class Store:
         """The number of relations each document version states, by (doc id, version)."""
         return self._read(graph.relation_counts)
 
-    def graph_rows(self) -> graph.GraphRows:
-        """Rows to build the in-memory graph: entities, mentions, relations, documents, read in
-        one snapshot. A caller that also needs ``sentence_rows()`` wraps both in ``snapshot()``."""
-        with self.snapshot():
-            return self._read(graph.graph_rows)
-
     def graph_columns(self, spare_rows: Callable[[int], int] = lambda n: 0) -> graph.GraphColumns:
-        """Everything ``graph_rows`` and ``sentence_rows`` give, as plain tuples and vector matrices read in bulk
-        in one snapshot (building the graph of a large store); ``spare_rows(n)`` zero rows follow a matrix's n."""
+        """Rows to build the in-memory graph (entities, mentions, relations, sentences, documents) as plain
+        tuples, and the vectors as matrices, read in bulk in one snapshot; ``spare_rows(n)`` zero rows follow a
+        matrix's n."""
         with self.snapshot():
             return self._read(lambda c: graph.graph_columns(c, spare_rows))
-
-    def sentence_rows(self) -> list[Row]:
-        """Every sentence's key and vector, for building the graph."""
-        return self._read(graph.sentence_rows)
 
     def append_run(self) -> tuple[int, int | None, int | None]:
         """(generation, appends_from, appends_to): the commits after ``appends_from`` up to

@@ -93,25 +93,6 @@ def counts(c: Connection) -> dict[str, int]:
     return {k: int(v) for k, v in row.items()}
 
 
-class GraphRows(NamedTuple):
-    """The rows the in-memory graph is built from; each row reads by column name."""
-
-    entities: list[Row]  # key, name, type, vector
-    mentions: list[Row]  # id, entity_key, doc_id, version, sentence_idx, implied
-    relations: list[Row]  # id, source_key, target_key, type, doc_id, version, sentence_idx
-    documents: list[Row]  # doc_id, version, access, superseded, title, effective_date, sha256, ingested_at
-
-
-def graph_rows(c: Connection) -> GraphRows:
-    """The caller reads them in one snapshot (``Store.graph_rows`` does)."""
-    return GraphRows(
-        _rows(c, "SELECT key, name, type, vector FROM entities ORDER BY key"),
-        _rows(c, _MENTIONS + " ORDER BY id"),
-        _rows(c, _RELATIONS + " ORDER BY id"),
-        graph_documents(c),
-    )
-
-
 _MENTIONS = "SELECT id, entity_key, doc_id, version, sentence_idx, implied FROM mentions"
 _RELATIONS = "SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations"
 
@@ -224,12 +205,6 @@ def graph_additions(c: Connection, mention_after: int, relation_after: int,
     )
 
 
-def sentence_rows(c: Connection) -> list[Row]:
-    """Every sentence's key and vector, in document order."""
-    return _rows(c, _SENTENCES)
-
-
-_SENTENCES = "SELECT doc_id, version, idx, vector FROM sentences ORDER BY doc_id, version, idx"
 
 
 def _rows(c: Connection, sql: str, params: Mapping[str, Any] | None = None) -> list[Row]:

@@ -29,6 +29,11 @@ def _questions_unparsed(unparsed_questions: None) -> None:
     """``_answer`` asks without spaCy: these tests are about what the store keeps, not about anchors."""
 
 
+def _mapped(store: Store, sql: str) -> list[dict[str, object]]:
+    with store.engine.connect() as c:
+        return [dict(r) for r in c.execute(text(sql)).mappings()]
+
+
 @pytest.mark.unit
 def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
     assert _ingest(any_store, ("one", doc_text(1)), ("two", doc_text(2))) == ["ok", "ok"]
@@ -39,11 +44,14 @@ def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
     for d in any_store.documents():
         spans = any_store.sentences(d.id, d.version)
         assert spans and all(d.text[s.start:s.end] == s.text for s in spans)
-    ents, ments, rels, _docs = any_store.graph_rows()
+    ents, ments, rels, rows = (_mapped(any_store, sql) for sql in (
+        "SELECT key, name, vector FROM entities ORDER BY key",
+        "SELECT id, entity_key, doc_id, version, sentence_idx FROM mentions ORDER BY id",
+        "SELECT id, source_key, target_key, type, doc_id, version, sentence_idx FROM relations ORDER BY id",
+        "SELECT doc_id, version, idx, vector FROM sentences ORDER BY doc_id, version, idx"))
     vec = np.frombuffer(ents[0]["vector"], dtype=np.float32)  # BLOB / BYTEA: the same bytes back
     assert vec.shape == (384,) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
-    rows = any_store.sentence_rows()
-    # the bulk read gives the same rows, as plain tuples, and the vectors as matrices with spare rows after them
+    # the bulk read gives the tables' rows, as plain tuples, and the vectors as matrices with spare rows after them
     cols = any_store.graph_columns(lambda n: 2)
     assert [tuple(r) for r in cols.entities] == [(e["key"], e["name"]) for e in ents]
     assert [tuple(r) for r in cols.mentions] == [(m["entity_key"], m["doc_id"], m["version"], m["sentence_idx"])
