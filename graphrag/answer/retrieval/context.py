@@ -128,14 +128,14 @@ def score_what_may_rank(scored: QuestionScores, graph: KnowledgeGraph, reach: Re
     scored.prepare(np.concatenate([may_pool, stepped]))
 
 
-def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarray, qvec: np.ndarray,
-                  reach: Reach, settings: AskSettings, fuse: bool = False,
-                  scored: QuestionScores | None = None) -> list[ContextItem]:
-    """Pick the context sentences: similarity plus the walk's reach, spread across documents, each step's
-    sentence joining right after the item it explains. With ``fuse`` (the question names a long document's
-    subject) that ranking is fused with similarity's by reciprocal rank. ``scored``: where ``sentence_scores``
-    came from, when rows not yet scored may be read (an indexed graph, scores.py)."""
-    if scored is not None and scored.indexed:
+def build_context(store: Store, graph: KnowledgeGraph, scored: QuestionScores, reach: Reach, settings: AskSettings,
+                  fuse: bool = False) -> list[ContextItem]:
+    """Pick the context sentences: similarity (``scored``: the question's, filled as rows are read on an
+    indexed graph) plus the walk's reach, spread across documents, each step's sentence joining right after
+    the item it explains. With ``fuse`` (the question names a long document's subject) that ranking is fused
+    with similarity's by reciprocal rank."""
+    sentence_scores, qvec = scored.scores, scored.qvec
+    if scored.indexed:
         score_what_may_rank(scored, graph, reach, settings.max_context * 8, int(settings.max_context * WALK_SHARE))
     score = sentence_scores + REACH_WEIGHT * reach.strength  # already -inf where invisible
     n_visible = int(np.isfinite(score).sum())
@@ -178,7 +178,7 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
             return False
         seen_text.add(span.text)
         hit = reach.route(row)
-        if hit is None and scored is not None:  # a similarity route reads the best mention of each entity named
+        if hit is None:  # a similarity route reads the best mention of each entity named (scored lazily when indexed)
             scored.prepare_mentions(graph.entities_in_row(row))
         route, via = (hit.route, hit.via) if hit is not None else (
             similarity_route(graph, row, qvec, sentence_scores), "similarity")
@@ -206,5 +206,5 @@ def build_context(store: Store, graph: KnowledgeGraph, sentence_scores: np.ndarr
     fill(order, settings.max_context - walk_slots)
     fill(beyond, settings.max_context)
     fill(order, settings.max_context)  # places the walk left empty
-    add_rivals(graph, items, sentence_scores, add, scored.similar_to_row if scored is not None else None)
+    add_rivals(graph, items, sentence_scores, add, scored.similar_to_row)
     return items

@@ -111,7 +111,6 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
     # One similarity per sentence, invisible ones at -inf: shared by seeding, walk and context (on an indexed
     # graph, filled as they are read: scores.py).
     scored = QuestionScores(graph, qvec, rows)
-    sentence_scores = scored.scores
     seeds = [a for a in anchors if graph.knows(a.entity) and visible_entities[graph.entity_index(a.entity)]]
     spec = graph.specificity ** SPECIFICITY_POWER
     if seeds:
@@ -127,6 +126,6 @@ def retrieve_vector(store: Store, graph: KnowledgeGraph, qvec: np.ndarray, setti
     fuse = start is RouteStart.QUESTION and names_a_long_document_subject(graph, (s.entity for s in seeds),
                                                                           visible_docs)
     reach = walk.reach(graph, walked, visible_docs)
-    context = build_context(store, graph, sentence_scores, qvec, reach, settings, fuse, scored)
+    context = build_context(store, graph, scored, reach, settings, fuse)
     reached = tuple(sorted(walked.routes.values(), key=lambda r: (r.depth, r.end)))
     return Retrieval(tuple(seeds), reached, tuple(context))
