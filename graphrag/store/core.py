@@ -300,6 +300,16 @@ class Store:
         with self.snapshot():
             return self._read(lambda c: graph.graph_columns(c, spare_rows))
 
+    def graph_state(self) -> graph.GraphState:
+        """The generation, table sizes and last mention and relation ids; read it in the same ``snapshot()`` as
+        the ``graph_documents`` it is compared with."""
+        return self._read(graph.graph_state)
+
+    def graph_sample(self, relation_ids: Sequence[int], sentences: Sequence[tuple[str, int, int]],
+                     entity_keys: Sequence[str]) -> graph.GraphSample:
+        """A few stored relations, sentence vectors and entity vectors by key (``store.graph.graph_sample``)."""
+        return self._read(lambda c: graph.graph_sample(c, relation_ids, sentences, entity_keys))
+
     def append_run(self) -> tuple[int, int | None, int | None]:
         """(generation, appends_from, appends_to): the commits after ``appends_from`` up to
         ``appends_to`` only added document versions (see ``documents.mark_append``)."""

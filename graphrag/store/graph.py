@@ -206,6 +206,56 @@ def graph_additions(c: Connection, mention_after: int, relation_after: int,
 
 
 
+class GraphState(NamedTuple):
+    """What a saved graph is checked against before it is trusted: the generation, each table's size and the
+    last mention and relation ids (cheap to read: counts and index ends)."""
+
+    generation: int
+    sizes: dict[str, int]  # entities, mentions, relations, sentences
+    last_mention: int
+    last_relation: int
+
+
+_LAST = text("SELECT (SELECT COALESCE(MAX(id), 0) FROM mentions), (SELECT COALESCE(MAX(id), 0) FROM relations)")
+
+
+def graph_state(c: Connection) -> GraphState:
+    """The caller reads it in the same snapshot as the documents it compares."""
+    gen = c.execute(text("SELECT value FROM meta WHERE key='generation'")).scalar()
+    last_m, last_r = c.execute(_LAST).one()
+    return GraphState(int(gen or 0), {k: int(v) for k, v in c.execute(_SIZES).mappings().one().items()},
+                      int(last_m), int(last_r))
+
+
+class GraphSample(NamedTuple):
+    """Stored rows a saved graph's copies are compared with: relations by id (id, source, target, type, document
+    id, version, sentence index), sentence vectors by (document id, version, index), entity vectors by key."""
+
+    relations: list[tuple[Any, ...]]
+    sentence_vectors: dict[tuple[str, int, int], bytes | None]
+    entity_vectors: dict[str, bytes | None]
+
+
+_REL_ROWS = text(_RELATIONS + " WHERE id IN :ids").bindparams(bindparam("ids", expanding=True))
+_ENT_VECTORS = text("SELECT key, vector FROM entities WHERE key IN :keys").bindparams(
+    bindparam("keys", expanding=True))
+_SENT_VECTOR = text("SELECT vector FROM sentences WHERE doc_id=:d AND version=:v AND idx=:i")
+
+
+def graph_sample(c: Connection, relation_ids: Sequence[int], sentences: Sequence[tuple[str, int, int]],
+                 entity_keys: Sequence[str]) -> GraphSample:
+    """A few stored rows by their keys (a handful each: one statement per sentence)."""
+    rels = [tuple(r) for r in c.execute(_REL_ROWS, {"ids": list(relation_ids)})] if relation_ids else []
+    ents = dict(c.execute(_ENT_VECTORS, {"keys": list(entity_keys)}).tuples().all()) if entity_keys else {}
+    sent = {}
+    for d, v, i in sentences:
+        row = c.execute(_SENT_VECTOR, {"d": d, "v": v, "i": i}).first()
+        if row is not None:
+            sent[(d, v, i)] = row[0]
+    return GraphSample(sorted(rels), sent, ents)
+
+
+
 
 def _rows(c: Connection, sql: str, params: Mapping[str, Any] | None = None) -> list[Row]:
     # Mappings read like the dicts the graph builder indexes by column name; vectors come back as

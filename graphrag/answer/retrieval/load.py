@@ -8,8 +8,6 @@ whole graph.
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -17,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from graphrag.answer.retrieval import saved
 from graphrag.answer.retrieval.columns import DocIndex, SentenceRows, collector_paused, columns, lookup
 from graphrag.answer.retrieval.edges import Edges, type_dtype
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.indexed import attach
-from graphrag.answer.retrieval.records import DocVersion, GraphMark
+from graphrag.answer.retrieval.records import DocVersion, GraphMark, doc_version
 from graphrag.answer.retrieval.vectors import Rows, spare_rows, stack
 from graphrag.store import Store
 from graphrag.store.graph import GraphAdditions
@@ -56,11 +55,26 @@ def load_graph(store: Store) -> KnowledgeGraph:
             hit = _cache.get(key)
         if hit is not None and hit.generation == store.generation():  # another thread updated it meanwhile
             return hit
-        graph = (extend_graph(store, hit) if hit is not None else None) or build_graph(store)
+        graph = (extend_graph(store, hit) if hit is not None else None) or _start(store)
         attach(graph, store, hit)  # the nearest-neighbour indexes follow: hit's, the files', or built
         with _cache_lock:
             _cache[key] = graph
         return graph
+
+
+def _start(store: Store) -> KnowledgeGraph:
+    """The whole graph: the one saved beside the store when the store agrees with it (extended with what was
+    added since), else built from the rows and saved for the next process."""
+    found = saved.read(store)
+    if found is not None:
+        graph, current = found
+        out = graph if current else extend_graph(store, graph)
+        if out is not None:
+            return out
+        log.info("the store changed since its graph was saved: rebuilding it")
+    graph = build_graph(store)
+    saved.save_soon(store, graph)
+    return graph
 
 
 def build_graph(store: Store) -> KnowledgeGraph:
@@ -69,7 +83,7 @@ def build_graph(store: Store) -> KnowledgeGraph:
         with store.snapshot():  # one consistent state, even while an ingest commits
             gen = store.append_run()[0]
             cols = store.graph_columns(spare_rows)
-        doc_list = [_doc_version(d) for d in cols.documents]
+        doc_list = [doc_version(d) for d in cols.documents]
         docs = DocIndex(doc_list)
         s_doc_id, s_version, s_idx_col = columns(cols.sentences, 3)
         s_doc, s_idx = docs.of(s_doc_id, s_version), np.array(s_idx_col, dtype=np.int64)
@@ -106,7 +120,7 @@ def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
         if (appends_to != gen or appends_from is None or appends_from > graph.mark.generation
                 or gen < graph.mark.generation):
             return None  # some commit since this graph was loaded was not an addition
-        docs = [_doc_version(d) for d in store.graph_documents()]
+        docs = [doc_version(d) for d in store.graph_documents()]
         known = {(d.id, d.version): d for d in docs}
         if any(known.get((d.id, d.version), None) is None or not _same_version(known[(d.id, d.version)], d)
                for d in graph.docs):
@@ -187,18 +201,6 @@ def extended(graph: KnowledgeGraph, generation: int, docs: Sequence[DocVersion],
         span_rows.update({(doc_index[(d, v)], i): row for (d, v, i), row in new_rows.items()})
         out.__dict__["span_rows"] = span_rows
     return out
-
-
-def _doc_version(d: Mapping[str, Any]) -> DocVersion:
-    return DocVersion(str(d["doc_id"]), int(d["version"]), _labels(str(d["access"])),
-                      bool(d["superseded"]), str(d["title"]), d["effective_date"], str(d["sha256"]),
-                      str(d["ingested_at"]))
-
-
-@functools.lru_cache(maxsize=1024)
-def _labels(access: str) -> frozenset[str]:
-    # a store has a handful of distinct label sets over many thousand documents: parse each once
-    return frozenset(json.loads(access))
 
 
 def _same_version(a: DocVersion, b: DocVersion) -> bool:

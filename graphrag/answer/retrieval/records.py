@@ -4,9 +4,11 @@ entity (``Walk``) and per sentence (``Reach``)."""
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -26,6 +28,19 @@ class DocVersion:
     # what tells this version from one removed and written again under the same number
     sha256: str = ""
     ingested_at: str = ""
+
+
+def doc_version(d: Mapping[str, Any]) -> DocVersion:
+    """A document version from its stored row (``Store.graph_documents``)."""
+    return DocVersion(str(d["doc_id"]), int(d["version"]), _labels(str(d["access"])),
+                      bool(d["superseded"]), str(d["title"]), d["effective_date"], str(d["sha256"]),
+                      str(d["ingested_at"]))
+
+
+@functools.lru_cache(maxsize=1024)
+def _labels(access: str) -> frozenset[str]:
+    # a store has a handful of distinct label sets over many thousand documents: parse each once
+    return frozenset(json.loads(access))
 
 
 @dataclass(frozen=True)

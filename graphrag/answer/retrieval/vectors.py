@@ -33,6 +33,8 @@ class Rows:
         """``view`` (this holder's first rows) followed by ``new``, written in place when no later view holds
         the rows after it, else in a grown copy."""
         n, k = len(view), len(new)
+        if not k:  # nothing to write (the matrix may be a read-only mapping of saved vectors)
+            return view, self
         with self.lock:
             if self.filled == n and n + k <= len(self.data) and (view is self.data or _prefix_of(view, self.data)):
                 self.data[n:n + k] = new
