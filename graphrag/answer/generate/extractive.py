@@ -469,14 +469,18 @@ class ExtractiveGenerator:
             short = answers[source]
             assert short is not None
             parts.append(_with_marker(short.text, source.n))
-        whole = {s.n for d in disagreements for s in d.sides if s.says == s.sentence}
+        # After the first quote, a side of a disagreement is not quoted again: the disagreement sentence says what
+        # it says, with its marker and its source's date. Quoted on its own as well, the stale side read as a
+        # plain statement of the answer ("... FAQ (2023) says 14 days [3]. Larkspur keeps nightly snapshots for
+        # 14 days [3].").
+        sides = {s.n for d in disagreements for s in d.sides}
         told = False
         for i, q in enumerate(order):
             if i > 0 and not told and disagreements:
                 parts.extend(disagreement_sentence(d) for d in disagreements)
                 told = True
-            if q.n in whole and i > 0:
-                continue  # quoted whole in the disagreement sentence
+            if q.n in sides and i > 0:
+                continue
             parts.append(_with_marker(_text(q), q.n))
         if not told:
             parts.extend(disagreement_sentence(d) for d in disagreements)
