@@ -244,6 +244,7 @@ class _Tally:
     any_in: list[bool] = field(default_factory=list)
     short: list[bool] = field(default_factory=list)
     cites: list[int] = field(default_factory=list)
+    claims: list[int] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
     anchored: list[bool] = field(default_factory=list)
     bridge_questions: int = 0
@@ -293,8 +294,9 @@ def score_answer(q: PanelQuestion, answer: Answer, dense: Sequence[Span], tally:
     if q.answers:
         tally.short.append(contains_any(answer.text, q.answers))
     tally.cites.append(len(cited))
+    tally.claims.append(len(answer.claims))
     row: dict[str, Any] = {"question": q.text, "first_citation_inside": first, "any_citation_inside": anywhere,
-                           "citations": len(cited), "evidence_in_context": in_context,
+                           "citations": len(cited), "claims": len(answer.claims), "evidence_in_context": in_context,
                            "dense_evidence_in_context": dense_in_context,
                            "first_quote": cited[0].span.text if cited else None}
     said = disagreement_texts(answer)
@@ -356,6 +358,8 @@ def summarise(qset: QuestionSet, t: _Tally, check: bool) -> dict[str, Any]:
         "any_citation_inside_evidence": _mean(t.any_in),
         "short_answer_in_answer": _mean(t.short),
         "citations_per_answer": round(float(np.mean(t.cites)), 2) if t.cites else None,
+        # what a reader checks: each claim is a sentence of the answer with its own citations
+        "claims_per_answer": round(float(np.mean(t.claims)), 2) if t.claims else None,
         "ask_p50_ms": round(statistics.median(t.seconds) * 1000) if t.seconds else None,
         "support_checked": check,
     }
@@ -437,6 +441,7 @@ ROWS = [
     ("any citation inside the evidence", "any_citation_inside_evidence"),
     ("short answer in the answer", "short_answer_in_answer"),
     ("citations per answer", "citations_per_answer"),
+    ("claims per answer", "claims_per_answer"),
     ("ask p50 (ms)", "ask_p50_ms"),
     ("anchored citations", "citations_anchored"),
     ("bridge paragraph cited", "bridge_cited"),

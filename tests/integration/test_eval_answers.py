@@ -79,6 +79,7 @@ def test_first_and_any_citation_inside_the_evidence_beside_the_dense_baseline() 
     assert panel["any_citation_inside_evidence"] == pytest.approx(2 / 3, abs=1e-4)
     assert panel["short_answer_in_answer"] == pytest.approx(2 / 3, abs=1e-4)
     assert panel["citations_per_answer"] == 1.0  # (2 + 1 + 0) / 3
+    assert panel["claims_per_answer"] == 1.33  # (2 + 2 + 0) / 3: a claim per cited sentence
     assert "disagreement_said" not in panel and "bridge_cited" not in panel
 
 
