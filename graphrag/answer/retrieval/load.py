@@ -17,7 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.answer.retrieval.columns import DocIndex, SentenceRows, collector_paused, columns, lookup
+from graphrag.answer.retrieval.columns import (
+    DocIndex,
+    KeyIndex,
+    SentenceRows,
+    collector_paused,
+    columns,
+    lookup,
+)
 from graphrag.answer.retrieval.edges import Edges, type_dtype
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.indexed import attach
@@ -93,7 +100,8 @@ class _Columns:
             keys, names = columns(chunk, 2)
             self.keys += keys
             self.names += names
-        self.index = {k: i for i, k in enumerate(self.keys)}
+        self.entity_index = KeyIndex(self.keys)
+        self.index = self.entity_index.index
         self.vectors = vectors
 
     def sentences(self, chunks: Iterator[Chunk], vectors: np.ndarray) -> None:
@@ -109,16 +117,16 @@ class _Columns:
         per_chunk = []
         for chunk in chunks:
             key, doc_id, version, idx = columns(chunk, 4)
-            per_chunk.append((lookup(self.index, key, np.int64),
+            per_chunk.append((self.entity_index.of(key, np.int64),
                               self.rows.of(self.doc_index.of(doc_id, version), np.array(idx, dtype=np.int64))))
         self.mention_entity, self.mention_row = _joined(per_chunk, (np.int64, np.int64))
         self.last_mention = last_id
 
     def relations(self, chunks: Iterator[Chunk]) -> None:
-        self.edges = _edges(chunks, self.index, self.doc_index, self.rows, len(self.keys))
+        self.edges = _edges(chunks, self.entity_index, self.doc_index, self.rows, len(self.keys))
 
 
-def _edges(chunks: Iterator[Chunk], e_index: Mapping[str, int], docs: DocIndex, rows: SentenceRows,
+def _edges(chunks: Iterator[Chunk], entities: KeyIndex, docs: DocIndex, rows: SentenceRows,
            n_entities: int) -> Edges:
     types: dict[str, int] = {}  # code by type, in the order first seen (by relation id)
     per_chunk = []
@@ -127,8 +135,8 @@ def _edges(chunks: Iterator[Chunk], e_index: Mapping[str, int], docs: DocIndex, 
         for t in dict.fromkeys(r_type):
             types.setdefault(t, len(types))
         doc = docs.of(r_doc_id, r_version)
-        per_chunk.append((np.array(r_id, dtype=np.int64), lookup(e_index, r_src, np.int32),
-                          lookup(e_index, r_dst, np.int32), lookup(types, r_type, np.int64), doc,
+        per_chunk.append((np.array(r_id, dtype=np.int64), entities.of(r_src, np.int32),
+                          entities.of(r_dst, np.int32), lookup(types, r_type, np.int64), doc,
                           rows.of(doc, np.array(r_idx, dtype=np.int64))))
     ids, src, dst, code, doc, row = _joined(per_chunk, (np.int64, np.int32, np.int32, np.int64, np.int64, np.int64))
     return Edges.of_columns(ids, src, dst, code.astype(type_dtype(len(types))), list(types), doc, row, n_entities)
