@@ -1,8 +1,9 @@
-"""The store's rows, read in bulk as plain tuples, turned into the graph's arrays a column at a time: what a
-million relations cost is a few passes in C over each column, not a Python statement per row.
+"""The store's rows, read as plain tuples a chunk at a time, turned into the graph's arrays a column at a time:
+what a million relations cost is a few passes in C over each column, not a Python statement per row.
 
 ``Codes`` finds integer codes in a sorted table; ``DocIndex`` and ``SentenceRows`` use it to turn (document id,
-version) and (document, sentence index) columns into document indices and sentence rows.
+version) and (document, sentence index) columns into document indices and sentence rows. ``KeyIndex`` turns
+entity keys into entity indices.
 """
 
 from __future__ import annotations
