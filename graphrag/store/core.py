@@ -293,12 +293,12 @@ class Store:
         """The number of relations each document version states, by (doc id, version)."""
         return self._read(graph.relation_counts)
 
-    def graph_columns(self, spare_rows: Callable[[int], int] = lambda n: 0) -> graph.GraphColumns:
-        """Rows to build the in-memory graph (entities, mentions, relations, sentences, documents) as plain
-        tuples, and the vectors as matrices, read in bulk in one snapshot; ``spare_rows(n)`` zero rows follow a
-        matrix's n."""
+    def read_graph(self, sink: graph.GraphSink, spare_rows: Callable[[int], int] = lambda n: 0) -> None:
+        """Hand ``sink`` every row the in-memory graph is built from (documents, entities, sentences, mentions,
+        relations, a chunk at a time) and the vectors as matrices, read in one snapshot; ``spare_rows(n)`` zero
+        rows follow a matrix's n."""
         with self.snapshot():
-            return self._read(lambda c: graph.graph_columns(c, spare_rows))
+            self._read(lambda c: graph.read_graph(c, sink, spare_rows))
 
     def graph_state(self) -> graph.GraphState:
         """The generation, table sizes and last mention and relation ids; read it in the same ``snapshot()`` as

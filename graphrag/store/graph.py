@@ -4,8 +4,9 @@ graph is built from."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from contextlib import closing, contextmanager
+from typing import Any, NamedTuple, Protocol, cast
 
 import numpy as np
 from sqlalchemy import Connection, bindparam, text
@@ -103,65 +104,95 @@ def graph_documents(c: Connection) -> list[Row]:
                     "FROM documents")
 
 
-class GraphColumns(NamedTuple):
-    """The rows the in-memory graph is built from, as the driver's plain tuples (columns in the order below),
-    and the vectors as float32 matrices: at a million relations, a mapping per row costs more than the whole
-    rest of the build."""
-
-    entities: list[tuple[Any, ...]]  # key, name; by key
-    entity_vectors: np.ndarray  # a row per entity (zeros where none is stored), spare rows after them
-    mentions: list[tuple[Any, ...]]  # entity_key, doc_id, version, sentence_idx; by id
-    relations: list[tuple[Any, ...]]  # id, source_key, target_key, type, doc_id, version, sentence_idx; by id
-    sentences: list[tuple[Any, ...]]  # doc_id, version, idx; in document order
-    sentence_vectors: np.ndarray  # as entity_vectors
-    documents: list[Row]  # as ``graph_documents``
-    last_mention: int  # the highest mention id (0 when there is none)
+Chunk = list[tuple[Any, ...]]  # rows as the driver's plain tuples
+CHUNK_ROWS = 32768  # rows fetched and handed on at a time
 
 
-def graph_columns(c: Connection, spare_rows: Callable[[int], int]) -> GraphColumns:
-    """The caller reads them in one snapshot (``Store.graph_columns`` does); each vector matrix has
-    ``spare_rows(n)`` zero rows after its ``n`` (the returned arrays are views of its first n)."""
-    entities, e_vectors = _keyed_vectors(c, "entities", "key, name", "key", spare_rows)
-    sentences, s_vectors = _keyed_vectors(c, "sentences", "doc_id, version, idx", "doc_id, version, idx", spare_rows)
-    return GraphColumns(
-        entities, e_vectors,
-        _tuples(c, "SELECT entity_key, doc_id, version, sentence_idx FROM mentions ORDER BY id"),
-        _tuples(c, _RELATIONS + " ORDER BY id"),
-        sentences, s_vectors,
-        graph_documents(c),
-        int(_tuples(c, "SELECT COALESCE(MAX(id), 0) FROM mentions")[0][0]),
-    )
+class GraphSink(Protocol):
+    """Takes the whole graph's rows from ``read_graph``, table by table in the order of these methods, so each
+    table can be turned into indices with the tables before it. A table comes as an iterator of chunks of the
+    driver's plain tuples, which the sink consumes whole: a million rows are never all held as Python tuples at
+    once (fresh memory is the slow part of a load)."""
+
+    def documents(self, rows: list[Row]) -> None:
+        """Every document version's row, as ``graph_documents``."""
+
+    def entities(self, chunks: Iterator[Chunk], vectors: np.ndarray) -> None:
+        """(key, name) by key. ``vectors``: a row per entity (zeros where none is stored), written as the chunks
+        are read; ``spare_rows(n)`` zero rows follow them in the matrix it is a view of."""
+
+    def sentences(self, chunks: Iterator[Chunk], vectors: np.ndarray) -> None:
+        """(doc_id, version, idx) in document order (by all three); ``vectors`` as for entities."""
+
+    def mentions(self, chunks: Iterator[Chunk], last_id: int) -> None:
+        """(entity_key, doc_id, version, sentence_idx) by id; ``last_id`` the highest id (0 when there is none)."""
+
+    def relations(self, chunks: Iterator[Chunk]) -> None:
+        """(id, source_key, target_key, type, doc_id, version, sentence_idx) by id."""
 
 
-def _tuples(c: Connection, sql: str) -> list[tuple[Any, ...]]:
+def read_graph(c: Connection, sink: GraphSink, spare_rows: Callable[[int], int]) -> None:
+    """Every row the in-memory graph is built from, handed to ``sink``; the caller reads in one snapshot
+    (``Store.read_graph`` does). The vectors are written a chunk at a time into float32 matrices: at a million
+    rows, a mapping per row would cost more than the whole rest of the build."""
+    sink.documents(graph_documents(c))
+    with _keyed_vectors(c, "entities", "key, name", "key", spare_rows) as (chunks, vectors):
+        sink.entities(chunks, vectors)
+    by = "doc_id, version, idx"
+    with _keyed_vectors(c, "sentences", by, by, spare_rows) as (chunks, vectors):
+        sink.sentences(chunks, vectors)
+    last = int(_scalar(c, "SELECT COALESCE(MAX(id), 0) FROM mentions"))
+    with closing(_chunks(c, "SELECT entity_key, doc_id, version, sentence_idx FROM mentions ORDER BY id")) as chunks:
+        sink.mentions(chunks, last)
+    with closing(_chunks(c, _RELATIONS + " ORDER BY id")) as chunks:
+        sink.relations(chunks)
+
+
+def _chunks(c: Connection, sql: str) -> Generator[Chunk]:
     # The driver's own cursor on this connection (so inside its snapshot): plain tuples, without SQLAlchemy's
-    # per-row objects. No parameters, so no paramstyle differs between SQLite and PostgreSQL.
+    # per-row objects. No parameters, so no paramstyle differs between SQLite and PostgreSQL. sqlite3 steps
+    # through the rows as they are fetched; psycopg's plain cursor would receive the whole result at once, a
+    # named (server-side) one fetches each chunk (it needs the transaction the snapshot holds).
+    pg = c.dialect.name == "postgresql"
+    cur = c.connection.cursor(name="graph_rows") if pg else c.connection.cursor()
+    try:
+        cur.execute(sql)
+        while chunk := cur.fetchmany(CHUNK_ROWS):
+            yield cast(Chunk, chunk)  # a list on both drivers
+    finally:
+        cur.close()
+
+
+def _scalar(c: Connection, sql: str) -> Any:
     cur = c.connection.cursor()
     try:
         cur.execute(sql)
-        return cast("list[tuple[Any, ...]]", cur.fetchall())  # a list on both drivers
+        return cur.fetchall()[0][0]
     finally:
         cur.close()
 
 
+@contextmanager
 def _keyed_vectors(c: Connection, table: str, columns: str, order: str,
-                   spare_rows: Callable[[int], int]) -> tuple[list[tuple[Any, ...]], np.ndarray]:
-    """(key columns per row, vector matrix) of a table, its vectors written a chunk at a time into the matrix:
-    a million blobs are never all held at once (fresh memory is the slow part of a load)."""
-    n = int(_tuples(c, f"SELECT COUNT(*) FROM {table}")[0][0])  # table and columns: fixed names, never input
+                   spare_rows: Callable[[int], int]) -> Iterator[tuple[Iterator[Chunk], np.ndarray]]:
+    """(chunks of the key columns of ``table``'s rows, their vectors' matrix): each chunk's vectors are written
+    into the matrix as it is read, so a million blobs are never all held at once."""
+    n = int(_scalar(c, f"SELECT COUNT(*) FROM {table}"))  # table and columns: fixed names, never input
     out = np.zeros((n + spare_rows(n), DIM), dtype=np.float32)
-    keys: list[tuple[Any, ...]] = []
-    cur = c.connection.cursor()
-    try:
-        cur.execute(f"SELECT {columns}, vector FROM {table} ORDER BY {order}")
-        while chunk := cur.fetchmany(8192):
-            if len(keys) + len(chunk) > n:
+
+    def chunks() -> Generator[Chunk]:
+        done = 0
+        for chunk in _chunks(c, f"SELECT {columns}, vector FROM {table} ORDER BY {order}"):
+            if done + len(chunk) > n:
                 raise ValueError(f"{table} grew while it was read (read it in a snapshot)")
-            fill_vectors(out, len(keys), [r[-1] for r in chunk])
-            keys += [r[:-1] for r in chunk]
-    finally:
-        cur.close()
-    return keys, out[:len(keys)]
+            fill_vectors(out, done, [r[-1] for r in chunk])
+            done += len(chunk)
+            yield [r[:-1] for r in chunk]
+        if done != n:
+            raise ValueError(f"{table} shrank while it was read (read it in a snapshot)")
+
+    with closing(chunks()) as it:  # its cursor closed even when the sink raises
+        yield it, out[:n]
 
 
 class GraphAdditions(NamedTuple):

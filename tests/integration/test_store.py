@@ -6,17 +6,20 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import Counter
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from sqlalchemy import text
 
-from graphrag.answer.retrieval.load import load_graph
+from graphrag.answer.retrieval.load import build_graph, load_graph
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AnswerStatus, Claim, Verdict, VerdictLabel
 from graphrag.store import Store, sha256_text
+from graphrag.store import graph as store_graph
+from graphrag.store.codec import Row
 from graphrag.verify.review import record_verdict, visible_answer
 from graphrag.verify.status import current_verdicts, load_answer
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
@@ -29,13 +32,48 @@ def _questions_unparsed(unparsed_questions: None) -> None:
     """``_answer`` asks without spaCy: these tests are about what the store keeps, not about anchors."""
 
 
+class _Collected:
+    """A graph sink that keeps what it is handed."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.chunks: dict[str, list[list[tuple[object, ...]]]] = {}
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def rows(self, table: str) -> list[tuple[object, ...]]:
+        return [tuple(r) for chunk in self.chunks[table] for r in chunk]
+
+    def _take(self, table: str, chunks: Iterator[list[tuple[object, ...]]]) -> None:
+        self.calls.append(table)
+        self.chunks[table] = list(chunks)
+
+    def documents(self, rows: list[Row]) -> None:
+        self.calls.append("documents")
+        self.docs = rows
+
+    def entities(self, chunks: Iterator[list[tuple[object, ...]]], vectors: np.ndarray) -> None:
+        self._take("entities", chunks)
+        self.vectors["entities"] = vectors
+
+    def sentences(self, chunks: Iterator[list[tuple[object, ...]]], vectors: np.ndarray) -> None:
+        self._take("sentences", chunks)
+        self.vectors["sentences"] = vectors
+
+    def mentions(self, chunks: Iterator[list[tuple[object, ...]]], last_id: int) -> None:
+        self._take("mentions", chunks)
+        self.last_mention = last_id
+
+    def relations(self, chunks: Iterator[list[tuple[object, ...]]]) -> None:
+        self._take("relations", chunks)
+
+
 def _mapped(store: Store, sql: str) -> list[dict[str, object]]:
     with store.engine.connect() as c:
         return [dict(r) for r in c.execute(text(sql)).mappings()]
 
 
 @pytest.mark.unit
-def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
+def test_documents_spans_graph_and_vectors_round_trip(any_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _ingest(any_store, ("one", doc_text(1)), ("two", doc_text(2))) == ["ok", "ok"]
     assert _ingest(any_store, ("one", doc_text(1) + "Cobalt1 feeds Delta2.\n")) == ["ok"]  # a version 2
     assert store_problems(any_store.url) == []
@@ -51,23 +89,34 @@ def test_documents_spans_graph_and_vectors_round_trip(any_store: Store) -> None:
         "SELECT doc_id, version, idx, vector FROM sentences ORDER BY doc_id, version, idx"))
     vec = np.frombuffer(ents[0]["vector"], dtype=np.float32)  # BLOB / BYTEA: the same bytes back
     assert vec.shape == (384,) and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
-    # the bulk read gives the tables' rows, as plain tuples, and the vectors as matrices with spare rows after them
-    cols = any_store.graph_columns(lambda n: 2)
-    assert [tuple(r) for r in cols.entities] == [(e["key"], e["name"]) for e in ents]
-    assert [tuple(r) for r in cols.mentions] == [(m["entity_key"], m["doc_id"], m["version"], m["sentence_idx"])
-                                                 for m in ments]
-    assert [tuple(r) for r in cols.relations] == [tuple(r.values()) for r in rels]
-    assert [tuple(r) for r in cols.sentences] == [(r["doc_id"], r["version"], r["idx"]) for r in rows]
-    for got, blobs in ((cols.entity_vectors, [e["vector"] for e in ents]), (cols.sentence_vectors,
-                                                                          [r["vector"] for r in rows])):
-        assert np.array_equal(got, np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]))
-        assert got.base is not None and got.base.shape[0] == len(blobs) + 2
-    assert cols.last_mention == max(m["id"] for m in ments)
+    # the bulk read hands on the tables' rows as plain tuples, a chunk at a time (two rows here), and the vectors
+    # as matrices with spare rows after them
+    monkeypatch.setattr(store_graph, "CHUNK_ROWS", 2)
+    got = _Collected()
+    any_store.read_graph(got, lambda n: 2)
+    assert got.calls == ["documents", "entities", "sentences", "mentions", "relations"]
+    assert len(got.docs) == 3 and max(map(len, got.chunks["relations"])) == 2
+    assert got.rows("entities") == [(e["key"], e["name"]) for e in ents]
+    assert got.rows("mentions") == [(m["entity_key"], m["doc_id"], m["version"], m["sentence_idx"]) for m in ments]
+    assert got.rows("relations") == [tuple(r.values()) for r in rels]
+    assert got.rows("sentences") == [(r["doc_id"], r["version"], r["idx"]) for r in rows]
+    for vectors, blobs in ((got.vectors["entities"], [e["vector"] for e in ents]),
+                           (got.vectors["sentences"], [r["vector"] for r in rows])):
+        assert np.array_equal(vectors, np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]))
+        assert vectors.base is not None and vectors.base.shape[0] == len(blobs) + 2
+    assert got.last_mention == max(m["id"] for m in ments)
+    small = build_graph(any_store)  # built across chunk boundaries: the same graph
+    monkeypatch.undo()
     assert np.allclose(np.frombuffer(rows[0]["vector"], dtype=np.float32),
                        HashEmbedder().encode([any_store.span(rows[0]["doc_id"], rows[0]["version"],
                                                              rows[0]["idx"]).text])[0])
     graph = load_graph(any_store)
     assert len(graph.docs) == 3 and graph.keys == sorted(graph.keys)
+    assert small.keys == graph.keys and small.docs == graph.docs and small.edges.types == graph.edges.types
+    for a, b in ((small.mentions.entity, graph.mentions.entity), (small.mentions.row, graph.mentions.row),
+                 (small.sentence_doc, graph.sentence_doc), (small.edges.base.type, graph.edges.base.type),
+                 (small.edges.base.row, graph.edges.base.row), (small.edges.base.src, graph.edges.base.src)):
+        assert np.array_equal(a, b)
     counts = any_store.counts()
     assert counts["documents"] == 2 and counts["versions"] == 3 and counts["relations"] == len(rels)
     assert any_store.access_of("one", 1) == (("public",), True)

@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from graphrag.answer.retrieval import saved
-from graphrag.answer.retrieval.columns import DocIndex, SentenceRows, collector_paused, columns, lookup
+from graphrag.answer.retrieval.columns import (
+    DocIndex,
+    KeyIndex,
+    SentenceRows,
+    collector_paused,
+    columns,
+    lookup,
+)
 from graphrag.answer.retrieval.edges import Edges, type_dtype
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.indexed import attach
 from graphrag.answer.retrieval.records import DocVersion, GraphMark, doc_version
 from graphrag.answer.retrieval.vectors import Rows, spare_rows, stack
 from graphrag.store import Store
-from graphrag.store.graph import GraphAdditions
+from graphrag.store.codec import Row
+from graphrag.store.graph import Chunk, GraphAdditions
 
 log = logging.getLogger(__name__)
 # Past this many relations added beside the first load's arrays (as a share of them, or at
@@ -80,34 +88,79 @@ def _start(store: Store) -> KnowledgeGraph:
 def build_graph(store: Store) -> KnowledgeGraph:
     """Build the in-memory graph from one consistent snapshot of the store."""
     with collector_paused():
+        cols = _Columns()
         with store.snapshot():  # one consistent state, even while an ingest commits
             gen = store.append_run()[0]
-            cols = store.graph_columns(spare_rows)
-        doc_list = [doc_version(d) for d in cols.documents]
-        docs = DocIndex(doc_list)
-        s_doc_id, s_version, s_idx_col = columns(cols.sentences, 3)
-        s_doc, s_idx = docs.of(s_doc_id, s_version), np.array(s_idx_col, dtype=np.int64)
-        rows = SentenceRows(s_doc, s_idx)
-        keys, names = columns(cols.entities, 2)
-        e_index = {k: i for i, k in enumerate(keys)}
-        m_key, m_doc_id, m_version, m_idx = columns(cols.mentions, 4)
-        m_ent = lookup(e_index, m_key, np.int64)
-        m_row = rows.of(docs.of(m_doc_id, m_version), np.array(m_idx, dtype=np.int64))
-        edges = _edges(cols.relations, e_index, docs, rows, len(keys))
+            store.read_graph(cols, spare_rows)
+        edges = cols.edges
         mark = GraphMark(gen, cols.last_mention, int(edges.base.id.max()) if len(edges) else 0)
-        return KnowledgeGraph(list(keys), list(names), cols.entity_vectors, doc_list, m_ent, m_row, s_doc, s_idx,
-                              cols.sentence_vectors, edges, gen, mark, e_index)
+        return KnowledgeGraph(cols.keys, cols.names, cols.vectors, cols.docs, cols.mention_entity, cols.mention_row,
+                              cols.sentence_doc, cols.sentence_idx, cols.sentence_vectors, edges, gen, mark, cols.index)
 
 
-def _edges(relations: Sequence[tuple[Any, ...]], e_index: Mapping[str, int], docs: DocIndex, rows: SentenceRows,
+class _Columns:
+    """The graph's columns, built as the store reads its rows (a ``GraphSink``): each chunk of rows is turned
+    into arrays with the indices of the tables read before it, then dropped, so no table is ever held whole as
+    Python tuples."""
+
+    def documents(self, rows: list[Row]) -> None:
+        self.docs = [doc_version(d) for d in rows]
+        self.doc_index = DocIndex(self.docs)
+
+    def entities(self, chunks: Iterator[Chunk], vectors: np.ndarray) -> None:
+        self.keys: list[str] = []
+        self.names: list[str] = []
+        for chunk in chunks:
+            keys, names = columns(chunk, 2)
+            self.keys += keys
+            self.names += names
+        self.entity_index = KeyIndex(self.keys)
+        self.index = self.entity_index.index
+        self.vectors = vectors
+
+    def sentences(self, chunks: Iterator[Chunk], vectors: np.ndarray) -> None:
+        per_chunk = []
+        for chunk in chunks:
+            doc_id, version, idx = columns(chunk, 3)
+            per_chunk.append((self.doc_index.of(doc_id, version), np.array(idx, dtype=np.int64)))
+        self.sentence_doc, self.sentence_idx = _joined(per_chunk, (np.int64, np.int64))
+        self.rows = SentenceRows(self.sentence_doc, self.sentence_idx)
+        self.sentence_vectors = vectors
+
+    def mentions(self, chunks: Iterator[Chunk], last_id: int) -> None:
+        per_chunk = []
+        for chunk in chunks:
+            key, doc_id, version, idx = columns(chunk, 4)
+            per_chunk.append((self.entity_index.of(key, np.int64),
+                              self.rows.of(self.doc_index.of(doc_id, version), np.array(idx, dtype=np.int64))))
+        self.mention_entity, self.mention_row = _joined(per_chunk, (np.int64, np.int64))
+        self.last_mention = last_id
+
+    def relations(self, chunks: Iterator[Chunk]) -> None:
+        self.edges = _edges(chunks, self.entity_index, self.doc_index, self.rows, len(self.keys))
+
+
+def _edges(chunks: Iterator[Chunk], entities: KeyIndex, docs: DocIndex, rows: SentenceRows,
            n_entities: int) -> Edges:
-    ids, src, dst, rtype, r_doc_id, r_version, r_idx = columns(relations, 7)
-    types = list(dict.fromkeys(rtype))
-    doc = docs.of(r_doc_id, r_version)
-    return Edges.of_columns(np.array(ids, dtype=np.int64), lookup(e_index, src, np.int32),
-                            lookup(e_index, dst, np.int32),
-                            lookup({t: i for i, t in enumerate(types)}, rtype, type_dtype(len(types))), types,
-                            doc, rows.of(doc, np.array(r_idx, dtype=np.int64)), n_entities)
+    types: dict[str, int] = {}  # code by type, in the order first seen (by relation id)
+    per_chunk = []
+    for chunk in chunks:
+        r_id, r_src, r_dst, r_type, r_doc_id, r_version, r_idx = columns(chunk, 7)
+        for t in dict.fromkeys(r_type):
+            types.setdefault(t, len(types))
+        doc = docs.of(r_doc_id, r_version)
+        per_chunk.append((np.array(r_id, dtype=np.int64), entities.of(r_src, np.int32),
+                          entities.of(r_dst, np.int32), lookup(types, r_type, np.int64), doc,
+                          rows.of(doc, np.array(r_idx, dtype=np.int64))))
+    ids, src, dst, code, doc, row = _joined(per_chunk, (np.int64, np.int32, np.int32, np.int64, np.int64, np.int64))
+    return Edges.of_columns(ids, src, dst, code.astype(type_dtype(len(types))), list(types), doc, row, n_entities)
+
+
+def _joined(per_chunk: Sequence[tuple[np.ndarray, ...]], dtypes: Sequence[Any]) -> list[np.ndarray]:
+    """Each column's chunks end to end (empty columns of these types when there were no chunks)."""
+    if not per_chunk:
+        return [np.zeros(0, dtype=t) for t in dtypes]
+    return [np.concatenate(col) for col in zip(*per_chunk, strict=True)]
 
 
 def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
