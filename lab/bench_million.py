@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -235,8 +236,8 @@ def bench_million(*, sentences: int = 1_000_000, relations: int = 1_000_000, sto
                 small = Layout(n, max(1, round(relations * n / sentences)), seed)
                 row = measure(Path(tmp) / f"decade-{n}.db", small, n_questions, reuse=False)
                 print(json.dumps({"decade": n, **row}), flush=True)
-                for p in Path(tmp).glob(f"decade-{n}.db*"):
-                    p.unlink()
+                for p in Path(tmp).glob(f"decade-{n}.db*"):  # the store and the files beside it
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
         layout = Layout(sentences, relations, seed)
         path = Path(store) if store else Path(tmp) / "million.db"
         try:

@@ -103,3 +103,22 @@ def test_targets_say_met_unmet_or_unknown() -> None:
 
 def test_decades_run_below_the_full_size() -> None:
     assert bench_million.decades(1_000_000) == [10_000, 100_000] and bench_million.decades(10_000) == []
+
+
+def test_a_run_with_decades_saves_reads_back_and_clears_each_graph(monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    """Every store of this run is large enough to be saved: each decade's files (a folder among them) are
+    cleared before the next, and the figures say the graph was read back from them."""
+    from graphrag.answer.retrieval import saved
+
+    monkeypatch.setattr(saved, "SAVE_FROM", 1)
+    assert bench_million.bench_million(sentences=20_000, relations=20_000, n_questions=2, encoder_sentences=0,
+                                       data=tmp_path, per_decade=True) == 0
+    out = capsys.readouterr().out
+    decade = json.loads(out.splitlines()[0])
+    whole = json.loads(out[out.index("\n") + 1:])
+    for row in (decade, whole):
+        assert row["graph_saved"] is True and row["graph_build_s"] >= 0 and row["graph_load_s"] >= 0
+    assert decade["decade"] == 10_000 and whole["sentences"] == 20_000
+    assert whole["targets"]["graph_load_s"]["value"] == whole["graph_load_s"]
