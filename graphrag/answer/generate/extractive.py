@@ -469,11 +469,14 @@ class ExtractiveGenerator:
             short = answers[source]
             assert short is not None
             parts.append(_with_marker(short.text, source.n))
-        # After the first quote, a side of a disagreement is not quoted again: the disagreement sentence says what
-        # it says, with its marker and its source's date. Quoted on its own as well, the stale side read as a
-        # plain statement of the answer ("... FAQ (2023) says 14 days [3]. Larkspur keeps nightly snapshots for
-        # 14 days [3].").
-        sides = {s.n for d in disagreements for s in d.sides}
+        # After the first quote, a side of a disagreement between dated sources is not quoted again: the
+        # disagreement sentence says what it says, with its marker and its date. Quoted on its own as well, the
+        # stale side read as a plain statement of the answer ("... FAQ (2023) says 14 days [3]. Larkspur keeps
+        # nightly snapshots for 14 days [3]."). Undated pages keep their quotes: there a "disagreement" is often
+        # two numbers of different things ("five sports" / "2006 Sport"), and the quote was the evidence (MuSiQue:
+        # a bridge sentence left only inside such a sentence).
+        whole = {s.n for d in disagreements for s in d.sides if s.says == s.sentence}  # quoted whole in it anyway
+        sides = whole | {s.n for d in disagreements if all(s.effective_date for s in d.sides) for s in d.sides}
         told = False
         for i, q in enumerate(order):
             if i > 0 and not told and disagreements:

@@ -275,6 +275,16 @@ def test_sources_that_disagree_are_said_so_with_the_current_source_first() -> No
     assert [len(c.citations) for c in attribute(text, ctx)] == [1, 1, 2]
 
 
+def test_undated_sources_that_disagree_keep_their_quotes() -> None:
+    """Between undated pages a "disagreement" is often two numbers of different things; dropping the quotes left
+    a bridge sentence only inside such a sentence (MuSiQue)."""
+    ctx = [_doc_item(1, "faq", "Larkspur keeps nightly snapshots for 14 days.", 0.8, None),
+           _doc_item(2, "retention", "Nightly snapshots are kept for 35 days.", 0.78, None)]
+    text = ExtractiveGenerator().generate("How long are nightly snapshots kept?", ctx).text
+    assert "Sources disagree" in text
+    assert "Larkspur keeps nightly snapshots for 14 days [1]" in text and "kept for 35 days [2]" in text
+
+
 def test_a_source_denying_what_another_says_is_a_disagreement() -> None:
     ctx = [_doc_item(1, "faq", "Larkspur refunds unused time on annual plans.", 0.7, "2023-04-01"),
            _doc_item(2, "billing", "After 14 days, the annual fee is not refunded, but the plan stays usable.", 0.65,
