@@ -24,8 +24,6 @@ from graphrag.model import AskSettings, AuditEvent, Seed
 from graphrag.store import Store
 from vector_docs import TOPICS, centres, unit, write_doc
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture()
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
