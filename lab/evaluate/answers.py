@@ -367,6 +367,8 @@ def summarise(qset: QuestionSet, t: _Tally, check: bool) -> dict[str, Any]:
         out.update({"citations_anchored": _mean(t.anchored), "questions_with_bridge": t.bridge_questions,
                     "bridge_cited": _share(t.bridge_cited, t.bridge_questions),
                     "bridge_through_step": _share(t.bridge_routed, t.bridge_questions)})
+    if not qset.sample and t.disagree_field:  # no set but the sample corpus plants a disagreement
+        out["answers_saying_sources_disagree"] = t.disagree_false
     if qset.sample:
         out.update({"expected_first_quote": out["first_citation_inside_evidence"],
                     "disagreements_planted": t.disagree_asked,

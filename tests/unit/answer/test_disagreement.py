@@ -33,6 +33,23 @@ def test_sentences_about_other_things_or_saying_the_same_do_not_disagree() -> No
                             "Falcon2 follows Alpha0 during step 2 of runbook 1.") is None
 
 
+def test_numbers_of_two_named_things_are_not_a_disagreement() -> None:
+    """Found by the answers panel: 29 of 100 MuSiQue answers said "Sources disagree", nearly all between pages about
+    two cities, two sailors or two films (each sentence names its own subject)."""
+    assert differing_values("The Intrepid Wind Farm in Iowa consists of 107 wind turbines on farmland.",
+                            "The Windy Hill farm in Australia has 20 wind turbines on farmland.") is None
+    assert differing_values("Big Eyes is a 2014 American drama film directed by Tim Burton.",
+                            "Planet of the Apes is a 2001 American film directed by Tim Burton.") is None
+    # one side naming what the other does not is still one thing: a policy and its FAQ
+    assert differing_values("Nightly snapshots are kept for 35 days in Frankfurt.",
+                            "Nightly snapshots are kept for 14 days.") == ("35 days", "14 days")
+    assert differing_values("Snapshots of Larkspur Pro are kept for 35 days.",
+                            "Larkspur Pro keeps snapshots for 14 days.") == ("35 days", "14 days")
+    # the price: a restatement swapping one name for another reads as two things ("CSV or JSON" still differs)
+    assert differing_values("Exports are delivered as CSV files to Larkspur.",
+                            "Exports are delivered as JSON files to Larkspur.") is None
+
+
 def test_a_denial_between_pages_of_one_date_is_not_a_disagreement_but_a_restatement_naming_more_is() -> None:
     """Found by the sample corpus panel: two current pages ("Reactivation restores the workspace but does not
     restore deleted snapshots" / "Restoring replaces the workspace contents") were said to disagree."""
