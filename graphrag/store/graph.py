@@ -14,6 +14,7 @@ from sqlalchemy import Connection, bindparam, text
 from graphrag.access.rule import Footprint, Sources
 from graphrag.embed import DIM
 from graphrag.model import Entity, Mention, Relation, Span
+from graphrag.store import documents
 from graphrag.store.codec import Row, fill_vectors
 
 
@@ -252,9 +253,8 @@ _LAST = text("SELECT (SELECT COALESCE(MAX(id), 0) FROM mentions), (SELECT COALES
 
 def graph_state(c: Connection) -> GraphState:
     """The caller reads it in the same snapshot as the documents it compares."""
-    gen = c.execute(text("SELECT value FROM meta WHERE key='generation'")).scalar()
     last_m, last_r = c.execute(_LAST).one()
-    return GraphState(int(gen or 0), {k: int(v) for k, v in c.execute(_SIZES).mappings().one().items()},
+    return GraphState(documents.generation(c), {k: int(v) for k, v in c.execute(_SIZES).mappings().one().items()},
                       int(last_m), int(last_r))
 
 
@@ -284,8 +284,6 @@ def graph_sample(c: Connection, relation_ids: Sequence[int], sentences: Sequence
         if row is not None:
             sent[(d, v, i)] = row[0]
     return GraphSample(sorted(rels), sent, ents)
-
-
 
 
 def _rows(c: Connection, sql: str, params: Mapping[str, Any] | None = None) -> list[Row]:

@@ -140,15 +140,15 @@ def read(store: Store) -> tuple[KnowledgeGraph, bool] | None:
             docs.append(row)
         sample = _Sample(arrays, keys, saved_docs, types)
         stored = store.graph_sample(*sample.keys)
+    if not sample.agrees(arrays, stored):  # before the graph's indices are built from the arrays
+        log.warning("the graph saved at %s does not match the store's rows: rebuilding", state_path)
+        return None
     graph = KnowledgeGraph(
         keys, names, arrays["entities"], [doc_version(d) for d in docs], arrays["mention_entity"],
         arrays["mention_row"], arrays["sentence_doc"], arrays["sentence_idx"], arrays["sentences"],
         Edges.of_columns(arrays["rel_id"], arrays["rel_src"], arrays["rel_dst"], arrays["rel_type"], types,
                          arrays["rel_doc"], arrays["rel_row"], len(keys)),
         mark.generation, mark)
-    if not sample.agrees(graph, stored):
-        log.warning("the graph saved at %s does not match the store's rows: rebuilding", state_path)
-        return None
     sizes = {"entities": len(keys), "mentions": len(arrays["mention_entity"]), "relations": len(arrays["rel_id"]),
              "sentences": len(arrays["sentence_doc"])}
     current = (now.generation == mark.generation and now.sizes == sizes and now.last_mention == mark.mention_id
@@ -204,13 +204,13 @@ class _Sample:
     def keys(self) -> tuple[list[int], list[tuple[str, int, int]], list[str]]:
         return [r[0] for r in self.relations], self.sentences, self.entity_keys
 
-    def agrees(self, graph: KnowledgeGraph, stored: GraphSample) -> bool:
+    def agrees(self, arrays: dict[str, np.ndarray], stored: GraphSample) -> bool:
         if [tuple(r) for r in stored.relations] != self.relations:
             return False
         for row, key in zip(self.row_at, self.sentences):
-            if not _same_vector(graph.sentence_vectors[int(row)], stored.sentence_vectors.get(key, b"")):
+            if not _same_vector(arrays["sentences"][int(row)], stored.sentence_vectors.get(key, b"")):
                 return False
-        return all(_same_vector(graph.vectors[int(e)], stored.entity_vectors.get(k, b""))
+        return all(_same_vector(arrays["entities"][int(e)], stored.entity_vectors.get(k, b""))
                    for e, k in zip(self.ent_at, self.entity_keys))
 
 
