@@ -30,7 +30,15 @@ from graphrag.ingest.manifest import (
     normalise_entry_path,
     unknown_keys,
 )
-from graphrag.ingest.readers import DOCUMENT_SUFFIXES, Layout, ReadError, read_document, sniff, too_much_text
+from graphrag.ingest.readers import (
+    DOCUMENT_SUFFIXES,
+    Layout,
+    ReadError,
+    check_words,
+    read_document,
+    sniff,
+    too_much_text,
+)
 from graphrag.model import PUBLIC, Document
 
 MANIFEST = "manifest.toml"
@@ -314,6 +322,10 @@ def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry 
         if len(decoded_text) > max_chars:
             return Rejected(doc_id, path, too_much_text(len(decoded_text), max_chars))
         text = _clean_text(decoded_text)
+    try:
+        check_words(text, max_chars)
+    except ReadError as exc:
+        return Rejected(doc_id, path, str(exc))
     title = (entry.title if entry and entry.title else None) or read_title or _title(text, Path(name).stem)
     access = (entry.access if entry and entry.access else None) or default_access
     if not access:

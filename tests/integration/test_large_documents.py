@@ -12,7 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from doc_helpers import LINE, docx_bomb, html_page, one_line, shared_stream_pdf
+from doc_helpers import (
+    LINE,
+    docx_bomb,
+    docx_with_part,
+    drawing_pdf,
+    glyph_run_pdf,
+    html_page,
+    one_line,
+    raw_pdf,
+    shared_stream_pdf,
+)
 from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.readers import read_document
 
@@ -76,6 +86,49 @@ def test_a_document_expanding_past_the_bound_is_refused_in_seconds_and_bounded_m
         kind: str, bombs: dict[str, Path], tmp_path: Path) -> None:
     done, seconds, peak_mb = _ingest_in_child(bombs[kind], tmp_path / "s.db", 300)
     assert "rejected" in done.stdout, done.stdout + done.stderr
-    assert f"the limit is {MAX_DOCUMENT_CHARS:,} characters" in done.stdout
+    # The DOCX body packs 150 times: refused from the ZIP directory (tests/unit/ingest/test_read_limits.py) before
+    # its characters are counted.
+    reason = "times larger than it is packed" if kind == "docx" else f"the limit is {MAX_DOCUMENT_CHARS:,} characters"
+    assert reason in done.stdout
     assert seconds < 30, f"took {seconds:.0f} s"
     assert peak_mb < 1536, f"peak {peak_mb:.0f} MB"
+
+
+# --- files whose cost is in what they draw or pack, not in the text they keep (graphrag/ingest/readers/limits.py) --
+
+STYLE = b'<w:style w:type="character" w:customStyle="1" w:styleId="X"><w:name w:val="X"/></w:style>'
+HOSTILE = {  # name, bytes, what the refusal says; what each cost before, measured with `graphrag ingest`
+    # 150 MB of styles in 545 KB: 156 s and 2.2 GB (the issue's figure), only the archive's total was checked
+    "styles": ("styles.docx", lambda: docx_with_part("word/styles.xml", STYLE, 150),
+               "the DOCX part word/styles.xml unpacks to"),
+    # 50 pages of 200,000 lines, no glyph, 18 KB: 106 s to "no text layer" on the loaded machine
+    "drawing": ("drawing.pdf", lambda: drawing_pdf(50, 200_000), "page 1 draws 200,000 objects"),
+    # one page whose content unpacks to 200 MB of lines, 490 KB: PDFium needs about 3 GB to load it
+    "content": ("content.pdf", lambda: raw_pdf(1, b"10 10 m 600 780 l S\n" * 10_000_000),
+                "loading this PDF's pages needed more than 800 MB of memory"),
+    # 62 pages of one run of "A A A ...", 4 KB: 2 M characters, a million words for spaCy (98 K of them took 47 s)
+    "glyphs": ("glyphs.pdf", lambda: glyph_run_pdf(62, 32_000), "words"),
+}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("hostile")
+    out = {}
+    for kind, (name, make, _) in HOSTILE.items():
+        out[kind] = folder / name
+        out[kind].write_bytes(make())
+    return out
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_a_file_whose_parts_cost_more_than_its_text_is_refused_within_20_s_and_1_gb(
+        kind: str, hostile: dict[str, Path], tmp_path: Path) -> None:
+    """The PDF's pages are first loaded in a grandchild under a 1 GB ceiling of its own, so the child's peak here
+    is the reader's; the figures with the whole tree are in docs/security.md."""
+    done, seconds, peak_mb = _ingest_in_child(hostile[kind], tmp_path / "s.db", 120)
+    assert done.returncode == 1 and "rejected" in done.stdout, done.stdout + done.stderr
+    assert HOSTILE[kind][2] in done.stdout, done.stdout
+    assert "loading the models" not in done.stderr  # refused while reading: nothing parsed, nothing stored
+    assert seconds < 20, f"took {seconds:.0f} s"
+    assert peak_mb < 1024, f"peak {peak_mb:.0f} MB"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import sys
+import zlib
 from pathlib import Path
 from types import ModuleType
 
@@ -149,3 +150,62 @@ def one_line(n_bytes: int) -> bytes:
     """``n_bytes`` of words with no line break: a file that is one huge paragraph."""
     words = b"export snapshot account owner policy retention cluster worker billing invoice uses keeps "
     return (words * (n_bytes // len(words) + 1))[:n_bytes]
+
+
+# --- files whose cost is in what they draw or pack, not in the text they keep (the read limits' fixtures) --------
+
+def raw_pdf(pages: int, content: bytes) -> bytes:
+    """A PDF written by hand whose ``pages`` pages all draw one Flate-compressed content stream: a repeated
+    ``content`` packs a thousandfold, so the file stays a few KB whatever the stream unpacks to."""
+    packed = zlib.compress(content, 6)
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            f"<< /Type /Pages /Kids [{' '.join(f'{5 + i} 0 R' for i in range(pages))}] /Count {pages} >>".encode(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(packed), packed)]
+    objs += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+             b"/Resources << /Font << /F1 3 0 R >> >> >>"] * pages
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)
+
+
+def drawing_pdf(pages: int, lines: int) -> bytes:
+    """``pages`` pages of ``lines`` stroked lines each and no glyph (a 50-page one of 200,000 took 60 s to be
+    found to have no text layer)."""
+    return raw_pdf(pages, b"0.5 w\n" + b"10 10 m 600 780 l S\n" * lines)
+
+
+def glyph_run_pdf(pages: int, glyphs: int) -> bytes:
+    """``pages`` pages each showing one run of ``glyphs`` glyphs "A " (a glyph and a space): a few KB whose
+    text is as many words as characters could hold."""
+    return raw_pdf(pages, b"BT /F1 1 Tf 0 700 Td (" + b"A " * (glyphs // 2) + b") Tj ET")
+
+
+def docx_with_part(name: str, chunk: bytes, megabytes: float) -> bytes:
+    """A valid DOCX whose part ``name`` (replaced or added) is ``chunk`` repeated to ``megabytes`` MB inside an
+    XML root, written through the archive in pieces so the whole part is never held."""
+    import zipfile
+
+    base = docx_bytes([("Normal", "Exports are kept for thirty days.")])
+    out = io.BytesIO()
+    block = chunk * max(1, 1_000_000 // len(chunk))
+    with zipfile.ZipFile(io.BytesIO(base)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            if item.filename != name:
+                dst.writestr(item, src.read(item.filename))
+        info = zipfile.ZipInfo(name)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with dst.open(info, "w", force_zip64=True) as part:
+            part.write(b'<?xml version="1.0"?><w:styles xmlns:w="http://schemas.openxmlformats.org/'
+                       b'wordprocessingml/2006/main">')
+            for _ in range(int(megabytes * 1_000_000 // len(block))):
+                part.write(block)
+            part.write(b"</w:styles>")
+    return out.getvalue()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.ingest.readers.budget import CharBudget, TooMuchText, too_much_text
+from graphrag.ingest.readers.budget import CharBudget, TooManyWords, TooMuchText, check_words, too_much_text
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import DOCX, HTML, PDF, Block, Layout, TextLine, sha256_bytes
 
@@ -24,7 +24,9 @@ __all__ = [
     "Read",
     "ReadError",
     "TextLine",
+    "TooManyWords",
     "TooMuchText",
+    "check_words",
     "read_document",
     "sha256_bytes",
     "sniff",

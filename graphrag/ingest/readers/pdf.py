@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import dataclasses
 import functools
 import itertools
 import re
@@ -29,15 +30,17 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from graphrag.config import MAX_DOCUMENT_CHARS
-from graphrag.ingest.readers.budget import CharBudget
+from graphrag.ingest.readers.budget import CharBudget, TooManyWords, words_message
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import PDF, Block, Layout, ReadLine, TextLine, sha256_bytes
+from graphrag.ingest.readers.limits import LIMITS, ReadLimits
 from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
+from graphrag.ingest.readers.pdf_survey import Survey, SurveyFailed, run_survey
 from graphrag.model import PageSize
 from graphrag.text import counted, split_sentences
 
-MAX_PAGES = 2000
-MAX_CHARS_PER_PAGE = 100_000
+MAX_PAGES = LIMITS.pdf_pages
+MAX_CHARS_PER_PAGE = LIMITS.pdf_page_glyphs
 BAND = 0.09  # top and bottom share of the page where running headers and footers live
 MIN_COLUMN_WIDTH = 0.2  # a column split needs both sides at least this share of the page width
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?[-–—(\s]*(\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:/|of)\s*\d{1,5})?[-–—)\s]*$",
@@ -375,48 +378,73 @@ def _separator(prev: _Line, nxt: _Line, kind: LineKind, next_kind: LineKind) -> 
     return "\n"
 
 
-def _count_chars(doc: pdfium.PdfDocument, n_pages: int, max_chars: int, max_chars_per_page: int) -> None:
-    """Refuse a PDF whose pages hold too many characters, counted page by page in PDFium (C) before any
-    per-character work in Python (about 20 microseconds a character), which is where time and memory go.
+NO_TEXT = "no text layer: this PDF is images only; OCR is not supported"
 
-    Pages may share one content stream, so a small file can carry millions of characters; PDFium's
-    count includes the line breaks it places between lines."""
-    budget = CharBudget(max_chars)
-    for p in range(n_pages):
-        page = doc[p]
-        try:
-            textpage = page.get_textpage()
-            try:
-                n = textpage.count_chars()
-            finally:
-                textpage.close()
-        finally:
-            page.close()
-        if n > max_chars_per_page:
-            raise ReadError(f"page {p + 1} holds {n:,} characters; the limit is {max_chars_per_page:,} per page")
-        budget.add(max(n, 0), f"page {p + 1:,} of {n_pages:,}")
+
+def check_survey(survey: Survey, max_chars: int, limits: ReadLimits) -> None:
+    """Every PDF bound in one place: the child's survey (``pdf_survey``) turned into the refusal to show."""
+    if survey.stop is None:
+        if survey.glyphs and not any(survey.glyphs):
+            raise ReadError(NO_TEXT)
+        return
+    kind, page, value = survey.stop
+    if kind == "pages":
+        raise ReadError(f"the PDF has {page:,} pages; the limit is {limits.pdf_pages:,}: split it")
+    if kind == "glyphs":
+        raise ReadError(f"page {page} holds {int(value):,} characters; the limit is {limits.pdf_page_glyphs:,} per page")
+    if kind == "chars":
+        budget = CharBudget(max_chars)  # the same count and message as every format's
+        for p, n in enumerate(survey.glyphs):
+            budget.add(n, f"page {p + 1:,} of {survey.pages:,}")
+    if kind == "objects":
+        raise ReadError(f"page {page} draws {int(value):,} objects; the limit is {limits.pdf_page_objects:,} a page "
+                        "(a dense map draws 20,000): it is built to exhaust the reader, or a drawing to export as "
+                        "text first")
+    if kind == "words":
+        raise TooManyWords(words_message(int(value), max_chars, limits, f"by page {page:,} of {survey.pages:,}"))
+    if kind == "seconds":
+        raise ReadError(f"page {page} took {value:.1f} s of processor time to load; the limit is "
+                        f"{limits.pdf_page_seconds:g} s a page: its content is too complex to read")
+    raise ReadError(f"no text layer on the first {page} pages: scanned PDFs are not read yet (OCR is not "
+                    "supported)")
+
+
+def _survey_failed(exc: SurveyFailed, limits: ReadLimits) -> ReadError:
+    if exc.reason == "time":
+        return ReadError(f"loading this PDF's pages took more than {limits.pdf_survey_seconds:g} s of processor "
+                         "time before any text was read: it is too complex to read, or built to exhaust the reader")
+    return ReadError(f"loading this PDF's pages needed more than {limits.pdf_survey_memory // 1_000_000:,} MB of "
+                     "memory (or PDFium failed on it): it is too complex to read, or corrupt")
 
 
 def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int = MAX_CHARS_PER_PAGE,
-             max_chars: int = MAX_DOCUMENT_CHARS, timings: dict[str, float] | None = None
-             ) -> tuple[str, str | None, Layout]:
-    """(text, title, layout) of a PDF's text layer. Raises ReadError with the reason to show; a PDF
-    with more than ``max_chars`` characters is refused before its text is laid out.
+             max_chars: int = MAX_DOCUMENT_CHARS, timings: dict[str, float] | None = None,
+             limits: ReadLimits = LIMITS) -> tuple[str, str | None, Layout]:
+    """(text, title, layout) of a PDF's text layer. Raises ReadError with the reason to show; a PDF past any
+    bound of ``limits`` (``max_pages`` and ``max_chars_per_page`` override two of them) is refused before
+    the reader loads a page, and one with more than ``max_chars`` characters before its text is laid out.
 
     ``timings`` (for the benchmark) receives "extract_s" (PDFium: characters and their boxes) and
     "layout_s" (headers and footers, reading order, lines joined into text)."""
     started = time.perf_counter()
     if not data.lstrip()[:1024].startswith(b"%PDF-") and b"%PDF-" not in data[:1024]:
         raise ReadError("not a PDF: the file is named .pdf but does not start with %PDF-")
+    limits = dataclasses.replace(limits, pdf_pages=max_pages, pdf_page_glyphs=max_chars_per_page)
+    try:
+        survey = run_survey(data, max_chars, limits)
+    except SurveyFailed as exc:
+        raise _survey_failed(exc, limits) from None
+    cpu_started = time.thread_time()
     with PDFIUM_LOCK:
         doc = _open(data)
         try:
             n_pages = len(doc)
             if n_pages == 0:
                 raise ReadError("the PDF has no pages")
-            if n_pages > max_pages:
-                raise ReadError(f"the PDF has {n_pages:,} pages; the limit is {max_pages:,}: split it")
-            _count_chars(doc, n_pages, max_chars, max_chars_per_page)
+            if survey.unopened:  # the child could not open what this process could: refuse rather than guess
+                raise ReadError("corrupt or truncated PDF: PDFium cannot read its structure; re-export or "
+                                "re-download it")
+            check_survey(survey, max_chars, limits)
             title = (doc.get_metadata_value("Title") or "").strip() or None
             pages: list[PageSize] = []
             per_page: list[_PageRead] = []
@@ -437,12 +465,16 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
                     page.close()
                 label = " ".join((doc.get_page_label(p) or "").split())[:40] or None
                 pages.append(PageSize(p + 1, round(w, 2), round(h, 2), label))
+                spent = time.thread_time() - cpu_started
+                if spent > limits.pdf_read_seconds:
+                    raise ReadError(f"reading took {spent:.0f} s of processor time by page {p + 1:,} of {n_pages:,}; "
+                                    f"the limit is {limits.pdf_read_seconds:g} s a document: split it")
         except pdfium.PdfiumError as exc:
             raise ReadError(f"corrupt or truncated PDF: {exc}") from exc
         finally:
             doc.close()
     if not any(page.fragments for page in per_page):
-        raise ReadError("no text layer: this PDF is images only; OCR is not supported")
+        raise ReadError(NO_TEXT)
     extracted = time.perf_counter()
     out = _assemble(per_page, pages, data, title)
     if timings is not None:
@@ -609,7 +641,7 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
                   key=lambda r: r.page)  # stable: the running header first, then reading order
     text, text_lines, blocks = _join(ordered, kinds)
     if not text.strip():
-        raise ReadError("no text layer: this PDF is images only; OCR is not supported")
+        raise ReadError(NO_TEXT)
     starts = [b.start for b in blocks]
     citable = sum(blocks[bisect.bisect_right(starts, s.start) - 1].kind == LineKind.BODY
                   for s in split_sentences(text))

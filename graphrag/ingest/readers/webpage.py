@@ -22,6 +22,7 @@ from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.readers.budget import CharBudget
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import HTML, Layout, join_blocks, sha256_bytes
+from graphrag.ingest.readers.limits import LIMITS, ReadLimits
 
 _DROP = {"script", "style", "iframe", "frame", "frameset", "noscript", "template", "object", "embed", "svg",
          "canvas", "form", "button", "select", "textarea", "input", "nav", "head", "meta", "link", "audio", "video",
@@ -32,12 +33,17 @@ _BLOCKS = {"p", "li", "dt", "dd", "blockquote", "pre", "caption", "figcaption", 
            "div", "section", "article", "main", "aside", "header", "footer", "ul", "ol", "dl", "table", "tr",
            "tbody", "thead", "body", "html", "details", "figure", *(_HEADINGS)}
 _SPACES = re.compile(r"\s+")
-# The markup may be larger than the text it holds (tags, attributes), up to this many times the
-# document's character limit, and hold at most this many elements: BeautifulSoup keeps a Python
-# object per element (measured: 298,000 took 381 MB and 38 s on the loaded machine), so the element
-# count, not the text, bounds its memory and time. A long Wikipedia article has under 60,000.
-MARKUP_PER_CHAR = 3
-MAX_HTML_TAGS = 150_000
+def check_markup(text: str, max_chars: int, limits: ReadLimits = LIMITS) -> None:
+    """Every HTML bound before BeautifulSoup parses: the markup's size (a multiple of the character limit)
+    and its elements (BeautifulSoup keeps a Python object each); nesting depth is bounded by the walk."""
+    most = limits.html_markup_per_char * max_chars
+    if len(text) > most:
+        raise ReadError(f"the HTML file has {len(text):,} characters of markup; the limit is {most:,} "
+                        f"({limits.html_markup_per_char} times the {max_chars:,}-character limit on a document's "
+                        "text): split it")
+    tags = text.count("<") - text.count("</")  # opening tags: an upper bound on the elements
+    if tags > limits.html_elements:
+        raise ReadError(f"the HTML file has {tags:,} tags; the limit is {limits.html_elements:,} elements: split it")
 
 
 def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMENT_CHARS
@@ -47,13 +53,7 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
     by block once it passes ``max_chars`` characters."""
     if text is None:
         text = data.decode("utf-8", errors="replace")
-    if len(text) > MARKUP_PER_CHAR * max_chars:
-        raise ReadError(f"the HTML file has {len(text):,} characters of markup; the limit is "
-                        f"{MARKUP_PER_CHAR * max_chars:,} ({MARKUP_PER_CHAR} times the {max_chars:,}-character "
-                        "limit on a document's text): split it")
-    tags = text.count("<") - text.count("</")  # opening tags: an upper bound on the elements
-    if tags > MAX_HTML_TAGS:
-        raise ReadError(f"the HTML file has {tags:,} tags; the limit is {MAX_HTML_TAGS:,} elements: split it")
+    check_markup(text, max_chars)
     budget = CharBudget(max_chars)
     with warnings.catch_warnings():  # a short page that looks like a file name or URL is still a page
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)

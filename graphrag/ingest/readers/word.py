@@ -3,11 +3,12 @@
 The paragraph number counts non-empty paragraphs from the start of the document, headings and
 table cells included, 1-based. Tracked changes are read as accepted (insertions kept, deletions left out) and say so in a
 note; embedded objects and images are not read (text only) and are counted in a note. Tables
-are read row by row, one paragraph per cell paragraph. The archive is checked before parsing:
-a DOCX that unpacks to more than MAX_UNPACKED bytes is rejected (a zip bomb), and its body is
-streamed once (paragraph by paragraph, memory freed as it goes) to count its characters and XML
-elements, so a small file that unpacks to millions of characters is refused before python-docx
-builds its tree.
+are read row by row, one paragraph per cell paragraph. The archive is checked before parsing
+(``check_archive``, against ``limits.LIMITS``): every part's size and compression ratio from the ZIP
+directory, the number of parts, and the XML elements of every XML part; the body is streamed once
+(paragraph by paragraph, memory freed as it goes) to count its characters, so a small file that
+unpacks to millions of characters, or a style sheet of millions of styles, is refused before
+python-docx reads it.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.readers.budget import CharBudget
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import DOCX, Layout, join_blocks, sha256_bytes
+from graphrag.ingest.readers.limits import LIMITS, ReadLimits
 
-MAX_UNPACKED = 200_000_000
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _OBJECTS = ("object", "drawing", "pict")
@@ -44,22 +45,62 @@ def _paragraph_text(p_el: Any) -> str:  # an lxml element of python-docx's tree 
     return " ".join("".join(out).split())
 
 
-def _count_body(z: zipfile.ZipFile, max_chars: int) -> None:
-    """Stream word/document.xml twice, in bounded memory, before python-docx builds its tree: once as
-    bytes, counting its tags (python-docx keeps every element in memory, and a document's text needs
-    far fewer than one a character: at most ``max_chars`` are allowed), then as XML, counting the text
-    paragraph by paragraph and refusing it once it passes ``max_chars`` characters."""
+def _count_tags(z: zipfile.ZipFile, name: str, limit: int, what: str) -> None:
+    """Stream one XML part as bytes, in bounded memory, counting its opening tags (lxml keeps every
+    element of a parsed tree in memory); refuse it past ``limit``."""
     tags = 0
-    with z.open("word/document.xml") as xml:
+    with z.open(name) as xml:
         last = b""
         while piece := xml.read(1 << 20):
             chunk = last + piece
             tags += piece.count(b"<") - chunk.count(b"</")  # opening tags (a "</" may span two pieces)
             last = piece[-1:]
-            if tags > max_chars:
-                raise ReadError(f"the DOCX body has more than {max_chars:,} XML elements; a document within the "
-                                f"{max_chars:,}-character limit needs far fewer: it is malformed or built to "
-                                "exhaust memory")
+            if tags > limit:
+                raise ReadError(f"the DOCX part {name} has more than {limit:,} XML elements; {what}: it is "
+                                "malformed or built to exhaust memory")
+
+
+def check_archive(z: zipfile.ZipFile, max_chars: int, limits: ReadLimits = LIMITS) -> None:
+    """Every bound on a DOCX before python-docx reads it: from the ZIP directory, the number of parts, each
+    part's unpacked size (by kind: body, other XML, binary) and compression ratio, and their total; then
+    the XML elements of every part, streamed; then the body's text, paragraph by paragraph."""
+    infos = z.infolist()
+    if len(infos) > limits.docx_parts:
+        raise ReadError(f"the DOCX has {len(infos):,} parts; the limit is {limits.docx_parts:,} (Word writes a few "
+                        "dozen): it is malformed or built to exhaust memory")
+    total = 0
+    for info in infos:
+        name, size = info.filename, info.file_size
+        total += size
+        if name == "word/document.xml":
+            limit = limits.docx_body_bytes
+        elif name.lower().endswith((".xml", ".rels")):
+            limit = limits.docx_xml_part_bytes
+        else:
+            limit = limits.docx_binary_part_bytes
+        if size > limit:
+            raise ReadError(f"the DOCX part {name} unpacks to {size:,} bytes; the limit is {limit:,} for that "
+                            "part: it is malformed or built to exhaust memory")
+        if size > limits.docx_ratio_floor and size > limits.docx_ratio * max(info.compress_size, 1):
+            raise ReadError(f"the DOCX part {name} unpacks {size // max(info.compress_size, 1):,} times larger "
+                            f"than it is packed ({size:,} bytes); the limit is {limits.docx_ratio} times: a zip "
+                            "bomb, not a Word document")
+    if total > limits.docx_unpacked:
+        raise ReadError(f"the DOCX unpacks to {total:,} bytes; the limit is {limits.docx_unpacked:,}")
+    # Every part, not only those named .xml: python-docx parses a part by the content type the archive gives
+    # it, whatever its name. A picture's bytes hold a "<" in 256, well under the bound.
+    for info in infos:
+        body = info.filename == "word/document.xml"
+        limit = max_chars if body else limits.docx_part_elements
+        why = (f"a document within the {max_chars:,}-character limit needs far fewer" if body
+               else "a Word document's parts have a few thousand")
+        _count_tags(z, info.filename, limit, why)
+    _count_body(z, max_chars)
+
+
+def _count_body(z: zipfile.ZipFile, max_chars: int) -> None:
+    """Stream word/document.xml as XML, counting the text paragraph by paragraph and refusing it once it
+    passes ``max_chars`` characters."""
     budget = CharBudget(max_chars)
     paragraphs = 0
     has_text = False
@@ -106,10 +147,7 @@ def read_docx(data: bytes, max_chars: int = MAX_DOCUMENT_CHARS) -> tuple[str, st
             names = set(z.namelist())
             if "word/document.xml" not in names:
                 raise ReadError("not a DOCX: the archive has no word/document.xml (is it another Office file?)")
-            unpacked = sum(i.file_size for i in z.infolist())
-            if unpacked > MAX_UNPACKED:
-                raise ReadError(f"the DOCX unpacks to {unpacked:,} bytes; the limit is {MAX_UNPACKED:,}")
-            _count_body(z, max_chars)
+            check_archive(z, max_chars)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, zlib.error) as exc:
         raise ReadError("corrupt or truncated DOCX: it is not a readable ZIP archive") from exc
     except etree.XMLSyntaxError as exc:

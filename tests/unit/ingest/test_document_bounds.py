@@ -95,7 +95,7 @@ def test_the_limit_is_a_setting_and_takes_a_300_page_manual() -> None:
 def test_a_docx_of_millions_of_empty_elements_is_refused_before_it_is_parsed() -> None:
     data = docx_with_body("<w:p/>" * 3_000_000)  # 18 MB of XML in 30 KB: no text, but a tree of 3 M elements
     t0 = time.perf_counter()
-    with pytest.raises(ReadError, match="XML elements"):
+    with pytest.raises(ReadError, match="times larger than it is packed"):  # from the ZIP directory, unread
         read_document(data, ".docx")
     assert time.perf_counter() - t0 < 10
 
