@@ -144,3 +144,22 @@ def test_a_folder_ingest_follows_a_nested_manifest_and_applies_a_relabel(monkeyp
         assert s.current_document("sub/vault").access == ("board",)
         (event,) = [e for e in s.audit() if e.event == "relabel"]
         assert event.detail["via"] == "dashboard" and event.detail["to"]["access"] == ["board"]
+
+
+def test_an_upload_past_a_read_limit_is_refused_on_the_page_and_the_rest_goes_in(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A 13 KB PDF of 50 pages of 120,000 stroked lines: before, read for about a minute to end in "no text layer"."""
+    from doc_helpers import drawing_pdf
+
+    at = ingest_page(monkeypatch, tmp_path / "s.db")
+    at.file_uploader(key="ingest_uploads").set_value([
+        ("plan.pdf", drawing_pdf(50, 120_000), "application/pdf"),
+        ("notes.md", b"# Notes\n\nExports use the weekly snapshot.\n", "text/markdown"),
+    ])
+    at = ok(at)
+    at = ok(at.button(key="ingest_go").click())
+    got = rows(at)
+    assert got["plan"]["status"] == "rejected" and got["notes"]["status"] == "ok", got
+    assert got["plan"]["message"].startswith("page 1 draws 120,000 objects; the limit is 100,000 a page")
+    with Store(tmp_path / "s.db") as s:  # nothing of the refused file is stored
+        assert [d.id for d in s.documents()] == ["notes"]
