@@ -410,6 +410,9 @@ def check_survey(survey: Survey, max_chars: int, limits: ReadLimits) -> None:
 
 
 def _survey_failed(exc: SurveyFailed, limits: ReadLimits) -> ReadError:
+    if exc.reason == "start":
+        return ReadError(f"the PDF could not be checked before reading: no process could be started ({exc.detail}); "
+                         "try again when the machine is less busy")
     if exc.reason == "time":
         return ReadError(f"loading this PDF's pages took more than {limits.pdf_survey_seconds:g} s of processor "
                          "time before any text was read: it is too complex to read, or built to exhaust the reader")

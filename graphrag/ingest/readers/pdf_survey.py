@@ -102,20 +102,26 @@ def run_survey(data: bytes, max_chars: int, limits: Any) -> Survey:
                               timeout=limits.pdf_survey_wall_seconds, check=False)
     except subprocess.TimeoutExpired:
         raise SurveyFailed("time") from None
+    except OSError as exc:  # no process could be started (the machine's own limits)
+        raise SurveyFailed("start", str(exc)) from exc
     if done.returncode != 0:
         raise SurveyFailed("time" if done.returncode == -signal.SIGXCPU else "memory")
-    raw = json.loads(done.stdout)
+    try:
+        raw = json.loads(done.stdout)
+    except ValueError:  # the child wrote something else than its answer: count it as a failure to load
+        raise SurveyFailed("memory") from None
     stop = raw["stop"]
     return Survey(raw["pages"], raw["glyphs"], (stop[0], int(stop[1]), float(stop[2])) if stop else None,
                   raw["unopened"])
 
 
 class SurveyFailed(Exception):
-    """The child was stopped: ``reason`` is "time" or "memory"."""
+    """The child was stopped: ``reason`` is "time", "memory" or "start" (it could not be started: ``detail``)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.detail = detail
 
 
 if __name__ == "__main__":

@@ -128,3 +128,14 @@ def test_every_format_counts_words(name: str) -> None:
         in item.reason, item
     prose = ((LINE + " ") * 300).encode()  # 22,800 characters of prose: 3,900 words
     assert isinstance(source_from_bytes("d", prose, "prose.md", None, ("public",), None, max_chars=30_000), Source)
+
+
+def test_a_pdf_that_cannot_be_checked_is_refused_not_read_unchecked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphrag.ingest.readers import pdf_survey
+
+    def no_process(*args: object, **kwargs: object) -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(pdf_survey.subprocess, "run", no_process)
+    message, _ = _refused(pdf_with(lambda c, i: c.drawString(72, 700, LINE)), ".pdf")
+    assert message.startswith("the PDF could not be checked before reading: no process could be started"), message
