@@ -42,7 +42,7 @@ def refuse_audit(store: Store, event: str) -> None:
 def _refused(store: Store, event: str, change: Callable[[], object]) -> None:
     before = len(store.audit())
     refuse_audit(store, event)
-    with pytest.raises(StoreError, match="the audit log refuses this row.*nothing was written"):
+    with pytest.raises(StoreError, match=r"the audit log refuses this row.*nothing was written"):
         change()
     assert len(store.audit()) == before
 
@@ -89,3 +89,19 @@ def test_the_cli_says_nothing_was_written_and_stored_no_verdict(store_url: str, 
     assert "nothing was written" in capsys.readouterr().err
     with Store(store_url) as s:
         assert s.verdicts() == [] and [e.event for e in s.audit()] == []
+
+
+def test_the_review_page_says_nothing_was_written_and_stored_no_verdict(monkeypatch, tmp_path) -> None:
+    from app_helpers import app, ok, page, texts
+
+    path = tmp_path / "store.db"
+    with Store(path) as s:
+        internal_route_answer(s)
+        refuse_audit(s, "verdict")
+    at = ok(app(monkeypatch, path))
+    at.session_state["access"] = list(LABELS)  # the sidebar's labels: the answer's route is internal
+    at = page(at, "review")
+    at = ok(at.button(key="rv_supported").click())
+    assert any("nothing was written" in t for t in texts(at.error)), texts(at.error)
+    with Store(path) as s:
+        assert s.verdicts() == []
