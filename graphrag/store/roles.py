@@ -54,6 +54,7 @@ class RolesReport:
     record_tables: tuple[str, ...]
     other_tables: tuple[str, ...]
     app_url: str  # the owner's URL with the application role (no password): for the dashboard and the CLI
+    append_tables: tuple[str, ...] = APPEND_TABLES  # among other_tables: read and insert only
 
     def to_json(self) -> dict[str, Any]:
         """The report as JSON-ready data."""

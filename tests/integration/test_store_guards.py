@@ -20,7 +20,7 @@ from graphrag.store.verdicts import CLAIM_TAMPERED
 from graphrag.verify.policy import ReviewPolicy
 from graphrag.verify.review import export_rows, mark_claim, review_queue, review_viewer
 from graphrag.verify.status import keep_review_policy, review_policy
-from helpers import INTERNAL_TEXT, PUBLIC_TEXT, internal_route_answer
+from helpers import INTERNAL_TEXT, PUBLIC_TEXT, internal_route_answer, write_document_rows
 
 LABELS = ("internal", "public")
 ADMIN = local_principal(LABELS, via=VIA_CLI)  # an admin who sees the internal route
@@ -59,6 +59,7 @@ def test_the_application_role_cannot_relabel_change_settings_or_rewrite_answers_
     _, app_url, app, database = two_roles
     with Store(app_url) as s:
         keep_review_policy(s, ReviewPolicy(2), by=ADMIN)  # blind review on, through the product: audited
+        write_document_rows(s, "ops", "Exports are signed.", ("public",), [], [])  # v2 supersedes ops v1
     refused = [
         "UPDATE documents SET access='[\"public\"]' WHERE doc_id='ops'",  # relabel to public
         "UPDATE documents SET title='Public notes' WHERE doc_id='ops'",
@@ -78,6 +79,7 @@ def test_the_application_role_cannot_relabel_change_settings_or_rewrite_answers_
         "INSERT INTO removals (doc_id, version, sha256, access, removed_at, actor, reason) "
         "VALUES ('policy', 1, 'x', '[\"public\"]', '2001-01-01', 'nobody', '')",  # "source removed" with no row
         "SELECT graphrag_withdraw_answer(1)",
+        "UPDATE documents SET superseded=0 WHERE doc_id='ops' AND version=1",  # the old version current again
     ]
     with _as(pg_server, app, database) as c:
         for statement in refused:
@@ -97,7 +99,8 @@ def test_the_application_role_cannot_relabel_change_settings_or_rewrite_answers_
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 c.execute("UPDATE documents SET access='[\"public\"]' WHERE doc_id='ops'")
     with Store(app_url) as s:
-        assert s.document("ops", 1).access == ("internal",)  # type: ignore[union-attr]
+        ops = s.document("ops", 1)
+        assert ops is not None and ops.access == ("internal",) and ops.superseded
         assert review_policy(s).required == 2 and review_policy(s).blind
         answer = s.answer(1)
         assert answer is not None and answer.claims[0].text == PUBLIC_TEXT and answer.context
