@@ -25,13 +25,14 @@ def add(c: Connection, v: Verdict) -> int:
 
 
 def find_same(c: Connection, v: Verdict, since: str) -> int | None:
-    """The id of the newest stored verdict identical to ``v`` given at or after ``since`` (ISO time), if any.
-    Not by ``v``'s own time: the database may have stamped its own (guards.py)."""
+    """The id of the newest stored verdict identical to ``v``, if any: by its time on SQLite; on PostgreSQL,
+    where the database may have stamped its own time (guards.py), one given at or after ``since`` (ISO time)."""
+    when = "created_at>=:since" if c.dialect.name == "postgresql" else "created_at=:at"
     found = c.execute(text(
         "SELECT id FROM verdicts WHERE answer_id=:a AND claim_idx=:ci AND reviewer=:reviewer AND verdict=:verdict "
-        "AND note=:note AND created_at>=:since AND span_sha256=:sha AND role=:role ORDER BY id DESC LIMIT 1"),
+        f"AND note=:note AND {when} AND span_sha256=:sha AND role=:role ORDER BY id DESC LIMIT 1"),
         {"a": v.answer_id, "ci": v.claim_index, "reviewer": v.reviewer, "verdict": v.verdict.value, "note": v.note,
-         "since": since, "sha": v.span_sha256, "role": v.role}).scalar()
+         "at": v.created_at, "since": since, "sha": v.span_sha256, "role": v.role}).scalar()
     return None if found is None else int(found)
 
 
@@ -39,8 +40,8 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
             reviewer: str | None = None, removals: bool = True, claim_digests: bool = True) -> list[Verdict]:
     """Every verdict row (history included), oldest first, with staleness resolved: a verdict on a
     superseded or removed version is stale, and one on a removed version says so (``removals``:
-    the store has the table, schema 6); one whose claim's words changed since says ``tampered``, and the
-    review policy counts it no more than a stale one (``claim_digests``: the store has the column, schema 8)."""
+    the store has the table, schema 6); one whose claim's or cited sentence's words changed since says
+    ``tampered``, and the review policy counts it no more than a stale one (``claim_digests``: the store has the column, schema 8)."""
     where, params = [], {}
     for col, name, val in (("v.answer_id", "a", answer_id), ("v.claim_idx", "ci", claim_index),
                            ("v.reviewer", "r", reviewer)):
@@ -49,15 +50,17 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
             params[name] = val
     removed = ("x.id IS NOT NULL", "LEFT JOIN removals x ON x.doc_id=v.doc_id AND x.version=v.version") \
         if removals else ("0=1", "")
-    claim = ("c.text AS claim_text, c.flags AS claim_flags", "LEFT JOIN claims c ON c.answer_id=v.answer_id AND "
-             "c.idx=v.claim_idx") if claim_digests else ("NULL AS claim_text, NULL AS claim_flags", "")
+    claim = ("c.text AS claim_text, c.flags AS claim_flags, " + _SPAN_NOW, "LEFT JOIN claims c ON "
+             "c.answer_id=v.answer_id AND c.idx=v.claim_idx") if claim_digests else \
+        ("NULL AS claim_text, NULL AS claim_flags, NULL AS span_text", "")
     rows = c.execute(text(
         f"SELECT v.*, d.superseded, {removed[0]} AS removed, {claim[0]} FROM verdicts v LEFT JOIN documents d ON "
         f"d.doc_id=v.doc_id AND d.version=v.version {removed[1]} {claim[1]}"
         + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY v.id"), params).mappings()
     out = []
     for r in rows:
-        tampered = claim_tampered(r.get("claim_sha256"), r["claim_text"], r["claim_flags"])
+        tampered = claim_tampered(r.get("claim_sha256"), r["claim_text"], r["claim_flags"]) or \
+            (SPAN_TAMPERED if r["span_text"] is not None and sha256_text(r["span_text"]) != r["span_sha256"] else "")
         out.append(Verdict(
             r["answer_id"], r["claim_idx"], VerdictLabel(r["verdict"]), r["reviewer"], r["span_sha256"],
             r["marker"], r["doc_id"], r["version"], r["start"], r["end"], r["note"], r["created_at"],
@@ -68,6 +71,12 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
     return out
 
 
+# The cited sentence as stored now, found through the claim's citation (primary keys only); NULL when the
+# answer was withdrawn (its citations went with the removal) or the verdict judged no citation.
+_SPAN_NOW = ("(SELECT s.text FROM citations ci JOIN context_items x ON x.answer_id=ci.answer_id AND x.n=ci.n "
+             "JOIN sentences s ON s.doc_id=x.doc_id AND s.version=x.version AND s.idx=x.sentence_idx "
+             "WHERE ci.answer_id=v.answer_id AND ci.claim_idx=v.claim_idx AND ci.marker=v.marker "
+             "AND x.doc_id=v.doc_id AND x.version=v.version AND s.start=v.start ORDER BY ci.pos LIMIT 1) AS span_text")
 CLAIM_TAMPERED = "tampered: the claim's words changed after this verdict"
 SPAN_TAMPERED = "tampered: the cited sentence's words changed after this verdict"
 

@@ -135,7 +135,7 @@ class RecordStats:
     triage_random: float = TRIAGE_SHARE
     sources: tuple[SourceQuality, ...] = field(default=())
     source_removed: int = 0  # claims of answers withdrawn because a document they drew on was removed
-    tampered: int = 0  # current verdicts whose claim's words changed after them (left out of every figure)
+    tampered: int = 0  # current verdicts whose claim's or sentence's words changed after them (left out of figures)
 
     def to_json(self) -> dict[str, Any]:
         """The statistics as JSON-ready data, NaN written as null."""

@@ -12,12 +12,14 @@ import psycopg
 import pytest
 
 from graphrag.access.identity import VIA_CLI, local_principal
+from graphrag.cli import main
 from graphrag.model import AnswerStatus, ClaimFlag
 from graphrag.store import Store, sha256_text
 from graphrag.store.audit import event as audit_event
 from graphrag.store.roles import setup_roles
-from graphrag.store.verdicts import CLAIM_TAMPERED
+from graphrag.store.verdicts import CLAIM_TAMPERED, SPAN_TAMPERED
 from graphrag.verify.policy import ReviewPolicy
+from graphrag.verify.record import record_stats
 from graphrag.verify.review import export_rows, mark_claim, review_queue, review_viewer
 from graphrag.verify.status import keep_review_policy, review_policy
 from helpers import INTERNAL_TEXT, PUBLIC_TEXT, internal_route_answer, write_document_rows
@@ -129,7 +131,8 @@ def test_verdicts_and_audit_rows_take_the_servers_time_and_digests(pg_server, tw
         assert ada[0].claim_sha256 == sha256_text(PUBLIC_TEXT) and ada[0].created_at.startswith(now)  # type: ignore[union-attr]
 
 
-def test_a_claim_whose_words_changed_after_its_verdict_shows_as_tampered(any_store: Store) -> None:
+def test_a_claim_whose_words_changed_after_its_verdict_shows_as_tampered(any_store: Store, store_url: str,
+                                                                          capsys) -> None:
     """On either engine, whoever changed the words (on PostgreSQL only the owner may): the review queue, the
     history, the record's export and the claim's state all say so, and the verdict no longer counts."""
     answer = internal_route_answer(any_store)
@@ -144,16 +147,28 @@ def test_a_claim_whose_words_changed_after_its_verdict_shows_as_tampered(any_sto
     assert item.verdicts[0].tampered == CLAIM_TAMPERED and item.state.status.value != "verified"
     (row,) = export_rows(any_store, LABELS, review_viewer(ADMIN, "ada"))
     assert row["tampered"] == CLAIM_TAMPERED
+    stats = record_stats(any_store, LABELS, viewer=review_viewer(ADMIN, "ada"))
+    assert (stats.tampered, stats.verified) == (1, 0)
+    assert main(["review", "list", "--reviewer", "ada", "--access", *LABELS, "--store", store_url]) == 0
+    assert CLAIM_TAMPERED in capsys.readouterr().out
 
 
-def test_the_cited_sentence_changed_after_its_verdict_shows_in_the_export(store: Store) -> None:
-    answer = internal_route_answer(store)
+def test_the_cited_sentence_changed_after_its_verdict_shows_as_tampered(any_store: Store) -> None:
+    answer = internal_route_answer(any_store)
     assert answer.id is not None
-    mark_claim(store, answer.id, 0, "supported", "ada", LABELS, by=ADMIN)
-    store._write(lambda c: c.exec_driver_sql("UPDATE documents SET text='Snapshot exports remain available for 90 "
-                                             "days.' WHERE doc_id='policy'"))
-    (row,) = export_rows(store, LABELS, review_viewer(ADMIN, "ada"))
-    assert row["tampered"] == "tampered: the cited sentence's words changed after this verdict"
+    mark_claim(any_store, answer.id, 0, "supported", "ada", LABELS, by=ADMIN)
+    rewritten = "Snapshot exports remain available for 90 days."
+    any_store._write(lambda c: c.exec_driver_sql(f"UPDATE sentences SET text='{rewritten}' WHERE doc_id='policy'"))
+    (v,) = any_store.verdicts()
+    assert v.tampered == SPAN_TAMPERED == "tampered: the cited sentence's words changed after this verdict"
+    (item,) = review_queue(any_store, LABELS, viewer=review_viewer(ADMIN, "ada"))
+    assert item.verdicts[0].tampered == SPAN_TAMPERED
+    # the document's text, which the export quotes the span from, is checked there too
+    any_store._write(lambda c: c.exec_driver_sql(f"UPDATE sentences SET text='{PUBLIC_TEXT}' WHERE doc_id='policy'"))
+    any_store._write(lambda c: c.exec_driver_sql(f"UPDATE documents SET text='{rewritten}' WHERE doc_id='policy'"))
+    assert any_store.verdicts()[0].tampered == ""
+    (row,) = export_rows(any_store, LABELS, review_viewer(ADMIN, "ada"))
+    assert row["tampered"] == SPAN_TAMPERED
 
 
 def test_relabel_policy_verdicts_and_removal_still_work_through_the_application_role(pg_server, two_roles) -> None:
