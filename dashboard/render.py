@@ -165,6 +165,9 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict],
         return "disputed · awaiting an adjudicator", "red"
     if state is not None and state.status == ClaimStatus.IN_REVIEW:
         return f"in review · {state.reviews} of {state.required} verdicts", "orange"
+    tampered = next((v.tampered for v in verdicts if v.tampered), "")
+    if tampered:  # before any other state: the verdict no longer judges the words shown
+        return f"{judged_text(verdicts)} · {tampered}", "red"
     if verdicts:
         stale = (" (stale: source removed)" if any(v.source_removed for v in verdicts)
                  else " (stale: source superseded)" if any(v.stale for v in verdicts) else "")

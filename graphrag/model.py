@@ -480,6 +480,8 @@ class Verdict:
     source_removed: bool = False  # the judged span's document version was removed (graphrag.ingest.removal)
     subject: str | None = None  # team mode: the signed-in reviewer's identity-provider subject
     email: str | None = None  # ... and email (None in local mode, where ``reviewer`` is a typed name)
+    claim_sha256: str | None = None  # hash of the claim's words judged (None: a verdict before schema 8)
+    tampered: str = ""  # why the words judged are not the stored ones any more ("" when they are, or unchecked)
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,9 @@ def show_stats() -> None:
                                                  "settled it), and the cited version is current")
     m[3].metric("Disputed", stats.disputed, help="Reviewers' current verdicts on the claim differ")
     m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded or removed")
+    if stats.tampered:
+        st.error(f"{counted(stats.tampered, 'verdict')} tampered: the claim's or its cited sentence's words changed "
+                 "after the verdict. They count for nothing here; the export names them (column “tampered”).")
     if stats.source_removed:
         st.caption(f"{counted(stats.source_removed, 'claim')} of answers withdrawn because a document they drew on "
                    "was removed: their verdicts stay in the record, marked “source removed” in the export.")

@@ -372,7 +372,7 @@ with st.expander(f"Verdict history for this claim ({len(history)})", expanded=Fa
             "time": h.created_at, "reviewer": h.reviewer, "role": h.role, "verdict": render.VERDICT_TEXT[h.verdict],
             "citation": h.marker, "document": f"{h.document_id} v{h.version}" if h.document_id else "",
             "note": h.note, "stale": "source removed" if h.source_removed else
-            "stale: document superseded" if h.stale else "",
+            "stale: document superseded" if h.stale else "", "tampered": h.tampered,
         } for h in history]), hide_index=True, width="stretch")
     else:
         st.caption("No verdicts yet.")
@@ -382,5 +382,5 @@ with st.expander(f"Queue ({counted(len(items), 'claim')})"):
         "answer": q.answer_id, "claim": q.claim_index + 1, "text": q.text,
         "score": q.score, "flags": ", ".join(render.FLAG_TEXT.get(f, f.value) for f in q.flags),
         "verdicts": ", ".join(f"{x.reviewer}: {render.VERDICT_TEXT[x.verdict]}" + (" (stale)" if x.stale else "")
-                              for x in q.verdicts),
+                              + (f" ({x.tampered})" if x.tampered else "") for x in q.verdicts),
     } for q in items]), hide_index=True, width="stretch")

@@ -81,7 +81,8 @@ def _setup(args: argparse.Namespace) -> int:
         return 0
     print(f"schema {report.schema}, owned by {report.owner} (only it migrates; run this again after an upgrade)")
     print(f"role {report.app_role}{' created' if report.created else ''}: may read and insert "
-          f"{', '.join(report.record_tables)} (no UPDATE, DELETE, TRUNCATE or trigger change); read and write "
-          f"the other {len(report.other_tables)} tables")
+          f"{', '.join(report.record_tables)} and {', '.join(report.append_tables)} (no UPDATE, DELETE, TRUNCATE or "
+          f"trigger change); read and write the other {len(report.other_tables) - len(report.append_tables)} tables, "
+          "never rewriting a document's words; labels, settings and removals only with their audit rows")
     print(f"dashboard and CLI: GRAPHRAG_STORE={report.app_url} (add the role's password, or use a ~/.pgpass)")
     return 0

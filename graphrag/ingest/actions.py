@@ -37,11 +37,12 @@ def _ingestor(store: Store, viewer: Viewer, config: Config, extractor: Extractor
 
 def ingest_paths(store: Store, viewer: Viewer, config: Config, paths: Sequence[str | Path], extractor: Extractor,
                  *, progress: ProgressFn | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> IngestReport:
-    """Ingest files and folders now (the command line); audited when done, with the paths and the totals."""
+    """Ingest files and folders now (the command line). Audited before anything is written, as the other
+    ingest doors are: an audit row that cannot be written stops the ingest, so no document arrives unaudited
+    (each document is its own transaction; the totals are the report's)."""
     require(viewer, ADMIN, "ingest documents")
-    report = _ingestor(store, viewer, config, extractor).ingest_paths(paths, progress, max_bytes)
-    store.add_audit(event(viewer, "ingest", paths=[str(p) for p in paths], **report.totals()))
-    return report
+    store.add_audit(event(viewer, "ingest", paths=[str(p) for p in paths]))
+    return _ingestor(store, viewer, config, extractor).ingest_paths(paths, progress, max_bytes)
 
 
 def upload_work(store: Store, viewer: Viewer, config: Config, extractor: Extractor, uploads: Sequence[Upload],

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,8 +41,11 @@ from graphrag.store.documents import DocumentWrite, Relabelled  # DocumentWrite:
 from graphrag.store.url import StoreURL, parse_store
 
 T = TypeVar("T")
+# How far the database's clock may be behind this process's when a lost verdict is looked for again.
+_CLOCK_SKEW = timedelta(minutes=10)
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
 REMOVALS_SCHEMA = 6  # the schema that added document removal
+CLAIM_DIGEST_SCHEMA = 8  # the schema that added the judged claim's digest to verdicts
 
 
 class _Preview(Exception):
@@ -181,19 +185,12 @@ class Store:
         """Remove every version of ``doc_id`` (or these), atomically: see graphrag.store.removals.
         ``by`` (an admin) is audited in the same transaction."""
         require(by, ADMIN, "remove a document")
-
-        def run(c: Connection) -> removals.Removal:
-            done = removals.remove(c, doc_id, versions, actor, reason)
-            audit.add(c, audit.event(by, "remove", document=doc_id, versions=list(done.versions), actor=actor,
-                                     answers_withdrawn=done.answers_withdrawn))
-            return done
-
-        return self._write(run)
+        return self._write(lambda c: removals.remove(c, doc_id, versions, actor, reason, audit.event(by, "remove")))
 
     def preview_removal(self, doc_id: str, versions: Sequence[int] | None = None) -> removals.Removal:
         """What ``remove_document`` would take out, exactly: the same removal, rolled back."""
-        def run(c: Any) -> None:
-            raise _Preview(removals.remove(c, doc_id, versions, "", ""))
+        def run(c: Any) -> None:  # its audit row is rolled back with the rest
+            raise _Preview(removals.remove(c, doc_id, versions, "", "", AuditEvent("remove", None, None, {})))
 
         try:
             self._write(run)
@@ -374,29 +371,36 @@ class Store:
 
     # --- verification record ------------------------------------------------------------
 
-    def add_verdict(self, v: Verdict) -> int:
-        """Append one verdict; its id. If the connection is lost while the INSERT is in flight,
-        the retry first looks for the row the lost attempt may have committed (same verdict, same
-        time, fixed before the first attempt), so a confirmed verdict is stored once."""
+    def add_verdict(self, v: Verdict, event: AuditEvent | None = None) -> int:
+        """Append one verdict; its id. ``event``: its audit row, written in the same transaction (its
+        detail gains ``verdict_id``), so there is never one without the other. If the connection is
+        lost while the write is in flight, the retry first looks for the row the lost attempt may
+        have committed (the same verdict, given since just before the first attempt; its audit row
+        came with it), so a confirmed verdict is stored once."""
         v = replace(v, created_at=v.created_at or now())
+        since = (datetime.fromisoformat(v.created_at or now()) - _CLOCK_SKEW).isoformat()
         attempts = 0
 
         def run(c: Any) -> int:
             nonlocal attempts
             attempts += 1
             if attempts > 1:
-                found = verdicts.find_same(c, v)
+                found = verdicts.find_same(c, v, since)
                 if found is not None:
                     return found
-            return verdicts.add(c, v)
+            vid = verdicts.add(c, v)
+            if event is not None:
+                audit.add(c, replace(event, detail={**event.detail, "verdict_id": vid}))
+            return vid
 
-        return self.database.write_one(run)
+        return self.database.write_one(run) if event is None else self.database.write(run)
 
     def verdicts(self, answer_id: int | None = None, claim_index: int | None = None,
                  reviewer: str | None = None) -> list[Verdict]:
         """Every verdict row (history included), oldest first, with staleness resolved."""
         removed = self.database.version >= REMOVALS_SCHEMA
-        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer, removed))
+        digests = self.database.version >= CLAIM_DIGEST_SCHEMA
+        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer, removed, digests))
 
     # --- audit log (schema 5) -------------------------------------------------------------
 
@@ -420,8 +424,9 @@ class Store:
         require(by, ADMIN, "set the review policy")
 
         def run(c: Connection) -> None:
-            verdicts.set_required_verdicts(c, required)
+            # the audit row first: on PostgreSQL the application role's change needs it (guards.py)
             audit.add(c, audit.event(by, "review-policy", required=required))
+            verdicts.set_required_verdicts(c, required)
 
         self._write(run)
 

@@ -280,24 +280,24 @@ def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date:
     target = same[-1]
     bump_generation(c)  # not mark_append: readers reload everything, labels included
     labels = json.dumps(sorted(set(access)))
-    c.execute(text("UPDATE documents SET title=:t, effective_date=:e, access=:a WHERE doc_id=:d AND version=:v"),
-              {"t": title, "e": effective_date, "a": labels, "d": doc_id, "v": target.version})
-    narrowed, kept = [], []
+    narrowed: list[int] = []
+    kept: list[int] = []
     for d in rows:
         if d.version == target.version or set(d.access) == set(access):
             continue
-        if narrows(d.access, access, public):
-            c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
-                      {"a": labels, "d": doc_id, "v": d.version})
-            narrowed.append(d.version)
-        else:
-            kept.append(d.version)
-    out = Relabelled(target.version, target, tuple(narrowed), tuple(kept))
+        (narrowed if narrows(d.access, access, public) else kept).append(d.version)
     detail = {**event.detail, "doc_id": doc_id, "version": target.version,
               "from": {"title": target.title, "effective_date": target.effective_date, "access": list(target.access)},
               "to": {"title": title, "effective_date": effective_date, "access": sorted(set(access))},
               "also_narrowed": list(narrowed), "kept_labels": list(kept)}
+    # the audit row first: on PostgreSQL the application role may change labels only after it (guards.py)
     audit.add(c, replace(event, detail=detail))
+    c.execute(text("UPDATE documents SET title=:t, effective_date=:e, access=:a WHERE doc_id=:d AND version=:v"),
+              {"t": title, "e": effective_date, "a": labels, "d": doc_id, "v": target.version})
+    for v in narrowed:
+        c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
+                  {"a": labels, "d": doc_id, "v": v})
+    out = Relabelled(target.version, target, tuple(narrowed), tuple(kept))
     c.execute(_LOG, {"doc_id": doc_id, "path": None, "sha256": sha256, "status": "relabelled", "error": None,
                      "at": now()})
     return out

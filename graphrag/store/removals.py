@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection, TextClause, bindparam, text
 
 from graphrag.errors import InputError
-from graphrag.model import AnswerStatus, ClaimFlag
-from graphrag.store import answers, cache
+from graphrag.model import AnswerStatus, AuditEvent, ClaimFlag
+from graphrag.store import answers, audit, cache
 from graphrag.store.codec import now
 from graphrag.store.documents import bump_generation
 
@@ -71,9 +71,14 @@ def _count(c: Connection, table: str, doc_id: str, versions: Sequence[int]) -> i
                          {"d": doc_id, "vs": list(versions)}).scalar() or 0)
 
 
-def remove(c: Connection, doc_id: str, versions: Sequence[int] | None, actor: str, reason: str) -> Removal:
-    """Remove ``doc_id`` (every version, or only ``versions``). Raises InputError for an unknown id or
-    version, naming what is stored (and what was removed before)."""
+def remove(c: Connection, doc_id: str, versions: Sequence[int] | None, actor: str, reason: str,
+           event: AuditEvent) -> Removal:
+    """Remove ``doc_id`` (every version, or only ``versions``), audited by ``event`` (who acts; the detail
+    gains what is removed and the answers withdrawn). Raises InputError for an unknown id or version,
+    naming what is stored (and what was removed before).
+
+    The audit row comes before any change and the ``removals`` rows before any deletion: on PostgreSQL
+    the application role may do neither without them (graphrag/store/guards.py)."""
     bump_generation(c)  # first: the lock that orders document writers (see documents.write)
     stored = {int(v): (sha, acc) for v, sha, acc in c.execute(
         text("SELECT version, sha256, access FROM documents WHERE doc_id=:d ORDER BY version"), {"d": doc_id})}
@@ -99,7 +104,15 @@ def remove(c: Connection, doc_id: str, versions: Sequence[int] | None, actor: st
     mentions = _count(c, "mentions", doc_id, versions)
     verdicts_kept = _count(c, "verdicts", doc_id, versions)
 
-    withdrawn = _withdraw_answers(c, removed_keys, rel_ids)
+    hit = _answers_drawing_on(c, removed_keys, rel_ids)
+    audit.add(c, replace(event, detail={**event.detail, "document": doc_id, "versions": versions, "actor": actor,
+                                        "answers_withdrawn": len(hit), "answers": hit}))
+    c.execute(text("INSERT INTO removals (doc_id, version, sha256, access, removed_at, actor, reason) "
+                   "VALUES (:d, :v, :sha, :acc, :at, :actor, :reason)"),
+              [{"d": doc_id, "v": v, "sha": stored[v][0], "acc": stored[v][1], "at": at, "actor": actor,
+                "reason": reason} for v in versions])
+    for aid in hit:
+        _withdraw(c, aid)
 
     c.execute(_in("DELETE FROM mentions WHERE doc_id=:d AND version IN :vs", "vs"), {"d": doc_id, "vs": versions})
     c.execute(_in("DELETE FROM relations WHERE doc_id=:d AND version IN :vs", "vs"), {"d": doc_id, "vs": versions})
@@ -118,38 +131,40 @@ def remove(c: Connection, doc_id: str, versions: Sequence[int] | None, actor: st
     if left:
         c.execute(text("UPDATE documents SET superseded=CASE WHEN version=:v THEN 0 ELSE 1 END WHERE doc_id=:d"),
                   {"d": doc_id, "v": left[-1]})
-    c.execute(text("INSERT INTO removals (doc_id, version, sha256, access, removed_at, actor, reason) "
-                   "VALUES (:d, :v, :sha, :acc, :at, :actor, :reason)"),
-              [{"d": doc_id, "v": v, "sha": stored[v][0], "acc": stored[v][1], "at": at, "actor": actor,
-                "reason": reason} for v in versions])
-    return Removal(doc_id, tuple(versions), spans, mentions, len(rel_ids), entities, withdrawn, verdicts_kept,
+    return Removal(doc_id, tuple(versions), spans, mentions, len(rel_ids), entities, len(hit), verdicts_kept,
                    replies, left[-1] if left else None, at, actor, reason)
 
 
-def _withdraw_answers(c: Connection, removed: set[tuple[str, int]], rel_ids: set[int]) -> int:
-    """Withdraw every answer that drew on a removed version: a context sentence or a route step in
-    it, or a relation it states. Withheld whole, not redacted (as graphrag.access.rule withholds an
-    answer a viewer cannot fully see): any claim, even one citing another document, may repeat it."""
+def _answers_drawing_on(c: Connection, removed: set[tuple[str, int]], rel_ids: set[int]) -> list[int]:
+    """The answers to withdraw: every one that drew on a removed version (a context sentence or a route
+    step in it, or a relation it states). Withheld whole, not redacted (as graphrag.access.rule withholds
+    an answer a viewer cannot fully see): any claim, even one citing another document, may repeat it."""
     ids = [int(i) for i in c.execute(text("SELECT id FROM answers WHERE status<>:w"),
                                      {"w": AnswerStatus.WITHDRAWN.value}).scalars()]
     fps = answers.footprints(c, ids)
-    hit = sorted(aid for aid, fp in fps.items() if fp.documents & removed or fp.relations & rel_ids)
-    for aid in hit:
-        c.execute(text("UPDATE answers SET text='', seeds='[]', reached='[]', disagreements=NULL, status=:w WHERE id=:a"),
-                  {"a": aid, "w": AnswerStatus.WITHDRAWN.value})
-        for idx, flags, support in c.execute(text("SELECT idx, flags, support FROM claims WHERE answer_id=:a"),
-                                             {"a": aid}).all():
-            kept = [f for f in json.loads(flags) if f != ClaimFlag.SOURCE_REMOVED.value]
-            scored = json.loads(support) if support else None
-            if scored is not None:
-                scored["reason"] = ""  # a checker's reason may quote the evidence
-            c.execute(text('UPDATE claims SET text=\'\', start=0, "end"=0, flags=:f, support=:s '
-                           "WHERE answer_id=:a AND idx=:i"),
-                      {"a": aid, "i": idx, "f": json.dumps([*kept, ClaimFlag.SOURCE_REMOVED.value]),
-                       "s": json.dumps(scored) if scored is not None else None})
-        c.execute(text("DELETE FROM citations WHERE answer_id=:a"), {"a": aid})
-        c.execute(text("DELETE FROM context_items WHERE answer_id=:a"), {"a": aid})
-    return len(hit)
+    return sorted(aid for aid, fp in fps.items() if fp.documents & removed or fp.relations & rel_ids)
+
+
+def _withdraw(c: Connection, aid: int) -> None:
+    """Blank one answer's text, claims' words, routes and context. On PostgreSQL the owner's function does it
+    (the application role may not UPDATE answers or claims); the same statements on SQLite."""
+    if c.dialect.name == "postgresql":
+        c.execute(text("SELECT graphrag_withdraw_answer(CAST(:a AS BIGINT))"), {"a": aid})
+        return
+    c.execute(text("UPDATE answers SET text='', seeds='[]', reached='[]', disagreements=NULL, status=:w WHERE id=:a"),
+              {"a": aid, "w": AnswerStatus.WITHDRAWN.value})
+    for idx, flags, support in c.execute(text("SELECT idx, flags, support FROM claims WHERE answer_id=:a"),
+                                         {"a": aid}).all():
+        kept = [f for f in json.loads(flags) if f != ClaimFlag.SOURCE_REMOVED.value]
+        scored = json.loads(support) if support else None
+        if scored is not None:
+            scored["reason"] = ""  # a checker's reason may quote the evidence
+        c.execute(text('UPDATE claims SET text=\'\', start=0, "end"=0, flags=:f, support=:s '
+                       "WHERE answer_id=:a AND idx=:i"),
+                  {"a": aid, "i": idx, "f": json.dumps([*kept, ClaimFlag.SOURCE_REMOVED.value]),
+                   "s": json.dumps(scored) if scored is not None else None})
+    c.execute(text("DELETE FROM citations WHERE answer_id=:a"), {"a": aid})
+    c.execute(text("DELETE FROM context_items WHERE answer_id=:a"), {"a": aid})
 
 
 def records(c: Connection, doc_id: str | None = None) -> list[RemovalRecord]:

@@ -2,10 +2,13 @@
 
 The **owner** owns the tables and migrates them; only it could disable the append-only
 triggers. The **application** role (the URL the dashboard and the CLI use) may read every table,
-only read and insert the record tables (``schema.RECORD_TABLES``: verdicts, audit, removals),
-and read and write the rest (documents, answers, the cache, ...). It owns nothing, so it cannot
-ALTER, DISABLE TRIGGER, TRUNCATE, UPDATE or DELETE the record; and it never migrates
-(``db._refuse_unless_owner`` says to run this command instead).
+only read and insert the record tables (``schema.RECORD_TABLES``: verdicts, audit, removals) and
+the answers with their claims, citations and context (``APPEND_TABLES``), read, insert and delete
+(never rewrite) sentences and original files, update only a document's labels, title, date and
+superseded mark, and read and write the rest (entities, the cache, ...). What it may change is
+bounded further by the owner's triggers (``guards.py``: server times, digests, audit rows first).
+It owns nothing, so it cannot ALTER, DISABLE TRIGGER, TRUNCATE, UPDATE or DELETE the record; and it
+never migrates (``db._refuse_unless_owner`` says to run this command instead).
 
 Run again after upgrading graphrag: it migrates as the owner and grants on new tables.
 """
@@ -28,6 +31,16 @@ from graphrag.store.url import StoreURL, parse_store
 _ROLE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 RECORD_PRIVILEGES = "SELECT, INSERT"
 OTHER_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
+# What an answer showed when it was judged: appended, never rewritten (a removal withdraws an answer
+# through the owner's graphrag_withdraw_answer, see guards.py).
+APPEND_TABLES = ("answers", "context_items", "claims", "citations")
+# Tables the application role may not use with OTHER_PRIVILEGES: their own grant.
+SPECIAL_PRIVILEGES = {
+    **dict.fromkeys(APPEND_TABLES, RECORD_PRIVILEGES),
+    # a document's words are never rewritten: a new version is a new row, a removal deletes rows
+    "sentences": "SELECT, INSERT, DELETE", "document_files": "SELECT, INSERT, DELETE",
+    "documents": "SELECT, INSERT, DELETE, UPDATE (superseded, title, effective_date, access)",
+}
 
 
 @dataclass(frozen=True)
@@ -41,12 +54,15 @@ class RolesReport:
     record_tables: tuple[str, ...]
     other_tables: tuple[str, ...]
     app_url: str  # the owner's URL with the application role (no password): for the dashboard and the CLI
+    append_tables: tuple[str, ...] = APPEND_TABLES  # among other_tables: read and insert only
 
     def to_json(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
         return {"owner": self.owner, "app_role": self.app_role, "created": self.created, "schema": self.schema,
                 "record_tables": {"tables": list(self.record_tables), "app_may": RECORD_PRIVILEGES},
-                "other_tables": {"tables": list(self.other_tables), "app_may": OTHER_PRIVILEGES},
+                "other_tables": {"tables": list(self.other_tables), "app_may": OTHER_PRIVILEGES,
+                                 "except": {t: SPECIAL_PRIVILEGES[t] for t in self.other_tables
+                                            if t in SPECIAL_PRIVILEGES}},
                 "app_url": self.app_url}
 
 
@@ -104,9 +120,10 @@ def _grant(c: Connection, app: str, password: str | None, url: StoreURL) -> Role
     for name in tables:
         # everything first (TRUNCATE, TRIGGER, REFERENCES, an earlier grant), then exactly what it needs
         c.exec_driver_sql(f'REVOKE ALL ON TABLE "{name}" FROM "{app}"')
-        privileges = RECORD_PRIVILEGES if name in RECORD_TABLES else OTHER_PRIVILEGES
+        privileges = RECORD_PRIVILEGES if name in RECORD_TABLES else SPECIAL_PRIVILEGES.get(name, OTHER_PRIVILEGES)
         c.exec_driver_sql(f'GRANT {privileges} ON TABLE "{name}" TO "{app}"')
     c.exec_driver_sql(f'GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{app}"')
+    c.exec_driver_sql(f'GRANT EXECUTE ON FUNCTION graphrag_withdraw_answer(bigint) TO "{app}"')
     assert url.url is not None
     app_url = make_url(url.url).set(username=app, password=None).render_as_string(hide_password=False)
     return RolesReport(owner, app, created, SCHEMA_VERSION, tuple(t for t in tables if t in RECORD_TABLES),

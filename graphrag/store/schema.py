@@ -12,7 +12,7 @@ a ``Table`` here plus a step, e.g.::
     MIGRATIONS[2] = _v2
 
 Things SQLAlchemy does not model (the verification record's append-only triggers) are the
-only per-dialect DDL, in ``append_only``.
+only per-dialect DDL, in ``append_only`` and, on PostgreSQL, ``guards.py`` (schema 8).
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from sqlalchemy import (
     inspect,
     text,
 )
+
+from graphrag.store.guards import install as install_guards
 
 metadata = MetaData()
 
@@ -149,6 +151,8 @@ verdicts = Table(
     Column("role", Text, nullable=False, server_default="reviewer"),  # since v3: reviewer or adjudicator
     # since v5, team mode: who gave the verdict as the identity provider names them (None in local mode)
     Column("subject", Text), Column("email", Text),
+    # since v8: sha256 of the judged claim's words (NULL on older verdicts: not checked)
+    Column("claim_sha256", Text),
     Index("verdicts_claim", "answer_id", "claim_idx"),
 )
 
@@ -289,5 +293,17 @@ def _v7(c: Connection) -> None:
         c.exec_driver_sql("ALTER TABLE answers ADD COLUMN disagreements TEXT")
 
 
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7}
+def _v8(c: Connection) -> None:
+    # Schema 8: a verdict keeps the sha256 of the claim's words it judged (beside span_sha256, the cited
+    # sentence's), so words changed after the verdict show as tampering wherever it is read. On PostgreSQL the
+    # owner's guards (graphrag/store/guards.py) bound what the application role may change: server times,
+    # digests computed by the database, labels, settings and removals only with their audit rows.
+    if "claim_sha256" not in {col["name"] for col in inspect(c).get_columns("verdicts")}:
+        c.exec_driver_sql("ALTER TABLE verdicts ADD COLUMN claim_sha256 TEXT")
+    if c.dialect.name == "postgresql":
+        install_guards(c)
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7,
+                                                       8: _v8}
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -101,10 +101,11 @@ def claim_state(verdicts: Sequence[Verdict], policy: ReviewPolicy) -> ClaimState
     waits for one stays *in review* however the first verdicts differ, so no reviewer still to
     judge it is shown a disagreement (or sent to the dispute queue) first."""
     reviews, adjudication = split(verdicts)
-    live = [v for v in reviews if not v.stale]
-    if adjudication is not None and not adjudication.stale:
+    # a tampered verdict (the claim's words changed after it) counts no more than a stale one
+    live = [v for v in reviews if not v.stale and not v.tampered]
+    if adjudication is not None and not adjudication.stale and not adjudication.tampered:
         return ClaimState(ClaimStatus.VERIFIED, adjudication.verdict, len(reviews), policy.required, True)
-    if verdicts and not live and (adjudication is None or adjudication.stale):
+    if verdicts and not live and (adjudication is None or adjudication.stale or adjudication.tampered):
         return ClaimState(ClaimStatus.STALE, None, len(reviews), policy.required)
     if not live:
         return ClaimState(ClaimStatus.UNREVIEWED, None, 0, policy.required)

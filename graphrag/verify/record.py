@@ -135,6 +135,7 @@ class RecordStats:
     triage_random: float = TRIAGE_SHARE
     sources: tuple[SourceQuality, ...] = field(default=())
     source_removed: int = 0  # claims of answers withdrawn because a document they drew on was removed
+    tampered: int = 0  # current verdicts whose claim's or sentence's words changed after them (left out of figures)
 
     def to_json(self) -> dict[str, Any]:
         """The statistics as JSON-ready data, NaN written as null."""
@@ -144,7 +145,7 @@ class RecordStats:
         return {
             "progress": {"claims": self.claims, "unreviewed": self.unreviewed, "verified": self.verified,
                          "disputed": self.disputed, "stale": self.stale, "source_removed": self.source_removed,
-                         "verdicts": self.verdicts},
+                         "verdicts": self.verdicts, "tampered": self.tampered},
             "agreement": {
                 "reviewers": list(self.reviewers),
                 "krippendorff_alpha_nominal": num(self.alpha), "alpha_claims": self.alpha_units,
@@ -223,8 +224,10 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
     count = Counter(st.status for st in states.values())
     unreviewed = count[ClaimStatus.UNREVIEWED] + count[ClaimStatus.IN_REVIEW]
     verified, disputed, stale = count[ClaimStatus.VERIFIED], count[ClaimStatus.DISPUTED], count[ClaimStatus.STALE]
+    # A tampered verdict judged words that are not the claim's any more: counted, and left out of the figures.
+    tampered = sum(1 for vs in current.values() for v in vs if v.tampered)
     # Agreement is between reviewers: an adjudicator's verdict settles a claim but is no rating.
-    current = {k: [v for v in vs if v.role != ADJUDICATOR] for k, vs in current.items()}
+    current = {k: [v for v in vs if v.role != ADJUDICATOR and not v.tampered] for k, vs in current.items()}
     current = {k: vs for k, vs in current.items() if vs}
 
     reviewers = tuple(sorted({v.reviewer for vs in current.values() for v in vs}))
@@ -276,7 +279,7 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
     return RecordStats(len(wanted), unreviewed, verified, disputed, stale, sum(len(v) for v in current.values()),
                        reviewers, krippendorff_alpha(table), alpha_units, tuple(pairs), len(scored), auroc, bacc,
                        tuple(calibration), triage, TRIAGE_SHARE, tuple(sources),
-                       sum(1 for c in wanted.values() if ClaimFlag.SOURCE_REMOVED in c["flags"]))
+                       sum(1 for c in wanted.values() if ClaimFlag.SOURCE_REMOVED in c["flags"]), tampered)
 
 
 def _verbatim(flags: Sequence[ClaimFlag]) -> bool:

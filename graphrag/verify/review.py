@@ -41,6 +41,7 @@ from graphrag.model import (
 )
 from graphrag.store import Store, now, sha256_text
 from graphrag.store.audit import event as audit_event
+from graphrag.store.verdicts import SPAN_TAMPERED
 from graphrag.verify.policy import (
     ADJUDICATOR,
     ANYONE,
@@ -60,7 +61,7 @@ VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
 EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
-                 "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email")
+                 "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered")
 # The "source" column: what became of the judged span's document version.
 SOURCE_CURRENT, SOURCE_SUPERSEDED, SOURCE_REMOVED = "current", "superseded", "source removed"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -292,12 +293,13 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     v = Verdict(answer.id, claim.index, label, reviewer, sha256_text(span.text if span else ""),
                 citation.marker if citation else None, span.document_id if span else None,
                 span.version if span else None, span.start if span else None, span.end if span else None,
-                note[:5000], role=ADJUDICATOR if adjudicate else REVIEWER, subject=subject, email=email)
+                note[:5000], role=ADJUDICATOR if adjudicate else REVIEWER, subject=subject, email=email,
+                claim_sha256=sha256_text(claim.text))
     v = replace(v, created_at=now())
-    vid = store.add_verdict(v)
-    if by is not None:
-        store.add_audit(audit_event(by, "verdict", verdict_id=vid, answer_id=answer.id, claim_index=claim.index,
-                                    verdict=label.value, reviewer=reviewer, role=v.role))
+    # the verdict and its audit row in one transaction: both or neither
+    event = audit_event(by, "verdict", answer_id=answer.id, claim_index=claim.index, verdict=label.value,
+                        reviewer=reviewer, role=v.role) if by is not None else None
+    vid = store.add_verdict(v, event)
     # Returned as the store will report it, without re-reading the claim's whole history.
     meta = store.access_of(span.document_id, span.version) if span else None
     return replace(v, id=vid, stale=bool(meta and meta[1]))
@@ -338,7 +340,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
         assert a.id is not None  # a stored answer
         for v in visible_history(store, viewer, a.id, policy=policy):
             cl = claims.get(v.claim_index)
-            span_text = ""
+            span_text, span_read = "", False
             if v.document_id is not None and v.version is not None:
                 key = (v.document_id, v.version)
                 if key not in texts:
@@ -346,7 +348,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                     texts[key] = doc.text if doc is not None else None
                 text = texts[key]
                 if text is not None and v.start is not None and v.end is not None:
-                    span_text = text[v.start:v.end]
+                    span_text, span_read = text[v.start:v.end], True
             layout = _verdict_layout(store, v, cl)
             rows.append({
                 "verdict_id": v.id, "answer_id": a.id, "question": a.question, "claim_index": v.claim_index,
@@ -360,8 +362,19 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                 "source": source_status(v),
                 # team mode: the signed-in identity that gave the verdict (empty for a typed local name)
                 "reviewer_subject": v.subject, "reviewer_email": v.email,
+                "tampered": tampered(v, span_text if span_read else None),
             })
     return rows
+
+
+def tampered(v: Verdict, span_now: str | None) -> str:
+    """Why the words a verdict judged are not the stored ones any more: the claim's (the store checks its
+    digest) or the cited sentence's (``span_now``: its stored words, None when not read); "" when intact."""
+    if v.tampered:
+        return v.tampered
+    if span_now is not None and v.document_id is not None and sha256_text(span_now) != v.span_sha256:
+        return SPAN_TAMPERED
+    return ""
 
 
 def source_status(v: Verdict) -> str:

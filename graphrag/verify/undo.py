@@ -56,10 +56,10 @@ def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *
     before = [v for v in latest(v for v in own if (v.id or 0) < verdict_id) if v.role == REVIEWER]
     note = f"undo of verdict #{verdict_id}"
     correction = (replace(before[-1], note=note) if before else replace(undone, role=RETRACTION, note=note))
-    correction = replace(correction, id=None, created_at=at, stale=False, source_removed=False)
-    vid = store.add_verdict(correction)
-    if by is not None:
-        store.add_audit(audit_event(by, "verdict", verdict_id=vid, answer_id=answer.id,
-                                    claim_index=undone.claim_index, verdict=correction.verdict.value,
-                                    reviewer=reviewer, role=correction.role, corrects=verdict_id))
+    correction = replace(correction, id=None, created_at=at, stale=False, source_removed=False, tampered="")
+    # the correction and its audit row in one transaction: both or neither
+    event = audit_event(by, "verdict", answer_id=answer.id, claim_index=undone.claim_index,
+                        verdict=correction.verdict.value, reviewer=reviewer, role=correction.role,
+                        corrects=verdict_id) if by is not None else None
+    vid = store.add_verdict(correction, event)
     return replace(correction, id=vid)
