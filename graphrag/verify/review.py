@@ -41,6 +41,7 @@ from graphrag.model import (
 )
 from graphrag.store import Store, now, sha256_text
 from graphrag.store.audit import event as audit_event
+from graphrag.text import spreadsheet_safe
 from graphrag.verify.policy import (
     ADJUDICATOR,
     ANYONE,
@@ -63,7 +64,6 @@ EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", 
                  "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email")
 # The "source" column: what became of the judged span's document version.
 SOURCE_CURRENT, SOURCE_SUPERSEDED, SOURCE_REMOVED = "current", "superseded", "source removed"
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -391,7 +391,7 @@ def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
     for r in rows:
         # Cells starting with = + - @ (or a tab / carriage return, which spreadsheets skip before
         # reading a formula) are neutralised so a spreadsheet never runs them (OWASP CSV injection).
-        w.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in _FORMULA_START else v) for k, v in r.items()})
+        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
     return buf.getvalue()
 
 
