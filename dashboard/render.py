@@ -20,7 +20,7 @@ from graphrag.access import Forbidden
 from graphrag.ingest import IngestReport
 from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
 from graphrag.text import counted, spreadsheet_safe
-from graphrag.verify import ClaimState, ClaimStatus, Overview
+from graphrag.verify import ClaimState, ClaimStatus, Overview, reviewer_key
 
 FLAG_TEXT = {
     ClaimFlag.INVALID_MARKER: "invalid marker",
@@ -254,7 +254,7 @@ def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
     if disputed:
         return f"{check}; {of(disputed)} disputed, awaiting an adjudicator", "red"
     if n and verified == n:
-        reviewers = len({v.reviewer for v in verdicts if v.role != "adjudicator"})
+        reviewers = len({reviewer_key(v.reviewer) for v in verdicts if v.role != "adjudicator"})
         return f"{check}; verified by {counted(reviewers, 'reviewer')}", "green"
     if stale:
         return f"{check}; {of(stale)} judged on a version since superseded: to review again", "orange"

@@ -42,6 +42,7 @@ from graphrag.model import (
 from graphrag.store import Store, now, sha256_text
 from graphrag.store.audit import event as audit_event
 from graphrag.text import spreadsheet_safe
+from graphrag.verify.names import reviewer_key
 from graphrag.verify.policy import (
     ADJUDICATOR,
     ANYONE,
@@ -285,7 +286,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
         if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
             raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
                              "the verdicts the review policy requires is adjudicated")
-        if reviewer in parties(current) or (subject is not None and subject in parties(current)):
+        if reviewer_key(reviewer) in parties(current) or (subject is not None and subject in parties(current)):
             raise Forbidden(f"{reviewer} gave a verdict on claim {claim.index} of answer {answer.id}: a dispute is "
                             "settled by an adjudicator who took no part in it")
     span = citation.item.span if citation and citation.item else None
