@@ -77,10 +77,15 @@ def latest(verdicts: Iterable[Verdict]) -> list[Verdict]:
     out: dict[tuple[int, int, str, str], Verdict] = {}
     for v in verdicts:
         if v.role == RETRACTION:
-            out.pop((v.answer_id, v.claim_index, reviewer_key(v.reviewer), REVIEWER), None)
+            out.pop((v.answer_id, v.claim_index, _person(v), REVIEWER), None)
         else:
-            out[(v.answer_id, v.claim_index, reviewer_key(v.reviewer), v.role)] = v
+            out[(v.answer_id, v.claim_index, _person(v), v.role)] = v
     return list(out.values())
+
+
+def _person(v: Verdict) -> str:
+    """Who gave ``v``: the signed-in identity in team mode, else the typed name's ``reviewer_key``."""
+    return f"subject:{v.subject}" if v.subject else f"name:{reviewer_key(v.reviewer)}"
 
 
 def split(verdicts: Sequence[Verdict]) -> tuple[list[Verdict], Verdict | None]:
@@ -154,13 +159,14 @@ class ReviewViewer:
 
     def judged(self, verdicts: Iterable[Verdict]) -> bool:
         """Whether this viewer gave a reviewer's verdict among ``verdicts``."""
-        return any(v.role != ADJUDICATOR and (same_reviewer(v.reviewer, self.name)
-                                             or (self.subject is not None and v.subject == self.subject))
-                   for v in verdicts)
+        return any(v.role != ADJUDICATOR and self.owns(v) for v in verdicts)
 
     def owns(self, v: Verdict) -> bool:
-        """Whether ``v`` is this viewer's own verdict."""
-        return same_reviewer(v.reviewer, self.name) or (self.subject is not None and v.subject == self.subject)
+        """Whether ``v`` is this viewer's own verdict: by identity where both have one (two signed-in people whose
+        names look alike stay two), else by the name's ``reviewer_key``."""
+        if self.subject is not None and v.subject:
+            return v.subject == self.subject
+        return same_reviewer(v.reviewer, self.name)
 
 
 ANYONE = ReviewViewer()  # unnamed: under blind review, sees only claims that left it
