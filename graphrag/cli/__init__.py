@@ -26,10 +26,9 @@ from graphrag.cli import (
     review,
     store,
 )
-from graphrag.cli.common import apply_config
+from graphrag.cli.common import apply_config, safe_terminal
 from graphrag.config import Config
 from graphrag.errors import GraphRAGError, InputError
-from graphrag.terminal import safe_terminal
 
 # In the order ``graphrag --help`` lists them.
 COMMANDS = (ingest, entity, ask, review, delete, export, audit, record, evaluate, store, checker, bench)

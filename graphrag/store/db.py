@@ -30,8 +30,8 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential_jitter
 
+from graphrag.config import redact
 from graphrag.errors import StoreError
-from graphrag.redact import redact
 from graphrag.store.schema import MIGRATIONS, SCHEMA_VERSION
 from graphrag.store.url import StoreURL
 

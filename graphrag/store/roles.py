@@ -19,8 +19,8 @@ from typing import Any
 from sqlalchemy import Connection, make_url, text
 
 from graphrag.access.identity import Principal
+from graphrag.config import is_secret_key, redact
 from graphrag.errors import InputError
-from graphrag.redact import is_secret_key, redact
 from graphrag.store import audit
 from graphrag.store.db import Database
 from graphrag.store.schema import RECORD_TABLES, SCHEMA_VERSION, metadata

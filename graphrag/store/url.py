@@ -17,8 +17,8 @@ from typing import Literal
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
+from graphrag.config import redact
 from graphrag.errors import StoreError
-from graphrag.redact import redact
 
 FORMS = ("a file path (SQLite), sqlite:///path/to/file.db, or "
          "postgresql+psycopg://user:password@host:port/database")

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from graphrag.cli import main
+from graphrag.cli.common import escape_controls
 from graphrag.ingest.documents import Source
 from graphrag.model import PUBLIC
 from graphrag.store import DocumentWrite, Store
-from graphrag.terminal import escape_controls
 from graphrag.text import normalise
 
 pytestmark = pytest.mark.unit

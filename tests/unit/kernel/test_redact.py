@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphrag.cli import main
-from graphrag.config import Config
-from graphrag.redact import redact
+from graphrag.config import Config, redact
 from graphrag.store import parse_store
 
 pytestmark = pytest.mark.unit
