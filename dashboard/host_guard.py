@@ -56,33 +56,23 @@ def refusal(host: str | None, origin: str | None, allowed: frozenset[str]) -> st
     return None
 
 
-def _local_mode() -> bool:
-    try:
-        return Config.from_env().mode != "team"
-    except ConfigError:  # the pages say what is wrong and serve nothing; meanwhile guard as local mode
-        return True
-
-
 class HostGuard:
-    """ASGI middleware refusing requests not addressed to ``allowed`` names (in local mode)."""
+    """ASGI middleware refusing, in local mode, requests not addressed to a loopback or listed name."""
 
-    def __init__(self, app: ASGIApp, extra_names: frozenset[str] | None = None,
-                 local_mode: Callable[[], bool] = _local_mode) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self._extra = extra_names
-        self._local_mode = local_mode
         self._decided: tuple[bool, frozenset[str]] | None = None
 
     def _policy(self) -> tuple[bool, frozenset[str]]:
-        # Decided at the first request: by then Streamlit has copied secrets.toml into the environment.
+        """(guarded, the names answered to). Read at the first request: by then Streamlit has copied
+        secrets.toml into the environment. A configuration the pages will refuse is guarded as local mode."""
         if self._decided is None:
-            extra = self._extra
-            if extra is None:
-                try:
-                    extra = Config.from_env().allowed_hosts
-                except ConfigError:
-                    extra = frozenset()
-            self._decided = (self._local_mode(), LOOPBACK_NAMES | extra)
+            try:
+                config = Config.from_env()
+                guarded, extra = config.mode != "team", config.allowed_hosts
+            except ConfigError:
+                guarded, extra = True, frozenset()
+            self._decided = (guarded, LOOPBACK_NAMES | extra)
         return self._decided
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
