@@ -11,7 +11,7 @@ import html
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 import streamlit as st
@@ -19,8 +19,8 @@ import streamlit as st
 from graphrag.access import Forbidden
 from graphrag.ingest import IngestReport
 from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
-from graphrag.text import counted
-from graphrag.verify import ClaimState, ClaimStatus, Overview
+from graphrag.text import counted, spreadsheet_safe
+from graphrag.verify import ClaimState, ClaimStatus, Overview, reviewer_key
 
 FLAG_TEXT = {
     ClaimFlag.INVALID_MARKER: "invalid marker",
@@ -257,7 +257,7 @@ def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
     if disputed:
         return f"{check}; {of(disputed)} disputed, awaiting an adjudicator", "red"
     if n and verified == n:
-        reviewers = len({v.reviewer for v in verdicts if v.role != "adjudicator"})
+        reviewers = len({reviewer_key(v.reviewer) for v in verdicts if v.role != "adjudicator"})
         return f"{check}; verified by {counted(reviewers, 'reviewer')}", "green"
     if stale:
         return f"{check}; {of(stale)} judged on a version since superseded: to review again", "orange"
@@ -286,6 +286,17 @@ def marker_label(marker: str) -> str:
     return f"[{marker}]" if marker.isdigit() and len(marker) < 6 else "[?]"
 
 
+def table(data: pd.DataFrame, **options: Any) -> None:
+    """``st.dataframe`` for every table a page shows: the grid's own "Download as CSV" (and a copy into a
+    spreadsheet) must not hand it cells it would run as formulas, so text cells are made spreadsheet-safe
+    first, as the product's exports are. ``options`` go to ``st.dataframe``."""
+    safe = data.copy()
+    for column in safe.columns:
+        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
+            safe[column] = safe[column].map(spreadsheet_safe)
+    st.dataframe(safe, **options)
+
+
 def report_table(report: IngestReport) -> None:
     """The ingest report: a table, then the outcomes that need attention, each kind apart."""
     rows = [{
@@ -294,7 +305,7 @@ def report_table(report: IngestReport) -> None:
         "entities": d.entities, "relations": d.relations, "implied": d.implied_entities,
         "message": d.error or d.note or "",
     } for d in report.documents]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    table(pd.DataFrame(rows), hide_index=True, width="stretch")
     for p in report.problems:
         st.warning(f"Manifest: {plain(p)}")
     for d in report.documents:

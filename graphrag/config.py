@@ -14,7 +14,7 @@ from the secrets).
 from __future__ import annotations
 
 import os
-import urllib.parse
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -98,6 +98,17 @@ def _paths(raw: str) -> tuple[Path, ...]:
     return tuple(Path(p.strip()).expanduser() for p in raw.split(os.pathsep) if p.strip())
 
 
+def _hosts(raw: str) -> frozenset[str]:
+    names = set()
+    for item in raw.replace(",", " ").split():
+        name = item.strip().lower().strip("[]").rstrip(".")
+        if not name or "*" in name or "/" in name or "@" in name:
+            raise ValueError(f"{item!r} is not a host name: list names or addresses, separated by commas "
+                             "(no wildcards, schemes or ports)")
+        names.add(name)
+    return frozenset(names)
+
+
 def _setting(env: str, default: T, doc: str, parse: Callable[[str], T], *, unset: str = "") -> T:
     """A Config field: its variable, default, one-line doc and parser (``unset`` says what None means)."""
     meta = {"env": env, "doc": doc, "parse": parse, "unset": unset}
@@ -144,6 +155,10 @@ class Config:
     max_document_chars: int = _setting("GRAPHRAG_MAX_DOCUMENT_CHARS", MAX_DOCUMENT_CHARS, "characters of text one "
                                        "document may hold, in any format; counted while the file is read, so a "
                                        "longer one is refused in seconds", _count)
+    allowed_hosts: frozenset[str] = _setting(
+        "GRAPHRAG_ALLOWED_HOSTS", frozenset(), "host names local mode answers to besides 127.0.0.1, localhost and "
+        "[::1], separated by commas (a request naming any other host is refused: DNS rebinding)", _hosts,
+        unset="none")
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)  # field -> where from
 
     @classmethod
@@ -218,20 +233,46 @@ def _shown(value: object, unset: str) -> str:
         return "1" if value else "0"
     if isinstance(value, tuple):
         return os.pathsep.join(str(v) for v in value) or "(none)"
+    if isinstance(value, frozenset):
+        return ", ".join(sorted(value)) or "(none)"
     return mask(str(value))
 
 
+# Secrets out of text that people see: every shown URL, setting, message and log passes ``redact``. A database
+# URL carries its password in three forms, all hidden: ``user:password@host``, a query key (``?password=``,
+# ``sslpassword=``, ``passfile=``, any key naming a password, secret, token or key), and libpq's ``key=value``
+# connection strings (``host=db password=...``), which drivers quote in errors.
+HIDDEN = "***"
+# A URL's scheme and authority: the user information ends at the last "@" before the path, query or fragment.
+_URL = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<rest>[^\s'\"<>]*)")
+# A key that names a secret, then its value: in a query (?k=v&k=v) or a libpq connection string (k=v k='v').
+_SECRET_KEY = r"[\w.\-]*(?:pass|secret|token|api[_\-]?key|private[_\-]?key|sslkey|credential)[\w.\-]*"
+_SECRET_VALUE = re.compile(rf"(?i)(?P<key>(?:^|(?<=[?&;\s]))({_SECRET_KEY})\s*=\s*)(?P<value>'(?:[^'\\]|\\.)*'|[^&#;\s]*)")
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether a URL query or connection-string key names a secret (its value is never shown)."""
+    return re.fullmatch(_SECRET_KEY, key, re.IGNORECASE) is not None
+
+
+def _userinfo(match: re.Match[str]) -> str:
+    scheme, rest = match.group("scheme"), match.group("rest")
+    end = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    at = rest.rfind("@", 0, end)
+    if at < 0:
+        return scheme + rest
+    user, colon, _ = rest[:at].partition(":")
+    return f"{scheme}{user}:{HIDDEN}{rest[at:]}" if colon else scheme + rest
+
+
+def redact(text: str) -> str:
+    """``text`` with every password, secret query value and secret connection-string value it holds replaced
+    by ``***``; the rest (scheme, user, host, port, database, other options) kept, so people can tell stores
+    apart."""
+    text = _URL.sub(_userinfo, text)
+    return _SECRET_VALUE.sub(lambda m: f"{m.group('key')}{HIDDEN}" if m.group("value") else m.group(0), text)
+
+
 def mask(text: str) -> str:
-    """``text`` with the password of a URL in it replaced by ``***`` (``scheme://user:***@host/db``)."""
-    if "://" not in text or "@" not in text:
-        return text
-    try:
-        parts = urllib.parse.urlsplit(text)
-    except ValueError:  # not a URL after all: hide everything between "://" and the last "@"
-        head, _, rest = text.partition("://")
-        return f"{head}://***@{rest.rpartition('@')[2]}"
-    userinfo, at, host = parts.netloc.rpartition("@")
-    if not at or ":" not in userinfo:
-        return text
-    user = userinfo.split(":", 1)[0]
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    """``text`` as it may be shown: every secret a URL or connection string in it carries replaced by ``***``."""
+    return redact(text)

@@ -217,3 +217,14 @@ def sentence_hash(sentence: str) -> str:
     """A sentence as a model-reply cache names its sources: sha256 of its words, whitespace
     collapsed as the model saw them (a removal drops the replies about its sentences)."""
     return hashlib.sha256(" ".join(sentence.split()).encode("utf-8")).hexdigest()
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula (after a tab or carriage return too).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """``value`` as a cell a spreadsheet will not run: text starting like a formula gets a leading ``'``
+    (OWASP CSV injection); anything else, numbers included, is unchanged."""
+    return "'" + value if isinstance(value, str) and value[:1] in FORMULA_START else value
+

@@ -124,12 +124,12 @@ def show(answer: Answer, warnings: list[str]) -> None:
     with st.expander("Context items and seeds"):
         st.caption("Every sentence retrieval gave the generator, numbered as in the answer (the ones it cites first), "
                    "with the claims that cite it and the route that reached it.")
-        st.dataframe(pd.DataFrame([{
+        render.table(pd.DataFrame([{
             "n": numbers[c.n], "claims": ", ".join(map(str, citing.get(c.n, []))),
             "document": c.span.document_id, "version": c.span.version, "superseded": c.superseded,
             "sentence": c.span.text, "score": c.score, "via": c.via, "route": route_text(c.route, names),
         } for c in sorted(answer.context, key=lambda c: numbers[c.n])]), hide_index=True, width="stretch")
-        st.dataframe(pd.DataFrame([{"start": names.get(s.entity, s.entity), "score": s.score, "how": s.how or "similarity",
+        render.table(pd.DataFrame([{"start": names.get(s.entity, s.entity), "score": s.score, "how": s.how or "similarity",
                                     "question words": s.mention} for s in answer.seeds]), hide_index=True)
 
 

@@ -66,14 +66,14 @@ st.caption(f"{kind} · {counted(len(mentions), 'mention')} · "
 
 tab_g, tab_m, tab_r = st.tabs(["Neighbourhood", f"Mentions ({len(mentions)})", f"Relations ({len(relations)})"])
 with tab_m:
-    st.dataframe(pd.DataFrame([{
+    render.table(pd.DataFrame([{
         "document": m.span.document_id, "version": m.span.version,
         "superseded": m.superseded, "sentence": m.span.text, "description": m.description,
         "implied": m.implied, "extractor": m.extractor,
     } for m in mentions]), hide_index=True, width="stretch", column_config=WIDE)
 with tab_r:
     names_of = {k: kg.names[i] for k, i in kg.index.items()}
-    st.dataframe(pd.DataFrame([{
+    render.table(pd.DataFrame([{
         "source": names_of.get(r.source, r.source), "relation": r.type, "target": names_of.get(r.target, r.target),
         "document": r.span.document_id, "version": r.span.version, "superseded": r.superseded,
         "sentence": r.span.text,

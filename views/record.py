@@ -77,7 +77,7 @@ def show_stats() -> None:
             st.metric("Krippendorff's alpha (nominal)", num(stats.alpha),
                       help=f"Over {stats.alpha_units} claims judged by two or more reviewers; copes with claims some "
                            "reviewers skipped. 1 is full agreement, 0 what chance gives.")
-            st.dataframe(pd.DataFrame([{"reviewers": " / ".join(p.reviewers), "shared claims": p.n,
+            render.table(pd.DataFrame([{"reviewers": " / ".join(p.reviewers), "shared claims": p.n,
                                         "Cohen's kappa": num(p.kappa) if p.kappa is not None
                                         else f"needs {MIN_PAIR_CLAIMS} shared" if p.n < MIN_PAIR_CLAIMS else "—"}
                                        for p in stats.pairs]), hide_index=True, width="stretch")
@@ -105,7 +105,7 @@ def show_stats() -> None:
             st.caption("Reliability: the share of claims reviewers judged supported, per checker score bin "
                        "(a well-calibrated checker rises from left to right).")
             st.bar_chart(bins, x="checker score", y="judged supported", height=230)
-            st.dataframe(bins, hide_index=True, width="stretch")
+            render.table(bins, hide_index=True, width="stretch")
     st.caption(render.plain(f"{stats.verdicts} current verdicts (the latest per reviewer and claim) by "
                             f"{len(stats.reviewers)} reviewers on answers your access labels can see"
                             + (" (blind review: others' verdicts on a claim still judged blind count once you "
@@ -127,7 +127,7 @@ def show_bad_citations() -> None:
               "the document": sum(s.by_document for s in bad)}
     st.caption(render.plain(f"{counted(sum(totals.values()), 'unsupported verdict')}: "
                             + ", ".join(f"{n} picked by {who}" for who, n in totals.items() if n) + "."))
-    st.dataframe(pd.DataFrame([{"document": s.document, "version": s.version, "judged": s.judged,
+    render.table(pd.DataFrame([{"document": s.document, "version": s.version, "judged": s.judged,
                                 "unsupported": s.unsupported, "retrieval": s.retrieval, "generator": s.generator,
                                 "document itself": s.by_document, "unsupported rate": round(s.unsupported_rate, 3)}
                                for s in bad]), hide_index=True, width="stretch")

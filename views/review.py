@@ -368,7 +368,7 @@ with col_source:
 history = visible_history(store, onlooker, answer.id, claim.index, policy)  # blind review: the core's one rule
 with st.expander(f"Verdict history for this claim ({len(history)})", expanded=False):
     if history:
-        st.dataframe(pd.DataFrame([{
+        render.table(pd.DataFrame([{
             "time": h.created_at, "reviewer": h.reviewer, "role": h.role, "verdict": render.VERDICT_TEXT[h.verdict],
             "citation": h.marker, "document": f"{h.document_id} v{h.version}" if h.document_id else "",
             "note": h.note, "stale": "source removed" if h.source_removed else
@@ -378,7 +378,7 @@ with st.expander(f"Verdict history for this claim ({len(history)})", expanded=Fa
         st.caption("No verdicts yet.")
 
 with st.expander(f"Queue ({counted(len(items), 'claim')})"):
-    st.dataframe(pd.DataFrame([{
+    render.table(pd.DataFrame([{
         "answer": q.answer_id, "claim": q.claim_index + 1, "text": q.text,
         "score": q.score, "flags": ", ".join(render.FLAG_TEXT.get(f, f.value) for f in q.flags),
         "verdicts": ", ".join(f"{x.reviewer}: {render.VERDICT_TEXT[x.verdict]}" + (" (stale)" if x.stale else "")

@@ -26,7 +26,7 @@ from graphrag.cli import (
     review,
     store,
 )
-from graphrag.cli.common import apply_config
+from graphrag.cli.common import apply_config, safe_terminal
 from graphrag.config import Config
 from graphrag.errors import GraphRAGError, InputError
 
@@ -58,7 +58,12 @@ def _not_utf8(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit code is 0 on success, 2 for bad input, 1 for other failures, 130 when
-    interrupted."""
+    interrupted. Everything it writes to stdout and stderr has its control characters escaped."""
+    with safe_terminal():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     bad = _not_utf8(argv)
     if bad is not None:

@@ -30,6 +30,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential_jitter
 
+from graphrag.config import redact
 from graphrag.errors import StoreError
 from graphrag.store.schema import MIGRATIONS, SCHEMA_VERSION
 from graphrag.store.url import StoreURL
@@ -352,8 +353,9 @@ def _unreachable(exc: BaseException) -> bool:
 
 
 def _first_line(exc: BaseException | None) -> str:
+    """The driver's message, for messages and logs: its first line, any connection secret in it hidden."""
     orig = exc.orig if isinstance(exc, DBAPIError) else exc
-    return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+    return redact((str(orig).strip().splitlines() or [type(orig).__name__])[0])
 
 
 # --- engines ------------------------------------------------------------------------------

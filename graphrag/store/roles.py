@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, make_url, text
 
 from graphrag.access.identity import Principal
+from graphrag.config import is_secret_key, redact
 from graphrag.errors import InputError
 from graphrag.store import audit
 from graphrag.store.db import Database
@@ -125,7 +126,12 @@ def _grant(c: Connection, app: str, password: str | None, url: StoreURL) -> Role
     c.exec_driver_sql(f'GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{app}"')
     c.exec_driver_sql(f'GRANT EXECUTE ON FUNCTION graphrag_withdraw_answer(bigint) TO "{app}"')
     assert url.url is not None
-    app_url = make_url(url.url).set(username=app, password=None).render_as_string(hide_password=False)
+    # URL.set(password=None) keeps the password (None means "unchanged" there): _replace clears it. The owner's
+    # secrets in the query (?password=, sslpassword=, passfile=) are not the role's: dropped, not masked.
+    owner_url = make_url(url.url)
+    role_url = owner_url._replace(username=app, password=None).difference_update_query(
+        [k for k in owner_url.query if is_secret_key(k)])
+    app_url = redact(role_url.render_as_string(hide_password=False))
     return RolesReport(owner, app, created, SCHEMA_VERSION, tuple(t for t in tables if t in RECORD_TABLES),
                        tuple(t for t in tables if t not in RECORD_TABLES), app_url)
 

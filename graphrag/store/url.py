@@ -17,6 +17,7 @@ from typing import Literal
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
+from graphrag.config import redact
 from graphrag.errors import StoreError
 
 FORMS = ("a file path (SQLite), sqlite:///path/to/file.db, or "
@@ -45,7 +46,7 @@ class StoreURL:
         if self.kind == "sqlite":
             return self.path.as_posix() if self.path else ""
         assert self.url is not None
-        return self.url.render_as_string(hide_password=True)
+        return redact(self.url.render_as_string(hide_password=True))  # a ?password= too
 
     @property
     def key(self) -> str:
@@ -54,7 +55,7 @@ class StoreURL:
             assert self.path is not None
             return "sqlite:" + str(self.path.resolve())
         assert self.url is not None
-        return self.url.set(password=None).render_as_string(hide_password=True)
+        return redact(self.url._replace(password=None).render_as_string(hide_password=True))
 
     @property
     def label(self) -> str:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         viewer_overview,
     )
     from graphrag.verify.exports import Export
+    from graphrag.verify.names import reviewer_key
     from graphrag.verify.overview import Overview
     from graphrag.verify.policy import (
         MAX_REQUIRED,
@@ -101,6 +102,7 @@ _EXPORTS = {
     "review_policy": "graphrag.verify.status",
     "review_queue": "graphrag.verify.review",
     "review_viewer": "graphrag.verify.review",
+    "reviewer_key": "graphrag.verify.names",
     "reviewable": "graphrag.verify.review",
     "set_review_policy": "graphrag.verify.actions",
     "refit_checker": "graphrag.verify.actions",
@@ -154,6 +156,7 @@ __all__ = [
     "review_queue",
     "review_viewer",
     "reviewable",
+    "reviewer_key",
     "rollback_checker",
     "set_review_policy",
     "undo_verdict",

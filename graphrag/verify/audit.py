@@ -8,9 +8,9 @@ import json
 from collections.abc import Sequence
 
 from graphrag.model import AuditEvent
+from graphrag.text import spreadsheet_safe
 
 AUDIT_FIELDS = ("id", "time", "event", "subject", "email", "detail")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def audit_rows(events: Sequence[AuditEvent]) -> list[dict[str, object]]:
@@ -26,7 +26,7 @@ def audit_to_csv(events: Sequence[AuditEvent]) -> str:
     w.writeheader()
     for r in audit_rows(events):
         # names and emails come from the identity provider: never let a spreadsheet run them as formulas
-        w.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in _FORMULA_START else v) for k, v in r.items()})
+        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
     return buf.getvalue()
 
 

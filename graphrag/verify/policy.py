@@ -23,6 +23,7 @@ from enum import Enum
 
 from graphrag.errors import InputError
 from graphrag.model import Answer, AnswerStatus, Verdict, VerdictLabel
+from graphrag.verify.names import reviewer_key, same_reviewer
 
 ADJUDICATOR = "adjudicator"
 REVIEWER = "reviewer"
@@ -76,10 +77,15 @@ def latest(verdicts: Iterable[Verdict]) -> list[Verdict]:
     out: dict[tuple[int, int, str, str], Verdict] = {}
     for v in verdicts:
         if v.role == RETRACTION:
-            out.pop((v.answer_id, v.claim_index, v.reviewer, REVIEWER), None)
+            out.pop((v.answer_id, v.claim_index, _person(v), REVIEWER), None)
         else:
-            out[(v.answer_id, v.claim_index, v.reviewer, v.role)] = v
+            out[(v.answer_id, v.claim_index, _person(v), v.role)] = v
     return list(out.values())
+
+
+def _person(v: Verdict) -> str:
+    """Who gave ``v``: the signed-in identity in team mode, else the typed name's ``reviewer_key``."""
+    return f"subject:{v.subject}" if v.subject else f"name:{reviewer_key(v.reviewer)}"
 
 
 def split(verdicts: Sequence[Verdict]) -> tuple[list[Verdict], Verdict | None]:
@@ -88,7 +94,7 @@ def split(verdicts: Sequence[Verdict]) -> tuple[list[Verdict], Verdict | None]:
     dispute cannot settle it (``record_verdict`` refuses one; this ignores any in the record)."""
     reviews = [v for v in verdicts if v.role != ADJUDICATOR]
     party = parties(reviews)
-    adjudications = sorted((v for v in verdicts if v.role == ADJUDICATOR and v.reviewer not in party
+    adjudications = sorted((v for v in verdicts if v.role == ADJUDICATOR and reviewer_key(v.reviewer) not in party
                             and not (v.subject and v.subject in party)),
                            key=lambda v: (v.created_at or "", v.id or 0))
     return reviews, (adjudications[-1] if adjudications else None)
@@ -131,9 +137,10 @@ def answer_status(answer: Answer, current: Sequence[Verdict], policy: ReviewPoli
 
 
 def parties(verdicts: Iterable[Verdict]) -> set[str]:
-    """The names and identity subjects of everyone who gave a reviewer's verdict among ``verdicts``."""
+    """The names (as ``reviewer_key``s) and identity subjects of everyone who gave a reviewer's verdict among
+    ``verdicts``."""
     reviews = [v for v in verdicts if v.role != ADJUDICATOR]
-    return {v.reviewer for v in reviews} | {v.subject for v in reviews if v.subject}
+    return {reviewer_key(v.reviewer) for v in reviews} | {v.subject for v in reviews if v.subject}
 
 
 @dataclass(frozen=True)
@@ -153,14 +160,14 @@ class ReviewViewer:
 
     def judged(self, verdicts: Iterable[Verdict]) -> bool:
         """Whether this viewer gave a reviewer's verdict among ``verdicts``."""
-        return any(v.role != ADJUDICATOR and ((self.name is not None and v.reviewer == self.name)
-                                             or (self.subject is not None and v.subject == self.subject))
-                   for v in verdicts)
+        return any(v.role != ADJUDICATOR and self.owns(v) for v in verdicts)
 
     def owns(self, v: Verdict) -> bool:
-        """Whether ``v`` is this viewer's own verdict."""
-        return (self.name is not None and v.reviewer == self.name) or (self.subject is not None
-                                                                        and v.subject == self.subject)
+        """Whether ``v`` is this viewer's own verdict: by identity where both have one (two signed-in people whose
+        names look alike stay two), else by the name's ``reviewer_key``."""
+        if self.subject is not None and v.subject:
+            return v.subject == self.subject
+        return same_reviewer(v.reviewer, self.name)
 
 
 ANYONE = ReviewViewer()  # unnamed: under blind review, sees only claims that left it

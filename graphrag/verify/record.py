@@ -25,6 +25,7 @@ import numpy as np
 
 from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictLabel
 from graphrag.store import Store
+from graphrag.verify.names import reviewer_key, same_reviewer
 from graphrag.verify.policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
 from graphrag.verify.review import visible_claims, visible_current
 from graphrag.verify.status import review_policy
@@ -49,7 +50,7 @@ class RecordFilter:
         """Whether a verdict falls in the time range and matches the reviewer and document."""
         t = v.created_at or ""
         return ((self.since is None or t >= self.since) and (self.until is None or t < self.until)
-                and (self.reviewer is None or v.reviewer == self.reviewer)
+                and (self.reviewer is None or same_reviewer(v.reviewer, self.reviewer))
                 and (self.document is None or v.document_id == self.document))
 
 
@@ -230,9 +231,14 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
     current = {k: [v for v in vs if v.role != ADJUDICATOR and not v.tampered] for k, vs in current.items()}
     current = {k: vs for k, vs in current.items() if vs}
 
-    reviewers = tuple(sorted({v.reviewer for vs in current.values() for v in vs}))
+    # One reviewer per reviewer_key ("Ana" and "аna" are one: latest() kept one verdict per claim), shown by the
+    # name on one of their current verdicts.
+    shown = {reviewer_key(v.reviewer): v.reviewer for vs in current.values() for v in vs}
+    order = sorted(shown, key=lambda r: (shown[r], r))
+    reviewers = tuple(shown[r] for r in order)
     keys = sorted(current)
-    table = [[next((v.verdict for v in current[k] if v.reviewer == r), None) for k in keys] for r in reviewers]
+    table = [[next((v.verdict for v in current[k] if reviewer_key(v.reviewer) == r), None) for k in keys]
+             for r in order]
     alpha_units = sum(1 for k in keys if len(current[k]) >= 2)
     pairs = []
     for i, j in combinations(range(len(reviewers)), 2):

@@ -42,6 +42,8 @@ from graphrag.model import (
 from graphrag.store import Store, now, sha256_text
 from graphrag.store.audit import event as audit_event
 from graphrag.store.verdicts import SPAN_TAMPERED
+from graphrag.text import spreadsheet_safe
+from graphrag.verify.names import reviewer_key
 from graphrag.verify.policy import (
     ADJUDICATOR,
     ANYONE,
@@ -64,7 +66,6 @@ EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", 
                  "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered")
 # The "source" column: what became of the judged span's document version.
 SOURCE_CURRENT, SOURCE_SUPERSEDED, SOURCE_REMOVED = "current", "superseded", "source removed"
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -286,7 +287,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
         if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
             raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
                              "the verdicts the review policy requires is adjudicated")
-        if reviewer in parties(current) or (subject is not None and subject in parties(current)):
+        if reviewer_key(reviewer) in parties(current) or (subject is not None and subject in parties(current)):
             raise Forbidden(f"{reviewer} gave a verdict on claim {claim.index} of answer {answer.id}: a dispute is "
                             "settled by an adjudicator who took no part in it")
     span = citation.item.span if citation and citation.item else None
@@ -404,7 +405,7 @@ def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
     for r in rows:
         # Cells starting with = + - @ (or a tab / carriage return, which spreadsheets skip before
         # reading a formula) are neutralised so a spreadsheet never runs them (OWASP CSV injection).
-        w.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in _FORMULA_START else v) for k, v in r.items()})
+        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
     return buf.getvalue()
 
 

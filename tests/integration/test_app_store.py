@@ -56,3 +56,23 @@ def test_the_store_can_come_from_streamlit_secrets(monkeypatch, tmp_path) -> Non
     assert _errors(at) == ""
     assert target.is_file()
     assert any(f"SQLite file: {target}" in str(c.value).replace("\\", "") for c in at.sidebar.caption)
+
+
+def test_a_secret_in_the_store_url_is_shown_nowhere(monkeypatch, pg_server) -> None:
+    """?password= and sslpassword= (and user:password@) in GRAPHRAG_STORE: every signed-in user sees the sidebar's
+    store line and the Backends panel, so neither may carry them."""
+    url = pg_server.new_database().replace("//postgres@", "//postgres:Pw-in-userinfo@")
+    at = app(monkeypatch, f"{url}?password=Pw-in-query&sslpassword=Pw-in-ssl")
+    at.run()
+    assert _errors(at) == ""
+    # every element of the page and the sidebar (the Backends panel too), Markdown's escapes taken out
+    shown = " ".join(str(getattr(node, "proto", "")) for node in at._tree).replace("\\", "")
+    assert "postgres:***@" in shown and "password=***" in shown
+    assert "Pw-in" not in shown
+
+
+def test_a_secret_in_the_url_of_a_store_that_is_down_is_not_in_the_message(monkeypatch) -> None:
+    monkeypatch.setenv("GRAPHRAG_STORE_RETRY_S", "0.3")
+    down = app(monkeypatch, f"postgresql+psycopg://ana@127.0.0.1:{closed_port()}/graphrag?password=Pw-in-query")
+    shown = _errors(down.run()).replace("\\", "")  # Markdown's escapes taken out
+    assert "Cannot open the store" in shown and "ana@" in shown and "Pw-in" not in shown

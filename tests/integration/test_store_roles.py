@@ -153,3 +153,20 @@ def test_a_store_one_role_owns_today_moves_to_two_roles_keeping_its_rows(pg_serv
     with psycopg.connect(host="127.0.0.1", port=pg_server.port, user=app, dbname=database, autocommit=True) as c:
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             c.execute("ALTER TABLE audit DISABLE TRIGGER ALL")
+
+
+@pytest.mark.parametrize("form", ["userinfo", "query"])
+def test_store_setup_never_prints_the_owners_password(pg_server, roles, capsys, form: str) -> None:
+    owner_url, app, database = roles
+    owner = owner_url.split("//")[1].split("@")[0]
+    _sql(pg_server, "postgres", f"ALTER ROLE \"{owner}\" PASSWORD 'Own3r-pw'")
+    given = (owner_url.replace(f"//{owner}@", f"//{owner}:Own3r-pw@") if form == "userinfo"
+             else f"{owner_url}?password=Own3r-pw&sslpassword=Own3r-pw")
+    assert main(["store", "setup", "--owner-url", given, "--app-role", app]) == 0
+    assert main(["store", "setup", "--owner-url", given, "--app-role", app, "--json"]) == 0
+    assert main(["store", "setup", "--owner-url", given, "--app-role", "postgres"]) != 0  # an error names the URL
+    shown = capsys.readouterr()
+    assert "Own3r-pw" not in shown.out + shown.err
+    assert f"GRAPHRAG_STORE=postgresql+psycopg://{app}@127.0.0.1:{pg_server.port}/{database}" in shown.out
+    with Store(_app_url(pg_server, app, database)) as s:
+        assert "Own3r-pw" not in repr([a.detail for a in s.audit()])

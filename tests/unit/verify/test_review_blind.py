@@ -13,6 +13,7 @@ from graphrag.cli import main
 from graphrag.errors import InputError
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
 from graphrag.store import Store
+from graphrag.verify.names import reviewer_key
 from graphrag.verify.policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.verify.review import record_verdict, review_queue
 from graphrag.verify.status import keep_review_policy
@@ -223,3 +224,32 @@ def test_the_review_page_does_not_let_a_party_settle_its_dispute(store: Store, m
     assert not at.exception, [e.value for e in at.exception]
     assert all(at.button(key=k).disabled for k in ("rv_supported", "rv_partial", "rv_unsupported"))
     assert any("took no part" in str(c.value) for c in at.caption)
+
+
+ONE_PERSON = ("Ana", "ana", "\u0430na", "ANA", "Аna", "\u0391na")  # Cyrillic а, Cyrillic А, Greek Α
+
+
+def test_names_differing_by_case_or_look_alike_letters_are_one_reviewer(store: Store, capsys) -> None:
+    from graphrag.access.identity import Forbidden
+
+    _mark(store, 0, "Ana", "supported")
+    for name in ONE_PERSON[1:]:  # the second verdict of a double review cannot come from the same person retyped
+        _mark(store, 0, name, "supported")
+    item = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}[0]
+    assert item.state.status == ClaimStatus.UNREVIEWED and item.verdicts == ()  # still blind for ben
+    for name in ONE_PERSON:  # each spelling sees its own verdict, the claim judged by them, one review in
+        mine = {q.claim_index: q for q in review_queue(store, ["public"], reviewer=name)}
+        assert mine[0].reviewed and not mine[1].reviewed
+        assert mine[0].state.status == ClaimStatus.IN_REVIEW and mine[0].state.reviews == 1
+    _mark(store, 0, "ben", "supported")
+    done = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}[0]
+    assert done.state.status == ClaimStatus.VERIFIED and done.state.reviews == 2
+    _mark(store, 1, "аna", "unsupported")
+    _mark(store, 1, "ben", "supported")
+    for name in ONE_PERSON:  # a party to the dispute, however spelt, cannot settle it
+        with pytest.raises(Forbidden, match="took no part"):
+            _mark(store, 1, name, "supported", adjudicate=True)
+    stats = _cli(store, capsys, "record", "stats")
+    pairs = [p["reviewers"] for p in stats["agreement"]["cohen_kappa_pairs"]]  # agreement between two reviewers
+    assert len(pairs) == 1 and sorted(map(reviewer_key, pairs[0])) == ["ana", "ben"]
+    assert all(v.reviewer in (*ONE_PERSON, "ben") for v in store.verdicts(1, 0))  # stored as typed
