@@ -36,7 +36,12 @@ from graphrag.model import (
 from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
-from graphrag.store.documents import DocumentWrite, Relabelled  # DocumentWrite: also re-exported
+from graphrag.store.documents import (  # DocumentWrite: also re-exported
+    DocumentWrite,
+    Guard,
+    Relabelled,
+    Written,
+)
 from graphrag.store.url import StoreURL, parse_store
 
 T = TypeVar("T")
@@ -146,14 +151,20 @@ class Store:
     def write_document(self, w: DocumentWrite) -> int:
         """Add one document version with everything extracted from it, atomically. Returns the
         version written; earlier versions of the id are marked superseded, their spans kept."""
-        return self._write(lambda c: documents.write(c, w))
+        return self.write_version(w).version
+
+    def write_version(self, w: DocumentWrite) -> Written:
+        """``write_document``, saying also which older versions the new labels narrowed (and which kept theirs)."""
+        return self._write(lambda c: documents.write(c, w, PUBLIC))
 
     def relabel_document(self, doc_id: str, sha256: str, title: str, effective_date: str | None,
-                         access: Sequence[str], event: AuditEvent) -> Relabelled | None:
+                         access: Sequence[str], event: AuditEvent,
+                         guard: Guard | None = None) -> Relabelled | None:
         """Change the title, date and labels of the version of ``doc_id`` holding this content, with an audit
-        row (``event`` names who, its detail is kept); see ``documents.relabel`` for the other versions."""
+        row (``event`` names who, its detail is kept); see ``documents.relabel`` for the other versions.
+        ``guard`` is called with the current and the changed version first, and may refuse by raising."""
         return self._write(lambda c: documents.relabel(c, doc_id, sha256, title, effective_date, access, event,
-                                                       PUBLIC))
+                                                       PUBLIC, guard))
 
     def log_ingest(self, doc_id: str, path: str | None, sha256: str | None, status: str, error: str | None) -> None:
         """Record an outcome that wrote no document (failed, unavailable, rejected, unchanged)."""

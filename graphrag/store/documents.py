@@ -10,7 +10,7 @@ so a graph held in memory can apply the new rows instead of reloading everything
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -58,6 +58,10 @@ class RelationRow(NamedTuple):
     sentence: int
 
 
+# (current version or None for a new id, the stored version a relabel changes or None): raises to refuse.
+Guard = Callable[[Document | None, Document | None], None]
+
+
 @dataclass(frozen=True)
 class DocumentWrite:
     """Everything one document version adds, written in one transaction. The rows are named
@@ -73,6 +77,19 @@ class DocumentWrite:
     mentions: Sequence[MentionRow]
     relations: Sequence[RelationRow]
     layout: LayoutWrite | None = None  # PDF/HTML/DOCX provenance, written in the same transaction
+    # Called under the writers' lock, before anything is written, to refuse the write by raising (the ingest's access
+    # rule), so no other writer can come between the check and the write: see ``Guard``.
+    guard: Guard | None = None
+    # Who writes it: the audit row of a narrowing this version brings to the older ones (see ``write``).
+    actor: AuditEvent | None = None
+
+
+class Written(NamedTuple):
+    """What ``write`` did: the version, and the older versions whose labels the new ones narrowed or left."""
+
+    version: int
+    narrowed: tuple[int, ...] = ()
+    kept: tuple[int, ...] = ()
 
 
 _BUMP = text("UPDATE meta SET value=CAST(CAST(value AS INTEGER)+1 AS TEXT) WHERE key='generation'")
@@ -113,19 +130,34 @@ def generation(c: Connection) -> int:
     return int(v) if v is not None else 0
 
 
-def write(c: Connection, w: DocumentWrite) -> int:
+def write(c: Connection, w: DocumentWrite, public: str) -> Written:
     """Write one document version with its sentences, entities, mentions, relations and layout; returns the
-    version number (the existing one when the content is unchanged)."""
+    version number (the existing one when the content is unchanged) and the older versions it narrowed.
+
+    A new version's labels reach every older version where they narrow who may see it (``narrows``): old text must
+    not stay readable, as a superseded version, under labels the document no longer has. A broadening is for the
+    new text only. A narrowing is audited (``relabel``) in this transaction and the write is then no mere append,
+    so every in-memory graph reloads the labels."""
     d = w.document
     bump_generation(c)  # first: the lock that orders concurrent document writers
-    mark_append(c)
     # Identical content is a no-op even when two instances ingest the same file at once: each
     # checked before extracting, but only here, after the lock, is the other's commit visible.
     same = c.execute(text("SELECT MAX(version) FROM documents WHERE doc_id=:d AND sha256=:h"),
                      {"d": d.id, "h": d.sha256}).scalar()
     if same is not None:
-        return int(same)
+        mark_append(c)  # nothing changed but the counter
+        return Written(int(same))
+    older = [document(r) for r in c.execute(text("SELECT * FROM documents WHERE doc_id=:d ORDER BY version"),
+                                            {"d": d.id}).mappings()]
+    if w.guard is not None:
+        w.guard(older[-1] if older else None, None)
     version = last_version(c, d.id) + 1
+    labels = sorted(set(d.access))
+    differ = [o for o in older if set(o.access) != set(labels)]
+    narrowed = tuple(o.version for o in differ if narrows(o.access, labels, public))
+    kept = tuple(o.version for o in differ if o.version not in narrowed)
+    if not narrowed:
+        mark_append(c)
     c.execute(text("UPDATE documents SET superseded=1 WHERE doc_id=:d"), {"d": d.id})
     c.execute(text(
         "INSERT INTO documents (doc_id, version, title, effective_date, access, sha256, text, path, superseded, "
@@ -134,6 +166,16 @@ def write(c: Connection, w: DocumentWrite) -> int:
         {"doc_id": d.id, "version": version, "title": d.title, "effective_date": d.effective_date,
          "access": json.dumps(list(d.access)), "sha256": d.sha256, "text": d.text, "path": d.path,
          "status": w.status, "extractor": w.extractor, "at": now()})
+    if narrowed:
+        c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
+                  [{"a": json.dumps(labels), "d": d.id, "v": v} for v in narrowed])
+        event = w.actor or AuditEvent("relabel", None, None, {"via": "api"})
+        audit.add(c, replace(event, event="relabel", detail={
+            **event.detail, "doc_id": d.id, "version": version, "with_new_version": True,
+            "to": {"access": labels},
+            "narrowed": [{"version": o.version, "from": {"access": list(o.access)}}
+                         for o in differ if o.version in narrowed],
+            "also_narrowed": list(narrowed), "kept_labels": list(kept)}))
     vecs = w.sentence_vectors
     if w.sentences:
         c.execute(text('INSERT INTO sentences (doc_id, version, idx, start, "end", text, vector) '
@@ -162,7 +204,7 @@ def write(c: Connection, w: DocumentWrite) -> int:
         layout.write(c, d.id, version, w.layout)
     c.execute(_LOG, {"doc_id": d.id, "path": d.path, "sha256": d.sha256, "status": w.status, "error": None,
                      "at": now()})
-    return version
+    return Written(version, narrowed, kept)
 
 
 def last_version(c: Connection, doc_id: str) -> int:
@@ -262,7 +304,7 @@ def narrows(old: Sequence[str], new: Sequence[str], public: str) -> bool:
 
 
 def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date: str | None,
-            access: Sequence[str], event: AuditEvent, public: str) -> Relabelled | None:
+            access: Sequence[str], event: AuditEvent, public: str, guard: Guard | None = None) -> Relabelled | None:
     """Give the stored version of ``doc_id`` with content ``sha256`` this title, date and labels, in one
     transaction with its audit row; None when no version holds that content (any more).
 
@@ -279,6 +321,8 @@ def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date:
         return None
     target = same[-1]
     bump_generation(c)  # not mark_append: readers reload everything, labels included
+    if guard is not None:
+        guard(rows[-1], target)
     labels = json.dumps(sorted(set(access)))
     c.execute(text("UPDATE documents SET title=:t, effective_date=:e, access=:a WHERE doc_id=:d AND version=:v"),
               {"t": title, "e": effective_date, "a": labels, "d": doc_id, "v": target.version})
