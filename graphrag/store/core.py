@@ -148,6 +148,11 @@ class Store:
         """Every document version, or only current ones."""
         return self._read(lambda c: documents.all_documents(c, include_superseded))
 
+    def version_labels(self) -> dict[tuple[str, int], tuple[str, ...]]:
+        """The access labels of every document version, stored or removed, by (id, version)."""
+        labels = {(r.document_id, r.version): r.access for r in self.removal_records()}
+        return {**labels, **self._read(documents.version_labels)}
+
     def write_document(self, w: DocumentWrite) -> int:
         """Add one document version with everything extracted from it, atomically. Returns the
         version written; earlier versions of the id are marked superseded, their spans kept."""

@@ -248,6 +248,12 @@ def all_documents(c: Connection, include_superseded: bool) -> list[Document]:
     return [document(r) for r in c.execute(text(sql + " ORDER BY doc_id, version")).mappings()]
 
 
+def version_labels(c: Connection) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Every stored version's access labels, by (document id, version), without their text."""
+    return {(d, int(v)): tuple(json.loads(a)) for d, v, a in c.execute(text(
+        "SELECT doc_id, version, access FROM documents"))}
+
+
 ACCESS = text("SELECT access, superseded FROM documents WHERE doc_id=:d AND version=:v")
 SPAN = text('SELECT start, "end", text FROM sentences WHERE doc_id=:d AND version=:v AND idx=:i')
 GENERATION = text("SELECT value FROM meta WHERE key='generation'")
