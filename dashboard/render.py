@@ -149,7 +149,10 @@ def support_text(s: Support | None) -> str:
     """A support score in words: label, score and the checker that gave it."""
     if s is None:
         return "not checked"
-    return f"{s.label.value.replace('_', ' ')} · score {s.score:.2f} ({s.checker})"
+    text = f"{s.label.value.replace('_', ' ')} · score {s.score:.2f} ({s.checker})"
+    if s.advisory is not None:  # beside, never deciding
+        text += f"; model judge, advisory: {support_text(s.advisory)}"
+    return text
 
 
 # The colours st.badge accepts.

@@ -490,8 +490,9 @@ class Ingestor:
             return DocumentReport(p.id, p.id, None, REJECTED, error=p.reason, path=p.path)
         item, result = p.item, p.result
         assert result is not None
+        note = "; ".join(x for x in (item.note, *result.notes) if x) or None
         base = DocumentReport(item.id, item.title, None, result.status.value, len(p.sentences), path=item.path,
-                              note=item.note, access=tuple(item.access))
+                              note=note, access=tuple(item.access))
         if p.prepared is None:
             self._log(item.id, item.path, item.sha256, result.status.value, result.error)
             return replace(base, error=result.error or result.status.value)
@@ -574,7 +575,8 @@ class Ingestor:
         relations = tuple(x for r in results for x in r.relations)
         return ExtractionResult(ExtractionStatus.OK if entities or relations else ExtractionStatus.NOTHING_FOUND,
                                 results[0].extractor, entities, relations,
-                                model_calls=sum(r.model_calls for r in results))
+                                model_calls=sum(r.model_calls for r in results),
+                                notes=tuple(n for r in results for n in r.notes))
 
     def _log(self, doc_id: str, path: str | None, sha: str | None, status: str, error: str | None) -> None:
         try:
