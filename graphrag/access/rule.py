@@ -34,6 +34,10 @@ class Access:
         """A document version with these labels (and superseded state) is visible."""
         return bool(self.labels.intersection(labels)) and (self.include_superseded or not superseded)
 
+    def holds(self, labels: Iterable[str]) -> bool:
+        """Every one of ``labels`` is the viewer's: whatever carries any of them is visible to them."""
+        return set(labels) <= self.labels
+
 
 @dataclass(frozen=True)
 class Footprint:

@@ -34,7 +34,7 @@ class Sight:
             if not (d.get("paths") or d.get("folder")):
                 return True  # an upload's row: counts only
             labels = d.get("labels")
-            return set(self.every_label if labels is None else labels) <= self.access.labels
+            return self.access.holds(self.every_label if labels is None else labels)
         doc = d.get("doc_id", d.get("document"))
         if doc is None:
             return True

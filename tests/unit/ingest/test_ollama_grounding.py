@@ -15,7 +15,6 @@ from graphrag.ingest.documents import Source
 from graphrag.ingest.extract.ollama import OllamaExtractor
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.store import Store
-from graphrag.text import mentioned_in
 from ollama_fake import FakeOllama
 from proc_helpers import HashEmbedder
 
@@ -63,4 +62,6 @@ def test_relations_and_mentions_the_sentence_does_not_state_are_dropped_and_repo
     ("Port", "Export writes a snapshot.", False),  # whole words only
 ])
 def test_a_name_is_in_a_sentence_only_as_whole_words(name: str, sentence: str, found: bool) -> None:
+    from graphrag.text import mentioned_in
+
     assert mentioned_in(name, sentence) is found
