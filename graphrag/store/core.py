@@ -160,7 +160,7 @@ class Store:
 
     def write_version(self, w: DocumentWrite) -> Written:
         """``write_document``, saying also which older versions the new labels narrowed (and which kept theirs)."""
-        return self._write(lambda c: documents.write(c, w, PUBLIC))
+        return self._write(lambda c: documents.write(c, w))
 
     def relabel_document(self, doc_id: str, sha256: str, title: str, effective_date: str | None,
                          access: Sequence[str], event: AuditEvent,

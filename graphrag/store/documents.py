@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from sqlalchemy import Connection, bindparam, text
 
-from graphrag.model import AuditEvent, Document, Span
+from graphrag.model import PUBLIC, AuditEvent, Document, Span
 from graphrag.store import audit, layout
 from graphrag.store.codec import blob, document, now
 from graphrag.store.layout import LayoutWrite
@@ -130,7 +130,7 @@ def generation(c: Connection) -> int:
     return int(v) if v is not None else 0
 
 
-def write(c: Connection, w: DocumentWrite, public: str) -> Written:
+def write(c: Connection, w: DocumentWrite, public: str = PUBLIC) -> Written:
     """Write one document version with its sentences, entities, mentions, relations and layout; returns the
     version number (the existing one when the content is unchanged) and the older versions it narrowed.
 
