@@ -38,9 +38,9 @@ def held_labels(viewer: Viewer, *, bound: bool = False) -> frozenset[str] | None
 
 
 def _ingestor(store: Store, viewer: Viewer, config: Config, extractor: Extractor,
-              held: frozenset[str] | None) -> Ingestor:
+              held: frozenset[str] | None, shown: Sequence[str] | None = None) -> Ingestor:
     # the relabels it applies are audited as this viewer's; every document is checked against ``held``
-    return Ingestor(store, extractor, config=config, actor=event(viewer, "relabel"), viewer=held)
+    return Ingestor(store, extractor, config=config, actor=event(viewer, "relabel"), viewer=held, shown=shown)
 
 
 def _labels_detail(held: frozenset[str] | None) -> dict[str, list[str]]:
@@ -81,7 +81,7 @@ def upload_work(store: Store, viewer: Viewer, config: Config, extractor: Extract
     shown = sorted(viewer.labels)
     items = prepare_uploads(uploads, store, viewer_access=shown, labels=labels, new_versions=new_versions,
                             max_chars=config.max_document_chars)
-    ingestor = _ingestor(store, viewer, config, extractor, held_labels(viewer))
+    ingestor = _ingestor(store, viewer, config, extractor, held_labels(viewer), shown)
     store.add_audit(event(viewer, "ingest", source="upload", files=len(uploads), folder=None))
     return lambda progress: ingestor.ingest(items, progress)
 

@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from graphrag.access.rule import IngestRefused, ingest_refusal
+from graphrag.access.rule import Access, IngestRefused, ingest_refusal
 from graphrag.config import Config
 from graphrag.embed import Embedder, encode_threads, get_embedder
 from graphrag.errors import StoreError
@@ -267,12 +267,15 @@ class Ingestor:
 
     def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None = None,
                  overlap: bool | None = None, config: Config | None = None, actor: AuditEvent | None = None,
-                 viewer: Collection[str] | None = None) -> None:
+                 viewer: Collection[str] | None = None, shown: Collection[str] | None = None) -> None:
         self.store = store
         # The labels the actor holds: every document is checked against them (ingest_refusal), so they give only
         # labels they hold and change only documents they can see. None: the store's own access (the command line
         # or Python with no labels given, a local dashboard), refused nothing.
         self.held = None if viewer is None else frozenset(viewer)
+        # The labels the report is read with (the Ingest page's sidebar locally): a relabel's note then never names
+        # the title or labels a stored version had where they do not show it. None: the report may name everything.
+        self.shown = None if shown is None else Access.of(shown, include_superseded=True)
         # Who the ingest runs for: its subject, email and detail go into each audit row it writes (a relabel).
         self.actor = actor or AuditEvent("relabel", None, None, {"via": "api"})
         self.extractor = extractor
@@ -545,6 +548,9 @@ class Ingestor:
         if done is None:  # removed meanwhile: nothing holds the old labels any more
             return replace(base, status=ExtractionStatus.FAILED.value,
                            error="the stored version was removed meanwhile; ingest again")
+        if self.shown is not None and not self.shown.sees(done.before.access):
+            return replace(base, version=done.version, note="same content as a stored version: its metadata set to "
+                                                            "this upload's")
         return replace(base, version=done.version, note=_relabel_note(done, item))
 
     def _extract(self, sentences: Sequence[Sentence]) -> ExtractionResult:
