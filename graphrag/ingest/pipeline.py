@@ -28,9 +28,25 @@ from graphrag.errors import StoreError
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.ingest.extract.base import Extractor
 from graphrag.ingest.readers.pdf_kinds import EXTRACTED
-from graphrag.model import LOADING_MODELS, AuditEvent, Document, ExtractionResult, ExtractionStatus, Progress
+from graphrag.model import (
+    LOADING_MODELS,
+    PUBLIC,
+    AuditEvent,
+    Document,
+    ExtractionResult,
+    ExtractionStatus,
+    Progress,
+)
 from graphrag.store import DocumentWrite, LayoutWrite, Store
-from graphrag.store.documents import EntityRow, MentionRow, Relabelled, RelationRow, SentenceRow, Written
+from graphrag.store.documents import (
+    EntityRow,
+    MentionRow,
+    Relabelled,
+    RelationRow,
+    SentenceRow,
+    Written,
+    relabel_labels,
+)
 from graphrag.text import Sentence, display_name, normalise, split_sentences
 
 log = logging.getLogger(__name__)
@@ -440,7 +456,8 @@ class Ingestor:
         known = self.store.version_with_content(item.id, item.sha256)
         if known is None:
             return None
-        if _metadata_differs(item, known):
+        current = self.store.current_document(item.id) or known
+        if _metadata_differs(replace(item, access=relabel_labels(known, current, item.access, PUBLIC)), known):
             return _Relabel(item, known)
         note = f"same content as version {known.version}" + (" (superseded)" if known.superseded else "")
         return DocumentReport(item.id, known.title, known.version, UNCHANGED,
@@ -521,7 +538,7 @@ class Ingestor:
             actor=replace(self.actor, event="relabel"),
         )
         try:
-            written = self.store.write_version(write)
+            written = self.store.write_document(write)
         except IngestRefused as exc:
             return self._refusal(item, str(exc))
         except StoreError as exc:
@@ -607,7 +624,10 @@ def _relabel_note(done: Relabelled, item: Source) -> str:
     """What changed on the stored version, and what became of the other versions' labels."""
     was = done.before
     parts = []
-    if frozenset(was.access) != frozenset(item.access):
+    if done.held_back:
+        parts.append(f"labels {', '.join(was.access)} kept (the current version's labels are narrower: a narrowing "
+                     "reaches every stored version)")
+    elif frozenset(was.access) != frozenset(item.access):
         parts.append(f"labels {', '.join(sorted(set(item.access)))} (were {', '.join(was.access)})")
     if was.title != item.title:
         parts.append(f"title {item.title!r} (was {was.title!r})")

@@ -153,13 +153,10 @@ class Store:
         labels = {(r.document_id, r.version): r.access for r in self.removal_records()}
         return {**labels, **self._read(documents.version_labels)}
 
-    def write_document(self, w: DocumentWrite) -> int:
+    def write_document(self, w: DocumentWrite) -> Written:
         """Add one document version with everything extracted from it, atomically. Returns the
-        version written; earlier versions of the id are marked superseded, their spans kept."""
-        return self.write_version(w).version
-
-    def write_version(self, w: DocumentWrite) -> Written:
-        """``write_document``, saying also which older versions the new labels narrowed (and which kept theirs)."""
+        version written (an int) with the older versions its labels narrowed and those that kept theirs;
+        earlier versions of the id are marked superseded, their spans kept."""
         return self._write(lambda c: documents.write(c, w))
 
     def relabel_document(self, doc_id: str, sha256: str, title: str, effective_date: str | None,

@@ -84,12 +84,23 @@ class DocumentWrite:
     actor: AuditEvent | None = None
 
 
-class Written(NamedTuple):
-    """What ``write`` did: the version, and the older versions whose labels the new ones narrowed or left."""
+class Written(int):
+    """The version ``write`` stored (an int, as callers read it), with the older versions whose labels the new ones
+    narrowed (``narrowed``) or left as they were (``kept``)."""
 
-    version: int
-    narrowed: tuple[int, ...] = ()
-    kept: tuple[int, ...] = ()
+    narrowed: tuple[int, ...]
+    kept: tuple[int, ...]
+
+    def __new__(cls, version: int, narrowed: Sequence[int] = (), kept: Sequence[int] = ()) -> Written:
+        """``version`` with what its labels did to the older versions."""
+        written = super().__new__(cls, version)
+        written.narrowed, written.kept = tuple(narrowed), tuple(kept)
+        return written
+
+    @property
+    def version(self) -> int:
+        """The version number, as a plain int."""
+        return int(self)
 
 
 _BUMP = text("UPDATE meta SET value=CAST(CAST(value AS INTEGER)+1 AS TEXT) WHERE key='generation'")
@@ -301,12 +312,23 @@ class Relabelled:
     before: Document
     narrowed: tuple[int, ...]
     kept: tuple[int, ...]
+    held_back: bool = False  # a superseded version kept its labels: the current version's are narrower
 
 
 def narrows(old: Sequence[str], new: Sequence[str], public: str) -> bool:
     """True when labels ``new`` show a version to no one that ``old`` did not: ``old`` is public (everyone saw
     it), or ``new`` is a subset of ``old``."""
     return public in old or set(new) <= set(old)
+
+
+def relabel_labels(target: Document, current: Document, wanted: Sequence[str], public: str) -> tuple[str, ...]:
+    """The labels a relabel gives the stored version ``target``: ``wanted``, unless ``target`` is superseded and
+    ``wanted`` would show it to someone the current version's labels do not; then its own. A narrowing reaches every
+    version of a document, and ingesting an older file again (a folder holding a document's drafts) must not undo
+    it."""
+    if target.version == current.version or narrows(current.access, wanted, public):
+        return tuple(sorted(set(wanted)))
+    return tuple(target.access)
 
 
 def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date: str | None,
@@ -329,12 +351,15 @@ def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date:
     bump_generation(c)  # not mark_append: readers reload everything, labels included
     if guard is not None:
         guard(rows[-1], target)
+    wanted = access
+    access = relabel_labels(target, rows[-1], wanted, public)
+    held_back = set(access) != set(wanted)
     labels = json.dumps(sorted(set(access)))
     c.execute(text("UPDATE documents SET title=:t, effective_date=:e, access=:a WHERE doc_id=:d AND version=:v"),
               {"t": title, "e": effective_date, "a": labels, "d": doc_id, "v": target.version})
     narrowed, kept = [], []
     for d in rows:
-        if d.version == target.version or set(d.access) == set(access):
+        if held_back or d.version == target.version or set(d.access) == set(access):
             continue
         if narrows(d.access, access, public):
             c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
@@ -342,7 +367,7 @@ def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date:
             narrowed.append(d.version)
         else:
             kept.append(d.version)
-    out = Relabelled(target.version, target, tuple(narrowed), tuple(kept))
+    out = Relabelled(target.version, target, tuple(narrowed), tuple(kept), held_back)
     detail = {**event.detail, "doc_id": doc_id, "version": target.version,
               "from": {"title": target.title, "effective_date": target.effective_date, "access": list(target.access)},
               "to": {"title": title, "effective_date": effective_date, "access": sorted(set(access))},

@@ -173,3 +173,23 @@ def test_the_command_line_reports_the_narrowing(store: Store, tmp_path: Path, ha
     Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Plan", SECRET, access=PUBLIC)])
     assert main(["ingest", str(folder(tmp_path, REPLACEMENT, ["internal"])), "--store", str(store.path)]) == 0
     assert "its labels internal also apply to version(s) 1" in capsys.readouterr().out
+
+
+def test_a_folder_holding_a_documents_drafts_does_not_undo_the_narrowing_when_ingested_again(
+        any_store: Store, tmp_path: Path) -> None:
+    """The 2025 draft is public in the manifest, its 2026 successor internal: the draft goes internal with it, and
+    a second ingest of the same folder changes nothing (it does not relabel the draft public again)."""
+    root = tmp_path / "drafts"
+    root.mkdir()
+    (root / "a-2025.md").write_text(SECRET, encoding="utf-8")
+    (root / "b-2026.md").write_text(REPLACEMENT, encoding="utf-8")
+    (root / "manifest.toml").write_text(
+        '[[documents]]\nfile = "a-2025.md"\nid = "plan"\naccess = ["public"]\n'
+        '[[documents]]\nfile = "b-2026.md"\nid = "plan"\naccess = ["internal"]\n', encoding="utf-8")
+    ingestor = Ingestor(any_store, PatternExtractor(), HashEmbedder())
+    assert [d.status for d in ingestor.ingest_paths([root]).documents] == ["ok", "ok"]
+    assert [(d.version, d.access) for d in any_store.documents()] == [(1, ("internal",)), (2, ("internal",))]
+    rows = len(any_store.audit())
+    assert [d.status for d in ingestor.ingest_paths([root]).documents] == ["unchanged", "unchanged"]
+    assert [(d.version, d.access) for d in any_store.documents()] == [(1, ("internal",)), (2, ("internal",))]
+    assert len(any_store.audit()) == rows
