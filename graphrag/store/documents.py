@@ -141,6 +141,11 @@ def generation(c: Connection) -> int:
     return int(v) if v is not None else 0
 
 
+# The stored versions of an id as records without their text (a write reads only their labels).
+_VERSIONS_NO_TEXT = text("SELECT doc_id, version, title, '' AS text, sha256, effective_date, access, path, superseded "
+                         "FROM documents WHERE doc_id=:d ORDER BY version")
+
+
 def write(c: Connection, w: DocumentWrite, public: str = PUBLIC) -> Written:
     """Write one document version with its sentences, entities, mentions, relations and layout; returns the
     version number (the existing one when the content is unchanged) and the older versions it narrowed.
@@ -158,8 +163,7 @@ def write(c: Connection, w: DocumentWrite, public: str = PUBLIC) -> Written:
     if same is not None:
         mark_append(c)  # nothing changed but the counter
         return Written(int(same))
-    older = [document(r) for r in c.execute(text("SELECT * FROM documents WHERE doc_id=:d ORDER BY version"),
-                                            {"d": d.id}).mappings()]
+    older = [document(r) for r in c.execute(_VERSIONS_NO_TEXT, {"d": d.id}).mappings()]
     if w.guard is not None:
         w.guard(older[-1] if older else None, None)
     version = last_version(c, d.id) + 1
