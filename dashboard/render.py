@@ -149,7 +149,10 @@ def support_text(s: Support | None) -> str:
     """A support score in words: label, score and the checker that gave it."""
     if s is None:
         return "not checked"
-    return f"{s.label.value.replace('_', ' ')} · score {s.score:.2f} ({s.checker})"
+    text = f"{s.label.value.replace('_', ' ')} · score {s.score:.2f} ({s.checker})"
+    if s.advisory is not None:  # beside, never deciding
+        text += f"; model judge, advisory: {support_text(s.advisory)}"
+    return text
 
 
 # The colours st.badge accepts.
@@ -316,10 +319,13 @@ def report_table(report: IngestReport) -> None:
             st.error(f"{name}: extraction failed — {plain(d.error)}. Nothing was written; ingest again to retry.")
         elif d.status == "rejected":
             st.error(f"{name}: rejected — {plain(d.error)}")
+        elif d.status == "refused":
+            st.error(f"{name}: refused — {plain(d.error)}. Nothing was written.")
         elif d.status == "nothing_found":
             st.info(f"{name}: no entities or relations found. Its sentences are stored and searchable.")
         elif d.supersedes:
-            st.info(f"{name}: version {d.version} supersedes version {d.supersedes} (kept, marked superseded).")
+            st.info(f"{name}: version {d.version} supersedes version {d.supersedes} (kept, marked superseded)."
+                    + (f" {plain(d.note)}." if d.note else ""))
         elif d.note:
             st.caption(f"{name}: {plain(d.note)}")
     t = report.totals()

@@ -58,7 +58,7 @@ def open_store(where: str | os.PathLike[str] | StoreURL | None = None, *, config
 
 
 def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extractor: str | Extractor = "rules",
-           embedder: Embedder | None = None, config: Config | None = None,
+           embedder: Embedder | None = None, config: Config | None = None, access: Sequence[str] | None = None,
            **extractor_options: object) -> IngestReport:
     """Ingest files and folders (Markdown, text, PDF, HTML, DOCX; a folder's ``manifest.toml`` gives
     titles, dates and access labels) and return what happened to each document.
@@ -66,7 +66,9 @@ def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extra
     ``extractor`` is a backend name (``"rules"``, ``"ollama"``; options such as ``model`` or ``host``
     go to it) or an extractor object. ``embedder`` defaults to all-MiniLM-L6-v2; ``config`` (default: the
     environment's) sets the ingest's threads (GRAPHRAG_INGEST_OVERLAP, GRAPHRAG_TORCH_THREADS). A document that
-    failed writes nothing and is retried by the next ingest; an unchanged one is not re-extracted.
+    failed writes nothing and is retried by the next ingest; an unchanged one is not re-extracted. ``access``: ingest
+    as someone holding these labels (a document is then ``refused`` unless it gets only labels among them and, for a
+    new version or new labels, its current version is visible to them); by default the store's own access.
     """
     from graphrag.ingest.extract import store_extractor
     from graphrag.ingest.pipeline import Ingestor
@@ -75,7 +77,7 @@ def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extra
         extractor = store_extractor(extractor, store, **extractor_options)
     elif extractor_options:
         raise TypeError("extractor options go with an extractor name, not an extractor object")
-    return Ingestor(store, extractor, embedder, config=config).ingest_paths([Path(p) for p in paths])
+    return Ingestor(store, extractor, embedder, config=config, viewer=access).ingest_paths([Path(p) for p in paths])
 
 
 def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC, embedder: Embedder | None = None,

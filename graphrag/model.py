@@ -130,6 +130,7 @@ class ExtractionResult:
     relations: tuple[ExtractedRelation, ...] = ()
     error: str | None = None
     model_calls: int = 0  # calls actually sent to a model server (cache hits excluded)
+    notes: tuple[str, ...] = ()  # what the ingest report should say (items a check dropped)
 
 
 # --- stored graph -----------------------------------------------------------------------
@@ -299,6 +300,9 @@ class Support:
     label: SupportLabel
     checker: str
     reason: str
+    # A model judge's verdict on the same pair, shown beside this one and never deciding (a model can be told
+    # what to answer by the text it reads): see graphrag.verify.support.advised.
+    advisory: Support | None = None
 
 
 class ClaimFlag(str, Enum):

@@ -203,6 +203,20 @@ def normalise(name: str) -> str:
     return " ".join(words)
 
 
+def _mention_words(text: str) -> list[str]:
+    s = re.sub(r"['’]s\b", "", unicodedata.normalize("NFKC", text).lower())
+    return [singularise(w) for w in _NON_WORD.split(s) if w and w != "_"]
+
+
+def mentioned_in(name: str, sentence: str) -> bool:
+    """Whether ``name`` occurs in ``sentence`` as a run of whole words, with case, possessives, plurals and a
+    leading article folded as in ``normalise`` ("the exports" is in "Export writes a snapshot")."""
+    want = [singularise(w) for w in normalise(name).split()]
+    have = _mention_words(sentence)
+    n = len(want)
+    return n > 0 and any(have[i:i + n] == want for i in range(len(have) - n + 1))
+
+
 def display_name(name: str) -> str:
     """A tidy surface form for display: whitespace collapsed, outer punctuation trimmed."""
     return " ".join(name.split()).strip(" .,;:!?\"'()[]")

@@ -16,9 +16,9 @@ from graphrag.ingest import (
     default_labels,
     folder_work,
     store_extractor,
+    upload_label_choices,
     upload_work,
 )
-from graphrag.model import PUBLIC
 from graphrag.store import Store
 from graphrag.text import counted
 
@@ -51,11 +51,13 @@ with left:
                                    type=["md", "txt", "pdf", "html", "htm", "docx"], accept_multiple_files=True,
                                    key="ingest_uploads" if not upload_round else f"ingest_uploads_{upload_round}") or []
         held = actor.access()
-        label_options = sorted({lab for d in store.documents() for lab in d.access} | {PUBLIC} | set(held))
+        # in team mode only the labels the policy grants you: nobody gives a label they do not hold
+        label_options = upload_label_choices(store, actor.principal(), resources.config())
         upload_labels = st.multiselect("Access labels for the uploaded files", label_options,
-                                       default=list(default_labels(held)), key="ingest_labels",
-                                       help="Who may see them. The default is the most restrictive of the labels "
-                                            "you hold in the sidebar.")
+                                       default=[lab for lab in default_labels(held) if lab in label_options],
+                                       key="ingest_labels",
+                                       help="Who may see them: labels you hold. The default is the most restrictive "
+                                            "of them.")
         # An upload named like a document you can see becomes its new version only if you say so here;
         # otherwise (and always for a document you cannot see) it gets an id of its own.
         confirmed = []

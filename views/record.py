@@ -181,6 +181,8 @@ def audit_csv() -> str:
 
 cfg = resources.config()  # read on the script's run: the download's callable runs outside it
 st.subheader("Audit log", anchor=False)
-st.caption("Sign-ins, ingests, exports, verdicts and settings, with who and when (append-only).")
+st.caption("Sign-ins, ingests, exports, verdicts and settings, with who and when (append-only). Rows that name a "
+           "document or an answer your labels do not show (an ingest's folder, a relabel, a removal, a verdict) are "
+           "left out of your download.")
 st.download_button("Audit log (CSV)", audit_csv, "audit.csv", "text/csv", icon=":material/download:",
                    key="record_audit_csv", on_click="ignore")

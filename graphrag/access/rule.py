@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AnswerStatus, Route
 
 DocKey = tuple[str, int]  # (document id, version)
@@ -32,6 +33,10 @@ class Access:
     def sees(self, labels: Iterable[str], superseded: bool = False) -> bool:
         """A document version with these labels (and superseded state) is visible."""
         return bool(self.labels.intersection(labels)) and (self.include_superseded or not superseded)
+
+    def holds(self, labels: Iterable[str]) -> bool:
+        """Every one of ``labels`` is the viewer's: whatever carries any of them is visible to them."""
+        return set(labels) <= self.labels
 
 
 @dataclass(frozen=True)
@@ -120,3 +125,36 @@ def answer_visible(fp: Footprint, access: Access, sources: Sources) -> bool:
         if doc is None or not doc_ok(doc):
             return False
     return all(any(doc_ok(d) for d in sources.entity_docs.get(seed, ())) for seed in fp.seeds)
+
+
+# --- who may write a document version ---------------------------------------------------------------------------
+
+
+class IngestRefused(GraphRAGError):
+    """A document version the actor may not store (see ``ingest_refusal``); the message says why."""
+
+
+def ingest_refusal(held: frozenset[str] | None, doc_id: str, labels: Iterable[str],
+                   current: Iterable[str] | None, target: Iterable[str] | None = None) -> str | None:
+    """Why an actor holding ``held`` may not store ``doc_id`` with ``labels``, or None when they may: the one rule
+    every ingest path (folder, upload, command line, Python) applies, before extracting and again inside the
+    write's transaction.
+
+    ``held`` None is the store's own access (the command line or Python with no labels given, a local dashboard):
+    nothing is refused. Otherwise the actor may give only labels they hold, and may add a version to, or relabel,
+    only a document whose current version (``current``: its labels, None for a new id) they can see; a relabel's
+    ``target`` (the stored version holding the same content) must be visible too. The reason names no hidden
+    version, title or label: only the id, which the actor gave.
+    """
+    if held is None:
+        return None
+    given = set(labels)
+    foreign = sorted(given - held)
+    if foreign:
+        return (f"not stored: you may give only labels you hold ({', '.join(sorted(held)) or 'none'}); "
+                f"{doc_id!r} would get {', '.join(foreign)}")
+    sees = Access.of(held, include_superseded=True)
+    if any(stored is not None and not sees.sees(stored) for stored in (current, target)):
+        return (f"not stored: {doc_id!r} is the id of a document your labels do not show; a new version or new "
+                "labels for it need someone who can see it (or give this file another id)")
+    return None

@@ -124,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
                   f"    still for a person: {' '.join(VERBATIM_CHECKS)}")
         else:
             print(f"\n  claim {cl.index}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
+            if cl.support is not None and cl.support.advisory is not None:
+                a = cl.support.advisory
+                print(f"    model judge (advisory): {a.label.value} {a.score:.2f}  ({a.reason})")
         for c in cl.citations:
             if c.item is None:
                 print(f"    [{c.marker}] does not resolve")

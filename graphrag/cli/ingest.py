@@ -79,6 +79,10 @@ def register(subparsers: Subparsers) -> None:
     s.add_argument("--max-chars", type=_count, metavar="N",
                    help="reject a document whose text passes N characters, counted while it is read (default: "
                         "GRAPHRAG_MAX_DOCUMENT_CHARS, 2,000,000)")
+    s.add_argument("--access", nargs="+", metavar="LABEL",
+                   help="ingest as someone holding these labels: a document is refused unless every label it gets is "
+                        "one of them and, for a new version or new labels, its current version is visible to them "
+                        "(default: the store's own access, nothing refused)")
     add_json_arg(s)
     s.set_defaults(run=run)
 
@@ -96,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         # the role, the relabels' rows and the ingest's own row are the ingest door's (ingest_paths)
         report = ingest_paths(store, principal(args), config, args.paths,
                               store_extractor(args.extractor, store, **options), progress=IngestProgress(),
-                              max_bytes=args.max_bytes)
+                              max_bytes=args.max_bytes, bound=args.access is not None)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -16,9 +16,11 @@ from graphrag.registry import lazy_exports
 if TYPE_CHECKING:
     from graphrag.ingest.actions import (
         folder_work,
+        held_labels,
         ingest_paths,
         removal_choices,
         remove_document,
+        upload_label_choices,
         upload_work,
     )
     from graphrag.ingest.documents import DEFAULT_MAX_BYTES, DOCUMENT_MAX_BYTES, Rejected, Source
@@ -70,6 +72,7 @@ _EXPORTS = {
     "describe": "graphrag.ingest.removal",
     "folder_work": "graphrag.ingest.actions",
     "format_eta": "graphrag.ingest.jobs",
+    "held_labels": "graphrag.ingest.actions",
     "ingest_paths": "graphrag.ingest.actions",
     "make_extractor": "graphrag.ingest.extract",
     "on_removed": "graphrag.ingest.removal",
@@ -79,6 +82,7 @@ _EXPORTS = {
     "removal_choices": "graphrag.ingest.actions",
     "remove_document": "graphrag.ingest.actions",
     "store_extractor": "graphrag.ingest.extract",
+    "upload_label_choices": "graphrag.ingest.actions",
     "upload_work": "graphrag.ingest.actions",
 }
 
@@ -109,6 +113,7 @@ __all__ = [
     "describe",
     "folder_work",
     "format_eta",
+    "held_labels",
     "ingest_paths",
     "make_extractor",
     "on_removed",
@@ -118,6 +123,7 @@ __all__ = [
     "removal_choices",
     "remove_document",
     "store_extractor",
+    "upload_label_choices",
     "upload_work",
 ]
 

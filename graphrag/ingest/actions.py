@@ -20,6 +20,7 @@ from graphrag.ingest import removal
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES
 from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
 from graphrag.ingest.uploads import Upload, prepare_uploads
+from graphrag.model import PUBLIC
 from graphrag.store.audit import event
 
 if TYPE_CHECKING:
@@ -29,20 +30,45 @@ if TYPE_CHECKING:
     from graphrag.store.removals import Removal
 
 
+def held_labels(viewer: Viewer, *, bound: bool = False) -> frozenset[str] | None:
+    """The labels the ingest rule (graphrag.access.rule.ingest_refusal) binds an ingest to: a team member's grant
+    always; locally only when the caller acts with given labels (``bound``: the command line's ``--access``). None:
+    the store's own access (local labels are a filter, not a permission)."""
+    return viewer.labels if viewer.team or bound else None
+
+
 def _ingestor(store: Store, viewer: Viewer, config: Config, extractor: Extractor,
-              shown_labels: Sequence[str] | None = None) -> Ingestor:
-    # the relabels it applies are audited as this viewer's
-    return Ingestor(store, extractor, config=config, actor=event(viewer, "relabel"), viewer=shown_labels)
+              held: frozenset[str] | None, shown: Sequence[str] | None = None) -> Ingestor:
+    # the relabels it applies are audited as this viewer's; every document is checked against ``held``
+    return Ingestor(store, extractor, config=config, actor=event(viewer, "relabel"), viewer=held, shown=shown)
+
+
+def _labels_detail(held: frozenset[str] | None) -> dict[str, list[str]]:
+    # What the ingest could give, for the audit log's filter (graphrag.verify.audit): a bound actor's labels.
+    return {} if held is None else {"labels": sorted(held)}
 
 
 def ingest_paths(store: Store, viewer: Viewer, config: Config, paths: Sequence[str | Path], extractor: Extractor,
-                 *, progress: ProgressFn | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> IngestReport:
+                 *, progress: ProgressFn | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 bound: bool = False) -> IngestReport:
     """Ingest files and folders now (the command line). Audited before anything is written, as the other
     ingest doors are: an audit row that cannot be written stops the ingest, so no document arrives unaudited
-    (each document is its own transaction; the totals are the report's)."""
+    (each document is its own transaction; the totals are the report's). The row names the labels the
+    viewer may give. ``bound``: act with the viewer's labels (see ``held_labels``)."""
     require(viewer, ADMIN, "ingest documents")
-    store.add_audit(event(viewer, "ingest", paths=[str(p) for p in paths]))
-    return _ingestor(store, viewer, config, extractor).ingest_paths(paths, progress, max_bytes)
+    held = held_labels(viewer, bound=bound)
+    store.add_audit(event(viewer, "ingest", paths=[str(p) for p in paths], **_labels_detail(held)))
+    return _ingestor(store, viewer, config, extractor, held).ingest_paths(paths, progress, max_bytes)
+
+
+def upload_label_choices(store: Store, viewer: Viewer, config: Config) -> list[str]:
+    """The labels the Ingest page offers for uploads: only those the viewer may give (a team member's grant);
+    locally every label in the store, where the labels are a filter anyone may widen."""
+    require(viewer, ADMIN, "ingest documents")
+    held = held_labels(viewer)
+    if held is not None:
+        return sorted(held)
+    return sorted({label for d in store.documents() for label in d.access} | {PUBLIC} | set(viewer.labels))
 
 
 def upload_work(store: Store, viewer: Viewer, config: Config, extractor: Extractor, uploads: Sequence[Upload],
@@ -55,7 +81,7 @@ def upload_work(store: Store, viewer: Viewer, config: Config, extractor: Extract
     shown = sorted(viewer.labels)
     items = prepare_uploads(uploads, store, viewer_access=shown, labels=labels, new_versions=new_versions,
                             max_chars=config.max_document_chars)
-    ingestor = _ingestor(store, viewer, config, extractor, shown)
+    ingestor = _ingestor(store, viewer, config, extractor, held_labels(viewer), shown)
     store.add_audit(event(viewer, "ingest", source="upload", files=len(uploads), folder=None))
     return lambda progress: ingestor.ingest(items, progress)
 
@@ -66,8 +92,10 @@ def folder_work(store: Store, viewer: Viewer, config: Config, extractor: Extract
     are counted, never named (the page may be reached by others than the folder's owner). Audited now."""
     require(viewer, ADMIN, "ingest documents")
     path = str(allowed_path(folder, ingest_roots(config)))
-    ingestor = _ingestor(store, viewer, config, extractor)
-    store.add_audit(event(viewer, "ingest", source="folder", files=None, folder=folder.strip()))
+    held = held_labels(viewer)
+    ingestor = _ingestor(store, viewer, config, extractor, held)
+    store.add_audit(event(viewer, "ingest", source="folder", files=None, folder=folder.strip(),
+                          **_labels_detail(held)))
     return lambda progress: ingestor.ingest_paths([path], progress, name_skipped=False)
 
 

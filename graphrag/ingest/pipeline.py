@@ -21,16 +21,32 @@ from typing import Protocol
 
 import numpy as np
 
-from graphrag.access.rule import Access
+from graphrag.access.rule import Access, IngestRefused, ingest_refusal
 from graphrag.config import Config
 from graphrag.embed import Embedder, encode_threads, get_embedder
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.ingest.extract.base import Extractor
 from graphrag.ingest.readers.pdf_kinds import EXTRACTED
-from graphrag.model import LOADING_MODELS, AuditEvent, Document, ExtractionResult, ExtractionStatus, Progress
+from graphrag.model import (
+    LOADING_MODELS,
+    PUBLIC,
+    AuditEvent,
+    Document,
+    ExtractionResult,
+    ExtractionStatus,
+    Progress,
+)
 from graphrag.store import DocumentWrite, LayoutWrite, Store
-from graphrag.store.documents import EntityRow, MentionRow, Relabelled, RelationRow, SentenceRow
+from graphrag.store.documents import (
+    EntityRow,
+    MentionRow,
+    Relabelled,
+    RelationRow,
+    SentenceRow,
+    Written,
+    relabel_labels,
+)
 from graphrag.text import Sentence, display_name, normalise, split_sentences
 
 log = logging.getLogger(__name__)
@@ -39,9 +55,10 @@ ProgressFn = Callable[[Progress], None]
 UNCHANGED = "unchanged"
 RELABELLED = "relabelled"
 REJECTED = "rejected"
+REFUSED = "refused"  # the actor may not write it (graphrag.access.rule.ingest_refusal)
 # A document that was not ingested and says why (its ``error``): one definition for the command's exit code and the
 # Ingest page's "with problems" count.
-NOT_INGESTED = frozenset({"failed", "model_unavailable", REJECTED})
+NOT_INGESTED = frozenset({"failed", "model_unavailable", REJECTED, REFUSED})
 
 
 @dataclass(frozen=True)
@@ -61,6 +78,7 @@ class DocumentReport:
     path: str | None = None
     supersedes: int | None = None  # the version this one superseded
     note: str | None = None
+    access: tuple[str, ...] = ()  # the labels it was given (none for a file that could not be read)
 
     @property
     def not_ingested(self) -> bool:
@@ -265,11 +283,15 @@ class Ingestor:
 
     def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None = None,
                  overlap: bool | None = None, config: Config | None = None, actor: AuditEvent | None = None,
-                 viewer: Collection[str] | None = None) -> None:
+                 viewer: Collection[str] | None = None, shown: Collection[str] | None = None) -> None:
         self.store = store
-        # The uploader's labels (the Ingest page): a relabel's note then never names the title or labels of a
-        # stored version they cannot see. None: the caller may see everything (the CLI's administrator).
-        self.viewer = None if viewer is None else Access.of(viewer, include_superseded=True)
+        # The labels the actor holds: every document is checked against them (ingest_refusal), so they give only
+        # labels they hold and change only documents they can see. None: the store's own access (the command line
+        # or Python with no labels given, a local dashboard), refused nothing.
+        self.held = None if viewer is None else frozenset(viewer)
+        # The labels the report is read with (the Ingest page's sidebar locally): a relabel's note then never names
+        # the title or labels a stored version had where they do not show it. None: the report may name everything.
+        self.shown = None if shown is None else Access.of(shown, include_superseded=True)
         # Who the ingest runs for: its subject, email and detail go into each audit row it writes (a relabel).
         self.actor = actor or AuditEvent("relabel", None, None, {"via": "api"})
         self.extractor = extractor
@@ -342,8 +364,9 @@ class Ingestor:
         return IngestReport(tuple(reports), tuple(problems), replace(self.timings), tuple(skipped))
 
     def _needs_models(self, items: Sequence[Source | Rejected]) -> bool:
-        # Only a new text is parsed and encoded: an unchanged folder's re-ingest loads nothing.
-        return any(isinstance(i, Source) and self.store.version_with_content(i.id, i.sha256) is None for i in items)
+        # Only a new text is parsed and encoded: an unchanged folder's re-ingest, or one refused whole, loads nothing.
+        return any(isinstance(i, Source) and self.store.version_with_content(i.id, i.sha256) is None
+                   and self._refusal_reason(i) is None for i in items)
 
     def _has_models_to_load(self) -> bool:
         # An Ollama extractor has no model in this process; a given embedder is already loaded.
@@ -362,6 +385,9 @@ class Ingestor:
         for item in window:
             if isinstance(item, Rejected):
                 staged.append(item)
+                continue
+            if (refused := self._refused(item)) is not None:
+                staged.append(refused)
                 continue
             known = self._unchanged(item)
             staged.append(known or _Pending(item, split_sentences(item.text)))
@@ -391,6 +417,38 @@ class Ingestor:
     def _crashed(self, exc: Exception) -> ExtractionResult:
         return ExtractionResult(ExtractionStatus.FAILED, self.extractor.name, error=f"{type(exc).__name__}: {exc}")
 
+    def _refused(self, item: Source) -> DocumentReport | None:
+        """The report of a document the actor may not write (checked again inside the write), else None."""
+        reason = self._refusal_reason(item)
+        return None if reason is None else self._refusal(item, reason)
+
+    def _refusal_reason(self, item: Source) -> str | None:
+        if self.held is None:
+            return None
+        current = self.store.current_document(item.id)
+        target = self.store.version_with_content(item.id, item.sha256)
+        return ingest_refusal(self.held, item.id, item.access, current.access if current else None,
+                              target.access if target else None)
+
+    def _refusal(self, item: Source, reason: str) -> DocumentReport:
+        self._log(item.id, item.path, item.sha256, REFUSED, reason)
+        return DocumentReport(item.id, item.title, None, REFUSED, error=reason, path=item.path,
+                              access=tuple(item.access))
+
+    def _guard(self, item: Source) -> Callable[[Document | None, Document | None], None] | None:
+        """The rule again, inside the write's transaction: another writer may have changed the document since."""
+        held = self.held
+        if held is None:
+            return None
+
+        def guard(current: Document | None, target: Document | None) -> None:
+            reason = ingest_refusal(held, item.id, item.access, current.access if current else None,
+                                    target.access if target else None)
+            if reason is not None:
+                raise IngestRefused(reason)
+
+        return guard
+
     def _unchanged(self, item: Source) -> DocumentReport | _Relabel | None:
         # Content already stored under this id (as the current version or an older one, e.g.
         # the 2025 file of a folder that also holds its successor) is never a new version: a no-op,
@@ -398,11 +456,13 @@ class Ingestor:
         known = self.store.version_with_content(item.id, item.sha256)
         if known is None:
             return None
-        if _metadata_differs(item, known):
+        current = self.store.current_document(item.id) or known
+        if _metadata_differs(replace(item, access=relabel_labels(known, current, item.access, PUBLIC)), known):
             return _Relabel(item, known)
         note = f"same content as version {known.version}" + (" (superseded)" if known.superseded else "")
         return DocumentReport(item.id, known.title, known.version, UNCHANGED,
-                              sentences=len(self.store.sentences(item.id, known.version)), path=item.path, note=note)
+                              sentences=len(self.store.sentences(item.id, known.version)), path=item.path, note=note,
+                              access=tuple(known.access))
 
     # --- stage 2: encode the window's new texts together, then write each document in order ---------
 
@@ -450,8 +510,9 @@ class Ingestor:
             return DocumentReport(p.id, p.id, None, REJECTED, error=p.reason, path=p.path)
         item, result = p.item, p.result
         assert result is not None
+        note = "; ".join(x for x in (item.note, *result.notes) if x) or None
         base = DocumentReport(item.id, item.title, None, result.status.value, len(p.sentences), path=item.path,
-                              note=item.note)
+                              note=note, access=tuple(item.access))
         if p.prepared is None:
             self._log(item.id, item.path, item.sha256, result.status.value, result.error)
             return replace(base, error=result.error or result.status.value)
@@ -473,30 +534,38 @@ class Ingestor:
             sentences=[SentenceRow(s.start, s.end, s.text) for s in p.sentences], sentence_vectors=p.sent_vecs,
             entities=prepared.entities, entity_vectors={k: ent_vecs[k] for k, _, _ in prepared.entities
                                                         if k in ent_vecs},
-            mentions=prepared.mentions, relations=prepared.relations, layout=layout,
+            mentions=prepared.mentions, relations=prepared.relations, layout=layout, guard=self._guard(item),
+            actor=replace(self.actor, event="relabel"),
         )
         try:
-            version = self.store.write_document(write)
+            written = self.store.write_document(write)
+        except IngestRefused as exc:
+            return self._refusal(item, str(exc))
         except StoreError as exc:
             return replace(base, status=ExtractionStatus.FAILED.value, error=str(exc))
         self.timings.write_s += time.perf_counter() - t1
-        return replace(base, version=version, entities=len(prepared.entities), relations=len(prepared.relations),
-                       implied_entities=prepared.implied, supersedes=current.version if current else None)
+        note = "; ".join(x for x in (base.note, _narrowing_note(written, item)) if x) or None
+        return replace(base, version=written.version, entities=len(prepared.entities),
+                       relations=len(prepared.relations), implied_entities=prepared.implied,
+                       supersedes=current.version if current else None, note=note)
 
     def _relabel(self, r: _Relabel) -> DocumentReport:
         """Apply a new title, date or labels to stored content; reported as such, never as unchanged."""
         item = r.item
         sentences = len(self.store.sentences(item.id, r.known.version))
-        base = DocumentReport(item.id, item.title, r.known.version, RELABELLED, sentences=sentences, path=item.path)
+        base = DocumentReport(item.id, item.title, r.known.version, RELABELLED, sentences=sentences, path=item.path,
+                              access=tuple(item.access))
         try:
             done = self.store.relabel_document(item.id, item.sha256, item.title, item.effective_date, item.access,
-                                               replace(self.actor, event="relabel"))
+                                               replace(self.actor, event="relabel"), self._guard(item))
+        except IngestRefused as exc:
+            return self._refusal(item, str(exc))
         except StoreError as exc:
             return replace(base, status=ExtractionStatus.FAILED.value, error=f"the new labels were not applied: {exc}")
         if done is None:  # removed meanwhile: nothing holds the old labels any more
             return replace(base, status=ExtractionStatus.FAILED.value,
                            error="the stored version was removed meanwhile; ingest again")
-        if self.viewer is not None and not self.viewer.sees(done.before.access):
+        if self.shown is not None and not self.shown.sees(done.before.access):
             return replace(base, version=done.version, note="same content as a stored version: its metadata set to "
                                                             "this upload's")
         return replace(base, version=done.version, note=_relabel_note(done, item))
@@ -529,7 +598,8 @@ class Ingestor:
         relations = tuple(x for r in results for x in r.relations)
         return ExtractionResult(ExtractionStatus.OK if entities or relations else ExtractionStatus.NOTHING_FOUND,
                                 results[0].extractor, entities, relations,
-                                model_calls=sum(r.model_calls for r in results))
+                                model_calls=sum(r.model_calls for r in results),
+                                notes=tuple(n for r in results for n in r.notes))
 
     def _log(self, doc_id: str, path: str | None, sha: str | None, status: str, error: str | None) -> None:
         try:
@@ -538,11 +608,26 @@ class Ingestor:
             log.warning("could not log ingest outcome: %s", exc)
 
 
+def _narrowing_note(done: Written, item: Source) -> str | None:
+    """What a new version's labels did to the older versions: a narrowing reaches them all."""
+    parts = []
+    if done.narrowed:
+        parts.append(f"its labels {', '.join(sorted(set(item.access)))} also apply to version(s) "
+                     f"{', '.join(map(str, done.narrowed))} (a narrowing reaches every stored version)")
+    if done.kept:
+        parts.append(f"version(s) {', '.join(map(str, done.kept))} keep their own labels (these would show their "
+                     "different text to someone new)")
+    return "; ".join(parts) or None
+
+
 def _relabel_note(done: Relabelled, item: Source) -> str:
     """What changed on the stored version, and what became of the other versions' labels."""
     was = done.before
     parts = []
-    if frozenset(was.access) != frozenset(item.access):
+    if done.held_back:
+        parts.append(f"labels {', '.join(was.access)} kept (the current version's labels are narrower: a narrowing "
+                     "reaches every stored version)")
+    elif frozenset(was.access) != frozenset(item.access):
         parts.append(f"labels {', '.join(sorted(set(item.access)))} (were {', '.join(was.access)})")
     if was.title != item.title:
         parts.append(f"title {item.title!r} (was {was.title!r})")

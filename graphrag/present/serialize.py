@@ -33,7 +33,11 @@ def support_json(s: Support | None) -> dict[str, object]:
     """A support score as JSON; "not checked" when there is none."""
     if s is None:
         return dict(NOT_CHECKED)
-    return {"score": round(s.score, 4), "label": s.label.value, "checker": s.checker, "reason": s.reason}
+    out: dict[str, object] = {"score": round(s.score, 4), "label": s.label.value, "checker": s.checker,
+                              "reason": s.reason}
+    if s.advisory is not None:  # a model judge's verdict, beside the score that decides
+        out["advisory"] = support_json(s.advisory)
+    return out
 
 
 SentenceLookup = Callable[[str, int, int], "str | None"]

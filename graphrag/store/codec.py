@@ -69,15 +69,27 @@ def seed(x: list[Any]) -> Seed:
     return Seed(x[0], x[1], *((RouteStart(x[2]), *x[3:]) if len(x) > 2 else ()))
 
 
+def _support_dict(s: Support) -> dict[str, Any]:
+    d: dict[str, Any] = {"score": s.score, "label": s.label.value, "checker": s.checker, "reason": s.reason}
+    if s.advisory is not None:
+        d["advisory"] = _support_dict(s.advisory)
+    return d
+
+
+def _support_of(d: dict[str, Any]) -> Support:
+    advisory = d.get("advisory")
+    return Support(float(d["score"]), SupportLabel(d["label"]), d["checker"], d["reason"],
+                   _support_of(advisory) if isinstance(advisory, dict) else None)
+
+
 def support_json(s: Support | None) -> str | None:
-    """A support score as stored JSON text; None when there is none."""
-    return None if s is None else json.dumps({"score": s.score, "label": s.label.value, "checker": s.checker,
-                                              "reason": s.reason})
+    """A support score as stored JSON text (with the model judge's advice beside it, when given); None when there
+    is none."""
+    return None if s is None else json.dumps(_support_dict(s))
 
 
 def support(raw: str | None) -> Support | None:
     """A support score from its stored JSON text."""
     if raw is None:
         return None
-    d = json.loads(raw)
-    return Support(float(d["score"]), SupportLabel(d["label"]), d["checker"], d["reason"])
+    return _support_of(json.loads(raw))

@@ -37,7 +37,12 @@ from graphrag.model import (
 from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
-from graphrag.store.documents import DocumentWrite, Relabelled  # DocumentWrite: also re-exported
+from graphrag.store.documents import (  # DocumentWrite: also re-exported
+    DocumentWrite,
+    Guard,
+    Relabelled,
+    Written,
+)
 from graphrag.store.url import StoreURL, parse_store
 
 T = TypeVar("T")
@@ -147,17 +152,25 @@ class Store:
         """Every document version, or only current ones."""
         return self._read(lambda c: documents.all_documents(c, include_superseded))
 
-    def write_document(self, w: DocumentWrite) -> int:
+    def version_labels(self) -> dict[tuple[str, int], tuple[str, ...]]:
+        """The access labels of every document version, stored or removed, by (id, version)."""
+        labels = {(r.document_id, r.version): r.access for r in self.removal_records()}
+        return {**labels, **self._read(documents.version_labels)}
+
+    def write_document(self, w: DocumentWrite) -> Written:
         """Add one document version with everything extracted from it, atomically. Returns the
-        version written; earlier versions of the id are marked superseded, their spans kept."""
+        version written (an int) with the older versions its labels narrowed and those that kept theirs;
+        earlier versions of the id are marked superseded, their spans kept."""
         return self._write(lambda c: documents.write(c, w))
 
     def relabel_document(self, doc_id: str, sha256: str, title: str, effective_date: str | None,
-                         access: Sequence[str], event: AuditEvent) -> Relabelled | None:
+                         access: Sequence[str], event: AuditEvent,
+                         guard: Guard | None = None) -> Relabelled | None:
         """Change the title, date and labels of the version of ``doc_id`` holding this content, with an audit
-        row (``event`` names who, its detail is kept); see ``documents.relabel`` for the other versions."""
+        row (``event`` names who, its detail is kept); see ``documents.relabel`` for the other versions.
+        ``guard`` is called with the current and the changed version first, and may refuse by raising."""
         return self._write(lambda c: documents.relabel(c, doc_id, sha256, title, effective_date, access, event,
-                                                       PUBLIC))
+                                                       PUBLIC, guard))
 
     def log_ingest(self, doc_id: str, path: str | None, sha256: str | None, status: str, error: str | None) -> None:
         """Record an outcome that wrote no document (failed, unavailable, rejected, unchanged)."""

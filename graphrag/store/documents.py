@@ -10,14 +10,14 @@ so a graph held in memory can apply the new rows instead of reloading everything
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import Connection, bindparam, text
 
-from graphrag.model import AuditEvent, Document, Span
+from graphrag.model import PUBLIC, AuditEvent, Document, Span
 from graphrag.store import audit, layout
 from graphrag.store.codec import blob, document, now
 from graphrag.store.layout import LayoutWrite
@@ -58,6 +58,10 @@ class RelationRow(NamedTuple):
     sentence: int
 
 
+# (current version or None for a new id, the stored version a relabel changes or None): raises to refuse.
+Guard = Callable[[Document | None, Document | None], None]
+
+
 @dataclass(frozen=True)
 class DocumentWrite:
     """Everything one document version adds, written in one transaction. The rows are named
@@ -73,6 +77,30 @@ class DocumentWrite:
     mentions: Sequence[MentionRow]
     relations: Sequence[RelationRow]
     layout: LayoutWrite | None = None  # PDF/HTML/DOCX provenance, written in the same transaction
+    # Called under the writers' lock, before anything is written, to refuse the write by raising (the ingest's access
+    # rule), so no other writer can come between the check and the write: see ``Guard``.
+    guard: Guard | None = None
+    # Who writes it: the audit row of a narrowing this version brings to the older ones (see ``write``).
+    actor: AuditEvent | None = None
+
+
+class Written(int):
+    """The version ``write`` stored (an int, as callers read it), with the older versions whose labels the new ones
+    narrowed (``narrowed``) or left as they were (``kept``)."""
+
+    narrowed: tuple[int, ...]
+    kept: tuple[int, ...]
+
+    def __new__(cls, version: int, narrowed: Sequence[int] = (), kept: Sequence[int] = ()) -> Written:
+        """``version`` with what its labels did to the older versions."""
+        written = super().__new__(cls, version)
+        written.narrowed, written.kept = tuple(narrowed), tuple(kept)
+        return written
+
+    @property
+    def version(self) -> int:
+        """The version number, as a plain int."""
+        return int(self)
 
 
 _BUMP = text("UPDATE meta SET value=CAST(CAST(value AS INTEGER)+1 AS TEXT) WHERE key='generation'")
@@ -113,19 +141,38 @@ def generation(c: Connection) -> int:
     return int(v) if v is not None else 0
 
 
-def write(c: Connection, w: DocumentWrite) -> int:
+# The stored versions of an id as records without their text (a write reads only their labels).
+_VERSIONS_NO_TEXT = text("SELECT doc_id, version, title, '' AS text, sha256, effective_date, access, path, superseded "
+                         "FROM documents WHERE doc_id=:d ORDER BY version")
+
+
+def write(c: Connection, w: DocumentWrite, public: str = PUBLIC) -> Written:
     """Write one document version with its sentences, entities, mentions, relations and layout; returns the
-    version number (the existing one when the content is unchanged)."""
+    version number (the existing one when the content is unchanged) and the older versions it narrowed.
+
+    A new version's labels reach every older version where they narrow who may see it (``narrows``): old text must
+    not stay readable, as a superseded version, under labels the document no longer has. A broadening is for the
+    new text only. A narrowing is audited (``relabel``) in this transaction and the write is then no mere append,
+    so every in-memory graph reloads the labels."""
     d = w.document
     bump_generation(c)  # first: the lock that orders concurrent document writers
-    mark_append(c)
     # Identical content is a no-op even when two instances ingest the same file at once: each
     # checked before extracting, but only here, after the lock, is the other's commit visible.
     same = c.execute(text("SELECT MAX(version) FROM documents WHERE doc_id=:d AND sha256=:h"),
                      {"d": d.id, "h": d.sha256}).scalar()
     if same is not None:
-        return int(same)
+        mark_append(c)  # nothing changed but the counter
+        return Written(int(same))
+    older = [document(r) for r in c.execute(_VERSIONS_NO_TEXT, {"d": d.id}).mappings()]
+    if w.guard is not None:
+        w.guard(older[-1] if older else None, None)
     version = last_version(c, d.id) + 1
+    labels = sorted(set(d.access))
+    differ = [o for o in older if set(o.access) != set(labels)]
+    narrowed = tuple(o.version for o in differ if narrows(o.access, labels, public))
+    kept = tuple(o.version for o in differ if o.version not in narrowed)
+    if not narrowed:
+        mark_append(c)
     c.execute(text("UPDATE documents SET superseded=1 WHERE doc_id=:d"), {"d": d.id})
     c.execute(text(
         "INSERT INTO documents (doc_id, version, title, effective_date, access, sha256, text, path, superseded, "
@@ -134,6 +181,16 @@ def write(c: Connection, w: DocumentWrite) -> int:
         {"doc_id": d.id, "version": version, "title": d.title, "effective_date": d.effective_date,
          "access": json.dumps(list(d.access)), "sha256": d.sha256, "text": d.text, "path": d.path,
          "status": w.status, "extractor": w.extractor, "at": now()})
+    if narrowed:
+        c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
+                  [{"a": json.dumps(labels), "d": d.id, "v": v} for v in narrowed])
+        event = w.actor or AuditEvent("relabel", None, None, {"via": "api"})
+        audit.add(c, replace(event, event="relabel", detail={
+            **event.detail, "doc_id": d.id, "version": version, "with_new_version": True,
+            "to": {"access": labels},
+            "narrowed": [{"version": o.version, "from": {"access": list(o.access)}}
+                         for o in differ if o.version in narrowed],
+            "also_narrowed": list(narrowed), "kept_labels": list(kept)}))
     vecs = w.sentence_vectors
     if w.sentences:
         c.execute(text('INSERT INTO sentences (doc_id, version, idx, start, "end", text, vector) '
@@ -162,7 +219,7 @@ def write(c: Connection, w: DocumentWrite) -> int:
         layout.write(c, d.id, version, w.layout)
     c.execute(_LOG, {"doc_id": d.id, "path": d.path, "sha256": d.sha256, "status": w.status, "error": None,
                      "at": now()})
-    return version
+    return Written(version, narrowed, kept)
 
 
 def last_version(c: Connection, doc_id: str) -> int:
@@ -204,6 +261,12 @@ def all_documents(c: Connection, include_superseded: bool) -> list[Document]:
     """Every document version (or only current ones), by id and version."""
     sql = "SELECT * FROM documents" + ("" if include_superseded else " WHERE superseded=0")
     return [document(r) for r in c.execute(text(sql + " ORDER BY doc_id, version")).mappings()]
+
+
+def version_labels(c: Connection) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Every stored version's access labels, by (document id, version), without their text."""
+    return {(d, int(v)): tuple(json.loads(a)) for d, v, a in c.execute(text(
+        "SELECT doc_id, version, access FROM documents"))}
 
 
 ACCESS = text("SELECT access, superseded FROM documents WHERE doc_id=:d AND version=:v")
@@ -253,6 +316,7 @@ class Relabelled:
     before: Document
     narrowed: tuple[int, ...]
     kept: tuple[int, ...]
+    held_back: bool = False  # a superseded version kept its labels: the current version's are narrower
 
 
 def narrows(old: Sequence[str], new: Sequence[str], public: str) -> bool:
@@ -261,8 +325,18 @@ def narrows(old: Sequence[str], new: Sequence[str], public: str) -> bool:
     return public in old or set(new) <= set(old)
 
 
+def relabel_labels(target: Document, current: Document, wanted: Sequence[str], public: str) -> tuple[str, ...]:
+    """The labels a relabel gives the stored version ``target``: ``wanted``, unless ``target`` is superseded and
+    ``wanted`` would show it to someone the current version's labels do not; then its own. A narrowing reaches every
+    version of a document, and ingesting an older file again (a folder holding a document's drafts) must not undo
+    it."""
+    if target.version == current.version or narrows(current.access, wanted, public):
+        return tuple(sorted(set(wanted)))
+    return tuple(target.access)
+
+
 def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date: str | None,
-            access: Sequence[str], event: AuditEvent, public: str) -> Relabelled | None:
+            access: Sequence[str], event: AuditEvent, public: str, guard: Guard | None = None) -> Relabelled | None:
     """Give the stored version of ``doc_id`` with content ``sha256`` this title, date and labels, in one
     transaction with its audit row; None when no version holds that content (any more).
 
@@ -279,11 +353,16 @@ def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date:
         return None
     target = same[-1]
     bump_generation(c)  # not mark_append: readers reload everything, labels included
+    if guard is not None:
+        guard(rows[-1], target)
+    wanted = access
+    access = relabel_labels(target, rows[-1], wanted, public)
+    held_back = set(access) != set(wanted)
     labels = json.dumps(sorted(set(access)))
     narrowed: list[int] = []
     kept: list[int] = []
     for d in rows:
-        if d.version == target.version or set(d.access) == set(access):
+        if held_back or d.version == target.version or set(d.access) == set(access):
             continue
         (narrowed if narrows(d.access, access, public) else kept).append(d.version)
     detail = {**event.detail, "doc_id": doc_id, "version": target.version,
@@ -297,7 +376,7 @@ def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date:
     for v in narrowed:
         c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
                   {"a": labels, "d": doc_id, "v": v})
-    out = Relabelled(target.version, target, tuple(narrowed), tuple(kept))
+    out = Relabelled(target.version, target, tuple(narrowed), tuple(kept), held_back)
     c.execute(_LOG, {"doc_id": doc_id, "path": None, "sha256": sha256, "status": "relabelled", "error": None,
                      "at": now()})
     return out

@@ -4,13 +4,15 @@ returns the text. The verification record shows only what ``by``'s access labels
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from graphrag.access.identity import ADMIN, Principal, require
+from graphrag.access.rule import Access
 from graphrag.errors import InputError
 from graphrag.store import Store
 from graphrag.store.audit import event
-from graphrag.verify.audit import audit_to_csv, audit_to_json
+from graphrag.verify.audit import Sight, audit_to_csv, audit_to_json
 
 FORMATS = ("csv", "json")
 
@@ -21,6 +23,7 @@ class Export:
 
     text: str
     rows: int
+    withheld: int = 0  # rows left out: they name documents or answers the exporter's labels do not show
 
 
 def _format(fmt: str) -> str:
@@ -40,9 +43,23 @@ def export_record(store: Store, fmt: str, *, by: Principal, me: str | None = Non
     return Export(rows_to_csv(rows) if fmt == "csv" else rows_to_json(rows), len(rows))
 
 
+def audit_sight(store: Store, labels: Iterable[str]) -> Sight:
+    """What a viewer holding ``labels`` may read of the audit log, from the store as it is now."""
+    from graphrag.verify.review import visible_claims
+
+    versions = store.version_labels()
+    return Sight(Access.of(labels, include_superseded=True), versions,
+                 frozenset(c["answer_id"] for c in visible_claims(store, labels)),
+                 frozenset(label for v in versions.values() for label in v))
+
+
 def export_audit_log(store: Store, fmt: str, *, by: Principal, since: str | None = None) -> Export:
-    """The audit log (from ``since`` on), oldest first, as CSV or JSON; the export is its own last row."""
+    """The audit log (from ``since`` on), oldest first, as CSV or JSON; the export is its own last row. Rows that
+    name a document or an answer ``by``'s labels do not show are left out (counted in ``withheld``)."""
     require(by, ADMIN, "export the audit log")
     store.add_audit(event(by, "export", what="audit log", format=_format(fmt), since=since))
-    events = store.audit(since)
-    return Export(audit_to_csv(events) if fmt == "csv" else audit_to_json(events), len(events))
+    sight = audit_sight(store, by.labels)
+    every = store.audit(since)
+    events = [e for e in every if sight.shows(e)]
+    return Export(audit_to_csv(events) if fmt == "csv" else audit_to_json(events), len(events),
+                  len(every) - len(events))

@@ -148,16 +148,20 @@ def test_the_same_bytes_under_another_id_are_no_relabel(store: Store, folder: Pa
     assert {d.id: d.status for d in report.documents} == {"copy": "ok", "plan": "unchanged"}
 
 
-def test_an_upload_of_a_hidden_versions_bytes_names_none_of_its_metadata(store: Store) -> None:
-    """The page's uploader cannot see the stored version: its labels and title stay unsaid."""
+def test_an_upload_of_a_hidden_versions_bytes_is_refused_naming_none_of_its_metadata(store: Store) -> None:
+    """The page's uploader cannot see the stored version: it keeps its labels and title, and they stay unsaid."""
     from graphrag.ingest.uploads import Upload, prepare_uploads
 
     Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Qzc merger", PLAN, access=("hr",))])
     Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Plan", DRAFT, access=PUBLIC)])
-    items = prepare_uploads([Upload("plan.md", PLAN.encode())], store, viewer_access=PUBLIC, labels=("hr", "board"),
+    items = prepare_uploads([Upload("plan.md", PLAN.encode())], store, viewer_access=PUBLIC, labels=PUBLIC,
                             new_versions={"plan"})
     (plan,) = Ingestor(store, PatternExtractor(), HashEmbedder(), viewer=PUBLIC).ingest(items).documents
-    assert plan.status == "relabelled" and "hr" not in (plan.note or "") and "Qzc" not in repr(plan)
+    assert plan.status == "refused" and plan.not_ingested
+    assert "hr" not in (plan.error or "") and "Qzc" not in repr(plan) and "1" not in (plan.error or "")
+    assert [(d.version, d.title, d.access) for d in store.documents()] == [(1, "Qzc merger", ("hr",)),
+                                                                             (2, "Plan", PUBLIC)]
+    assert not [e for e in store.audit() if e.event == "relabel"]
 
 
 def test_a_relabel_on_both_backends(any_store: Store, folder: Path) -> None:
@@ -168,3 +172,15 @@ def test_a_relabel_on_both_backends(any_store: Store, folder: Path) -> None:
     assert any_store.current_document("plan").access == ("internal",)
     assert any_store.generation() > before  # every instance's graph reloads
     assert [e.detail["to"]["access"] for e in any_store.audit() if e.event == "relabel"] == [["internal"]]
+
+
+def test_a_local_upload_of_a_hidden_versions_bytes_names_none_of_its_metadata(store: Store) -> None:
+    """Locally (labels a filter, nothing refused) the report still names nothing the sidebar's labels hide."""
+    from graphrag.ingest.uploads import Upload, prepare_uploads
+
+    Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Qzc merger", PLAN, access=("hr",))])
+    Ingestor(store, PatternExtractor(), HashEmbedder()).ingest([Source("plan", "Plan", DRAFT, access=PUBLIC)])
+    items = prepare_uploads([Upload("plan.md", PLAN.encode())], store, viewer_access=PUBLIC, labels=("hr", "board"),
+                            new_versions={"plan"})
+    (plan,) = Ingestor(store, PatternExtractor(), HashEmbedder(), shown=PUBLIC).ingest(items).documents
+    assert plan.status == "relabelled" and "hr" not in (plan.note or "") and "Qzc" not in repr(plan)

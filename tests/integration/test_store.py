@@ -20,6 +20,7 @@ from graphrag.model import Answer, AnswerStatus, Claim, Verdict, VerdictLabel
 from graphrag.store import Store, sha256_text
 from graphrag.store import graph as store_graph
 from graphrag.store.codec import Row
+from graphrag.store.documents import Written
 from graphrag.verify.review import record_verdict, visible_answer
 from graphrag.verify.status import current_verdicts, load_answer
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
@@ -420,7 +421,7 @@ def test_two_instances_ingesting_the_same_file_at_once_store_one_version(store_u
     try:
         writes: list[object] = []
         for s in (a, b):  # both prepared the write before either committed
-            s.write_document = lambda w: writes.append(w) or 1  # held back
+            s.write_document = lambda w: writes.append(w) or Written(1)  # held back
             Ingestor(s, PatternExtractor(), HashEmbedder()).ingest([Source("one", "One", doc_text(1))])
             del s.write_document
         assert len(writes) == 2

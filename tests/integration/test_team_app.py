@@ -42,6 +42,11 @@ role = "reviewer"
 [[grant]]
 email = "bob@example.com"
 labels = ["public"]
+
+[[grant]]
+email = "dan@example.com"
+labels = ["public"]
+role = "admin"
 """
 PUBLIC_Q = "How long do snapshot exports remain available after an account is cancelled?"
 INTERNAL_Q = "Which cluster replicates snapshots?"
@@ -55,6 +60,7 @@ def user(sub: str, email: str, groups: tuple[str, ...] = ()) -> dict[str, object
 ANA = user("sub-ana", "ana@example.com")
 BOB = user("sub-bob", "bob@example.com")
 CAT = user("sub-cat", "cat@example.com", ("reviewers",))
+DAN = user("sub-dan", "dan@example.com")  # an admin whose labels are narrower than the internal documents'
 
 
 @pytest.fixture(scope="module")
@@ -250,6 +256,15 @@ def test_an_admin_sees_internal_answers_exports_and_the_ingest_page(team) -> Non
     at = page(at, "ingest")
     assert not at.error
     assert [str(o) for o in at.segmented_control(key="ingest_source").options] == ["Upload files"]  # no roots
+
+
+def test_the_upload_form_offers_only_the_labels_an_admin_holds(team) -> None:
+    """Before, the form offered every label in the store: a public admin could label an upload internal."""
+    at = page(ok(team(DAN)), "ingest")
+    assert list(at.multiselect(key="ingest_labels").options) == ["public"]
+    assert at.multiselect(key="ingest_labels").value == ["public"]
+    at = page(ok(team(ANA)), "ingest")
+    assert list(at.multiselect(key="ingest_labels").options) == ["internal", "public"]
 
 
 def test_the_ingest_page_reads_the_servers_disk_only_under_the_configured_roots(

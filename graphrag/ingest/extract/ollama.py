@@ -26,7 +26,7 @@ from graphrag.ollama_util import (
     parse_json_object,
     reply_text,
 )
-from graphrag.text import Sentence, sentence_hash
+from graphrag.text import Sentence, mentioned_in, sentence_hash
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,22 @@ _CHARS_PER_TOKEN = 4
 class _ChunkItems:
     entities: list[ExtractedEntity] = field(default_factory=list)
     relations: list[ExtractedRelation] = field(default_factory=list)
-    dropped: int = 0
+    dropped: int = 0  # malformed: a bad sentence number, an empty name
+    # Well formed, but not what their sentence says: an entity whose name, or a relation one of whose endpoints,
+    # is not in the sentence the model gave for it. A model that obeys a line planted in the text invents these.
+    unstated_entities: int = 0
+    unstated_relations: int = 0
+
+    def notes(self) -> tuple[str, ...]:
+        """What the ingest report says about the items the check against the sentence dropped."""
+        parts = []
+        if self.unstated_relations:
+            parts.append(f"{self.unstated_relations} relation(s) from the model dropped: an endpoint is not in the "
+                         "sentence it cites")
+        if self.unstated_entities:
+            parts.append(f"{self.unstated_entities} entity mention(s) from the model dropped: the name is not in the "
+                         "sentence it cites")
+        return tuple(parts)
 
 
 def chunk_sentences(
@@ -141,8 +156,10 @@ def validate_reply(text: str) -> dict[str, Any]:
 
 
 def map_reply(data: dict[str, Any], chunk: Sequence[Sentence]) -> _ChunkItems:
-    """Turn chunk-local sentence numbers into document sentence indices; drop bad items."""
+    """Turn chunk-local sentence numbers into document sentence indices; drop bad items, and items whose names
+    the sentence they cite does not hold (the model's word is checked against the text, never taken on trust)."""
     out = _ChunkItems()
+    by_index = {s.index: s.text for s in chunk}
 
     def index_of(item: dict[str, Any]) -> int | None:
         n = _number(item.get("sentence"))
@@ -154,6 +171,9 @@ def map_reply(data: dict[str, Any], chunk: Sequence[Sentence]) -> _ChunkItems:
         if i is None or not name:
             out.dropped += 1
             continue
+        if not mentioned_in(name, by_index[i]):
+            out.unstated_entities += 1
+            continue
         ent_type = _text(item.get("type")) or "concept"
         out.entities.append(ExtractedEntity(name, ent_type, _text(item.get("description")), i))
     for item in _items(data, "relations"):
@@ -162,6 +182,9 @@ def map_reply(data: dict[str, Any], chunk: Sequence[Sentence]) -> _ChunkItems:
         target = _text(item.get("target")) if isinstance(item, dict) else ""
         if i is None or not source or not target:
             out.dropped += 1
+            continue
+        if not (mentioned_in(source, by_index[i]) and mentioned_in(target, by_index[i])):
+            out.unstated_relations += 1
             continue
         rel_type = _text(item.get("type")) or "related to"
         out.relations.append(ExtractedRelation(source, target, rel_type, _text(item.get("description")), i))
@@ -215,13 +238,17 @@ class OllamaExtractor:
             items.entities += got.entities
             items.relations += got.relations
             items.dropped += got.dropped
+            items.unstated_entities += got.unstated_entities
+            items.unstated_relations += got.unstated_relations
         self.last_dropped = items.dropped
         if items.dropped:
             log.warning("%s: dropped %d item(s): bad sentence number or empty name", self.name, items.dropped)
+        for note in items.notes():
+            log.warning("%s: %s", self.name, note)
         calls = self.chat.calls - calls_before
         status = ExtractionStatus.OK if items.entities or items.relations else ExtractionStatus.NOTHING_FOUND
         return ExtractionResult(
-            status, self.name, tuple(items.entities), tuple(items.relations), model_calls=calls
+            status, self.name, tuple(items.entities), tuple(items.relations), model_calls=calls, notes=items.notes()
         )
 
     def _reply_for(self, chunk: Sequence[Sentence]) -> tuple[dict[str, Any], bool]:

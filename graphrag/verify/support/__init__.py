@@ -20,10 +20,13 @@ def make_checker(name: str, **options: object) -> SupportChecker:
 
 def checker_for_store(name: str, store: object, **options: object) -> SupportChecker:
     """The checker to score answers saved in ``store``: the embedded one runs the store's active
-    version of its parameters (``graphrag checker``), named on every score it gives."""
+    version of its parameters (``graphrag checker``), named on every score it gives. A model judge
+    (``ollama``) is advice beside the embedded checker, never the score that decides (see ``advised``)."""
     if name == "embedded":
-        options = {"store": store, **options}
-    return make_checker(name, **options)
+        return make_checker(name, **{"store": store, **options})
+    from graphrag.verify.support.advised import AdvisedChecker
+
+    return AdvisedChecker(make_checker("embedded", store=store), make_checker(name, **options))
 
 
 __all__ = ["CHECKERS", "SupportChecker", "SupportQuery", "checker_for_store", "make_checker"]
