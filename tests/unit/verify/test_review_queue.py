@@ -210,6 +210,19 @@ def test_a_verdict_undone_is_recorded_as_a_correction_and_its_claim_comes_back(
     assert not [b for b in at.button if b.key == "rv_undo"]  # one undo per verdict
 
 
+def test_undo_is_offered_only_while_the_store_would_honour_it(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The offer is checked against the record before it is drawn: once the same reviewer's verdict on that claim is
+    no longer their latest (another tab, the command line), the page offers no Undo it would refuse."""
+    at = _review(monkeypatch, store)
+    at = ok(at.button(key="rv_supported").click())
+    assert [b for b in at.button if b.key == "rv_undo"]
+    _mark(store, 0, "ada", "partial")  # the same reviewer, elsewhere, on the claim just judged
+    at = ok(at.button(key="rv_next").click())
+    assert not [b for b in at.button if b.key == "rv_undo"]
+    assert not any("Recorded “supported”" in t for t in texts(at.success))
+    assert "review_undo" not in at.session_state
+
+
 def test_the_note_is_kept_across_pages_and_saved_with_the_verdict(store: Store,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     at = _review(monkeypatch, store)
