@@ -130,7 +130,7 @@ def feedback() -> None:
     # Offered only while the store would honour it: the verdict is still this reviewer's latest on its claim, and
     # young enough (a margin for the click's way to the server). The offer lives in the session, which a restarted
     # dashboard does not have: after a restart there is none.
-    if undo and not undoable(store, undo[1], undo[0], me, by=viewer, margin_s=2):
+    if undo and not undoable(store, undo[1], undo[2], undo[0], me, by=viewer, margin_s=2):
         st.session_state.pop(session.REVIEW_UNDO)
         undo = None
     if undo:

@@ -50,11 +50,12 @@ def _refusal(rows: Sequence[Verdict], answer_id: int, verdict_id: int, me: Revie
     return None
 
 
-def undoable(store: Store, answer_id: int, verdict_id: int, reviewer: str, *, by: Principal | None = None,
-             margin_s: float = 0.0, at: str | None = None) -> bool:
-    """Whether ``undo_verdict`` would take verdict ``verdict_id`` back now, by the record as the store holds it
-    (and ``margin_s`` before the undo window closes, for a click's way to the server). A page offers Undo only
-    then: an offer kept beside the record (in a browser's session) is never one the record no longer honours."""
+def undoable(store: Store, answer_id: int, claim_index: int, verdict_id: int, reviewer: str, *,
+             by: Principal | None = None, margin_s: float = 0.0, at: str | None = None) -> bool:
+    """Whether ``undo_verdict`` would take verdict ``verdict_id`` (on claim ``claim_index``) back now, by the record
+    as the store holds it (and ``margin_s`` before the undo window closes, for a click's way to the server). A page
+    offers Undo only then: an offer kept beside the record (in a browser's session) is never one the record no longer
+    honours."""
     subject = None
     if by is not None and by.team:  # in team mode the verdict is the signed-in identity's, as in undo_verdict
         if by.identity is None:
@@ -64,7 +65,7 @@ def undoable(store: Store, answer_id: int, verdict_id: int, reviewer: str, *, by
         me = ReviewViewer(clean_reviewer(reviewer), subject)
     except InputError:
         return False
-    return _refusal(store.verdicts(answer_id), answer_id, verdict_id, me, subject, at or now(),
+    return _refusal(store.verdicts(answer_id, claim_index), answer_id, verdict_id, me, subject, at or now(),
                     UNDO_SECONDS - margin_s) is None
 
 

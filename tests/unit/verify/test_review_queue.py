@@ -16,7 +16,7 @@ from graphrag.config import Config
 from graphrag.errors import InputError
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
 from graphrag.store import Store
-from graphrag.verify import undo_verdict, work_queue
+from graphrag.verify import undo_verdict, undoable, work_queue
 from graphrag.verify.policy import RETRACTION, ReviewPolicy, ReviewViewer, latest
 from graphrag.verify.review import record_verdict, review_queue
 from graphrag.verify.status import keep_review_policy
@@ -103,8 +103,12 @@ def test_only_ones_own_latest_verdict_within_the_window_can_be_undone(store: Sto
     after = (datetime.fromisoformat(late) + timedelta(seconds=UNDO_SECONDS + 1)).isoformat(timespec="seconds")
     with pytest.raises(InputError, match="can no longer be undone"):
         append_correction(store, answer, second, "ana", at=after)
+    # what a page asks before it offers Undo: the same rules, read from the store
+    assert undoable(store, 1, 0, second, "ana") and not undoable(store, 1, 0, second, "ben")
+    assert not undoable(store, 1, 0, first, "ana") and not undoable(store, 1, 0, second, "ana", at=after)
     append_correction(store, answer, second, "ana")
     assert len(store.verdicts(1, 0)) == 3
+    assert not undoable(store, 1, 0, second, "ana")  # taken back already: its correction is the latest
 
 
 def test_the_undo_use_case_checks_the_role_and_audits_one_row_naming_what_it_corrects(store: Store) -> None:
