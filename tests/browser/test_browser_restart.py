@@ -54,7 +54,7 @@ def test_a_killed_dashboard_comes_back_with_the_page_drawn_from_the_store(tmp_pa
 
         def crash_and_restart(while_down=lambda: None) -> None:
             server.kill()
-            sync_api.expect(app).not_to_have_attribute("data-test-connection-state", "CONNECTED")
+            sync_api.expect(app).not_to_have_attribute("data-test-connection-state", "CONNECTED", timeout=30_000)
             while_down()
             server.start()  # the same port: the tab reconnects by itself
             page.get_by_text(RESTARTED).wait_for()
