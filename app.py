@@ -23,7 +23,7 @@ from dashboard.host_guard import HostGuard
 def _pages() -> None:
     """Every page's gate, sidebar and navigation: one run of the script. Imported here, not above: the server's
     import of this file must not define the pages' caches before Streamlit's runtime exists."""
-    from dashboard import actor, first_start, resources, session, sidebar, signin
+    from dashboard import actor, first_start, reconnect, resources, session, sidebar, signin
     from dashboard.render import plain
     from graphrag.config import ConfigError
     from graphrag.errors import GraphRAGError, StoreError
@@ -41,6 +41,8 @@ def _pages() -> None:
                  "restart:\n\n" + "\n".join(f"- {plain(p)}" for p in exc.problems))
         st.stop()
     session.init_session()
+    reconnected = reconnect.restarted()  # on the session's first run, before anything may stop it
+    reconnect.watch()
     deployment = resources.current_deployment()
     if deployment.team:
         signin.refuse_misconfigured_team_mode(deployment)  # says what is missing, and serves nothing
@@ -62,6 +64,10 @@ def _pages() -> None:
     if me.may("admin"):  # a convenience only: the Ingest page checks the role itself
         pages.append(st.Page("views/ingest.py", title="Ingest"))
     page = st.navigation(pages)
+    if reconnected:
+        st.warning("This dashboard restarted while the page was open, so the page is drawn again from the store: a "
+                   "verdict key or a button pressed while it was reconnecting was not recorded. Only what the pages "
+                   "show now is recorded.", icon=":material/restart_alt:")
     try:
         first_start.first_start(store)
         sidebar.sidebar(store)

@@ -66,9 +66,12 @@ def persist(key: str, *, callback: bool = True) -> dict[str, Any]:
     after the form is submitted instead.
     """
     wkey = f"_w_{key}"
-    if callback or wkey not in st.session_state:
-        # (a form widget keeps its own state until submit: refill it only after it was dropped)
-        st.session_state[wkey] = st.session_state[key]
+    kept = st.session_state[key]
+    # A form widget keeps its own state until submit: refill it only after it was dropped. A widget that is not
+    # drawn yet is refilled only with something: in a new session (the dashboard restarted while the page was
+    # open) ``key`` holds its empty default while the browser still shows what was typed, which "" would wipe.
+    if (callback and wkey in st.session_state) or (wkey not in st.session_state and kept != ""):
+        st.session_state[wkey] = kept
     return {"key": wkey, "on_change": commit, "args": (key,)} if callback else {"key": wkey}
 
 

@@ -59,7 +59,9 @@ st.caption("Access labels: " + render.plain(", ".join(actor.access()) or "none")
 
 if asked:
     session.commit(session.QUESTION, session.GENERATOR, session.GENERATE_MODEL)
-    question = st.session_state[session.QUESTION]
+question = str(st.session_state[session.QUESTION])
+# An empty box is not asked, and is no error either: it is what the form submits when the browser's text was lost.
+if asked and question.strip():
     if not store.counts()["versions"]:
         st.warning("The store is empty: ingest documents first (Ingest page).")
     elif not actor.access():

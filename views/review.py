@@ -25,6 +25,7 @@ from graphrag.verify import (
     review_queue,
     reviewable,
     undo_verdict,
+    undoable,
     visible_answer_questions,
     visible_claims,
     visible_history,
@@ -95,6 +96,10 @@ if may_export:
 
 items = queue()
 END = session.REVIEW_END
+# Set by a verdict button's callback. A button that reports a press its callback never saw was pressed on a page
+# drawn by an earlier session (the dashboard restarted): that press recorded nothing, and the page says so.
+JUDGED = "review_judged"
+judged_now = st.session_state.pop(JUDGED, False)
 KEYS = "Keys: S supported · P partially supported · U unsupported · N next · B previous · Z undo a verdict just given"
 
 
@@ -102,8 +107,8 @@ def undo_last() -> None:
     """Undo the verdict just given (a correction appended to the record, by the verify use case) and go back to
     its claim."""
     vid, aid, ci, _text, _at = st.session_state.pop(session.REVIEW_UNDO)
-    target = store.answer(aid)
     try:
+        target = store.answer(aid)
         if target is None:
             raise GraphRAGError(f"answer #{aid} could not be read from the store; reload the page")
         undo_verdict(store, actor.principal(), config, target, vid, actor.reviewer())
@@ -122,7 +127,10 @@ def feedback() -> None:
     if err := st.session_state.pop("review_error", None):
         st.error(render.plain(err))
     undo = st.session_state.get(session.REVIEW_UNDO)
-    if undo and time.time() - undo[4] > UNDO_SECONDS - 2:  # (a margin for the click's way to the server)
+    # Offered only while the store would honour it: the verdict is still this reviewer's latest on its claim, and
+    # young enough (a margin for the click's way to the server). The offer lives in the session, which a restarted
+    # dashboard does not have: after a restart there is none.
+    if undo and not undoable(store, undo[1], undo[2], undo[0], me, by=viewer, margin_s=2):
         st.session_state.pop(session.REVIEW_UNDO)
         undo = None
     if undo:
@@ -205,6 +213,7 @@ def chosen() -> Citation | None:
 
 def judge(label: VerdictLabel) -> None:
     """Append the verdict, then move on to the next claim nobody has judged yet."""
+    st.session_state[JUDGED] = True
     # the note as typed: its widget's value is current before any callback runs (its own commit may run after)
     note = str(st.session_state.get(f"_w_{session.REVIEW_NOTE}", st.session_state.get(session.REVIEW_NOTE, "")))
     try:
@@ -219,7 +228,10 @@ def judge(label: VerdictLabel) -> None:
     st.session_state[session.REVIEW_UNDO] = (
         v.id, answer.id, claim.index, f"Recorded “{render.VERDICT_TEXT[v.verdict]}” for claim {claim.index + 1} "
                                       f"of answer #{answer.id}.", time.time())
-    fresh = work_queue(queue(), actor.viewer_for_review(), disputes=disputes)
+    try:
+        fresh = work_queue(queue(), actor.viewer_for_review(), disputes=disputes)
+    except GraphRAGError:
+        return  # the verdict is stored; the page's own run reads the queue again, or says why it cannot
     st.session_state[session.REVIEW_CURRENT] = fresh.next_left(here) or END
     st.session_state["review_at_end"] = st.session_state[session.REVIEW_CURRENT] == END
 
@@ -269,12 +281,16 @@ with col_claim:
     disabled = not me or not may_judge or not may_settle
     # No verdict is styled as the default: a highlighted "Supported" invites a click before reading the source.
     if may_judge:
-        st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), disabled=disabled,
-                  width="stretch", icon=":material/check_circle:", key="rv_supported", shortcut="S")
-        st.button("Partially supported", on_click=judge, args=(VerdictLabel.PARTIAL,), disabled=disabled,
-                  width="stretch", icon=":material/contrast:", key="rv_partial", shortcut="P")
-        st.button("Unsupported", on_click=judge, args=(VerdictLabel.UNSUPPORTED,), disabled=disabled,
-                  width="stretch", icon=":material/cancel:", key="rv_unsupported", shortcut="U")
+        pressed = [
+            st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), disabled=disabled,
+                      width="stretch", icon=":material/check_circle:", key="rv_supported", shortcut="S"),
+            st.button("Partially supported", on_click=judge, args=(VerdictLabel.PARTIAL,), disabled=disabled,
+                      width="stretch", icon=":material/contrast:", key="rv_partial", shortcut="P"),
+            st.button("Unsupported", on_click=judge, args=(VerdictLabel.UNSUPPORTED,), disabled=disabled,
+                      width="stretch", icon=":material/cancel:", key="rv_unsupported", shortcut="U")]
+        if any(pressed) and not judged_now:
+            st.warning("That verdict was not recorded: the dashboard had restarted and drew this page again. "
+                       "Judge this claim now.", icon=":material/restart_alt:")
         st.caption(KEYS)
     if not may_judge:
         st.caption(render.plain(f"Your role ({viewer.role}) reads the record; recording verdicts needs the "

@@ -3,7 +3,7 @@
 It names the store (a SQLite file or a PostgreSQL URL, see ``url.py``), opens it with the
 schema migrated (``schema.py``), and forwards each call to the aggregate module that owns those
 tables, inside the transaction plumbing of ``db.py``. Thread-safe: every call takes a pooled
-connection; a ``snapshot()`` or a write on one thread keeps its own connection.
+connection; an ``in_snapshot()`` or a write on one thread keeps its own connection.
 """
 
 from __future__ import annotations
@@ -109,12 +109,12 @@ class Store:
         with self.database.begin(write=True) as conn:
             yield conn.connection.driver_connection
 
-    @contextmanager
-    def snapshot(self) -> Iterator[None]:
-        """Reads inside see one consistent state of the store, whatever other processes commit
-        meanwhile. Nested use joins the outer snapshot."""
-        with self.database.snapshot():
-            yield
+    def in_snapshot(self, fn: Callable[[], T]) -> T:
+        """``fn()``, whose reads of this store all see one consistent state, whatever other processes commit
+        meanwhile. When the connection drops (a database restart), ``fn`` runs again whole on a new one, within
+        the retry bound, so it must only read and return: a snapshot is never resumed. Nested use joins the
+        outer snapshot."""
+        return self.database.in_snapshot(fn)
 
     def _write(self, fn: Callable[[Connection], T]) -> T:
         """``fn(connection)`` in one transaction, retried on busy/serialisation/unreachable,
@@ -306,12 +306,11 @@ class Store:
     def read_graph(self, sink: graph.GraphSink, spare_rows: Callable[[int], int] = lambda n: 0) -> None:
         """Hand ``sink`` every row the in-memory graph is built from (documents, entities, sentences, mentions,
         relations, a chunk at a time) and the vectors as matrices, read in one snapshot; ``spare_rows(n)`` zero
-        rows follow a matrix's n."""
-        with self.snapshot():
-            self._read(lambda c: graph.read_graph(c, sink, spare_rows))
+        rows follow a matrix's n. Should the connection drop, ``sink`` is handed every row again from the start."""
+        self.in_snapshot(lambda: self._read(lambda c: graph.read_graph(c, sink, spare_rows)))
 
     def graph_state(self) -> graph.GraphState:
-        """The generation, table sizes and last mention and relation ids; read it in the same ``snapshot()`` as
+        """The generation, table sizes and last mention and relation ids; read it in the same ``in_snapshot()`` as
         the ``graph_documents`` it is compared with."""
         return self._read(graph.graph_state)
 
@@ -332,7 +331,7 @@ class Store:
     def graph_additions(self, mention_after: int, relation_after: int,
                         new_documents: Iterable[tuple[str, int]]) -> graph.GraphAdditions:
         """Rows added after a loaded graph's last mention and relation ids; read it in the same
-        ``snapshot()`` as the ``graph_documents`` the new versions were found in."""
+        ``in_snapshot()`` as the ``graph_documents`` the new versions were found in."""
         new = list(new_documents)
         return self._read(lambda c: graph.graph_additions(c, mention_after, relation_after, new))
 
@@ -379,8 +378,7 @@ class Store:
     def visibility_sources(self, footprints: Iterable[Footprint]) -> Sources:
         """The labels, relation sources and seed mentions needed to judge these footprints."""
         fps = list(footprints)
-        with self.snapshot():
-            return self._read(lambda c: graph.visibility_sources(c, fps))
+        return self.in_snapshot(lambda: self._read(lambda c: graph.visibility_sources(c, fps)))
 
     # --- verification record ------------------------------------------------------------
 

@@ -6,12 +6,14 @@ SQLite (the stdlib driver) and PostgreSQL (psycopg 3) sit behind the same calls:
   mean "try again" (SQLite busy/locked, PostgreSQL serialisation failure or deadlock, a dropped
   connection or a server restarting), then translated into a StoreError a person can act on.
 - ``read(fn)``: one read, retried when the server is unreachable.
-- ``snapshot()``: every read inside sees one committed state (a WAL read transaction on SQLite,
-  REPEATABLE READ READ ONLY on PostgreSQL).
+- ``in_snapshot(fn)``: every read ``fn`` makes sees one committed state (a WAL read transaction on
+  SQLite, REPEATABLE READ READ ONLY on PostgreSQL). A snapshot whose connection drops is run again
+  whole, from its start, on a new connection: a snapshot is never resumed half read.
 
 The pool, parameter binding and the dialects come from SQLAlchemy; the retry policy from
-tenacity. Reads and writes inside ``snapshot()``/``write()`` on one thread join that
-connection, so a nested call sees the outer transaction instead of waiting on it.
+tenacity. Reads and writes inside ``in_snapshot()``/``write()`` on one thread join that
+connection, so a nested call sees the outer transaction instead of waiting on it; a failure
+inside is retried (or translated) once, by the outermost call, for the whole transaction.
 """
 
 from __future__ import annotations
@@ -195,30 +197,41 @@ class Database:
             self._compiled_cache[stmt] = hit
         return hit
 
-    @contextmanager
-    def snapshot(self) -> Iterator[None]:
-        """Reads inside see one consistent committed state; nested use joins the outer one."""
+    def in_snapshot(self, fn: Callable[[], T]) -> T:
+        """``fn()``, whose reads all see one consistent committed state. A dropped connection (or a
+        busy SQLite file) runs ``fn`` again whole, from its start, on a new connection, within the
+        retry bound; failures become StoreError. Inside a snapshot or a transaction it joins that
+        one (whose outermost call retries)."""
         if self._local.conn is not None:
-            yield
-            return
+            return fn()
+
+        def once() -> T:
+            with self._snapshot_connection():
+                return fn()
+
+        return self._run(once, writing=False)
+
+    @contextmanager
+    def _snapshot_connection(self) -> Iterator[None]:
+        conn = self.engine.connect()
         try:
-            conn = self.engine.connect()
             conn.execution_options(**{_SNAPSHOT: True})
             if self.dialect == "postgresql":
                 conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
             trans = conn.begin()
-        except Exception as exc:
-            raise self._translate(exc, writing=False) from exc
+        except BaseException:
+            conn.close()
+            raise
         self._local.conn, self._local.writing = conn, False
         try:
             yield
         finally:
-            self._local.conn = None
+            self._local.conn, self._local.writing = None, False
             try:
                 trans.rollback()  # nothing was written: ending a read transaction
                 conn.close()
-            except SQLAlchemyError as exc:  # the connection may have dropped; the reads already failed or not
-                log.warning("ending a snapshot failed: %s", exc)
+            except SQLAlchemyError as exc:  # the connection may have dropped: the reads failed already, or not
+                log.info("ending a snapshot failed: %s", _first_line(exc))
 
     # --- failures -----------------------------------------------------------------------
 

@@ -109,11 +109,15 @@ def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL
     if src_url.key == dst_url.key:
         raise StoreError("--from and --to name the same store")
     tables = _tables()
-    with Store(src_url, readonly=True) as src, src.snapshot():  # one consistent state of the source
+    def read_source() -> tuple[dict[str, list[Any]], int, list[Any]]:
         data = {t.name: src._read(functools.partial(_read_table, t=t)) for t in tables}
         generation = src.generation()
         # the generation as the copy writes it (a store from before the meta row has none to read)
         settings = [r for r in src._read(_settings) if r[0] != "generation"] + [("generation", str(generation))]
+        return data, generation, settings
+
+    with Store(src_url, readonly=True) as src:
+        data, generation, settings = src.in_snapshot(read_source)  # one consistent state of the source
     expected = (*(TableCopy(t.name, len(data[t.name]), _digest(data[t.name])) for t in tables),
                 TableCopy(SETTINGS, len(settings), _digest(settings)))
     db = Database(dst_url)

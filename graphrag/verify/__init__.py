@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from graphrag.verify.support import CHECKERS, SupportChecker, checker_for_store, make_checker
     from graphrag.verify.support.learn import RefitRefused
     from graphrag.verify.support.team import FitOutcome
-    from graphrag.verify.undo import UNDO_SECONDS
+    from graphrag.verify.undo import UNDO_SECONDS, undoable
     from graphrag.verify.worklist import WorkQueue, work_queue
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
@@ -108,6 +108,7 @@ _EXPORTS = {
     "refit_checker": "graphrag.verify.actions",
     "rollback_checker": "graphrag.verify.actions",
     "undo_verdict": "graphrag.verify.actions",
+    "undoable": "graphrag.verify.undo",
     "viewer_overview": "graphrag.verify.actions",
     "visible_answer": "graphrag.verify.review",
     "visible_answer_questions": "graphrag.verify.review",
@@ -160,6 +161,7 @@ __all__ = [
     "rollback_checker",
     "set_review_policy",
     "undo_verdict",
+    "undoable",
     "viewer_overview",
     "visible_answer",
     "visible_answer_questions",

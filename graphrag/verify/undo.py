@@ -9,6 +9,7 @@ changed mind is a new verdict like any other.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -18,7 +19,7 @@ from graphrag.model import Answer, Verdict
 from graphrag.store import Store, now
 from graphrag.store.audit import event as audit_event
 from graphrag.verify.policy import RETRACTION, REVIEWER, ReviewViewer, latest
-from graphrag.verify.review import acting_reviewer
+from graphrag.verify.review import acting_reviewer, clean_reviewer
 
 UNDO_SECONDS = 30
 
@@ -27,6 +28,45 @@ def _age_seconds(created_at: str | None, at: str) -> float:
     if not created_at:
         return float("inf")
     return (datetime.fromisoformat(at) - datetime.fromisoformat(created_at)).total_seconds()
+
+
+def _refusal(rows: Sequence[Verdict], answer_id: int, verdict_id: int, me: ReviewViewer, subject: str | None,
+             at: str, window_s: float = UNDO_SECONDS) -> str | None:
+    """Why verdict ``verdict_id`` cannot be undone by ``me`` at ``at`` (``rows``: the answer's verdicts, as the
+    store holds them now), or None when it can."""
+    undone = next((v for v in rows if v.id == verdict_id), None)
+    if undone is None or not me.owns(undone) or (subject is not None and undone.subject != subject):
+        return f"verdict {verdict_id} is not one of yours on answer {answer_id}"
+    if undone.role != REVIEWER:
+        return (f"verdict {verdict_id} is {'a retraction' if undone.role == RETRACTION else 'an adjudication'}"
+                ": only a reviewer's verdict can be undone (record a new verdict instead)")
+    own = [v for v in rows if v.claim_index == undone.claim_index and me.owns(v)]
+    if own[-1].id != verdict_id:
+        return (f"verdict {verdict_id} is no longer your latest on claim {undone.claim_index}: record a new verdict "
+                "instead")
+    if _age_seconds(undone.created_at, at) > window_s:
+        return (f"verdict {verdict_id} was given more than {UNDO_SECONDS} seconds ago: it can no longer be undone; "
+                "record a new verdict instead (the history keeps both)")
+    return None
+
+
+def undoable(store: Store, answer_id: int, claim_index: int, verdict_id: int, reviewer: str, *,
+             by: Principal | None = None, margin_s: float = 0.0, at: str | None = None) -> bool:
+    """Whether ``undo_verdict`` would take verdict ``verdict_id`` (on claim ``claim_index``) back now, by the record
+    as the store holds it (and ``margin_s`` before the undo window closes, for a click's way to the server). A page
+    offers Undo only then: an offer kept beside the record (in a browser's session) is never one the record no longer
+    honours."""
+    subject = None
+    if by is not None and by.team:  # in team mode the verdict is the signed-in identity's, as in undo_verdict
+        if by.identity is None:
+            return False
+        reviewer, subject = by.identity.display, by.identity.subject
+    try:
+        me = ReviewViewer(clean_reviewer(reviewer), subject)
+    except InputError:
+        return False
+    return _refusal(store.verdicts(answer_id, claim_index), answer_id, verdict_id, me, subject, at or now(),
+                    UNDO_SECONDS - margin_s) is None
 
 
 def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *, by: Principal | None = None,
@@ -38,21 +78,13 @@ def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *
     if answer.id is None:
         raise InputError("only a stored answer's verdicts can be undone")
     rows = store.verdicts(answer.id)
-    undone = next((v for v in rows if v.id == verdict_id), None)
     me = ReviewViewer(reviewer, subject)
-    if undone is None or not me.owns(undone) or (subject is not None and undone.subject != subject):
-        raise InputError(f"verdict {verdict_id} is not one of yours on answer {answer.id}")
-    if undone.role != REVIEWER:
-        raise InputError(f"verdict {verdict_id} is {'a retraction' if undone.role == RETRACTION else 'an adjudication'}"
-                         ": only a reviewer's verdict can be undone (record a new verdict instead)")
-    own = [v for v in rows if v.claim_index == undone.claim_index and me.owns(v)]
-    if own[-1].id != verdict_id:
-        raise InputError(f"verdict {verdict_id} is no longer your latest on claim {undone.claim_index}: record a "
-                         "new verdict instead")
     at = at or now()
-    if _age_seconds(undone.created_at, at) > UNDO_SECONDS:
-        raise InputError(f"verdict {verdict_id} was given more than {UNDO_SECONDS} seconds ago: it can no longer "
-                         "be undone; record a new verdict instead (the history keeps both)")
+    refused = _refusal(rows, answer.id, verdict_id, me, subject, at)
+    if refused is not None:
+        raise InputError(refused)
+    undone = next(v for v in rows if v.id == verdict_id)
+    own = [v for v in rows if v.claim_index == undone.claim_index and me.owns(v)]
     before = [v for v in latest(v for v in own if (v.id or 0) < verdict_id) if v.role == REVIEWER]
     note = f"undo of verdict #{verdict_id}"
     correction = (replace(before[-1], note=note) if before else replace(undone, role=RETRACTION, note=note))

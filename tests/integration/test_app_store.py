@@ -76,3 +76,55 @@ def test_a_secret_in_the_url_of_a_store_that_is_down_is_not_in_the_message(monke
     down = app(monkeypatch, f"postgresql+psycopg://ana@127.0.0.1:{closed_port()}/graphrag?password=Pw-in-query")
     shown = _errors(down.run()).replace("\\", "")  # Markdown's escapes taken out
     assert "Cannot open the store" in shown and "ana@" in shown and "Pw-in" not in shown
+
+
+@pytest.mark.model
+def test_a_database_restart_under_a_verdict_a_review_and_a_question_is_never_a_traceback(monkeypatch, pg_server,
+                                                                                        tmp_path) -> None:
+    """PostgreSQL restarts while the dashboard reads inside a snapshot (what decides whether the viewer may see an
+    answer): for a verdict in flight, a Review page run and a question. Each is read again on a new connection and
+    goes through, once; a server that stays down is a plain message, and the same process works again after."""
+    from app_helpers import build_store, write_corpus
+    from db_faults import before_statement, in_snapshot
+    from graphrag.store import Store
+
+    monkeypatch.setenv("GRAPHRAG_STORE_RETRY_S", "2")  # a restart is waited for here; only a stop outlasts it
+    url = pg_server.new_database()
+    build_store(url, write_corpus(tmp_path / "corpus"))
+    at = app(monkeypatch, url)
+    at.run()
+    at.text_area(key="_w_question").set_value("What do exports use?")
+    at.button(key="FormSubmitter:ask_form-Ask").click().run()
+    assert _errors(at) == "" and at.subheader[0].value.startswith("Answer #")
+    at.button(key="to_review").click().run()
+    assert _errors(at) == ""
+
+    with before_statement(in_snapshot, pg_server.restart) as hit:
+        at.button(key="rv_supported").click().run()
+    assert hit, "the server restarted inside the verdict's snapshot"
+    assert _errors(at) == "" and any("Recorded “supported”" in str(s.value) for s in at.success)
+    with Store(url) as s:
+        assert [v.verdict.value for v in s.verdicts()] == ["supported"]  # stored once
+
+    with before_statement(in_snapshot, pg_server.restart) as hit:
+        at.switch_page("views/review.py")
+        at.run()
+    assert hit and _errors(at) == "" and any("in the queue" in str(m.value) for m in at.markdown)
+
+    with before_statement(in_snapshot, pg_server.restart) as hit:
+        at.switch_page("views/ask.py")
+        at.run()
+        at.text_area(key="_w_question").set_value("How long do snapshot exports remain available?")
+        at.button(key="FormSubmitter:ask_form-Ask").click().run()
+    assert hit and _errors(at) == "" and any("Question: How long do snapshot exports remain available?"
+                                             in str(h.proto.body) for h in at.get("html"))
+
+    with before_statement(in_snapshot, pg_server.stop) as hit:  # down for longer than the store waits
+        try:
+            at.switch_page("views/review.py")
+            shown = _errors(at.run())
+        finally:
+            pg_server.start()
+    assert hit and "unreachable" in shown and "reload the page" in shown
+    at.switch_page("views/review.py")
+    assert _errors(at.run()) == ""

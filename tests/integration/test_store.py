@@ -21,7 +21,7 @@ from graphrag.store import Store, sha256_text
 from graphrag.store import graph as store_graph
 from graphrag.store.codec import Row
 from graphrag.store.documents import Written
-from graphrag.verify.review import record_verdict, visible_answer
+from graphrag.verify.review import record_verdict, visible_answer, visible_to
 from graphrag.verify.status import current_verdicts, load_answer
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 from seeds import ingest_patterns as _ingest
@@ -342,6 +342,45 @@ def test_a_connection_dropped_mid_ingest_retries_the_document_whole(pg_url: str)
 
 
 @pytest.mark.unit
+def test_a_snapshot_whose_connection_drops_is_read_again_whole(pg_url: str) -> None:
+    """The server ends a snapshot's connection between two of its reads, after another handle committed: the
+    store runs the snapshot again from its start on a new connection (both reads then see the new commit), never
+    the second read alone (which would pair a state before the commit with one after), and no error reaches the
+    caller."""
+    import psycopg
+
+    s, other = Store(pg_url), Store(pg_url)
+    _ingest(s, ("one", doc_text(1)))
+    admin = psycopg.connect(pg_url.replace("postgresql+psycopg", "postgresql"), autocommit=True)
+    attempts = 0
+
+    def reads() -> tuple[int, list[str]]:
+        nonlocal attempts
+        attempts += 1
+        counted = s.counts()["documents"]
+        if attempts == 1:
+            assert _ingest(other, ("two", doc_text(2))) == ["ok"]
+            pid = s._read(lambda c: c.exec_driver_sql("SELECT pg_backend_pid()").scalar())
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        return counted, [d.id for d in s.documents()]
+
+    try:
+        counted, ids = s.in_snapshot(reads)
+        assert attempts == 2, "the snapshot was run again after its connection dropped"
+        assert (counted, ids) == (2, ["one", "two"]), "both reads come from one state of the store"
+        # the same for the snapshot the Review page read through when a server restart left the pool's connections
+        # dead: the sources that decide what a viewer may see
+        answer = _answer(s)
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                      "AND pid <> pg_backend_pid()")
+        assert visible_to(answer, ["public"], s)
+    finally:
+        admin.close()
+        other.close()
+        s.close()
+
+
+@pytest.mark.unit
 def test_claim_objects_are_unchanged_by_the_round_trip(any_store: Store) -> None:
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
@@ -368,17 +407,20 @@ def test_a_nul_character_is_kept_on_sqlite_and_refused_clearly_on_postgresql(any
 
 @pytest.mark.unit
 def test_a_snapshot_sees_one_state_while_another_handle_commits(store_url: str) -> None:
-    """What the graph build relies on: reads inside ``snapshot()`` ignore commits made meanwhile
+    """What the graph build relies on: reads inside ``in_snapshot()`` ignore commits made meanwhile
     (REPEATABLE READ READ ONLY on PostgreSQL, a WAL read transaction on SQLite)."""
     a, b = Store(store_url), Store(store_url)
     try:
         _ingest(a, ("one", doc_text(1)))
-        with a.snapshot():
+
+        def reads() -> None:
             assert a.counts()["versions"] == 1
             assert _ingest(b, ("two", doc_text(2))) == ["ok"]
             assert a.counts()["versions"] == 1 and a.document("two", 1) is None and a.generation() == 1
             if a.url.kind == "postgresql":
                 assert a._read(lambda c: c.exec_driver_sql("SHOW transaction_read_only").scalar()) == "on"
+
+        a.in_snapshot(reads)
         assert a.counts()["versions"] == 2 and a.generation() == 2
     finally:
         a.close()

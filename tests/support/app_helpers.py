@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 # The browser tests launch Chromium as `graphrag bench review --browser` does: its flags are kept in one place.
 from graphrag.serve import (  # noqa: F401 - re-exported
     CHROMIUM,
+    DashboardProcess,
     chromium,
     chromium_profile,
     dashboard,
@@ -172,11 +173,27 @@ def streamlit_server(store: Path, log_path: Path, *, sample: bool = True, env: d
 
     ``env``: more environment (e.g. GRAPHRAG_MODE=team); ``secrets``: a secrets.toml to read instead of
     the usual places; ``port``: a fixed port (a sign-in's redirect URI names it)."""
-    env = {"GRAPHRAG_STORE": str(store), "GRAPHRAG_SAMPLE": "1" if sample else "0",
-           "OLLAMA_HOST": "127.0.0.1:9", "HF_HUB_OFFLINE": "1",
-           "GRAPHRAG_INGEST_ROOTS": os.pathsep.join([tempfile.gettempdir(), str(ROOT)]), **(env or {})}
-    with log_path.open("w") as log, dashboard(log, env, port=port, secrets=secrets) as url:
+    with log_path.open("w") as log, dashboard(log, _server_env(store, sample, env), port=port, secrets=secrets) as url:
         yield url
+
+
+def _server_env(store: Path | str, sample: bool, env: dict[str, str] | None) -> dict[str, str]:
+    return {"GRAPHRAG_STORE": str(store), "GRAPHRAG_SAMPLE": "1" if sample else "0",
+            "OLLAMA_HOST": "127.0.0.1:9", "HF_HUB_OFFLINE": "1",
+            "GRAPHRAG_INGEST_ROOTS": os.pathsep.join([tempfile.gettempdir(), str(ROOT)]), **(env or {})}
+
+
+@contextmanager
+def restartable_server(store: Path | str, log_path: Path, *, sample: bool = False) -> Iterator[DashboardProcess]:
+    """The dashboard as ``streamlit_server`` starts it, as a handle a test can ``kill()`` and ``start()`` again on
+    the same port (a crashed dashboard brought back); stopped at the end."""
+    with log_path.open("w") as log:
+        process = DashboardProcess(log, _server_env(store, sample, None))
+        try:
+            process.start()
+            yield process
+        finally:
+            process.stop()
 
 
 def wait_for_sample_corpus(page, timeout_ms: float = 240_000) -> None:  # `page`: a Playwright Page

@@ -87,11 +87,14 @@ def _start(store: Store) -> KnowledgeGraph:
 
 def build_graph(store: Store) -> KnowledgeGraph:
     """Build the in-memory graph from one consistent snapshot of the store."""
-    with collector_paused():
+    def read() -> tuple[int, _Columns]:  # run again whole, into new columns, if the connection drops
         cols = _Columns()
-        with store.snapshot():  # one consistent state, even while an ingest commits
-            gen = store.append_run()[0]
-            store.read_graph(cols, spare_rows)
+        gen = store.append_run()[0]
+        store.read_graph(cols, spare_rows)
+        return gen, cols
+
+    with collector_paused():
+        gen, cols = store.in_snapshot(read)  # one consistent state, even while an ingest commits
         edges = cols.edges
         mark = GraphMark(gen, cols.last_mention, int(edges.base.id.max()) if len(edges) else 0)
         return KnowledgeGraph(cols.keys, cols.names, cols.vectors, cols.docs, cols.mention_entity, cols.mention_row,
@@ -168,19 +171,10 @@ def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
     in another way (or too much has been added beside the first load) and must be read whole."""
     if graph.edges.added > max(MIN_ADDED_LIMIT, MAX_ADDED_SHARE * graph.edges.base_count):
         return None
-    with store.snapshot():
-        gen, appends_from, appends_to = store.append_run()
-        if (appends_to != gen or appends_from is None or appends_from > graph.mark.generation
-                or gen < graph.mark.generation):
-            return None  # some commit since this graph was loaded was not an addition
-        docs = [doc_version(d) for d in store.graph_documents()]
-        known = {(d.id, d.version): d for d in docs}
-        if any(known.get((d.id, d.version), None) is None or not _same_version(known[(d.id, d.version)], d)
-               for d in graph.docs):
-            return None  # a version was removed, or removed and written again
-        new_docs = [d for d in docs if (d.id, d.version) not in graph.doc_index]
-        added = store.graph_additions(graph.mark.mention_id, graph.mark.relation_id,
-                                      [(d.id, d.version) for d in new_docs])
+    read = store.in_snapshot(lambda: _additions(store, graph))
+    if read is None:
+        return None
+    gen, docs, new_docs, added = read
     try:
         out = extended(graph, gen, docs, new_docs, added)
     except KeyError as exc:  # a row pointing at something neither graph nor additions hold
@@ -189,6 +183,25 @@ def extend_graph(store: Store, graph: KnowledgeGraph) -> KnowledgeGraph | None:
     if out is None:
         log.info("graph update did not add up; reloading it whole")
     return out
+
+
+def _additions(store: Store, graph: KnowledgeGraph) -> tuple[int, list[DocVersion], list[DocVersion],
+                                                             GraphAdditions] | None:
+    """What the store added since ``graph`` was loaded (read it in one snapshot), or None when some commit since
+    was not an addition."""
+    gen, appends_from, appends_to = store.append_run()
+    if (appends_to != gen or appends_from is None or appends_from > graph.mark.generation
+            or gen < graph.mark.generation):
+        return None  # some commit since this graph was loaded was not an addition
+    docs = [doc_version(d) for d in store.graph_documents()]
+    known = {(d.id, d.version): d for d in docs}
+    if any(known.get((d.id, d.version), None) is None or not _same_version(known[(d.id, d.version)], d)
+           for d in graph.docs):
+        return None  # a version was removed, or removed and written again
+    new_docs = [d for d in docs if (d.id, d.version) not in graph.doc_index]
+    added = store.graph_additions(graph.mark.mention_id, graph.mark.relation_id,
+                                  [(d.id, d.version) for d in new_docs])
+    return gen, docs, new_docs, added
 
 
 def extended(graph: KnowledgeGraph, generation: int, docs: Sequence[DocVersion], new_docs: Sequence[DocVersion],

@@ -36,7 +36,8 @@ from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.indexed import folder
 from graphrag.answer.retrieval.records import GraphMark, doc_version
 from graphrag.store import Store
-from graphrag.store.graph import GraphSample
+from graphrag.store.codec import Row
+from graphrag.store.graph import GraphSample, GraphState
 
 log = logging.getLogger(__name__)
 FORMAT = 1  # bump when what is written changes
@@ -128,7 +129,9 @@ def read(store: Store) -> tuple[KnowledgeGraph, bool] | None:
     if parts is None:
         return None
     arrays, keys, names, saved_docs, mark, types = parts
-    with store.snapshot():
+    sample = _Sample(arrays, keys, saved_docs, types)
+
+    def compare() -> tuple[GraphState, list[Row], GraphSample] | None:  # one snapshot, run again whole if dropped
         now = store.graph_state()
         fresh = {(str(d["doc_id"]), int(d["version"])): d for d in store.graph_documents()}
         docs = []
@@ -138,8 +141,12 @@ def read(store: Store) -> tuple[KnowledgeGraph, bool] | None:
                 log.info("a saved graph's document version was removed or written again: rebuilding")
                 return None
             docs.append(row)
-        sample = _Sample(arrays, keys, saved_docs, types)
-        stored = store.graph_sample(*sample.keys)
+        return now, docs, store.graph_sample(*sample.keys)
+
+    found = store.in_snapshot(compare)
+    if found is None:
+        return None
+    now, docs, stored = found
     if not sample.agrees(arrays, stored):  # before the graph's indices are built from the arrays
         log.warning("the graph saved at %s does not match the store's rows: rebuilding", state_path)
         return None

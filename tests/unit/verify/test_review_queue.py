@@ -16,7 +16,7 @@ from graphrag.config import Config
 from graphrag.errors import InputError
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
 from graphrag.store import Store
-from graphrag.verify import undo_verdict, work_queue
+from graphrag.verify import undo_verdict, undoable, work_queue
 from graphrag.verify.policy import RETRACTION, ReviewPolicy, ReviewViewer, latest
 from graphrag.verify.review import record_verdict, review_queue
 from graphrag.verify.status import keep_review_policy
@@ -103,8 +103,12 @@ def test_only_ones_own_latest_verdict_within_the_window_can_be_undone(store: Sto
     after = (datetime.fromisoformat(late) + timedelta(seconds=UNDO_SECONDS + 1)).isoformat(timespec="seconds")
     with pytest.raises(InputError, match="can no longer be undone"):
         append_correction(store, answer, second, "ana", at=after)
+    # what a page asks before it offers Undo: the same rules, read from the store
+    assert undoable(store, 1, 0, second, "ana") and not undoable(store, 1, 0, second, "ben")
+    assert not undoable(store, 1, 0, first, "ana") and not undoable(store, 1, 0, second, "ana", at=after)
     append_correction(store, answer, second, "ana")
     assert len(store.verdicts(1, 0)) == 3
+    assert not undoable(store, 1, 0, second, "ana")  # taken back already: its correction is the latest
 
 
 def test_the_undo_use_case_checks_the_role_and_audits_one_row_naming_what_it_corrects(store: Store) -> None:
@@ -208,6 +212,19 @@ def test_a_verdict_undone_is_recorded_as_a_correction_and_its_claim_comes_back(
                                                                       ("unsupported", RETRACTION)]
     assert f"{CLAIMS} left for you" in _header(at)
     assert not [b for b in at.button if b.key == "rv_undo"]  # one undo per verdict
+
+
+def test_undo_is_offered_only_while_the_store_would_honour_it(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The offer is checked against the record before it is drawn: once the same reviewer's verdict on that claim is
+    no longer their latest (another tab, the command line), the page offers no Undo it would refuse."""
+    at = _review(monkeypatch, store)
+    at = ok(at.button(key="rv_supported").click())
+    assert [b for b in at.button if b.key == "rv_undo"]
+    _mark(store, 0, "ada", "partial")  # the same reviewer, elsewhere, on the claim just judged
+    at = ok(at.button(key="rv_next").click())
+    assert not [b for b in at.button if b.key == "rv_undo"]
+    assert not any("Recorded “supported”" in t for t in texts(at.success))
+    assert "review_undo" not in at.session_state
 
 
 def test_the_note_is_kept_across_pages_and_saved_with_the_verdict(store: Store,
