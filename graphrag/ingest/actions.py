@@ -16,6 +16,7 @@ from graphrag.access.deployment import allowed_path, ingest_roots
 from graphrag.access.identity import ADMIN, Viewer, require
 from graphrag.access.rule import Access
 from graphrag.config import Config
+from graphrag.errors import InputError
 from graphrag.ingest import removal
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES
 from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
@@ -112,5 +113,25 @@ def remove_document(store: Store, viewer: Viewer, config: Config, doc_id: str, v
     """Remove every version of ``doc_id``, or only ``versions``, in one transaction; audited as ``remove`` in it.
     ``actor`` is kept in the removal record; in team mode it is the signed-in identity, whatever was typed."""
     require(viewer, ADMIN, "remove a document")
+    _may_remove(store, viewer, doc_id, versions)
     return removal.remove_document(store, doc_id, versions, actor=viewer.name if viewer.team else actor,
                                    reason=reason, by=viewer)
+
+
+def _may_remove(store: Store, viewer: Viewer, doc_id: str, versions: removal.Versions) -> None:
+    """A bound remover (a team member: see ``held_labels``) removes only versions their labels show, as they may
+    write only documents they can see. A document none of whose chosen versions they see gets the unknown id's
+    message, so a refusal tells nothing of a hidden document."""
+    held = held_labels(viewer)
+    if held is None:
+        return
+    chosen = None if versions is None else {versions} if isinstance(versions, int) else set(versions) or None
+    targets = [d for d in store.documents(include_superseded=True)
+               if d.id == doc_id and (chosen is None or d.version in chosen)]
+    sees = Access.of(sorted(held), include_superseded=True)
+    shown = [d for d in targets if sees.sees(d.access)]
+    if not shown:
+        raise InputError(f"no document {doc_id!r} in the store")
+    if len(shown) < len(targets):
+        raise InputError(f"document {doc_id!r} has versions your labels do not show: choose the versions you may "
+                         "remove (nothing was removed)")

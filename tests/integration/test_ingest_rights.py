@@ -20,6 +20,7 @@ from graphrag.access.identity import Identity
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.cli import main
 from graphrag.config import Config
+from graphrag.errors import InputError
 from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import DocumentReport, Ingestor
 from graphrag.store import Store
@@ -193,3 +194,21 @@ def test_a_folder_holding_a_documents_drafts_does_not_undo_the_narrowing_when_in
     assert [d.status for d in ingestor.ingest_paths([root]).documents] == ["unchanged", "unchanged"]
     assert [(d.version, d.access) for d in any_store.documents()] == [(1, ("internal",)), (2, ("internal",))]
     assert len(any_store.audit()) == rows
+
+
+def test_a_narrower_admin_cannot_remove_a_document_they_cannot_see(any_store: Store) -> None:
+    """The same rule for removal: the page offers only documents the admin sees, but a forged request or the facade
+    named the hidden id and removed it. Refused with the unknown id's message; nothing is removed or audited."""
+    internal_plan(any_store)
+    Ingestor(any_store, PatternExtractor(), HashEmbedder()).ingest(
+        [Source("plan", "Plan, public draft", REPLACEMENT, access=("public",))])
+    config = Config.from_env({})
+    with pytest.raises(InputError, match="no document 'plan' in the store"):
+        ingest.remove_document(any_store, public_admin(), config, "plan", 1, actor="bob")
+    with pytest.raises(InputError, match="versions your labels do not show") as refused:
+        ingest.remove_document(any_store, public_admin(), config, "plan", actor="bob")
+    assert "internal" not in str(refused.value) and "Qzc" not in str(refused.value)
+    assert len(any_store.documents(include_superseded=True)) == 2
+    assert not [e for e in any_store.audit() if e.event == "remove"]
+    done = ingest.remove_document(any_store, public_admin(), config, "plan", 2, actor="bob")  # the one it sees
+    assert done.versions == (2,) or list(done.versions) == [2]
