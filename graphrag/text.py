@@ -15,12 +15,15 @@ from dataclasses import dataclass
 # evidence a reviewer can read, and it would dominate parse and encode time.
 MAX_SENTENCE_CHARS = 1200
 
-# Abbreviations whose trailing period does not end a sentence (lowercased, without the dot).
+# Abbreviations whose trailing period does not end a sentence (lowercased, without the dot): the common ones,
+# and the legal and scholarly ones a case name or citation carries ("Marbury v. Madison, 5 U.S. 137",
+# "No. 19-1392", "Art. I, Sec. 8", "Fig. 2", "Roe et al. found").
 _ABBREVIATIONS = frozenset(
     """
-    e.g i.e etc vs cf al approx dept est fig inc ltd co corp jr sr st mr mrs ms dr prof
+    e.g i.e etc vs cf al approx dept est fig figs inc ltd co corp jr sr st mr mrs ms dr prof
     no nos vol vols pp p ed eds rev gen col lt sgt capt mt ft jan feb mar apr jun jul aug
     sep sept oct nov dec mon tue wed thu fri sat sun u.s u.k a.m p.m ph.d
+    v art arts sec secs ch para paras eq eqs ibid supp cir
     """.split()
 )
 

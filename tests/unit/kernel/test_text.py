@@ -75,3 +75,25 @@ def test_a_marker_after_an_abbreviation_ends_the_sentence_there() -> None:
     text = "The bar stays open until 3 a.m. [4] It opens at noon. Ask Dr. [2] Smith. Fruit, nuts etc. [5]"
     assert [s.text for s in split_sentences(text)] == [
         "The bar stays open until 3 a.m. [4]", "It opens at noon.", "Ask Dr. [2] Smith.", "Fruit, nuts etc. [5]"]
+
+
+# Real case names and citations as articles print them: an abbreviation inside never ends the sentence.
+LEGAL_CASES = [
+    "The Court's power of judicial review was settled in Marbury v. Madison, 5 U.S. 137 (1803).",
+    "In United States v. Nixon, 418 U.S. 683 (1974), the Court rejected an absolute privilege.",
+    "Brown v. Board of Education, 347 U.S. 483 (1954), overruled the doctrine of Plessy v. Ferguson.",
+    "McGirt v. Oklahoma, 591 U.S. 894 (2020), held that the reservation was never disestablished.",
+    "The petition was docketed as No. 18-9526 and argued in May.",
+    "Congress acts under Art. I, Sec. 8 of the Constitution.",
+    "The pool of clerks is described by Ward et al. in their study of the Court.",
+    "Some justices, e.g. Justice Stevens, left the pool; i.e. they read petitions themselves.",
+    "The plaintiff, Acme Inc. of Tulsa, and Smith Jr. appealed to the Tenth Circuit.",
+    "The results are shown in Fig. 2 and discussed on pp. 14-19 of the report.",
+]
+
+
+@pytest.mark.parametrize("sentence", LEGAL_CASES)
+def test_legal_and_scholarly_abbreviations_never_end_a_sentence(sentence: str) -> None:
+    text = f"The first sentence stands alone. {sentence} The last sentence stands alone too."
+    got = [s.text for s in split_sentences(text)]
+    assert got == ["The first sentence stands alone.", sentence, "The last sentence stands alone too."]
