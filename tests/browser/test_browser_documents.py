@@ -65,8 +65,8 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
         page.get_by_text("scan: rejected — no text layer: this PDF is images only", exact=False).wait_for()
         # The paper's reading report: what was left out of its citable text.
         # (The whole report is also in a hidden cell of the table: only the visible message counts.)
-        wait_for_text(page, "paper: read 1 page: 10 citable sentences from 19 body lines, 5 headings, 3 caption lines, "
-                            "3 table rows, 3 title-block lines")
+        wait_for_text(page, "paper: read 1 page: 23 sentences, 10 of them citable (body text), from 19 body lines, "
+                            "5 headings, 3 caption lines, 3 table rows, 3 title-block lines")
         wait_for_text(page, "left out of the text: 2 footnote lines, 1 equation, 6 figure labels, 9 lines of "
                             "references and links (References; page 1), turned text on page 1 (a margin stamp or "
                             f'rotated label: "{STAMP}")')

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from graphrag.embed import settle_loaded_objects
 from graphrag.errors import ModelUnavailable
 from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus
-from graphrag.text import Sentence, normalise, singularise
+from graphrag.text import Sentence, ends_with_abbreviation, normalise, singularise
 
 if TYPE_CHECKING:  # spaCy is imported lazily: choosing another backend must not pay for it
     from spacy.language import Language
@@ -201,11 +201,39 @@ _CITATION_DEBRIS = re.compile(r"^(?:et\.?\s*al\.?|al\.?|et|ibid\.?|op\.?\s*cit\.
 _ET_AL = re.compile(r",?\s+et\.?\s+al\.?$", re.IGNORECASE)
 
 
+# Footnote and citation marks ("[69]", "[202][203]", a mark cut short "[159"): never part of a name.
+_MARKS = re.compile(r"\[(?:\d{1,4}|[a-z]|note \d+|citation needed)(?:\]|$)", re.IGNORECASE)
+# A symbol from mathematics: a letter with an index or prime ("q0", "w1", "x'"), Greek letters ("πθ", "α"), or
+# anything with an operator. A formula's symbols name no entity.
+_MATH_WORD = re.compile(r"(?:[A-Za-z][\d′'_]+|[A-Za-z]?[\u0370-\u03ff\u1f00-\u1fff][\w′']*)")
+_OPERATORS = frozenset("=<>^+∑∏∫∈∉≤≥±×÷√∂∇∞≈≠→←↦∀∃⊂⊆∪∩|")
+_OUTER = " \t\n.,;:!?\"'()[]{}“”‘’"
+
+
+def _math(name: str) -> bool:
+    """Whether ``name`` is a formula's symbols rather than words."""
+    return any(c in _OPERATORS for c in name) or all(_MATH_WORD.fullmatch(w) for w in name.split())
+
+
+def _runs_over_an_end(name: str) -> bool:
+    """Whether a sentence ends inside ``name``: a stop and a capital after it, not an abbreviation's ("U.S. Army")."""
+    return any(not ends_with_abbreviation(name[:m.start() + 1]) for m in re.finditer(r"[.!?]\s+[A-Z]", name))
+
+
 def _name(text: str) -> str | None:
-    """A node's name from its text, or None for citation debris: "et al.", a single letter, bare initials."""
-    name = _ET_AL.sub("", text.strip())  # "Roe et al." -> "Roe"
+    """A node's name from its text, or None for citation debris ("et al.", a single letter, bare initials), a
+    formula's symbols ("q0", "πθ") or text that runs over a sentence's end ("instead. Critics"). Footnote marks
+    and the punctuation around a name are never part of it."""
+    name = _MARKS.sub("", text).strip(_OUTER)
+    name = _ET_AL.sub("", name).strip(_OUTER)  # "Roe et al." -> "Roe"
     if not any(c.isalpha() for c in name) or _CITATION_DEBRIS.match(name):
         return None
+    if "[" in name or "]" in name or _runs_over_an_end(name) or _math(name):
+        return None
+    words = name.split()
+    while len(words) > 1 and _MATH_WORD.fullmatch(words[-1]):  # "the state q0": the state, not its symbol
+        words.pop()
+    name = " ".join(words)
     if re.fullmatch(r"[^\W\d_]\.?|(?:[A-Z]\.\s*)+", name):  # a single letter; "J. K.": initials alone name nobody
         return None
     return name

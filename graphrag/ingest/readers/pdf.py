@@ -323,6 +323,20 @@ def _split_rows(region: list[_Fragment]) -> list[list[_Fragment]] | None:
     return [ys[a:b] for a, b in zip([0, *cuts], [*cuts, len(ys)])]
 
 
+def _apart(row: list[_Fragment]) -> list[list[_Fragment]]:
+    """A row of fragments cut where the font size changes across a wide gap: a picture's caption set small
+    beside a line of body text is a line of its own (a superscript touches its text, a table's cells share a size)."""
+    row = sorted(row, key=lambda f: f.x0)
+    parts = [[row[0]]]
+    for a, b in itertools.pairwise(row):
+        h = max(a.height, b.height)
+        if abs(a.height - b.height) > 0.15 * h and b.x0 - a.x1 > h:
+            parts.append([b])
+        else:
+            parts[-1].append(b)
+    return parts
+
+
 def _lines(region: list[_Fragment], page: int) -> list[_Line]:
     """Fragments of one region merged into lines (same baseline), each read left to right."""
     rows: list[list[_Fragment]] = []
@@ -332,8 +346,7 @@ def _lines(region: list[_Fragment], page: int) -> list[_Line]:
         else:
             rows.append([f])
     out = []
-    for row in rows:
-        row.sort(key=lambda f: f.x0)
+    for row in (part for r in rows for part in _apart(r)):
         ln = _Line(page, [], [], [], min(f.gy0 for f in row), max(f.gy1 for f in row),
                    float(np.median([y for f in row for y in f.ly0s])), float(np.median([y for f in row for y in f.ly1s])))
         for f in row:
@@ -491,12 +504,14 @@ def _box(ln: _Line | _Fragment) -> tuple[float, float, float, float]:
     return round(ln.x0, 2), round(y0, 2), round(ln.x1, 2), round(y1, 2)
 
 
-def _report(pages: int, read: list[ReadLine], citable: int) -> str:
-    """The reading report: pages, citable sentences, lines by kind, and what was left out of the text and why."""
+def _report(pages: int, read: list[ReadLine], sentences: int, citable: int) -> str:
+    """The reading report: pages, sentences (the count ingest reports and stores) and how many of them are
+    citable (body text), lines by kind, and what was left out of the text and why."""
     counts = Counter(LineKind(r.kind) for r in read)
     kept = [counted(counts[k], *NAMES[k]) for k in (LineKind.BODY, *REPORT_ORDER)
             if counts[k] and k in IN_TEXT]
-    head = f"read {counted(pages, 'page')}: {counted(citable, 'citable sentence')} from " + ", ".join(kept)
+    head = (f"read {counted(pages, 'page')}: {counted(sentences, 'sentence')}, {citable:,} of them citable (body "
+            "text), from " + ", ".join(kept))
     out: list[str] = []
     for k in (LineKind.RUNNING, LineKind.PAGE_NUMBER, LineKind.FOOTNOTE, LineKind.EQUATION,
               LineKind.FIGURE_LABEL):
@@ -584,6 +599,60 @@ def _set_aside(read: list[_PageRead], pages: list[PageSize]) -> tuple[list[list[
     return kept, aside
 
 
+# Footnote and citation marks printed in the text ("[69]", "[202][203]", "[a]", "[note 3]", "[citation needed]"):
+# taken out of the document's text when it is read, so no sentence, entity or highlight carries them and the
+# spans still index the text exactly. A mark a line break cuts ("[15" / "9]") is taken out on both lines.
+_MARK = re.compile(r"\[(?:\d{1,4}|[a-z]|note \d{1,3}|nb \d{1,3}|citation needed)\]", re.IGNORECASE)
+_MARK_CUT = re.compile(r"\[\d{1,4}$")
+_MARK_REST = re.compile(r"^\d{0,4}\]")
+# First parts of a compound that a line break leaves with its hyphen ("best-" / "performing", "state-of-" /
+# "the-art"): a word split by the break is joined, a compound keeps its hyphen.
+_COMPOUND_HEADS = frozenset("""
+    best well state high low long short large small self non multi cross open real end fine world top half semi
+    full ill all ever left right hand rule task data domain zero few one two three four five first second third
+    single double fully highly newly widely so much most least under over low mid near far wide broad deep
+    """.split())
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+def _unmarked(chars: list[str], x0s: list[float], x1s: list[float], cut_before: bool
+              ) -> tuple[list[str], list[float], list[float], bool]:
+    """A line's characters (and their edges) without footnote marks, and whether a mark is cut at its end."""
+    text = "".join(chars)
+    spans = [m.span() for m in _MARK.finditer(text)]
+    if cut_before and (rest := _MARK_REST.match(text)):
+        spans.append(rest.span())
+    cut = _MARK_CUT.search(text)
+    if cut:
+        spans.append(cut.span())
+    if not spans:
+        return chars, x0s, x1s, False
+    drop: set[int] = set()
+    for s, e in spans:
+        drop.update(range(s, e))
+        # "word [3] next" keeps one space, "word [3]." none
+        if s > 0 and text[s - 1] == " " and (e == len(text) or text[e] in " .,;:!?)"):
+            drop.add(s - 1)
+    keep = [i for i in range(len(chars)) if i not in drop]
+    return [chars[i] for i in keep], [x0s[i] for i in keep], [x1s[i] for i in keep], cut is not None
+
+
+def _keep_hyphen(before: str, after: str, words: Counter[str]) -> bool:
+    """Whether a hyphen that ends a line belongs to a compound ("state-of-" / "the-art", "best-" / "performing")
+    rather than splitting a word ("docu-" / "ment"). The document's own words decide first: the compound or the
+    joined word written elsewhere in it; then a first part that is a compound already or a usual compound head,
+    or a capital after the break ("non-" / "English")."""
+    head = _WORD.findall(before)[-1:] or [""]
+    tail = _WORD.match(after)
+    first, second = head[0], tail.group(0) if tail else ""
+    if not first or not second:
+        return False
+    hyphenated, joined = f"{first}-{second}".lower(), f"{first}{second}".lower()
+    if words[hyphenated] != words[joined]:
+        return words[hyphenated] > words[joined]
+    return "-" in first or first.lower() in _COMPOUND_HEADS or second[0].isupper()
+
+
 def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine], list[Block]]:
     """The document's text from the lines of the kinds kept in it, each line's place in that text, and its
     paragraphs with their kind and heading path."""
@@ -594,19 +663,29 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
     opened = False
     sizes = sorted(ln.size for ln, k in zip(lines, kinds) if k is LineKind.HEADING)
     title_above = 1.05 * sizes[-2] if len(sizes) > 1 else np.inf
+    # The document's words as printed within lines: they say whether a line-end hyphen is a compound's.
+    words = Counter(w.lower() for ln, k in zip(lines, kinds) if k in IN_TEXT
+                    for w in _WORD.findall(ln.text.rstrip(_HYPHENS)))
     pos = 0
     prev: tuple[_Line, LineKind] | None = None
+    cut_mark = False
     for ln, kind in zip(lines, kinds):
         if kind not in IN_TEXT:
             continue
-        chars = list(ln.chars)
+        chars, x0s, x1s = list(ln.chars), ln.x0s, ln.x1s
         if kind in (LineKind.TABLE, LineKind.INFOBOX):  # cells apart: a row reads as cells, never as a sentence
             for j in ln.joins:
                 chars[j] = "\t"
+        else:
+            chars, x0s, x1s, cut_mark = _unmarked(chars, x0s, x1s, cut_mark)
+            if not "".join(chars).strip():
+                continue  # a line of marks only ("[25][26]")
         sep = "\n\n"
         if prev is not None:
             sep = _separator(prev[0], ln, prev[1], kind)
-            if sep == "":  # hyphenated: drop the hyphen that ends the previous line
+            if sep == "" and _keep_hyphen(parts[-1], "".join(chars), words):
+                pass  # a compound's hyphen: the lines join without a space, the hyphen stays
+            elif sep == "":  # a word split by the break: drop the hyphen that ends the previous line
                 last = text_lines[-1]
                 parts[-1] = parts[-1][:-1]
                 pos -= 1
@@ -623,13 +702,64 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
         line = "".join(chars).rstrip()
         parts.append(line)
         text_lines.append(TextLine(ln.page, pos, pos + len(line), round(ln.y0, 2), round(ln.y1, 2),
-                                   np.asarray(ln.x0s[:len(line)], dtype=np.float32),
-                                   np.asarray(ln.x1s[:len(line)], dtype=np.float32)))
+                                   np.asarray(x0s[:len(line)], dtype=np.float32),
+                                   np.asarray(x1s[:len(line)], dtype=np.float32)))
         pos += len(line)
         prev = (ln, kind)
     ends = [*(start for start, _, _ in blocks[1:]), pos]
     return "".join(parts), text_lines, [Block(start, end, path, i + 1, kind.value)
                                          for i, ((start, kind, path), end) in enumerate(zip(blocks, ends))]
+
+
+_NOT_A_TITLE = re.compile(r"^(?:untitled|document\d*|microsoft (?:word|powerpoint) - .*|.*\.(?:docx?|pdf|tex|dvi|ps|"
+                          r"rtf|odt|indd|qxd))$", re.IGNORECASE)
+
+
+def _sane_title(title: str | None) -> bool:
+    """Whether the PDF's Title metadata names the document (not empty, a file name or "Untitled")."""
+    return bool(title) and sum(c.isalpha() for c in title or "") >= 3 and not _NOT_A_TITLE.match(title.strip())
+
+
+def _title_block(lines: list[_Line], kinds: list[LineKind]) -> str | None:
+    """The title printed on page 1: its largest lines (a title wrapped over two or three lines included), joined;
+    None where no line there is set larger than the body."""
+    first = [(ln, k) for ln, k in zip(lines, kinds) if ln.page == 1 and k in IN_TEXT]
+    if not first:
+        return None
+    top = max(ln.size for ln, _ in first)
+    if top < 1.15 * statistics.median(ln.size for ln, _ in first):
+        return None
+    at = next(i for i, (ln, _) in enumerate(first) if ln.size >= 0.95 * top)
+    block = [first[at][0]]
+    for ln, _ in first[at + 1:at + 4]:
+        if ln.size < 0.95 * top or ln.core_y0 - block[-1].core_y1 > 1.0 * top:
+            break
+        block.append(ln)
+    title = " ".join(" ".join(ln.text.split()) for ln in block)
+    return title[:300] or None
+
+
+def _captions_aside(lines: list[_Line], kinds: list[LineKind]) -> tuple[list[_Line], list[LineKind]]:
+    """Lines in the order their text is joined: a caption that the reading order put inside a body sentence (a
+    picture beside the text, its caption read between two lines of a sentence) goes after that sentence's line,
+    so the sentence reads whole and the caption stands as a paragraph of its own."""
+    out = list(zip(lines, kinds))
+    k = 1
+    while k < len(out):
+        j = k
+        while j < len(out) and out[j][1] is LineKind.CAPTION:
+            j += 1
+        prev = out[k - 1]
+        if j > k and j < len(out) and prev[1] is LineKind.BODY and out[j][1] is LineKind.BODY \
+                and prev[0].text.rstrip()[-1:] not in _TERMINAL:
+            m = j  # the body line that ends the interrupted sentence
+            while m + 1 < len(out) and out[m + 1][1] is LineKind.BODY and out[m][0].text.rstrip()[-1:] not in ".!?":
+                m += 1
+            out[k:m + 1] = [*out[j:m + 1], *out[k:j]]
+            k += m + 1 - j  # the captions' new place: more of them may follow, and the sentence go on after
+        else:
+            k = j + 1 if j > k else k + 1
+    return [ln for ln, _ in out], [kd for _, kd in out]
 
 
 def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None
@@ -642,13 +772,15 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
     kinds = [k if read[ln.page - 1].upright else LineKind.BODY for ln, k in zip(ordered, classify(ordered))]
     seen = sorted([*aside, *(ReadLine(ln.page, k.value, _box(ln), ln.text) for ln, k in zip(ordered, kinds))],
                   key=lambda r: r.page)  # stable: the running header first, then reading order
+    ordered, kinds = _captions_aside(ordered, kinds)
     text, text_lines, blocks = _join(ordered, kinds)
     if not text.strip():
         raise ReadError(NO_TEXT)
     starts = [b.start for b in blocks]
-    citable = sum(blocks[bisect.bisect_right(starts, s.start) - 1].kind == LineKind.BODY
-                  for s in split_sentences(text))
-    notes = [_report(len(pages), seen, citable)]
+    sentences = split_sentences(text)
+    citable = sum(blocks[bisect.bisect_right(starts, s.start) - 1].kind == LineKind.BODY for s in sentences)
+    notes = [_report(len(pages), seen, len(sentences), citable)]
+    title = title if _sane_title(title) else _title_block(ordered, kinds)
     empty_pages = sum(not page.fragments for page in read)
     if empty_pages:
         notes.append(f"{empty_pages} of {len(pages)} pages have no text layer (images only) and were skipped; "

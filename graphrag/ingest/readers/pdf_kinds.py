@@ -241,7 +241,48 @@ def classify(lines: Sequence[PrintedLine]) -> list[LineKind]:
             kinds[k] = LineKind.TABLE if beside_table else LineKind.FIGURE_LABEL
     _within_tables(lines, kinds)
     _infoboxes(lines, kinds, body)
+    _floating_captions(lines, kinds, body)
     return kinds
+
+
+FLOAT_WIDTH = 0.6  # a picture's caption beside the text sits in a strip at most this share of the body's width
+
+
+def _floating_captions(lines: Sequence[PrintedLine], kinds: list[LineKind], body: float) -> None:
+    """Blocks of small lines that are a picture's caption without a "Figure 3:" opening (an encyclopedia's image
+    beside the text): set small, one under the other at one size, in a strip much narrower than the body's lines;
+    a block of one line only where it sits off the text's left edge (a short line of footnote marks does not).
+    Read as body text they were glued into the sentence beside them ("... its own police force The present U.S.
+    Supreme Court ..."). Lines are chained by position, not reading order: the rows beside a picture interleave
+    its caption's lines with the text's."""
+    body_lines = [ln for ln, k in zip(lines, kinds) if k is LineKind.BODY and ln.size > SMALL * body]
+    if not body_lines:
+        return
+    text_width = statistics.median(ln.x1 - ln.x0 for ln in body_lines)
+    left = statistics.median(ln.x0 for ln in body_lines)
+    small = sorted((k for k, ln in enumerate(lines) if ln.size <= SMALL * body
+                    and kinds[k] in (LineKind.BODY, LineKind.FIGURE_LABEL)), key=lambda k: (lines[k].page, lines[k].y0))
+    blocks: list[list[int]] = []
+    for k in small:
+        ln = lines[k]
+        block = next((b for b in reversed(blocks[-4:]) if _under(lines[b[-1]], ln)), None)
+        if block is None:
+            blocks.append([k])
+        else:
+            block.append(k)
+    for block in blocks:
+        run = [lines[k] for k in block]
+        narrow = max(ln.x1 for ln in run) - min(ln.x0 for ln in run) <= FLOAT_WIDTH * text_width
+        off_edge = min(ln.x0 for ln in run) > left + 0.25 * text_width
+        if narrow and (len(run) >= 2 or (off_edge and kinds[block[0]] is LineKind.BODY)):
+            for k in block:
+                kinds[k] = LineKind.CAPTION
+
+
+def _under(a: PrintedLine, b: PrintedLine) -> bool:
+    """``b`` is the next line of ``a``'s block: same page and size, overlapping, right below it."""
+    return (a.page == b.page and abs(a.size - b.size) <= 0.05 * max(a.size, b.size)
+            and min(a.x1, b.x1) > max(a.x0, b.x0) and 0 <= b.y0 - a.y1 <= 0.75 * b.size)
 
 
 INFOBOX_SIZE = 0.92  # an infobox is set a little smaller than the body

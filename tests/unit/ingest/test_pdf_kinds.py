@@ -100,7 +100,7 @@ def test_a_table_running_onto_the_next_page_stays_a_table_and_the_prose_after_it
     rows = [s.text for s in sentences if layout.kind_at(s.start) == "table"]
     assert rows[0] == "Region\tJan\tFeb\tMar" and rows[-1] == "Lakes\t149\t145\t141" and len(rows) == 9
     (note,) = layout.notes
-    assert note.startswith("read 2 pages: 2 citable sentences from 4 body lines, 1 heading, 1 caption line, "
+    assert note.startswith("read 2 pages: 13 sentences, 2 of them citable (body text), from 4 body lines, 1 heading, 1 caption line, "
                            "9 table rows; left out of the text: 2 running header or footer lines, 2 page numbers, "
                            "1 footnote line")
 
