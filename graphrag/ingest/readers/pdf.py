@@ -717,7 +717,7 @@ _NOT_A_TITLE = re.compile(r"^(?:untitled|document\d*|microsoft (?:word|powerpoin
 
 def _sane_title(title: str | None) -> bool:
     """Whether the PDF's Title metadata names the document (not empty, a file name or "Untitled")."""
-    return bool(title) and sum(c.isalpha() for c in title or "") >= 3 and not _NOT_A_TITLE.match(title.strip())
+    return title is not None and sum(c.isalpha() for c in title) >= 3 and not _NOT_A_TITLE.match(title.strip())
 
 
 def _title_block(lines: list[_Line], kinds: list[LineKind]) -> str | None:
