@@ -600,7 +600,7 @@ def _set_aside(read: list[_PageRead], pages: list[PageSize]) -> tuple[list[list[
 
 
 # Footnote and citation marks printed in the text ("[69]", "[202][203]", "[a]", "[note 3]", "[citation needed]"):
-# taken out of the document's text when it is read, so no sentence, entity or highlight carries them and the
+# taken out of the document's text when it is read (table rows' too), so no sentence, entity or highlight carries them and the
 # spans still index the text exactly. A mark a line break cuts ("[15" / "9]") is taken out on both lines.
 _MARK = re.compile(r"\[(?:\d{1,4}|[a-z]|note \d{1,3}|nb \d{1,3}|citation needed)\]", re.IGNORECASE)
 _MARK_CUT = re.compile(r"\[\d{1,4}$")
@@ -631,17 +631,30 @@ def _unmarked(chars: list[str], x0s: list[float], x1s: list[float], cut_before: 
     for s, e in spans:
         drop.update(range(s, e))
         # "word [3] next" keeps one space, "word [3]." none
-        if s > 0 and text[s - 1] == " " and (e == len(text) or text[e] in " .,;:!?)"):
+        if s > 0 and text[s - 1] in " \t" and (e == len(text) or text[e] in " \t.,;:!?)"):
             drop.add(s - 1)
     keep = [i for i in range(len(chars)) if i not in drop]
     return [chars[i] for i in keep], [x0s[i] for i in keep], [x1s[i] for i in keep], cut is not None
+
+
+def _printed_words(lines: list[_Line]) -> Counter[str]:
+    """The words printed whole within lines (lowercased): a word a line break cuts is left out, both its parts."""
+    out: Counter[str] = Counter()
+    cut = False
+    for ln in lines:
+        text = ln.text.rstrip()
+        found = _WORD.findall(text)
+        ends_cut = bool(text) and text[-1] in _HYPHENS
+        out.update(w.lower() for w in found[1 if cut else 0:len(found) - 1 if ends_cut else len(found)])
+        cut = ends_cut
+    return out
 
 
 def _keep_hyphen(before: str, after: str, words: Counter[str]) -> bool:
     """Whether a hyphen that ends a line belongs to a compound ("state-of-" / "the-art", "best-" / "performing")
     rather than splitting a word ("docu-" / "ment"). The document's own words decide first: the compound or the
     joined word written elsewhere in it; then a first part that is a compound already or a usual compound head,
-    or a capital after the break ("non-" / "English")."""
+    a capital after the break ("non-" / "English"), or parts that are words of the document."""
     head = _WORD.findall(before)[-1:] or [""]
     tail = _WORD.match(after)
     first, second = head[0], tail.group(0) if tail else ""
@@ -650,7 +663,14 @@ def _keep_hyphen(before: str, after: str, words: Counter[str]) -> bool:
     hyphenated, joined = f"{first}-{second}".lower(), f"{first}{second}".lower()
     if words[hyphenated] != words[joined]:
         return words[hyphenated] > words[joined]
-    return "-" in first or first.lower() in _COMPOUND_HEADS or second[0].isupper()
+    if "-" in first or first.lower() in _COMPOUND_HEADS or second[0].isupper():
+        return True
+    # A first part the document prints as a word of its own, before a long second part ("government" /
+    # "sanctioned", "degree" / "holders"), or both parts such words: a split word's parts rarely are ("docu" /
+    # "ment", "govern" / "ments", "every" / "where").
+    if len(first) >= 4 and len(second) >= 6 and words[first.lower()] > 0:
+        return True
+    return min(len(first), len(second)) >= 3 and words[first.lower()] > 0 and words[second.lower()] > 0
 
 
 def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine], list[Block]]:
@@ -664,8 +684,7 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
     sizes = sorted(ln.size for ln, k in zip(lines, kinds) if k is LineKind.HEADING)
     title_above = 1.05 * sizes[-2] if len(sizes) > 1 else np.inf
     # The document's words as printed within lines: they say whether a line-end hyphen is a compound's.
-    words = Counter(w.lower() for ln, k in zip(lines, kinds) if k in IN_TEXT
-                    for w in _WORD.findall(ln.text.rstrip(_HYPHENS)))
+    words = _printed_words([ln for ln, k in zip(lines, kinds) if k in IN_TEXT])
     pos = 0
     prev: tuple[_Line, LineKind] | None = None
     cut_mark = False
@@ -676,10 +695,9 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
         if kind in (LineKind.TABLE, LineKind.INFOBOX):  # cells apart: a row reads as cells, never as a sentence
             for j in ln.joins:
                 chars[j] = "\t"
-        else:
-            chars, x0s, x1s, cut_mark = _unmarked(chars, x0s, x1s, cut_mark)
-            if not "".join(chars).strip():
-                continue  # a line of marks only ("[25][26]")
+        chars, x0s, x1s, cut_mark = _unmarked(chars, x0s, x1s, cut_mark)
+        if not "".join(chars).strip():
+            continue  # a line of marks only ("[25][26]")
         sep = "\n\n"
         if prev is not None:
             sep = _separator(prev[0], ln, prev[1], kind)
