@@ -23,9 +23,12 @@ _ABBREVIATIONS = frozenset(
     e.g i.e etc vs cf al approx dept est fig figs inc ltd co corp jr sr st mr mrs ms dr prof
     no nos vol vols pp p ed eds rev gen col lt sgt capt mt ft jan feb mar apr jun jul aug
     sep sept oct nov dec mon tue wed thu fri sat sun u.s u.k a.m p.m ph.d
-    v art arts sec secs ch para paras eq eqs ibid supp cir
+    v ibid
     """.split()
 )
+# Abbreviations that are also words ending a sentence ("the state of the art."): abbreviations only capitalised,
+# as a citation writes them ("Art. I, Sec. 8", "Eq. 3", "Ch. 7").
+_CAPITALISED = frozenset("art arts sec secs ch para paras eq eqs supp cir".split())
 
 # Block-level Markdown/list markers: each such line starts a new sentence; the marker itself
 # is not part of the sentence.
@@ -98,7 +101,7 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     word = text[i:dot].lower()
     if not word:
         return False
-    if word in _ABBREVIATIONS:
+    if word in _ABBREVIATIONS or (word in _CAPITALISED and text[i].isupper()):
         return True
     # Single capital initial ("J. Smith"), dotted acronyms ("U.S.A.").
     return (len(word) == 1 and text[i].isupper()) or bool(re.fullmatch(r"(?:[a-z]\.)+[a-z]", word))

@@ -97,3 +97,8 @@ def test_legal_and_scholarly_abbreviations_never_end_a_sentence(sentence: str) -
     text = f"The first sentence stands alone. {sentence} The last sentence stands alone too."
     got = [s.text for s in split_sentences(text)]
     assert got == ["The first sentence stands alone.", sentence, "The last sentence stands alone too."]
+
+
+def test_a_word_that_is_also_a_legal_abbreviation_ends_a_sentence_in_lower_case() -> None:
+    got = [s.text for s in split_sentences("The method is the state of the art. Art. I, Sec. 8 says more.")]
+    assert got == ["The method is the state of the art.", "Art. I, Sec. 8 says more."]
