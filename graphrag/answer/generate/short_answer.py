@@ -58,6 +58,18 @@ _DATE_NOUNS = frozenset("year date day month decade century time period season e
 _PERSON_NOUNS = frozenset("person people man woman player actor actress singer author writer president king queen "
                           "team company band character director member owner role".split())
 _NUMBER_NOUNS = frozenset("number amount percentage percent age".split())
+# "What metrics are used?", "Which steps ...": a class of unnamed things; no entity's type fits it (spaCy's
+# ORG "QA" was given as the metric), so no short answer is taken: the quote answers.
+_UNNAMED_NOUNS = frozenset("metric measure method step reason factor benefit advantage disadvantage feature "
+                           "problem issue purpose way kind type difference process technique approach cause "
+                           "effect function goal requirement criterion criteria rule condition".split())
+# A "who" answer that is not a named person or organisation is a noun phrase naming a role: its head is an
+# agent noun ("the account owner", "an administrator") or one of these; "cases" is not.
+_ROLE_NOUNS = frozenset("admin administrator owner user customer staff team board committee court congress "
+                        "parliament government council department agency group company firm person people "
+                        "member owner employee manager officer president director chair king queen judge "
+                        "jury official authority body client vendor".split())
+_AGENT_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|ee)$")
 
 _SPACY_LABELS = {
     AnswerType.DATE: ("DATE",),
@@ -96,6 +108,8 @@ def answer_type(question: str) -> AnswerType:
             return AnswerType.QUANTITY
         if noun in _PERSON_NOUNS:
             return AnswerType.PERSON
+        if noun in _UNNAMED_NOUNS or m.group(2) in _UNNAMED_NOUNS:
+            return AnswerType.NONE
         if not _DEFINITION.match(q):
             return AnswerType.ENTITY
     return AnswerType.NONE
@@ -174,11 +188,40 @@ def _noun_chunk_answer(doc: Doc, question_stems: set[str]) -> str | None:
     """For "who" without a named person: the noun phrase that is not the question's ("the account
     owner" in "Single sign-on can be set up by the account owner only")."""
     for chunk in doc.noun_chunks:
-        if chunk.root.pos_ == "PRON":
+        if chunk.root.pos_ == "PRON" or not names_a_role(chunk.root.text):
             continue
         if _new_to_question(chunk.text, question_stems):
             return chunk.text
     return None
+
+
+def names_a_role(head: str) -> bool:
+    """Whether a noun phrase with this head word can answer "who": an agent noun ("owner", "administrator"),
+    a body of people ("court", "board"), never a thing ("cases")."""
+    word = head.lower()
+    singular = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    return singular in _ROLE_NOUNS or (len(singular) > 4 and bool(_AGENT_SUFFIX.search(singular)))
+
+
+_NUMBER_START = re.compile(rf"^(?:[$€£¥]\s?)?(?!(?:a|an)\b)(?:{_NUM}|\d)\b", re.IGNORECASE)
+
+
+def typed_phrase(kind: AnswerType, phrase: str) -> str | None:
+    """``phrase`` trimmed to what fits ``kind``, or None when nothing of it does: a quantity or a duration
+    is a number with at most its lower-case unit ("seven Supreme" is the number seven and a name: "seven"),
+    a date holds a digit or a month; names (spaCy's entities of the asked-for labels) stay as found."""
+    words = phrase.split()
+    if not words:
+        return None
+    if kind in (AnswerType.QUANTITY, AnswerType.DURATION):
+        if not _NUMBER_START.match(phrase) and not any(ch.isdigit() for ch in phrase):
+            return None
+        while len(words) > 1 and words[-1][:1].isupper() and not words[-1].isupper():
+            words.pop()  # a name after the number is not its unit
+        return " ".join(words)
+    if kind is AnswerType.DATE:
+        return phrase if (any(ch.isdigit() for ch in phrase) or re.search(_MONTH, phrase)) else None
+    return phrase
 
 
 def find_short_answers(question: str, sentences: Sequence[str], ner: bool = True) -> list[ShortAnswer | None]:
@@ -200,6 +243,7 @@ def find_short_answers(question: str, sentences: Sequence[str], ner: bool = True
             if kind is AnswerType.PERSON and not phrases:
                 chunk = _noun_chunk_answer(doc, qstems)
                 phrases += [chunk] if chunk else []
+        phrases = [t for t in (typed_phrase(kind, p) for p in phrases) if t]
         answer = next((_tidy(p) for p in phrases if _new_to_question(_tidy(p), qstems) or
                        (kind in (AnswerType.DURATION, AnswerType.QUANTITY, AnswerType.DATE) and
                         any(ch.isdigit() for ch in p) and _tidy(p).lower() not in question.lower())), None)
