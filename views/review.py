@@ -28,6 +28,7 @@ from graphrag.verify import (
     visible_answer_questions,
     visible_claims,
     visible_history,
+    visible_unanswered,
     work_queue,
 )
 
@@ -95,6 +96,12 @@ if may_export:
 
 items = queue()
 END = session.REVIEW_END
+
+# Questions the documents did not answer make no claim: nothing of them is queued, and the page says so.
+if unanswered := visible_unanswered(store, access, limit=5):
+    st.caption(render.plain(
+        "Not in the queue, because the documents did not answer them (no claim was made; their closest passages "
+        "are passages, not claims): " + "; ".join(f"#{a.id} “{a.question}” ({a.text})" for a in unanswered)))
 KEYS = "Keys: S supported · P partially supported · U unsupported · N next · B previous · Z undo a verdict just given"
 
 

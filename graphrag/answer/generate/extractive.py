@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from graphrag.answer.disagreement import disagreement_sentence, find_disagreements
@@ -164,6 +164,15 @@ class ExtractiveGenerator:
         # hundreds; with no limit, 173 of 319 NQ questions took the chain shape, first citation inside 0.25).
         self.bridge_page_sentences = 12
         self.chain_about = 0.3  # a chain is about the question when a sentence of it is this close to the best
+        # The reader's answer scorer's score per context item (``with_answer_scores``): blended into the quotes'
+        # order (``quote_rank``); None while no scorer ships.
+        self.answer_scores: Mapping[int, float] | None = None
+
+    def with_answer_scores(self, scores: Mapping[int, float]) -> ExtractiveGenerator:
+        """A copy that orders its quotes with the answer scorer's ``scores`` (per context item number) too."""
+        bound = copy.copy(self)
+        bound.answer_scores = scores
+        return bound
 
     def for_graph(self, graph: KnowledgeGraph) -> ExtractiveGenerator:
         """A copy that knows how specific each entity of ``graph`` is (to keep hubs out of chains) and the
@@ -199,8 +208,9 @@ class ExtractiveGenerator:
             if item not in found:  # a chain link far from the question: looked at once it is quoted
                 found[item] = answers[item] = find_short_answers(question, [_text(item)], self.ner)[0]
             return answers[item]
+        scored = ([self.answer_scores.get(c.n, 0.0) for c in candidates] if self.answer_scores is not None else None)
         fit = dict(zip(candidates, quote_scores(question, candidates, [answers[c] is not None for c in candidates],
-                                                self.sentence_count)))
+                                                self.sentence_count, scored)))
         ranked = _newest_of_repeats(sorted(candidates, key=lambda c: (-fit[c], c.n)))
         at: dict[tuple[str | None, int | None, int | None], ContextItem] = {_where(c): c for c in candidates}
         best = ranked[0]

@@ -31,6 +31,7 @@ class AnswerType(str, Enum):
     DATE = "date"
     QUANTITY = "quantity"  # a number, with its unit when the sentence gives one
     DURATION = "duration"  # a number with a unit of time
+    MONEY = "money"  # what something costs: an amount of money
     PERSON = "person"  # who: a person, an organisation, or a noun phrase naming a role
     PLACE = "place"
     ENTITY = "entity"  # which/what + noun: a named thing not in the question
@@ -43,6 +44,8 @@ _NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twe
                 r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
                 r"hundred|a|an)")
 _NUM = rf"(?:\d[\d,]*(?:\.\d+)?|{_NUMBER_WORD}(?:[- ]{_NUMBER_WORD})*)"
+_MONEY = re.compile(r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?|\b\d[\d,]*(?:\.\d+)?"
+                    r"(?:\s+(?:million|billion|thousand))?\s+(?:dollars|euros|pounds|USD|EUR|GBP)\b)")
 _DURATION = re.compile(rf"\b{_NUM}\s+(?:(?:full|calendar|consecutive|more|additional)\s+)?{_TIME_UNITS}\b",
                        re.IGNORECASE)
 _QUANTITY = re.compile(r"(?:[$€£¥]\s?)?\b\d[\d,]*(?:\.\d+)?(?:\s?%|\s?(?:percent|per cent)\b)?"
@@ -75,6 +78,7 @@ _SPACY_LABELS = {
     AnswerType.DATE: ("DATE",),
     AnswerType.DURATION: ("DATE", "TIME", "QUANTITY"),
     AnswerType.QUANTITY: ("CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME"),
+    AnswerType.MONEY: ("MONEY",),
     AnswerType.PERSON: ("PERSON", "ORG", "NORP"),
     AnswerType.PLACE: ("GPE", "LOC", "FAC"),
     AnswerType.ENTITY: ("PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW",
@@ -87,11 +91,15 @@ def answer_type(question: str) -> AnswerType:
     q = " ".join(question.lower().split())
     if re.search(r"\bhow\s+(long|soon|quickly|often)\b", q):
         return AnswerType.DURATION
+    if re.search(r"\b(cost|costs|price|priced|fee|fees)\b", q) and re.search(r"\b(what|how\s+much)\b", q):
+        return AnswerType.MONEY
     if re.search(r"\bhow\s+(many|much|old|far|big|large|tall|high|deep|fast)\b", q):
         return AnswerType.QUANTITY
     if _YES_NO.match(q):
         return AnswerType.NONE  # "Is unused time refunded when I cancel?": the "when" is not what it asks
-    if re.search(r"\bwhen\b|\b(what|which)\s+(year|date|day|month|decade|century)\b", q):
+    # "when" asks for a date near the question's start ("When was ...", "and when did ..."); further on it opens a
+    # clause ("What does the final export contain when an account is cancelled?").
+    if re.match(r"^\W*(?:\w+\s+){0,2}?when\b", q) or re.search(r"\b(what|which)\s+(year|date|day|month|decade|century)\b", q):
         return AnswerType.DATE
     if re.search(r"\bwho(m|se)?\b", q):
         return AnswerType.PERSON
@@ -158,6 +166,8 @@ def _pattern_phrases(kind: AnswerType, sentence: str, question: str = "") -> lis
             return found  # the number of the things asked about, before any other number
     if kind is AnswerType.DURATION:
         return [m.group() for m in _DURATION.finditer(sentence)]
+    if kind is AnswerType.MONEY:
+        return [m.group() for m in _MONEY.finditer(sentence)]
     if kind is AnswerType.DATE:
         return [m.group() for m in _DATE.finditer(sentence)]
     if kind is AnswerType.QUANTITY:
@@ -187,6 +197,10 @@ def _parse(sentences: Sequence[str], chunks: bool) -> list[Doc] | None:
 def _noun_chunk_answer(doc: Doc, question_stems: set[str]) -> str | None:
     """For "who" without a named person: the noun phrase that is not the question's ("the account
     owner" in "Single sign-on can be set up by the account owner only")."""
+    # ... and only in a sentence that says what the question asks: more than half its words are there ("Every
+    # Larkspur customer ..." does not say who founded Larkspur).
+    if question_stems and len(question_stems & set(content_stems(doc.text))) * 2 <= len(question_stems):
+        return None
     for chunk in doc.noun_chunks:
         if chunk.root.pos_ == "PRON" or not names_a_role(chunk.root.text):
             continue
@@ -213,6 +227,8 @@ def typed_phrase(kind: AnswerType, phrase: str) -> str | None:
     words = phrase.split()
     if not words:
         return None
+    if kind is AnswerType.MONEY:
+        return phrase if any(ch.isdigit() for ch in phrase) else None
     if kind in (AnswerType.QUANTITY, AnswerType.DURATION):
         if not _NUMBER_START.match(phrase) and not any(ch.isdigit() for ch in phrase):
             return None
@@ -244,6 +260,11 @@ def find_short_answers(question: str, sentences: Sequence[str], ner: bool = True
                 chunk = _noun_chunk_answer(doc, qstems)
                 phrases += [chunk] if chunk else []
         phrases = [t for t in (typed_phrase(kind, p) for p in phrases) if t]
+        counted = _counted(question) if kind is AnswerType.QUANTITY else None
+        if counted and counted != "much" and not any(counted[:-1 if counted.endswith("s") else None].lower()
+                                                     in p.lower() for p in phrases):
+            # nothing counts the things asked about ("30 days", "two hosting regions" are not a head count)
+            phrases = []
         answer = next((_tidy(p) for p in phrases if _new_to_question(_tidy(p), qstems) or
                        (kind in (AnswerType.DURATION, AnswerType.QUANTITY, AnswerType.DATE) and
                         any(ch.isdigit() for ch in p) and _tidy(p).lower() not in question.lower())), None)
