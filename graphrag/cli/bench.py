@@ -39,7 +39,8 @@ def register(subparsers: Subparsers) -> None:
     ba.add_argument("--json", action="store_true", help="with --browser: the figures as JSON")
     b.add_parser("support", help="embedded support checker latency per pair")
     brd = b.add_parser("reader", help="the reader's time on 24 retrieved candidates, and the whole ask, on a store")
-    brd.add_argument("--store", required=True, help="a store already holding the documents (e.g. an eval store)")
+    brd.add_argument("--store", type=store_value, required=True,
+                     help="a store already holding the documents (e.g. an eval store of `graphrag eval answers`)")
     brd.add_argument("--questions", help="a JSON list of {question} or a panel file with questions[] "
                                          "(default: the sample corpus's questions)")
     brd.add_argument("--limit", type=int, default=50)
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "reader":
         from lab.bench_reader import bench_reader
 
-        return bench_reader(str(args.store), args.questions, args.limit)
+        return bench_reader(args.store.value, args.questions, args.limit)
     if args.what == "ask" and args.browser:
         from lab.bench_ask_browser import bench_ask_browser
 

@@ -13,6 +13,8 @@ pipeline costs only the who/where/which answers.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -179,10 +181,17 @@ def _pattern_phrases(kind: AnswerType, sentence: str, question: str = "") -> lis
     return []
 
 
+# Parsed sentences, kept: the reader types the same context sentences again for each question about them (and the
+# abstention fit types every article sentence for every question on it).
+_PARSED: OrderedDict[tuple[str, bool], Doc] = OrderedDict()
+_PARSED_MAX = 4096
+_PARSED_LOCK = threading.Lock()
+
+
 def _parse(sentences: Sequence[str], chunks: bool) -> list[Doc] | None:
     """The sentences through spaCy: the entity recogniser alone (it has its own token vectors in the
     small English pipeline), and the tagger and parser too only when noun chunks are wanted (they
-    cost as much again)."""
+    cost as much again). Recently parsed sentences are taken from a bounded cache."""
     try:
         from graphrag.ingest.extract.rules import load_spacy
 
@@ -191,7 +200,15 @@ def _parse(sentences: Sequence[str], chunks: bool) -> list[Doc] | None:
         return None
     skip = [p for p in ("tok2vec", "tagger", "parser", "lemmatizer", "attribute_ruler")
             if p in nlp.pipe_names and not chunks]
-    return list(nlp.pipe(sentences, disable=skip))
+    with _PARSED_LOCK:  # (one parse at a time: an entry read here is not dropped meanwhile)
+        todo = [t for t in dict.fromkeys(sentences) if (t, chunks) not in _PARSED]
+        parsed = dict(zip(todo, nlp.pipe(todo, disable=skip)))
+        out = [parsed[t] if t in parsed else _PARSED[(t, chunks)] for t in sentences]
+        for t, d in parsed.items():
+            _PARSED[(t, chunks)] = d
+        while len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+    return out
 
 
 def _noun_chunk_answer(doc: Doc, question_stems: set[str]) -> str | None:
