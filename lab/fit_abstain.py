@@ -219,7 +219,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(examples)} examples: " + ", ".join(f"{k} {sum(e.kind == k for e in examples)}" for k in KINDS),
           file=sys.stderr)
     scorer = load_scorer()
-    rows = cache.with_name(cache.stem + f"_rows_{len(examples)}_{scorer.name if scorer else 'none'}.npy")
+    # The feature rows are reused only for the same examples, features and scorer weights (its settings file and
+    # weights are hashed: a recalibrated scorer of the same name gives other scores).
+    weights = hashlib.sha1()
+    if scorer is not None:
+        for f in sorted(PARAMS.parent.glob("reader.*")):
+            weights.update(f.read_bytes())
+    rows = cache.with_name(cache.stem + f"_rows_{len(examples)}_{scorer.name if scorer else 'none'}_"
+                           f"{weights.hexdigest()[:12]}.npy")
     names_file = rows.with_suffix(".json")
     if rows.is_file() and names_file.is_file() and json.loads(names_file.read_text()) == list(ReaderFeatures.names()):
         x = np.load(rows)  # the same examples and features as last time: refit only
