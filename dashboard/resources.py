@@ -75,10 +75,11 @@ def embedder() -> Embedder:
     return get_embedder()
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner="Loading the reader…")
 def asker(path: str) -> Asker:
-    """The asker for the store at ``path``, shared by every session."""
-    return Asker(open_store(path), embedder=embedder())
+    """The asker for the store at ``path``, shared by every session; its reader (answer scorer and abstention
+    model) loads here with the encoder, not on the first question."""
+    return Asker(open_store(path), embedder=embedder()).warm()
 
 
 @st.cache_data(ttl=30, show_spinner=False)

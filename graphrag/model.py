@@ -438,6 +438,10 @@ class Answer:
     created_at: str | None = None
     generator_model: str | None = None
     disagreements: tuple[Disagreement, ...] = ()  # cited sources that state different values
+    # False when the documents do not answer (the reader abstained, or nothing visible is about the question):
+    # the text says so in words, there are no claims, and the context items are the closest passages only.
+    answered: bool = True
+    answerable: float | None = None  # the reader's probability that the documents answer (None: not read)
 
     @property
     def seeding(self) -> RouteStart:

@@ -11,7 +11,16 @@ from graphrag.access import Access
 from graphrag.answer import answer_question, load_graph
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag, Verdict, VerdictLabel
-from graphrag.present import cited_words, citing_claims, display_numbers, renumbered, route_text
+from graphrag.present import (
+    cited_words,
+    citing_claims,
+    closest_passages,
+    display_numbers,
+    offers_scope,
+    quoted_documents,
+    renumbered,
+    route_text,
+)
 from graphrag.verify import (
     ClaimState,
     ClaimStatus,
@@ -31,7 +40,7 @@ with st.form("ask_form", border=False):
     # Scope: only these documents are read (inside retrieval, like the access labels); none chosen: all.
     viewer_access = Access.of(actor.access())
     scope_docs = {d.id: d.title for d in load_graph(store).docs if viewer_access.sees(d.access, d.superseded)}
-    scope = st.multiselect("Only these documents", list(scope_docs), key="ask_documents",
+    scope = st.multiselect("Only these documents", list(scope_docs), key=session.ASK_DOCUMENTS,
                            format_func=lambda i: f"{scope_docs.get(i, i)} ({i})", placeholder="All documents you can see",
                            help="Answer only from the chosen documents; leave empty to use every document you can see")
     # How retrieval walks the graph and which model writes: the defaults answer well, so they stay folded.
@@ -57,7 +66,8 @@ st.caption("Access labels: " + render.plain(", ".join(actor.access()) or "none")
            + (" (from the access policy)" if viewer.team else " (change them in the sidebar)")
            + (" · retrieval settings: " + render.plain(", ".join(changed)) if changed else ""))
 
-if asked:
+# "Ask only in <document>" (under an answer whose quotes come from several documents) set the scope: ask again.
+if asked or st.session_state.pop(session.ASK_SCOPED, False):
     session.commit(session.QUESTION, session.GENERATOR, session.GENERATE_MODEL)
 question = str(st.session_state[session.QUESTION])
 # An empty box is not asked, and is no error either: it is what the form submits when the browser's text was lost.
@@ -85,6 +95,41 @@ if asked and question.strip():
             st.rerun()  # so the sidebar's counts, drawn before this page, include the new answer
 
 
+def scope_to(document: str) -> None:
+    """Ask the same question again, only in ``document`` (a button's callback: it runs before the widgets)."""
+    st.session_state[session.ASK_DOCUMENTS] = [document]
+    st.session_state[session.ASK_SCOPED] = True
+
+
+def show_unanswered(answer: Answer) -> None:
+    """An answer saying the documents do not answer: the words, and the closest passages as passages (no claim,
+    nothing to review)."""
+    st.badge("not answered · the documents do not say", color="gray", icon=":material/block:")
+    render.box(render.esc(answer.text), meta=f"Question: {render.esc(answer.question)}"
+               + (f" · only from: {render.esc(', '.join(answer.settings.documents))}" if answer.settings.documents
+                  else ""))
+    passages = closest_passages(answer)
+    if passages:
+        st.caption("The closest passages, for you to read: they do not answer the question, so they are not claims "
+                   "and nothing goes to the review queue.")
+        for c in passages:
+            doc = store.document(c.span.document_id, c.span.version)
+            render.box(render.esc(" ".join(c.span.text.split())),
+                       meta=f"<b>{render.esc(doc.title if doc else c.span.document_id)}</b> · v{c.span.version}")
+
+
+def offer_scope(answer: Answer) -> None:
+    """When the quotes come from several documents: which ones, and a button to ask only in each."""
+    docs = list(dict.fromkeys(d for d, _ in quoted_documents(answer)))
+    titles = {d: (doc.title if (doc := store.document(d, v)) else d) for d, v in quoted_documents(answer)}
+    st.caption(render.plain(f"The quotes come from {len(docs)} documents: " + ", ".join(titles[d] for d in docs)
+                            + ". Each quote names its document below; to answer from one of them only:"))
+    with st.container(horizontal=True, gap="small"):
+        for d in docs:
+            st.button(f"Ask only in {titles[d]}", key=f"scope_{d}", on_click=scope_to, args=(d,),
+                      icon=":material/filter_alt:")
+
+
 def show(answer: Answer, warnings: list[str]) -> None:
     names = store.entity_names()
     numbers = display_numbers(answer)  # [1], [2], ... in reading order; the store keeps retrieval's numbers
@@ -99,6 +144,11 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.session_state[session.PENDING_REVIEW_ANSWER] = answer.id
         st.session_state.pop(session.REVIEW_CURRENT, None)
         st.switch_page("views/review.py")
+    if not answer.answered and answer.text:
+        for w in warnings:
+            st.warning(render.plain(w))
+        show_unanswered(answer)
+        return
     if answer.claims:
         status, colour = render.answer_summary(answer.claims, [states[c.index] for c in answer.claims], current)
         st.badge(render.plain(status), color=colour)
@@ -115,6 +165,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
                   else ""))
     for d in answer.disagreements:
         render.disagreement_box(d, numbers=numbers)
+    if offers_scope(answer):
+        offer_scope(answer)
     anchors = ", ".join(names.get(s.entity, s.entity) for s in answer.seeds)
     st.caption(render.plain(f"Routes start at entities the question names: {anchors}" if answer.seeding.value == "question"
                             else f"The question names nothing the graph knows: routes start from the entities of the "

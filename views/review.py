@@ -29,6 +29,7 @@ from graphrag.verify import (
     visible_answer_questions,
     visible_claims,
     visible_history,
+    visible_unanswered,
     work_queue,
 )
 
@@ -100,6 +101,12 @@ END = session.REVIEW_END
 # drawn by an earlier session (the dashboard restarted): that press recorded nothing, and the page says so.
 JUDGED = "review_judged"
 judged_now = st.session_state.pop(JUDGED, False)
+
+# Questions the documents did not answer make no claim: nothing of them is queued, and the page says so.
+if unanswered := visible_unanswered(store, access, limit=5):
+    st.caption(render.plain(
+        "Not in the queue, because the documents did not answer them (no claim was made; their closest passages "
+        "are passages, not claims): " + "; ".join(f"#{a.id} “{a.question}” ({a.text})" for a in unanswered)))
 KEYS = "Keys: S supported · P partially supported · U unsupported · N next · B previous · Z undo a verdict just given"
 
 

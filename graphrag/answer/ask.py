@@ -1,8 +1,11 @@
-"""Ask: retrieve -> generate -> attribute -> check support -> persist.
+"""Ask: retrieve -> read -> generate -> attribute -> check support -> persist.
 
 The one entry point the CLI and the pages share. Every citation leaves here with a measured
 support (or explicitly "not checked" when the checker could not run), and every answer is
-stored with its settings, context items and routes, claims and citations.
+stored with its settings, context items and routes, claims and citations. The reader
+(``graphrag.answer.reader``) decides before any generator runs whether the documents answer:
+when they do not, the answer says so in words, makes no claim, and keeps the closest passages
+as its context (``Answer.answered`` False); no model is called.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from graphrag.answer.disagreement import find_disagreements
 from graphrag.answer.generate import Generator, make_generator
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.generate.ollama import OllamaGenerator
+from graphrag.answer.reader.read import Reader, Reading, not_answered_text
+from graphrag.answer.reader.scorer import Passage
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve
@@ -62,11 +67,24 @@ class Asker:
     """Holds the backends for a series of questions against one store."""
 
     def __init__(self, store: Store, *, embedder: Embedder | None = None, generator: Generator | None = None,
-                 checker: SupportChecker | None = None) -> None:
+                 checker: SupportChecker | None = None, reader: Reader | None = None) -> None:
         self.store = store
         self._embedder = embedder
         self._generator = generator
         self._checker = checker
+        self._reader = reader
+
+    @property
+    def reader(self) -> Reader:
+        """The reader (answer scorer and abstention model), loaded on first use or by ``warm``."""
+        if self._reader is None:
+            self._reader = Reader.load()
+        return self._reader
+
+    def warm(self) -> Asker:
+        """Load the sentence encoder and the reader now (at start), not on the first question."""
+        _ = self.embedder, self.reader
+        return self
 
     @property
     def embedder(self) -> Embedder:
@@ -74,6 +92,20 @@ class Asker:
         if self._embedder is None:
             self._embedder = get_embedder()
         return self._embedder
+
+    def _passages(self, graph: KnowledgeGraph) -> Callable[[ContextItem], Passage]:
+        """Each context item as the answer scorer reads it: the sentence, its neighbours and its title."""
+        title = _titles(graph)
+
+        def passage(item: ContextItem) -> Passage:
+            sp = item.span
+
+            def near(i: int) -> str:
+                got = self.store.span(sp.document_id, sp.version, i) if i >= 0 else None
+                return " ".join(got.text.split()) if got is not None else ""
+            return Passage(" ".join(sp.text.split()), near(sp.sentence_index - 1), near(sp.sentence_index + 1),
+                           title(sp.document_id, sp.version) or "")
+        return passage
 
     def graph(self) -> KnowledgeGraph:
         """The knowledge graph as the store holds it now."""
@@ -95,19 +127,30 @@ class Asker:
             # hub entities kept out of quoted chains; document titles to name sources that disagree
             generator = generator.for_graph(graph)
         best = max((c.score for c in found.context), default=None)
+        reading: Reading | None = None
         if best is not None and best >= settings.min_relevance:
+            reading = self.reader.read(question, found.context, self._passages(graph),
+                                       encoder=getattr(self.embedder, "name", None))
+        if reading is not None and not reading.answered:
+            # The documents are about the question but do not answer it: said in words, no claim is made, and
+            # the closest passages stay as the context (shown as passages, never queued for review).
+            text, model = not_answered_text(question), None
+        elif reading is not None:
+            if reading.scores is not None and isinstance(generator, ExtractiveGenerator):
+                generator = generator.with_answer_scores(reading.scores)
             generation = generator.generate(question, found.context)
             text, model = generation.text, generation.model
         elif best is not None:
             # Quoting the least unrelated sentences would look like an answer, and each quote
             # would check as "supported" by itself: say there is no answer instead.
-            text, model = "", None
+            text, model = not_answered_text(question), None
             warnings.append(f"Nothing you can see is about this question: the closest sentence has similarity "
                             f"{best:.2f}, below the {settings.min_relevance:.2f} needed to answer from it.")
         else:
             text, model = "", None
             warnings.append("No evidence found among the documents you can see: nothing to answer from.")
-        claims = attribute(text, found.context)
+        answered = bool(text) and reading is not None and reading.answered
+        claims = attribute(text, found.context) if answered else []
         status = AnswerStatus.CITED
         if claims:
             try:
@@ -121,7 +164,8 @@ class Asker:
             except (ModelUnavailable, BackendFailed) as exc:
                 warnings.append(f"Support not checked: {exc}")
         answer = Answer(question, settings, text, found.seeds, found.reached, found.context, tuple(claims), status,
-                        generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))))
+                        generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
+                        answered=answered, answerable=reading.probability if reading is not None else None)
         answer_id = self.store.save_answer(answer)
         stored = self.store.answer(answer_id)
         assert stored is not None

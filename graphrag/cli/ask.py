@@ -77,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
         VERBATIM_CHECKS,
         answer_json,
         cited_keys,
+        closest_passages,
         is_verbatim,
+        offers_scope,
+        quoted_documents,
         route_text,
         support_json,
     )
@@ -113,6 +116,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {w}", file=sys.stderr)
     print(ans.text or "(no answer)")
     print(f"\nanswer {ans.id}: {ans.status.value if ans.claims else 'no answer'}")
+    if not ans.answered and ans.context:
+        print("  closest passages (not claims; nothing to review):")
+        for passage in closest_passages(ans):
+            sp = passage.span
+            print(f"    {sp.document_id} v{sp.version}: {' '.join(sp.text.split())}")
+    if offers_scope(ans):
+        print("  the quotes come from several documents: "
+              + ", ".join(f"{d} v{v}" for d, v in quoted_documents(ans))
+              + "; ask again with --document ID to answer from one of them")
     for d in ans.disagreements:
         print("  sources disagree: " + "; ".join(
             f"[{s.n}] {s.document_id} v{s.version} ({s.effective_date or 'no date'}) says {s.says}" for s in d.sides))

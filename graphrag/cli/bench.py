@@ -38,6 +38,12 @@ def register(subparsers: Subparsers) -> None:
     ba.add_argument("--asks", type=int, default=20, help="with --browser: questions to time")
     ba.add_argument("--json", action="store_true", help="with --browser: the figures as JSON")
     b.add_parser("support", help="embedded support checker latency per pair")
+    brd = b.add_parser("reader", help="the reader's time on 24 retrieved candidates, and the whole ask, on a store")
+    brd.add_argument("--store", type=store_value, required=True,
+                     help="a store already holding the documents (e.g. an eval store of `graphrag eval answers`)")
+    brd.add_argument("--questions", help="a JSON list of {question} or a panel file with questions[] "
+                                         "(default: the sample corpus's questions)")
+    brd.add_argument("--limit", type=int, default=50)
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
     bl.add_argument("--writers", type=int, default=8)
     bl.add_argument("--store", type=store_value, help="an empty store to load (default: a temporary SQLite file); "
@@ -96,6 +102,10 @@ def run(args: argparse.Namespace) -> int:
         from lab.evaluate.support import cli_bench_support
 
         return cli_bench_support(as_json=True)
+    if args.what == "reader":
+        from lab.bench_reader import bench_reader
+
+        return bench_reader(args.store.value, args.questions, args.limit)
     if args.what == "ask" and args.browser:
         from lab.bench_ask_browser import bench_ask_browser
 

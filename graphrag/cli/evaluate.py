@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 FORMATS = ["wice", "expertqa", "jsonl"]
 # the sets of ``eval answers`` (lab.evaluate.answers.SETS, named here so the parser loads no model code)
-ANSWER_SETS = ("musique", "nq_articles", "real_pdfs", "sample_corpus")
+ANSWER_SETS = ("musique", "nq_articles", "real_pdfs", "sample_corpus", "nq_abstention", "squad_abstention")
 
 
 def register(subparsers: Subparsers) -> None:

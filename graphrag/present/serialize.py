@@ -127,6 +127,28 @@ def context_json(c: ContextItem) -> dict[str, object]:
             "route": route_json(c.route)}
 
 
+def closest_passages(a: Answer, n: int = 3) -> list[ContextItem]:
+    """An unanswered question's closest passages: the ``n`` context sentences most like it (passages, not
+    claims: nothing cites them)."""
+    return sorted(a.context, key=lambda c: (-c.score, c.n))[:n]
+
+
+def quoted_documents(a: Answer) -> list[tuple[str, int]]:
+    """The document versions the answer's citations quote, in the order the answer first cites them."""
+    seen: dict[tuple[str, int], None] = {}
+    for cl in a.claims:
+        for c in cl.citations:
+            if c.item is not None:
+                seen.setdefault((c.item.span.document_id, c.item.span.version), None)
+    return list(seen)
+
+
+def offers_scope(a: Answer) -> bool:
+    """Whether the answer should offer to ask again within one document: it was not scoped, and its quotes
+    come from more than one document."""
+    return a.answered and not a.settings.documents and len({d for d, _ in quoted_documents(a)}) > 1
+
+
 def cited_keys(a: Answer) -> list[tuple[str, int, int]]:
     """The sentences an answer's citations point at, to look their layout up in the store."""
     return [(c.item.span.document_id, c.item.span.version, c.item.span.sentence_index)
@@ -141,6 +163,10 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
         "answer_id": a.id,
         "question": a.question,
         "answer": a.text,
+        # False when the documents do not answer: the text says so, there are no claims, and "passages" lists the
+        # closest sentences (passages, not claims; nothing to review).
+        "answered": a.answered,
+        "answerable": None if a.answerable is None else round(a.answerable, 4),
         "status": a.status.value,
         "warnings": list(warnings),
         "claims": [
@@ -165,6 +191,11 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
         "context": [context_json(c) for c in a.context],
         # Cited sources of different documents or versions that state different values; the current first.
         "disagreements": [disagreement_json(d) for d in a.disagreements],
+        "passages": [] if a.answered else [context_json(c) for c in closest_passages(a)],
+        # The documents the quotes come from (each claim's citations name theirs); "offer_scope": the question
+        # was not scoped and its evidence spans several documents (ask again with --document ID for one).
+        "documents": [{"document": d, "version": v} for d, v in quoted_documents(a)],
+        "offer_scope": offers_scope(a),
     }
 
 

@@ -30,13 +30,14 @@ def save(c: Connection, a: Answer) -> int:
     """Insert an answer with its claims, citations and context; returns its id."""
     aid = int(c.execute(text(
         "INSERT INTO answers (question, settings, text, status, generator, generator_model, seeds, reached, "
-        "created_at, disagreements) VALUES (:q, :settings, :text, :status, :gen, :model, :seeds, :reached, :at, "
-        ":disagree) RETURNING id"),
+        "created_at, disagreements, answered, answerable) VALUES (:q, :settings, :text, :status, :gen, :model, "
+        ":seeds, :reached, :at, :disagree, :answered, :answerable) RETURNING id"),
         {"q": a.question, "settings": json.dumps(asdict(a.settings)), "text": a.text, "status": a.status.value,
          "gen": a.settings.generator, "model": a.generator_model,
          "seeds": json.dumps([seed_json(s) for s in a.seeds]),
          "reached": json.dumps([route_json(r) for r in a.reached]), "at": now(),
-         "disagree": json.dumps([disagreement_json(d) for d in a.disagreements])}).scalar_one())
+         "disagree": json.dumps([disagreement_json(d) for d in a.disagreements]), "answered": int(a.answered),
+         "answerable": a.answerable}).scalar_one())
     if a.context:
         c.execute(text("INSERT INTO context_items (answer_id, n, doc_id, version, sentence_idx, route, score, via) "
                        "VALUES (:a, :n, :d, :v, :i, :route, :score, :via)"),
@@ -99,6 +100,7 @@ def load(c: Connection, answer_id: int) -> Answer | None:
         context=tuple(items[n] for n in sorted(items)), claims=claims, status=status,
         id=a["id"], created_at=a["created_at"], generator_model=a["generator_model"],
         disagreements=tuple(disagreement_from_json(d) for d in json.loads(a.get("disagreements") or "[]")),
+        answered=a.get("answered") != 0, answerable=a.get("answerable"),
     )
 
 
@@ -111,6 +113,12 @@ def claim_summaries(c: Connection) -> list[dict[str, Any]]:
         for r in c.execute(text("SELECT c.answer_id, a.question, c.idx, c.text, c.flags, c.support FROM claims c "
                                 "JOIN answers a ON a.id=c.answer_id ORDER BY c.answer_id DESC, c.idx"))
     ]
+
+
+def unanswered_ids(c: Connection, limit: int) -> list[int]:
+    """Ids of the newest ``limit`` answers whose documents did not answer (the reader abstained), newest first."""
+    return [int(r[0]) for r in c.execute(text("SELECT id FROM answers WHERE answered = 0 ORDER BY id DESC LIMIT :n"),
+                                         {"n": limit})]
 
 
 def ids_with_claims(c: Connection) -> list[int]:

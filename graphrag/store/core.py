@@ -350,6 +350,10 @@ class Store:
         make it *verified* is the review policy's to say: ``graphrag.verify.status.load_answer``."""
         return self._read(lambda c: answers.load(c, answer_id))
 
+    def unanswered_ids(self, limit: int = 20) -> list[int]:
+        """The newest answers that say the documents do not answer (no claims: never in the review queue)."""
+        return self._read(lambda c: answers.unanswered_ids(c, limit))
+
     def claim_summaries(self) -> list[dict[str, Any]]:
         """What a review queue needs without loading whole answers: the claims (answer id,
         question, index, text, flags, support), newest answer first."""

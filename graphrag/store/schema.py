@@ -112,6 +112,8 @@ answers = Table(
     Column("generator_model", Text), Column("seeds", Text, nullable=False), Column("reached", Text, nullable=False),
     Column("created_at", Text, nullable=False),
     Column("disagreements", Text),  # since v7: JSON list of the cited sources that disagree
+    # since v8: 0 when the documents do not answer (the reader abstained); NULL on older answers (answered)
+    Column("answered", Integer), Column("answerable", Float),  # and the reader's probability that they answer
 )
 
 context_items = Table(
@@ -304,6 +306,16 @@ def _v8(c: Connection) -> None:
         install_guards(c)
 
 
+def _v9(c: Connection) -> None:
+    # Schema 9: an answer records whether the documents answered (the reader's abstention) and the reader's
+    # probability that they do; older answers have NULL (they were answered, or empty).
+    have = {col["name"] for col in inspect(c).get_columns("answers")}
+    if "answered" not in have:
+        c.exec_driver_sql("ALTER TABLE answers ADD COLUMN answered INTEGER")
+    if "answerable" not in have:
+        c.exec_driver_sql("ALTER TABLE answers ADD COLUMN answerable DOUBLE PRECISION")
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7,
-                                                       8: _v8}
+                                                       8: _v8, 9: _v9}
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         visible_current,
         visible_history,
         visible_to,
+        visible_unanswered,
     )
     from graphrag.verify.status import current_verdicts, load_answer, review_policy
     from graphrag.verify.support import CHECKERS, SupportChecker, checker_for_store, make_checker
@@ -116,6 +117,7 @@ _EXPORTS = {
     "visible_current": "graphrag.verify.review",
     "visible_history": "graphrag.verify.review",
     "visible_to": "graphrag.verify.review",
+    "visible_unanswered": "graphrag.verify.review",
     "work_queue": "graphrag.verify.worklist",
 }
 
@@ -169,6 +171,7 @@ __all__ = [
     "visible_current",
     "visible_history",
     "visible_to",
+    "visible_unanswered",
     "work_queue",
 ]
 

@@ -141,6 +141,17 @@ def visible_answer_questions(store: Store, access: Iterable[str], claims: list[d
     return {c["answer_id"]: c["question"] for c in claims}
 
 
+def visible_unanswered(store: Store, access: Iterable[str], limit: int = 20) -> list[Answer]:
+    """The newest answers the viewer may see that say the documents do not answer: they make no claim, so the
+    review queue never holds them (the review page names them so a reviewer knows why)."""
+    out = []
+    for aid in store.unanswered_ids(limit):
+        a = store.answer(aid)
+        if a is not None and visible_to(a, access, store):
+            out.append(a)
+    return out
+
+
 def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
     """Whole answers with claims that the viewer may see, newest first (loads each: for exports, not reruns)."""
     out = []

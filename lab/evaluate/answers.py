@@ -47,6 +47,13 @@ from graphrag.ingest.documents import Source
 from graphrag.model import Answer, AskSettings, ContextItem, RouteStart, Span, Support
 from graphrag.store import Store
 from graphrag.verify.support.base import SupportQuery
+from lab.evaluate.abstention import (
+    AbstainQuestion,
+    nq_abstention,
+    run_abstention,
+    sample_abstention,
+    squad_abstention,
+)
 from lab.evaluate.retrieval import bridge_documents, load_questions, named_keys
 
 SAMPLE_QUESTIONS = Path(__file__).with_name("sample_questions.json")
@@ -133,6 +140,8 @@ class QuestionSet:
     questions: list[PanelQuestion]
     musique: bool = False
     sample: bool = False
+    # Questions for the abstention figures (``lab.evaluate.abstention``), asked in the same store.
+    abstain: list[AbstainQuestion] = field(default_factory=list)
 
 
 def musique_set(questions: Path, corpus: Path) -> QuestionSet:
@@ -166,9 +175,23 @@ def pdfs_set(folder: Path) -> QuestionSet:
 def sample_set(folder: Path, questions: Path = SAMPLE_QUESTIONS) -> QuestionSet:
     """The sample corpus (with its manifest) and the questions written down for it."""
     rows = json.loads(questions.read_text(encoding="utf-8"))
+    # Questions the corpus does not answer ("answerable": false) count only in the abstention figures.
     qs = [PanelQuestion(r["question"], "sentence", tuple(_listed(r["expected"])), answers=tuple(_listed(
-        r.get("short_answer", []))), disagree=tuple(r.get("disagree", ()))) for r in rows]
-    return QuestionSet("sample_corpus", lambda store: _ingest_paths(store, [folder]), qs, sample=True)
+        r.get("short_answer", []))), disagree=tuple(r.get("disagree", ()))) for r in rows if r.get("answerable", True)]
+    return QuestionSet("sample_corpus", lambda store: _ingest_paths(store, [folder]), qs, sample=True,
+                       abstain=sample_abstention(rows))
+
+
+def abstention_set(name: str, path: Path) -> QuestionSet:
+    """An abstention-only set: NQ dev split into paragraphs (``nq_abstention``) or the held-out SQuAD article
+    (``squad_abstention``), each a store of its own."""
+    if name == "nq_abstention":
+        from graphrag.embed import get_embedder
+
+        sources, qs = nq_abstention(path, lambda texts: get_embedder().encode(texts))
+    else:
+        sources, qs = squad_abstention(path)
+    return QuestionSet(name, lambda store: _ingest_sources(store, sources), [], abstain=qs)
 
 
 def _listed(value: str | list[str]) -> list[str]:
@@ -328,10 +351,13 @@ def score_routes(graph: KnowledgeGraph, q: PanelQuestion, answer: Answer, tally:
 
 
 def run_set(qset: QuestionSet, store: Store, settings: AskSettings, check: bool = True,
-            limit: int | None = None) -> dict[str, Any]:
-    """Ask every question of ``qset`` against ``store`` (already filled) and return its panel."""
+            limit: int | None = None, detail: bool = False) -> dict[str, Any]:
+    """Ask every question of ``qset`` against ``store`` (already filled) and return its panel; with the abstention
+    figures when the set has questions for them."""
     questions = qset.questions[:limit]
-    asker = Asker(store, checker=None if check else NoChecker())
+    asker = Asker(store, checker=None if check else NoChecker()).warm()
+    if not questions:
+        return {"abstention": run_abstention(qset.abstain[:limit], asker, settings, detail)}
     graph = load_graph(store)
     dense = _Dense(store, graph, settings)
     qvecs = asker.embedder.encode([q.text for q in questions])
@@ -345,7 +371,10 @@ def run_set(qset: QuestionSet, store: Store, settings: AskSettings, check: bool 
         tally.rows.append(score_answer(q, answer, dense.spans(qv, len(answer.context)), tally))
         if qset.musique:
             score_routes(graph, q, answer, tally)
-    return summarise(qset, tally, check)
+    out = summarise(qset, tally, check)
+    if qset.abstain:
+        out["abstention"] = run_abstention(qset.abstain[:limit], asker, settings, detail)
+    return out
 
 
 def summarise(qset: QuestionSet, t: _Tally, check: bool) -> dict[str, Any]:
@@ -384,7 +413,7 @@ def _share(k: int, n: int) -> float | None:
 
 # --- command ------------------------------------------------------------------------------------
 
-SETS = ("musique", "nq_articles", "real_pdfs", "sample_corpus")
+SETS = ("musique", "nq_articles", "real_pdfs", "sample_corpus", "nq_abstention", "squad_abstention")
 
 
 def build_sets(data: Path, sample_corpus: Path, wanted: Sequence[str], out: TextIO,
@@ -394,7 +423,9 @@ def build_sets(data: Path, sample_corpus: Path, wanted: Sequence[str], out: Text
     paths = {"musique": [data / "musique_train100.json", data / "musique_train_corpus.json"],
              "nq_articles": [data / "nq_articles_dev.json"],
              "real_pdfs": [data / "documents" / "nq_questions.jsonl"],
-             "sample_corpus": [sample_corpus / "manifest.toml", sample_questions]}
+             "sample_corpus": [sample_corpus / "manifest.toml", sample_questions],
+             "nq_abstention": [data / "nq_articles_dev.json"],
+             "squad_abstention": [data / "squad2_train_part.json"]}
     for name in wanted:
         missing = [p for p in paths[name] if not p.is_file()]
         if missing:
@@ -406,6 +437,8 @@ def build_sets(data: Path, sample_corpus: Path, wanted: Sequence[str], out: Text
             found.append(nq_articles_set(paths[name][0]))
         elif name == "real_pdfs":
             found.append(pdfs_set(data / "documents"))
+        elif name in ("nq_abstention", "squad_abstention"):
+            found.append(abstention_set(name, paths[name][0]))
         else:
             found.append(sample_set(sample_corpus, sample_questions))
     return found
@@ -425,9 +458,9 @@ def cli_eval_answers(data: str, sample_corpus: str, stores: str, wanted: Sequenc
             qset.ingest(store)
             print(f"{qset.name}: store ready in {time.perf_counter() - t0:.0f} s, asking {len(qset.questions)} "
                   f"questions", file=sys.stderr, flush=True)
-            panel[qset.name] = run_set(qset, store, settings, check=check, limit=limit)
+            panel[qset.name] = run_set(qset, store, settings, check=check, limit=limit, detail=detail)
         if not detail:
-            panel[qset.name].pop("detail")
+            panel[qset.name].pop("detail", None)
     if as_json:
         print(json.dumps(panel, indent=2, ensure_ascii=False), file=out)
     else:
@@ -450,6 +483,14 @@ ROWS = [
     ("bridge cited through a step", "bridge_through_step"),
     ("disagreement said", "disagreement_said"),
     ("disagreement said where none", "disagreement_said_where_none"),
+    ("answerable answered", "abstention.answerable_answered"),
+    ("answerable answered right", "abstention.answerable_answered_right"),
+    ("over-refusal", "abstention.over_refusal"),
+    ("in-domain unanswerable abstained", "abstention.in_domain_abstained"),
+    ("absent topic abstained", "abstention.absent_abstained"),
+    ("near miss abstained", "abstention.near_miss_abstained"),
+    ("AUROC of the no-answer score", "abstention.auroc_no_answer_score"),
+    ("truthfulness (+1/0/-1)", "abstention.truthfulness"),
 ]
 
 
@@ -457,17 +498,29 @@ def format_panel(panel: dict[str, dict[str, Any]]) -> str:
     """The panel as a table: one row per measure, one column per set ("-" where a measure does not apply)."""
     names = list(panel)
     width = max(len(label) for label, _ in ROWS)
-    lines = [" " * width + "".join(f"  {n:>14}" for n in names)]
+    lines = [" " * width + "".join(f"  {n:>17}" for n in names)]
     for label, key in ROWS:
-        cells = [_cell(panel[n].get(key)) for n in names]
+        cells = [_cell(_get(panel[n], key)) for n in names]
         if any(c != "-" for c in cells):
-            lines.append(f"{label:<{width}}" + "".join(f"  {c:>14}" for c in cells))
+            lines.append(f"{label:<{width}}" + "".join(f"  {c:>17}" for c in cells))
     return "\n".join(lines)
+
+
+def _get(figures: dict[str, Any], key: str) -> object:
+    """A figure by its dotted key ("abstention.over_refusal")."""
+    value: object = figures
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def _cell(value: object) -> str:
     if value is None:
         return "-"
+    if isinstance(value, dict) and "share" in value:  # a share with its Wilson interval
+        lo_hi = value.get("wilson95")
+        return "-" if value["share"] is None else (f"{value['share']:.2f} [{lo_hi[0]:.2f},{lo_hi[1]:.2f}]"
+                                                   if lo_hi else f"{value['share']:.2f}")
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)

@@ -79,7 +79,7 @@ def test_ask_without_documents_says_to_ingest_and_creates_nothing(tmp_path, caps
 
 def test_off_topic_question_prints_no_answer(sample_store, capsys):
     code, out, err = run(capsys, "ask", "Who won the football world cup in 1998?", "--store", sample_store)
-    assert code == 0 and "(no answer)" in out and ": no answer" in out
+    assert code == 0 and out.startswith("The documents do not say who won") and ": no answer" in out
     assert "Nothing you can see is about this question" in err
 
 
@@ -210,3 +210,33 @@ def test_a_question_scoped_to_documents_reads_only_them(sample_store, capsys):
     assert {c["document"] for c in json.loads(out)["context"]} <= {"faq", "cancellation"}
     code, _, err = run(capsys, "ask", question, "--store", sample_store, "--document", "nope")
     assert code == 2 and "no document with id 'nope'" in err
+
+
+SAMPLE_QUESTIONS = Path(__file__).resolve().parents[2] / "lab" / "evaluate" / "sample_questions.json"
+WRITTEN = json.loads(SAMPLE_QUESTIONS.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("question", [q["question"] for q in WRITTEN if q.get("answerable") is False])
+def test_a_question_the_handbook_does_not_answer_says_so_in_words(sample_store, capsys, question):
+    code, out, _ = run(capsys, "ask", question, "--store", sample_store, "--json")
+    a = json.loads(out)
+    assert code == 0 and a["answered"] is False, a["answer"]
+    assert a["claims"] == [] and a["answer"].startswith("The documents do not")
+    code, out, _ = run(capsys, "ask", question, "--store", sample_store)
+    assert out.startswith("The documents do not") and ": no answer" in out
+
+
+def test_the_handbook_questions_are_still_answered(sample_store, capsys):
+    unanswered, short_missing = [], []
+    for q in (q for q in WRITTEN if q.get("answerable", True)):
+        _, out, _ = run(capsys, "ask", q["question"], "--store", sample_store, "--json")
+        a = json.loads(out)
+        if not a["answered"] or not a["claims"]:
+            unanswered.append(q["question"])
+        elif q.get("short_answer") and q["short_answer"].lower() not in a["answer"].lower():
+            short_missing.append((q["question"], a["answer"][:120]))
+    # One is abstained today: "In which country are workspaces created outside Europe hosted?" needs a second
+    # document's sentence (Montreal, Canada) that retrieval does not bring into the context, so no place is there
+    # (quoting the region sentence alone did not answer it either).
+    assert len(unanswered) <= 1, unanswered
+    assert len(short_missing) <= 1, short_missing

@@ -35,13 +35,18 @@ OVERLAP_WEIGHT = 0.3
 # a quarter ranker 0.889 on the sample corpus, more citations (1.78).
 BLEND = 0.5
 ANSWER_BONUS = 0.15  # added when the sentence holds a phrase of the asked-for kind (``short_answer``)
+# With the reader's answer scorer (``graphrag.answer.reader``): its score in [0, 1] weighs this much in the blend,
+# the score above the rest. Not yet measured on the panel (no trained scorer ships yet): refit with it.
+SCORER_WEIGHT = 0.5
 
 
 def quote_scores(question: str, items: Sequence[ContextItem], has_answer: Sequence[bool],
-                 sentence_count: SentenceCount | None = None) -> list[float]:
+                 sentence_count: SentenceCount | None = None, answer_scores: Sequence[float] | None = None
+                 ) -> list[float]:
     """A score per item: the probability that it is the sentence answering ``question``, plus
     ``ANSWER_BONUS`` when it holds a phrase of the kind asked for (``has_answer``; ``sentence_count``:
-    how many sentences its document version has, for its relative position)."""
+    how many sentences its document version has, for its relative position); blended with the answer
+    scorer's ``answer_scores`` when the reader has one (``SCORER_WEIGHT``)."""
     candidates = [Candidate(" ".join(c.span.text.split()), similarity=float(c.score), index=c.span.sentence_index,
                             count=(sentence_count(c.span.document_id, c.span.version) if sentence_count
                                    else c.span.sentence_index + 1),
@@ -53,4 +58,6 @@ def quote_scores(question: str, items: Sequence[ContextItem], has_answer: Sequen
         overlap = len(q & set(content_stems(item.span.text))) / len(q) if q else 0.0
         out.append(BLEND * p + (1 - BLEND) * (float(item.score) + OVERLAP_WEIGHT * overlap)
                    + (ANSWER_BONUS if answer else 0.0))
+    if answer_scores is not None:
+        out = [(1 - SCORER_WEIGHT) * o + SCORER_WEIGHT * float(a) for o, a in zip(out, answer_scores)]
     return out

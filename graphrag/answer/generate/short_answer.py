@@ -13,6 +13,8 @@ pipeline costs only the who/where/which answers.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -31,6 +33,7 @@ class AnswerType(str, Enum):
     DATE = "date"
     QUANTITY = "quantity"  # a number, with its unit when the sentence gives one
     DURATION = "duration"  # a number with a unit of time
+    MONEY = "money"  # what something costs: an amount of money
     PERSON = "person"  # who: a person, an organisation, or a noun phrase naming a role
     PLACE = "place"
     ENTITY = "entity"  # which/what + noun: a named thing not in the question
@@ -43,6 +46,8 @@ _NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twe
                 r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
                 r"hundred|a|an)")
 _NUM = rf"(?:\d[\d,]*(?:\.\d+)?|{_NUMBER_WORD}(?:[- ]{_NUMBER_WORD})*)"
+_MONEY = re.compile(r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?|\b\d[\d,]*(?:\.\d+)?"
+                    r"(?:\s+(?:million|billion|thousand))?\s+(?:dollars|euros|pounds|USD|EUR|GBP)\b)")
 _DURATION = re.compile(rf"\b{_NUM}\s+(?:(?:full|calendar|consecutive|more|additional)\s+)?{_TIME_UNITS}\b",
                        re.IGNORECASE)
 _QUANTITY = re.compile(r"(?:[$€£¥]\s?)?\b\d[\d,]*(?:\.\d+)?(?:\s?%|\s?(?:percent|per cent)\b)?"
@@ -58,11 +63,24 @@ _DATE_NOUNS = frozenset("year date day month decade century time period season e
 _PERSON_NOUNS = frozenset("person people man woman player actor actress singer author writer president king queen "
                           "team company band character director member owner role".split())
 _NUMBER_NOUNS = frozenset("number amount percentage percent age".split())
+# "What metrics are used?", "Which steps ...": a class of unnamed things; no entity's type fits it (spaCy's
+# ORG "QA" was given as the metric), so no short answer is taken: the quote answers.
+_UNNAMED_NOUNS = frozenset("metric measure method step reason factor benefit advantage disadvantage feature "
+                           "problem issue purpose way kind type difference process technique approach cause "
+                           "effect function goal requirement criterion criteria rule condition".split())
+# A "who" answer that is not a named person or organisation is a noun phrase naming a role: its head is an
+# agent noun ("the account owner", "an administrator") or one of these; "cases" is not.
+_ROLE_NOUNS = frozenset("admin administrator owner user customer staff team board committee court congress "
+                        "parliament government council department agency group company firm person people "
+                        "member owner employee manager officer president director chair king queen judge "
+                        "jury official authority body client vendor".split())
+_AGENT_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|ee)$")
 
 _SPACY_LABELS = {
     AnswerType.DATE: ("DATE",),
     AnswerType.DURATION: ("DATE", "TIME", "QUANTITY"),
     AnswerType.QUANTITY: ("CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME"),
+    AnswerType.MONEY: ("MONEY",),
     AnswerType.PERSON: ("PERSON", "ORG", "NORP"),
     AnswerType.PLACE: ("GPE", "LOC", "FAC"),
     AnswerType.ENTITY: ("PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW",
@@ -75,11 +93,15 @@ def answer_type(question: str) -> AnswerType:
     q = " ".join(question.lower().split())
     if re.search(r"\bhow\s+(long|soon|quickly|often)\b", q):
         return AnswerType.DURATION
+    if re.search(r"\b(cost|costs|price|priced|fee|fees)\b", q) and re.search(r"\b(what|how\s+much)\b", q):
+        return AnswerType.MONEY
     if re.search(r"\bhow\s+(many|much|old|far|big|large|tall|high|deep|fast)\b", q):
         return AnswerType.QUANTITY
     if _YES_NO.match(q):
         return AnswerType.NONE  # "Is unused time refunded when I cancel?": the "when" is not what it asks
-    if re.search(r"\bwhen\b|\b(what|which)\s+(year|date|day|month|decade|century)\b", q):
+    # "when" asks for a date near the question's start ("When was ...", "and when did ..."); further on it opens a
+    # clause ("What does the final export contain when an account is cancelled?").
+    if re.match(r"^\W*(?:\w+\s+){0,2}?when\b", q) or re.search(r"\b(what|which)\s+(year|date|day|month|decade|century)\b", q):
         return AnswerType.DATE
     if re.search(r"\bwho(m|se)?\b", q):
         return AnswerType.PERSON
@@ -96,6 +118,8 @@ def answer_type(question: str) -> AnswerType:
             return AnswerType.QUANTITY
         if noun in _PERSON_NOUNS:
             return AnswerType.PERSON
+        if noun in _UNNAMED_NOUNS or m.group(2) in _UNNAMED_NOUNS:
+            return AnswerType.NONE
         if not _DEFINITION.match(q):
             return AnswerType.ENTITY
     return AnswerType.NONE
@@ -144,6 +168,8 @@ def _pattern_phrases(kind: AnswerType, sentence: str, question: str = "") -> lis
             return found  # the number of the things asked about, before any other number
     if kind is AnswerType.DURATION:
         return [m.group() for m in _DURATION.finditer(sentence)]
+    if kind is AnswerType.MONEY:
+        return [m.group() for m in _MONEY.finditer(sentence)]
     if kind is AnswerType.DATE:
         return [m.group() for m in _DATE.finditer(sentence)]
     if kind is AnswerType.QUANTITY:
@@ -155,10 +181,17 @@ def _pattern_phrases(kind: AnswerType, sentence: str, question: str = "") -> lis
     return []
 
 
+# Parsed sentences, kept: the reader types the same context sentences again for each question about them (and the
+# abstention fit types every article sentence for every question on it).
+_PARSED: OrderedDict[tuple[str, bool], Doc] = OrderedDict()
+_PARSED_MAX = 4096
+_PARSED_LOCK = threading.Lock()
+
+
 def _parse(sentences: Sequence[str], chunks: bool) -> list[Doc] | None:
     """The sentences through spaCy: the entity recogniser alone (it has its own token vectors in the
     small English pipeline), and the tagger and parser too only when noun chunks are wanted (they
-    cost as much again)."""
+    cost as much again). Recently parsed sentences are taken from a bounded cache."""
     try:
         from graphrag.ingest.extract.rules import load_spacy
 
@@ -167,18 +200,61 @@ def _parse(sentences: Sequence[str], chunks: bool) -> list[Doc] | None:
         return None
     skip = [p for p in ("tok2vec", "tagger", "parser", "lemmatizer", "attribute_ruler")
             if p in nlp.pipe_names and not chunks]
-    return list(nlp.pipe(sentences, disable=skip))
+    with _PARSED_LOCK:  # (one parse at a time: an entry read here is not dropped meanwhile)
+        todo = [t for t in dict.fromkeys(sentences) if (t, chunks) not in _PARSED]
+        parsed = dict(zip(todo, nlp.pipe(todo, disable=skip)))
+        out = [parsed[t] if t in parsed else _PARSED[(t, chunks)] for t in sentences]
+        for t, d in parsed.items():
+            _PARSED[(t, chunks)] = d
+        while len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+    return out
 
 
 def _noun_chunk_answer(doc: Doc, question_stems: set[str]) -> str | None:
     """For "who" without a named person: the noun phrase that is not the question's ("the account
     owner" in "Single sign-on can be set up by the account owner only")."""
+    # ... and only in a sentence that says what the question asks: more than half its words are there ("Every
+    # Larkspur customer ..." does not say who founded Larkspur).
+    if question_stems and len(question_stems & set(content_stems(doc.text))) * 2 <= len(question_stems):
+        return None
     for chunk in doc.noun_chunks:
-        if chunk.root.pos_ == "PRON":
+        if chunk.root.pos_ == "PRON" or not names_a_role(chunk.root.text):
             continue
         if _new_to_question(chunk.text, question_stems):
             return chunk.text
     return None
+
+
+def names_a_role(head: str) -> bool:
+    """Whether a noun phrase with this head word can answer "who": an agent noun ("owner", "administrator"),
+    a body of people ("court", "board"), never a thing ("cases")."""
+    word = head.lower()
+    singular = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    return singular in _ROLE_NOUNS or (len(singular) > 4 and bool(_AGENT_SUFFIX.search(singular)))
+
+
+_NUMBER_START = re.compile(rf"^(?:[$€£¥]\s?)?(?!(?:a|an)\b)(?:{_NUM}|\d)\b", re.IGNORECASE)
+
+
+def typed_phrase(kind: AnswerType, phrase: str) -> str | None:
+    """``phrase`` trimmed to what fits ``kind``, or None when nothing of it does: a quantity or a duration
+    is a number with at most its lower-case unit ("seven Supreme" is the number seven and a name: "seven"),
+    a date holds a digit or a month; names (spaCy's entities of the asked-for labels) stay as found."""
+    words = phrase.split()
+    if not words:
+        return None
+    if kind is AnswerType.MONEY:
+        return phrase if any(ch.isdigit() for ch in phrase) else None
+    if kind in (AnswerType.QUANTITY, AnswerType.DURATION):
+        if not _NUMBER_START.match(phrase) and not any(ch.isdigit() for ch in phrase):
+            return None
+        while len(words) > 1 and words[-1][:1].isupper() and not words[-1].isupper():
+            words.pop()  # a name after the number is not its unit
+        return " ".join(words)
+    if kind is AnswerType.DATE:
+        return phrase if (any(ch.isdigit() for ch in phrase) or re.search(_MONTH, phrase)) else None
+    return phrase
 
 
 def find_short_answers(question: str, sentences: Sequence[str], ner: bool = True) -> list[ShortAnswer | None]:
@@ -200,6 +276,12 @@ def find_short_answers(question: str, sentences: Sequence[str], ner: bool = True
             if kind is AnswerType.PERSON and not phrases:
                 chunk = _noun_chunk_answer(doc, qstems)
                 phrases += [chunk] if chunk else []
+        phrases = [t for t in (typed_phrase(kind, p) for p in phrases) if t]
+        counted = _counted(question) if kind is AnswerType.QUANTITY else None
+        if counted and counted != "much" and not any(counted[:-1 if counted.endswith("s") else None].lower()
+                                                     in p.lower() for p in phrases):
+            # nothing counts the things asked about ("30 days", "two hosting regions" are not a head count)
+            phrases = []
         answer = next((_tidy(p) for p in phrases if _new_to_question(_tidy(p), qstems) or
                        (kind in (AnswerType.DURATION, AnswerType.QUANTITY, AnswerType.DATE) and
                         any(ch.isdigit() for ch in p) and _tidy(p).lower() not in question.lower())), None)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.answer.generate.short_answer import AnswerType, answer_type, find_short_answers
+from graphrag.answer.generate.short_answer import (
+    AnswerType,
+    answer_type,
+    find_short_answers,
+    names_a_role,
+    typed_phrase,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -40,3 +46,25 @@ def test_phrases_found_by_pattern_are_taken_as_written_and_not_from_the_question
     assert got[0] is not None and got[0].text == "72 hours"
     assert find_short_answers("When was the 2019 report written?", ["The 2019 report was written in May 2020."],
                               ner=False)[0].text == "May 2020"  # not the question's own "2019"
+
+
+# The reader's typed short answer: the span must be of the kind asked for, never a stray phrase. Each case is one
+# a user got on a real PDF ("Seven Supreme.", "Cases.", "QA.").
+
+def test_a_number_keeps_no_name_after_it():
+    assert typed_phrase(AnswerType.QUANTITY, "seven Supreme") == "seven"
+    assert typed_phrase(AnswerType.QUANTITY, "Supreme Court") is None
+    assert typed_phrase(AnswerType.QUANTITY, "a Supreme Court") is None
+    assert typed_phrase(AnswerType.DURATION, "30 days") == "30 days"
+    assert typed_phrase(AnswerType.DATE, "the same year") is None
+
+
+def test_who_is_answered_by_a_role_never_by_a_thing():
+    assert not names_a_role("cases") and not names_a_role("size")
+    assert names_a_role("owner") and names_a_role("administrators") and names_a_role("Congress")
+
+
+def test_what_metrics_asks_for_no_named_thing():
+    assert answer_type("What metrics are used?") is AnswerType.NONE
+    assert find_short_answers("What metrics are used?", ["QA teams track the defect rate."]) == [None]
+    assert answer_type("Which film won the award in 1998?") is AnswerType.ENTITY

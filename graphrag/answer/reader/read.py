@@ -1,0 +1,86 @@
+"""The reader stage between retrieval and the answer: scores the retrieved sentences for answering the
+question, and decides whether the documents answer it at all.
+
+``Reader.read`` takes the context items retrieval returned (its fused candidates, ``AskSettings.max_context``
+of them) and gives a ``Reading``: the answer scorer's score per item (None while no scorer ships: the quotes
+keep today's order), the reader's features and the calibrated probability that the documents answer, and the
+decision at the shipped threshold. The extractive and the Ollama generators both run only when it answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
+from graphrag.answer.reader.features import ReaderFeatures, reader_features
+from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
+from graphrag.model import ContextItem
+
+PassageOf = Callable[[ContextItem], Passage]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reader made of a question's context items."""
+
+    features: ReaderFeatures
+    # That the documents answer the question; None when the abstention model was not fitted for the encoder that
+    # measured the similarities (then the question is answered: no calibrated decision to abstain by).
+    probability: float | None
+    answered: bool  # the probability is at or above the shipped threshold (or there is none)
+    scores: Mapping[int, float] | None = None  # the answer scorer's score per context item number
+
+    def closest(self, context: Sequence[ContextItem], n: int = 3) -> list[ContextItem]:
+        """The ``n`` items that come closest to answering: by the scorer's score, else by similarity."""
+        def key(c: ContextItem) -> tuple[float, int]:
+            return (-(self.scores[c.n] if self.scores is not None else c.score), c.n)
+        return sorted(context, key=key)[:n]
+
+
+def _plain(item: ContextItem) -> Passage:
+    return Passage(" ".join(item.span.text.split()))
+
+
+class Reader:
+    """The answer scorer (when one ships) and the abstention model, loaded together once."""
+
+    def __init__(self, scorer: AnswerScorer | None = None, abstain: AbstainModel | None = None) -> None:
+        self.scorer = scorer
+        self.abstain = abstain or load_abstain_model(with_scorer=scorer is not None)
+
+    @classmethod
+    def load(cls) -> Reader:
+        """The shipped reader: the trained scorer if its weights ship, and the fitted abstention model."""
+        return cls(load_scorer())
+
+    def read(self, question: str, context: Sequence[ContextItem], passage_of: PassageOf | None = None,
+             ner: bool = True, encoder: str | None = None) -> Reading:
+        """Score ``context`` for answering ``question`` and decide whether it does (``passage_of`` gives each item
+        its neighbours and title for the scorer; ``ner=False`` types short answers by patterns only; ``encoder``:
+        the name of the sentence encoder that measured the items' similarities)."""
+        scores: dict[int, float] | None = None
+        if self.scorer is not None and context:
+            got = self.scorer.score(question, [(passage_of or _plain)(c) for c in context])
+            scores = {c.n: float(s) for c, s in zip(context, got)}
+        features = reader_features(question, [" ".join(c.span.text.split()) for c in context],
+                                   [float(c.score) for c in context],
+                                   [scores[c.n] for c in context] if scores is not None else None, ner)
+        if not self.abstain.calibrated_for(encoder):
+            return Reading(features, None, True, scores)
+        p = self.abstain.probability(features)
+        return Reading(features, p, self.abstain.answers(p), scores)
+
+
+_SUBJECT_QUESTION = re.compile(r"^(who|what|which|whose)\b(?!\s+(?:is|are|was|were|do|does|did|has|have|had|can|"
+                               r"could|will|would|should|may|might|must)\b)", re.IGNORECASE)
+
+
+def not_answered_text(question: str) -> str:
+    """The answer when the documents do not answer: "The documents do not say who founded Larkspur." for a
+    question that reads as a clause ("Who founded Larkspur?"), else the question quoted."""
+    q = " ".join(question.split()).rstrip(" ?.!")
+    if _SUBJECT_QUESTION.match(q):
+        return f"The documents do not say {q[:1].lower()}{q[1:]}."
+    return f"The documents do not answer the question “{q}?”"

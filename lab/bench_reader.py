@@ -1,0 +1,60 @@
+"""``graphrag bench reader``: what the reader costs on a real store.
+
+For each question (the sample corpus's written-down questions by default, or a panel's JSON ``questions``), the
+context is retrieved with 24 candidates (``max_context=24``) and ``Reader.read`` is timed on it (the answer scorer
+when one ships, the features and the abstention decision); then the whole ``ask`` (default settings) is timed.
+Prints p50/p95 of both in ms, and whether a scorer was loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from graphrag.answer.ask import Asker
+from graphrag.model import AskSettings
+from graphrag.store import Store
+
+SAMPLE_QUESTIONS = Path(__file__).parent / "evaluate" / "sample_questions.json"
+CANDIDATES = 24
+
+
+def _questions(path: Path, limit: int) -> list[str]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = data["questions"] if isinstance(data, dict) else data
+    return [r["question"] for r in rows][:limit]
+
+
+def _pct(xs: list[float], p: float) -> float:
+    ordered = sorted(xs)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def bench_reader(store: str, questions: str | None = None, limit: int = 50) -> int:
+    """Time the reader on 24 retrieved candidates and the whole ask, per question; print JSON figures."""
+    qs = _questions(Path(questions) if questions else SAMPLE_QUESTIONS, limit)
+    with Store(store) as s:
+        asker = Asker(s).warm()
+        settings = AskSettings()
+        wide = replace(settings, max_context=CANDIDATES)
+        asker.ask(qs[0], settings)  # the first ask loads what a process loads once
+        reader_ms, ask_ms, sizes = [], [], []
+        for q in qs:
+            context = asker.retrieve(q, wide).context
+            t0 = time.perf_counter()
+            asker.reader.read(q, context)
+            reader_ms.append((time.perf_counter() - t0) * 1000)
+            sizes.append(len(context))
+            t0 = time.perf_counter()
+            asker.ask(q, settings)
+            ask_ms.append((time.perf_counter() - t0) * 1000)
+    print(json.dumps({"store": store, "questions": len(qs), "candidates_p50": statistics.median(sizes),
+                      "scorer": asker.reader.scorer.name if asker.reader.scorer is not None else None,
+                      "reader_p50_ms": round(statistics.median(reader_ms), 1),
+                      "reader_p95_ms": round(_pct(reader_ms, 95), 1),
+                      "ask_p50_ms": round(statistics.median(ask_ms), 1), "ask_p95_ms": round(_pct(ask_ms, 95), 1)},
+                     indent=2))
+    return 0

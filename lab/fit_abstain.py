@@ -1,0 +1,254 @@
+"""Fit the reader's abstention model (whether the documents answer) and write its parameters.
+
+    python -m lab.fit_abstain --data ../shared/data [--cache /tmp/abstain_cache] [--limit N]
+
+builds labelled examples from the development data, computes the reader's features with the very function the
+product runs (``graphrag.answer.reader.features.reader_features``), fits a logistic regression (scikit-learn) and
+writes ``graphrag/answer/reader/abstain_params.json``:
+
+- answerable: each nq_train question against its own article (the distinct evidence paragraphs of its
+  document's questions, as ``nq_articles_dev.json`` builds its articles);
+- unanswerable, in-domain: the question against its own article with its evidence paragraph removed (and any
+  paragraph holding its short answer): same topic, no answer;
+- unanswerable, absent: the question against the most similar other article (mean sentence vector);
+- SQuAD 2.0 (squad2_train_part.json): its answerable questions and its is_impossible ones against their article.
+
+Retrieval is approximated by the article's ``CONTEXT`` sentences most similar to the question (the product's
+context holds 12). Articles are split by a hash of their title into fit (80%) and dev (20%); the last SQuAD
+article with unanswerable questions is held out whole. The threshold is the largest probability that still answers 95% of the dev
+answerable NQ questions; the figures on dev (answerable answered, each unanswerable kind abstained, AUROC) are
+written beside the parameters. nq_articles_dev.json (the panel's articles) is never read.
+
+The answer scorer's features are used when ``load_scorer()`` returns a scorer (``with_scorer`` model); the
+``without_scorer`` model is always refitted, so a reader without the scorer keeps a fitted decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphrag.answer.reader.abstain import PARAMS, WITH_SCORER, WITHOUT_SCORER
+from graphrag.answer.reader.features import ReaderFeatures, reader_features
+from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
+from graphrag.embed import get_embedder
+from graphrag.text import split_sentences
+from lab.evaluate.ranker_fit import embed_all
+
+CONTEXT = 12
+ANSWERED_TARGET = 0.95
+KINDS = ("answerable", "in_domain", "absent", "squad_answerable", "squad_unanswerable")
+
+
+@dataclass
+class Example:
+    """A question against an article, with whether the article answers it."""
+
+    question: str
+    sentences: list[str]
+    kind: str
+    dev: bool
+
+    @property
+    def answerable(self) -> bool:
+        """Whether the documents it is asked within answer it."""
+        return self.kind in ("answerable", "squad_answerable")
+
+
+def _dev(title: str) -> bool:
+    return int(hashlib.sha1(title.encode()).hexdigest(), 16) % 5 == 0
+
+
+def _sentences(paragraphs: Sequence[str]) -> list[str]:
+    return [s.text for p in paragraphs for s in split_sentences(p)]
+
+
+def nq_examples(rows: Sequence[dict[str, Any]], vec: Callable[[list[str]], np.ndarray]) -> list[Example]:
+    """The three NQ kinds for every nq_train question (``rows``) with an evidence paragraph."""
+    articles: dict[str, list[str]] = defaultdict(list)
+    for r in rows:
+        if r["evidence"] and r["evidence"] not in articles[r["document"]]:
+            articles[r["document"]].append(r["evidence"])
+    titles = sorted(articles)
+    means = np.stack([np.mean(vec(_sentences(articles[t])), axis=0) for t in titles])
+    means /= np.linalg.norm(means, axis=1, keepdims=True)
+    sims = means @ means.T
+    np.fill_diagonal(sims, -1.0)
+    related = {t: titles[int(np.argmax(sims[i]))] for i, t in enumerate(titles)}
+    out: list[Example] = []
+    for r in rows:
+        doc, evidence, short = r["document"], r["evidence"], (r["short_answer"] or "").strip().lower()
+        if not evidence:
+            continue
+        dev = _dev(doc)
+        out.append(Example(r["question"], _sentences(articles[doc]), "answerable", dev))
+        rest = [p for p in articles[doc] if p != evidence and not (short and short in p.lower())]
+        if rest:
+            out.append(Example(r["question"], _sentences(rest), "in_domain", dev))
+        other = related[doc]
+        if not (short and any(short in p.lower() for p in articles[other])):
+            out.append(Example(r["question"], _sentences(articles[other]), "absent", dev or _dev(other)))
+    return out
+
+
+def squad_held_out(data: Sequence[dict[str, Any]]) -> str:
+    """The title of the SQuAD article kept out of the fit: the last one holding unanswerable questions."""
+    return str([a["title"] for a in data if any(q.get("is_impossible") for p in a["paragraphs"] for q in p["qas"])][-1])
+
+
+def squad_examples(path: Path, answerable_per_article: int = 120) -> list[Example]:
+    """SQuAD 2.0 questions against their article; one article is dev (``squad_held_out``, kept out of the fit)."""
+    data = json.loads(path.read_text(encoding="utf-8"))["data"]
+    held_out = squad_held_out(data)
+    # The articles with unanswerable questions, and two more for answerable ones (each article's sentences cost
+    # their encoding; ten cost minutes on two cores).
+    with_impossible = [a for a in data if any(q.get("is_impossible") for p in a["paragraphs"] for q in p["qas"])]
+    out: list[Example] = []
+    for article in with_impossible + [a for a in data if a not in with_impossible][:2]:
+        paragraphs = [p["context"] for p in article["paragraphs"]]
+        sentences = _sentences(paragraphs)
+        dev = article["title"] == held_out
+        taken = 0
+        for p in article["paragraphs"]:
+            for qa in p["qas"]:
+                if qa.get("is_impossible"):
+                    out.append(Example(qa["question"], sentences, "squad_unanswerable", dev))
+                elif taken < answerable_per_article:
+                    taken += 1
+                    out.append(Example(qa["question"], sentences, "squad_answerable", dev))
+    return out
+
+
+def featurise(examples: Sequence[Example], cache: Path, scorer: AnswerScorer | None) -> np.ndarray:
+    """The reader's features of each example, its context the ``CONTEXT`` sentences most like the question."""
+    texts = list(dict.fromkeys([t for e in examples for t in (e.question, *e.sentences)]))
+    vec = embed_all(texts, cache)
+    rows = []
+    t0 = time.monotonic()
+    for n, e in enumerate(examples):
+        q = vec[e.question]
+        cos = np.array([float(np.dot(q, vec[s])) for s in e.sentences])
+        top = np.argsort(-cos)[:CONTEXT]
+        context = [e.sentences[i] for i in top]
+        scores = None
+        if scorer is not None:
+            scores = list(scorer.score(e.question, [Passage(s) for s in context]))
+        rows.append(reader_features(e.question, context, [float(cos[i]) for i in top], scores).vector())
+        if n % 1000 == 999:
+            print(f"  {n + 1}/{len(examples)} examples ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
+    return np.array(rows)
+
+
+def auroc(answerable: np.ndarray, p: np.ndarray) -> float:
+    """The probability that an answerable example scores above an unanswerable one (ties half)."""
+    pos, neg = p[answerable], p[~answerable]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    ranks = np.argsort(np.argsort(np.concatenate([pos, neg]))) + 1.0
+    return float((ranks[:len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+
+
+def fit(x: np.ndarray, examples: Sequence[Example], names: Sequence[str]) -> dict[str, Any]:
+    """A logistic regression on the fit part, its threshold and figures on the dev part."""
+    from sklearn.linear_model import LogisticRegression
+
+    cols = [ReaderFeatures.names().index(n) for n in names]
+    xs = x[:, cols]
+    y = np.array([e.answerable for e in examples])
+    dev = np.array([e.dev for e in examples])
+    kinds = np.array([e.kind for e in examples])
+    # Each kind weighs the same in all, so no source's size decides the boundary.
+    weight = np.array([1.0 / np.sum((kinds == k) & ~dev) for k in kinds])
+    model = LogisticRegression(C=1.0, max_iter=2000)
+    model.fit(xs[~dev], y[~dev], sample_weight=weight[~dev] * len(weight[~dev]))
+    p = model.predict_proba(xs)[:, 1]
+    # The typed precondition (``AbstainModel.requires_type``) applies before the threshold is chosen.
+    names_all = ReaderFeatures.names()
+    untyped = x[:, names_all.index("type_in_context")] == 0
+    p = np.where(untyped, 0.0, p)
+    dev_answerable = p[dev & (kinds == "answerable")]
+    threshold = float(np.quantile(dev_answerable, 1 - ANSWERED_TARGET)) if len(dev_answerable) else 0.5
+    figures: dict[str, Any] = {}
+    for k in KINDS:
+        sel = dev & (kinds == k)
+        answered = p[sel] >= threshold
+        share = float(answered.mean() if k in ("answerable", "squad_answerable") else (~answered).mean())
+        figures[k] = {"n": int(sel.sum()), ("answered" if k.endswith("answerable") and "un" not in k
+                                              else "abstained"): round(share, 3)}
+    nq_dev = dev & np.isin(kinds, ["answerable", "in_domain", "absent"])
+    figures["auroc_nq_dev"] = round(auroc(y[nq_dev], p[nq_dev]), 3)
+    sq_dev = dev & np.isin(kinds, ["squad_answerable", "squad_unanswerable"])
+    figures["auroc_squad_dev"] = round(auroc(y[sq_dev], p[sq_dev]), 3)
+    return {"features": list(names), "coef": [round(float(c), 6) for c in model.coef_[0]],
+            "intercept": round(float(model.intercept_[0]), 6), "threshold": round(threshold, 6), "requires_type": True,
+            "dev_figures": figures}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Build the examples, fit, print the dev figures and write the parameters."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default="../shared/data", help="folder with nq_train.jsonl and squad2_train_part.json")
+    ap.add_argument("--cache", default=str(Path("/tmp") / "graphrag_abstain_cache.npz"),
+                    help="sentence vectors cached here between runs (outside the repository)")
+    ap.add_argument("--out", default=str(PARAMS))
+    ap.add_argument("--limit", type=int, default=0, help="use at most this many examples (a quick try)")
+    args = ap.parse_args(argv)
+    data, cache = Path(args.data), Path(args.cache)
+
+    nq_rows = [json.loads(line) for line in (data / "nq_train.jsonl").read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    every = embed_all(list(dict.fromkeys(s for r in nq_rows if r["evidence"] for s in _sentences([r["evidence"]]))),
+                      cache)
+
+    def vec(texts: list[str]) -> np.ndarray:
+        return np.stack([every[t] for t in texts])
+
+    examples = nq_examples(nq_rows, vec) + squad_examples(data / "squad2_train_part.json")
+    if args.limit:
+        examples = examples[::max(1, len(examples) // args.limit)]
+    print(f"{len(examples)} examples: " + ", ".join(f"{k} {sum(e.kind == k for e in examples)}" for k in KINDS),
+          file=sys.stderr)
+    scorer = load_scorer()
+    # The feature rows are reused only for the same examples, features and scorer weights (its settings file and
+    # weights are hashed: a recalibrated scorer of the same name gives other scores).
+    weights = hashlib.sha1()
+    if scorer is not None:
+        for f in sorted(PARAMS.parent.glob("reader.*")):
+            weights.update(f.read_bytes())
+    rows = cache.with_name(cache.stem + f"_rows_{len(examples)}_{scorer.name if scorer else 'none'}_"
+                           f"{weights.hexdigest()[:12]}.npy")
+    names_file = rows.with_suffix(".json")
+    if rows.is_file() and names_file.is_file() and json.loads(names_file.read_text()) == list(ReaderFeatures.names()):
+        x = np.load(rows)  # the same examples and features as last time: refit only
+    else:
+        x = featurise(examples, cache, scorer)
+        np.save(rows, x)
+        names_file.write_text(json.dumps(list(ReaderFeatures.names())))
+    without = [n for n in ReaderFeatures.names() if not n.startswith("scorer_")]
+    out: dict[str, Any] = {"fitted_on": "nq_train.jsonl (three kinds) and squad2_train_part.json; dev = articles "
+                                        "whose title hashes to 0 mod 5, and SQuAD's last article with unanswerable "
+                                        "questions",
+                           "answered_target": ANSWERED_TARGET,
+                           WITHOUT_SCORER: {**fit(x, examples, without), "encoder": get_embedder().name}}
+    if scorer is not None:
+        out[WITH_SCORER] = {**fit(x, examples, ReaderFeatures.names()), "scorer": scorer.name,
+                            "encoder": get_embedder().name}
+    Path(args.out).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    for key in (WITHOUT_SCORER, WITH_SCORER):
+        if key in out:
+            print(key, json.dumps(out[key]["dev_figures"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""The reader between retrieval and the answer: the scorer orders the quotes, the abstention decision says "the
+documents do not say" in words (no claim, no generator call), and the answer records whether it answered."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from doubles.reader import ScriptedScorer, always
+from graphrag.answer.ask import Asker
+from graphrag.answer.generate.ollama import OllamaGenerator
+from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
+from graphrag.answer.reader.features import ReaderFeatures, reader_features
+from graphrag.answer.reader.read import Reader, not_answered_text
+from graphrag.errors import ModelUnavailable
+from graphrag.ingest.pipeline import Ingestor
+from graphrag.model import AskSettings
+from graphrag.present import answer_json
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
+from ollama_fake import FakeOllama
+from proc_helpers import HashEmbedder
+
+pytestmark = pytest.mark.unit
+
+ANY = AskSettings(min_relevance=0.0)  # every question reaches the reader (hash vectors are far apart)
+
+
+@pytest.fixture()
+def embedder(unparsed_questions: None) -> HashEmbedder:
+    return HashEmbedder()
+
+
+@pytest.fixture()
+def ref_store(store, embedder, tmp_path):
+    Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
+    return store
+
+
+def test_abstention_says_so_in_words_and_makes_no_claim(ref_store, embedder):
+    asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(abstain=always(False)))
+    answer = asker.ask("Who founded Larkspur?", ANY).answer
+    assert answer.answered is False
+    assert answer.text == "The documents do not say who founded Larkspur."
+    assert answer.claims == ()  # nothing to review: the closest passages are not claims
+    assert answer.context  # ... but they are kept, to be shown as passages
+    stored = ref_store.answer(answer.id)
+    assert stored is not None and stored.answered is False and stored.answerable == pytest.approx(answer.answerable)
+    assert ref_store.claim_summaries() == []
+    assert ref_store.unanswered_ids() == [answer.id]
+
+
+def test_ask_json_carries_answered_and_the_closest_passages(ref_store, embedder):
+    asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(abstain=always(False)))
+    no = answer_json(asker.ask("What does the enterprise plan cost?", ANY).answer)
+    assert no["answered"] is False and no["claims"] == [] and 0 < len(no["passages"]) <= 3
+    assert no["answer"] == "The documents do not answer the question “What does the enterprise plan cost?”"
+    yes_asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(abstain=always(True)))
+    yes = answer_json(yes_asker.ask("How long do exports remain available?", ANY).answer)
+    assert yes["answered"] is True and yes["claims"] and yes["passages"] == []
+    json.dumps(no), json.dumps(yes)
+
+
+def test_ollama_is_not_called_when_the_documents_do_not_answer(ref_store, embedder, fake_ollama: FakeOllama):
+    fake_ollama.models = ["llama3.1:8b"]
+    fake_ollama.responder = lambda req: "Exports use the latest snapshot [1]."
+    gen = OllamaGenerator(model="llama3.1:8b", host=fake_ollama.url, timeout=5.0, retries=0)
+    answer = Asker(ref_store, embedder=embedder, generator=gen, checker=ScriptedChecker(),
+                   reader=Reader(abstain=always(False))).ask("Who founded Larkspur?", ANY).answer
+    assert answer.answered is False and answer.claims == ()
+    assert not [r for r in fake_ollama.requests if "messages" in r]  # no /api/chat request was made
+    answered = Asker(ref_store, embedder=embedder, generator=gen, checker=ScriptedChecker(),
+                     reader=Reader(abstain=always(True))).ask("What do exports use?", ANY).answer
+    assert answered.answered and [r for r in fake_ollama.requests if "messages" in r]
+
+
+def test_the_scorer_orders_the_quotes(ref_store, embedder):
+    question = "What happens to exports after cancellation?"
+    both = AskSettings(min_relevance=0.0, access=("internal", "public"))
+    plain = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(abstain=always(True)))
+    first_plain = plain.ask(question, both).answer.claims[0].citations[0].item
+    assert first_plain is not None and "Falcon" not in first_plain.span.text
+    scorer = ScriptedScorer("falcon key")
+    scored = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(),
+                   reader=Reader(scorer=scorer, abstain=always(True))).ask(question, both)
+    first = scored.answer.claims[0].citations[0].item
+    assert first is not None and "Falcon" in first.span.text
+    # the scorer read each candidate with its neighbours and its document's title
+    _, passages = scorer.asked[0]
+    assert any(p.title for p in passages) and any(p.before or p.after for p in passages)
+
+
+def test_abstention_model_threshold_and_features():
+    f = reader_features("Who founded Larkspur?", ["Larkspur keeps nightly snapshots.", "Exports use snapshots."],
+                        [0.6, 0.4], ner=False)
+    assert f.top_similarity == pytest.approx(0.6) and f.margin == pytest.approx(0.2)
+    assert f.coverage_best == pytest.approx(0.5)  # "larkspur" is there, "found" is not
+    assert f.asks_fact == 1.0 and f.scorer_top == 0.0
+    model = AbstainModel(("top_similarity", "coverage_best"), (4.0, 4.0), -4.0, 0.6)
+    p = model.probability(f)
+    assert p == pytest.approx(1 / (1 + 2.718281828 ** -(4 * 0.6 + 4 * 0.5 - 4)), rel=1e-6)
+    assert model.answers(p) is (p >= 0.6)
+    assert set(load_abstain_model(with_scorer=False).features) <= set(ReaderFeatures.names())
+
+
+def test_broken_abstention_parameters_say_how_to_refit(tmp_path):
+    bad = tmp_path / "p.json"
+    bad.write_text(json.dumps({"without_scorer": {"features": ["no_such"], "coef": [1], "intercept": 0,
+                                                  "threshold": 0.5}}))
+    with pytest.raises(ModelUnavailable, match=r"lab\.fit_abstain"):
+        load_abstain_model(with_scorer=False, path=bad)
+
+
+@pytest.mark.parametrize("question, text", [
+    ("Who founded Larkspur?", "The documents do not say who founded Larkspur."),
+    ("which plans include SSO", "The documents do not say which plans include SSO."),
+    ("How much does the enterprise plan cost?",
+     "The documents do not answer the question “How much does the enterprise plan cost?”"),
+])
+def test_not_answered_wording(question, text):
+    assert not_answered_text(question) == text
