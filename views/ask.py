@@ -67,7 +67,8 @@ st.caption("Access labels: " + render.plain(", ".join(actor.access()) or "none")
            + (" · retrieval settings: " + render.plain(", ".join(changed)) if changed else ""))
 
 # "Ask only in <document>" (under an answer whose quotes come from several documents) set the scope: ask again.
-if asked or st.session_state.pop(session.ASK_SCOPED, False):
+asked = st.session_state.pop(session.ASK_SCOPED, False) or asked
+if asked:
     session.commit(session.QUESTION, session.GENERATOR, session.GENERATE_MODEL)
 question = str(st.session_state[session.QUESTION])
 # An empty box is not asked, and is no error either: it is what the form submits when the browser's text was lost.
