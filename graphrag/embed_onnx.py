@@ -205,6 +205,17 @@ def load_tokenizer(model_dir: Path) -> Tokenizer:
     return tokenizer
 
 
+def padded(encodings: Sequence[Encoding], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids padded to the longest of one batch, and the attention mask that marks the real tokens."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.full((len(encodings), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, e in enumerate(encodings):
+        ids[row, :len(e.ids)] = e.ids
+        mask[row, :len(e.ids)] = 1
+    return ids, mask
+
+
 def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Mean of the token embeddings under the attention mask, L2-normalised (Pooling then Normalize)."""
     weights = mask.astype(np.float32)
@@ -275,12 +286,7 @@ class OnnxMiniLMEmbedder:
 
     def _forward(self, encodings: Sequence[Encoding]) -> tuple[np.ndarray, np.ndarray]:
         """Token embeddings (batch, tokens, dim) and the attention mask of one padded batch."""
-        width = max(len(e.ids) for e in encodings)
-        ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
-        mask = np.zeros((len(encodings), width), dtype=np.int64)
-        for row, e in enumerate(encodings):
-            ids[row, :len(e.ids)] = e.ids
-            mask[row, :len(e.ids)] = 1
+        ids, mask = padded(encodings, self._pad_id)
         (hidden,) = self._session.run([OUTPUT], {"input_ids": ids, "attention_mask": mask})
         return np.asarray(hidden, dtype=np.float32), mask
 

@@ -93,6 +93,20 @@ def docx_bytes(paragraphs: list[tuple[str, str]], tracked: bool = False, picture
 LINE = "Exports are kept for thirty days after the account is closed by its owner."
 
 
+def pdf_file(objs: list[bytes]) -> bytes:
+    """A PDF file of these objects (numbered from 1, the catalog first), with its cross-reference table."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)
+
+
 def shared_stream_pdf(pages: int, lines: int = 60, page_size: tuple[float, float] = (612, 792)) -> bytes:
     """A PDF written by hand whose ``pages`` pages all draw one content stream of ``lines`` lines: the
     file stays small (one short object a page) while its text grows with the page count."""
@@ -105,16 +119,7 @@ def shared_stream_pdf(pages: int, lines: int = 60, page_size: tuple[float, float
             b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content)]
     objs += [f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w} {h}] /Contents 4 0 R "
              "/Resources << /Font << /F1 3 0 R >> >> >>".encode()] * pages
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for n, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (n, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    return bytes(out)
+    return pdf_file(objs)
 
 
 def docx_with_body(body_xml: str) -> bytes:
@@ -164,16 +169,7 @@ def raw_pdf(pages: int, content: bytes) -> bytes:
             b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(packed), packed)]
     objs += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
              b"/Resources << /Font << /F1 3 0 R >> >> >>"] * pages
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for n, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (n, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    return bytes(out)
+    return pdf_file(objs)
 
 
 def drawing_pdf(pages: int, lines: int) -> bytes:

@@ -131,14 +131,9 @@ class OnnxAnswerScorer:
         self._lock = threading.Lock()
 
     def _forward(self, encodings: Sequence[Encoding]) -> np.ndarray:
-        from graphrag.embed_onnx import OUTPUT, mean_pool
+        from graphrag.embed_onnx import OUTPUT, mean_pool, padded
 
-        width = max(len(e.ids) for e in encodings)
-        ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
-        mask = np.zeros((len(encodings), width), dtype=np.int64)
-        for row, e in enumerate(encodings):
-            ids[row, :len(e.ids)] = e.ids
-            mask[row, :len(e.ids)] = 1
+        ids, mask = padded(encodings, self._pad_id)
         (hidden,) = self._session.run([OUTPUT], {"input_ids": ids, "attention_mask": mask})
         return mean_pool(np.asarray(hidden, dtype=np.float32), mask)
 
