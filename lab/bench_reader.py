@@ -3,20 +3,25 @@
 For each question (the sample corpus's written-down questions by default, or a panel's JSON ``questions``), the
 context is retrieved with 24 candidates (``max_context=24``) and ``Reader.read`` is timed on it (the answer scorer
 when one ships, the features and the abstention decision); then the whole ``ask`` (default settings) is timed.
-Prints p50/p95 of both in ms, and whether a scorer was loaded.
+Prints p50/p95 of both in ms, and whether a scorer was loaded. The asks run on a copy of the SQLite store, so the
+store named keeps no unaudited benchmark answers; a PostgreSQL store is refused (copy it into SQLite first).
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import statistics
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from graphrag.answer.ask import Asker
+from graphrag.errors import InputError
 from graphrag.model import AskSettings
 from graphrag.store import Store
+from graphrag.store.url import parse_store
 
 SAMPLE_QUESTIONS = Path(__file__).parent / "evaluate" / "sample_questions.json"
 CANDIDATES = 24
@@ -36,6 +41,22 @@ def _pct(xs: list[float], p: float) -> float:
 def bench_reader(store: str, questions: str | None = None, limit: int = 50) -> int:
     """Time the reader on 24 retrieved candidates and the whole ask, per question; print JSON figures."""
     qs = _questions(Path(questions) if questions else SAMPLE_QUESTIONS, limit)
+    where = parse_store(store)
+    if where.kind != "sqlite" or where.path is None:
+        raise InputError("bench reader asks on a copy of a SQLite store, so that no benchmark answer is kept "
+                         "unaudited: copy the PostgreSQL store into SQLite first (graphrag store migrate)")
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "bench.db"
+        source, target = sqlite3.connect(where.path), sqlite3.connect(copy)
+        try:
+            source.backup(target)
+        finally:
+            source.close()
+            target.close()
+        return _bench(str(copy), where.display, qs)
+
+
+def _bench(store: str, name: str, qs: list[str]) -> int:
     with Store(store) as s:
         asker = Asker(s).warm()
         settings = AskSettings()
@@ -51,7 +72,7 @@ def bench_reader(store: str, questions: str | None = None, limit: int = 50) -> i
             t0 = time.perf_counter()
             asker.ask(q, settings)
             ask_ms.append((time.perf_counter() - t0) * 1000)
-    print(json.dumps({"store": store, "questions": len(qs), "candidates_p50": statistics.median(sizes),
+    print(json.dumps({"store": name, "questions": len(qs), "candidates_p50": statistics.median(sizes),
                       "scorer": asker.reader.scorer.name if asker.reader.scorer is not None else None,
                       "reader_p50_ms": round(statistics.median(reader_ms), 1),
                       "reader_p95_ms": round(_pct(reader_ms, 95), 1),

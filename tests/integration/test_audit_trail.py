@@ -43,6 +43,7 @@ NOT_AUDITED = {
     "bench ask": "a throwaway store", "bench documents": "a throwaway store", "bench ingest": "a throwaway store",
     "bench load": "a throwaway store", "bench review": "a throwaway store", "bench scale": "a throwaway store",
     "bench support": "a throwaway store", "bench million": "a synthetic store it writes (or reuses, with --store)",
+    "bench reader": "times the reader and ask on a store it only reads (its answers are not kept)",
     "store migrate": "copies into an empty database; meta 'copied_from' names the source, the audit rows come along",
 }
 
