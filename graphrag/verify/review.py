@@ -19,7 +19,7 @@ import io
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,6 +28,7 @@ from graphrag.access.identity import ADMIN as ROLE_ADMIN
 from graphrag.access.identity import REVIEWER as ROLE_REVIEWER
 from graphrag.access.identity import Forbidden, Principal, require
 from graphrag.access.rule import Access, answer_visible, footprint
+from graphrag.answer.attribution import display_numbers
 from graphrag.errors import InputError
 from graphrag.model import (
     Answer,
@@ -62,7 +63,8 @@ from graphrag.verify.status import load_answer, review_policy
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
-EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
+EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "citation_retrieval",
+                 "document", "version",
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
                  "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered",
                  "retracted_by", "retracted_verdict", "retracts")
@@ -359,6 +361,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
         assert a.id is not None  # a stored answer
         history = visible_history(store, viewer, a.id, policy=policy)
         retracts = undo_links(history)
+        shown = display_numbers(a)  # the reviewer saw [1], [2] in reading order, not retrieval's numbers
         retracted_by = {undone: fix for fix, undone in retracts.items()}
         for v in history:
             cl = claims.get(v.claim_index)
@@ -374,7 +377,8 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
             layout = _verdict_layout(store, v, cl)
             rows.append({
                 "verdict_id": v.id, "answer_id": a.id, "question": a.question, "claim_index": v.claim_index,
-                "claim": cl.text if cl else "", "citation": v.marker, "document": v.document_id,
+                "claim": cl.text if cl else "", "citation": _shown_marker(v.marker, shown),
+                "citation_retrieval": v.marker, "document": v.document_id,
                 "version": v.version, "page": layout.page if layout else None,
                 "page_label": layout.page_label if layout else None, "start": v.start, "end": v.end, "span": span_text,
                 "span_sha256": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role,
@@ -395,6 +399,13 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
             elif (v.id or 0) in retracts:
                 rows[-1]["verdict"] = ""
     return rows
+
+
+def _shown_marker(marker: str | None, shown: Mapping[int, int]) -> str | None:
+    """The number a page showed for the stored (retrieval's) marker; a marker outside the context as stored."""
+    if marker is None or not marker.isdigit():
+        return marker
+    return str(shown.get(int(marker), marker))
 
 
 def undo_links(history: Sequence[Verdict]) -> dict[int, int]:
