@@ -52,8 +52,9 @@ def show_stats() -> None:
     m = st.columns(5)
     m[0].metric("Claims", stats.claims)
     m[1].metric("Unreviewed", stats.unreviewed)
-    m[2].metric("Verified", stats.verified, help="The verdicts the review policy requires agree (or an adjudicator "
-                                                 "settled it), and the cited version is current")
+    m[2].metric("Reviewed", stats.verified, help="Claims whose required verdicts agree (or an adjudicator settled "
+                                                 "them) on a current version, whatever the verdict: the table below "
+                                                 "says how many were judged supported")
     m[3].metric("Disputed", stats.disputed, help="Reviewers' current verdicts on the claim differ")
     m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded or removed")
     if stats.tampered:
@@ -63,6 +64,8 @@ def show_stats() -> None:
         st.caption(f"{counted(stats.source_removed, 'claim')} of answers withdrawn because a document they drew on "
                    "was removed: their verdicts stay in the record, marked “source removed” in the export.")
 
+    if stats.verdicts:
+        show_judged()
     if not stats.verdicts:
         st.info("No verdicts yet: judge claims on the Review page. Reviewer agreement, the automatic check against "
                 "the reviewers and the sources of bad citations are measured from verdicts.")
@@ -89,6 +92,8 @@ def show_stats() -> None:
             st.caption("Nothing to compare yet: the reviewers have judged no claim the checker scored (verbatim "
                        "quotes are left out: they check as supported by construction).")
         else:
+            st.caption(render.plain(f"These figures rest on {counted(stats.checker_n, 'claim')} the reviewers "
+                                    "judged and the checker scored (verbatim quotes left out)."))
             k = st.columns(3)
             k[0].metric("AUROC", num(stats.auroc), help=f"Checker score vs judged supported, over {stats.checker_n} "
                                                         "claims (verbatim quotes left out: they check as supported "
@@ -107,10 +112,21 @@ def show_stats() -> None:
             st.bar_chart(bins, x="checker score", y="judged supported", height=230)
             render.table(bins, hide_index=True, width="stretch")
     st.caption(render.plain(f"{stats.verdicts} current verdicts (the latest per reviewer and claim) by "
-                            f"{len(stats.reviewers)} reviewers on answers your access labels can see"
+                            f"{counted(len(stats.reviewers), 'reviewer')} on answers your access labels can see"
                             + (" (blind review: others' verdicts on a claim still judged blind count once you "
                                "have given yours)" if review_policy(store).blind and not onlooker.oversees
                                else "") + "."))
+
+
+def show_judged() -> None:
+    st.subheader("What the reviewed claims were judged", anchor=False,
+                 help="Each share with its 95% Wilson interval. The first row: the settled verdict of each reviewed "
+                      "claim; the others: each reviewer's current verdicts")
+    rows = [("reviewed claims (settled verdict)", stats.reviewed),
+            *((f"by {c.who}", c) for c in stats.by_reviewer)]
+    render.table(pd.DataFrame([{"whose": who, "judged": c.n, "supported": str(c.supported),
+                                "partly supported": str(c.partial), "not supported": str(c.unsupported)}
+                               for who, c in rows]), hide_index=True, width="stretch")
 
 
 def show_bad_citations() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphrag.answer.quotations import inside_quotation, quotation_spans
-from graphrag.model import Citation, Claim, ClaimFlag, ContextItem
+from graphrag.model import Answer, Citation, Claim, ClaimFlag, ContextItem
 from graphrag.text import split_sentences
 
 # A bracketed group with a word character in it that is not a Markdown link ("[text](url)").
@@ -53,6 +53,20 @@ def parse_markers(text: str) -> list[Marker]:
                 numbers.extend(range(a, b + 1))
         out.append(Marker(m.start(), m.end(), raw, tuple(dict.fromkeys(numbers))))
     return out
+
+
+def display_numbers(answer: Answer) -> dict[int, int]:
+    """Context item number -> the number a reader sees: 1, 2, 3 in the order the answer first cites them,
+    then the items no claim cites, in their own order. The store keeps retrieval's numbers; every surface (the
+    pages, the export of the record) shows these."""
+    order: dict[int, int] = {}
+    for claim in answer.claims:  # claims run in the text's order, citations in their markers' order
+        for c in claim.citations:
+            if c.valid and c.item is not None and c.item.n not in order:
+                order[c.item.n] = len(order) + 1
+    for item in sorted(answer.context, key=lambda i: i.n):
+        order.setdefault(item.n, len(order) + 1)
+    return order
 
 
 def strip_markers(text: str) -> str:

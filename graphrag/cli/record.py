@@ -44,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
     p, g, c = data["progress"], data["agreement"], data["checker"]
     print(f"claims {p['claims']}: {p['unreviewed']} unreviewed, {p['verified']} verified, {p['disputed']} disputed, "
           f"{p['stale']} stale, {p['source_removed']} whose source was removed ({p['verdicts']} current verdicts)")
+    for counts in (data["reviewed"], *data["by_reviewer"]):
+        who = f"by {counts['reviewer']}" if counts["reviewer"] else "reviewed claims (settled verdict)"
+        print(f"{who}: {counts['n']} judged; " + ", ".join(
+            f"{kind} {x['n']} (95% CI {x['ci95'][0]}–{x['ci95'][1]})"
+            for kind in ("supported", "partially_supported", "unsupported") for x in [counts[kind]]))
     print(f"agreement: Krippendorff's alpha (nominal) {g['krippendorff_alpha_nominal']} over {g['alpha_claims']} "
           f"claims judged twice or more; reviewers: {', '.join(g['reviewers']) or 'none'}")
     for pair in g["cohen_kappa_pairs"]:

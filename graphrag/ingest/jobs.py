@@ -34,6 +34,10 @@ def eta_seconds(done: int, total: int, elapsed_s: float) -> float | None:
     return max(0.0, elapsed_s / done * (total - done))
 
 
+MIN_RATE_DOCS = 2  # documents measured after the first window before an ETA is shown ...
+MIN_RATE_S = 5.0  # ... or seconds of work measured, for documents slow enough that one takes this long
+
+
 def _perf_counter() -> float:
     return time.perf_counter()  # looked up on each call, so a test may replace it
 
@@ -42,8 +46,10 @@ class EtaClock:
     """An ETA smoothed over the documents done, that counts down between progress updates.
 
     The rate is seconds per document, measured only at the moments progress arrives (documents
-    come in windows), from the first finished window on once a second one has finished: the first
-    window also pays for loading the models. Between updates the estimate counts down from the
+    come in windows), from the first finished window on: the first window also pays for loading the
+    models, so there is no estimate until the work after it is enough to measure (``MIN_RATE_DOCS``
+    documents or ``MIN_RATE_S`` seconds); an estimate from the start-up read "5 min 33 s left" and
+    "4 s left" a second later. Between updates the estimate counts down from the
     last one instead of dividing a growing elapsed time by an unchanged count, which made the ETA
     grow while a window ran. It stops at one document's time while a window runs long, and moves
     up again only when a window ends and the measured rate has truly slowed."""
@@ -64,13 +70,13 @@ class EtaClock:
         self._last = (now, done)
 
     def rate(self) -> float | None:
-        """Seconds per document so far (after the start-up once a second window ended), or None."""
+        """Seconds per document after the first window, or None until enough work after it is measured."""
         if self._last is None or self._first is None:
             return None
         (t1, d1), (t2, d2) = self._first, self._last
-        if d2 > d1:
+        if d2 - d1 >= MIN_RATE_DOCS or (d2 > d1 and t2 - t1 >= MIN_RATE_S):
             return (t2 - t1) / (d2 - d1)
-        return (t1 - self._t0) / d1 if t1 > self._t0 else None
+        return None
 
     def eta(self, done: int, total: int) -> float | None:
         """Seconds left for ``total`` units after ``done``, or None until a rate is known."""

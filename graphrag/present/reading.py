@@ -13,25 +13,14 @@ import re
 from collections.abc import Mapping
 from difflib import SequenceMatcher
 
-from graphrag.answer.attribution import parse_markers
+from graphrag.answer.attribution import display_numbers, parse_markers
 from graphrag.model import Answer
+
+__all__ = ["cited_words", "citing_claims", "display_numbers", "renumbered"]
 
 _WORD = re.compile(r"\w+(?:[.,'’]\w+)*")
 # Words a claim shares with any sentence by chance: never marked on their own.
 _SMALL = frozenset("a an and are as at be by for from in is it of on or that the this to was were with".split())
-
-
-def display_numbers(answer: Answer) -> dict[int, int]:
-    """Context item number -> the number a reader sees: 1, 2, 3 in the order the answer first cites them,
-    then the items no claim cites, in their own order."""
-    order: dict[int, int] = {}
-    for claim in answer.claims:  # claims run in the text's order, citations in their markers' order
-        for c in claim.citations:
-            if c.valid and c.item is not None and c.item.n not in order:
-                order[c.item.n] = len(order) + 1
-    for item in sorted(answer.context, key=lambda i: i.n):
-        order.setdefault(item.n, len(order) + 1)
-    return order
 
 
 def citing_claims(answer: Answer) -> dict[int, list[int]]:

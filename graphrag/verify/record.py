@@ -64,6 +64,57 @@ class PairAgreement:
 
 
 @dataclass(frozen=True)
+class Share:
+    """``k`` of ``n`` with its 95% Wilson score interval (``low``, ``high``; None when ``n`` is 0)."""
+
+    k: int
+    n: int
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def value(self) -> float | None:
+        """k / n, None when nothing was counted."""
+        return self.k / self.n if self.n else None
+
+    def __str__(self) -> str:
+        if not self.n:
+            return f"{self.k}"
+        return f"{self.k} ({self.k / self.n:.0%}, 95% CI {self.low:.0%}–{self.high:.0%})"
+
+
+def share(k: int, n: int) -> Share:
+    """``k`` of ``n`` with a 95% Wilson interval: it stays inside 0..1 and is honest for small n (scipy)."""
+    if not n:
+        return Share(k, n)
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return Share(k, n, float(ci.low), float(ci.high))
+
+
+@dataclass(frozen=True)
+class VerdictCounts:
+    """What ``n`` judgements said: supported, partly supported, not supported, each a share of ``n``. For the
+    record as a whole (``who`` None) the judgements are the settled verdicts of reviewed claims; for a reviewer,
+    their current verdicts."""
+
+    who: str | None
+    n: int
+    supported: Share
+    partial: Share
+    unsupported: Share
+
+
+def verdict_counts(who: str | None, labels: Sequence[VerdictLabel]) -> VerdictCounts:
+    """Count ``labels`` by kind, each with its share and 95% interval."""
+    c = Counter(labels)
+    n = len(labels)
+    return VerdictCounts(who, n, share(c[VerdictLabel.SUPPORTED], n), share(c[VerdictLabel.PARTIAL], n),
+                         share(c[VerdictLabel.UNSUPPORTED], n))
+
+
+@dataclass(frozen=True)
 class CalibrationBin:
     """One bin of checker scores and how often reviewers judged its claims supported."""
 
@@ -137,16 +188,28 @@ class RecordStats:
     sources: tuple[SourceQuality, ...] = field(default=())
     source_removed: int = 0  # claims of answers withdrawn because a document they drew on was removed
     tampered: int = 0  # current verdicts whose claim's or sentence's words changed after them (left out of figures)
+    # "Reviewed" is not "supported": what the reviewed (verified) claims were settled as, and what each reviewer said.
+    reviewed: VerdictCounts = field(default_factory=lambda: verdict_counts(None, []))
+    by_reviewer: tuple[VerdictCounts, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The statistics as JSON-ready data, NaN written as null."""
         def num(x: float | None) -> float | None:
             return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 4)
 
+        def counts(c: VerdictCounts) -> dict[str, Any]:
+            def one(x: Share) -> dict[str, Any]:
+                return {"n": x.k, "share": num(x.value), "ci95": [num(x.low), num(x.high)]}
+
+            return {"reviewer": c.who, "n": c.n, "supported": one(c.supported), "partially_supported": one(c.partial),
+                    "unsupported": one(c.unsupported)}
+
         return {
             "progress": {"claims": self.claims, "unreviewed": self.unreviewed, "verified": self.verified,
                          "disputed": self.disputed, "stale": self.stale, "source_removed": self.source_removed,
                          "verdicts": self.verdicts, "tampered": self.tampered},
+            "reviewed": counts(self.reviewed),
+            "by_reviewer": [counts(c) for c in self.by_reviewer],
             "agreement": {
                 "reviewers": list(self.reviewers),
                 "krippendorff_alpha_nominal": num(self.alpha), "alpha_claims": self.alpha_units,
@@ -282,10 +345,13 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
                                     xs.count(PickedBy.GENERATOR), xs.count(PickedBy.DOCUMENT))
                       for (d, ver), xs in per_source.items()),
                      key=lambda s: (-s.unsupported_rate, -s.judged, s.document, s.version))
+    settled = [st.verdict for st in states.values() if st.status == ClaimStatus.VERIFIED and st.verdict is not None]
+    by_reviewer = tuple(verdict_counts(name, [x for x in row if x is not None]) for name, row in zip(reviewers, table))
     return RecordStats(len(wanted), unreviewed, verified, disputed, stale, sum(len(v) for v in current.values()),
                        reviewers, krippendorff_alpha(table), alpha_units, tuple(pairs), len(scored), auroc, bacc,
                        tuple(calibration), triage, TRIAGE_SHARE, tuple(sources),
-                       sum(1 for c in wanted.values() if ClaimFlag.SOURCE_REMOVED in c["flags"]), tampered)
+                       sum(1 for c in wanted.values() if ClaimFlag.SOURCE_REMOVED in c["flags"]), tampered,
+                       verdict_counts(None, settled), by_reviewer)
 
 
 def _verbatim(flags: Sequence[ClaimFlag]) -> bool:

@@ -17,8 +17,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,6 +28,7 @@ from graphrag.access.identity import ADMIN as ROLE_ADMIN
 from graphrag.access.identity import REVIEWER as ROLE_REVIEWER
 from graphrag.access.identity import Forbidden, Principal, require
 from graphrag.access.rule import Access, answer_visible, footprint
+from graphrag.answer.attribution import display_numbers
 from graphrag.errors import InputError
 from graphrag.model import (
     Answer,
@@ -61,9 +63,16 @@ from graphrag.verify.status import load_answer, review_policy
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
-EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "document", "version",
+EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "citation_retrieval",
+                 "document", "version",
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
-                 "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered")
+                 "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered",
+                 "retracted_by", "retracted_verdict", "retracts")
+# An undo appends a correction whose note names the verdict it takes back (graphrag.verify.undo).
+UNDO_NOTE = "undo of verdict #{}"
+_UNDO_NOTE = re.compile(r"undo of verdict #(\d+)")
+# The "verdict" cell of a verdict taken back by an undo: a count of the column never adds it as a judgement.
+RETRACTED = "retracted"
 # The "source" column: what became of the judged span's document version.
 SOURCE_CURRENT, SOURCE_SUPERSEDED, SOURCE_REMOVED = "current", "superseded", "source removed"
 
@@ -350,7 +359,11 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
         assert a.id is not None  # a stored answer
-        for v in visible_history(store, viewer, a.id, policy=policy):
+        history = visible_history(store, viewer, a.id, policy=policy)
+        retracts = undo_links(history)
+        shown = display_numbers(a)  # the reviewer saw [1], [2] in reading order, not retrieval's numbers
+        retracted_by = {undone: fix for fix, undone in retracts.items()}
+        for v in history:
             cl = claims.get(v.claim_index)
             span_text, span_read = "", False
             if v.document_id is not None and v.version is not None:
@@ -364,7 +377,8 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
             layout = _verdict_layout(store, v, cl)
             rows.append({
                 "verdict_id": v.id, "answer_id": a.id, "question": a.question, "claim_index": v.claim_index,
-                "claim": cl.text if cl else "", "citation": v.marker, "document": v.document_id,
+                "claim": cl.text if cl else "", "citation": _shown_marker(v.marker, shown),
+                "citation_retrieval": v.marker, "document": v.document_id,
                 "version": v.version, "page": layout.page if layout else None,
                 "page_label": layout.page_label if layout else None, "start": v.start, "end": v.end, "span": span_text,
                 "span_sha256": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role,
@@ -375,8 +389,37 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                 # team mode: the signed-in identity that gave the verdict (empty for a typed local name)
                 "reviewer_subject": v.subject, "reviewer_email": v.email,
                 "tampered": tampered(v, span_text if span_read else None),
+                # An undo is an event, not a judgement: the verdict taken back reads "retracted" (what it said
+                # is kept beside), and the correction names it with an empty verdict, whatever it restored.
+                "retracted_by": retracted_by.get(v.id or 0), "retracts": retracts.get(v.id or 0),
+                "retracted_verdict": v.verdict.value if (v.id or 0) in retracted_by else None,
             })
+            if (v.id or 0) in retracted_by:
+                rows[-1]["verdict"] = RETRACTED
+            elif (v.id or 0) in retracts:
+                rows[-1]["verdict"] = ""
     return rows
+
+
+def _shown_marker(marker: str | None, shown: Mapping[int, int]) -> str | None:
+    """The number a page showed for the stored (retrieval's) marker; a marker outside the context as stored."""
+    if marker is None or not marker.isdigit():
+        return marker
+    return str(shown.get(int(marker), marker))
+
+
+def undo_links(history: Sequence[Verdict]) -> dict[int, int]:
+    """Which verdict each undo correction in ``history`` takes back: {correction id: undone id}. A correction is a
+    later row of the same reviewer on the same claim whose note names an earlier verdict of theirs as undone."""
+    by_id = {v.id: v for v in history if v.id is not None}
+    links: dict[int, int] = {}
+    for v in history:
+        m = _UNDO_NOTE.fullmatch(v.note)
+        undone = by_id.get(int(m.group(1))) if m else None
+        if (v.id is not None and undone is not None and undone.id is not None and undone.id < v.id
+                and (undone.reviewer, undone.subject, undone.claim_index) == (v.reviewer, v.subject, v.claim_index)):
+            links[v.id] = undone.id
+    return links
 
 
 def tampered(v: Verdict, span_now: str | None) -> str:

@@ -19,7 +19,7 @@ from graphrag.model import Answer, Verdict
 from graphrag.store import Store, now
 from graphrag.store.audit import event as audit_event
 from graphrag.verify.policy import RETRACTION, REVIEWER, ReviewViewer, latest
-from graphrag.verify.review import acting_reviewer, clean_reviewer
+from graphrag.verify.review import UNDO_NOTE, acting_reviewer, clean_reviewer
 
 UNDO_SECONDS = 30
 
@@ -86,7 +86,7 @@ def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *
     undone = next(v for v in rows if v.id == verdict_id)
     own = [v for v in rows if v.claim_index == undone.claim_index and me.owns(v)]
     before = [v for v in latest(v for v in own if (v.id or 0) < verdict_id) if v.role == REVIEWER]
-    note = f"undo of verdict #{verdict_id}"
+    note = UNDO_NOTE.format(verdict_id)
     correction = (replace(before[-1], note=note) if before else replace(undone, role=RETRACTION, note=note))
     correction = replace(correction, id=None, created_at=at, stale=False, source_removed=False, tampered="")
     # the correction and its audit row in one transaction: both or neither

@@ -64,6 +64,26 @@ def test_the_reliability_chart_has_bars_only_where_there_are_claims(monkeypatch:
     assert len(bins) == 2 and bins["judged supported"].notna().all(), bins
 
 
+@pytest.mark.model
+@pytest.mark.slow
+def test_counts_say_what_the_reviewed_claims_were_judged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with _store(tmp_path / "s.db") as s:
+        answer = _answer(s, [0.9, 0.2, 0.1, 0.8])
+        _judge(s, answer, "ana", [S, U, U, None])  # one reviewer, policy of one verdict: three claims reviewed
+    at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
+    labels = [m.label for m in at.metric]
+    assert "Reviewed" in labels and "Verified" not in labels  # reviewed is not supported
+    judged = next(d.value for d in at.dataframe if "not supported" in d.value.columns)
+    assert list(judged["whose"]) == ["reviewed claims (settled verdict)", "by ana"]
+    first = judged.iloc[0]
+    assert first["judged"] == 3
+    assert first["supported"].startswith("1 (33%, 95% CI 6%–79%)"), first["supported"]
+    assert first["not supported"].startswith("2 (67%, 95% CI 21%–94%)"), first["not supported"]
+    captions = texts(at.caption)
+    assert any("by 1 reviewer on answers" in t for t in captions), captions  # not "1 reviewers"
+    assert any("These figures rest on 3 claims" in t for t in captions), captions
+
+
 @pytest.mark.unit
 def test_bad_citations_are_put_down_to_what_picked_them(tmp_path: Path) -> None:
     with _store(tmp_path / "s.db") as s:

@@ -96,7 +96,10 @@ def pair_features(
     # The reason names a negation problem only against the best-matching sentence: a "not" in
     # a neighbouring sentence is no reason to doubt a claim quoted word for word.
     negation_best = L.negation_mismatch(claim, sentences[pair.order[0]])
-    return PairFeatures(values, sorted(pair.selected), len(sentences), pair.missing_numbers, pair.missing_terms,
+    # The reason says a number is "not in source" only when no evidence sentence states it,
+    # not merely the ones the selection kept.
+    absent_numbers = L.missing_numbers(claim, pair.all_text)
+    return PairFeatures(values, sorted(pair.selected), len(sentences), absent_numbers, pair.missing_terms,
                         source_terms, pair.coverage[1], pair.qualifiers, negation_best)
 
 

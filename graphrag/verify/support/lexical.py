@@ -12,8 +12,9 @@ from __future__ import annotations
 import itertools
 import re
 
+from graphrag.verify.support import quantities as Q
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*[A-Za-z]|[A-Za-z]|\d[\d,]*(?:\.\d+)?%?")
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
 
 STOPWORDS = frozenset(
     """
@@ -43,16 +44,6 @@ QUALIFIERS = frozenset(
     may might could possibly likely unlikely usually often rarely sometimes generally
     approximately about nearly almost roughly over under more less fewer""".split()
 )
-
-_NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
-    "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40",
-    "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
-    "hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000",
-    "dozen": "12", "half": "0.5", "twice": "2", "once": "1", "single": "1", "double": "2",
-}
 
 _SUFFIXES = ("ational", "ization", "ations", "ation", "ments", "ment", "ness", "ings", "ing",
              "edly", "ies", "ied", "ed", "ly", "es", "er", "s")
@@ -110,33 +101,16 @@ def bigram_coverage(claim: str, evidence: str) -> float:
     return sum(p in have for p in pairs) / len(pairs)
 
 
-def _canonical_number(token: str) -> str:
-    t = token.replace(",", "").rstrip("%")
-    if "." in t:
-        t = t.rstrip("0").rstrip(".")
-    return t.lstrip("0") or "0"
-
-
 def numbers(text: str) -> set[str]:
-    """Numbers in canonical form: digits ("1,000" -> "1000") and number words ("two" -> "2")."""
-    found = {_canonical_number(m) for m in _NUMBER.findall(text)}
-    found |= {_NUMBER_WORDS[w.lower()] for w in words(text) if w.lower() in _NUMBER_WORDS}
-    return found
+    """Numbers and dates in canonical form ("1,000" -> "1000", "two" -> "2", "9th" -> "9",
+    "$5 million" -> "5000000", "3 March 2024" -> "date:2024-03-03"); see ``quantities``."""
+    return Q.keys(text)
 
 
 def missing_numbers(claim: str, evidence: str) -> list[str]:
-    """The claim's numbers (with the word after them, for a readable reason) absent from evidence."""
-    have = numbers(evidence)
-    out = []
-    for m in _NUMBER.finditer(claim):
-        if _canonical_number(m.group()) not in have:
-            unit = re.match(r"\s*%|\s+[A-Za-z]+", claim[m.end():])
-            out.append(m.group() + (unit.group() if unit else ""))
-    for w in words(claim):
-        if (w.lower() in _NUMBER_WORDS and w.lower() not in {"once", "single", "half"}
-                and _NUMBER_WORDS[w.lower()] not in have):
-            out.append(w)
-    return out
+    """The claim's numbers and dates (with the word after a number, for a readable reason)
+    whose value the evidence does not state, in whatever form either side writes it."""
+    return Q.missing(claim, evidence)
 
 
 def capitalised_terms(text: str) -> list[str]:

@@ -73,3 +73,22 @@ def test_the_eta_is_near_the_truth(now: list[float]) -> None:
     seen = polled_etas(now, [1.0] * 60)
     t, eta = next((t, e) for t, e in seen if t >= 40.0)
     assert eta == pytest.approx(80.0 - t, abs=2.0)  # startup 20 s, then 60 documents of 1 s
+
+
+@pytest.mark.parametrize(("after_first", "seconds", "shown"), [
+    (1, 1.0, False),  # one document in a second: not yet a rate
+    (2, 0.5, True),  # two documents measured
+    (1, 6.0, True),  # one slow document, over 5 s of work measured
+])
+def test_no_eta_until_there_is_a_rate(now: list[float], after_first: int, seconds: float, shown: bool) -> None:
+    now[0] = 0.0
+    clock = jobs.EtaClock()
+    now[0] = 20.0  # the first document, after loading the models
+    clock.update(1)
+    assert clock.eta(1, 100) is None and jobs.format_eta(clock.eta(1, 100)) == "estimating…"
+    now[0] += seconds
+    clock.update(1 + after_first)
+    eta = clock.eta(1 + after_first, 100)
+    assert (eta is not None) == shown
+    if eta is not None:  # the measured rate, not the start-up: 20 s for one document would say 33 min
+        assert eta == pytest.approx(seconds / after_first * (99 - after_first))

@@ -89,3 +89,23 @@ def test_only_visible_claims_and_filters(store: Store) -> None:
     assert record_stats(store, ["public"], RecordFilter(since="2999-01-01")).verdicts == 0
     everyone = record_stats(store, ["public", "internal"])
     assert everyone.claims == 3 and set(everyone.reviewers) == {"ana", "eve"}
+
+
+def test_reviewed_claims_are_counted_by_what_they_were_judged(store: Store) -> None:
+    # Claims 0 mod 4 both say supported, 2 and 3 mod 4 both unsupported (agreed: reviewed), 1 mod 4 disputed.
+    answer = _answer(store, [0.9, 0.6, 0.2, 0.1] * 5)
+    _judge(store, answer, "ana", [S, S, U, U] * 5)
+    _judge(store, answer, "ben", [S, U, U, U] * 5)
+    stats = record_stats(store, ["public"])
+    reviewed = stats.reviewed
+    assert stats.verified == reviewed.n == 15  # "reviewed" is not "supported":
+    assert (reviewed.supported.k, reviewed.partial.k, reviewed.unsupported.k) == (5, 0, 10)
+    # 95% Wilson interval of 5 of 15 (hand-computed: centre (p + z²/2n) / (1 + z²/n), z = 1.96)
+    assert (reviewed.supported.low, reviewed.supported.high) == (pytest.approx(0.1518, abs=1e-3),
+                                                                 pytest.approx(0.5829, abs=1e-3))
+    assert reviewed.partial.low == 0.0 and 0 < (reviewed.partial.high or 0) < 0.25  # none of 15 is not "surely 0"
+    assert [(c.who, c.n, c.supported.k, c.partial.k, c.unsupported.k) for c in stats.by_reviewer] == [
+        ("ana", 20, 10, 0, 10), ("ben", 20, 5, 0, 15)]
+    assert str(stats.by_reviewer[0].supported) == "10 (50%, 95% CI 30%–70%)"
+    progress = stats.to_json()["reviewed"]
+    assert progress["n"] == 15 and progress["unsupported"]["n"] == 10

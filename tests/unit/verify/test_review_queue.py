@@ -68,11 +68,11 @@ def test_undoing_a_first_verdict_appends_a_retraction_and_leaves_no_current_verd
     assert fix.note == f"undo of verdict #{vid}" and _current(store, 0) == []
     with pytest.raises(InputError, match="only a reviewer's verdict"):
         append_correction(store, answer, fix.id or 0, "ana")  # a retraction is not taken back in turn
-    # the exported record shows both rows, the correction named as such
+    # the exported record shows both rows: the undone verdict marked retracted, the correction naming it
     from graphrag.verify.review import export_rows
 
-    assert [(r["verdict"], r["role"], r["note"]) for r in export_rows(store, ["public"])] == [
-        ("unsupported", "reviewer", ""), ("unsupported", RETRACTION, f"undo of verdict #{vid}")]
+    assert [(r["verdict"], r["role"], r["retracted_by"], r["retracts"]) for r in export_rows(store, ["public"])] == [
+        ("retracted", "reviewer", fix.id, None), ("", RETRACTION, None, vid)]
     # the claim is back in ana's queue, as if she had not judged it
     ana = ReviewViewer("ana", adjudicates=True)
     assert (1, 0) in work_queue(review_queue(store, ["public"], viewer=ana), ana).left
@@ -85,6 +85,36 @@ def test_undoing_a_changed_mind_gives_the_earlier_verdict_back(store: Store) -> 
     assert answer is not None
     append_correction(store, answer, vid, "ana")
     assert len(store.verdicts(1, 0)) == 3 and _current(store, 0) == [("ana", "supported")]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_an_undone_verdict_is_exported_retracted_and_never_counted(store: Store, fmt: str) -> None:
+    import csv
+    import io
+    import json
+    from collections import Counter
+
+    from graphrag.verify.exports import export_record
+
+    _mark(store, 0, "ana", "supported")  # a changed mind, undone: the earlier verdict comes back
+    changed = _mark(store, 0, "ana", "unsupported")
+    first = _mark(store, 1, "ana", "unsupported")  # a first verdict, undone: a bare retraction
+    _mark(store, 2, "ana", "partial")
+    answer = store.answer(1)
+    assert answer is not None
+    for vid in (changed, first):
+        append_correction(store, answer, vid, "ana")
+    text = export_record(store, fmt, by=ADMIN).text
+    rows = list(csv.DictReader(io.StringIO(text))) if fmt == "csv" else json.loads(text)
+    # what a count of the verdict column says is what ana stands by, plus the two retractions named as such
+    assert Counter(r["verdict"] for r in rows if r["verdict"]) == {
+        "supported": 1, "partially_supported": 1, "retracted": 2}
+    undone = {str(r["verdict_id"]): r for r in rows if r["verdict"] == "retracted"}
+    assert set(undone) == {str(changed), str(first)}
+    assert undone[str(changed)]["retracted_verdict"] == "unsupported"
+    corrections = {str(r["retracts"]): r for r in rows if r["retracts"] not in (None, "")}
+    assert set(corrections) == {str(changed), str(first)}
+    assert all(str(undone[k]["retracted_by"]) == str(c["verdict_id"]) for k, c in corrections.items())
 
 
 def test_only_ones_own_latest_verdict_within_the_window_can_be_undone(store: Store) -> None:

@@ -1,0 +1,49 @@
+"""The exported record names a citation by the number the reviewer saw ([1], [2] in reading order), with
+retrieval's number beside it: an answer citing context items 5 then 3 showed them as [1] and [2]."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route
+from graphrag.present import display_numbers
+from graphrag.store import Store
+from graphrag.verify.exports import export_record
+from graphrag.verify.review import record_verdict
+from helpers import ADMIN, write_document_rows
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture()
+def store(tmp_path: Path):
+    s = Store(tmp_path / "store.db")
+    write_document_rows(s, "policy", "Snapshot exports remain available for 30 days.", ("public",), ["export"], [])
+    span = s.span("policy", 1, 0)
+    items = {n: ContextItem(n, span, Route("export"), 1.0 - n / 10, "similarity") for n in (3, 5, 7)}
+    claims = (Claim(0, "first claim", 0, 1, (Citation("5", True, items[5]),)),
+              Claim(1, "second claim", 0, 1, (Citation("3", True, items[3]),)))
+    s.save_answer(Answer("How long are exports kept?", AskSettings(), "first [5]. second [3].", (), (),
+                         tuple(items.values()), claims))
+    answer = s.answer(1)
+    assert answer is not None
+    for claim in answer.claims:
+        record_verdict(s, answer, claim, claim.citations[0], "supported", "ana")
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_the_export_names_the_citation_the_reviewer_saw(store: Store, fmt: str) -> None:
+    text = export_record(store, fmt, by=ADMIN).text
+    rows = list(csv.DictReader(io.StringIO(text))) if fmt == "csv" else json.loads(text)
+    assert [(r["claim"], str(r["citation"]), str(r["citation_retrieval"])) for r in rows] == [
+        ("first claim", "1", "5"), ("second claim", "2", "3")]
+    answer = store.answer(1)
+    assert answer is not None
+    assert display_numbers(answer) == {5: 1, 3: 2, 7: 3}  # the numbers the Ask and Review pages show
