@@ -167,7 +167,7 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict],
     if state is not None and state.status == ClaimStatus.DISPUTED:
         return "disputed · awaiting an adjudicator", "red"
     if state is not None and state.status == ClaimStatus.IN_REVIEW:
-        return f"in review · {state.reviews} of {state.required} verdicts", "orange"
+        return f"in review · {state.reviews} of {counted(state.required, 'verdict')}", "orange"
     tampered = next((v.tampered for v in verdicts if v.tampered), "")
     if tampered:  # before any other state: the verdict no longer judges the words shown
         return f"{judged_text(verdicts)} · {tampered}", "red"
@@ -277,7 +277,7 @@ def claim_review(state: ClaimState, verdicts: Sequence[Verdict]) -> str | None:
     if state.status == ClaimStatus.DISPUTED:
         return f"disputed ({said}): awaiting an adjudicator"
     if state.status == ClaimStatus.IN_REVIEW:
-        return f"{said} ({state.reviews} of {state.required} verdicts needed)"
+        return f"{said} ({state.reviews} of {counted(state.required, 'verdict')} needed)"
     if state.status == ClaimStatus.STALE:
         return f"{said}, on a version since superseded"
     return said

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from graphrag.cli.common import add_access_arg, add_me_arg, add_store_arg, open_store, principal, write_out
+from graphrag.text import counted
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -28,4 +29,4 @@ def run(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         done = export_record(store, principal(args), args.config, args.format, me=args.me)
-    return write_out(done.text, args.out, f"{done.rows} verdicts")
+    return write_out(done.text, args.out, counted(done.rows, "verdict"))
