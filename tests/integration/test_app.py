@@ -120,7 +120,11 @@ def ask(at, question: str = QUESTION):
 def test_off_topic_question_shows_no_answer(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
     at = ask(ok(app(monkeypatch, store_path)), "Who won the football world cup in 1998?")
     assert any("Nothing you can see is about this question" in w for w in texts(at.warning))
-    assert any(i.startswith("No answer") for i in texts(at.info))
+    # said as an abstention: the closest passages are shown as passages, no claim, nothing to review
+    assert any(c.startswith("The closest passages, for you to read") for c in texts(at.caption))
+    with Store(store_path) as s:
+        answer = s.answer(s.answer_ids()[0]["id"])
+    assert answer is not None and not answer.answered and answer.claims == ()
     assert not [b for b in at.button if b.key == "to_review"]  # nothing to review
 
 
