@@ -16,8 +16,11 @@ from graphrag.verify.support.lexical import capitalised_terms, content_stems
 
 # The kinds a context must hold a phrase of for the question to be answerable (``ENTITY``, "which standard", is too
 # loose a kind to require).
-SPECIFIC = frozenset({AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.QUANTITY,
-                      AnswerType.DURATION, AnswerType.MONEY})
+# The kinds whose phrase NER or a pattern finds reliably. Not a place: in a team's documents "where" is answered by
+# common nouns NER does not tag ("moved to the cold archive", "in the eu-west bucket"), so a context without a
+# tagged place still answers ("Where are exports moved after 30 days?" was refused on such a handbook).
+SPECIFIC = frozenset({AnswerType.PERSON, AnswerType.DATE, AnswerType.QUANTITY, AnswerType.DURATION,
+                      AnswerType.MONEY})
 
 # The sentences most like the question that the lexical and typing features look at.
 TOP = 5

@@ -119,3 +119,14 @@ def test_broken_abstention_parameters_say_how_to_refit(tmp_path):
 ])
 def test_not_answered_wording(question, text):
     assert not_answered_text(question) == text
+
+
+def test_a_where_question_is_not_refused_for_want_of_a_tagged_place():
+    """In a team's documents "where" is answered by common nouns ("the cold archive") that NER tags as no place: the
+    typed precondition does not refuse it (a "who" question with no person in its context still is)."""
+    sentences = ["Exports are moved to the cold archive after 30 days.", "Exports use the latest snapshot."]
+    model = AbstainModel(("top_similarity",), (0.0,), 0.0, 0.4, requires_type=True)
+    where = reader_features("Where are exports moved after 30 days?", sentences, [0.7, 0.4], ner=False)
+    assert where.type_in_context == 1.0 and model.probability(where) == pytest.approx(0.5)
+    who = reader_features("Who moves the exports?", sentences, [0.7, 0.4], ner=False)
+    assert who.type_in_context == 0.0 and model.probability(who) == 0.0
