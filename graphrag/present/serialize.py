@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from graphrag.answer.rank.kinds import quotable
 from graphrag.model import (
     Answer,
     Citation,
@@ -129,8 +130,11 @@ def context_json(c: ContextItem) -> dict[str, object]:
 
 def closest_passages(a: Answer, n: int = 3) -> list[ContextItem]:
     """An unanswered question's closest passages: the ``n`` context sentences most like it (passages, not
-    claims: nothing cites them)."""
-    return sorted(a.context, key=lambda c: (-c.score, c.n))[:n]
+    claims: nothing cites them). Statements first: a heading ("Larkspur Security Handbook") tells the reader
+    nothing, so it is listed only when no statement is close."""
+    ranked = sorted(a.context, key=lambda c: (-c.score, c.n))
+    statements = [c for c in ranked if quotable(" ".join(c.span.text.split()))]
+    return (statements or ranked)[:n]
 
 
 def quoted_documents(a: Answer) -> list[tuple[str, int]]:

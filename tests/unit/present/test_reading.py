@@ -41,3 +41,14 @@ def test_each_item_names_the_claims_citing_it_once_in_the_answers_order() -> Non
     items = [item(n, f"Sentence {n}.") for n in range(1, 4)]
     a = answer("Exports use snapshots [3]. They are kept [3, 1] [3]. Nothing cites two.", items)
     assert citing_claims(a) == {3: [1, 2], 1: [2]}
+
+
+def test_an_unanswered_questions_closest_passages_are_statements_before_headings() -> None:
+    from graphrag.present.serialize import closest_passages
+
+    items = [item(1, "Larkspur Security Handbook"), item(2, "Larkspur runs two hosting regions."),
+             item(3, "Every Larkspur customer has one account.")]
+    shown = [c.span.text for c in closest_passages(answer("The documents do not say.", items), n=2)]
+    assert shown == ["Larkspur runs two hosting regions.", "Every Larkspur customer has one account."]
+    only_headings = [item(1, "Larkspur Security Handbook")]
+    assert [c.n for c in closest_passages(answer("The documents do not say.", only_headings))] == [1]
