@@ -32,7 +32,9 @@ TESTS = ROOT / "tests"
 # Fixtures of tests/conftest.py that start or reach the PostgreSQL server, or load MiniLM / spaCy.
 SERVER_FIXTURES = frozenset({"pg_server", "pg_url", "store_url", "any_store"})
 MODEL_FIXTURES = frozenset({"embedder", "tiny_store"})
-NOT_UNIT_MARKERS = frozenset({"model", "postgresql", "browser"})
+# heavy: no model or server, but seconds a file (documents drawn and read, vector indexes, AppTest pages): the
+# unit tier is the loop run on every change, so these run with the integration tier.
+NOT_UNIT_MARKERS = frozenset({"model", "postgresql", "browser", "heavy"})
 PACKAGES = ("access", "answer", "cli", "ingest", "present", "store", "verify")
 KERNEL = "kernel"  # graphrag's top-level modules (config, embed, errors, text, registry, ...)
 PROJECT = "project"  # tests of the repository itself: docs, packaging, layout, the test suite

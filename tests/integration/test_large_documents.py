@@ -1,6 +1,6 @@
 """Large documents end to end: a long manual is read whole under the default bound (minutes on a loaded machine), and
 files whose text expands past the bound are refused by `graphrag ingest` in seconds and bounded memory, measured in a
-child process. The readers' own refusals stay in the unit tier (tests/unit/ingest/test_document_bounds.py)."""
+child process. The readers' own refusals are tested in tests/integration/test_document_bounds.py."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_a_document_expanding_past_the_bound_is_refused_in_seconds_and_bounded_m
         kind: str, bombs: dict[str, Path], tmp_path: Path) -> None:
     done, seconds, peak_mb = _ingest_in_child(bombs[kind], tmp_path / "s.db", 300)
     assert "rejected" in done.stdout, done.stdout + done.stderr
-    # The DOCX body packs 150 times: refused from the ZIP directory (tests/unit/ingest/test_read_limits.py) before
+    # The DOCX body packs 150 times: refused from the ZIP directory (tests/integration/test_read_limits.py) before
     # its characters are counted.
     reason = "times larger than it is packed" if kind == "docx" else f"the limit is {MAX_DOCUMENT_CHARS:,} characters"
     assert reason in done.stdout

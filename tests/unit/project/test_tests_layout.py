@@ -86,6 +86,14 @@ def test_a_file_with_a_test_not_marked_unit_is_integration(tmp_path: Path) -> No
     assert layout.place(path, tmp_path) == Path("tests/integration/test_new.py")
 
 
+def test_a_heavy_unit_file_runs_with_the_integration_tier(tmp_path: Path) -> None:
+    """A file that needs no model but takes seconds (documents drawn and read, AppTest pages) would slow the
+    loop run on every change: marked ``heavy``, it belongs in tests/integration/, even from a unit folder."""
+    head = "import pytest\n\npytestmark = [pytest.mark.unit, pytest.mark.heavy]\n\n"
+    path = _write(tmp_path, "tests/unit/ingest/test_big.py", head + "def test_a():\n    pass\n")
+    assert layout.place(path, tmp_path) == Path("tests/integration/test_big.py")
+
+
 def test_a_unit_file_goes_to_the_package_it_exercises_and_stays_in_its_folder(tmp_path: Path) -> None:
     _write(tmp_path, "graphrag/store/url.py", "")
     _write(tmp_path, "graphrag/verify/review.py", "")

@@ -11,7 +11,8 @@ from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.text import split_sentences
 from paper_pdf import STAMP, draw_stamp
 
-pytestmark = pytest.mark.unit
+# heavy (draws and reads PDFs page by page): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 BODY = ["Exports are generated automatically every night for each workspace.",
         "The generated files are kept for thirty days and then deleted.",

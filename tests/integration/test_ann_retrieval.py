@@ -22,7 +22,8 @@ from graphrag.model import AskSettings, Seed
 from graphrag.store import Store
 from vector_docs import ENTITIES, TOPICS, centres, unit, write_doc
 
-pytestmark = pytest.mark.unit
+# heavy (builds faiss indexes and writes them beside the store): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 @pytest.fixture()
 def small_index(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,8 @@ from graphrag.ingest.documents import Rejected, Source, collect, source_from_byt
 from graphrag.ingest.readers import ReadError, TooMuchText, read_document
 from graphrag.ingest.uploads import Upload, prepare_uploads
 
-pytestmark = pytest.mark.unit
+# heavy (writes and reads a document of every format past the bound): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 LIMIT_MESSAGE = re.compile(r"the document holds (more than [\d,]+ characters of text \(([\d,]+) by (page|paragraph|"
                            r"block) [\d,]+|([\d,]+) characters of text).*the limit is ([\d,]+) characters")

@@ -20,7 +20,8 @@ from doc_helpers import PDF_PATH, shared_stream_pdf
 from graphrag.present import pages
 from graphrag.present.pages import MAX_PIXELS, PageNotDrawn, pages_to_show, render_page
 
-pytestmark = pytest.mark.unit
+# heavy (renders large PDF pages and runs the Review page in AppTest): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 
 @pytest.fixture(autouse=True)

@@ -24,7 +24,8 @@ from graphrag.verify.undo import UNDO_SECONDS
 from graphrag.verify.undo import undo_verdict as append_correction
 from helpers import ADMIN, write_document_rows
 
-pytestmark = pytest.mark.unit
+# heavy (runs the Review page in Streamlit's AppTest, seconds a test): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 CLAIMS = 3
 
 

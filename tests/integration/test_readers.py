@@ -11,7 +11,8 @@ from graphrag.ingest.readers import ReadError, read_document
 from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.text import split_sentences
 
-pytestmark = pytest.mark.unit
+# heavy (draws and reads PDF, DOCX and HTML files, and feeds the readers arbitrary bytes): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 
 @pytest.fixture(scope="module")

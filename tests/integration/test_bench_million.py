@@ -16,7 +16,8 @@ from graphrag.store import Store
 from lab import bench_million
 from lab.million_store import Layout, build, entity_key, labels, matches
 
-pytestmark = pytest.mark.unit
+# heavy (builds the benchmark's store of 2,000 sentences): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 LAYOUT = Layout(2000, 2000)
 

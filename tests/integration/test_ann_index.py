@@ -9,7 +9,8 @@ import pytest
 
 from graphrag.answer.retrieval import index as ann
 
-pytestmark = pytest.mark.unit
+# heavy (builds faiss indexes over thousands of vectors): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 DIM = 384
 

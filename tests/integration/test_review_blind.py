@@ -19,7 +19,8 @@ from graphrag.verify.review import record_verdict, review_queue
 from graphrag.verify.status import keep_review_policy
 from helpers import ADMIN, write_document_rows
 
-pytestmark = pytest.mark.unit
+# heavy (runs the Review page in Streamlit's AppTest): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 
 @pytest.fixture()

@@ -22,7 +22,8 @@ from graphrag.ingest.readers import ReadError, TooManyWords, read_document
 from graphrag.ingest.readers.limits import LIMITS
 from graphrag.ingest.readers.pdf import read_pdf
 
-pytestmark = pytest.mark.unit
+# heavy (draws and reads oversized PDF and DOCX files to the readers' bounds): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 
 def _refused(data: bytes, suffix: str, **kwargs: object) -> tuple[str, float]:

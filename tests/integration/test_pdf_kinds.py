@@ -29,7 +29,8 @@ from paper_pdf import (
     report_drawn,
 )
 
-pytestmark = pytest.mark.unit
+# heavy (draws and reads PDFs page by page): no model or server, but too slow for the loop while editing.
+pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 
 def _key(text: str) -> str:
