@@ -17,12 +17,13 @@ from __future__ import annotations
 import copy
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import ollama
 
 from graphrag.answer.generate.base import Generation
+from graphrag.answer.generate.facts import GraphFacts, TitleOf, graph_facts
 from graphrag.model import ContextItem
 from graphrag.ollama_util import DEFAULT_GENERATE_MODEL, MalformedReply, OllamaChat, reply_text
 
@@ -65,9 +66,6 @@ def _quote(text: str) -> str:
 
 def _attr(value: object) -> str:
     return str(value).replace('"', "'").replace("<", "(").replace(">", ")")
-
-
-TitleOf = Callable[[str, int], "str | None"]
 
 
 def sources_block(context: Sequence[ContextItem], title_of: TitleOf | None = None) -> str:
@@ -157,9 +155,12 @@ class OllamaGenerator:
 
     def for_graph(self, graph: KnowledgeGraph) -> OllamaGenerator:
         """A copy that names each source's document title in the prompt (to say which sources disagree)."""
+        return self.knowing(graph_facts(graph))
+
+    def knowing(self, facts: GraphFacts) -> OllamaGenerator:
+        """A copy that names each source's title as ``facts`` give it (the model is told nothing else of the graph)."""
         bound = copy.copy(self)
-        titles = {(d.id, d.version): d.title for d in graph.docs}
-        bound.title_of = lambda doc, version: titles.get((doc, version))
+        bound.title_of = facts.title
         return bound
 
     def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:

@@ -4,14 +4,18 @@ marker, no repeats, and sources that disagree said so."""
 from __future__ import annotations
 
 import re
-from types import SimpleNamespace
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from graphrag.answer.attribution import attribute
 from graphrag.answer.generate import extractive
-from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.answer.generate.extractive import ExtractiveGenerator, ExtractiveSettings, GraphFacts
+from graphrag.answer.generate.facts import graph_facts
+from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.answer.retrieval.records import DocVersion
+from graphrag.embed import DIM
 from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStart, RouteStep, Span
 
 pytestmark = pytest.mark.unit
@@ -24,9 +28,8 @@ def _patterns_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _without_ner(init):  # type: ignore[no-untyped-def]
-    def wrapped(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        kwargs.setdefault("ner", False)
-        init(self, *args, **kwargs)
+    def wrapped(self, settings=None, *args, **kwargs):  # type: ignore[no-untyped-def]
+        init(self, replace(settings or ExtractiveSettings(), ner=False), *args, **kwargs)
     return wrapped
 
 
@@ -110,10 +113,10 @@ def test_a_chain_does_not_pass_through_a_hub_entity() -> None:
     ctx = [_routed(1, "Larkspur keeps every incident record for three years.", 0.6, Route("incident")),
            _routed(2, "A corrected invoice can be issued within 60 days.", 0.1,
                    Route("incident", (_via(1, "larkspur"),)))]
-    graph = SimpleNamespace(specificity=np.array([0.9, 0.4], dtype=np.float32), index={"incident": 0, "larkspur": 1})
+    facts = GraphFacts(specificity=lambda key: {"incident": 0.9, "larkspur": 0.4}.get(key, 1.0))
     question = "Which team is told about a security incident?"
     assert "[2]" in ExtractiveGenerator().generate(question, ctx).text  # no specificity known: chained
-    text = ExtractiveGenerator().for_graph(graph).generate(question, ctx).text  # type: ignore[arg-type]
+    text = ExtractiveGenerator().knowing(facts).generate(question, ctx).text
     assert text == "Larkspur keeps every incident record for three years [1]."
 
 
@@ -151,7 +154,7 @@ def test_of_the_sentences_naming_the_reached_entity_the_one_most_like_the_questi
     ctx = [_routed(1, "Quiet Harbour was filmed in Kellerstadt.", 0.7, Route("quiet harbour")),
            _routed(2, "A train from Kellerstadt runs twice a day.", 0.15, step),
            _routed(3, "Kellerstadt lies in the north of Norland.", 0.3, step)]
-    text = ExtractiveGenerator(max_sentences=2).generate("In which country was Quiet Harbour filmed?", ctx).text
+    text = ExtractiveGenerator(ExtractiveSettings(max_sentences=2)).generate("In which country was Quiet Harbour filmed?", ctx).text
     assert text == "Quiet Harbour was filmed in Kellerstadt [1]. Kellerstadt lies in the north of Norland [3]."
 
 
@@ -168,7 +171,7 @@ def test_a_long_chain_leaves_room_for_the_sentence_most_like_the_question() -> N
                    Route("customer", (_via(1, "alert"),))),
            _routed(5, "Larkspur notifies affected customers within 72 hours of an incident.", 0.66,
                    Route("security incident"))]
-    text = ExtractiveGenerator(min_join_specificity=0).generate(
+    text = ExtractiveGenerator(ExtractiveSettings(min_join_specificity=0)).generate(
         "Within how many hours are customers notified of a security incident?", ctx).text
     # The answer opens with the short answer and the sentence it comes from; nothing that does not answer follows.
     assert text == "72 hours [5]. Larkspur notifies affected customers within 72 hours of an incident [5]."
@@ -204,12 +207,11 @@ def test_a_chain_follows_the_entity_the_walk_reached_most_strongly() -> None:
                    Route("black hawk township", (_via(1, "iowa"),))),
            _routed(3, "Portland lies partly in Dodge County and partly in Jefferson County.", 0.04,
                    Route("black hawk township", (_via(1, "jefferson county"),)))]
-    graph = SimpleNamespace(specificity=np.array([1.0, 0.6, 0.9], dtype=np.float32),
-                            index={"black hawk township": 0, "iowa": 1, "jefferson county": 2})
-    gen = ExtractiveGenerator(max_sentences=2)
+    facts = GraphFacts(specificity=lambda key: {"iowa": 0.6, "jefferson county": 0.9}.get(key, 1.0))
+    gen = ExtractiveGenerator(ExtractiveSettings(max_sentences=2))
     question = "What county shares a border with the county where Black Hawk Township is located?"
     assert gen.generate(question, ctx).text.endswith("[2].")  # without specificity: the first in order
-    text = gen.for_graph(graph).generate(question, ctx).text  # type: ignore[arg-type]
+    text = gen.knowing(facts).generate(question, ctx).text
     assert text.endswith("partly in Jefferson County [3].")
 
 
@@ -267,8 +269,7 @@ def test_sources_that_disagree_are_said_so_with_the_current_source_first() -> No
     sentence as a quote of its own, reading as a plain statement of the answer."""
     ctx = [_doc_item(1, "faq", "Larkspur keeps nightly snapshots for 14 days.", 0.8, "2023-04-01"),
            _doc_item(2, "retention", "Nightly snapshots are kept for 35 days.", 0.78, "2025-06-01")]
-    gen = ExtractiveGenerator()
-    gen.title_of = lambda doc, version: {"faq": "FAQ", "retention": "Retention policy"}[doc]
+    gen = ExtractiveGenerator().knowing(GraphFacts(title=lambda doc, version: {"faq": "FAQ", "retention": "Retention policy"}[doc]))
     text = gen.generate("How long are nightly snapshots kept?", ctx).text
     assert text == ("35 days [2]. Nightly snapshots are kept for 35 days [2]. Sources disagree: Retention policy "
                     "(2025-06-01) says 35 days [2]; FAQ (2023-04-01) says 14 days [1].")
@@ -311,8 +312,7 @@ def test_a_bridge_across_short_documents_keeps_the_whole_chain_after_the_answer_
     """The question names the film; its page names the director, whose page names her husband, whose
     page gives the date. The answer opens with the date, cited to the chain's last link, then quotes the
     chain in order, one link per page (before: three quotes, the last link's date left out)."""
-    gen = ExtractiveGenerator()
-    gen.sentence_count = lambda doc, version: 3  # each page a short paragraph
+    gen = ExtractiveGenerator().knowing(GraphFacts(sentence_count=lambda doc, version: 3))  # each page a short paragraph
     text = gen.generate(_BRIDGE_QUESTION, _BRIDGE).text
     assert text.startswith("4 May 1921 [4].")
     markers = [int(m) for m in re.findall(r"\[(\d+)\]", text)]
@@ -321,8 +321,7 @@ def test_a_bridge_across_short_documents_keeps_the_whole_chain_after_the_answer_
 
 def test_within_long_articles_the_answer_keeps_the_short_shape() -> None:
     """A walk between long articles is not read as a bridge: at most three quotes."""
-    gen = ExtractiveGenerator()
-    gen.sentence_count = lambda doc, version: 400
+    gen = ExtractiveGenerator().knowing(GraphFacts(sentence_count=lambda doc, version: 400))
     text = gen.generate(_BRIDGE_QUESTION, _BRIDGE).text
     assert len(set(re.findall(r"\[(\d+)\]", text))) <= 3
 
@@ -336,11 +335,9 @@ def test_within_long_articles_a_chain_does_not_continue_into_another_articles_se
                    Route("quiet harbour", (_via(1, "ilse vantorp"),))),
            _routed(3, "Harbour films were popular in the sixties.", 0.5, Route("quiet harbour"))]
     question = "In which country was the director of Quiet Harbour born?"
-    short = ExtractiveGenerator()
-    short.sentence_count = lambda doc, version: 4
+    short = ExtractiveGenerator().knowing(GraphFacts(sentence_count=lambda doc, version: 4))
     assert "[2]" in short.generate(question, ctx).text  # short pages: the chain goes on
-    long = ExtractiveGenerator()
-    long.sentence_count = lambda doc, version: 400
+    long = ExtractiveGenerator().knowing(GraphFacts(sentence_count=lambda doc, version: 400))
     assert "[2]" not in long.generate(question, ctx).text
 
 
@@ -368,8 +365,7 @@ def test_a_walk_through_a_measure_is_not_a_bridge() -> None:
     ctx = [at("accounts", 1, "An owner can reactivate a cancelled account within 30 days.", 0.8),
            at("handbook", 2, "A written report follows within 30 days of closing the incident.", 0.3,
               ("accounts", 1, "30 day"))]
-    gen = ExtractiveGenerator()
-    gen.sentence_count = lambda doc, version: 3
+    gen = ExtractiveGenerator().knowing(GraphFacts(sentence_count=lambda doc, version: 3))
     text = gen.generate("Within how many days can an owner reactivate a cancelled account?", ctx).text
     assert text.startswith("30 days [1]."), text
 
@@ -399,3 +395,23 @@ def test_the_generator_quotes_what_the_ranker_reads_as_a_body_sentence(text: str
     ctx = [item(1, text, 0.95), item(2, "Congress sets the number of justices by law.", 0.3)]
     out = ExtractiveGenerator().generate("How many justices are on the court?", ctx).text
     assert ("[1]" in out) is quoted, out
+
+
+def test_the_graph_tells_the_generator_specificity_titles_and_page_lengths() -> None:
+    """What a generator may know of a graph is one record: a hub is less specific than an entity one sentence
+    names, titles and sentence counts are per document version, and what the graph does not hold reads as fully
+    specific and one sentence long."""
+    # Five sentences of "Open" name "a" (a hub), the one sentence of "Secret" names "z".
+    docs = [DocVersion("open", 1, frozenset({"public"}), False, "Open", None),
+            DocVersion("secret", 1, frozenset({"internal"}), False, "Secret", None)]
+    rows = [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 0)]
+    graph = KnowledgeGraph(["a", "z"], ["a", "z"], np.zeros((2, DIM), dtype=np.float32), docs,
+                           np.array([0, 0, 0, 0, 0, 1]), np.arange(6), np.array([d for d, _ in rows]),
+                           np.array([i for _, i in rows]), np.zeros((6, DIM), dtype=np.float32), [])
+    facts = graph_facts(graph)
+    assert facts.specificity is not None and facts.title is not None and facts.sentence_count is not None
+    assert facts.specificity("a") < facts.specificity("z") == pytest.approx(1.0)
+    assert facts.specificity("unknown") == 1.0
+    assert (facts.title("open", 1), facts.title("secret", 1), facts.title("open", 2)) == ("Open", "Secret", None)
+    assert (facts.sentence_count("open", 1), facts.sentence_count("secret", 1), facts.sentence_count("gone", 1)) == (
+        5, 1, 1)

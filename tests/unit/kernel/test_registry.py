@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphrag.answer.generate import GENERATORS, make_generator
+from graphrag.answer.generate.extractive_settings import ExtractiveSettings
 from graphrag.errors import UnknownBackend
 from graphrag.ingest.extract import EXTRACTORS, make_extractor
 from graphrag.verify.support import CHECKERS, make_checker
@@ -21,8 +22,8 @@ def test_unknown_backend_names_the_choices() -> None:
 
 
 def test_backends_are_built_by_name_with_their_options() -> None:
-    gen = make_generator("extractive", max_sentences=2)
-    assert gen.name == "extractive" and gen.max_sentences == 2
+    gen = make_generator("extractive", settings=ExtractiveSettings(max_sentences=2))
+    assert gen.name == "extractive" and gen.settings.max_sentences == 2  # type: ignore[attr-defined]
     ollama = make_generator("ollama", model="qwen2.5:7b", host="127.0.0.1:9")
     assert ollama.name == "ollama"
 
