@@ -13,9 +13,10 @@ from dashboard.render import plain
 from dashboard.resources import config, current_deployment
 from dashboard.session import ACCESS, REVIEWER
 from graphrag.access import VIA_DASHBOARD, Forbidden, Principal, cached_policy, local_principal, require
+from graphrag.answer import Overview, viewer_overview
 from graphrag.errors import InputError
 from graphrag.store import Store
-from graphrag.verify import Overview, ReviewViewer, clean_reviewer, review_viewer, viewer_overview
+from graphrag.verify import ReviewViewer, clean_reviewer, review_viewer
 
 
 def principal() -> Principal:

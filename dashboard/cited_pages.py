@@ -13,9 +13,9 @@ import streamlit as st
 
 from dashboard import render
 from graphrag.errors import GraphRAGError
+from graphrag.language.sentences import counted
 from graphrag.model import SpanLayout
 from graphrag.present import KIND_COLOURS, pages_to_show, render_kinds, render_page
-from graphrag.text import counted
 
 
 def show_cited_pages(data: bytes, file_sha256: str | None, layout: SpanLayout, key: str) -> None:

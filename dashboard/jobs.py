@@ -16,7 +16,7 @@ from dashboard.render import plain
 from dashboard.resources import store_path
 from dashboard.session import session_token
 from graphrag.ingest import FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, format_eta
-from graphrag.text import counted
+from graphrag.language.sentences import counted
 
 
 @st.cache_resource(show_spinner=False)

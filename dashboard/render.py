@@ -17,10 +17,11 @@ import pandas as pd
 import streamlit as st
 
 from graphrag.access import Forbidden
+from graphrag.answer import Overview
 from graphrag.ingest import IngestReport
+from graphrag.language.sentences import counted, spreadsheet_safe
 from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
-from graphrag.text import counted, spreadsheet_safe
-from graphrag.verify import ClaimState, ClaimStatus, Overview, reviewer_key
+from graphrag.verify import ClaimState, ClaimStatus, reviewer_key
 
 FLAG_TEXT = {
     ClaimFlag.INVALID_MARKER: "invalid marker",

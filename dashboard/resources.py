@@ -16,7 +16,8 @@ import graphrag
 from graphrag.access import Deployment, deployment_for, ingest_roots
 from graphrag.answer import Asker
 from graphrag.config import Config
-from graphrag.embed import Embedder, get_embedder
+from graphrag.language.embed import get_embedder
+from graphrag.language.encoding import Embedder
 from graphrag.ollama_util import OllamaStatus, ollama_status, resolve_host
 from graphrag.store import Store
 

@@ -21,8 +21,8 @@ from dashboard.session import (
     reviewer_to_address,
 )
 from graphrag.access import Principal
-from graphrag.embed import MODEL_NAME
 from graphrag.errors import GraphRAGError, InputError
+from graphrag.language.encoding import MODEL_NAME
 from graphrag.model import PUBLIC
 from graphrag.ollama_util import pull_hint
 from graphrag.store import Store

@@ -31,9 +31,9 @@ from graphrag.config import Config
 if TYPE_CHECKING:
     from graphrag.answer.ask import AskOutcome
     from graphrag.answer.generate.base import Generator
-    from graphrag.embed import Embedder
     from graphrag.ingest.extract.base import Extractor
     from graphrag.ingest.pipeline import IngestReport
+    from graphrag.language.encoding import Embedder
     from graphrag.model import Verdict, VerdictLabel
     from graphrag.store import Store, StoreURL
     from graphrag.verify.support.base import SupportChecker

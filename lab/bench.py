@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import numpy as np
 
-from graphrag.embed import similarities
+from graphrag.language.embed import similarities
 from graphrag.model import PUBLIC, AskSettings, Seed
 
 if TYPE_CHECKING:  # imported where used: a benchmark loads only what it measures
@@ -57,8 +57,8 @@ def _bulk_limit(texts: list[str], names: list[str], sample: int = 1500) -> dict[
     sample of these texts on this machine (1 or 2 threads), so the limit is the best the models allow."""
     import torch
 
-    from graphrag.embed import get_embedder
     from graphrag.ingest.extract.rules import load_spacy
+    from graphrag.language.embed import get_embedder
 
     nlp = load_spacy()
     t0 = time.perf_counter()
@@ -93,10 +93,10 @@ def bench_ingest(corpus: str | Path, *, limit: int | None = None, bulk_limit: bo
     """``graphrag bench ingest``: ingest a JSON corpus (its first ``limit`` paragraphs) with the rules extractor
     and print the timings (JSON), and what the models alone take on the same texts unless ``bulk_limit`` is
     false; 2 when the corpus is missing."""
-    from graphrag.embed import get_embedder
     from graphrag.ingest.documents import Source, read_corpus_json
     from graphrag.ingest.extract.rules import RulesExtractor, load_spacy
     from graphrag.ingest.pipeline import Ingestor
+    from graphrag.language.embed import get_embedder
     from graphrag.store import Store
 
     if not Path(corpus).is_file():
@@ -231,10 +231,10 @@ def bench_ask(*, sizes: Sequence[int], queries: int, after_ingest: int = 0, afte
     """``graphrag bench ask``: retrieval latency without generation (``queries`` questions) on synthetic graphs
     of the given sizes (JSON); with ``after_ingest`` > 0, then ``after_ingest_rounds`` times that many paragraphs
     of ``corpus`` are ingested and the first answer after each is timed."""
-    from graphrag.answer.attribution import attribute
     from graphrag.answer.retrieval.load import load_graph
     from graphrag.answer.retrieval.retrieve import retrieve_vector
     from graphrag.store import Store
+    from graphrag.verify.attribution import attribute
 
     settings = AskSettings()
     results = []
@@ -287,13 +287,13 @@ def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, co
     """Ingest paragraphs into the loaded store, then time the first answer (which applies the
     ingest to the graph) against the same answer again; a few rounds of new paragraphs, and a
     full reload at the end for comparison."""
-    from graphrag.answer.attribution import attribute
     from graphrag.answer.retrieval.load import build_graph, load_graph
     from graphrag.answer.retrieval.retrieve import retrieve_vector
-    from graphrag.embed import get_embedder
     from graphrag.ingest.documents import Source, read_corpus_json
     from graphrag.ingest.extract.rules import RulesExtractor
     from graphrag.ingest.pipeline import Ingestor
+    from graphrag.language.embed import get_embedder
+    from graphrag.verify.attribution import attribute
 
     if corpus_path is None or not Path(corpus_path).is_file():
         return {"skipped": f"no corpus at {corpus_path}"}
@@ -533,11 +533,11 @@ def bench_pdf(pages: int) -> bytes:
 def bench_documents(*, pages: int, renders: int) -> int:
     """``graphrag bench documents``: a generated PDF of ``pages`` pages through the reader and ingest, and the
     time to render ``renders`` cited pages (JSON)."""
-    from graphrag.embed import get_embedder
     from graphrag.ingest.documents import Source
     from graphrag.ingest.extract.rules import RulesExtractor, load_spacy
     from graphrag.ingest.pipeline import Ingestor
     from graphrag.ingest.readers.pdf import read_pdf
+    from graphrag.language.embed import get_embedder
     from graphrag.present.pages import _cache, render_page
     from graphrag.store import Store
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from graphrag.config import Config
-from graphrag.embed import Embedder
+from graphrag.language.encoding import Embedder
 
 CORPUS = "musique_train_corpus.json"
 TARGET_SPEEDUP = 1.8
@@ -34,7 +34,7 @@ INT8 = "onnx-int8"  # the int8 export: measured here, not a GRAPHRAG_ENCODER val
 
 def sentences(data: Path, n: int) -> list[str]:
     """The first ``n`` distinct sentences of the MuSiQue corpus's paragraphs (a list of {title, text})."""
-    from graphrag.text import split_sentences
+    from graphrag.language.sentences import split_sentences
 
     paragraphs = json.loads((data / CORPUS).read_text(encoding="utf-8"))
     seen: dict[str, None] = {}
@@ -48,10 +48,10 @@ def sentences(data: Path, n: int) -> list[str]:
 
 def _build(name: str, threads: int, cfg: Config) -> Embedder:
     """The encoder ``name`` as the product builds it; onnx-int8, which is no setting, as its class builds it."""
-    from graphrag.embed import build_embedder
+    from graphrag.language.embed import build_embedder
 
     if name == INT8:
-        from graphrag.embed_onnx import OnnxMiniLMEmbedder
+        from graphrag.language.embed_onnx import OnnxMiniLMEmbedder
 
         return OnnxMiniLMEmbedder(cfg.embed_model, threads=threads, quantize=True, cache_dir=cfg.onnx_cache)
     return build_embedder(cfg.override(encoder=name, torch_threads=threads))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
 
 PER_DOC = 20
 

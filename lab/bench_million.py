@@ -41,7 +41,7 @@ Question = tuple[np.ndarray, tuple[Any, ...]]  # (unit vector, anchors as Seeds)
 def questions(layout: Layout, n: int, seed: int = 1) -> list[Question]:
     """``n`` questions: a vector near a random topic's centre, naming one or two of that topic's entities
     (one among its most named, one any), as the question's anchors."""
-    from graphrag.embed import DIM
+    from graphrag.language.encoding import DIM
     from graphrag.model import RouteStart, Seed
 
     rng = np.random.default_rng([layout.seed, seed])
@@ -68,9 +68,9 @@ def extractive_answer(context: Sequence[Any], quotes: int = 3) -> str:
 def ask_latencies(store: Any, graph: Any, asked: Sequence[Question]) -> tuple[list[float], dict[str, Any]]:
     """Milliseconds per question for retrieval and attribution (the first question warms up, untimed), and
     what the answers drew on."""
-    from graphrag.answer.attribution import attribute
     from graphrag.answer.retrieval import retrieve_vector
     from graphrag.model import AskSettings, RouteStart
+    from graphrag.verify.attribution import attribute
 
     settings = AskSettings()
     retrieve_vector(store, graph, asked[0][0], settings, asked[0][1])

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported where used: the benchmark loads only what it measures
     from playwright.sync_api import Page
 
-    from graphrag.embed import Embedder
     from graphrag.ingest.documents import Source
+    from graphrag.language.encoding import Embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-2]\d)\b")
@@ -166,10 +166,10 @@ def bench_scale(*, corpus: str | Path, questions_path: str | Path, scale: int, s
     figures (JSON lines). ``store`` already holding ``start`` copies grows an earlier run's store (default: a
     temporary file); ``queries`` questions of ``questions_path`` are asked at each step; ``dashboard`` false
     skips the dashboard's cold start."""
-    from graphrag.embed import get_embedder
     from graphrag.ingest.documents import Source, read_corpus_json
     from graphrag.ingest.extract.rules import RulesExtractor, load_spacy
     from graphrag.ingest.pipeline import Ingestor
+    from graphrag.language.embed import get_embedder
     from graphrag.store import Store
 
     if not Path(corpus).is_file():

@@ -41,8 +41,8 @@ import numpy as np
 from graphrag.answer.reader.abstain import PARAMS, WITH_SCORER, WITHOUT_SCORER
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
-from graphrag.embed import get_embedder
-from graphrag.text import split_sentences
+from graphrag.language.embed import get_embedder
+from graphrag.language.sentences import split_sentences
 from lab.evaluate.ranker_fit import embed_all
 
 CONTEXT = 12

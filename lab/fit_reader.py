@@ -18,7 +18,7 @@ Not part of install: the weights ship in the package; this is how they were made
 3. Calibration: a logistic (Platt) fit of "the sentence holds the short answer" on the shipped int8 model's
    cosine, over the held-out articles (each question against every sentence of its article and sentences of
    other articles).
-4. Export: the fine-tuned encoder through ``graphrag.embed_onnx.export_onnx`` (torch.onnx, int8 weights by ONNX
+4. Export: the fine-tuned encoder through ``graphrag.language.embed_onnx.export_onnx`` (torch.onnx, int8 weights by ONNX
    Runtime's dynamic quantization); checked against torch (cosine of the vectors) and for size.
 
 Progress goes to stderr and to ``<work>/fit.log``; figures to ``reader.json`` (read by MODEL_CARD.md).
@@ -51,8 +51,8 @@ from graphrag.answer.reader.scorer import (
     calibrate,
     passage_text,
 )
-from graphrag.embed import model_path
-from graphrag.text import split_sentences
+from graphrag.language.encoding import model_path
+from graphrag.language.sentences import split_sentences
 
 if TYPE_CHECKING:
     import torch
@@ -174,7 +174,7 @@ class Encoder:
     def __init__(self, model_dir: Path, max_tokens: int) -> None:
         from transformers import AutoModel
 
-        from graphrag.embed_onnx import load_tokenizer
+        from graphrag.language.embed_onnx import load_tokenizer
 
         self.model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)
         self.tokenizer: Tokenizer = load_tokenizer(model_path())  # the packaged base's, as the shipped scorer
@@ -254,7 +254,7 @@ def train(enc: Encoder, examples: list[tuple[str, str, str | None]], args: argpa
 
 
 def quantize(fp32: Path, dest: Path) -> None:
-    """Int8 weights, per output channel, for the matrix products as ``graphrag.embed_onnx`` quantizes them, and
+    """Int8 weights, per output channel, for the matrix products as ``graphrag.language.embed_onnx`` quantizes them, and
     for the word-embedding table (Gather), which alone is 47 MB in fp32 and would keep the file over 25 MB."""
     from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
 
@@ -440,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(log, f"trained in {train_s:.0f} s")
         checkpoint = work / "model"
         enc.model.save_pretrained(str(checkpoint))
-        from graphrag.embed_onnx import export_onnx
+        from graphrag.language.embed_onnx import export_onnx
 
         out.mkdir(parents=True, exist_ok=True)
         quantize(export_onnx(checkpoint, work / "onnx"), out / ONNX_FILE)

@@ -34,7 +34,7 @@ from typing import cast
 
 import numpy as np
 
-from graphrag.embed import Embedder
+from graphrag.language.encoding import Embedder
 from graphrag.verify.support.embedded import DIRECTION, FEATURES, PARAMS_PATH, featurise
 from graphrag.verify.support.fitting import (
     PARTIAL_THRESHOLD,
@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="do not write parameters")
     args = ap.parse_args(argv)
 
-    from graphrag.embed import get_embedder
+    from graphrag.language.embed import get_embedder
 
     data = Path(args.data)
     sets = {"wice": load_wice(data / "wice_claim_dev.jsonl"),

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
+from graphrag.language.sentences import normalise
 from graphrag.store import Store, now
-from graphrag.text import normalise
 
 RELATION_TYPES = ("part of", "located in", "founded", "member of", "works for", "created", "born in", "related to")
 EXTRACTOR = "synthetic"

@@ -38,13 +38,13 @@ def _refuse(what: str):
 def _guard_models(mp: pytest.MonkeyPatch) -> None:
     """Make every way to MiniLM or spaCy raise, even when an earlier test of the session loaded them:
     the cached embedder still goes through MiniLMEmbedder.encode, and the cached pipeline is hidden."""
-    from graphrag import embed
     from graphrag.ingest.extract import rules
+    from graphrag.language import embed
 
     mp.setattr(embed.MiniLMEmbedder, "__init__", _refuse("all-MiniLM-L6-v2"))
     mp.setattr(embed.MiniLMEmbedder, "encode", _refuse("all-MiniLM-L6-v2"))
     mp.setattr(embed.MiniLMEmbedder, "encode_with_tokens", _refuse("all-MiniLM-L6-v2"))
-    from graphrag import embed_onnx
+    from graphrag.language import embed_onnx
 
     for name in ("__init__", "encode", "encode_with_tokens"):
         mp.setattr(embed_onnx.OnnxMiniLMEmbedder, name, _refuse("all-MiniLM-L6-v2 (ONNX)"))
@@ -149,7 +149,7 @@ def scripted_backends(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def embedder() -> CountingEmbedder:
-    from graphrag.embed import get_embedder
+    from graphrag.language.embed import get_embedder
 
     return CountingEmbedder(get_embedder())
 

@@ -7,8 +7,8 @@ import streamlit as st
 
 from dashboard import actor, render, resources, session
 from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities, visible_entity
+from graphrag.language.sentences import counted
 from graphrag.present import neighbourhood, neighbourhood_html
-from graphrag.text import counted
 from graphrag.verify import load_answer, visible_to
 
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}

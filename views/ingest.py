@@ -19,8 +19,8 @@ from graphrag.ingest import (
     upload_label_choices,
     upload_work,
 )
+from graphrag.language.sentences import counted
 from graphrag.store import Store
-from graphrag.text import counted
 
 st.title("Ingest documents")
 actor.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows

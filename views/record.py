@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import actor, render, resources
-from graphrag.text import counted
+from graphrag.language.sentences import counted
 from graphrag.verify import (
     MAX_REQUIRED,
     MIN_PAIR_CLAIMS,

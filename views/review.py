@@ -12,9 +12,9 @@ from dashboard.cited_pages import show_cited_pages
 from graphrag.access import Access
 from graphrag.answer import load_graph
 from graphrag.errors import GraphRAGError
+from graphrag.language.sentences import counted
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
 from graphrag.present import display_numbers, renumbered, route_html, route_list_html, route_text, shown_steps
-from graphrag.text import counted
 from graphrag.verify import (
     UNDO_SECONDS,
     QueueItem,

@@ -1,9 +1,9 @@
 """Answering a question from the documents a viewer may see: retrieval (``retrieval``: the knowledge graph held in
-memory, the entities a question names, the walk and the context), sources
-that state different values (``disagreement``), the generators that write the answer (``generate``) and the
-sentence ranker they use (``rank``), one entity as a viewer sees it (``entities``), citations resolved to spans
-(``attribution``), the pipeline that runs them all and stores the answer (``ask``: ``Asker``), and the use case a
-surface calls with the viewer who asks (``actions``: ``answer_question``).
+memory, the entities a question names, the walk and the context), the generators that write the answer (``generate``) and the
+sentence ranker they use (``rank``), one entity as a viewer sees it (``entities``), the store's sizes as a viewer
+may see them (``overview``), the pipeline that runs them all and stores the answer (``ask``: ``Asker``), and the use case a
+surface calls with the viewer who asks (``actions``: ``answer_question``, ``viewer_overview``). It stands on ``graphrag.verify`` (claims, citations,
+disagreements and the support checkers) and on the language floor (``graphrag.language``).
 
 Import the names below from ``graphrag.answer``; each is loaded on first use.
 """
@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
-    from graphrag.answer.actions import answer_question
+    from graphrag.answer.actions import answer_question, viewer_overview
     from graphrag.answer.ask import Asker, AskOutcome
-    from graphrag.answer.disagreement import DISAGREE_OPENING
     from graphrag.answer.entities import (
         EntityView,
         opening_entity,
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
         visible_entity,
     )
     from graphrag.answer.generate import GENERATORS
+    from graphrag.answer.overview import Overview
     from graphrag.answer.retrieval.graph import KnowledgeGraph
     from graphrag.answer.retrieval.load import load_graph
     from graphrag.model import disagreement_from_json, disagreement_json
@@ -35,10 +35,10 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "AskOutcome": "graphrag.answer.ask",
     "Asker": "graphrag.answer.ask",
-    "DISAGREE_OPENING": "graphrag.answer.disagreement",
     "EntityView": "graphrag.answer.entities",
     "GENERATORS": "graphrag.answer.generate",
     "KnowledgeGraph": "graphrag.answer.retrieval.graph",
+    "Overview": "graphrag.answer.overview",
     "disagreement_from_json": "graphrag.model",  # the codec sits beside the record (the store uses it)
     "disagreement_json": "graphrag.model",
     "answer_question": "graphrag.answer.actions",
@@ -46,16 +46,17 @@ _EXPORTS = {
     "opening_entity": "graphrag.answer.entities",
     "relation_counts": "graphrag.answer.entities",
     "search_entities": "graphrag.answer.entities",
+    "viewer_overview": "graphrag.answer.actions",
     "visible_entity": "graphrag.answer.entities",
 }
 
 __all__ = [
-    "DISAGREE_OPENING",
     "GENERATORS",
     "AskOutcome",
     "Asker",
     "EntityView",
     "KnowledgeGraph",
+    "Overview",
     "answer_question",
     "disagreement_from_json",
     "disagreement_json",
@@ -63,6 +64,7 @@ __all__ = [
     "opening_entity",
     "relation_counts",
     "search_entities",
+    "viewer_overview",
     "visible_entity",
 ]
 

@@ -17,7 +17,9 @@ from graphrag.model import AskSettings
 
 if TYPE_CHECKING:
     from graphrag.answer.ask import Asker, AskOutcome
+    from graphrag.answer.overview import Overview
     from graphrag.store import Store
+    from graphrag.verify.policy import ReviewViewer
 
 
 def answer_question(store: Store, viewer: Viewer, config: Config, question: str, settings: AskSettings = AskSettings(),
@@ -29,3 +31,11 @@ def answer_question(store: Store, viewer: Viewer, config: Config, question: str,
     require(viewer, VIEWER, "ask questions")
     runner = asker if asker is not None else Asker(store)
     return runner.ask(question, replace(settings, access=tuple(sorted(viewer.labels))))
+
+
+def viewer_overview(store: Store, viewer: Viewer, config: Config, onlooker: ReviewViewer) -> Overview:
+    """What the sidebar counts for ``viewer``: only what their labels can see, and the verdicts ``onlooker`` (the
+    viewer under blind review: ``review_viewer``) may be shown, never the whole store's."""
+    from graphrag.answer.overview import overview
+
+    return overview(store, viewer.labels, onlooker)

@@ -14,8 +14,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphrag.answer.attribution import attribute
-from graphrag.answer.disagreement import find_disagreements
 from graphrag.answer.generate import Generator, make_generator
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.generate.ollama import OllamaGenerator
@@ -24,8 +22,9 @@ from graphrag.answer.reader.scorer import Passage
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve
-from graphrag.embed import Embedder, get_embedder
 from graphrag.errors import BackendFailed, ModelUnavailable
+from graphrag.language.embed import get_embedder
+from graphrag.language.encoding import Embedder
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -34,6 +33,8 @@ from graphrag.model import (
     ContextItem,
 )
 from graphrag.store import Store
+from graphrag.verify.attribution import attribute
+from graphrag.verify.disagreement import find_disagreements
 from graphrag.verify.support import SupportChecker, checker_for_store
 from graphrag.verify.support.claims import check_claims
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from graphrag.access.rule import Access
+from graphrag.language.sentences import normalise
 from graphrag.model import Answer, Entity, Relation
 from graphrag.store import Store
-from graphrag.text import normalise
 
 if TYPE_CHECKING:
     from graphrag.answer.retrieval.graph import KnowledgeGraph

@@ -26,8 +26,8 @@ def register(subparsers: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the entity's visible mentions and relations; 2 when no visible entity has that name."""
     from graphrag.answer import visible_entity
+    from graphrag.language.sentences import normalise
     from graphrag.present import entity_json
-    from graphrag.text import normalise
 
     with open_store(args) as store:
         key = normalise(args.name)

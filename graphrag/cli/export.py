@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from graphrag.cli.common import add_access_arg, add_me_arg, add_store_arg, open_store, principal, write_out
-from graphrag.text import counted
+from graphrag.language.sentences import counted
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers

@@ -23,11 +23,13 @@ import numpy as np
 
 from graphrag.access.rule import Access, IngestRefused, ingest_refusal
 from graphrag.config import Config
-from graphrag.embed import Embedder, encode_threads, get_embedder
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.ingest.extract.base import Extractor
 from graphrag.ingest.readers.pdf_kinds import EXTRACTED
+from graphrag.language.embed import encode_threads, get_embedder
+from graphrag.language.encoding import Embedder
+from graphrag.language.sentences import Sentence, display_name, normalise, split_sentences
 from graphrag.model import (
     LOADING_MODELS,
     PUBLIC,
@@ -47,7 +49,6 @@ from graphrag.store.documents import (
     Written,
     relabel_labels,
 )
-from graphrag.text import Sentence, display_name, normalise, split_sentences
 
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[Progress], None]

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 from graphrag.access.identity import Principal
 from graphrag.errors import InputError
+from graphrag.language.sentences import counted
 from graphrag.model import Document
 from graphrag.store import Store
 from graphrag.store.removals import Removal, RemovalRecord
-from graphrag.text import counted
 
 __all__ = [
     "MAX_REASON_CHARS",

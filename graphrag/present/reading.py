@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from difflib import SequenceMatcher
 
-from graphrag.answer.attribution import display_numbers, parse_markers
 from graphrag.model import Answer
+from graphrag.verify.attribution import display_numbers, parse_markers
 
 __all__ = ["cited_words", "citing_claims", "display_numbers", "renumbered"]
 

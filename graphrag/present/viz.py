@@ -24,8 +24,8 @@ import pyvis
 from pyvis.network import Network
 
 from graphrag.answer.retrieval.graph import KnowledgeGraph
+from graphrag.language.sentences import counted
 from graphrag.model import ContextItem, Route, RouteStart, Span
-from graphrag.text import counted
 
 VIS_JS = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2" / "vis-network.min.js"
 MAX_LABEL = 32

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, bindparam, text
 
+from graphrag.language.sentences import sentence_hash
 from graphrag.store.codec import now
-from graphrag.text import sentence_hash
 
 
 def get(c: Connection, key: str) -> str | None:

@@ -292,7 +292,7 @@ class Store:
 
     def counts(self) -> dict[str, int]:
         """Sizes of the whole store, every label's documents included (reports, empty-store checks); what
-        one viewer may see is ``graphrag.verify.overview``."""
+        one viewer may see is ``graphrag.answer.overview``."""
         return self._read(graph.counts)
 
     def activity_mark(self) -> tuple[str, ...]:

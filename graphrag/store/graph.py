@@ -12,7 +12,7 @@ import numpy as np
 from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access.rule import Footprint, Sources
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
 from graphrag.model import Entity, Mention, Relation, Span
 from graphrag.store import documents
 from graphrag.store.codec import Row, fill_vectors

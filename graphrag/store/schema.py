@@ -289,7 +289,7 @@ def _v6(c: Connection) -> None:
 
 
 def _v7(c: Connection) -> None:
-    # Schema 7: an answer records the cited sources that disagree (graphrag.answer.disagreement), so the
+    # Schema 7: an answer records the cited sources that disagree (graphrag.verify.disagreement), so the
     # review page shows the disagreement beside the claim. Older answers have none recorded (NULL).
     if "disagreements" not in {col["name"] for col in inspect(c).get_columns("answers")}:
         c.exec_driver_sql("ALTER TABLE answers ADD COLUMN disagreements TEXT")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
+    from graphrag.language.names import reviewer_key
     from graphrag.verify.actions import (
         export_audit_log,
         export_record,
@@ -27,11 +28,9 @@ if TYPE_CHECKING:
         rollback_checker,
         set_review_policy,
         undo_verdict,
-        viewer_overview,
     )
+    from graphrag.verify.disagreement import DISAGREE_OPENING
     from graphrag.verify.exports import Export
-    from graphrag.verify.names import reviewer_key
-    from graphrag.verify.overview import Overview
     from graphrag.verify.policy import (
         MAX_REQUIRED,
         ClaimState,
@@ -75,7 +74,7 @@ _EXPORTS = {
     "FitOutcome": "graphrag.verify.support.team",
     "MAX_REQUIRED": "graphrag.verify.policy",
     "MIN_PAIR_CLAIMS": "graphrag.verify.record",
-    "Overview": "graphrag.verify.overview",
+    "DISAGREE_OPENING": "graphrag.verify.disagreement",
     "QueueItem": "graphrag.verify.review",
     "RecordFilter": "graphrag.verify.record",
     "RefitRefused": "graphrag.verify.support.learn",
@@ -103,14 +102,13 @@ _EXPORTS = {
     "review_policy": "graphrag.verify.status",
     "review_queue": "graphrag.verify.review",
     "review_viewer": "graphrag.verify.review",
-    "reviewer_key": "graphrag.verify.names",
+    "reviewer_key": "graphrag.language.names",
     "reviewable": "graphrag.verify.review",
     "set_review_policy": "graphrag.verify.actions",
     "refit_checker": "graphrag.verify.actions",
     "rollback_checker": "graphrag.verify.actions",
     "undo_verdict": "graphrag.verify.actions",
     "undoable": "graphrag.verify.undo",
-    "viewer_overview": "graphrag.verify.actions",
     "visible_answer": "graphrag.verify.review",
     "visible_answer_questions": "graphrag.verify.review",
     "visible_claims": "graphrag.verify.review",
@@ -123,6 +121,7 @@ _EXPORTS = {
 
 __all__ = [
     "CHECKERS",
+    "DISAGREE_OPENING",
     "MAX_REQUIRED",
     "MIN_PAIR_CLAIMS",
     "UNDO_SECONDS",
@@ -130,7 +129,6 @@ __all__ = [
     "ClaimStatus",
     "Export",
     "FitOutcome",
-    "Overview",
     "QueueItem",
     "RecordFilter",
     "RefitRefused",
@@ -164,7 +162,6 @@ __all__ = [
     "set_review_policy",
     "undo_verdict",
     "undoable",
-    "viewer_overview",
     "visible_answer",
     "visible_answer_questions",
     "visible_claims",

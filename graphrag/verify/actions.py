@@ -20,8 +20,6 @@ from graphrag.verify.policy import ReviewPolicy
 if TYPE_CHECKING:
     from graphrag.model import Answer, Citation, Claim, Verdict, VerdictLabel
     from graphrag.store import Store
-    from graphrag.verify.overview import Overview
-    from graphrag.verify.policy import ReviewViewer
     from graphrag.verify.support.team import FitOutcome
 
 
@@ -105,10 +103,3 @@ def record_sign_in(store: Store, viewer: Viewer, config: Config, *, issued_at: o
     ``issued_at``: the ID token's issue time, which names the sign-in."""
     store.add_audit(event(viewer, "sign-in", role=viewer.role, labels=sorted(viewer.labels), issued_at=issued_at))
 
-
-def viewer_overview(store: Store, viewer: Viewer, config: Config, onlooker: ReviewViewer) -> Overview:
-    """What the sidebar counts for ``viewer``: only what their labels can see, and the verdicts ``onlooker`` (the
-    viewer under blind review: ``review_viewer``) may be shown, never the whole store's."""
-    from graphrag.verify.overview import overview
-
-    return overview(store, viewer.labels, onlooker)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrag.access.rule import Access
+from graphrag.language.sentences import spreadsheet_safe
 from graphrag.model import AuditEvent
-from graphrag.text import spreadsheet_safe
 
 
 @dataclass(frozen=True)

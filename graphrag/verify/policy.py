@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from graphrag.errors import InputError
+from graphrag.language.names import reviewer_key, same_reviewer
 from graphrag.model import Answer, AnswerStatus, Verdict, VerdictLabel
-from graphrag.verify.names import reviewer_key, same_reviewer
 
 ADJUDICATOR = "adjudicator"
 REVIEWER = "reviewer"

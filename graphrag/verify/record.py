@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from graphrag.language.names import reviewer_key, same_reviewer
 from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictLabel
 from graphrag.store import Store
-from graphrag.verify.names import reviewer_key, same_reviewer
 from graphrag.verify.policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
 from graphrag.verify.review import visible_claims, visible_current
 from graphrag.verify.status import review_policy

@@ -28,8 +28,9 @@ from graphrag.access.identity import ADMIN as ROLE_ADMIN
 from graphrag.access.identity import REVIEWER as ROLE_REVIEWER
 from graphrag.access.identity import Forbidden, Principal, require
 from graphrag.access.rule import Access, answer_visible, footprint
-from graphrag.answer.attribution import display_numbers
 from graphrag.errors import InputError
+from graphrag.language.names import reviewer_key
+from graphrag.language.sentences import spreadsheet_safe
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -44,8 +45,7 @@ from graphrag.model import (
 from graphrag.store import Store, now, sha256_text
 from graphrag.store.audit import event as audit_event
 from graphrag.store.verdicts import SPAN_TAMPERED
-from graphrag.text import spreadsheet_safe
-from graphrag.verify.names import reviewer_key
+from graphrag.verify.attribution import display_numbers
 from graphrag.verify.policy import (
     ADJUDICATOR,
     ANYONE,

@@ -78,7 +78,7 @@ def auroc(positive: Sequence[float], negative: Sequence[float]) -> float | None:
 def _right(q: AbstainQuestion, answer: Answer) -> bool:
     """An answerable question answered right: its short answer is in the text, else a citation (the first one)
     lies inside its evidence."""
-    from lab.evaluate.answers import cited_items, contains_any, inside, same_sentence
+    from lab.evaluate.matching import cited_items, contains_any, inside, same_sentence
 
     if q.answers:
         return contains_any(answer.text, q.answers)
@@ -165,7 +165,7 @@ def nq_abstention(path: Path, embed: Any) -> tuple[list[Source], list[AbstainQue
     sims = vecs @ vecs.T
     np.fill_diagonal(sims, -1.0)
     related = {i: ids[int(np.argmax(sims[n]))] for n, i in enumerate(ids)}
-    from lab.evaluate.answers import clean_short_answer, inside
+    from lab.evaluate.matching import clean_short_answer, inside
 
     qs: list[AbstainQuestion] = []
     for q in data["questions"]:

@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import statistics
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,9 +40,9 @@ import numpy as np
 from graphrag.answer.ask import Asker
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
-from graphrag.embed import top_k
 from graphrag.ingest.documents import Source
-from graphrag.model import Answer, AskSettings, ContextItem, RouteStart, Span, Support
+from graphrag.language.embed import top_k
+from graphrag.model import Answer, AskSettings, RouteStart, Span, Support
 from graphrag.store import Store
 from graphrag.verify.support.base import SupportQuery
 from lab.evaluate.abstention import (
@@ -54,48 +52,10 @@ from lab.evaluate.abstention import (
     sample_abstention,
     squad_abstention,
 )
+from lab.evaluate.matching import cited_items, clean_short_answer, contains_any, inside, same_sentence
 from lab.evaluate.retrieval import bridge_documents, load_questions, named_keys
 
 SAMPLE_QUESTIONS = Path(__file__).with_name("sample_questions.json")
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def tokens(text: str) -> Counter[str]:
-    """Lower-case word counts; hyphens and dashes split words (PDF text and the NQ paragraphs differ there)."""
-    return Counter(_WORD.findall(text.lower().replace("\u2013", " ").replace("-", " ")))
-
-
-def inside(sentence: str, evidence: str, threshold: float = 0.7) -> bool:
-    """The sentence lies inside the evidence paragraph: at least 8 words, 70% of them in the paragraph (it
-    may come from another revision of the article, so an exact match is too strict); for a short evidence
-    row (an infobox line of under 12 words), the sentence holds 70% of the row's words."""
-    s, e = tokens(sentence), tokens(evidence)
-    n_s, n_e = sum(s.values()), sum(e.values())
-    shared = sum((s & e).values())
-    if n_e < 12:
-        return n_e >= 3 and shared / n_e >= threshold
-    return n_s >= 8 and shared / n_s >= threshold
-
-
-def same_sentence(sentence: str, expected: str) -> bool:
-    """``sentence`` is the written-down ``expected`` one: it holds 90% of its words and is mostly made of them
-    (sentence splitting may attach a heading or split a clause differently)."""
-    s, e = tokens(sentence), tokens(expected)
-    shared = sum((s & e).values())
-    return bool(e) and shared / sum(e.values()) >= 0.9 and shared / max(sum(s.values()), 1) >= 0.6
-
-
-def contains_any(text: str, phrases: Sequence[str]) -> bool:
-    """Case- and spacing-insensitive: one of ``phrases`` occurs in ``text``."""
-    low = " ".join(text.lower().split())
-    return any(p and " ".join(p.lower().split()) in low for p in phrases)
-
-
-def clean_short_answer(text: str) -> str:
-    """An NQ short answer without the tokeniser's quote marks (`` and '') and stray brackets."""
-    return " ".join(text.replace("``", "").replace("''", "").split()).strip(" (")
-
 
 # --- question sets ------------------------------------------------------------------------------
 
@@ -186,7 +146,7 @@ def abstention_set(name: str, path: Path) -> QuestionSet:
     """An abstention-only set: NQ dev split into paragraphs (``nq_abstention``) or the held-out SQuAD article
     (``squad_abstention``), each a store of its own."""
     if name == "nq_abstention":
-        from graphrag.embed import get_embedder
+        from graphrag.language.embed import get_embedder
 
         sources, qs = nq_abstention(path, lambda texts: get_embedder().encode(texts))
     else:
@@ -224,16 +184,6 @@ class NoChecker:
     def check(self, queries: Sequence[SupportQuery]) -> list[Support | None]:
         """Nothing scored: every citation stays "not checked"."""
         return [None] * len(queries)
-
-
-def cited_items(answer: Answer) -> list[ContextItem]:
-    """The context items the answer cites, in order of first citation, each once."""
-    seen: dict[int, ContextItem] = {}
-    for claim in answer.claims:
-        for c in claim.citations:
-            if c.valid and c.item is not None and c.item.n not in seen:
-                seen[c.item.n] = c.item
-    return list(seen.values())
 
 
 def disagreement_texts(answer: Answer) -> list[str] | None:

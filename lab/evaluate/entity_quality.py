@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from graphrag.language.sentences import singularise
 from graphrag.store import Store
-from graphrag.text import singularise
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token

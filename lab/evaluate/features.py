@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphrag.embed import Embedder, TokenEmbedding
+from graphrag.language.encoding import Embedder, TokenEmbedding
 
 if TYPE_CHECKING:
     from lab.evaluate.support import SupportExample
@@ -87,7 +87,7 @@ class CachedEmbedder:
 def cached_features(path: str | Path, fmt: str, examples: Sequence[SupportExample], cache: str | Path | None = None) -> np.ndarray:
     """The checker's feature rows for ``examples`` loaded from ``path``; computed once per file
     content and feature set, then read from ``cache``."""
-    from graphrag.embed import get_embedder
+    from graphrag.language.embed import get_embedder
     from graphrag.verify.support.embedded import FEATURES, featurise
 
     folder = Path(cache) if cache else DEFAULT_CACHE

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from graphrag.answer.rank import SentenceKind, sentence_kind
 from graphrag.ingest.readers.pdf import read_pdf
-from graphrag.text import split_sentences
+from graphrag.language.sentences import split_sentences
 
 JUNK_KINDS = {SentenceKind.REFERENCE: "reference", SentenceKind.AUTHOR_LINE: "author line",
               SentenceKind.TABLE_ROW: "table row"}

@@ -43,8 +43,8 @@ import numpy as np
 
 from graphrag.answer.rank import FEATURES, NOT_A_CLAIM, Candidate, RankerParams, sentence_kind
 from graphrag.answer.rank.features import feature_rows
-from graphrag.text import split_sentences
-from graphrag.verify.support import lexical as L
+from graphrag.language import lexical as L
+from graphrag.language.sentences import split_sentences
 
 # Of the held-out sentences scored at or above the threshold, at least this share lie inside the evidence
 # (NQ: the evidence paragraph; MuSiQue: a supporting paragraph): a kept quote is mostly on the evidence.
@@ -204,7 +204,7 @@ def nq_dev(path: Path) -> list[DevQuestion]:
 
 def embed_all(texts: Sequence[str], cache: Path) -> dict[str, np.ndarray]:
     """MiniLM vectors of ``texts``, reusing those in ``cache`` (an .npz keyed by text hash) and adding the rest."""
-    from graphrag.embed import get_embedder
+    from graphrag.language.embed import get_embedder
 
     key = {t: hashlib.sha1(t.encode()).hexdigest() for t in texts}
     have: dict[str, np.ndarray] = {}
@@ -358,7 +358,7 @@ def evaluate_dev(params: RankerParams, dev: Sequence[DevQuestion]) -> dict[str, 
 
 def latency(params: RankerParams, runs: int = 100) -> dict[str, float]:
     """Median milliseconds to score 12 sentences, with their cosines given and with everything encoded."""
-    from graphrag.embed import get_embedder
+    from graphrag.language.embed import get_embedder
 
     embedder = get_embedder()
     from graphrag.answer.rank import score_sentences

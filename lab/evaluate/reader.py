@@ -33,7 +33,8 @@ from graphrag.answer.ask import Asker
 from graphrag.answer.reader.scorer import AnswerScorer, OnnxAnswerScorer, Passage, load_scorer
 from graphrag.model import AskSettings, ContextItem
 from graphrag.store import Store
-from lab.evaluate.answers import PanelQuestion, contains_any, nq_articles_set
+from lab.evaluate.answers import PanelQuestion, nq_articles_set
+from lab.evaluate.matching import contains_any
 
 ORDERS = ("retrieval", "scorer", "blend")
 

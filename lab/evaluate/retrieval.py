@@ -29,18 +29,18 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from graphrag.answer.attribution import attribute
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.retrieval.anchors import find_anchors
 from graphrag.answer.retrieval.context import diverse
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import retrieve_vector
-from graphrag.embed import get_embedder, top_k
 from graphrag.ingest.documents import corpus_doc_id, read_corpus_json
+from graphrag.language.embed import get_embedder, top_k
+from graphrag.language.sentences import normalise
 from graphrag.model import AskSettings, Progress, RouteStart
 from graphrag.store import Store
-from graphrag.text import normalise
+from graphrag.verify.attribution import attribute
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from graphrag.answer.retrieval import index as ann
 from graphrag.answer.retrieval import indexed, load, scores
 from graphrag.answer.retrieval.load import build_graph, load_graph
 from graphrag.answer.retrieval.retrieve import retrieve_vector
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
 from graphrag.model import AskSettings, Seed
 from graphrag.store import Store
 from vector_docs import ENTITIES, TOPICS, centres, unit, write_doc

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphrag import embed_onnx
-from graphrag.embed import DIM, MiniLMEmbedder, get_embedder
-from graphrag.embed_onnx import OnnxMiniLMEmbedder
+from graphrag.language import embed_onnx
+from graphrag.language.embed import MiniLMEmbedder, get_embedder
+from graphrag.language.embed_onnx import OnnxMiniLMEmbedder
+from graphrag.language.encoding import DIM
 
 pytestmark = pytest.mark.model
 
@@ -135,7 +136,7 @@ def test_an_ingest_can_encode_on_two_threads_while_other_threads_keep_one(onnx: 
     when it is made, so the block runs another session, and only in the thread that asked."""
     import threading
 
-    from graphrag.embed import encode_threads
+    from graphrag.language.embed import encode_threads
 
     one = onnx.encode(SENTENCES[10:20])
     elsewhere: list[object] = []

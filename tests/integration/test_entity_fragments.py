@@ -12,7 +12,7 @@ import pytest
 
 from graphrag.ingest.extract.rules import UNKNOWN_TYPE, RulesExtractor, document_types
 from graphrag.ingest.readers import DOCUMENT_SUFFIXES, read_document
-from graphrag.text import normalise, split_sentences
+from graphrag.language.sentences import normalise, split_sentences
 
 CORPUS = Path(__file__).resolve().parents[2] / "sample_corpus"
 

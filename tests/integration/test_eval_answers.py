@@ -18,11 +18,10 @@ from lab.evaluate.answers import (
     cli_eval_answers,
     disagreement_texts,
     format_panel,
-    inside,
-    same_sentence,
     score_answer,
     summarise,
 )
+from lab.evaluate.matching import inside, same_sentence
 
 EVIDENCE = ("The opening stage was won by Fernando Gaviria of Quick-Step Floors, who became the Tour's first rider "
             "to wear the yellow jersey. Peter Sagan then took the race lead the following stage.")
@@ -110,7 +109,7 @@ def test_disagreement_said_is_read_from_the_answers_disagreements() -> None:
     qset = QuestionSet("sample_corpus", lambda s: None, [planted, plain], sample=True)
     context = [_item(1, new, "retention"), _item(2, old, "faq"), _item(3, "Audit logs are kept for one year.")]
 
-    tally = _Tally()  # answers carry the field (graphrag.answer.disagreement): a planted one not said counts 0
+    tally = _Tally()  # answers carry the field (graphrag.verify.disagreement): a planted one not said counts 0
     score_answer(planted, _answer(context, [1, 2]), [], tally)
     score_answer(plain, _answer(context, [3]), [], tally)
     panel = summarise(qset, tally, check=True)

@@ -13,8 +13,8 @@ from graphrag.errors import ModelUnavailable
 from graphrag.ingest.extract import make_extractor, rules
 from graphrag.ingest.extract.rules import RulesExtractor
 from graphrag.ingest.readers import DOCUMENT_SUFFIXES, read_document
+from graphrag.language.sentences import Sentence, normalise, split_sentences
 from graphrag.model import ExtractionResult, ExtractionStatus
-from graphrag.text import Sentence, normalise, split_sentences
 
 CORPUS = Path(__file__).resolve().parents[2] / "sample_corpus"
 MANIFEST = CORPUS / "manifest.toml"

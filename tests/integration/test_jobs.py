@@ -15,9 +15,9 @@ from graphrag.errors import StoreError
 from graphrag.ingest.documents import Source
 from graphrag.ingest.jobs import DONE, FAILED, QUEUED, RUNNING, JobRunner, eta_seconds, format_eta
 from graphrag.ingest.pipeline import MAX_WINDOW_DOCS, Ingestor, IngestReport, _windows
+from graphrag.language.sentences import Sentence
 from graphrag.model import ExtractionResult, Progress
 from graphrag.store import Store
-from graphrag.text import Sentence
 from proc_helpers import BatchPattern, HashEmbedder, PatternExtractor, doc_text, store_snapshot
 
 

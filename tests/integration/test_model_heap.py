@@ -10,8 +10,8 @@ import gc
 
 import pytest
 
-from graphrag.embed import get_embedder
 from graphrag.ingest.extract.rules import load_spacy
+from graphrag.language.embed import get_embedder
 
 pytestmark = pytest.mark.model
 

@@ -1,4 +1,4 @@
-"""The sidebar's counts as one viewer may see them (graphrag.verify.overview): a public viewer learns
+"""The sidebar's counts as one viewer may see them (graphrag.answer.overview): a public viewer learns
 nothing of internal documents, entities, relations, questions or reviews; blind review hides
 others' verdicts from the counts as it does on the pages. No model: the store is written directly."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from graphrag.answer.overview import Overview, overview
 from graphrag.store import Store
-from graphrag.verify.overview import Overview, overview
 from graphrag.verify.policy import ReviewPolicy, ReviewViewer
 from graphrag.verify.review import record_verdict
 from graphrag.verify.status import keep_review_policy

@@ -8,7 +8,7 @@ import pytest
 
 from graphrag.ingest.extract.rules import RulesExtractor
 from graphrag.ingest.pipeline import Ingestor
-from graphrag.text import Sentence
+from graphrag.language.sentences import Sentence
 
 pytestmark = pytest.mark.model
 

@@ -12,7 +12,7 @@ import pytest
 
 from doc_helpers import iou
 from graphrag.ingest.readers.pdf import read_pdf
-from graphrag.text import split_sentences
+from graphrag.language.sentences import split_sentences
 from paper_pdf import (
     ARTICLE_LINES,
     ARTICLE_SENTENCES,

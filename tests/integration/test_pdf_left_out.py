@@ -8,7 +8,7 @@ import pytest
 
 from doc_helpers import pdf_with
 from graphrag.ingest.readers.pdf import read_pdf
-from graphrag.text import split_sentences
+from graphrag.language.sentences import split_sentences
 from paper_pdf import STAMP, draw_stamp
 
 # heavy (draws and reads PDFs page by page): no model or server, but too slow for the loop while editing.

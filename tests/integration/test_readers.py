@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from doc_helpers import PDF_PATH, SAMPLE, docx_bytes, generator, iou, pdf_with, scanned_pdf
 from graphrag.ingest.readers import ReadError, read_document
 from graphrag.ingest.readers.pdf import read_pdf
-from graphrag.text import split_sentences
+from graphrag.language.sentences import split_sentences
 
 # heavy (draws and reads PDF, DOCX and HTML files, and feeds the readers arbitrary bytes): no model or server, but too slow for the loop while editing.
 pytestmark = [pytest.mark.unit, pytest.mark.heavy]

@@ -21,9 +21,9 @@ from graphrag.answer.ask import Asker
 from graphrag.errors import InputError, StoreError
 from graphrag.ingest.documents import Rejected, Source, collect, decode, read_file
 from graphrag.ingest.pipeline import Ingestor
+from graphrag.language.sentences import MAX_SENTENCE_CHARS, Sentence
 from graphrag.model import AskSettings, ExtractedEntity, ExtractionResult, ExtractionStatus
 from graphrag.store import Store
-from graphrag.text import MAX_SENTENCE_CHARS, Sentence
 from graphrag.verify.review import record_verdict
 from proc_helpers import (
     HERE,

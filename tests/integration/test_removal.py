@@ -19,12 +19,12 @@ from graphrag.errors import InputError
 from graphrag.ingest.extract import make_extractor
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.ingest.removal import remove_document
+from graphrag.language.sentences import sentence_hash
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag
 from graphrag.present import pages
 from graphrag.present.viz import neighbourhood, neighbourhood_html
 from graphrag.store import Store
 from graphrag.store.schema import metadata
-from graphrag.text import sentence_hash
 from graphrag.verify.review import export_rows, record_verdict, review_queue, rows_to_csv, visible_claims
 from helpers import ADMIN, ScriptedChecker, write_corpus
 

@@ -11,6 +11,7 @@ from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from doubles.generate import ScriptedGenerator
 from graphrag.answer.ask import Asker
 from graphrag.answer.retrieval.load import build_graph, load_graph
+from graphrag.answer.retrieval.walk import relevance_walk, routes
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AnswerStatus, AskSettings, ClaimFlag, Route, RouteStart, RouteStep, SupportLabel
 from graphrag.present.serialize import answer_json
@@ -41,7 +42,7 @@ def test_seed_order_does_not_shadow_nodes(chain_store, direction):
     """Fault 7: seeds (Cancellation, Snapshot) and (Snapshot, Cancellation) both reach Retention at depth 1."""
     g = build_graph(chain_store)
     vis, _ = g.visibility(["public"])
-    results = [g.walk(seeds, 1, direction, vis) for seeds in (["cancellation", "snapshot"], ["snapshot", "cancellation"])]
+    results = [routes(g, seeds, 1, direction, vis) for seeds in (["cancellation", "snapshot"], ["snapshot", "cancellation"])]
     assert results[0] == results[1]
     assert results[0]["retention"].depth == 1 and results[0]["retention"].seed == "snapshot"
     assert results[0]["export"].depth == 1
@@ -51,7 +52,7 @@ def test_walk_is_independent_of_seed_order_and_keeps_best_depth(chain_store):
     g = build_graph(chain_store)
     vis, _ = g.visibility(["public"])
     seeds = ["cancellation", "export", "retention"]
-    outs = [g.walk(p, 2, "both", vis) for p in itertools.permutations(seeds)]
+    outs = [routes(g, p, 2, "both", vis) for p in itertools.permutations(seeds)]
     assert all(o == outs[0] for o in outs)
     assert {k: r.depth for k, r in outs[0].items()} == {"cancellation": 0, "export": 0, "retention": 0, "snapshot": 1}
 
@@ -59,8 +60,8 @@ def test_walk_is_independent_of_seed_order_and_keeps_best_depth(chain_store):
 def test_direction_out_follows_only_extracted_direction(chain_store):
     g = build_graph(chain_store)
     vis, _ = g.visibility(["public"])
-    assert set(g.walk(["retention"], 3, "out", vis)) == {"retention"}
-    both = g.walk(["retention"], 3, "both", vis)
+    assert set(routes(g, ["retention"], 3, "out", vis)) == {"retention"}
+    both = routes(g, ["retention"], 3, "both", vis)
     assert both["cancellation"].depth == 3
     assert [s.forward for s in both["cancellation"].steps] == [False, False, False]
 
@@ -243,7 +244,7 @@ def test_relevance_walk_is_order_independent_with_weights_and_comentions(ref_sto
     vis, _ = g.visibility(["public"])
     weights = np.random.default_rng(3).random(len(g.sentence_doc)).astype(np.float32)
     seeds = ["cancellation", "snapshot", "export"]
-    outs = [g.relevance_walk(p, 3, "both", vis, row_weight=weights, node_weight=g.specificity, comention=True)
+    outs = [relevance_walk(g, p, 3, "both", vis, row_weight=weights, node_weight=g.specificity, comention=True)
             for p in itertools.permutations(seeds)]
     assert all(o == outs[0] for o in outs)
     # Every step names the visible sentence it went through.

@@ -11,9 +11,9 @@ import pytest
 
 from graphrag.cli import main
 from graphrag.errors import InputError
+from graphrag.language.names import reviewer_key
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
 from graphrag.store import Store
-from graphrag.verify.names import reviewer_key
 from graphrag.verify.policy import ADJUDICATOR, ClaimStatus, ReviewPolicy
 from graphrag.verify.review import record_verdict, review_queue
 from graphrag.verify.status import keep_review_policy

@@ -19,7 +19,7 @@ from graphrag.answer.retrieval import load, saved
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import retrieve_vector
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
 from graphrag.model import AskSettings, AuditEvent, Seed
 from graphrag.store import Store
 from vector_docs import TOPICS, centres, unit, write_doc

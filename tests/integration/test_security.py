@@ -14,14 +14,14 @@ import pytest
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from doubles.generate import ScriptedGenerator
 from graphrag.answer.ask import Asker
-from graphrag.answer.attribution import attribute
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.cli import main
 from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import Ingestor
+from graphrag.language.sentences import display_name, normalise
 from graphrag.model import AnswerStatus, AskSettings, ContextItem, Route, SupportLabel
-from graphrag.text import display_name, normalise
+from graphrag.verify.attribution import attribute
 from graphrag.verify.review import export_rows, record_verdict, review_queue, rows_to_csv, rows_to_json
 from graphrag.verify.status import current_verdicts
 from helpers import POLICY, ScriptedChecker, reference_corpus, reference_extractor, write_corpus

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from graphrag.errors import ModelUnavailable
+from graphrag.language import lexical as L
 from graphrag.model import SupportLabel
 from graphrag.verify.support import features as F
-from graphrag.verify.support import lexical as L
 from graphrag.verify.support import make_checker
 from graphrag.verify.support import selection as S
 from graphrag.verify.support import tokens as T

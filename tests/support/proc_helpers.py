@@ -33,13 +33,13 @@ ROOT = HERE.parents[1]  # the repository
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from graphrag.language.sentences import Sentence, split_sentences  # noqa: E402
 from graphrag.model import (  # noqa: E402
     ExtractedEntity,
     ExtractedRelation,
     ExtractionResult,
     ExtractionStatus,
 )
-from graphrag.text import Sentence, split_sentences  # noqa: E402
 
 DIM = 384
 

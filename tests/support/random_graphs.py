@@ -10,7 +10,7 @@ import numpy as np
 from graphrag.answer.retrieval.edges import Edges
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import DocVersion
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
 
 Relation = tuple[int, str, str, str, int, int]
 

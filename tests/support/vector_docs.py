@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphrag.embed import DIM
 from graphrag.ingest.documents import Source
+from graphrag.language.encoding import DIM
 from graphrag.store import DocumentWrite, Store
 
 TOPICS = 6

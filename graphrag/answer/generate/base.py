@@ -1,7 +1,7 @@
 """The Generator protocol: a question and numbered context items in, answer text out.
 
 The answer text carries markers like ``[2]`` that refer to ``ContextItem.n``; attribution
-(graphrag.answer.attribution) parses them, so a generator never builds claims itself.
+(graphrag.verify.attribution) parses them, so a generator never builds claims itself.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ only when it answers nearly as well (``quote_rank``) or is a chain link the ques
 Only statements are quoted (``kinds``): never a FAQ's question, a heading, a caption, a table
 row, a reference entry or an author line. When quoted sources from different documents or
 versions state different values about the same thing, the answer says so in words, the
-current source first (``graphrag.answer.disagreement``).
+current source first (``graphrag.verify.disagreement``).
 
 Chains: a context item reached through the graph names the sentences of the steps that
 reached it. A step's sentence is quoted after the best one when it covers words of the
@@ -39,16 +39,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from graphrag.answer.disagreement import disagreement_sentence, find_disagreements
 from graphrag.answer.generate.base import Generation
 from graphrag.answer.generate.extractive_settings import ExtractiveSettings
 from graphrag.answer.generate.facts import GraphFacts, TitleOf, graph_facts
 from graphrag.answer.generate.quote_rank import quote_scores
 from graphrag.answer.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
 from graphrag.answer.rank import quotable
+from graphrag.language.lexical import content_stems
+from graphrag.language.sentences import ends_with_abbreviation
 from graphrag.model import ContextItem, Disagreement, RouteStart
-from graphrag.text import ends_with_abbreviation
-from graphrag.verify.support.lexical import content_stems
+from graphrag.verify.disagreement import disagreement_sentence, find_disagreements
 
 if TYPE_CHECKING:
     from graphrag.answer.retrieval.graph import KnowledgeGraph

@@ -8,7 +8,7 @@ The answer has the extractive generator's shape: the short answer first with its
 up to three source sentences that answer, best first; when sources state different values,
 one sentence opening "Sources disagree:" names each with its date, the newest first. The reply
 is tidied to that one paragraph (``tidy_reply``: labels, bullets, headings and a trailing
-reference list go; no sentence is changed); attribution (graphrag.answer.attribution) flags missing or
+reference list go; no sentence is changed); attribution (graphrag.verify.attribution) flags missing or
 out-of-range markers afterwards.
 """
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from graphrag.answer.rank import Candidate, score_sentences
+from graphrag.language.lexical import content_stems
 from graphrag.model import ContextItem
-from graphrag.verify.support.lexical import content_stems
 
 # A further quote scores within this much of the best one (on the blended score below).
 QUOTE_MARGIN = 0.3

@@ -21,7 +21,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from graphrag.errors import ModelUnavailable
-from graphrag.verify.support.lexical import STOPWORDS, content_stems
+from graphrag.language.lexical import STOPWORDS, content_stems
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc

@@ -40,8 +40,8 @@ import numpy as np
 
 from graphrag.answer.rank.features import FEATURES, AnswerType, Candidate, answer_type, cues, feature_rows
 from graphrag.answer.rank.kinds import NOT_A_CLAIM, SentenceKind, quotable, sentence_kind
-from graphrag.embed import Embedder
 from graphrag.errors import ModelUnavailable
+from graphrag.language.encoding import Embedder
 
 __all__ = ["ANSWER_THRESHOLD", "FEATURES", "NOT_A_CLAIM", "PARAMS_PATH", "AnswerType", "Candidate", "RankerParams",
            "SentenceKind", "answer_type", "cues", "feature_rows", "load_params", "quotable", "score_sentences",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from graphrag.answer.rank.kinds import SentenceKind
-from graphrag.verify.support import lexical as L
+from graphrag.language import lexical as L
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from graphrag.text import CAPTION_START
+from graphrag.language.sentences import CAPTION_START
 
 
 class SentenceKind(str, Enum):

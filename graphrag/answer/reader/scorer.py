@@ -116,8 +116,8 @@ class OnnxAnswerScorer:
     Calls are serialised by a lock (the session already uses every thread it has)."""
 
     def __init__(self, onnx_path: Path, config: ScorerConfig, *, threads: int = 2) -> None:
-        from graphrag.embed import model_path
-        from graphrag.embed_onnx import _new_session, load_tokenizer
+        from graphrag.language.embed_onnx import _new_session, load_tokenizer
+        from graphrag.language.encoding import model_path
 
         self.config = config
         self.name = config.name
@@ -131,7 +131,7 @@ class OnnxAnswerScorer:
         self._lock = threading.Lock()
 
     def _forward(self, encodings: Sequence[Encoding]) -> np.ndarray:
-        from graphrag.embed_onnx import OUTPUT, mean_pool, padded
+        from graphrag.language.embed_onnx import OUTPUT, mean_pool, padded
 
         ids, mask = padded(encodings, self._pad_id)
         (hidden,) = self._session.run([OUTPUT], {"input_ids": ids, "attention_mask": mask})

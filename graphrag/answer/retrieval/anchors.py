@@ -25,9 +25,9 @@ import numpy as np
 
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.scores import names_like
-from graphrag.embed import Embedder
+from graphrag.language.encoding import Embedder
+from graphrag.language.sentences import normalise
 from graphrag.model import RouteStart, Seed
-from graphrag.text import normalise
 
 # A shorter form ("county" for "the county where ...", "Kenji" for "Akinoshu Kenji") or a
 # similar name is less certain than the whole name: on MuSiQue (0.7 to 1.0 tried for each),

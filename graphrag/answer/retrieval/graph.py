@@ -16,21 +16,16 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Sequence
 
 import networkx as nx
 import numpy as np
 
 from graphrag.access.rule import Access
 from graphrag.answer.retrieval.edges import EdgeAttrs, Edges, Mentions, Relation
-from graphrag.answer.retrieval.records import DocVersion, GraphMark, Walk
+from graphrag.answer.retrieval.records import DocVersion, GraphIndexes, GraphMark
 from graphrag.answer.retrieval.vectors import Rows
-from graphrag.embed import similarities
-from graphrag.model import Route, RouteStart
-
-if TYPE_CHECKING:
-    from graphrag.answer.retrieval.indexed import GraphIndexes
+from graphrag.language.embed import similarities
 
 VisibilityKey = tuple[frozenset[str], bool, frozenset[str]]
 
@@ -230,24 +225,6 @@ class KnowledgeGraph:
         df = np.maximum(self.mentions.per_entity(), 1)
         spec: np.ndarray = (np.log1p(n / df) / np.log1p(n)).astype(np.float32)
         return spec
-
-    def walk(self, seeds: Iterable[str], hops: int, direction: str, visible_docs: np.ndarray) -> dict[str, Route]:
-        """Multi-source walk over relations with every edge worth the same: each seed at depth 0,
-        each node at its least depth, one route per node (see ``relevance_walk``)."""
-        return self.relevance_walk(seeds, hops, direction, visible_docs).routes
-
-    def relevance_walk(self, seeds: Iterable[str], hops: int, direction: str, visible_docs: np.ndarray, *,
-                       seed_scores: Mapping[str, float] | None = None, row_weight: np.ndarray | None = None,
-                       node_weight: np.ndarray | None = None,
-                       comention: bool = False, start: RouteStart = RouteStart.QUESTION,
-                       rows_per_entity: int = 12, max_nodes: int = 400,
-                       prepare_rows: Callable[[np.ndarray], None] | None = None) -> Walk:
-        """The best-first walk of ``walk.relevance_walk`` on this graph."""
-        from graphrag.answer.retrieval.walk import relevance_walk
-
-        return relevance_walk(self, seeds, hops, direction, visible_docs, seed_scores=seed_scores,
-                              row_weight=row_weight, node_weight=node_weight, comention=comention, start=start,
-                              rows_per_entity=rows_per_entity, max_nodes=max_nodes, prepare_rows=prepare_rows)
 
     @functools.cached_property
     def span_rows(self) -> dict[tuple[int, int], int]:

@@ -24,13 +24,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphrag.answer.retrieval import index as ann
+from graphrag.answer.retrieval.records import GraphIndexes, Kept
 from graphrag.store import Store
 
 if TYPE_CHECKING:
@@ -44,23 +44,6 @@ SAVE_SHARE = 0.05
 SAMPLE = 1024  # vectors hashed into a file's fingerprint, evenly spread over its rows
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads a sentence's index over the bits of its document's digest
 KINDS = ("sentences", "entities")
-
-
-@dataclass
-class Kept:
-    """One index with the identity of each row it holds (by row number), and how many of them are on disk."""
-
-    index: ann.VectorIndex
-    digests: np.ndarray  # uint64 per row held
-    saved: int
-
-
-@dataclass
-class GraphIndexes:
-    """A graph's indexes: None for a kind below ``index.EXACT_BELOW`` rows."""
-
-    sentences: Kept | None = None
-    entities: Kept | None = None
 
 
 def folder(store: Store) -> Path:

@@ -8,11 +8,14 @@ import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from graphrag.model import Route
+
+if TYPE_CHECKING:
+    from graphrag.answer.retrieval.index import VectorIndex
 
 
 @dataclass(frozen=True)
@@ -155,3 +158,20 @@ class Reach:
         if self.stepped is not None:
             return self.stepped
         return np.array([r for r, (route, _) in self.rows.items() if route.depth >= 1], dtype=np.int64)
+
+
+@dataclass
+class Kept:
+    """One index with the identity of each row it holds (by row number), and how many of them are on disk."""
+
+    index: VectorIndex
+    digests: np.ndarray  # uint64 per row held
+    saved: int
+
+
+@dataclass
+class GraphIndexes:
+    """A graph's indexes: None for a kind below ``index.EXACT_BELOW`` rows."""
+
+    sentences: Kept | None = None
+    entities: Kept | None = None

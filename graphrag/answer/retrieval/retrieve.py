@@ -26,8 +26,8 @@ from graphrag.answer.retrieval.context import build_context
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.scores import QuestionScores
 from graphrag.answer.retrieval.seeds import find_seeds
-from graphrag.embed import Embedder
 from graphrag.errors import InputError, ModelUnavailable
+from graphrag.language.encoding import Embedder
 from graphrag.model import AskSettings, ContextItem, Route, RouteStart, Seed, seeding
 from graphrag.store import Store
 

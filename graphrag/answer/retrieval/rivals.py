@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from graphrag.answer.disagreement import find_disagreements
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.model import ContextItem
+from graphrag.verify.disagreement import find_disagreements
 
 # The three items most like the question are checked against the three sentences of other documents most like
 # each of them, at least this similar (MiniLM cosine; "keeps nightly snapshots for 14 days" / "are kept for 35

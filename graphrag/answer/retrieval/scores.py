@@ -13,7 +13,7 @@ import numpy as np
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.index import nearest
 from graphrag.answer.retrieval.seeds import entity_relevance, relevance_of
-from graphrag.embed import similarities
+from graphrag.language.embed import similarities
 
 # A step through a sentence unrelated to the question is worth little but not nothing: the
 # sentence linking a film to its director need not resemble "Which country is ... from?".

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
 from graphrag.store.codec import fill_vectors
 
 

@@ -22,6 +22,13 @@ DIRECTIONS = ("both", "out")
 REACH_SUM = 1.0
 
 
+def routes(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direction: str,
+           visible_docs: np.ndarray) -> dict[str, Route]:
+    """Multi-source walk over relations with every edge worth the same: each seed at depth 0,
+    each node at its least depth, one route per node (see ``relevance_walk``)."""
+    return relevance_walk(graph, seeds, hops, direction, visible_docs).routes
+
+
 def relevance_walk(graph: KnowledgeGraph, seeds: Iterable[str], hops: int, direction: str,
                    visible_docs: np.ndarray, *, seed_scores: Mapping[str, float] | None = None,
                    row_weight: np.ndarray | None = None, node_weight: np.ndarray | None = None,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from graphrag.language.sentences import Sentence
 from graphrag.model import ExtractionResult
-from graphrag.text import Sentence
 
 
 class Extractor(Protocol):
@@ -35,7 +35,7 @@ class ReplyCache(Protocol):
         """The cached reply under ``key``, or None."""
 
     def put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
-        """``sources``: the sha256 of each sentence the reply is about (graphrag.text.sentence_hash),
+        """``sources``: the sha256 of each sentence the reply is about (graphrag.language.sentences.sentence_hash),
         so removing a document can drop the replies that hold its text."""
         ...
 

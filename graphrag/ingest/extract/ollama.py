@@ -18,6 +18,7 @@ from typing import Any
 
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.ingest.extract.base import ReplyCache
+from graphrag.language.sentences import Sentence, mentioned_in, sentence_hash
 from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus
 from graphrag.ollama_util import (
     DEFAULT_EXTRACT_MODEL,
@@ -26,7 +27,6 @@ from graphrag.ollama_util import (
     parse_json_object,
     reply_text,
 )
-from graphrag.text import Sentence, mentioned_in, sentence_hash
 
 log = logging.getLogger(__name__)
 

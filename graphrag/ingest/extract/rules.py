@@ -34,10 +34,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from graphrag.embed import settle_loaded_objects
 from graphrag.errors import ModelUnavailable
+from graphrag.language.embed import settle_loaded_objects
+from graphrag.language.sentences import Sentence, ends_with_abbreviation, normalise, singularise
 from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus
-from graphrag.text import Sentence, ends_with_abbreviation, normalise, singularise
 
 if TYPE_CHECKING:  # spaCy is imported lazily: choosing another backend must not pay for it
     from spacy.language import Language

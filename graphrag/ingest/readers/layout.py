@@ -3,7 +3,7 @@
 A reader gives the exact text the rest of the pipeline splits into sentences, plus, per
 character range, where that text sits in the original: printed lines with their boxes (PDF)
 or blocks with a heading path and paragraph number (HTML, DOCX). Sentences are found later
-(graphrag/text.py); ``Layout.span_layout`` turns a sentence's character range into its pages
+(graphrag/language/sentences.py); ``Layout.span_layout`` turns a sentence's character range into its pages
 and one box per line it touches.
 
 Coordinates are PDF points with the origin at the page's top-left corner (y grows downward),

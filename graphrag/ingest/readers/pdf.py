@@ -36,8 +36,8 @@ from graphrag.ingest.readers.layout import PDF, Block, Layout, ReadLine, TextLin
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
 from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
 from graphrag.ingest.readers.pdf_survey import Survey, SurveyFailed, run_survey
+from graphrag.language.sentences import counted, split_sentences
 from graphrag.model import PageSize
-from graphrag.text import counted, split_sentences
 
 MAX_PAGES = LIMITS.pdf_pages
 MAX_CHARS_PER_PAGE = LIMITS.pdf_page_glyphs

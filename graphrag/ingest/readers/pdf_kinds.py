@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Protocol
 
-from graphrag.text import CAPTION_START
+from graphrag.language.sentences import CAPTION_START
 
 
 class LineKind(str, Enum):

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from graphrag.answer.disagreement import DISAGREE_OPENING
 from graphrag.model import Citation, Claim, ClaimFlag, Span, Support, SupportLabel
+from graphrag.verify.disagreement import DISAGREE_OPENING
 from graphrag.verify.support.base import SupportChecker, SupportQuery
 
 # Removing a citation that costs less than this much joined support means it added nothing.
@@ -145,7 +145,7 @@ def _only_a_quote(claim: Claim) -> bool:
 
 def _quotes_each_side(claim: Claim) -> bool:
     """A "Sources disagree: A says X; B says Y." sentence whose every value is found word for word in
-    the sentence its side cites (graphrag.answer.disagreement writes them so): nothing to score beyond that."""
+    the sentence its side cites (graphrag.verify.disagreement writes them so): nothing to score beyond that."""
     if not claim.text.startswith(DISAGREE_OPENING):
         return False
     sides = claim.text[len(DISAGREE_OPENING):].rstrip(" .").split("; ")

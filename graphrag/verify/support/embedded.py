@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from graphrag.embed import Embedder, JointEncoder, TokenEmbedding, TokenEncoder
 from graphrag.errors import ModelUnavailable
+from graphrag.language import lexical as L
+from graphrag.language.encoding import Embedder, JointEncoder, TokenEmbedding, TokenEncoder
+from graphrag.language.sentences import split_sentences
 from graphrag.model import Support, SupportLabel
-from graphrag.text import split_sentences
 from graphrag.verify.support import features as F
-from graphrag.verify.support import lexical as L
 from graphrag.verify.support.base import SupportQuery
 
 if TYPE_CHECKING:
@@ -278,7 +278,7 @@ class EmbeddedChecker:
     def embedder(self) -> Embedder:
         """The sentence embedder, loaded on first use so building a checker stays cheap."""
         if self._embedder is None:
-            from graphrag.embed import get_embedder
+            from graphrag.language.embed import get_embedder
 
             self._embedder = get_embedder()
         return self._embedder
@@ -320,7 +320,7 @@ def encode_tokens(embedder: object, texts: Sequence[str]) -> dict[str, TokenEmbe
         return {}
     if isinstance(embedder, TokenEncoder):
         return embedder.encode_tokens(texts)
-    from graphrag.embed import get_embedder
+    from graphrag.language.embed import get_embedder
 
     return get_embedder().encode_tokens(texts)
 

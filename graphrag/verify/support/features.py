@@ -24,7 +24,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from graphrag.verify.support import lexical as L
+from graphrag.language import lexical as L
 from graphrag.verify.support.selection import best_window, join_sentences, top_m_similarity
 from graphrag.verify.support.tokens import LOW_ALIGNMENT, TokenMatch, match_tokens
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphrag.verify.support.lexical import STOPWORDS
+from graphrag.language.lexical import STOPWORDS
 from graphrag.verify.support.selection import unit_rows
 
 _SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]"})

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from graphrag.language.sentences import Sentence
 from graphrag.model import ExtractedEntity, ExtractedRelation, ExtractionResult, ExtractionStatus
-from graphrag.text import Sentence
 
 
 @dataclass(frozen=True)

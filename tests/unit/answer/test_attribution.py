@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphrag.answer.attribution import attribute, parse_markers, strip_markers
 from graphrag.model import ClaimFlag, ContextItem, Route, Span
+from graphrag.verify.attribution import attribute, parse_markers, strip_markers
 
 pytestmark = pytest.mark.unit
 

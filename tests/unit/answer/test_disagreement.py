@@ -8,8 +8,8 @@ from graphrag.answer import (  # the door's names (defined in graphrag.model)
     disagreement_from_json,
     disagreement_json,
 )
-from graphrag.answer.disagreement import differing_values, find_disagreements
 from graphrag.model import ContextItem, Route, Span
+from graphrag.verify.disagreement import differing_values, find_disagreements
 
 pytestmark = pytest.mark.unit
 

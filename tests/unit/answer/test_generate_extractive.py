@@ -9,14 +9,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from graphrag.answer.attribution import attribute
 from graphrag.answer.generate import extractive
 from graphrag.answer.generate.extractive import ExtractiveGenerator, ExtractiveSettings, GraphFacts
 from graphrag.answer.generate.facts import graph_facts
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import DocVersion
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
 from graphrag.model import COMENTION, ClaimFlag, ContextItem, Route, RouteStart, RouteStep, Span
+from graphrag.verify.attribution import attribute
 
 pytestmark = pytest.mark.unit
 

@@ -12,7 +12,7 @@ import pytest
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import DocVersion, Frontier
 from graphrag.answer.retrieval.walk import reach, relevance_walk
-from graphrag.embed import DIM
+from graphrag.language.encoding import DIM
 from graphrag.model import COMENTION, RouteStart
 
 pytestmark = pytest.mark.unit
@@ -71,7 +71,7 @@ def test_the_walk_takes_the_strongest_route_in_strength_order_within_its_hops() 
     one = walk_from_a(g, hops=1)
     assert one.routes["x"].depth == 1 and one.scores["x"] == pytest.approx(0.1)
     # the graph's method is the same walk
-    assert g.relevance_walk(["a"], 2, "both", np.array([True, False]), seed_scores={"a": 1.0},
+    assert relevance_walk(g, ["a"], 2, "both", np.array([True, False]), seed_scores={"a": 1.0},
                             row_weight=np.array([r[3] for r in ROWS], dtype=np.float32),
                             node_weight=np.ones(len(KEYS), dtype=np.float32), comention=True) == w
 

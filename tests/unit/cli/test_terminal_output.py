@@ -11,9 +11,9 @@ import pytest
 from graphrag.cli import main
 from graphrag.cli.common import escape_controls
 from graphrag.ingest.documents import Source
+from graphrag.language.sentences import normalise
 from graphrag.model import PUBLIC
 from graphrag.store import DocumentWrite, Store
-from graphrag.text import normalise
 
 pytestmark = pytest.mark.unit
 

@@ -14,9 +14,9 @@ from graphrag.ingest import pipeline
 from graphrag.ingest.documents import Source
 from graphrag.ingest.pipeline import EXTRACT_CHARS_PER_CALL, Ingestor
 from graphrag.ingest.uploads import Upload, prepare_uploads
+from graphrag.language.sentences import Sentence
 from graphrag.model import ExtractedEntity, ExtractionResult, ExtractionStatus
 from graphrag.store import Store
-from graphrag.text import Sentence
 from proc_helpers import HashEmbedder
 
 pytestmark = pytest.mark.unit

@@ -16,6 +16,7 @@ from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.ingest.extract import make_extractor
 from graphrag.ingest.extract.base import MemoryCache
 from graphrag.ingest.extract.ollama import PROMPT_VERSION, REPLY_SCHEMA, OllamaExtractor
+from graphrag.language.sentences import split_sentences
 from graphrag.model import ExtractionStatus
 from graphrag.ollama_util import (
     DEFAULT_HOST,
@@ -25,7 +26,6 @@ from graphrag.ollama_util import (
     pull_hint,
     resolve_host,
 )
-from graphrag.text import split_sentences
 from ollama_fake import FakeOllama, Reply
 
 pytestmark = pytest.mark.unit

@@ -62,6 +62,6 @@ def test_relations_and_mentions_the_sentence_does_not_state_are_dropped_and_repo
     ("Port", "Export writes a snapshot.", False),  # whole words only
 ])
 def test_a_name_is_in_a_sentence_only_as_whole_words(name: str, sentence: str, found: bool) -> None:
-    from graphrag.text import mentioned_in
+    from graphrag.language.sentences import mentioned_in
 
     assert mentioned_in(name, sentence) is found

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from graphrag.ingest.readers.pdf import read_pdf
-from graphrag.text import split_sentences
+from graphrag.language.sentences import split_sentences
 from tests.support.reading_pdf import CAPTION, SENTENCES, TITLE, reading_pdf
 
 pytestmark = pytest.mark.unit

@@ -119,7 +119,7 @@ def test_the_library_reads_the_configuration_when_called(tmp_path: Path, monkeyp
 # Uses of the environment that are not configuration, each with its reason.
 ALLOWED = {
     ("graphrag/config.py", "read"): "the one place configuration is read",
-    ("graphrag/embed.py", "setdefault"): "tells the transformers library to stay offline; reads no setting",
+    ("graphrag/language/embed.py", "setdefault"): "tells the transformers library to stay offline; reads no setting",
     ("graphrag/serve.py", "copy"): "hands this environment, with a few settings changed, to the dashboard it starts",
 }
 

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graphrag import embed, embed_onnx
 from graphrag.config import Config, ConfigError
+from graphrag.language import embed, embed_onnx
 
 pytestmark = pytest.mark.unit
 
@@ -76,7 +76,7 @@ def test_torch_runs_when_the_onnx_encoder_cannot_be_made(failure: Exception, mon
 
     monkeypatch.setattr(embed, "MiniLMEmbedder", TorchDouble)
     monkeypatch.setattr(embed_onnx, "OnnxMiniLMEmbedder", cannot)
-    with caplog.at_level("WARNING", logger="graphrag.embed"):
+    with caplog.at_level("WARNING", logger="graphrag.language.embed"):
         built = embed.build_embedder(Config.from_env({"GRAPHRAG_TORCH_THREADS": "2"}))
     assert isinstance(built, TorchDouble) and built.kwargs["threads"] == 2
     assert f"{type(failure).__name__}" in caplog.text and "runs on torch instead" in caplog.text

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphrag.text import MAX_SENTENCE_CHARS, normalise, split_sentences
+from graphrag.language.sentences import MAX_SENTENCE_CHARS, normalise, split_sentences
 
 pytestmark = pytest.mark.unit
 
@@ -65,7 +65,7 @@ def test_names_normalise_case_articles_possessives_and_plurals() -> None:
 
 
 def test_counted_reads_as_english() -> None:
-    from graphrag.text import counted
+    from graphrag.language.sentences import counted
 
     assert [counted(n, "relation") for n in (0, 1, 2)] == ["0 relations", "1 relation", "2 relations"]
     assert counted(1, "entity", "entities") == "1 entity" and counted(3, "entity", "entities") == "3 entities"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.answer.attribution import attribute
 from graphrag.model import Answer, AskSettings, ContextItem, Route, Span
 from graphrag.present import cited_words, citing_claims, display_numbers, renumbered
+from graphrag.verify.attribution import attribute
 
 pytestmark = pytest.mark.unit
 

@@ -15,14 +15,15 @@ pytestmark = pytest.mark.unit  # no model, server or browser
 
 ROOT = Path(__file__).resolve().parents[3]
 DOMAINS = ("access", "answer", "ingest", "present", "verify")
-KERNEL = {"__init__", "__main__", "config", "embed", "embed_onnx", "errors", "model", "ollama_util", "registry", "serve", "text"}
+KERNEL = {"__init__", "__main__", "config", "errors", "model", "ollama_util", "registry", "serve"}
+FLOOR = "language"  # sentences, the shared encoding, lexical measures, quantities, names: under every domain
 
 
 def test_graphrag_holds_a_small_kernel_and_the_domain_packages() -> None:
     modules = {p.stem for p in (ROOT / "graphrag").glob("*.py")}
     packages = {p.parent.name for p in (ROOT / "graphrag").glob("*/__init__.py")}
     assert modules == KERNEL and len(modules) <= 12
-    assert packages == {*DOMAINS, "cli", "store"}
+    assert packages == {*DOMAINS, "cli", "store", FLOOR}
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -37,19 +38,20 @@ def test_each_door_hands_out_every_name_it_lists(domain: str) -> None:
 
 def test_no_import_runs_upward(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     # lint-imports' layer contract, binding here too and with no import excused: every import in graphrag/ (a
-    # function's deferred import and a TYPE_CHECKING one included) runs down cli > present > answer : verify >
-    # ingest > store > access > the kernel. The store knows no review rule, ingest no page cache.
+    # function's deferred import and a TYPE_CHECKING one included) runs down cli > present > answer > verify >
+    # ingest > store > access > the language floor > the kernel. The store knows no review rule, ingest no page
+    # cache, verify nothing of the answer's graph; the floor imports no domain (its own contract).
     pyproject = ROOT / "pyproject.toml"
     contracts = tomllib.loads(pyproject.read_text())["tool"]["importlinter"]["contracts"]
     (layers,) = [c for c in contracts if c["id"] == "domain-layers"]
     assert layers["type"] == "layers" and "ignore_imports" not in layers
     *packages, kernel = layers["layers"]
-    assert packages == ["graphrag.cli", "graphrag.present", "graphrag.answer : graphrag.verify", "graphrag.ingest",
-                        "graphrag.store", "graphrag.access"]
+    assert packages == ["graphrag.cli", "graphrag.present", "graphrag.answer", "graphrag.verify", "graphrag.ingest",
+                        "graphrag.store", "graphrag.access", f"graphrag.{FLOOR}"]
     above = {"__init__", "__main__", "serve"}  # the facade and the entry points sit over the packages
     assert set(kernel.split(" : ")) == {f"graphrag.{m}" for m in KERNEL - above}
     monkeypatch.chdir(ROOT)
     monkeypatch.syspath_prepend(str(ROOT))
-    code = lint_imports(str(pyproject), limit_to_contracts=("domain-layers",), no_cache=True, no_logo=True)
+    code = lint_imports(str(pyproject), limit_to_contracts=("domain-layers", "language-floor"), no_cache=True, no_logo=True)
     assert code == 0, capsys.readouterr().out
 

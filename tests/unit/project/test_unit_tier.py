@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import _REACHED, ModelLoadInUnitTest
-from graphrag.embed import MiniLMEmbedder
 from graphrag.ingest.extract.rules import RulesExtractor, load_spacy
-from graphrag.text import split_sentences
+from graphrag.language.embed import MiniLMEmbedder
+from graphrag.language.sentences import split_sentences
 
 pytestmark = pytest.mark.unit
 

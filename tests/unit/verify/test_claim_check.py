@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.answer.attribution import attribute
 from graphrag.model import Citation, Claim, ClaimFlag, ContextItem, Route, Span, Support, SupportLabel
+from graphrag.verify.attribution import attribute
 from graphrag.verify.support.base import SupportQuery
 from graphrag.verify.support.claims import IRRELEVANCE_MARGIN, ClaimCheck, check_claims, is_irrelevant
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.verify.support import lexical as L
-from graphrag.verify.support import quantities as Q
+from graphrag.language import lexical as L
+from graphrag.language import quantities as Q
 
 pytestmark = pytest.mark.unit
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from graphrag.verify.support import quantities as Q
+from graphrag.language import quantities as Q
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*[A-Za-z]|[A-Za-z]|\d[\d,]*(?:\.\d+)?%?")
 

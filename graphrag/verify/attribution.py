@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphrag.answer.quotations import inside_quotation, quotation_spans
+from graphrag.language.sentences import split_sentences
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, ContextItem
-from graphrag.text import split_sentences
+from graphrag.verify.quotations import inside_quotation, quotation_spans
 
 # A bracketed group with a word character in it that is not a Markdown link ("[text](url)").
 _MARKER = re.compile(r"\[(?=[^\[\]\n]*\w)([^\[\]\n]{1,40})\](?!\()")

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from graphrag.language.lexical import STOPWORDS, content_stems, negated
 from graphrag.model import ContextItem, Disagreement, DisagreementSide
-from graphrag.verify.support.lexical import STOPWORDS, content_stems, negated
 
 DISAGREE_OPENING = "Sources disagree: "
 MIN_SHARED = 3  # content words two sentences must share to be about the same thing

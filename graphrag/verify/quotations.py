@@ -7,7 +7,7 @@ are left out because an apostrophe looks the same as a closing one.
 
 from __future__ import annotations
 
-# Longer than a sentence may be (graphrag.text caps sentences at 1200 characters): not a quotation a claim holds.
+# Longer than a sentence may be (graphrag.language.sentences caps sentences at 1200 characters): not a quotation a claim holds.
 _MAX_QUOTATION_CHARS = 1200
 _OPEN_BEFORE = " \t\n([{—–-"  # what may stand before an opening straight quote
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphrag.embed import DIM, MODEL_NAME, TokenEmbedding, _bound_heap_growth, model_path
+from graphrag.language.encoding import DIM, MODEL_NAME, TokenEmbedding, _bound_heap_growth, model_path
 
 if TYPE_CHECKING:
     from tokenizers import Encoding, Tokenizer
