@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from graphrag.access.identity import Principal
+from graphrag.access.identity import Viewer
 from graphrag.model import AuditEvent
 
 # The database's clock, not the writer's, in the store's timestamp format (codec.now):
@@ -25,7 +25,7 @@ _NOW = {
 }
 
 
-def event(by: Principal, name: str, **detail: Any) -> AuditEvent:
+def event(by: Viewer, name: str, **detail: Any) -> AuditEvent:
     """The audit row for ``name`` done by ``by``: their identity (none in local mode), the surface and the mode."""
     who = by.identity
     return AuditEvent(name, who.subject if who else None, who.email if who else None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphrag.access.identity import ADMIN, REVIEWER, Viewer, require
+from graphrag.access.identity import ADJUDICATOR, ADMIN, REVIEWER, Viewer, require
 from graphrag.config import Config
 from graphrag.store.audit import event
 from graphrag.verify import exports
@@ -33,7 +33,7 @@ def mark_verdict(store: Store, viewer: Viewer, config: Config, answer_id: int, c
     dispute in team mode, the adjudicator's); audited as ``verdict``."""
     from graphrag.verify.review import mark_claim
 
-    require(viewer, REVIEWER, "record a verdict")
+    _may_judge(viewer, adjudicate)
     return mark_claim(store, answer_id, claim_index, verdict, reviewer, sorted(viewer.labels), note=note,
                       citation=citation, adjudicate=adjudicate, by=viewer)
 
@@ -44,9 +44,17 @@ def judge_claim(store: Store, viewer: Viewer, config: Config, answer: Answer, cl
     """``mark_verdict`` for a claim already on screen (the Review page holds the answer it shows)."""
     from graphrag.verify.review import record_verdict
 
-    require(viewer, REVIEWER, "record a verdict")
+    _may_judge(viewer, adjudicate)
     return record_verdict(store, answer, claim, citation, verdict, reviewer, note, adjudicate=adjudicate,
                           by=viewer)
+
+
+def _may_judge(viewer: Viewer, adjudicate: bool) -> None:
+    # A verdict needs the reviewer role; settling a dispute in team mode the adjudicator's (locally anyone may, as
+    # long as they took no part in it: graphrag.verify.review.record_verdict).
+    require(viewer, REVIEWER, "record a verdict")
+    if adjudicate and viewer.team:
+        require(viewer, ADJUDICATOR, "settle a disputed claim")
 
 
 def undo_verdict(store: Store, viewer: Viewer, config: Config, answer: Answer, verdict_id: int, reviewer: str
@@ -91,12 +99,14 @@ def export_record(store: Store, viewer: Viewer, config: Config, fmt: str, *, me:
                   ) -> exports.Export:
     """The verification record the viewer's labels can see, as CSV or JSON (blind review applies: ``me`` is the
     name a local user judges under). Needs the admin role; audited as ``export``."""
+    require(viewer, ADMIN, "export the verification record")
     return exports.export_record(store, fmt, by=viewer, me=me)
 
 
 def export_audit_log(store: Store, viewer: Viewer, config: Config, fmt: str, *, since: str | None = None
                      ) -> exports.Export:
     """The audit log (from ``since`` on), as CSV or JSON; the export is its own last row. Needs the admin role."""
+    require(viewer, ADMIN, "export the audit log")
     return exports.export_audit_log(store, fmt, by=viewer, since=since)
 
 
