@@ -125,6 +125,6 @@ def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | 
 def _library_viewer(access: Sequence[str]) -> Viewer:
     """Who acts through the facade: a local viewer with these labels, through Python (every action allowed, as on
     the command line; the labels limit what is seen)."""
-    from graphrag.access import VIA_PYTHON, local_principal
+    from graphrag.access import library_viewer
 
-    return local_principal(access, via=VIA_PYTHON)
+    return library_viewer(access)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         VIA_PYTHON,
         Forbidden,
         Viewer,
+        library_viewer,
         local_principal,
         require,
     )
@@ -65,6 +66,7 @@ _EXPORTS = {
     "footprint": "graphrag.access.rule",
     "footprint_of_routes": "graphrag.access.rule",
     "ingest_roots": "graphrag.access.deployment",
+    "library_viewer": "graphrag.access.identity",
     "local_principal": "graphrag.access.identity",
     "provider_name": "graphrag.access.deployment",
     "require": "graphrag.access.identity",
@@ -91,6 +93,7 @@ __all__ = [
     "footprint",
     "footprint_of_routes",
     "ingest_roots",
+    "library_viewer",
     "local_principal",
     "provider_name",
     "require",

@@ -300,3 +300,9 @@ def local_principal(labels: Iterable[str], *, via: str) -> Viewer:
     if via not in VIAS:
         raise ValueError(f"via must be one of {', '.join(map(repr, VIAS))}, got {via!r}")
     return Viewer(None, frozenset(labels), ADMIN, team=False, via=via)
+
+
+def library_viewer(labels: Iterable[str] = ()) -> Viewer:
+    """Who acts through the library (``import graphrag``, or a function below the doors called directly): a local
+    viewer through Python with ``labels``. A change made so is audited as theirs, like any other."""
+    return local_principal(labels, via=VIA_PYTHON)

@@ -22,7 +22,7 @@ from graphrag.ingest.documents import DEFAULT_MAX_BYTES
 from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
 from graphrag.ingest.uploads import Upload, prepare_uploads
 from graphrag.model import PUBLIC
-from graphrag.store.audit import event
+from graphrag.store.audit import AuditKind, event
 
 if TYPE_CHECKING:
     from graphrag.embed import Embedder
@@ -43,7 +43,7 @@ def _ingestor(store: Store, viewer: Viewer, config: Config, extractor: Extractor
               held: frozenset[str] | None, shown: Sequence[str] | None = None,
               embedder: Embedder | None = None) -> Ingestor:
     # the relabels it applies are audited as this viewer's; every document is checked against ``held``
-    return Ingestor(store, extractor, embedder, config=config, actor=event(viewer, "relabel"), viewer=held,
+    return Ingestor(store, extractor, embedder, config=config, actor=event(viewer, AuditKind.RELABEL), viewer=held,
                     shown=shown)
 
 
@@ -62,7 +62,7 @@ def ingest_paths(store: Store, viewer: Viewer, config: Config, paths: Sequence[s
     loaded (default: all-MiniLM-L6-v2, loaded when needed)."""
     require(viewer, ADMIN, "ingest documents")
     held = held_labels(viewer, bound=bound)
-    store.add_audit(event(viewer, "ingest", paths=[str(p) for p in paths], **_labels_detail(held)))
+    store.add_audit(event(viewer, AuditKind.INGEST, paths=[str(p) for p in paths], **_labels_detail(held)))
     return _ingestor(store, viewer, config, extractor, held, embedder=embedder).ingest_paths(paths, progress,
                                                                                            max_bytes)
 
@@ -88,7 +88,7 @@ def upload_work(store: Store, viewer: Viewer, config: Config, extractor: Extract
     items = prepare_uploads(uploads, store, viewer_access=shown, labels=labels, new_versions=new_versions,
                             max_chars=config.max_document_chars)
     ingestor = _ingestor(store, viewer, config, extractor, held_labels(viewer), shown)
-    store.add_audit(event(viewer, "ingest", source="upload", files=len(uploads), folder=None))
+    store.add_audit(event(viewer, AuditKind.INGEST, source="upload", files=len(uploads), folder=None))
     return lambda progress: ingestor.ingest(items, progress)
 
 
@@ -100,7 +100,7 @@ def folder_work(store: Store, viewer: Viewer, config: Config, extractor: Extract
     path = str(allowed_path(folder, ingest_roots(config)))
     held = held_labels(viewer)
     ingestor = _ingestor(store, viewer, config, extractor, held)
-    store.add_audit(event(viewer, "ingest", source="folder", files=None, folder=folder.strip(),
+    store.add_audit(event(viewer, AuditKind.INGEST, source="folder", files=None, folder=folder.strip(),
                           **_labels_detail(held)))
     return lambda progress: ingestor.ingest_paths([path], progress, name_skipped=False)
 

@@ -83,7 +83,7 @@ def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None =
 
         def run(c: Connection) -> RolesReport:
             report = _grant(c, app_role, password, url)
-            audit.add(c, audit.event(by, "store-setup", app_role=report.app_role, owner=report.owner,
+            audit.add(c, audit.event(by, audit.AuditKind.STORE_SETUP, app_role=report.app_role, owner=report.owner,
                                      created=report.created, schema=report.schema))
             return report
 

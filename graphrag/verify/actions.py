@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from graphrag.access.identity import ADJUDICATOR, ADMIN, REVIEWER, Viewer, require
 from graphrag.config import Config
-from graphrag.store.audit import event
+from graphrag.store.audit import AuditKind, event
 from graphrag.verify import exports
 from graphrag.verify.policy import ReviewPolicy
 
@@ -113,7 +113,7 @@ def export_audit_log(store: Store, viewer: Viewer, config: Config, fmt: str, *, 
 def record_sign_in(store: Store, viewer: Viewer, config: Config, *, issued_at: object = None) -> None:
     """A team member's sign-in, in the audit log with the role and labels the policy granted them then;
     ``issued_at``: the ID token's issue time, which names the sign-in."""
-    store.add_audit(event(viewer, "sign-in", role=viewer.role, labels=sorted(viewer.labels), issued_at=issued_at))
+    store.add_audit(event(viewer, AuditKind.SIGN_IN, role=viewer.role, labels=sorted(viewer.labels), issued_at=issued_at))
 
 
 def viewer_overview(store: Store, viewer: Viewer, config: Config, onlooker: ReviewViewer) -> Overview:

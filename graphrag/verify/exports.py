@@ -11,7 +11,7 @@ from graphrag.access.identity import Viewer
 from graphrag.access.rule import Access
 from graphrag.errors import InputError
 from graphrag.store import Store
-from graphrag.store.audit import event
+from graphrag.store.audit import AuditKind, event
 from graphrag.verify.audit import Sight, audit_to_csv, audit_to_json
 
 FORMATS = ("csv", "json")
@@ -38,7 +38,7 @@ def export_record(store: Store, fmt: str, *, by: Viewer, me: str | None = None) 
     from graphrag.verify.review import export_rows, review_viewer, rows_to_csv, rows_to_json
 
     rows = export_rows(store, sorted(by.labels), review_viewer(by, me))
-    store.add_audit(event(by, "export", what="verification record", format=_format(fmt), rows=len(rows)))
+    store.add_audit(event(by, AuditKind.EXPORT, what="verification record", format=_format(fmt), rows=len(rows)))
     return Export(rows_to_csv(rows) if fmt == "csv" else rows_to_json(rows), len(rows))
 
 
@@ -55,7 +55,7 @@ def audit_sight(store: Store, labels: Iterable[str]) -> Sight:
 def export_audit_log(store: Store, fmt: str, *, by: Viewer, since: str | None = None) -> Export:
     """The audit log (from ``since`` on), oldest first, as CSV or JSON; the export is its own last row. Rows that
     name a document or an answer ``by``'s labels do not show are left out (counted in ``withheld``)."""
-    store.add_audit(event(by, "export", what="audit log", format=_format(fmt), since=since))
+    store.add_audit(event(by, AuditKind.EXPORT, what="audit log", format=_format(fmt), since=since))
     sight = audit_sight(store, by.labels)
     every = store.audit(since)
     events = [e for e in every if sight.shows(e)]

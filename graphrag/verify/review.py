@@ -25,7 +25,7 @@ from typing import Any
 
 from graphrag.access.identity import ADJUDICATOR as ROLE_ADJUDICATOR
 from graphrag.access.identity import ADMIN as ROLE_ADMIN
-from graphrag.access.identity import VIA_PYTHON, Forbidden, Viewer, local_principal
+from graphrag.access.identity import Forbidden, Viewer, library_viewer
 from graphrag.access.rule import Access, answer_visible, footprint
 from graphrag.answer.attribution import display_numbers
 from graphrag.errors import InputError
@@ -41,6 +41,7 @@ from graphrag.model import (
     VerdictLabel,
 )
 from graphrag.store import Store, now, sha256_text
+from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
 from graphrag.store.verdicts import SPAN_TAMPERED
 from graphrag.text import spreadsheet_safe
@@ -280,7 +281,7 @@ def acting_reviewer(store: Store, answer: Answer, reviewer: str, by: Viewer | No
 def library_caller(by: Viewer | None) -> Viewer:
     """Who a change is audited as: ``by``, or, for a direct call of the library that names no one, a local caller
     through Python (every change of the record has its audit row)."""
-    return by if by is not None else local_principal((), via=VIA_PYTHON)
+    return by if by is not None else library_viewer()
 
 
 def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
@@ -320,7 +321,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
                 claim_sha256=sha256_text(claim.text))
     v = replace(v, created_at=now())
     # the verdict and its audit row in one transaction: both or neither
-    event = audit_event(library_caller(by), "verdict", answer_id=answer.id, claim_index=claim.index,
+    event = audit_event(library_caller(by), AuditKind.VERDICT, answer_id=answer.id, claim_index=claim.index,
                         verdict=label.value, reviewer=reviewer, role=v.role)
     vid = store.add_verdict(v, event)
     # Returned as the store will report it, without re-reading the claim's whole history.

@@ -17,6 +17,7 @@ from graphrag.access.identity import Viewer
 from graphrag.errors import InputError
 from graphrag.model import Answer, Verdict
 from graphrag.store import Store, now
+from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
 from graphrag.verify.policy import RETRACTION, REVIEWER, ReviewViewer, latest
 from graphrag.verify.review import UNDO_NOTE, acting_reviewer, clean_reviewer, library_caller
@@ -90,7 +91,7 @@ def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *
     correction = (replace(before[-1], note=note) if before else replace(undone, role=RETRACTION, note=note))
     correction = replace(correction, id=None, created_at=at, stale=False, source_removed=False, tampered="")
     # the correction and its audit row in one transaction: both or neither
-    event = audit_event(library_caller(by), "verdict", answer_id=answer.id, claim_index=undone.claim_index,
+    event = audit_event(library_caller(by), AuditKind.VERDICT, answer_id=answer.id, claim_index=undone.claim_index,
                         verdict=correction.verdict.value, reviewer=reviewer, role=correction.role,
                         corrects=verdict_id)
     vid = store.add_verdict(correction, event)

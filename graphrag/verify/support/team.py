@@ -20,6 +20,7 @@ import numpy as np
 
 from graphrag.access.identity import Viewer
 from graphrag.model import Answer, VerdictLabel
+from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
 from graphrag.store.codec import sha256_text
 from graphrag.verify.status import current_verdicts
@@ -114,7 +115,7 @@ def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed:
         params, report = refit(params_from_raw(shipped_raw()).predict, shipped_rows(), x, y, groups, seed)
     except RefitRefused as exc:
         exc.report["skipped"] = dict(skipped)
-        store.add_audit(audit_event(by, "checker-refit", adopted=False, reason=str(exc)))
+        store.add_audit(audit_event(by, AuditKind.CHECKER_REFIT, adopted=False, reason=str(exc)))
         raise
     report["skipped"] = dict(skipped)
     params["fitted_on"] = {"shipped rows": "wice_claim_dev + expertqa_rand_val", "team pairs": report["n"]}
