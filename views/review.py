@@ -17,6 +17,7 @@ from graphrag.present import (
     claim_review,
     renumbered,
     review_board,
+    review_items,
     route_html,
     route_list_html,
     route_text,
@@ -27,7 +28,6 @@ from graphrag.verify import (
     QueueItem,
     export_record,
     judge_claim,
-    review_queue,
     undo_verdict,
     undoable,
     visible_answer,
@@ -36,7 +36,6 @@ from graphrag.verify import (
 
 store = resources.store()
 viewer = actor.require_role("viewer", "read the review queue")
-access = actor.access()
 me = actor.reviewer()
 onlooker = actor.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.verify.policy)
 config = resources.config()  # read on the script's run: the downloads' callables run outside it
@@ -47,7 +46,6 @@ may_judge, may_export = board.may_judge, board.may_export
 if session.PENDING_REVIEW_ANSWER in st.session_state:
     st.session_state[session.REVIEW_ANSWER] = st.session_state.pop(session.PENDING_REVIEW_ANSWER)
 
-claims = board.claims  # read once per rerun; verdicts are read fresh by each queue()
 # never list what the viewer cannot see, nor answers withdrawn with a removed document (nothing to judge)
 answers = board.answers
 # Only a choice that is gone is reset: a widget's value set by the script on every run is pushed to the browser
@@ -69,10 +67,10 @@ st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} pe
 
 
 def queue() -> list[QueueItem]:
-    return review_queue(store, access, viewer=onlooker, answer_id=st.session_state.get(session.REVIEW_ANSWER),
+    return review_items(store, viewer, config, board, onlooker, answer_id=st.session_state.get(session.REVIEW_ANSWER),
                         flagged_only=st.session_state.get("review_flagged", False),
                         mine_only=st.session_state.get("review_mine", False),
-                        disputed_only=st.session_state.get("review_disputes", False), claims=claims, policy=policy)
+                        disputed_only=st.session_state.get("review_disputes", False))
 
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         claim_review,
         graph_entity,
         review_board,
+        review_items,
     )
     from graphrag.present.conflicts import Conflict, possible_conflicts
     from graphrag.present.page_kinds import KIND_COLOURS, render_kinds
@@ -63,6 +64,7 @@ _EXPORTS = {
     "claim_review": "graphrag.present.boards",
     "graph_entity": "graphrag.present.boards",
     "review_board": "graphrag.present.boards",
+    "review_items": "graphrag.present.boards",
     "Conflict": "graphrag.present.conflicts",
     "possible_conflicts": "graphrag.present.conflicts",
     "KIND_COLOURS": "graphrag.present.page_kinds",
@@ -122,6 +124,7 @@ __all__ = [
     "render_page",
     "renumbered",
     "review_board",
+    "review_items",
     "route_html",
     "route_list_html",
     "route_text",

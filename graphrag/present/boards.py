@@ -3,7 +3,7 @@ back what the person did. Each builder takes ``(store, viewer, config)`` like ev
 the viewer's labels show; none writes. Tested without a page (tests/unit/present/test_boards.py).
 
 - ``review_board``: the Review page's frame (the answers to filter by, the claims, the policy, what the viewer's
-  role lets them do there); ``claim_review``: one claim as a reviewer sees it (its answer, numbers, the
+  role lets them do there) and ``review_items`` its queue under the page's filters; ``claim_review``: one claim as a reviewer sees it (its answer, numbers, the
   disagreements it cites, its verdict history, the entity names of its routes); ``cited_source``: the source of
   one of its citations (the route's steps, the document, the sentences around, the PDF page, a newer version,
   possible conflicts).
@@ -28,6 +28,7 @@ from graphrag.present.viz import ShownStep, shown_steps
 from graphrag.verify.policy import ReviewPolicy, ReviewViewer, parties
 from graphrag.verify.review import (
     QueueItem,
+    review_queue,
     reviewable,
     visible_answer_questions,
     visible_claims,
@@ -69,6 +70,15 @@ def review_board(store: Store, viewer: Viewer, config: Config, onlooker: ReviewV
         total_verdicts=counts["verdicts"] if may_export and (not policy.blind or onlooker.oversees) else None,
         may_judge=viewer.may(REVIEWER), may_export=may_export, may_adjudicate=viewer.may(ADJUDICATOR),
         role=viewer.role, team=viewer.team)
+
+
+def review_items(store: Store, viewer: Viewer, config: Config, board: ReviewBoard, onlooker: ReviewViewer, *,
+                 answer_id: int | None = None, flagged_only: bool = False, mine_only: bool = False,
+                 disputed_only: bool = False) -> list[QueueItem]:
+    """The review queue of ``board``'s claims under these filters, in the order ``viewer`` should take them, each
+    with only the verdicts ``onlooker`` may see (read fresh: a verdict just given moves it)."""
+    return review_queue(store, viewer.labels, viewer=onlooker, answer_id=answer_id, flagged_only=flagged_only,
+                        mine_only=mine_only, disputed_only=disputed_only, claims=board.claims, policy=board.policy)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import pytest
 from graphrag.access.identity import Identity, Viewer
 from graphrag.config import Config
 from graphrag.model import Answer
-from graphrag.present import ask_scope, cited_source, claim_review, graph_entity, review_board
+from graphrag.present import ask_scope, cited_source, claim_review, graph_entity, review_board, review_items
 from graphrag.store import Store
 from graphrag.verify import ReviewPolicy, review_queue, review_viewer
 from graphrag.verify.review import record_verdict
@@ -138,3 +138,16 @@ def test_the_graph_entity_holds_only_what_the_viewer_sees_with_its_names(answere
     public = graph_entity(store, person("ana", "viewer", ("public",)), CONFIG, "falcon key")
     assert public is not None and public.view.relations == ()  # the internal relation is not listed
     assert [m.span.document_id for m in public.view.entity.mentions] == ["policy"]
+
+
+def test_the_boards_queue_follows_its_filters_and_reads_verdicts_fresh(answered: tuple[Store, Answer]) -> None:
+    store, answer = answered
+    ben, ana = person("ben", "reviewer"), person("ana", "reviewer")
+    board = review_board(store, ben, CONFIG, review_viewer(ben))
+    assert review_items(store, ben, CONFIG, board, review_viewer(ben), mine_only=True) == []
+    claim = answer.claims[0]
+    record_verdict(store, answer, claim, claim.citations[0], "supported", "ben", by=ben)
+    (mine,) = review_items(store, ben, CONFIG, board, review_viewer(ben), mine_only=True)  # the same board
+    assert mine.mine and [v.reviewer for v in mine.verdicts] == ["ben@example.com"]
+    assert review_items(store, ana, CONFIG, board, review_viewer(ana), mine_only=True) == []
+    assert review_items(store, ben, CONFIG, board, review_viewer(ben), answer_id=answer.id + 1) == []
