@@ -12,14 +12,14 @@ import streamlit as st
 from dashboard.render import plain
 from dashboard.resources import config, current_deployment
 from dashboard.session import ACCESS, REVIEWER
-from graphrag.access import VIA_DASHBOARD, Forbidden, Principal, cached_policy, local_principal, require
+from graphrag.access import VIA_DASHBOARD, Forbidden, Viewer, cached_policy, local_principal, require
 from graphrag.answer import Overview, viewer_overview
 from graphrag.errors import InputError
 from graphrag.store import Store
 from graphrag.verify import ReviewViewer, clean_reviewer, review_viewer
 
 
-def principal() -> Principal:
+def principal() -> Viewer:
     """Who acts on this run, computed afresh on every call: the policy file is re-read when it
     changes, so a user removed from it loses access on their next rerun (button callbacks too,
     which run before the page script)."""
@@ -27,20 +27,20 @@ def principal() -> Principal:
     if not dep.team:
         return local_principal(st.session_state.get(ACCESS) or [], via=VIA_DASHBOARD)
     if dep.problems or not st.user.is_logged_in:
-        return Principal(None, frozenset(), None, team=True)
+        return Viewer(None, frozenset(), None, team=True)
     policy = cached_policy(dep.policy_path)
     who = policy.identity(st.user.to_dict())
     grant = policy.grant(who)
-    return Principal(who, grant.labels, grant.role, team=True)
+    return Viewer(who, grant.labels, grant.role, team=True)
 
 
-def refreshed(p: Principal) -> Principal:
+def refreshed(p: Viewer) -> Viewer:
     """``p`` with its grant read again from the policy file now: for code that runs outside the
     script run (a deferred download's callable), where the identity is the one that drew it."""
     if not p.team or p.identity is None:
         return p
     grant = cached_policy(current_deployment().policy_path).grant(p.identity)
-    return Principal(p.identity, grant.labels, grant.role, team=True)
+    return Viewer(p.identity, grant.labels, grant.role, team=True)
 
 
 def access() -> tuple[str, ...]:
@@ -60,7 +60,7 @@ def reviewer() -> str:
         return ""
 
 
-def viewer_for_review(p: Principal | None = None) -> ReviewViewer:
+def viewer_for_review(p: Viewer | None = None) -> ReviewViewer:
     """Who this run shows verdicts to, for blind review (graphrag.verify.review.review_viewer): the signed-in
     identity in team mode (an admin sees every verdict), the sidebar's reviewer name locally.
     ``p``: a principal already refreshed (deferred downloads); default: who acts now."""
@@ -68,7 +68,7 @@ def viewer_for_review(p: Principal | None = None) -> ReviewViewer:
     return review_viewer(who, None if who.team else str(st.session_state.get(REVIEWER, "")))
 
 
-def require_role(role: str, action: str) -> Principal:
+def require_role(role: str, action: str) -> Viewer:
     """For a page or an action: stop the run with the reason unless the viewer holds ``role``."""
     me = principal()
     try:

@@ -20,7 +20,7 @@ from dashboard.session import (
     reviewer_from_address,
     reviewer_to_address,
 )
-from graphrag.access import Principal
+from graphrag.access import Viewer
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.language.encoding import MODEL_NAME
 from graphrag.model import PUBLIC
@@ -47,7 +47,7 @@ def sidebar(s: Store) -> None:
         _configuration()
 
 
-def _identity_panel(me: Principal) -> None:
+def _identity_panel(me: Viewer) -> None:
     sb = st.sidebar
     sb.markdown("**Signed in**")
     sb.caption(plain(f"{me.name} · role {me.role} · labels {', '.join(sorted(me.labels))}"))

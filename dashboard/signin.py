@@ -15,7 +15,7 @@ import streamlit as st
 from dashboard.actor import principal
 from dashboard.render import plain
 from dashboard.resources import config, secrets
-from graphrag.access import Deployment, Principal, provider_name
+from graphrag.access import Deployment, Viewer, provider_name
 from graphrag.store import Store
 from graphrag.verify import record_sign_in
 
@@ -36,7 +36,7 @@ def refuse_misconfigured_team_mode(dep: Deployment) -> None:
     st.stop()
 
 
-def sign_in_gate(s: Store, dep: Deployment) -> Principal:
+def sign_in_gate(s: Store, dep: Deployment) -> Viewer:
     """Team mode: the sign-in page until the visitor is signed in and the policy grants them access."""
     if not st.user.is_logged_in:
         st.title("Sign in")

@@ -10,8 +10,10 @@ domain package ``graphrag.ingest``, which importing would shadow)::
     outcome = graphrag.ask_question(store, "How long do exports stay available after cancellation?")
     graphrag.review_claim(store, outcome.answer.id, 0, "supported", reviewer="ana")
 
-They are thin wrappers over ``Store``, ``Ingestor``, ``Asker`` and ``verify.mark_claim``, which remain the way
-to hold backends across many calls. Their defaults (the store, its retry time, the ingest's threads) come from a
+They go through the same use cases as the command line and the dashboard (``graphrag.ingest.ingest_paths``,
+``graphrag.answer.answer_question``, ``graphrag.verify.mark_verdict``), acting as a local ``Viewer`` through Python
+(``via: python`` in the audit log), so an ingest and a verdict leave their audit row. ``Store``, ``Ingestor`` and
+``Asker`` remain the way to hold backends across many calls. Their defaults (the store, its retry time, the ingest's threads) come from a
 ``Config`` read from the environment at each call unless one is given (``graphrag.Config.from_env()``; every
 setting is listed in ``graphrag/config.py``). The code is grouped by domain: ``access``, ``store``, ``ingest``,
 ``answer``, ``verify`` and ``present``, each importable from its package (``from graphrag.answer import Asker``),
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from graphrag.config import Config
 
 if TYPE_CHECKING:
+    from graphrag.access import Viewer
     from graphrag.answer.ask import AskOutcome
     from graphrag.answer.generate.base import Generator
     from graphrag.ingest.extract.base import Extractor
@@ -70,14 +73,16 @@ def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extra
     as someone holding these labels (a document is then ``refused`` unless it gets only labels among them and, for a
     new version or new labels, its current version is visible to them); by default the store's own access.
     """
+    from graphrag.ingest import ingest_paths as ingest_use_case
     from graphrag.ingest.extract import store_extractor
-    from graphrag.ingest.pipeline import Ingestor
 
     if isinstance(extractor, str):
         extractor = store_extractor(extractor, store, **extractor_options)
     elif extractor_options:
         raise TypeError("extractor options go with an extractor name, not an extractor object")
-    return Ingestor(store, extractor, embedder, config=config, viewer=access).ingest_paths([Path(p) for p in paths])
+    viewer = _library_viewer(PUBLIC if access is None else access)
+    return ingest_use_case(store, viewer, config or Config.from_env(), [Path(p) for p in paths], extractor,
+                           bound=access is not None, embedder=embedder)
 
 
 def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC, embedder: Embedder | None = None,
@@ -90,16 +95,16 @@ def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC,
     checked. ``generator`` and ``checker`` are backend names or objects; other keywords are
     ``AskSettings`` fields (``k``, ``hops``, ``direction``, ``min_relevance``, ``generator_model`` ...).
     """
+    from graphrag.answer import answer_question
     from graphrag.answer.ask import Asker
     from graphrag.model import AskSettings
 
     # The settings record the backends by name, whether they were named or given.
-    ask_settings = AskSettings(access=tuple(sorted(set(access))),
-                               generator=generator if isinstance(generator, str) else generator.name,
+    ask_settings = AskSettings(generator=generator if isinstance(generator, str) else generator.name,
                                checker=checker if isinstance(checker, str) else checker.name, **settings)
     asker = Asker(store, embedder=embedder, generator=None if isinstance(generator, str) else generator,
                   checker=None if isinstance(checker, str) else checker)
-    return asker.ask(question, ask_settings)
+    return answer_question(store, _library_viewer(access), Config.from_env(), question, ask_settings, asker=asker)
 
 
 def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str, *,
@@ -111,7 +116,15 @@ def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | 
     hash of that sentence is kept, so the verdict goes stale if the source changes. The answer must be
     visible to ``access``. ``adjudicate`` settles a claim whose reviewers disagree (blind review).
     """
-    from graphrag.verify.review import mark_claim
+    from graphrag.verify import mark_verdict
 
-    return mark_claim(store, answer_id, claim_index, verdict, reviewer, access, note=note, citation=citation,
-                      adjudicate=adjudicate)
+    return mark_verdict(store, _library_viewer(access), Config.from_env(), answer_id, claim_index, verdict, reviewer,
+                        note=note, citation=citation, adjudicate=adjudicate)
+
+
+def _library_viewer(access: Sequence[str]) -> Viewer:
+    """Who acts through the facade: a local viewer with these labels, through Python (every action allowed, as on
+    the command line; the labels limit what is seen)."""
+    from graphrag.access import library_viewer
+
+    return library_viewer(access)

@@ -7,11 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import actor, render, resources, session
-from graphrag.access import Access
-from graphrag.answer import answer_question, load_graph
+from graphrag.answer import answer_question
 from graphrag.errors import GraphRAGError
 from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag, Verdict, VerdictLabel
 from graphrag.present import (
+    ask_scope,
     cited_words,
     citing_claims,
     closest_passages,
@@ -38,8 +38,7 @@ viewer = actor.require_role("viewer", "ask questions")
 with st.form("ask_form", border=False):
     st.text_area("Question", height=68, **session.persist(session.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
     # Scope: only these documents are read (inside retrieval, like the access labels); none chosen: all.
-    viewer_access = Access.of(actor.access())
-    scope_docs = {d.id: d.title for d in load_graph(store).docs if viewer_access.sees(d.access, d.superseded)}
+    scope_docs = ask_scope(store, viewer, resources.config())  # id -> title, the documents this viewer sees
     scope = st.multiselect("Only these documents", list(scope_docs), key=session.ASK_DOCUMENTS,
                            format_func=lambda i: f"{scope_docs.get(i, i)} ({i})", placeholder="All documents you can see",
                            help="Answer only from the chosen documents; leave empty to use every document you can see")

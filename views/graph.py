@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import actor, render, resources, session
-from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities, visible_entity
+from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities
 from graphrag.language.sentences import counted
-from graphrag.present import neighbourhood, neighbourhood_html
+from graphrag.present import graph_entity, neighbourhood, neighbourhood_html
 from graphrag.verify import load_answer, visible_to
 
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}
@@ -18,7 +18,7 @@ GRAPH_HEIGHT = 620  # pixels of the neighbourhood canvas
 
 st.title("Graph")
 store = resources.store()
-actor.require_role("viewer", "browse the graph")
+viewer = actor.require_role("viewer", "browse the graph")
 access = actor.access()
 kg = load_graph(store)
 counts = relation_counts(kg, access)  # the visible entities, each with its visible relations
@@ -54,10 +54,10 @@ if st.session_state.get(LAST_QUERY) != query or st.session_state.get("graph_enti
 key = c[1].selectbox(f"Entity ({len(matches)} match{'es' if len(matches) != 1 else ''})", matches,
                      format_func=lambda k: f"{kg.names[kg.index[k]]} · {counted(counts[k], 'relation')}",
                      key="graph_entity")
-view = visible_entity(store, key, access)  # superseded mentions and relations are listed, marked
-if view is None:
+shown = graph_entity(store, viewer, resources.config(), key)  # superseded mentions and relations listed, marked
+if shown is None:
     st.stop()
-entity, mentions, relations = view.entity, list(view.entity.mentions), list(view.relations)
+entity, mentions, relations = shown.view.entity, list(shown.view.entity.mentions), list(shown.view.relations)
 st.subheader(render.plain(entity.name), anchor=False)
 # "unknown": the extractor's labels for this name disagreed or were a guess (one mention), so none is shown as fact.
 kind = "type not known" if entity.type == "unknown" else f"type {render.plain(entity.type)}"
@@ -72,7 +72,7 @@ with tab_m:
         "implied": m.implied, "extractor": m.extractor,
     } for m in mentions]), hide_index=True, width="stretch", column_config=WIDE)
 with tab_r:
-    names_of = {k: kg.names[i] for k, i in kg.index.items()}
+    names_of = shown.names
     render.table(pd.DataFrame([{
         "source": names_of.get(r.source, r.source), "relation": r.type, "target": names_of.get(r.target, r.target),
         "document": r.span.document_id, "version": r.span.version, "superseded": r.superseded,

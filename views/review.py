@@ -7,55 +7,53 @@ import time
 import pandas as pd
 import streamlit as st
 
-from dashboard import actor, evidence, render, resources, session
+from dashboard import actor, render, resources, session
 from dashboard.cited_pages import show_cited_pages
-from graphrag.access import Access
-from graphrag.answer import load_graph
 from graphrag.errors import GraphRAGError
 from graphrag.language.sentences import counted
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
-from graphrag.present import display_numbers, renumbered, route_html, route_list_html, route_text, shown_steps
+from graphrag.present import (
+    ClaimReview,
+    cited_source,
+    claim_review,
+    renumbered,
+    review_board,
+    review_items,
+    route_html,
+    route_list_html,
+    route_text,
+)
 from graphrag.verify import (
     UNDO_SECONDS,
     QueueItem,
     export_record,
     judge_claim,
-    parties,
-    review_policy,
-    review_queue,
-    reviewable,
     undo_verdict,
     undoable,
-    visible_answer_questions,
-    visible_claims,
-    visible_history,
-    visible_unanswered,
+    visible_answer,
     work_queue,
 )
 
 store = resources.store()
 viewer = actor.require_role("viewer", "read the review queue")
-access = actor.access()
 me = actor.reviewer()
 onlooker = actor.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.verify.policy)
-may_judge = viewer.may("reviewer")
-may_export = viewer.may("admin")
 config = resources.config()  # read on the script's run: the downloads' callables run outside it
-reader = Access.of(access, include_superseded=True)  # reviewers see cited superseded versions, marked stale
+board = review_board(store, viewer, config, onlooker)  # what this viewer may filter, see and do here
+may_judge, may_export = board.may_judge, board.may_export
 
 # "Review this answer" on the ask page leaves the answer here; the filter widget takes it once.
 if session.PENDING_REVIEW_ANSWER in st.session_state:
     st.session_state[session.REVIEW_ANSWER] = st.session_state.pop(session.PENDING_REVIEW_ANSWER)
 
-claims = visible_claims(store, access)  # read once per rerun; verdicts are read fresh by each queue()
 # never list what the viewer cannot see, nor answers withdrawn with a removed document (nothing to judge)
-answers = visible_answer_questions(store, access, reviewable(claims))
+answers = board.answers
 # Only a choice that is gone is reset: a widget's value set by the script on every run is pushed to the browser
 # on every run too, where it overrode the first pick made in the dropdown after a verdict's rerun.
 if st.session_state.get(session.REVIEW_ANSWER) is not None and st.session_state[session.REVIEW_ANSWER] not in answers:
     st.session_state[session.REVIEW_ANSWER] = None
 
-policy = review_policy(store)
+policy = board.policy
 top = st.columns([2.1, 1.0, 1.25, 1.0, 0.75, 0.75], vertical_alignment="bottom")
 top[0].selectbox("Answer", [None, *answers], key=session.REVIEW_ANSWER,
                  format_func=lambda a: "All answers" if a is None else f"#{a}: {answers[a][:70]}")
@@ -63,16 +61,16 @@ flagged = top[1].toggle("Flagged only", key="review_flagged", help="Claims the c
 mine = top[2].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
 disputes = top[3].toggle("Disputes", key="review_disputes",
                          help="Claims whose required reviewers disagree: your verdict settles one you took no part "
-                              "in, as its adjudicator" + (" (needs the adjudicator role)" if viewer.team else ""))
+                              "in, as its adjudicator" + (" (needs the adjudicator role)" if board.team else ""))
 st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} per claim"
            + (" · blind: other reviewers' verdicts on a claim show once you have given yours" if policy.blind else ""))
 
 
 def queue() -> list[QueueItem]:
-    return review_queue(store, access, viewer=onlooker, answer_id=st.session_state.get(session.REVIEW_ANSWER),
+    return review_items(store, viewer, config, board, onlooker, answer_id=st.session_state.get(session.REVIEW_ANSWER),
                         flagged_only=st.session_state.get("review_flagged", False),
                         mine_only=st.session_state.get("review_mine", False),
-                        disputed_only=st.session_state.get("review_disputes", False), claims=claims, policy=policy)
+                        disputed_only=st.session_state.get("review_disputes", False))
 
 
 
@@ -88,7 +86,7 @@ def export(fmt: str) -> str:
 # drops the old one, so a click's rerun raced its own download request and lost it now and then.
 if may_export:
     # the store's total only where it says nothing blind review hides
-    n_rows = f"; {store.counts()['verdicts']} in all" if not policy.blind or onlooker.oversees else ""
+    n_rows = f"; {board.total_verdicts} in all" if board.total_verdicts is not None else ""
     top[4].download_button("CSV", lambda: export("csv"), "verification.csv", "text/csv",
                            icon=":material/download:", key="export_csv", on_click="ignore",
                            help=f"Export the verification record (the verdicts on answers you can see{n_rows})")
@@ -103,7 +101,7 @@ JUDGED = "review_judged"
 judged_now = st.session_state.pop(JUDGED, False)
 
 # Questions the documents did not answer make no claim: nothing of them is queued, and the page says so.
-if unanswered := visible_unanswered(store, access, limit=5):
+if unanswered := board.unanswered:
     st.caption(render.plain(
         "Not in the queue, because the documents did not answer them (no claim was made; their closest passages "
         "are passages, not claims): " + "; ".join(f"#{a.id} “{a.question}” ({a.text})" for a in unanswered)))
@@ -115,10 +113,8 @@ def undo_last() -> None:
     its claim."""
     vid, aid, ci, _text, _at = st.session_state.pop(session.REVIEW_UNDO)
     try:
-        target = store.answer(aid)
-        if target is None:
-            raise GraphRAGError(f"answer #{aid} could not be read from the store; reload the page")
-        undo_verdict(store, actor.principal(), config, target, vid, actor.reviewer())
+        who = actor.principal()
+        undo_verdict(store, who, config, visible_answer(store, aid, who.labels), vid, actor.reviewer())
     except GraphRAGError as exc:
         st.session_state["review_error"] = str(exc)
         return
@@ -149,7 +145,7 @@ def feedback() -> None:
 
 
 if not items:
-    if not store.counts()["answers"]:
+    if not board.any_answers:
         st.info("Nothing to review yet: ask a question on the Ask page; its claims will appear here.")
     else:
         st.info("No disputed claims: every disagreement is settled." if disputes else
@@ -192,17 +188,17 @@ if current == END:
     st.stop()
 pos = next(i for i, k in enumerate(keys) if k == current)
 item = work.items[pos]
-loaded = store.answer(item.answer_id)  # only the claim on screen needs its whole answer
-found = next((c for c in loaded.claims if c.index == item.claim_index), None) if loaded else None
-if loaded is None or found is None:
+shown = claim_review(store, viewer, config, item, onlooker, policy, me)  # only the claim on screen is read whole
+if shown is None:
     st.error(f"Answer #{item.answer_id} could not be read from the store; reload the page.")
     st.stop()
-answer: Answer = loaded  # named apart so the functions below see them as present
-claim: Claim = found
-valid = [c for c in claim.citations if c.valid and c.item is not None]
+review: ClaimReview = shown  # named apart so the functions below see it as present
+answer: Answer = review.answer  # named apart so the functions below see them as present
+claim: Claim = review.claim
+valid = review.citations
 # Markers in reading order, as the Ask page shows them: the answer, the citation choice, the route and the source
 # all write one citation with one number (the store keeps retrieval's).
-numbers = display_numbers(answer)
+numbers = review.numbers
 
 
 def shown_marker(c: Citation) -> str:
@@ -252,12 +248,10 @@ nav[2].button("Next", on_click=go, args=(1,), width="stretch", key="rv_next", ic
               shortcut="N")
 feedback()
 
-names_kg = load_graph(store)
 
 
 def name(key: str) -> str:
-    i = names_kg.index.get(key)
-    return names_kg.names[i] if i is not None else key
+    return review.names.get(key, key)
 
 
 col_claim, col_route, col_source = st.columns([1.0, 1.0, 1.2], gap="medium")
@@ -273,8 +267,7 @@ with col_claim:
     else:
         st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
     # A disagreement the answer found among its cited sources, beside each claim that cites one of its sides.
-    cited_markers = {c.item.n for c in claim.citations if c.item is not None}
-    disagreements = [d for d in answer.disagreements if cited_markers & {side.n for side in d.sides}]
+    disagreements = review.disagreements
     for d in disagreements:
         render.disagreement_box(d, numbers=numbers)
     # The verdict sits under the claim so it is on screen without scrolling on a laptop.
@@ -283,8 +276,8 @@ with col_claim:
                       help="Kept while you move in the queue or visit another page; saved with your next verdict",
                       **session.persist(session.REVIEW_NOTE))
     # An adjudicator holds the role for it (team mode) and gave no verdict on the claim (a party cannot settle it).
-    party = disputes and bool({me, viewer.identity.subject if viewer.identity else ""} & parties(item.verdicts))
-    may_settle = not disputes or (viewer.may("adjudicator") and not party)
+    party = disputes and review.party
+    may_settle = not disputes or (board.may_adjudicate and not party)
     disabled = not me or not may_judge or not may_settle
     # No verdict is styled as the default: a highlighted "Supported" invites a click before reading the source.
     if may_judge:
@@ -300,16 +293,20 @@ with col_claim:
                        "Judge this claim now.", icon=":material/restart_alt:")
         st.caption(KEYS)
     if not may_judge:
-        st.caption(render.plain(f"Your role ({viewer.role}) reads the record; recording verdicts needs the "
+        st.caption(render.plain(f"Your role ({board.role}) reads the record; recording verdicts needs the "
                                 "reviewer role in the access policy."))
-    elif disputes and not viewer.may("adjudicator"):
-        st.caption(render.plain(f"Settling a dispute needs the adjudicator role (yours: {viewer.role})."))
+    elif disputes and not board.may_adjudicate:
+        st.caption(render.plain(f"Settling a dispute needs the adjudicator role (yours: {board.role})."))
     elif party:
         st.caption("You gave a verdict on this claim: its dispute is settled by an adjudicator who took no part.")
     elif disabled:
         st.caption("Enter your name in the sidebar to record verdicts.")
     elif disputes:
         st.caption("You are adjudicating: your verdict settles this disputed claim and is recorded as such.")
+
+cit = chosen()  # the citation the route and the source columns show; its source read once, for this viewer
+source = cited_source(store, viewer, config, cit, around=render.CONTEXT_AROUND,
+                      look_for_conflicts=not disagreements) if cit is not None else None
 
 with col_route:
     st.markdown("**Route**", help="How retrieval reached the cited sentence: the entity the question names, the "
@@ -321,12 +318,11 @@ with col_route:
                                  format_func=lambda i: shown_marker(valid[i]),
                                  label_visibility="collapsed")
         cit = chosen()
-        assert cit is not None and cit.item is not None
+        assert cit is not None and cit.item is not None and source is not None
         route = cit.item.route
         # Each step's sentence, read once for graph and list; a step from a document this viewer
         # may not see is a placeholder, its sentence never read.
-        route_steps = shown_steps(route, store.span, visible=lambda d, v: bool(
-            (acc := store.access_of(d, v)) is not None and reader.sees(*acc)))
+        route_steps = source.steps
         route_names = {k: name(k) for k in route.entities()}
         words = next((s.mention for s in answer.seeds if s.entity == route.seed), "")
         drawing_height = 90 + 95 * (len(route_steps) + 2)
@@ -341,27 +337,20 @@ with col_route:
 
 with col_source:
     st.markdown("**Source**")
-    cit = chosen()
-    if cit is None or cit.item is None:
+    if cit is None or cit.item is None or source is None:
         bad = [render.marker_label(c.marker) for c in claim.citations if not c.valid]
         st.warning("No source: " + (f"marker(s) {' '.join(bad)} point past the context." if bad
                                      else "the claim has no citation marker."))
     else:
-        sp = cit.item.span
-        doc = store.document(sp.document_id, sp.version)
-        title = doc.title if doc else sp.document_id
-        date = doc.effective_date if doc and doc.effective_date else "no date"
-        layout = store.layout(sp.document_id, sp.version, sp.sentence_index)
+        sp = source.span
+        doc, title, date, layout = source.document, source.title, source.date, source.layout
         where = f"{layout.location_text} · " if layout is not None and layout.location_text else ""
         # The cited page, rendered on the server with the sentence boxed: first the lines around it
         # (legible in this column; the image's fullscreen button zooms), then the whole page.
-        pdf = store.document_file(sp.document_id, sp.version) if layout is not None and layout.boxes else None
-        if pdf is not None and layout is not None:
-            show_cited_pages(pdf[1], doc.sha256 if doc is not None else None, layout,
+        if source.pdf is not None and layout is not None:
+            show_cited_pages(source.pdf, doc.sha256 if doc is not None else None, layout,
                              f"{sp.document_id}_{sp.version}_{sp.sentence_index}")
-        around = render.CONTEXT_AROUND  # its neighbours only, and one more to tell whether the text goes on
-        window = store.sentences(sp.document_id, sp.version, sp.sentence_index - around,
-                                 sp.sentence_index + around + 1)
+        window = source.window  # its neighbours only, and one more to tell whether the text goes on
         render.box(render.context_html(window, sp,
                                        text=doc.text if doc is not None else None),
                    meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
@@ -371,14 +360,13 @@ with col_source:
                     else f"Citation check: {render.plain(render.support_text(cit.support))}")
                    + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))
         if doc is not None and doc.superseded:
-            cur = store.current_document(sp.document_id)
+            cur = source.current
             st.warning(f"Version {sp.version} is superseded"
                        + (f" by version {cur.version} (effective {render.plain(cur.effective_date or 'no date')})"
                           if cur else "") + ".", icon=":material/history:")
-        entity_keys = [cit.item.route.end, *store.entities_at(sp.document_id, sp.version, sp.sentence_index)]
         # One box per disagreement: the answer's own "Sources disagree" (beside the claim) when it found one,
         # else this heuristic's, which likewise names both sides and which one is current.
-        conflicts = [] if disagreements else evidence.possible_conflicts(store, sp, entity_keys, access)
+        conflicts = source.conflicts
         if conflicts:
             cited_side = (f"{shown_marker(cit)} {title} v{sp.version}, effective {date}"
                           + (" (superseded)" if doc is not None and doc.superseded else " (current)") + ", cited")
@@ -388,7 +376,7 @@ with col_source:
                     (f"{c.document.title} v{c.document.version}, effective {c.document.effective_date or 'no date'}"
                      " (current)", c.span.text) for c in conflicts])
 
-history = visible_history(store, onlooker, answer.id, claim.index, policy)  # blind review: the core's one rule
+history = review.history  # blind review: the core's one rule
 with st.expander(f"Verdict history for this claim ({len(history)})", expanded=False):
     if history:
         render.table(pd.DataFrame([{

@@ -1,5 +1,5 @@
 """Who may see and do what: the one visibility rule over access labels (``rule``: ``Access.sees``, an answer's
-footprint), identities and roles (``identity``: ``Principal``, also named ``Viewer``: the actor every use case takes;
+footprint), identities and roles (``identity``: ``Viewer``, the one record of who acts that every use case takes;
 ``require``) and the team deployment's policy file
 and sign-in (``deployment``). Every other package asks here rather than comparing labels or roles itself.
 
@@ -27,9 +27,10 @@ if TYPE_CHECKING:
         REVIEWER,
         VIA_CLI,
         VIA_DASHBOARD,
+        VIA_PYTHON,
         Forbidden,
-        Principal,
         Viewer,
+        library_viewer,
         local_principal,
         require,
     )
@@ -52,11 +53,11 @@ _EXPORTS = {
     "Deployment": "graphrag.access.deployment",
     "Footprint": "graphrag.access.rule",
     "Forbidden": "graphrag.access.identity",
-    "Principal": "graphrag.access.identity",
     "REVIEWER": "graphrag.access.identity",
     "Sources": "graphrag.access.rule",
     "VIA_CLI": "graphrag.access.identity",
     "VIA_DASHBOARD": "graphrag.access.identity",
+    "VIA_PYTHON": "graphrag.access.identity",
     "Viewer": "graphrag.access.identity",
     "allowed_path": "graphrag.access.deployment",
     "answer_visible": "graphrag.access.rule",
@@ -65,6 +66,7 @@ _EXPORTS = {
     "footprint": "graphrag.access.rule",
     "footprint_of_routes": "graphrag.access.rule",
     "ingest_roots": "graphrag.access.deployment",
+    "library_viewer": "graphrag.access.identity",
     "local_principal": "graphrag.access.identity",
     "provider_name": "graphrag.access.deployment",
     "require": "graphrag.access.identity",
@@ -77,11 +79,11 @@ __all__ = [
     "REVIEWER",
     "VIA_CLI",
     "VIA_DASHBOARD",
+    "VIA_PYTHON",
     "Access",
     "Deployment",
     "Footprint",
     "Forbidden",
-    "Principal",
     "Sources",
     "Viewer",
     "allowed_path",
@@ -91,6 +93,7 @@ __all__ = [
     "footprint",
     "footprint_of_routes",
     "ingest_roots",
+    "library_viewer",
     "local_principal",
     "provider_name",
     "require",

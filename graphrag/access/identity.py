@@ -122,14 +122,17 @@ def role_at_least(role: str | None, needed: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Principal:
-    """The one who acts on this request: an identity (None in local mode) with its grant."""
+class Viewer:
+    """Who acts on this request, the one record every use case takes, for reads as for writes: their identity (None
+    in local mode), the labels they may see, their role, and how they came in: signed in through the team's
+    identity provider (``team``) or not at all (local mode), through which surface (``via``: VIA_CLI,
+    VIA_DASHBOARD or VIA_PYTHON, kept in the audit log). Role checks are the use cases' (``require``)."""
 
     identity: Identity | None
     labels: frozenset[str]
     role: str | None
-    team: bool = False  # team mode: identity and grant come from the deployment
-    via: str = "dashboard"  # the surface acting for them: "dashboard" or "cli" (kept in the audit log)
+    team: bool = False  # team mode: identity and grant come from the deployment's sign-in
+    via: str = "dashboard"  # the surface acting for them
 
     @property
     def name(self) -> str:
@@ -137,23 +140,17 @@ class Principal:
         return self.identity.display if self.identity else ""
 
     def may(self, role: str) -> bool:
-        """Whether this principal holds ``role`` or a higher one."""
+        """Whether this viewer holds ``role`` or a higher one."""
         return role_at_least(self.role, role)
 
 
-# The actor every use case takes: who acts (identity, none in local mode), what they may see (labels), what they
-# may do (role) and through which surface. The access door's name for ``Principal``: one record, two names, so
-# nothing converts between an actor and a principal.
-Viewer = Principal
-
-
-def require(principal: Principal, role: str, action: str = "do this") -> None:
-    """Raise ``Forbidden`` unless ``principal`` holds ``role`` or a higher one. Checked by the code
+def require(viewer: Viewer, role: str, action: str = "do this") -> None:
+    """Raise ``Forbidden`` unless ``viewer`` holds ``role`` or a higher one. Checked by the code
     that acts, whatever the page drew: a hidden button is not a permission."""
-    if not principal.may(role):
-        who = principal.name or "you"
+    if not viewer.may(role):
+        who = viewer.name or "you"
         raise Forbidden(f"{who} may not {action}: that needs the {role} role "
-                        f"(yours: {principal.role or 'none'})")
+                        f"(yours: {viewer.role or 'none'})")
 
 
 @dataclass(frozen=True)
@@ -292,11 +289,20 @@ def _role(value: Any, where: str) -> str:
 
 VIA_CLI = "cli"
 VIA_DASHBOARD = "dashboard"
+VIA_PYTHON = "python"  # the library facade (``import graphrag``)
+VIAS = (VIA_CLI, VIA_DASHBOARD, VIA_PYTHON)
 
 
-def local_principal(labels: Iterable[str], *, via: str) -> Principal:
+def local_principal(labels: Iterable[str], *, via: str) -> Viewer:
     """Local mode: one person on their own machine, every action allowed, labels a local filter;
-    ``via``: the command line (VIA_CLI) or the dashboard (VIA_DASHBOARD), for the audit log."""
-    if via not in (VIA_CLI, VIA_DASHBOARD):
-        raise ValueError(f"via must be {VIA_CLI!r} or {VIA_DASHBOARD!r}, got {via!r}")
-    return Principal(None, frozenset(labels), ADMIN, team=False, via=via)
+    ``via``: the command line (VIA_CLI), the dashboard (VIA_DASHBOARD) or the library (VIA_PYTHON), for the audit
+    log."""
+    if via not in VIAS:
+        raise ValueError(f"via must be one of {', '.join(map(repr, VIAS))}, got {via!r}")
+    return Viewer(None, frozenset(labels), ADMIN, team=False, via=via)
+
+
+def library_viewer(labels: Iterable[str] = ()) -> Viewer:
+    """Who acts through the library (``import graphrag``, or a function below the doors called directly): a local
+    viewer through Python with ``labels``. A change made so is audited as theirs, like any other."""
+    return local_principal(labels, via=VIA_PYTHON)

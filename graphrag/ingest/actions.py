@@ -22,11 +22,12 @@ from graphrag.ingest.documents import DEFAULT_MAX_BYTES
 from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
 from graphrag.ingest.uploads import Upload, prepare_uploads
 from graphrag.model import PUBLIC
-from graphrag.store.audit import event
+from graphrag.store.audit import AuditKind, event
 
 if TYPE_CHECKING:
     from graphrag.ingest.extract.base import Extractor
     from graphrag.ingest.jobs import Work
+    from graphrag.language.encoding import Embedder
     from graphrag.store import Store
     from graphrag.store.removals import Removal
 
@@ -39,9 +40,11 @@ def held_labels(viewer: Viewer, *, bound: bool = False) -> frozenset[str] | None
 
 
 def _ingestor(store: Store, viewer: Viewer, config: Config, extractor: Extractor,
-              held: frozenset[str] | None, shown: Sequence[str] | None = None) -> Ingestor:
+              held: frozenset[str] | None, shown: Sequence[str] | None = None,
+              embedder: Embedder | None = None) -> Ingestor:
     # the relabels it applies are audited as this viewer's; every document is checked against ``held``
-    return Ingestor(store, extractor, config=config, actor=event(viewer, "relabel"), viewer=held, shown=shown)
+    return Ingestor(store, extractor, embedder, config=config, actor=event(viewer, AuditKind.RELABEL), viewer=held,
+                    shown=shown)
 
 
 def _labels_detail(held: frozenset[str] | None) -> dict[str, list[str]]:
@@ -51,15 +54,17 @@ def _labels_detail(held: frozenset[str] | None) -> dict[str, list[str]]:
 
 def ingest_paths(store: Store, viewer: Viewer, config: Config, paths: Sequence[str | Path], extractor: Extractor,
                  *, progress: ProgressFn | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                 bound: bool = False) -> IngestReport:
+                 bound: bool = False, embedder: Embedder | None = None) -> IngestReport:
     """Ingest files and folders now (the command line). Audited before anything is written, as the other
     ingest doors are: an audit row that cannot be written stops the ingest, so no document arrives unaudited
     (each document is its own transaction; the totals are the report's). The row names the labels the
-    viewer may give. ``bound``: act with the viewer's labels (see ``held_labels``)."""
+    viewer may give. ``bound``: act with the viewer's labels (see ``held_labels``). ``embedder``: one already
+    loaded (default: all-MiniLM-L6-v2, loaded when needed)."""
     require(viewer, ADMIN, "ingest documents")
     held = held_labels(viewer, bound=bound)
-    store.add_audit(event(viewer, "ingest", paths=[str(p) for p in paths], **_labels_detail(held)))
-    return _ingestor(store, viewer, config, extractor, held).ingest_paths(paths, progress, max_bytes)
+    store.add_audit(event(viewer, AuditKind.INGEST, paths=[str(p) for p in paths], **_labels_detail(held)))
+    return _ingestor(store, viewer, config, extractor, held, embedder=embedder).ingest_paths(paths, progress,
+                                                                                           max_bytes)
 
 
 def upload_label_choices(store: Store, viewer: Viewer, config: Config) -> list[str]:
@@ -83,7 +88,7 @@ def upload_work(store: Store, viewer: Viewer, config: Config, extractor: Extract
     items = prepare_uploads(uploads, store, viewer_access=shown, labels=labels, new_versions=new_versions,
                             max_chars=config.max_document_chars)
     ingestor = _ingestor(store, viewer, config, extractor, held_labels(viewer), shown)
-    store.add_audit(event(viewer, "ingest", source="upload", files=len(uploads), folder=None))
+    store.add_audit(event(viewer, AuditKind.INGEST, source="upload", files=len(uploads), folder=None))
     return lambda progress: ingestor.ingest(items, progress)
 
 
@@ -95,7 +100,7 @@ def folder_work(store: Store, viewer: Viewer, config: Config, extractor: Extract
     path = str(allowed_path(folder, ingest_roots(config)))
     held = held_labels(viewer)
     ingestor = _ingestor(store, viewer, config, extractor, held)
-    store.add_audit(event(viewer, "ingest", source="folder", files=None, folder=folder.strip(),
+    store.add_audit(event(viewer, AuditKind.INGEST, source="folder", files=None, folder=folder.strip(),
                           **_labels_detail(held)))
     return lambda progress: ingestor.ingest_paths([path], progress, name_skipped=False)
 

@@ -21,6 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
+from graphrag.access.identity import library_viewer
 from graphrag.access.rule import Access, IngestRefused, ingest_refusal
 from graphrag.config import Config
 from graphrag.errors import StoreError
@@ -40,6 +41,8 @@ from graphrag.model import (
     Progress,
 )
 from graphrag.store import DocumentWrite, LayoutWrite, Store
+from graphrag.store.audit import AuditKind
+from graphrag.store.audit import event as audit_event
 from graphrag.store.documents import (
     EntityRow,
     MentionRow,
@@ -294,7 +297,8 @@ class Ingestor:
         # the title or labels a stored version had where they do not show it. None: the report may name everything.
         self.shown = None if shown is None else Access.of(shown, include_superseded=True)
         # Who the ingest runs for: its subject, email and detail go into each audit row it writes (a relabel).
-        self.actor = actor or AuditEvent("relabel", None, None, {"via": "api"})
+        # Without one: a direct call of the library (graphrag.access.library_viewer).
+        self.actor = actor or audit_event(library_viewer(), AuditKind.RELABEL)
         self.extractor = extractor
         self._embedder = embedder
         self.timings = Timings()
@@ -536,7 +540,7 @@ class Ingestor:
             entities=prepared.entities, entity_vectors={k: ent_vecs[k] for k, _, _ in prepared.entities
                                                         if k in ent_vecs},
             mentions=prepared.mentions, relations=prepared.relations, layout=layout, guard=self._guard(item),
-            actor=replace(self.actor, event="relabel"),
+            actor=replace(self.actor, event=AuditKind.RELABEL),
         )
         try:
             written = self.store.write_document(write)
@@ -558,7 +562,7 @@ class Ingestor:
                               access=tuple(item.access))
         try:
             done = self.store.relabel_document(item.id, item.sha256, item.title, item.effective_date, item.access,
-                                               replace(self.actor, event="relabel"), self._guard(item))
+                                               replace(self.actor, event=AuditKind.RELABEL), self._guard(item))
         except IngestRefused as exc:
             return self._refusal(item, str(exc))
         except StoreError as exc:

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from graphrag.access.identity import Principal
+from graphrag.access.identity import Viewer
 from graphrag.errors import InputError
 from graphrag.language.sentences import counted
 from graphrag.model import Document
@@ -107,7 +107,7 @@ def preview_removal(store: Store, doc_id: str, versions: Versions = None) -> Rem
 
 
 def remove_document(store: Store, doc_id: str, versions: Versions = None, *, actor: str,
-                    reason: str = "", by: Principal) -> Removal:
+                    reason: str = "", by: Viewer) -> Removal:
     """Remove every version of ``doc_id``, or only ``versions`` (all of them in one transaction).
     Raises InputError for an unknown id or version (nothing is written). ``by``: who acts (an
     admin), audited in the removal's transaction."""

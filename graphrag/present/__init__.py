@@ -1,7 +1,9 @@
 """Presenting what the core holds: answers, entities and routes as JSON (``serialize``), route and neighbourhood
 drawings (``viz``), page images of PDF sources (``pages``) and an answer's markers in reading order with the
-words a claim takes from its source (``reading``). Nothing here reads or writes the store's rules; it
-turns records into what a surface shows.
+words a claim takes from its source (``reading``), and the read models the pages draw (``boards``: the Review
+page's frame, one claim and its cited source, the Ask page's scope, the Graph page's entity, each built for one
+viewer; ``conflicts``, the review's possible-conflict heuristic). Nothing here writes or holds the store's rules;
+it turns records into what a surface shows.
 
 Import the names below from ``graphrag.present``; each is loaded on first use.
 """
@@ -13,6 +15,19 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
+    from graphrag.present.boards import (
+        CitedSource,
+        ClaimReview,
+        GraphEntity,
+        ReviewBoard,
+        ask_scope,
+        cited_source,
+        claim_review,
+        graph_entity,
+        review_board,
+        review_items,
+    )
+    from graphrag.present.conflicts import Conflict, possible_conflicts
     from graphrag.present.page_kinds import KIND_COLOURS, render_kinds
     from graphrag.present.pages import pages_to_show, render_page
     from graphrag.present.reading import cited_words, citing_claims, display_numbers, renumbered
@@ -40,6 +55,18 @@ if TYPE_CHECKING:
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
 # modules) loads nothing else and no import cycle can run through this door.
 _EXPORTS = {
+    "ClaimReview": "graphrag.present.boards",
+    "CitedSource": "graphrag.present.boards",
+    "GraphEntity": "graphrag.present.boards",
+    "ReviewBoard": "graphrag.present.boards",
+    "ask_scope": "graphrag.present.boards",
+    "cited_source": "graphrag.present.boards",
+    "claim_review": "graphrag.present.boards",
+    "graph_entity": "graphrag.present.boards",
+    "review_board": "graphrag.present.boards",
+    "review_items": "graphrag.present.boards",
+    "Conflict": "graphrag.present.conflicts",
+    "possible_conflicts": "graphrag.present.conflicts",
     "KIND_COLOURS": "graphrag.present.page_kinds",
     "render_kinds": "graphrag.present.page_kinds",
     "VERBATIM": "graphrag.present.serialize",
@@ -70,22 +97,34 @@ __all__ = [
     "KIND_COLOURS",
     "VERBATIM",
     "VERBATIM_CHECKS",
+    "CitedSource",
+    "ClaimReview",
+    "Conflict",
+    "GraphEntity",
+    "ReviewBoard",
     "answer_json",
+    "ask_scope",
     "cited_keys",
+    "cited_source",
     "cited_words",
     "citing_claims",
+    "claim_review",
     "closest_passages",
     "display_numbers",
     "entity_json",
+    "graph_entity",
     "is_verbatim",
     "neighbourhood",
     "neighbourhood_html",
     "offers_scope",
     "pages_to_show",
+    "possible_conflicts",
     "quoted_documents",
     "render_kinds",
     "render_page",
     "renumbered",
+    "review_board",
+    "review_items",
     "route_html",
     "route_list_html",
     "route_text",

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine
 
-from graphrag.access.identity import ADMIN, Principal, require
+from graphrag.access.identity import Viewer
 from graphrag.access.rule import Footprint, Sources
 from graphrag.config import Config
 from graphrag.model import (
@@ -194,16 +194,15 @@ class Store:
     # --- removal ------------------------------------------------------------------------
 
     def remove_document(self, doc_id: str, versions: Sequence[int] | None = None, *, actor: str,
-                        reason: str = "", by: Principal) -> removals.Removal:
+                        reason: str = "", by: Viewer) -> removals.Removal:
         """Remove every version of ``doc_id`` (or these), atomically: see graphrag.store.removals.
-        ``by`` (an admin) is audited in the same transaction."""
-        require(by, ADMIN, "remove a document")
-        return self._write(lambda c: removals.remove(c, doc_id, versions, actor, reason, audit.event(by, "remove")))
+        ``by`` (whom the ingest door's use case let remove it) is audited in the same transaction."""
+        return self._write(lambda c: removals.remove(c, doc_id, versions, actor, reason, audit.event(by, audit.AuditKind.REMOVE)))
 
     def preview_removal(self, doc_id: str, versions: Sequence[int] | None = None) -> removals.Removal:
         """What ``remove_document`` would take out, exactly: the same removal, rolled back."""
         def run(c: Any) -> None:  # its audit row is rolled back with the rest
-            raise _Preview(removals.remove(c, doc_id, versions, "", "", AuditEvent("remove", None, None, {})))
+            raise _Preview(removals.remove(c, doc_id, versions, "", "", AuditEvent(audit.AuditKind.REMOVE, None, None, {})))
 
         try:
             self._write(run)
@@ -386,7 +385,7 @@ class Store:
 
     # --- verification record ------------------------------------------------------------
 
-    def add_verdict(self, v: Verdict, event: AuditEvent | None = None) -> int:
+    def add_verdict(self, v: Verdict, event: AuditEvent) -> int:
         """Append one verdict; its id. ``event``: its audit row, written in the same transaction (its
         detail gains ``verdict_id``), so there is never one without the other. If the connection is
         lost while the write is in flight, the retry first looks for the row the lost attempt may
@@ -404,11 +403,10 @@ class Store:
                 if found is not None:
                     return found
             vid = verdicts.add(c, v)
-            if event is not None:
-                audit.add(c, replace(event, detail={**event.detail, "verdict_id": vid}))
+            audit.add(c, replace(event, detail={**event.detail, "verdict_id": vid}))
             return vid
 
-        return self.database.write_one(run) if event is None else self.database.write(run)
+        return self.database.write(run)
 
     def verdicts(self, answer_id: int | None = None, claim_index: int | None = None,
                  reviewer: str | None = None) -> list[Verdict]:
@@ -433,14 +431,12 @@ class Store:
         (1 when never set). Its rules are ``graphrag.verify.policy``'s (``verify.status.review_policy``)."""
         return self._read(verdicts.required_verdicts)
 
-    def set_required_verdicts(self, required: int, *, by: Principal) -> None:
+    def set_required_verdicts(self, required: int, *, by: Viewer) -> None:
         """Keep how many independent verdicts a claim needs (checked by ``graphrag.verify.policy.ReviewPolicy``
-        before it comes here); ``by`` (an admin) is audited with it."""
-        require(by, ADMIN, "set the review policy")
-
+        before it comes here); ``by`` is audited with it."""
         def run(c: Connection) -> None:
             # the audit row first: on PostgreSQL the application role's change needs it (guards.py)
-            audit.add(c, audit.event(by, "review-policy", required=required))
+            audit.add(c, audit.event(by, audit.AuditKind.REVIEW_POLICY, required=required))
             verdicts.set_required_verdicts(c, required)
 
         self._write(run)
@@ -448,14 +444,12 @@ class Store:
     # --- support checker versions (graphrag checker) ------------------------------------
 
     def add_checker_version(self, params: dict[str, Any], source: str, metrics: dict[str, Any],
-                            activate: bool = True, *, by: Principal) -> int:
-        """Store a fitted checker version (active by default); returns its number. ``by`` (an
-        admin) is audited with it."""
-        require(by, ADMIN, "refit the checker")
-
+                            activate: bool = True, *, by: Viewer) -> int:
+        """Store a fitted checker version (active by default); returns its number. ``by`` is audited
+        with it."""
         def run(c: Connection) -> int:
             version = checkers.add(c, params, source, metrics, activate)
-            audit.add(c, audit.event(by, "checker-refit", adopted=activate, version=version, source=source))
+            audit.add(c, audit.event(by, audit.AuditKind.CHECKER_REFIT, adopted=activate, version=version, source=source))
             return version
 
         return self._write(run)
@@ -468,14 +462,12 @@ class Store:
         """Every version, oldest first (parameters left out)."""
         return self._read(checkers.listing)
 
-    def rollback_checker(self, to: int | None = None, *, by: Principal) -> int:
+    def rollback_checker(self, to: int | None = None, *, by: Viewer) -> int:
         """Activate version ``to`` (0 = shipped; default: the one before the active one); ``by``
-        (an admin) is audited with it."""
-        require(by, ADMIN, "roll the checker back")
-
+        is audited with it."""
         def run(c: Connection) -> int:
             active = checkers.rollback(c, to)
-            audit.add(c, audit.event(by, "checker-rollback", active=active))
+            audit.add(c, audit.event(by, audit.AuditKind.CHECKER_ROLLBACK, active=active))
             return active
 
         return self._write(run)

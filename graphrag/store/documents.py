@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from sqlalchemy import Connection, bindparam, text
 
+from graphrag.access.identity import library_viewer
 from graphrag.model import PUBLIC, AuditEvent, Document, Span
 from graphrag.store import audit, layout
 from graphrag.store.codec import blob, document, now
@@ -184,8 +185,8 @@ def write(c: Connection, w: DocumentWrite, public: str = PUBLIC) -> Written:
     if narrowed:
         c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
                   [{"a": json.dumps(labels), "d": d.id, "v": v} for v in narrowed])
-        event = w.actor or AuditEvent("relabel", None, None, {"via": "api"})
-        audit.add(c, replace(event, event="relabel", detail={
+        event = w.actor or audit.event(library_viewer(), audit.AuditKind.RELABEL)
+        audit.add(c, replace(event, event=audit.AuditKind.RELABEL, detail={
             **event.detail, "doc_id": d.id, "version": version, "with_new_version": True,
             "to": {"access": labels},
             "narrowed": [{"version": o.version, "from": {"access": list(o.access)}}

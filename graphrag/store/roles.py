@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, make_url, text
 
-from graphrag.access.identity import Principal
+from graphrag.access.identity import Viewer
 from graphrag.config import is_secret_key, redact
 from graphrag.errors import InputError
 from graphrag.store import audit
@@ -68,7 +68,7 @@ class RolesReport:
 
 
 def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None = None, *,
-                by: Principal) -> RolesReport:
+                by: Viewer) -> RolesReport:
     """Migrate the store as its owner, then create ``app_role`` (if missing) and grant it exactly
     what the product needs, in one transaction with its audit row (``by``). ``password``: for a new
     role (none: the server's other authentication applies, e.g. peer or a certificate)."""
@@ -83,7 +83,7 @@ def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None =
 
         def run(c: Connection) -> RolesReport:
             report = _grant(c, app_role, password, url)
-            audit.add(c, audit.event(by, "store-setup", app_role=report.app_role, owner=report.owner,
+            audit.add(c, audit.event(by, audit.AuditKind.STORE_SETUP, app_role=report.app_role, owner=report.owner,
                                      created=report.created, schema=report.schema))
             return report
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphrag.access.identity import ADMIN, REVIEWER, Viewer, require
+from graphrag.access.identity import ADJUDICATOR, ADMIN, REVIEWER, Viewer, require
 from graphrag.config import Config
-from graphrag.store.audit import event
+from graphrag.store.audit import AuditKind, event
 from graphrag.verify import exports
 from graphrag.verify.policy import ReviewPolicy
 
@@ -31,7 +31,7 @@ def mark_verdict(store: Store, viewer: Viewer, config: Config, answer_id: int, c
     dispute in team mode, the adjudicator's); audited as ``verdict``."""
     from graphrag.verify.review import mark_claim
 
-    require(viewer, REVIEWER, "record a verdict")
+    _may_judge(viewer, adjudicate)
     return mark_claim(store, answer_id, claim_index, verdict, reviewer, sorted(viewer.labels), note=note,
                       citation=citation, adjudicate=adjudicate, by=viewer)
 
@@ -42,9 +42,17 @@ def judge_claim(store: Store, viewer: Viewer, config: Config, answer: Answer, cl
     """``mark_verdict`` for a claim already on screen (the Review page holds the answer it shows)."""
     from graphrag.verify.review import record_verdict
 
-    require(viewer, REVIEWER, "record a verdict")
+    _may_judge(viewer, adjudicate)
     return record_verdict(store, answer, claim, citation, verdict, reviewer, note, adjudicate=adjudicate,
                           by=viewer)
+
+
+def _may_judge(viewer: Viewer, adjudicate: bool) -> None:
+    # A verdict needs the reviewer role; settling a dispute in team mode the adjudicator's (locally anyone may, as
+    # long as they took no part in it: graphrag.verify.review.record_verdict).
+    require(viewer, REVIEWER, "record a verdict")
+    if adjudicate and viewer.team:
+        require(viewer, ADJUDICATOR, "settle a disputed claim")
 
 
 def undo_verdict(store: Store, viewer: Viewer, config: Config, answer: Answer, verdict_id: int, reviewer: str
@@ -89,17 +97,19 @@ def export_record(store: Store, viewer: Viewer, config: Config, fmt: str, *, me:
                   ) -> exports.Export:
     """The verification record the viewer's labels can see, as CSV or JSON (blind review applies: ``me`` is the
     name a local user judges under). Needs the admin role; audited as ``export``."""
+    require(viewer, ADMIN, "export the verification record")
     return exports.export_record(store, fmt, by=viewer, me=me)
 
 
 def export_audit_log(store: Store, viewer: Viewer, config: Config, fmt: str, *, since: str | None = None
                      ) -> exports.Export:
     """The audit log (from ``since`` on), as CSV or JSON; the export is its own last row. Needs the admin role."""
+    require(viewer, ADMIN, "export the audit log")
     return exports.export_audit_log(store, fmt, by=viewer, since=since)
 
 
 def record_sign_in(store: Store, viewer: Viewer, config: Config, *, issued_at: object = None) -> None:
     """A team member's sign-in, in the audit log with the role and labels the policy granted them then;
     ``issued_at``: the ID token's issue time, which names the sign-in."""
-    store.add_audit(event(viewer, "sign-in", role=viewer.role, labels=sorted(viewer.labels), issued_at=issued_at))
+    store.add_audit(event(viewer, AuditKind.SIGN_IN, role=viewer.role, labels=sorted(viewer.labels), issued_at=issued_at))
 

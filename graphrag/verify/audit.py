@@ -13,6 +13,7 @@ from typing import Any
 from graphrag.access.rule import Access
 from graphrag.language.sentences import spreadsheet_safe
 from graphrag.model import AuditEvent
+from graphrag.store.audit import AuditKind
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class Sight:
         d = e.detail
         if "answer_id" in d:
             return d["answer_id"] in self.answers
-        if e.event == "ingest":
+        if e.event == AuditKind.INGEST:
             if not (d.get("paths") or d.get("folder")):
                 return True  # an upload's row: counts only
             labels = d.get("labels")

@@ -1,5 +1,5 @@
-"""Exports of the record, the one entry point the CLI and the dashboard share: each checks the
-role, writes its audit row (what, which format, how many rows, through which surface) and
+"""Exports of the record, behind the verify door's use cases (``actions.export_record``, ``export_audit_log``,
+which check the role): each writes its audit row (what, which format, how many rows, through which surface) and
 returns the text. The verification record shows only what ``by``'s access labels can see."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from graphrag.access.identity import ADMIN, Principal, require
+from graphrag.access.identity import Viewer
 from graphrag.access.rule import Access
 from graphrag.errors import InputError
 from graphrag.store import Store
-from graphrag.store.audit import event
+from graphrag.store.audit import AuditKind, event
 from graphrag.verify.audit import Sight, audit_to_csv, audit_to_json
 
 FORMATS = ("csv", "json")
@@ -32,14 +32,13 @@ def _format(fmt: str) -> str:
     return fmt
 
 
-def export_record(store: Store, fmt: str, *, by: Principal, me: str | None = None) -> Export:
+def export_record(store: Store, fmt: str, *, by: Viewer, me: str | None = None) -> Export:
     """The verification record ``by`` may see (one row per verdict), as CSV or JSON; audited. Blind
     review applies: ``me`` is the reviewer name a local user judges under (team mode: the identity)."""
     from graphrag.verify.review import export_rows, review_viewer, rows_to_csv, rows_to_json
 
-    require(by, ADMIN, "export the verification record")
     rows = export_rows(store, sorted(by.labels), review_viewer(by, me))
-    store.add_audit(event(by, "export", what="verification record", format=_format(fmt), rows=len(rows)))
+    store.add_audit(event(by, AuditKind.EXPORT, what="verification record", format=_format(fmt), rows=len(rows)))
     return Export(rows_to_csv(rows) if fmt == "csv" else rows_to_json(rows), len(rows))
 
 
@@ -53,11 +52,10 @@ def audit_sight(store: Store, labels: Iterable[str]) -> Sight:
                  frozenset(label for v in versions.values() for label in v))
 
 
-def export_audit_log(store: Store, fmt: str, *, by: Principal, since: str | None = None) -> Export:
+def export_audit_log(store: Store, fmt: str, *, by: Viewer, since: str | None = None) -> Export:
     """The audit log (from ``since`` on), oldest first, as CSV or JSON; the export is its own last row. Rows that
     name a document or an answer ``by``'s labels do not show are left out (counted in ``withheld``)."""
-    require(by, ADMIN, "export the audit log")
-    store.add_audit(event(by, "export", what="audit log", format=_format(fmt), since=since))
+    store.add_audit(event(by, AuditKind.EXPORT, what="audit log", format=_format(fmt), since=since))
     sight = audit_sight(store, by.labels)
     every = store.audit(since)
     events = [e for e in every if sight.shows(e)]

@@ -25,8 +25,7 @@ from typing import Any
 
 from graphrag.access.identity import ADJUDICATOR as ROLE_ADJUDICATOR
 from graphrag.access.identity import ADMIN as ROLE_ADMIN
-from graphrag.access.identity import REVIEWER as ROLE_REVIEWER
-from graphrag.access.identity import Forbidden, Principal, require
+from graphrag.access.identity import Forbidden, Viewer, library_viewer
 from graphrag.access.rule import Access, answer_visible, footprint
 from graphrag.errors import InputError
 from graphrag.language.names import reviewer_key
@@ -43,6 +42,7 @@ from graphrag.model import (
     VerdictLabel,
 )
 from graphrag.store import Store, now, sha256_text
+from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
 from graphrag.store.verdicts import SPAN_TAMPERED
 from graphrag.verify.attribution import display_numbers
@@ -171,7 +171,7 @@ def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
     return out
 
 
-def review_viewer(by: Principal, name: str | None = None) -> ReviewViewer:
+def review_viewer(by: Viewer, name: str | None = None) -> ReviewViewer:
     """Who a surface runs for, for blind review. Team mode: the signed-in identity (whatever name
     is passed); an adjudicator sees disputed claims, an admin every verdict (admins export the
     whole record). Local mode: the typed reviewer ``name``, who may adjudicate (None, or a name
@@ -262,14 +262,13 @@ def clean_reviewer(name: str) -> str:
     return text
 
 
-def acting_reviewer(store: Store, answer: Answer, reviewer: str, by: Principal | None,
+def acting_reviewer(store: Store, answer: Answer, reviewer: str, by: Viewer | None,
                     action: str) -> tuple[str, str | None, str | None]:
-    """Who a verdict (or its undo) is by: ``(reviewer name, subject, email)``. With ``by`` (who acts), they need the
-    reviewer role and to see ``answer``; in team mode the name is their signed-in identity's, whatever ``reviewer``
-    says. The name is cleaned either way."""
+    """Who a verdict (or its undo) is by: ``(reviewer name, subject, email)``. With ``by`` (who acts; the use case
+    has checked their role), they need to see ``answer``; in team mode the name is their signed-in identity's,
+    whatever ``reviewer`` says. The name is cleaned either way."""
     subject = email = None
     if by is not None:
-        require(by, ROLE_REVIEWER, action)
         if not visible_to(answer, by.labels, store):
             raise InputError(f"no answer {answer.id} among the answers your access labels can see")
         if by.team:
@@ -279,16 +278,22 @@ def acting_reviewer(store: Store, answer: Answer, reviewer: str, by: Principal |
     return clean_reviewer(reviewer), subject, email
 
 
+def library_caller(by: Viewer | None) -> Viewer:
+    """Who a change is audited as: ``by``, or, for a direct call of the library that names no one, a local caller
+    through Python (every change of the record has its audit row)."""
+    return by if by is not None else library_viewer()
+
+
 def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
-                   reviewer: str, note: str = "", *, adjudicate: bool = False, by: Principal | None = None) -> Verdict:
+                   reviewer: str, note: str = "", *, adjudicate: bool = False, by: Viewer | None = None) -> Verdict:
     """Append one verdict. The hash of the judged span's text is kept with it.
 
     ``adjudicate``: the verdict settles a disputed claim, and is stored as an adjudicator's; a
     claim that is not disputed cannot be adjudicated, and never by one of its own reviewers (a
-    party to the dispute); in team mode it also needs the adjudicator role. ``by``: who acts (the
-    dashboard and the CLI pass it): they must hold the reviewer role and see the answer; in team
-    mode the verdict names their signed-in identity, whatever ``reviewer`` says, and the audit
-    log records it.
+    party to the dispute); in team mode the use case (``verify.actions``) also requires the
+    adjudicator role. ``by``: who acts (every use case passes it): they must see the answer; in team
+    mode the verdict names their signed-in identity, whatever ``reviewer`` says. The audit log
+    records it (without ``by``: as a direct call of the library, ``library_caller``).
     """
     label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
     if label is None:
@@ -300,8 +305,6 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
         raise InputError(f"answer {answer.id} was withdrawn: a document it drew on was removed, so there is nothing "
                          "left to judge (its verdicts stay in the record)")
     if adjudicate:
-        if by is not None and by.team:
-            require(by, ROLE_ADJUDICATOR, "settle a disputed claim")
         current = latest(store.verdicts(answer.id, claim.index))
         state = claim_state(current, review_policy(store))
         if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
@@ -318,8 +321,8 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
                 claim_sha256=sha256_text(claim.text))
     v = replace(v, created_at=now())
     # the verdict and its audit row in one transaction: both or neither
-    event = audit_event(by, "verdict", answer_id=answer.id, claim_index=claim.index, verdict=label.value,
-                        reviewer=reviewer, role=v.role) if by is not None else None
+    event = audit_event(library_caller(by), AuditKind.VERDICT, answer_id=answer.id, claim_index=claim.index,
+                        verdict=label.value, reviewer=reviewer, role=v.role)
     vid = store.add_verdict(v, event)
     # Returned as the store will report it, without re-reading the claim's whole history.
     meta = store.access_of(span.document_id, span.version) if span else None
@@ -337,7 +340,7 @@ def visible_answer(store: Store, answer_id: int, access: Iterable[str]) -> Answe
 
 def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str,
                access: Iterable[str], *, note: str = "", citation: str | None = None,
-               adjudicate: bool = False, by: Principal | None = None) -> Verdict:
+               adjudicate: bool = False, by: Viewer | None = None) -> Verdict:
     """Record a verdict on claim ``claim_index`` of a stored answer the viewer may see, judged against
     the citation with marker ``citation`` (default: the claim's first valid citation, if any). ``by``: who
     acts (``record_verdict``); the command line and the Python facade both come through here."""

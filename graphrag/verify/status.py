@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from graphrag.access.identity import Principal
+from graphrag.access.identity import Viewer
 from graphrag.model import Answer, AnswerStatus, Verdict
 from graphrag.store import Store
 from graphrag.verify.policy import ReviewPolicy, answer_status, latest
@@ -22,7 +22,7 @@ def review_policy(store: Store) -> ReviewPolicy:
     return ReviewPolicy(store.required_verdicts())
 
 
-def keep_review_policy(store: Store, policy: ReviewPolicy, *, by: Principal) -> None:
+def keep_review_policy(store: Store, policy: ReviewPolicy, *, by: Viewer) -> None:
     """Keep ``policy`` as the team's; ``by`` (an admin) is audited with the change by the store."""
     store.set_required_verdicts(policy.required, by=by)
 

@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from graphrag.access.identity import Principal
+from graphrag.access.identity import Viewer
 from graphrag.errors import InputError
 from graphrag.model import Answer, Verdict
 from graphrag.store import Store, now
+from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
 from graphrag.verify.policy import RETRACTION, REVIEWER, ReviewViewer, latest
-from graphrag.verify.review import UNDO_NOTE, acting_reviewer, clean_reviewer
+from graphrag.verify.review import UNDO_NOTE, acting_reviewer, clean_reviewer, library_caller
 
 UNDO_SECONDS = 30
 
@@ -51,7 +52,7 @@ def _refusal(rows: Sequence[Verdict], answer_id: int, verdict_id: int, me: Revie
 
 
 def undoable(store: Store, answer_id: int, claim_index: int, verdict_id: int, reviewer: str, *,
-             by: Principal | None = None, margin_s: float = 0.0, at: str | None = None) -> bool:
+             by: Viewer | None = None, margin_s: float = 0.0, at: str | None = None) -> bool:
     """Whether ``undo_verdict`` would take verdict ``verdict_id`` (on claim ``claim_index``) back now, by the record
     as the store holds it (and ``margin_s`` before the undo window closes, for a click's way to the server). A page
     offers Undo only then: an offer kept beside the record (in a browser's session) is never one the record no longer
@@ -69,10 +70,10 @@ def undoable(store: Store, answer_id: int, claim_index: int, verdict_id: int, re
                     UNDO_SECONDS - margin_s) is None
 
 
-def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *, by: Principal | None = None,
+def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *, by: Viewer | None = None,
                  at: str | None = None) -> Verdict:
     """Undo ``reviewer``'s verdict ``verdict_id`` on a claim of ``answer``: append the correction (see the
-    module's docstring) and return it. ``by``: who acts (needs the reviewer role and to see the answer; in team
+    module's docstring) and return it. ``by``: who acts (their role checked by the use case; they need to see the answer; in team
     mode the verdict must be their signed-in identity's, whatever ``reviewer`` says). ``at``: now (tests)."""
     reviewer, subject, _ = acting_reviewer(store, answer, reviewer, by, "undo a verdict")
     if answer.id is None:
@@ -90,8 +91,8 @@ def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *
     correction = (replace(before[-1], note=note) if before else replace(undone, role=RETRACTION, note=note))
     correction = replace(correction, id=None, created_at=at, stale=False, source_removed=False, tampered="")
     # the correction and its audit row in one transaction: both or neither
-    event = audit_event(by, "verdict", answer_id=answer.id, claim_index=undone.claim_index,
+    event = audit_event(library_caller(by), AuditKind.VERDICT, answer_id=answer.id, claim_index=undone.claim_index,
                         verdict=correction.verdict.value, reviewer=reviewer, role=correction.role,
-                        corrects=verdict_id) if by is not None else None
+                        corrects=verdict_id)
     vid = store.add_verdict(correction, event)
     return replace(correction, id=vid)

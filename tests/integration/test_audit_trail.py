@@ -135,19 +135,19 @@ def test_audit_times_come_from_the_database_not_the_writer(any_store: Store, mon
 
 @pytest.mark.unit
 def test_an_export_is_refused_to_a_viewer_and_audited_for_an_admin(store: Store) -> None:
-    """The one export function both surfaces call: the role is checked there, and the row written there."""
-    from graphrag.access.identity import Forbidden, Identity, Principal
-    from graphrag.verify.exports import export_audit_log, export_record
+    """The export use cases both surfaces call: the role is checked there, and the row written below them."""
+    from graphrag.access.identity import Forbidden, Identity, Viewer
 
     ana = Identity("sub-ana", "ana@example.com", frozenset(), "https://login.example.com")
-    viewer = Principal(ana, frozenset({"public"}), "viewer", team=True)
-    for export in (export_record, export_audit_log):
+    viewer = Viewer(ana, frozenset({"public"}), "viewer", team=True)
+    config = Config.from_env({})
+    for export in (verify.export_record, verify.export_audit_log):
         with pytest.raises(Forbidden):
-            export(store, "csv", by=viewer)
+            export(store, viewer, config, "csv")
     assert store.audit() == []
-    admin = Principal(ana, frozenset({"public"}), "admin", team=True)
-    assert export_record(store, "json", by=admin).rows == 0
-    done = export_audit_log(store, "csv", by=admin)
+    admin = Viewer(ana, frozenset({"public"}), "admin", team=True)
+    assert verify.export_record(store, admin, config, "json").rows == 0
+    done = verify.export_audit_log(store, admin, config, "csv")
     assert done.rows == 2 and "sub-ana" in done.text
     assert [(e.event, e.subject, e.detail["what"], e.detail["via"]) for e in store.audit()] == [
         ("export", "sub-ana", "verification record", "dashboard"), ("export", "sub-ana", "audit log", "dashboard")]
@@ -457,3 +457,51 @@ def test_a_question_is_answered_from_the_viewers_labels_only_and_needs_a_role(st
     answer_question(store, public, config, "q", AskSettings(access=("internal", "public")),
                     asker=Recorder())  # type: ignore[arg-type]
     assert [s.access for s in asked] == [("public",)] and store.audit() == []
+
+
+# --- the library facade: the same use cases, so the same rows ---------------------------------------------------
+
+# Facade functions (graphrag.__all__) that change the record, with the audit event each must write ...
+FACADE_AUDITED = {"ingest_paths": "ingest", "review_claim": "verdict"}
+# ... and the others, with why they write no row. A new function fails the walk below until it is put in one of them.
+FACADE_NOT_AUDITED = {
+    "open_store": "opens (and on first use creates) a store: no record yet",
+    "ask_question": "asks, as `graphrag ask` does: the answer is not yet part of the record (a verdict is)",
+    "Config": "settings, read from the environment",
+}
+
+
+@pytest.mark.unit
+def test_every_facade_write_writes_one_audit_row_via_python(tmp_path: Path, unparsed_questions: None) -> None:
+    """A verdict or an ingest through ``import graphrag`` goes through the same use cases as the CLI and the pages,
+    so it leaves its one audit row, naming the library as the surface."""
+    import graphrag
+    from graphrag.answer.generate.extractive import ExtractiveGenerator
+    from helpers import ScriptedChecker
+    from proc_helpers import HashEmbedder, PatternExtractor, doc_text
+
+    (tmp_path / "c").mkdir()
+    for i in range(3):
+        (tmp_path / "c" / f"runbook-{i}.md").write_text(doc_text(i, 6), encoding="utf-8")
+    assert set(graphrag.__all__) == set(FACADE_AUDITED) | set(FACADE_NOT_AUDITED)
+    walked = []
+
+    def audited(name: str, act: Callable[[], object]) -> object:
+        before = len(store.audit())
+        result = act()
+        new = store.audit()[before:]
+        assert [(e.event, e.subject, e.detail["via"], e.detail["mode"]) for e in new] == [
+            (FACADE_AUDITED[name], None, "python", "local")], name
+        walked.append(name)
+        return result
+
+    with graphrag.open_store(tmp_path / "s.db") as store:
+        audited("ingest_paths", lambda: graphrag.ingest_paths(
+            store, [tmp_path / "c"], extractor=PatternExtractor(), embedder=HashEmbedder()))
+        before = len(store.audit())
+        outcome = graphrag.ask_question(store, "What does Alpha0 use?", embedder=HashEmbedder(),
+                                        generator=ExtractiveGenerator(), checker=ScriptedChecker(), min_relevance=0.0)
+        assert len(store.audit()) == before and outcome.answer.id is not None
+        answer_id = outcome.answer.id
+        audited("review_claim", lambda: graphrag.review_claim(store, answer_id, 0, "supported", reviewer="ana"))
+    assert walked == list(FACADE_AUDITED)

@@ -41,7 +41,7 @@ from graphrag.verify.support.embedded import (
 )
 from graphrag.verify.support.learn import RefitRefused
 from graphrag.verify.support.team import fit_from_verdicts
-from helpers import ADMIN, store_of_release
+from helpers import ADMIN, VERDICT_BY_HAND, store_of_release
 
 SHIPPED = params_from_raw(shipped_raw())
 COV_CHUNK = FEATURES.index("cov_chunk_min")
@@ -106,7 +106,7 @@ class TeamRecord:
             span = cite.item.span
             self.store.add_verdict(Verdict(answer.id, claim.index, standard(self.kind[claim.text]), reviewer,
                                            sha256_text(span.text), cite.marker, span.document_id, span.version,
-                                           span.start, span.end))
+                                           span.start, span.end), VERDICT_BY_HAND)
 
 
 KINDS = ["good", "partial", "bad", "good", "partial"]
@@ -214,7 +214,7 @@ def test_majority_of_reviewers_decides_and_ties_are_left_out(store) -> None:
         cite = claim.citations[0]
         sp = cite.item.span
         store.add_verdict(Verdict(a.id, claim.index, label, who, sha256_text(sp.text), cite.marker, sp.document_id,
-                                  sp.version, sp.start, sp.end))
+                                  sp.version, sp.start, sp.end), VERDICT_BY_HAND)
     judge(c0, VerdictLabel.SUPPORTED, "ada")
     judge(c0, VerdictLabel.UNSUPPORTED, "bob")
     judge(c0, VerdictLabel.UNSUPPORTED, "cy")

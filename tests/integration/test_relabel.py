@@ -137,7 +137,7 @@ def test_a_new_title_or_date_on_unchanged_bytes_is_applied(store: Store, folder:
     doc = store.current_document("plan")
     assert doc is not None and doc.version == 1
     assert (doc.title if "title" in change else doc.effective_date) == next(iter(change.values()))
-    assert [e.detail["via"] for e in store.audit() if e.event == "relabel"] == ["api"]
+    assert [e.detail["via"] for e in store.audit() if e.event == "relabel"] == ["python"]
 
 
 def test_the_same_bytes_under_another_id_are_no_relabel(store: Store, folder: Path) -> None:

@@ -173,18 +173,22 @@ def test_a_party_to_a_dispute_cannot_adjudicate_it(store: Store, capsys) -> None
 
 
 def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the_dispute(store: Store) -> None:
-    from graphrag.access.identity import Forbidden, Identity, Principal
+    from graphrag.access.identity import Forbidden, Identity, Viewer
 
-    def signed_in(name: str, role: str) -> Principal:
-        return Principal(Identity(f"sub-{name}", f"{name}@example.com", frozenset(), "iss"), frozenset({"public"}),
+    def signed_in(name: str, role: str) -> Viewer:
+        return Viewer(Identity(f"sub-{name}", f"{name}@example.com", frozenset(), "iss"), frozenset({"public"}),
                          role, team=True)
 
     a = store.answer(1)
     cl = a.claims[1]
     record_verdict(store, a, cl, cl.citations[0], "supported", "x", by=signed_in("ana", "adjudicator"))
     record_verdict(store, a, cl, cl.citations[0], "unsupported", "x", by=signed_in("ben", "reviewer"))
-    with pytest.raises(Forbidden, match="needs the adjudicator role"):
-        record_verdict(store, a, cl, cl.citations[0], "supported", "x", adjudicate=True, by=signed_in("cat", "reviewer"))
+    from graphrag.config import Config
+    from graphrag.verify import judge_claim
+
+    with pytest.raises(Forbidden, match="needs the adjudicator role"):  # the use case checks the role
+        judge_claim(store, signed_in("cat", "reviewer"), Config.from_env({}), a, cl, cl.citations[0], "supported",
+                    "x", adjudicate=True)
     with pytest.raises(Forbidden, match="took no part"):  # ana holds the role, but she is a party
         record_verdict(store, a, cl, cl.citations[0], "supported", "x", adjudicate=True, by=signed_in("ana", "admin"))
     v = record_verdict(store, a, cl, cl.citations[0], "unsupported", "x", adjudicate=True,
@@ -197,17 +201,17 @@ def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the
 def test_who_a_surface_runs_for_under_blind_review() -> None:
     """Team mode: the signed-in identity whatever name is typed, adjudicators see disputes, admins the
     whole record; local mode: the typed name (a potential adjudicator); nobody named sees nothing blind."""
-    from graphrag.access.identity import Identity, Principal, local_principal
+    from graphrag.access.identity import Identity, Viewer, local_principal
     from graphrag.verify.policy import ANYONE, ReviewViewer
     from graphrag.verify.review import review_viewer
 
-    def team(role: str) -> Principal:
-        return Principal(Identity("sub-x", "x@example.com", frozenset(), "iss"), frozenset({"public"}), role, team=True)
+    def team(role: str) -> Viewer:
+        return Viewer(Identity("sub-x", "x@example.com", frozenset(), "iss"), frozenset({"public"}), role, team=True)
 
     assert review_viewer(team("reviewer"), "ana") == ReviewViewer("x@example.com", "sub-x")
     assert review_viewer(team("adjudicator")) == ReviewViewer("x@example.com", "sub-x", adjudicates=True)
     assert review_viewer(team("admin")).oversees
-    assert review_viewer(Principal(None, frozenset(), None, team=True), "ana") == ANYONE
+    assert review_viewer(Viewer(None, frozenset(), None, team=True), "ana") == ANYONE
     local = local_principal(["public"], via="cli")  # every role locally, yet no overseer: blind review still holds
     assert review_viewer(local, " ana ") == ReviewViewer("ana", adjudicates=True)
     assert review_viewer(local, None) == review_viewer(local, "a\u200bna") == ANYONE

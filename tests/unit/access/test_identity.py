@@ -13,7 +13,7 @@ from graphrag.access.identity import (
     Forbidden,
     Identity,
     PolicyError,
-    Principal,
+    Viewer,
     identity_from_claims,
     load_policy,
     parse_policy,
@@ -165,13 +165,13 @@ def test_a_missing_policy_file_is_a_policy_error(tmp_path: Path) -> None:
 
 
 def test_require_raises_forbidden_below_the_role() -> None:
-    viewer = Principal(who(email="v@example.com"), frozenset({"public"}), "viewer", team=True)
+    viewer = Viewer(who(email="v@example.com"), frozenset({"public"}), "viewer", team=True)
     require(viewer, "viewer")
     with pytest.raises(Forbidden, match=r"v@example\.com may not record a verdict: that needs the reviewer role"):
         require(viewer, "reviewer", "record a verdict")
-    admin = Principal(who(), frozenset({"public"}), "admin", team=True)
+    admin = Viewer(who(), frozenset({"public"}), "admin", team=True)
     require(admin, "reviewer")
-    nobody = Principal(who(), frozenset(), None, team=True)
+    nobody = Viewer(who(), frozenset(), None, team=True)
     with pytest.raises(Forbidden):
         require(nobody, "viewer")
 
