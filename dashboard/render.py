@@ -34,8 +34,6 @@ FLAG_TEXT = {
 # What a verbatim quote still needs from a person: a checker score of a copy says nothing.
 VERBATIM_NOTE = ("Verbatim quote of its source: a support score would only measure the copy. Still for you: "
                  "does the quote answer the question? Is its source the current version?")
-VERDICT_TEXT = {VerdictLabel.SUPPORTED: "supported", VerdictLabel.PARTIAL: "partially supported",
-                VerdictLabel.UNSUPPORTED: "unsupported"}
 
 
 
@@ -185,16 +183,16 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict],
 
 
 def judged_text(verdicts: Sequence[Verdict]) -> str:
-    """What happened to a claim, in words: "judged unsupported by ana", "judged supported by ana and bo",
-    "settled as supported by carl (adjudicator)"."""
+    """What happened to a claim, in its kind's words: "judged not backed by ana", "judged answers by ana and bo",
+    "settled as backed by carl (adjudicator)"."""
     settled = [v for v in verdicts if v.role == "adjudicator"]
     if settled:
         v = settled[-1]
-        return f"settled as {VERDICT_TEXT[v.verdict]} by {_names([v.reviewer])} (adjudicator)"
-    by_label: dict[VerdictLabel, list[str]] = {}
+        return f"settled as {v.words} by {_names([v.reviewer])} (adjudicator)"
+    by_words: dict[str, list[str]] = {}
     for v in verdicts:
-        by_label.setdefault(v.verdict, []).append(v.reviewer)
-    return "; ".join(f"judged {VERDICT_TEXT[label]} by {_names(names)}" for label, names in by_label.items())
+        by_words.setdefault(v.words, []).append(v.reviewer)
+    return "; ".join(f"judged {said} by {_names(names)}" for said, names in by_words.items())
 
 
 def _names(names: Sequence[str]) -> str:
@@ -273,7 +271,7 @@ def claim_review(state: ClaimState, verdicts: Sequence[Verdict]) -> str | None:
     """What review says of one claim ("judged supported by ada"), or None before any verdict."""
     if not verdicts:
         return None
-    said = "; ".join(f"judged {VERDICT_TEXT[v.verdict]} by {v.reviewer}" for v in verdicts)
+    said = "; ".join(f"judged {v.words} by {v.reviewer}" for v in verdicts)
     if state.status == ClaimStatus.DISPUTED:
         return f"disputed ({said}): awaiting an adjudicator"
     if state.status == ClaimStatus.IN_REVIEW:

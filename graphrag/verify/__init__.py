@@ -43,7 +43,13 @@ if TYPE_CHECKING:
         latest,
         parties,
     )
-    from graphrag.verify.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
+    from graphrag.verify.record import (
+        MIN_PAIR_CLAIMS,
+        RecordFilter,
+        RecordStats,
+        record_by_kind,
+        record_stats,
+    )
     from graphrag.verify.review import (
         QueueItem,
         clean_reviewer,
@@ -78,6 +84,7 @@ _EXPORTS = {
     "Overview": "graphrag.verify.overview",
     "QueueItem": "graphrag.verify.review",
     "RecordFilter": "graphrag.verify.record",
+    "RecordStats": "graphrag.verify.record",
     "RefitRefused": "graphrag.verify.support.learn",
     "ReviewPolicy": "graphrag.verify.policy",
     "ReviewViewer": "graphrag.verify.policy",
@@ -98,6 +105,7 @@ _EXPORTS = {
     "mark_verdict": "graphrag.verify.actions",
     "parties": "graphrag.verify.policy",
     "record_sign_in": "graphrag.verify.actions",
+    "record_by_kind": "graphrag.verify.record",
     "record_stats": "graphrag.verify.record",
     "record_verdict": "graphrag.verify.review",
     "review_policy": "graphrag.verify.status",
@@ -133,6 +141,7 @@ __all__ = [
     "Overview",
     "QueueItem",
     "RecordFilter",
+    "RecordStats",
     "RefitRefused",
     "ReviewPolicy",
     "ReviewViewer",
@@ -151,6 +160,7 @@ __all__ = [
     "make_checker",
     "mark_verdict",
     "parties",
+    "record_by_kind",
     "record_sign_in",
     "record_stats",
     "record_verdict",
