@@ -283,12 +283,12 @@ def verdict_controls() -> None:
     # No verdict is styled as the default: a highlighted "Supported" invites a click before reading the source.
     if may_judge:
         pressed = [
-            st.button(words[VerdictLabel.SUPPORTED].capitalize(), on_click=judge, args=(VerdictLabel.SUPPORTED,),
+            st.button(kind_words[VerdictLabel.SUPPORTED].capitalize(), on_click=judge, args=(VerdictLabel.SUPPORTED,),
                       disabled=disabled, width="stretch", icon=":material/check_circle:", key="rv_supported",
                       shortcut="S"),
-            st.button(words[VerdictLabel.PARTIAL].capitalize(), on_click=judge, args=(VerdictLabel.PARTIAL,),
+            st.button(kind_words[VerdictLabel.PARTIAL].capitalize(), on_click=judge, args=(VerdictLabel.PARTIAL,),
                       disabled=disabled, width="stretch", icon=":material/contrast:", key="rv_partial", shortcut="P"),
-            st.button(words[VerdictLabel.UNSUPPORTED].capitalize(), on_click=judge, args=(VerdictLabel.UNSUPPORTED,),
+            st.button(kind_words[VerdictLabel.UNSUPPORTED].capitalize(), on_click=judge, args=(VerdictLabel.UNSUPPORTED,),
                       disabled=disabled, width="stretch", icon=":material/cancel:", key="rv_unsupported",
                       shortcut="U")]
         if any(pressed) and not judged_now:
@@ -311,7 +311,7 @@ def verdict_controls() -> None:
 # The source is the widest column: its page picture is read there, at a legible size on a 1280-pixel screen.
 col_claim, col_route, col_source = st.columns([1.0, 0.85, 1.35], gap="medium")
 kind = item.kind  # the judgement asked: whether a quote answers, or whether the source backs a claim
-words = VERDICT_WORDS[kind]
+kind_words = VERDICT_WORDS[kind]
 
 with col_claim:
     # The claim and the verdict come first, so the buttons are on screen whatever the answer's length.

@@ -28,7 +28,14 @@ from graphrag.model import (
 )
 from graphrag.store import Store
 from graphrag.verify.exports import export_record
-from graphrag.verify.policy import ClaimStatus, ReviewPolicy, ReviewViewer, claim_state, latest, visible_verdicts
+from graphrag.verify.policy import (
+    ClaimStatus,
+    ReviewPolicy,
+    ReviewViewer,
+    claim_state,
+    latest,
+    visible_verdicts,
+)
 from graphrag.verify.record import RecordFilter, record_by_kind, record_stats
 from graphrag.verify.review import record_verdict, review_queue
 from graphrag.verify.status import keep_review_policy
@@ -190,3 +197,20 @@ def test_the_review_page_asks_each_claim_its_own_question_in_its_own_words(
     kinds = {v.claim_index: (v.kind, v.verdict) for v in store.verdicts()}
     assert kinds == {QUOTE: (VerdictKind.ANSWERS, VerdictLabel.PARTIAL),
                      WRITTEN: (VerdictKind.BACKS, VerdictLabel.PARTIAL)}
+
+
+def test_the_command_line_and_the_facade_take_the_kind(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphrag import review_claim
+    from graphrag.cli import main
+
+    assert main(["review", "mark", "--answer", "1", "--claim", str(QUOTE), "--verdict", "partial", "--kind", "backs",
+                 "--reviewer", "ana", "--store", str(store.path), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert (said["kind"], said["judgement"]) == ("backs", "partly backed")
+    assert main(["review", "mark", "--answer", "1", "--claim", str(QUOTE), "--verdict", "does_not",
+                 "--reviewer", "ana", "--store", str(store.path)]) == 0
+    assert "does not answer (Does this answer the question?) by ana" in capsys.readouterr().out
+    v = review_claim(store, 1, WRITTEN, "unsupported", "ben", kind="answers")
+    assert (v.kind, v.words) == (VerdictKind.ANSWERS, "does not answer")
+    assert [(x.reviewer, x.kind.value) for x in store.verdicts()] == [("ana", "backs"), ("ana", "answers"),
+                                                                     ("ben", "answers")]
