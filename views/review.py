@@ -189,7 +189,7 @@ def go(step: int) -> None:
 
 
 if current == END:
-    nav = st.columns([5, 1, 1], vertical_alignment="center")
+    nav = st.columns([4, 1.4, 1.1], vertical_alignment="center")  # labels whole at 1280 px
     nav[0].markdown(f"**End of the queue** · {counted(len(keys), 'claim')} in the queue")
     nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
                   shortcut="B")
@@ -253,7 +253,7 @@ def judge(label: VerdictLabel) -> None:
     st.session_state["review_at_end"] = st.session_state[session.REVIEW_CURRENT] == END
 
 
-nav = st.columns([5, 1, 1], vertical_alignment="center")
+nav = st.columns([4, 1.4, 1.1], vertical_alignment="center")  # labels whole at 1280 px
 nav[0].markdown(f"**Claim {pos + 1} of {len(keys)}** in the queue · {len(work.left)} left for you · "
                 f"answer #{answer.id} · claim {claim.index + 1} of {len(answer.claims)}")
 nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
@@ -271,11 +271,7 @@ def name(key: str) -> str:
 
 
 def verdict_controls() -> None:
-    """The note, the three verdict buttons (in the words of the claim's kind) and why they may be disabled."""
-    if may_judge:
-        st.text_input("Note (optional)", placeholder=f"Verdict by {me or '(set your name)'}",
-                      help="Kept while you move in the queue or visit another page; saved with your next verdict",
-                      **session.persist(session.REVIEW_NOTE))
+    """The three verdict buttons (in the words of the claim's kind), the note, and why the buttons may be disabled."""
     # An adjudicator holds the role for it (team mode) and gave no verdict on the claim (a party cannot settle it).
     party = disputes and bool({me, viewer.identity.subject if viewer.identity else ""} & parties(item.verdicts))
     may_settle = not disputes or (viewer.may("adjudicator") and not party)
@@ -295,6 +291,10 @@ def verdict_controls() -> None:
             st.warning("That verdict was not recorded: the dashboard had restarted and drew this page again. "
                        "Judge this claim now.", icon=":material/restart_alt:")
         st.caption(keys_text(kind))
+        # under the buttons, so they stay on a laptop's first screen; typed before the verdict it goes with
+        st.text_input("Note (optional)", placeholder=f"Verdict by {me or '(set your name)'}",
+                      help="Kept while you move in the queue or visit another page; saved with your next verdict",
+                      **session.persist(session.REVIEW_NOTE))
     if not may_judge:
         st.caption(render.plain(f"Your role ({viewer.role}) reads the record; recording verdicts needs the "
                                 "reviewer role in the access policy."))

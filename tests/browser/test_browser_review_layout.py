@@ -61,6 +61,8 @@ def test_every_verdict_control_is_whole_and_on_screen_at_1280x720_for_a_long_ans
         wait_for_app_run(page)
         page.wait_for_timeout(800)  # iframes and images settle the layout
         assert page.evaluate("() => window.scrollY") == 0
+        (ROOT / "test-artifacts").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "test-artifacts" / "12-review-1280x720.png"))  # the first screen
         body = page.inner_text("body")
         assert "Does this answer the question?" in body  # a verbatim quote is asked whether it answers
         assert "no date" not in body and "chars " not in body
@@ -78,6 +80,4 @@ def test_every_verdict_control_is_whole_and_on_screen_at_1280x720_for_a_long_ans
                 e.innerText.trim() && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflow !== 'visible')
                 .map(e => e.innerText)""")
             assert not clipped, (key, clipped)
-        (ROOT / "test-artifacts").mkdir(exist_ok=True)
-        page.screenshot(path=str(ROOT / "test-artifacts" / "12-review-1280x720.png"))
         ctx.close()
