@@ -120,5 +120,5 @@ def test_graph_page_opens_on_the_last_answers_route_and_entity(monkeypatch: pyte
     # neighbourhood draws at most 25 entities until a wider view is asked for
     assert at.tabs[0].label == f"Route of answer #{answer.id}", [t.label for t in at.tabs]
     assert at.selectbox(key="graph_limit").value == 25
-    assert any("Q: What does cancellation trigger?" in c.value for c in at.tabs[0].caption)
+    assert any("What does cancellation trigger?" in c.value for c in at.tabs[0].caption)
 
