@@ -214,3 +214,13 @@ def test_the_command_line_and_the_facade_take_the_kind(store: Store, capsys: pyt
     assert (v.kind, v.words) == (VerdictKind.ANSWERS, "does not answer")
     assert [(x.reviewer, x.kind.value) for x in store.verdicts()] == [("ana", "backs"), ("ana", "answers"),
                                                                      ("ben", "answers")]
+
+
+def test_record_stats_on_the_command_line_takes_one_kind(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphrag.cli import main
+
+    _mark(store, QUOTE, "ana", "does_not")
+    _mark(store, WRITTEN, "ana", "backed")
+    assert main(["record", "stats", "--kind", "answers", "--store", str(store.path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["kind"], data["progress"]["claims"], data["reviewed"]["unsupported"]["n"]) == ("answers", 1, 1)
