@@ -18,7 +18,17 @@ import streamlit as st
 
 from graphrag.access import Forbidden
 from graphrag.ingest import IngestReport
-from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
+from graphrag.model import (
+    VERDICT_WORDS,
+    Claim,
+    ClaimFlag,
+    Disagreement,
+    Span,
+    Support,
+    Verdict,
+    VerdictKind,
+    VerdictLabel,
+)
 from graphrag.text import counted, spreadsheet_safe
 from graphrag.verify import ClaimState, ClaimStatus, Overview, reviewer_key
 
@@ -182,16 +192,27 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict],
     return "uncited", "red"
 
 
+# A verdict after "judged" or "settled as", in its kind's words.
+_JUDGED_AS = {VerdictKind.BACKS: VERDICT_WORDS[VerdictKind.BACKS],
+              VerdictKind.ANSWERS: {VerdictLabel.SUPPORTED: "answering", VerdictLabel.PARTIAL: "partly answering",
+                                    VerdictLabel.UNSUPPORTED: "not answering"}}
+
+
+def judged_as(v: Verdict) -> str:
+    """"backed", "not backed", "answering", "partly answering" ...: what ``v`` judged, to follow "judged"."""
+    return _JUDGED_AS[v.kind][v.verdict]
+
+
 def judged_text(verdicts: Sequence[Verdict]) -> str:
     """What happened to a claim, in its kind's words: "judged not backed by ana", "judged answers by ana and bo",
     "settled as backed by carl (adjudicator)"."""
     settled = [v for v in verdicts if v.role == "adjudicator"]
     if settled:
         v = settled[-1]
-        return f"settled as {v.words} by {_names([v.reviewer])} (adjudicator)"
+        return f"settled as {judged_as(v)} by {_names([v.reviewer])} (adjudicator)"
     by_words: dict[str, list[str]] = {}
     for v in verdicts:
-        by_words.setdefault(v.words, []).append(v.reviewer)
+        by_words.setdefault(judged_as(v), []).append(v.reviewer)
     return "; ".join(f"judged {said} by {_names(names)}" for said, names in by_words.items())
 
 
@@ -253,8 +274,9 @@ def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
     disputed = sum(s.status == ClaimStatus.DISPUTED for s in states)
     stale = sum(s.status == ClaimStatus.STALE for s in states)
     of = (lambda k: f"{k} of {counted(n, 'claim')}") if n > 1 else (lambda k: "the claim")
-    if unsupported:
-        return f"{check}; {of(unsupported)} judged unsupported", "red"
+    if unsupported:  # "not answering" for a quote, "not backed" for a claim in other words
+        said = " or ".join(sorted({judged_as(v) for v in verdicts if v.verdict == VerdictLabel.UNSUPPORTED}))
+        return f"{check}; {of(unsupported)} judged {said}", "red"
     if disputed:
         return f"{check}; {of(disputed)} disputed, awaiting an adjudicator", "red"
     if n and verified == n:
@@ -271,7 +293,7 @@ def claim_review(state: ClaimState, verdicts: Sequence[Verdict]) -> str | None:
     """What review says of one claim ("judged supported by ada"), or None before any verdict."""
     if not verdicts:
         return None
-    said = "; ".join(f"judged {v.words} by {v.reviewer}" for v in verdicts)
+    said = "; ".join(f"judged {judged_as(v)} by {v.reviewer}" for v in verdicts)
     if state.status == ClaimStatus.DISPUTED:
         return f"disputed ({said}): awaiting an adjudicator"
     if state.status == ClaimStatus.IN_REVIEW:

@@ -162,7 +162,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
         show_unanswered(answer)
         return
     if answer.claims:
-        status, colour = render.answer_summary(answer.claims, [states[c.index] for c in answer.claims], current)
+        asked = [v for vs in judged.values() for v in vs]  # each claim's verdicts of the judgement it is asked
+        status, colour = render.answer_summary(answer.claims, [states[c.index] for c in answer.claims], asked)
         st.badge(render.plain(status), color=colour)
     else:
         st.badge("no answer", color="gray")
