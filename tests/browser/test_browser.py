@@ -146,12 +146,15 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         assert REVIEWER in csv_text and ",supported," in csv_text, csv_text[:500]
         assert "checked against the handbook" in csv_text
 
-        # Graph page: the neighbourhood is drawn too.
+        # Graph page: it opens on the answer's route; the neighbourhood is drawn too, a tab away.
         sidebar.get_by_role("link", name="Graph").click()
         wait_for_app_run(page)
+        route = _graph_frame(page, "Route graph")
+        assert _canvas_stats(route)["found"]
         page.get_by_label("Find an entity", exact=True).fill("snapshot")
         page.get_by_label("Find an entity", exact=True).press("Enter")
         wait_for_app_run(page)
+        page.get_by_role("tab", name="Neighbourhood").click()
         frame = _graph_frame(page, "Neighbourhood graph")
         stats = _canvas_stats(frame)
         assert stats["found"] and stats["painted"] > 500, stats
