@@ -28,7 +28,7 @@ def show_cited_pages(data: bytes, file_sha256: str | None, layout: SpanLayout, k
             shown = sorted([*shown, picked])
     for pg in shown:
         try:
-            st.image(render_page(data, pg, layout.boxes, around=90, file_sha256=file_sha256), width="stretch")
+            st.image(render_page(data, pg, layout.boxes, around=40, file_sha256=file_sha256), width="stretch")
             printed = f" (printed {layout.page_label})" if layout.page_label and pg == layout.page else ""
             if st.toggle(render.plain(f"Whole page {pg}{printed}"), key=f"whole_{key}_{pg}"):  # label: from the PDF
                 st.image(render_page(data, pg, layout.boxes, file_sha256=file_sha256), width="stretch")

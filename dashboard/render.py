@@ -20,7 +20,17 @@ from graphrag.access import Forbidden
 from graphrag.answer import Overview
 from graphrag.ingest import IngestReport
 from graphrag.language.sentences import counted, spreadsheet_safe
-from graphrag.model import Claim, ClaimFlag, Disagreement, Span, Support, Verdict, VerdictLabel
+from graphrag.model import (
+    VERDICT_WORDS,
+    Claim,
+    ClaimFlag,
+    Disagreement,
+    Span,
+    Support,
+    Verdict,
+    VerdictKind,
+    VerdictLabel,
+)
 from graphrag.verify import ClaimState, ClaimStatus, reviewer_key
 
 FLAG_TEXT = {
@@ -35,8 +45,6 @@ FLAG_TEXT = {
 # What a verbatim quote still needs from a person: a checker score of a copy says nothing.
 VERBATIM_NOTE = ("Verbatim quote of its source: a support score would only measure the copy. Still for you: "
                  "does the quote answer the question? Is its source the current version?")
-VERDICT_TEXT = {VerdictLabel.SUPPORTED: "supported", VerdictLabel.PARTIAL: "partially supported",
-                VerdictLabel.UNSUPPORTED: "unsupported"}
 
 
 
@@ -185,17 +193,28 @@ def claim_status(claim: Claim, verdicts: Sequence[Verdict],
     return "uncited", "red"
 
 
+# A verdict after "judged" or "settled as", in its kind's words.
+_JUDGED_AS = {VerdictKind.BACKS: VERDICT_WORDS[VerdictKind.BACKS],
+              VerdictKind.ANSWERS: {VerdictLabel.SUPPORTED: "answering", VerdictLabel.PARTIAL: "partly answering",
+                                    VerdictLabel.UNSUPPORTED: "not answering"}}
+
+
+def judged_as(v: Verdict) -> str:
+    """"backed", "not backed", "answering", "partly answering" ...: what ``v`` judged, to follow "judged"."""
+    return _JUDGED_AS[v.kind][v.verdict]
+
+
 def judged_text(verdicts: Sequence[Verdict]) -> str:
-    """What happened to a claim, in words: "judged unsupported by ana", "judged supported by ana and bo",
-    "settled as supported by carl (adjudicator)"."""
+    """What happened to a claim, in its kind's words: "judged not backed by ana", "judged answers by ana and bo",
+    "settled as backed by carl (adjudicator)"."""
     settled = [v for v in verdicts if v.role == "adjudicator"]
     if settled:
         v = settled[-1]
-        return f"settled as {VERDICT_TEXT[v.verdict]} by {_names([v.reviewer])} (adjudicator)"
-    by_label: dict[VerdictLabel, list[str]] = {}
+        return f"settled as {judged_as(v)} by {_names([v.reviewer])} (adjudicator)"
+    by_words: dict[str, list[str]] = {}
     for v in verdicts:
-        by_label.setdefault(v.verdict, []).append(v.reviewer)
-    return "; ".join(f"judged {VERDICT_TEXT[label]} by {_names(names)}" for label, names in by_label.items())
+        by_words.setdefault(judged_as(v), []).append(v.reviewer)
+    return "; ".join(f"judged {said} by {_names(names)}" for said, names in by_words.items())
 
 
 def _names(names: Sequence[str]) -> str:
@@ -256,8 +275,9 @@ def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
     disputed = sum(s.status == ClaimStatus.DISPUTED for s in states)
     stale = sum(s.status == ClaimStatus.STALE for s in states)
     of = (lambda k: f"{k} of {counted(n, 'claim')}") if n > 1 else (lambda k: "the claim")
-    if unsupported:
-        return f"{check}; {of(unsupported)} judged unsupported", "red"
+    if unsupported:  # "not answering" for a quote, "not backed" for a claim in other words
+        said = " or ".join(sorted({judged_as(v) for v in verdicts if v.verdict == VerdictLabel.UNSUPPORTED}))
+        return f"{check}; {of(unsupported)} judged {said}", "red"
     if disputed:
         return f"{check}; {of(disputed)} disputed, awaiting an adjudicator", "red"
     if n and verified == n:
@@ -274,7 +294,7 @@ def claim_review(state: ClaimState, verdicts: Sequence[Verdict]) -> str | None:
     """What review says of one claim ("judged supported by ada"), or None before any verdict."""
     if not verdicts:
         return None
-    said = "; ".join(f"judged {VERDICT_TEXT[v.verdict]} by {v.reviewer}" for v in verdicts)
+    said = "; ".join(f"judged {judged_as(v)} by {v.reviewer}" for v in verdicts)
     if state.status == ClaimStatus.DISPUTED:
         return f"disputed ({said}): awaiting an adjudicator"
     if state.status == ClaimStatus.IN_REVIEW:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from graphrag.ingest.extract.base import Extractor
     from graphrag.ingest.pipeline import IngestReport
     from graphrag.language.encoding import Embedder
-    from graphrag.model import Verdict, VerdictLabel
+    from graphrag.model import Verdict, VerdictKind, VerdictLabel
     from graphrag.store import Store, StoreURL
     from graphrag.verify.support.base import SupportChecker
 
@@ -109,8 +109,12 @@ def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC,
 
 def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str, *,
            note: str = "", access: Sequence[str] = PUBLIC, citation: str | None = None,
-           adjudicate: bool = False) -> Verdict:
+           adjudicate: bool = False, kind: str | VerdictKind | None = None) -> Verdict:
     """Append a reviewer's verdict (``"supported"``, ``"partial"`` or ``"unsupported"``) on one claim.
+
+    ``kind`` is the question answered: ``"backs"`` (does the source back the claim?) or ``"answers"`` (does the
+    quote answer the question?); by default the one the claim is asked (a verbatim quote: answers). The verdict
+    may also be said in a kind's words (``"backed"``, ``"not_backed"``, ``"answers"``, ``"does_not"``, ``"partly"``).
 
     The claim is judged against its citation marked ``citation`` (default: its first valid one); the
     hash of that sentence is kept, so the verdict goes stale if the source changes. The answer must be
@@ -119,7 +123,7 @@ def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | 
     from graphrag.verify import mark_verdict
 
     return mark_verdict(store, _library_viewer(access), Config.from_env(), answer_id, claim_index, verdict, reviewer,
-                        note=note, citation=citation, adjudicate=adjudicate)
+                        note=note, citation=citation, adjudicate=adjudicate, kind=kind)
 
 
 def _library_viewer(access: Sequence[str]) -> Viewer:

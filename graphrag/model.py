@@ -6,6 +6,7 @@ place that persists them. The invariants that matter are stated next to each rec
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -466,6 +467,35 @@ class VerdictLabel(str, Enum):
     UNSUPPORTED = "unsupported"
 
 
+class VerdictKind(str, Enum):
+    """What a verdict judges. A claim in the answer's own words is judged on whether its source backs it; a
+    verbatim quote backs itself by construction, so it is judged on whether it answers the question. The label
+    (``VerdictLabel``) is yes / partly / no for either question; ``VERDICT_WORDS`` says it in the kind's words."""
+
+    BACKS = "backs"  # "Does the source back it?" (every verdict given before kinds existed means this)
+    ANSWERS = "answers"  # "Does this answer the question?"
+
+    @property
+    def question(self) -> str:
+        """The question a reviewer answers with a verdict of this kind."""
+        return "Does the source back it?" if self is VerdictKind.BACKS else "Does this answer the question?"
+
+
+# The label said in each kind's words: what the Review, the Record and the exports show.
+VERDICT_WORDS: dict[VerdictKind, dict[VerdictLabel, str]] = {
+    VerdictKind.BACKS: {VerdictLabel.SUPPORTED: "backed", VerdictLabel.PARTIAL: "partly backed",
+                        VerdictLabel.UNSUPPORTED: "not backed"},
+    VerdictKind.ANSWERS: {VerdictLabel.SUPPORTED: "answers", VerdictLabel.PARTIAL: "partly answers",
+                          VerdictLabel.UNSUPPORTED: "does not answer"},
+}
+
+
+def asked_kind(flags: Iterable[ClaimFlag | str]) -> VerdictKind:
+    """The judgement a claim is asked for: *answers* for a verbatim quote of its source, *backs* otherwise."""
+    quote = any(getattr(f, "value", f) == ClaimFlag.VERBATIM_QUOTE.value for f in flags)
+    return VerdictKind.ANSWERS if quote else VerdictKind.BACKS
+
+
 @dataclass(frozen=True)
 class Verdict:
     """A reviewer's judgement of one claim against one cited span. Append-only."""
@@ -490,6 +520,12 @@ class Verdict:
     email: str | None = None  # ... and email (None in local mode, where ``reviewer`` is a typed name)
     claim_sha256: str | None = None  # hash of the claim's words judged (None: a verdict before schema 8)
     tampered: str = ""  # why the words judged are not the stored ones any more ("" when they are, or unchecked)
+    kind: VerdictKind = VerdictKind.BACKS  # the question judged (schema 10; every earlier verdict: backs)
+
+    @property
+    def words(self) -> str:
+        """The verdict in its kind's words ("backed", "partly answers", ...)."""
+        return VERDICT_WORDS[self.kind][self.verdict]
 
 
 @dataclass(frozen=True)

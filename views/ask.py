@@ -9,7 +9,16 @@ import streamlit as st
 from dashboard import actor, render, resources, session
 from graphrag.answer import answer_question
 from graphrag.errors import GraphRAGError
-from graphrag.model import Answer, AnswerStatus, AskSettings, Claim, ClaimFlag, Verdict, VerdictLabel
+from graphrag.model import (
+    Answer,
+    AnswerStatus,
+    AskSettings,
+    Claim,
+    ClaimFlag,
+    Verdict,
+    VerdictLabel,
+    asked_kind,
+)
 from graphrag.present import (
     ask_scope,
     cited_words,
@@ -135,7 +144,9 @@ def show(answer: Answer, warnings: list[str]) -> None:
     numbers = display_numbers(answer)  # [1], [2], ... in reading order; the store keeps retrieval's numbers
     policy = review_policy(store)
     current = visible_current(store, actor.viewer_for_review(), answer.id, policy)  # blind review applies
-    judged = {c.index: [v for v in current if v.claim_index == c.index] for c in answer.claims}
+    # each claim with the verdicts of the judgement it is asked (whether a quote answers; whether a source backs)
+    judged = {c.index: [v for v in current if v.claim_index == c.index and v.kind == asked_kind(c.flags)]
+              for c in answer.claims}
     states = {i: claim_state(vs, policy) for i, vs in judged.items()}
     head = st.columns([4, 1])
     head[0].subheader(f"Answer #{answer.id}")
@@ -150,7 +161,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
         show_unanswered(answer)
         return
     if answer.claims:
-        status, colour = render.answer_summary(answer.claims, [states[c.index] for c in answer.claims], current)
+        asked = [v for vs in judged.values() for v in vs]  # each claim's verdicts of the judgement it is asked
+        status, colour = render.answer_summary(answer.claims, [states[c.index] for c in answer.claims], asked)
         st.badge(render.plain(status), color=colour)
     else:
         st.badge("no answer", color="gray")

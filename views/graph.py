@@ -6,15 +6,27 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import actor, render, resources, session
+from graphrag.access import Access
 from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities
 from graphrag.language.sentences import counted
-from graphrag.present import graph_entity, neighbourhood, neighbourhood_html
+from graphrag.present import (
+    display_numbers,
+    graph_entity,
+    neighbourhood,
+    neighbourhood_html,
+    route_html,
+    route_list_html,
+    route_text,
+    shown_steps,
+)
 from graphrag.verify import load_answer, visible_to
 
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}
 OPENED_FOR = "graph_opened_for"  # the answer the entity picker was last opened on
 LAST_QUERY = "graph_last_query"  # the search the picker last moved for
 GRAPH_HEIGHT = 620  # pixels of the neighbourhood canvas
+# How many entities the neighbourhood draws: 25 keeps every label readable; more on request.
+NODE_LIMITS = (25, 60, 150)
 
 st.title("Graph")
 store = resources.store()
@@ -64,7 +76,32 @@ kind = "type not known" if entity.type == "unknown" else f"type {render.plain(en
 st.caption(f"{kind} · {counted(len(mentions), 'mention')} · "
            f"{counted(len(relations), 'relation')} (superseded versions marked)")
 
-tab_g, tab_m, tab_r = st.tabs(["Neighbourhood", f"Mentions ({len(mentions)})", f"Relations ({len(relations)})"])
+# The last answer's routes come first: how retrieval went from the question's entity to each cited sentence.
+cited = []
+if answer is not None:
+    used = {c.item.n for cl in answer.claims for c in cl.citations if c.valid and c.item is not None}
+    cited = [item for item in answer.context if item.n in used]
+titles = ["Neighbourhood", f"Mentions ({len(mentions)})", f"Relations ({len(relations)})"]
+tabs = st.tabs(([f"Route of answer #{answer_id}"] if cited else []) + titles)
+tab_g, tab_m, tab_r = tabs[-3:]
+if cited and answer is not None:
+    with tabs[0]:
+        numbers = display_numbers(answer)  # the numbers the Ask page showed
+        reader = Access.of(access, include_superseded=True)
+        pick = st.selectbox("Cited sentence", range(len(cited)), key=f"graph_route_{answer_id}",
+                            format_func=lambda i: f"[{numbers.get(cited[i].n, cited[i].n)}] "
+                                                  f"{cited[i].span.text[:90]}")
+        item = cited[pick]
+        steps = shown_steps(item.route, store.span, visible=lambda d, v: bool(
+            (acc := store.access_of(d, v)) is not None and reader.sees(*acc)))
+        route_names = {k: kg.names[kg.index[k]] if k in kg.index else k for k in item.route.entities()}
+        words = next((sd.mention for sd in answer.seeds if sd.entity == item.route.seed), "")
+        height = 90 + 95 * (len(steps) + 2)
+        st.caption(render.plain(f"Q: {answer.question}"))
+        st.iframe(route_html(item, route_names, steps, height=height, marker=numbers.get(item.n, item.n)),
+                  height=height + 56, alt="Route graph")
+        st.html(route_list_html(item, route_names, steps, words, marker=numbers.get(item.n, item.n)))
+        st.caption(render.plain(route_text(item.route, route_names)) + f" · found via {item.via}")
 with tab_m:
     render.table(pd.DataFrame([{
         "document": m.span.document_id, "version": m.span.version,
@@ -80,8 +117,10 @@ with tab_r:
     } for r in relations]), hide_index=True, width="stretch", column_config=WIDE)
 
 with tab_g:  # the drawing takes the page's whole width: a neighbourhood needs room to spread its labels
-    f = st.columns([1, 2, 2, 1.5])
+    f = st.columns([1, 2, 2, 1.5, 1])
     hops = f[0].radio("Hops", [1, 2], horizontal=True, key="graph_hops")
+    limit = f[4].selectbox("Show up to", NODE_LIMITS, key="graph_limit", format_func=lambda n: f"{n} entities",
+                           help="More entities draw a wider neighbourhood; past about 25 the labels crowd")
     old = f[3].checkbox("Include superseded versions", key="graph_superseded",
                         help="Also follow relations from superseded document versions")
     around = neighbourhood(kg, key, access, hops=hops, include_superseded=old)
@@ -92,7 +131,9 @@ with tab_g:  # the drawing takes the page's whole width: a neighbourhood needs r
     want_types = f[1].multiselect("Relation types", types, key="graph_types", placeholder="all")
     want_docs = f[2].multiselect("Documents", doc_ids, key="graph_docs", placeholder="all")
     nb = neighbourhood(kg, key, access, hops=hops, relation_types=want_types or None, documents=want_docs or None,
-                       include_superseded=old)
+                       include_superseded=old, max_nodes=limit)
+    if nb.truncated:
+        st.caption(f"Showing the {limit} nearest entities: more with “Show up to”.")
     if not nb.edges:
         st.caption("No visible relation touches this entity: it is only mentioned. Its mentions are listed in the "
                    "next tab.")

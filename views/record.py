@@ -9,12 +9,15 @@ import streamlit as st
 
 from dashboard import actor, render, resources
 from graphrag.language.sentences import counted
+from graphrag.model import VERDICT_WORDS, VerdictKind, VerdictLabel
 from graphrag.verify import (
     MAX_REQUIRED,
     MIN_PAIR_CLAIMS,
     RecordFilter,
+    RecordStats,
     RefitRefused,
     export_audit_log,
+    record_by_kind,
     record_stats,
     refit_checker,
     review_policy,
@@ -41,20 +44,28 @@ flt = RecordFilter(since.isoformat() if isinstance(since, date) else None,
                    (until + timedelta(days=1)).isoformat() if isinstance(until, date) else None,
                    reviewer, document, question.strip() or None)
 stats = record_stats(store, access, flt, onlooker) if flt != RecordFilter() else everyone
+# The two judgements are counted, agreed on and set against their automatic check apart (graphrag.verify.record).
+by_kind = {k: s for k, s in record_by_kind(store, access, flt, onlooker).items() if s.claims}
+# what each kind's claims are, for its heading
+KIND_CLAIMS = {VerdictKind.ANSWERS: ("verbatim quote", "verbatim quotes"),
+               VerdictKind.BACKS: ("claim in other words", "claims in other words")}
 
 
 def num(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def show_stats() -> None:
+def show_stats(stats: RecordStats) -> None:
+    kind = stats.kind or VerdictKind.BACKS
+    words = VERDICT_WORDS[kind]
+    yes, no = words[VerdictLabel.SUPPORTED], words[VerdictLabel.UNSUPPORTED]
     st.subheader("Progress", anchor=False)
     m = st.columns(5)
     m[0].metric("Claims", stats.claims)
     m[1].metric("Unreviewed", stats.unreviewed)
     m[2].metric("Reviewed", stats.verified, help="Claims whose required verdicts agree (or an adjudicator settled "
                                                  "them) on a current version, whatever the verdict: the table below "
-                                                 "says how many were judged supported")
+                                                 f"says how many were judged {yes}")
     m[3].metric("Disputed", stats.disputed, help="Reviewers' current verdicts on the claim differ")
     m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded or removed")
     if stats.tampered:
@@ -65,7 +76,7 @@ def show_stats() -> None:
                    "was removed: their verdicts stay in the record, marked “source removed” in the export.")
 
     if stats.verdicts:
-        show_judged()
+        show_judged(stats)
     if not stats.verdicts:
         st.info("No verdicts yet: judge claims on the Review page. Reviewer agreement, the automatic check against "
                 "the reviewers and the sources of bad citations are measured from verdicts.")
@@ -84,52 +95,77 @@ def show_stats() -> None:
                                         "Cohen's kappa": num(p.kappa) if p.kappa is not None
                                         else f"needs {MIN_PAIR_CLAIMS} shared" if p.n < MIN_PAIR_CLAIMS else "—"}
                                        for p in stats.pairs]), hide_index=True, width="stretch")
-        show_bad_citations()
+        show_bad_citations(stats)
 
     with right:
         st.subheader("The automatic check against the reviewers", anchor=False)
-        if not stats.checker_n:
+        if kind is VerdictKind.ANSWERS:
+            show_reader_check(stats)
+        elif not stats.checker_n:
             st.caption("Nothing to compare yet: the reviewers have judged no claim the checker scored (verbatim "
                        "quotes are left out: they check as supported by construction).")
         else:
             st.caption(render.plain(f"These figures rest on {counted(stats.checker_n, 'claim')} the reviewers "
                                     "judged and the checker scored (verbatim quotes left out)."))
             k = st.columns(3)
-            k[0].metric("AUROC", num(stats.auroc), help=f"Checker score vs judged supported, over {stats.checker_n} "
+            k[0].metric("AUROC", num(stats.auroc), help=f"Checker score vs judged {yes}, over {stats.checker_n} "
                                                         "claims (verbatim quotes left out: they check as supported "
                                                         "by construction)")
             k[1].metric("Balanced accuracy", num(stats.balanced_accuracy), help="At the checker's current threshold")
             k[2].metric("Triage, first 20%", num(stats.triage_found),
-                        help=f"Share of claims judged unsupported that the queue's first 20% holds (random: "
+                        help=f"Share of claims judged {no} that the queue's first 20% holds (random: "
                              f"{stats.triage_random:.2f})")
             if stats.auroc is None:
-                st.caption("AUROC and balanced accuracy need claims judged supported and claims judged not.")
+                st.caption(f"AUROC and balanced accuracy need claims judged {yes} and claims judged not.")
             bins = pd.DataFrame([{"checker score": f"{b.low:.1f}–{b.high:.1f}",
-                                  "judged supported": b.judged_supported, "claims": b.n}
+                                  f"judged {yes}": b.judged_supported, "claims": b.n}
                                  for b in stats.calibration if b.n])  # a bin with no claims has no bar
-            st.caption("Reliability: the share of claims reviewers judged supported, per checker score bin "
+            st.caption(f"Reliability: the share of claims reviewers judged {yes}, per checker score bin "
                        "(a well-calibrated checker rises from left to right).")
-            st.bar_chart(bins, x="checker score", y="judged supported", height=230)
+            st.bar_chart(bins, x="checker score", y=f"judged {yes}", height=230)
             render.table(bins, hide_index=True, width="stretch")
-    st.caption(render.plain(f"{stats.verdicts} current verdicts (the latest per reviewer and claim) by "
+    st.caption(render.plain(f"{counted(stats.verdicts, 'current verdict')} (the latest per reviewer and claim) by "
                             f"{counted(len(stats.reviewers), 'reviewer')} on answers your access labels can see"
                             + (" (blind review: others' verdicts on a claim still judged blind count once you "
                                "have given yours)" if review_policy(store).blind and not onlooker.oversees
                                else "") + "."))
 
 
-def show_judged() -> None:
+def show_reader_check(stats: RecordStats) -> None:
+    """Whether a quote answers, set against the reader's probability that the documents answer (it answered each
+    of these: it said yes)."""
+    if not stats.checker_n:
+        st.caption("Nothing to compare yet: no judged quote has the reader's probability that the documents answer "
+                   "(answers from before the reader kept it have none).")
+        return
+    st.caption(render.plain(f"These figures rest on {counted(stats.checker_n, 'quote')} the reviewers judged, set "
+                            "against the reader's probability that the documents answer (the reader answered each: "
+                            "every quote shown was its yes)."))
+    k = st.columns(2)
+    k[0].metric("AUROC", num(stats.auroc), help=f"Reader's probability vs judged answers, over {stats.checker_n} "
+                                                "quotes")
+    share_yes = stats.reviewed.supported
+    k[1].metric("Reader's yes confirmed", str(share_yes) if share_yes.n else "—",
+                help="Of the reviewed quotes, how many the reviewers settled as answering the question")
+    if stats.auroc is None:
+        st.caption("AUROC needs quotes judged to answer and quotes judged not to.")
+
+
+def show_judged(stats: RecordStats) -> None:
+    kind = stats.kind or VerdictKind.BACKS
+    words = VERDICT_WORDS[kind]
     st.subheader("What the reviewed claims were judged", anchor=False,
                  help="Each share with its 95% Wilson interval. The first row: the settled verdict of each reviewed "
                       "claim; the others: each reviewer's current verdicts")
     rows = [("reviewed claims (settled verdict)", stats.reviewed),
             *((f"by {c.who}", c) for c in stats.by_reviewer)]
-    render.table(pd.DataFrame([{"whose": who, "judged": c.n, "supported": str(c.supported),
-                                "partly supported": str(c.partial), "not supported": str(c.unsupported)}
+    render.table(pd.DataFrame([{"whose": who, "judged": c.n, words[VerdictLabel.SUPPORTED]: str(c.supported),
+                                words[VerdictLabel.PARTIAL]: str(c.partial),
+                                words[VerdictLabel.UNSUPPORTED]: str(c.unsupported)}
                                for who, c in rows]), hide_index=True, width="stretch")
 
 
-def show_bad_citations() -> None:
+def show_bad_citations(stats: RecordStats) -> None:
     st.subheader("Bad citations, by what picked them", anchor=False,
                  help="A citation judged unsupported is put down to retrieval when the claim quotes the cited "
                       "sentence word for word (the generator added nothing: the sentence does not answer), to the "
@@ -154,7 +190,16 @@ if not stats.claims and flt == RecordFilter():
 elif not stats.claims:
     st.info("No claims match these filters: widen them.")
 else:
-    show_stats()
+    st.caption("Two judgements are counted apart: a verbatim quote is asked “Does this answer the question?”, a "
+               "claim in other words “Does the source back it?”.")
+    sections = list(by_kind.values())
+    titles = [f"{k.question} ({counted(s.claims, *KIND_CLAIMS[k])})" for k, s in by_kind.items()]
+    for title, tab, kind_stats in zip(titles, st.tabs(titles) if len(sections) > 1 else [st.container()], sections,
+                                      strict=True):
+        with tab:
+            if len(sections) == 1:
+                st.markdown(f"**{title}**")
+            show_stats(kind_stats)
 
 if not viewer.may("admin"):
     st.caption(render.plain(f"The review policy, the checker and the audit log are for admins (your role: "

@@ -11,7 +11,7 @@ from dashboard import actor, render, resources, session
 from dashboard.cited_pages import show_cited_pages
 from graphrag.errors import GraphRAGError
 from graphrag.language.sentences import counted
-from graphrag.model import Answer, Citation, Claim, ClaimFlag, VerdictLabel
+from graphrag.model import VERDICT_WORDS, Answer, Citation, Claim, ClaimFlag, VerdictKind, VerdictLabel
 from graphrag.present import (
     ClaimReview,
     cited_source,
@@ -54,12 +54,14 @@ if st.session_state.get(session.REVIEW_ANSWER) is not None and st.session_state[
     st.session_state[session.REVIEW_ANSWER] = None
 
 policy = board.policy
-top = st.columns([2.1, 1.0, 1.25, 1.0, 0.75, 0.75], vertical_alignment="bottom")
+# Two rows, so every label is whole on a 1280-pixel screen: the answer and the exports, then the filters.
+top = st.columns([4.0, 0.8, 0.8], vertical_alignment="bottom")
 top[0].selectbox("Answer", [None, *answers], key=session.REVIEW_ANSWER,
                  format_func=lambda a: "All answers" if a is None else f"#{a}: {answers[a][:70]}")
-flagged = top[1].toggle("Flagged only", key="review_flagged", help="Claims the checker flagged")
-mine = top[2].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
-disputes = top[3].toggle("Disputes", key="review_disputes",
+filters = st.columns(3)
+flagged = filters[0].toggle("Flagged only", key="review_flagged", help="Claims the checker flagged")
+mine = filters[1].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
+disputes = filters[2].toggle("Disputes", key="review_disputes",
                          help="Claims whose required reviewers disagree: your verdict settles one you took no part "
                               "in, as its adjudicator" + (" (needs the adjudicator role)" if board.team else ""))
 st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} per claim"
@@ -87,10 +89,10 @@ def export(fmt: str) -> str:
 if may_export:
     # the store's total only where it says nothing blind review hides
     n_rows = f"; {board.total_verdicts} in all" if board.total_verdicts is not None else ""
-    top[4].download_button("CSV", lambda: export("csv"), "verification.csv", "text/csv",
+    top[1].download_button("CSV", lambda: export("csv"), "verification.csv", "text/csv",
                            icon=":material/download:", key="export_csv", on_click="ignore",
                            help=f"Export the verification record (the verdicts on answers you can see{n_rows})")
-    top[5].download_button("JSON", lambda: export("json"), "verification.json",
+    top[2].download_button("JSON", lambda: export("json"), "verification.json",
                            "application/json", icon=":material/download:", key="export_json", on_click="ignore")
 
 items = queue()
@@ -105,7 +107,15 @@ if unanswered := board.unanswered:
     st.caption(render.plain(
         "Not in the queue, because the documents did not answer them (no claim was made; their closest passages "
         "are passages, not claims): " + "; ".join(f"#{a.id} “{a.question}” ({a.text})" for a in unanswered)))
-KEYS = "Keys: S supported · P partially supported · U unsupported · N next · B previous · Z undo a verdict just given"
+
+
+def keys_text(kind: VerdictKind) -> str:
+    words = VERDICT_WORDS[kind]
+    return (f"Keys: S {words[VerdictLabel.SUPPORTED]} · P {words[VerdictLabel.PARTIAL]} · "
+            f"U {words[VerdictLabel.UNSUPPORTED]} · N next · B previous · Z undo a verdict just given")
+
+
+KEYS = "Keys: S yes · P partly · U no · N next · B previous · Z undo a verdict just given"
 
 
 def undo_last() -> None:
@@ -175,7 +185,7 @@ def go(step: int) -> None:
 
 
 if current == END:
-    nav = st.columns([5, 1, 1], vertical_alignment="center")
+    nav = st.columns([4, 1.4, 1.1], vertical_alignment="center")  # labels whole at 1280 px
     nav[0].markdown(f"**End of the queue** · {counted(len(keys), 'claim')} in the queue")
     nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
                   shortcut="B")
@@ -222,14 +232,14 @@ def judge(label: VerdictLabel) -> None:
     try:
         # The role is checked by the use case, with who is signed in now (not when the button was drawn).
         v = judge_claim(store, actor.principal(), config, answer, claim, chosen(), label, actor.reviewer(),
-                        note=note, adjudicate=disputes)
+                        note=note, adjudicate=disputes, kind=item.kind)
     except GraphRAGError as exc:
         st.session_state["review_error"] = str(exc)
         return
     st.session_state[session.REVIEW_NOTE] = st.session_state[f"_w_{session.REVIEW_NOTE}"] = ""
     here = item.key
     st.session_state[session.REVIEW_UNDO] = (
-        v.id, answer.id, claim.index, f"Recorded “{render.VERDICT_TEXT[v.verdict]}” for claim {claim.index + 1} "
+        v.id, answer.id, claim.index, f"Recorded “{v.words}” for claim {claim.index + 1} "
                                       f"of answer #{answer.id}.", time.time())
     try:
         fresh = work_queue(queue(), actor.viewer_for_review(), disputes=disputes)
@@ -239,7 +249,7 @@ def judge(label: VerdictLabel) -> None:
     st.session_state["review_at_end"] = st.session_state[session.REVIEW_CURRENT] == END
 
 
-nav = st.columns([5, 1, 1], vertical_alignment="center")
+nav = st.columns([4, 1.4, 1.1], vertical_alignment="center")  # labels whole at 1280 px
 nav[0].markdown(f"**Claim {pos + 1} of {len(keys)}** in the queue · {len(work.left)} left for you · "
                 f"answer #{answer.id} · claim {claim.index + 1} of {len(answer.claims)}")
 nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
@@ -254,27 +264,8 @@ def name(key: str) -> str:
     return review.names.get(key, key)
 
 
-col_claim, col_route, col_source = st.columns([1.0, 1.0, 1.2], gap="medium")
-
-with col_claim:
-    st.markdown(f"**Claim {claim.index + 1} in its answer**")
-    render.box(render.answer_html(answer.text, claim, lambda t: renumbered(t, numbers)),
-               meta=f"Q: {render.esc(answer.question)}")
-    render.badges(claim, item.verdicts, item.state)
-    s = claim.support
-    if ClaimFlag.VERBATIM_QUOTE in claim.flags:
-        st.caption(render.plain(render.VERBATIM_NOTE))
-    else:
-        st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
-    # A disagreement the answer found among its cited sources, beside each claim that cites one of its sides.
-    disagreements = review.disagreements
-    for d in disagreements:
-        render.disagreement_box(d, numbers=numbers)
-    # The verdict sits under the claim so it is on screen without scrolling on a laptop.
-    if may_judge:
-        st.text_input("Note (optional)", placeholder=f"Verdict by {me or '(set your name)'}",
-                      help="Kept while you move in the queue or visit another page; saved with your next verdict",
-                      **session.persist(session.REVIEW_NOTE))
+def verdict_controls() -> None:
+    """The three verdict buttons (in the words of the claim's kind), the note, and why the buttons may be disabled."""
     # An adjudicator holds the role for it (team mode) and gave no verdict on the claim (a party cannot settle it).
     party = disputes and review.party
     may_settle = not disputes or (board.may_adjudicate and not party)
@@ -282,16 +273,22 @@ with col_claim:
     # No verdict is styled as the default: a highlighted "Supported" invites a click before reading the source.
     if may_judge:
         pressed = [
-            st.button("Supported", on_click=judge, args=(VerdictLabel.SUPPORTED,), disabled=disabled,
-                      width="stretch", icon=":material/check_circle:", key="rv_supported", shortcut="S"),
-            st.button("Partially supported", on_click=judge, args=(VerdictLabel.PARTIAL,), disabled=disabled,
-                      width="stretch", icon=":material/contrast:", key="rv_partial", shortcut="P"),
-            st.button("Unsupported", on_click=judge, args=(VerdictLabel.UNSUPPORTED,), disabled=disabled,
-                      width="stretch", icon=":material/cancel:", key="rv_unsupported", shortcut="U")]
+            st.button(kind_words[VerdictLabel.SUPPORTED].capitalize(), on_click=judge, args=(VerdictLabel.SUPPORTED,),
+                      disabled=disabled, width="stretch", icon=":material/check_circle:", key="rv_supported",
+                      shortcut="S"),
+            st.button(kind_words[VerdictLabel.PARTIAL].capitalize(), on_click=judge, args=(VerdictLabel.PARTIAL,),
+                      disabled=disabled, width="stretch", icon=":material/contrast:", key="rv_partial", shortcut="P"),
+            st.button(kind_words[VerdictLabel.UNSUPPORTED].capitalize(), on_click=judge, args=(VerdictLabel.UNSUPPORTED,),
+                      disabled=disabled, width="stretch", icon=":material/cancel:", key="rv_unsupported",
+                      shortcut="U")]
         if any(pressed) and not judged_now:
             st.warning("That verdict was not recorded: the dashboard had restarted and drew this page again. "
                        "Judge this claim now.", icon=":material/restart_alt:")
-        st.caption(KEYS)
+        st.caption(keys_text(kind))
+        # under the buttons, so they stay on a laptop's first screen; typed before the verdict it goes with
+        st.text_input("Note (optional)", placeholder=f"Verdict by {me or '(set your name)'}",
+                      help="Kept while you move in the queue or visit another page; saved with your next verdict",
+                      **session.persist(session.REVIEW_NOTE))
     if not may_judge:
         st.caption(render.plain(f"Your role ({board.role}) reads the record; recording verdicts needs the "
                                 "reviewer role in the access policy."))
@@ -303,6 +300,33 @@ with col_claim:
         st.caption("Enter your name in the sidebar to record verdicts.")
     elif disputes:
         st.caption("You are adjudicating: your verdict settles this disputed claim and is recorded as such.")
+
+
+# The source is the widest column: its page picture is read there, at a legible size on a 1280-pixel screen.
+col_claim, col_route, col_source = st.columns([1.0, 0.85, 1.35], gap="medium")
+kind = item.kind  # the judgement asked: whether a quote answers, or whether the source backs a claim
+kind_words = VERDICT_WORDS[kind]
+
+with col_claim:
+    # The claim and the verdict come first, so the buttons are on screen whatever the answer's length.
+    st.markdown(f"**Claim {claim.index + 1} in its answer** · Q: {render.plain(answer.question)}")
+    st.html(f'<blockquote style="margin:0 0 .4rem 0">{render.esc(renumbered(claim.text, numbers))}</blockquote>')
+    st.markdown(f"**{kind.question}**", help="A verbatim quote backs itself: what a person judges is whether it "
+                                             "answers the question. A claim in other words is judged on whether its "
+                                             "source backs it.")
+    verdict_controls()
+    render.box(render.answer_html(answer.text, claim, lambda t: renumbered(t, numbers)),
+               meta=f"The whole answer · Q: {render.esc(answer.question)}")
+    render.badges(claim, item.verdicts, item.state)
+    s = claim.support
+    if ClaimFlag.VERBATIM_QUOTE in claim.flags:
+        st.caption(render.plain(render.VERBATIM_NOTE))
+    else:
+        st.caption("Automatic check: " + render.plain(render.support_text(s)) + (f" — {render.plain(s.reason)}" if s else ""))
+    # A disagreement the answer found among its cited sources, beside each claim that cites one of its sides.
+    disagreements = review.disagreements
+    for d in disagreements:
+        render.disagreement_box(d, numbers=numbers)
 
 cit = chosen()  # the citation the route and the source columns show; its source read once, for this viewer
 source = cited_source(store, viewer, config, cit, around=render.CONTEXT_AROUND,
@@ -353,9 +377,9 @@ with col_source:
         window = source.window  # its neighbours only, and one more to tell whether the text goes on
         render.box(render.context_html(window, sp,
                                        text=doc.text if doc is not None else None),
-                   meta=f"<b>{render.esc(title)}</b> · {render.esc(sp.document_id)} v{sp.version} · "
-                        f"{render.esc(where)}effective {render.esc(date)} · {shown_marker(cit)} "
-                        f"chars {sp.start}–{sp.end}")
+                   meta=f"{shown_marker(cit)} <b>{render.esc(title)}</b> · version {sp.version}"
+                        + (f" (in effect from {render.esc(date)})" if date else "") + f" · {render.esc(where)}"
+                        f"sentence {sp.sentence_index + 1} of the document")
         st.caption(("Citation: quoted word for word" if ClaimFlag.VERBATIM_QUOTE in claim.flags
                     else f"Citation check: {render.plain(render.support_text(cit.support))}")
                    + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))
@@ -368,7 +392,7 @@ with col_source:
         # else this heuristic's, which likewise names both sides and which one is current.
         conflicts = source.conflicts
         if conflicts:
-            cited_side = (f"{shown_marker(cit)} {title} v{sp.version}, effective {date}"
+            cited_side = (f"{shown_marker(cit)} {title} v{sp.version}" + (f", in effect from {date}" if date else "")
                           + (" (superseded)" if doc is not None and doc.superseded else " (current)") + ", cited")
             render.warn_box(
                 "Possible conflict — another current document mentions the same entities with a different number:",
@@ -380,7 +404,8 @@ history = review.history  # blind review: the core's one rule
 with st.expander(f"Verdict history for this claim ({len(history)})", expanded=False):
     if history:
         render.table(pd.DataFrame([{
-            "time": h.created_at, "reviewer": h.reviewer, "role": h.role, "verdict": render.VERDICT_TEXT[h.verdict],
+            "time": h.created_at, "reviewer": h.reviewer, "role": h.role, "question": h.kind.question,
+            "verdict": h.words,
             "citation": h.marker, "document": f"{h.document_id} v{h.version}" if h.document_id else "",
             "note": h.note, "stale": "source removed" if h.source_removed else
             "stale: document superseded" if h.stale else "", "tampered": h.tampered,
@@ -392,6 +417,6 @@ with st.expander(f"Queue ({counted(len(items), 'claim')})"):
     render.table(pd.DataFrame([{
         "answer": q.answer_id, "claim": q.claim_index + 1, "text": q.text,
         "score": q.score, "flags": ", ".join(render.FLAG_TEXT.get(f, f.value) for f in q.flags),
-        "verdicts": ", ".join(f"{x.reviewer}: {render.VERDICT_TEXT[x.verdict]}" + (" (stale)" if x.stale else "")
+        "verdicts": ", ".join(f"{x.reviewer}: {x.words}" + (" (stale)" if x.stale else "")
                               + (f" ({x.tampered})" if x.tampered else "") for x in q.verdicts),
     } for q in items]), hide_index=True, width="stretch")

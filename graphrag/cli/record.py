@@ -23,6 +23,9 @@ def register(subparsers: Subparsers) -> None:
     rs.add_argument("--reviewer", help="only this reviewer's verdicts (a filter: who you are is --me)")
     rs.add_argument("--document", help="verdicts on citations of this document id")
     rs.add_argument("--question", help="answers whose question contains this text")
+    rs.add_argument("--kind", choices=("answers", "backs"),
+                    help="one judgement: answers (does a quote answer the question?) or backs (does the source back a "
+                         "claim in other words?); default: each claim with the one it is asked")
     add_store_arg(rs)
     add_access_arg(rs)
     add_me_arg(rs)
@@ -32,9 +35,11 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the statistics of the verdicts the filters and access labels select."""
+    from graphrag.model import VerdictKind
     from graphrag.verify import RecordFilter, record_stats, review_viewer
 
-    flt = RecordFilter(args.since, args.until, args.reviewer, args.document, args.question)
+    flt = RecordFilter(args.since, args.until, args.reviewer, args.document, args.question,
+                       VerdictKind(args.kind) if args.kind else None)
     with open_store(args) as store:
         stats = record_stats(store, args.access, flt, review_viewer(principal(args), args.me))
     data = stats.to_json()
@@ -42,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     p, g, c = data["progress"], data["agreement"], data["checker"]
+    if data["question"]:
+        print(f"{data['question']} ({data['kind']})")
     print(f"claims {p['claims']}: {p['unreviewed']} unreviewed, {p['verified']} verified, {p['disputed']} disputed, "
           f"{p['stale']} stale, {p['source_removed']} whose source was removed ({p['verdicts']} current verdicts)")
     for counts in (data["reviewed"], *data["by_reviewer"]):

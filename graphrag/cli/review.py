@@ -12,7 +12,9 @@ from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, ope
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
 
-VERDICTS = ("supported", "partial", "unsupported")
+# a label, or a kind's own words (which name the kind: "answers", "does_not"; "backed", "not_backed")
+VERDICTS = ("supported", "partial", "unsupported", "backed", "not_backed", "answers", "does_not", "partly")
+KINDS = ("backs", "answers")
 
 
 def register(subparsers: Subparsers) -> None:
@@ -32,6 +34,9 @@ def register(subparsers: Subparsers) -> None:
     m.add_argument("--answer", type=int, required=True)
     m.add_argument("--claim", type=int, required=True)
     m.add_argument("--verdict", choices=VERDICTS, required=True)
+    m.add_argument("--kind", choices=KINDS,
+                   help="the question answered: backs (does the source back the claim?) or answers (does the quote "
+                        "answer the question?); default: the one the claim is asked (a verbatim quote: answers)")
     m.add_argument("--reviewer", required=True, help="your name, recorded with the verdict")
     m.add_argument("--citation", help="the citation marker judged (default: the claim's first valid one)")
     m.add_argument("--note")
@@ -77,13 +82,15 @@ def _queue(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = [
         {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
          "flags": [f.value for f in q.flags], "support": support_json(q.support),
-         "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "role": v.role, "stale": v.stale,
+         "kind": q.kind.value, "question_asked": q.kind.question,
+         "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "kind": v.kind.value,
+                       "judgement": v.words, "role": v.role, "stale": v.stale,
                        "tampered": v.tampered} for v in q.verdicts]} for q in queue]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     for r in rows:
-        done = ", ".join(f"{v['reviewer']}: {v['verdict']}" + (f" ({v['tampered']})" if v["tampered"] else "")
+        done = ", ".join(f"{v['reviewer']}: {v['judgement']}" + (f" ({v['tampered']})" if v["tampered"] else "")
                          for v in r["verdicts"]) or r["status"]
         print(f"{r['answer_id']:>4}.{r['claim']:<3} {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
     return 0
@@ -95,8 +102,9 @@ def _mark(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         # the command line acts locally (every role, the --access labels); the verdict is audited
         v = mark_verdict(store, principal(args), args.config, args.answer, args.claim, args.verdict, args.reviewer,
-                         note=args.note or "", citation=args.citation, adjudicate=args.adjudicate)
-    print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "reviewer": v.reviewer, "role": v.role})
-          if args.json else f"recorded verdict {v.id}: {v.verdict.value} by {v.reviewer}"
+                         note=args.note or "", citation=args.citation, adjudicate=args.adjudicate, kind=args.kind)
+    print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "kind": v.kind.value, "judgement": v.words,
+                      "reviewer": v.reviewer, "role": v.role})
+          if args.json else f"recorded verdict {v.id}: {v.words} ({v.kind.question}) by {v.reviewer}"
           + (" (adjudication)" if args.adjudicate else ""))
     return 0

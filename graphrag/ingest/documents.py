@@ -39,6 +39,7 @@ from graphrag.ingest.readers import (
     sniff,
     too_much_text,
 )
+from graphrag.language.sentences import without_footnote_marks
 from graphrag.model import PUBLIC, Document
 
 MANIFEST = "manifest.toml"
@@ -133,8 +134,9 @@ def _decode(data: bytes) -> tuple[str | None, str | None]:
 
 
 def _clean_text(text: str) -> str:
-    # Normalise line endings only: offsets are taken on this exact string from here on.
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    # Line endings normalised and footnote marks out ("instead.[202]": see graphrag.language.sentences): offsets are taken on this
+    # exact string from here on.
+    return without_footnote_marks(text.replace("\r\n", "\n").replace("\r", "\n"), attached_only=True)
 
 
 # ANSI escape sequences (CSI, OSC, and two-character ones), then any control or format character:

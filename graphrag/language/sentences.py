@@ -248,3 +248,40 @@ def spreadsheet_safe(value: object) -> object:
     (OWASP CSV injection); anything else, numbers included, is unchanged."""
     return "'" + value if isinstance(value, str) and value[:1] in FORMULA_START else value
 
+
+
+# Footnote and citation marks printed in running text ("[69]", "[202][203]", "[a]", "[note 3]", "[citation needed]").
+# Every reader takes them out of a document's text as it reads it (the PDF reader line by line, keeping each
+# character's box), so no sentence, entity or highlight carries them and spans index the stored text exactly.
+FOOTNOTE_MARK = re.compile(r"\[(?:\d{1,4}|[a-z]|note \d{1,3}|nb \d{1,3}|citation needed)\]", re.IGNORECASE)
+# In plain text and Markdown only a number (or "citation needed") right after a word or punctuation, or after a
+# space where punctuation or the line's end follows ("in 1803 [12],"), is a mark: "- [x] done" is a task list,
+# "see [a]" a bracketed letter and "table [1] below" a name, not footnotes.
+_MARK_BODY = r"\[(?:\d{1,4}|note \d{1,3}|citation needed)\]"
+_ATTACHED_MARK = re.compile(rf"(?<=[^\s\[(]){_MARK_BODY}|(?<=[ \t]){_MARK_BODY}(?=[.,;:!?)]|\n|$)", re.IGNORECASE)
+
+
+def mark_spans(text: str, pattern: re.Pattern[str] = FOOTNOTE_MARK) -> list[tuple[int, int]]:
+    """Where ``text``'s footnote marks are, each widened by the space before it when the mark ends a word's
+    phrase ("word [3] next" keeps one space, "word [3]." none)."""
+    spans = []
+    for m in pattern.finditer(text):
+        s, e = m.span()
+        if s > 0 and text[s - 1] in " \t" and (e == len(text) or text[e] in " \t.,;:!?)"):
+            s -= 1
+        spans.append((s, e))
+    return spans
+
+
+def without_footnote_marks(text: str, *, attached_only: bool = False) -> str:
+    """``text`` with its footnote marks taken out (``attached_only``: only numbered marks right after a word or
+    punctuation, for plain text and Markdown, where brackets mean other things)."""
+    spans = mark_spans(text, _ATTACHED_MARK if attached_only else FOOTNOTE_MARK)
+    if not spans:
+        return text
+    out, at = [], 0
+    for s, e in spans:
+        out.append(text[at:s])
+        at = max(at, e)
+    out.append(text[at:])
+    return "".join(out)

@@ -109,8 +109,9 @@ def claim_summaries(c: Connection) -> list[dict[str, Any]]:
     (who may see each answer is decided from ``footprints``)."""
     return [
         {"answer_id": r[0], "question": r[1], "index": r[2], "text": r[3],
-         "flags": tuple(ClaimFlag(f) for f in json.loads(r[4])), "support": support(r[5])}
-        for r in c.execute(text("SELECT c.answer_id, a.question, c.idx, c.text, c.flags, c.support FROM claims c "
+         "flags": tuple(ClaimFlag(f) for f in json.loads(r[4])), "support": support(r[5]), "answerable": r[6]}
+        for r in c.execute(text("SELECT c.answer_id, a.question, c.idx, c.text, c.flags, c.support, a.answerable "
+                                "FROM claims c "
                                 "JOIN answers a ON a.id=c.answer_id ORDER BY c.answer_id DESC, c.idx"))
     ]
 

@@ -155,6 +155,7 @@ verdicts = Table(
     Column("subject", Text), Column("email", Text),
     # since v8: sha256 of the judged claim's words (NULL on older verdicts: not checked)
     Column("claim_sha256", Text),
+    Column("kind", Text, nullable=False, server_default="backs"),  # since v10: the question judged
     Index("verdicts_claim", "answer_id", "claim_idx"),
 )
 
@@ -316,6 +317,14 @@ def _v9(c: Connection) -> None:
         c.exec_driver_sql("ALTER TABLE answers ADD COLUMN answerable DOUBLE PRECISION")
 
 
+def _v10(c: Connection) -> None:
+    # Schema 10: a verdict names the question it answers (graphrag.model.VerdictKind): "backs" (does the source
+    # back the claim?) or "answers" (does the quote answer the question?). Every earlier verdict was given to
+    # "supported?", so it keeps meaning "backs".
+    if "kind" not in {col["name"] for col in inspect(c).get_columns("verdicts")}:
+        c.exec_driver_sql("ALTER TABLE verdicts ADD COLUMN kind TEXT NOT NULL DEFAULT 'backs'")
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7,
-                                                       8: _v8, 9: _v9}
+                                                       8: _v8, 9: _v9, 10: _v10}
 SCHEMA_VERSION = max(MIGRATIONS)

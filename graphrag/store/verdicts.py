@@ -7,7 +7,7 @@ import json
 
 from sqlalchemy import Connection, text
 
-from graphrag.model import ClaimFlag, Verdict, VerdictLabel
+from graphrag.model import ClaimFlag, Verdict, VerdictKind, VerdictLabel
 from graphrag.store.codec import now, sha256_text
 
 
@@ -16,12 +16,12 @@ def add(c: Connection, v: Verdict) -> int:
     database's (graphrag/store/guards.py), whatever ``v`` says."""
     return int(c.execute(text(
         'INSERT INTO verdicts (answer_id, claim_idx, marker, doc_id, version, start, "end", span_sha256, verdict, '
-        "reviewer, note, created_at, role, subject, email, claim_sha256) VALUES (:a, :ci, :marker, :d, :v, :s, :e, "
-        ":sha, :verdict, :reviewer, :note, :at, :role, :subject, :email, :claim_sha) RETURNING id"),
+        "reviewer, note, created_at, role, subject, email, claim_sha256, kind) VALUES (:a, :ci, :marker, :d, :v, :s, "
+        ":e, :sha, :verdict, :reviewer, :note, :at, :role, :subject, :email, :claim_sha, :kind) RETURNING id"),
         {"a": v.answer_id, "ci": v.claim_index, "marker": v.marker, "d": v.document_id, "v": v.version,
          "s": v.start, "e": v.end, "sha": v.span_sha256, "verdict": v.verdict.value, "reviewer": v.reviewer,
          "note": v.note, "at": v.created_at or now(), "role": v.role, "subject": v.subject,
-         "email": v.email, "claim_sha": v.claim_sha256}).scalar_one())
+         "email": v.email, "claim_sha": v.claim_sha256, "kind": v.kind.value}).scalar_one())
 
 
 def find_same(c: Connection, v: Verdict, since: str) -> int | None:
@@ -30,9 +30,9 @@ def find_same(c: Connection, v: Verdict, since: str) -> int | None:
     when = "created_at>=:since" if c.dialect.name == "postgresql" else "created_at=:at"
     found = c.execute(text(
         "SELECT id FROM verdicts WHERE answer_id=:a AND claim_idx=:ci AND reviewer=:reviewer AND verdict=:verdict "
-        f"AND note=:note AND {when} AND span_sha256=:sha AND role=:role ORDER BY id DESC LIMIT 1"),
+        f"AND note=:note AND {when} AND span_sha256=:sha AND role=:role AND kind=:kind ORDER BY id DESC LIMIT 1"),
         {"a": v.answer_id, "ci": v.claim_index, "reviewer": v.reviewer, "verdict": v.verdict.value, "note": v.note,
-         "at": v.created_at, "since": since, "sha": v.span_sha256, "role": v.role}).scalar()
+         "at": v.created_at, "since": since, "sha": v.span_sha256, "role": v.role, "kind": v.kind.value}).scalar()
     return None if found is None else int(found)
 
 
@@ -67,7 +67,8 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
             r["id"], bool(r["superseded"]) or bool(r["removed"]),
             r.get("role") or "reviewer",  # role: schema 3
             bool(r["removed"]), r.get("subject"), r.get("email"),  # identity: schema 5
-            r.get("claim_sha256"), tampered))  # schema 8
+            r.get("claim_sha256"), tampered,  # schema 8
+            VerdictKind(r.get("kind") or VerdictKind.BACKS.value)))  # schema 10
     return out
 
 

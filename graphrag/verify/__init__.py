@@ -42,7 +42,13 @@ if TYPE_CHECKING:
         latest,
         parties,
     )
-    from graphrag.verify.record import MIN_PAIR_CLAIMS, RecordFilter, record_stats
+    from graphrag.verify.record import (
+        MIN_PAIR_CLAIMS,
+        RecordFilter,
+        RecordStats,
+        record_by_kind,
+        record_stats,
+    )
     from graphrag.verify.review import (
         QueueItem,
         clean_reviewer,
@@ -77,6 +83,7 @@ _EXPORTS = {
     "DISAGREE_OPENING": "graphrag.verify.disagreement",
     "QueueItem": "graphrag.verify.review",
     "RecordFilter": "graphrag.verify.record",
+    "RecordStats": "graphrag.verify.record",
     "RefitRefused": "graphrag.verify.support.learn",
     "ReviewPolicy": "graphrag.verify.policy",
     "ReviewViewer": "graphrag.verify.policy",
@@ -97,6 +104,7 @@ _EXPORTS = {
     "mark_verdict": "graphrag.verify.actions",
     "parties": "graphrag.verify.policy",
     "record_sign_in": "graphrag.verify.actions",
+    "record_by_kind": "graphrag.verify.record",
     "record_stats": "graphrag.verify.record",
     "record_verdict": "graphrag.verify.review",
     "review_policy": "graphrag.verify.status",
@@ -131,6 +139,7 @@ __all__ = [
     "FitOutcome",
     "QueueItem",
     "RecordFilter",
+    "RecordStats",
     "RefitRefused",
     "ReviewPolicy",
     "ReviewViewer",
@@ -149,6 +158,7 @@ __all__ = [
     "make_checker",
     "mark_verdict",
     "parties",
+    "record_by_kind",
     "record_sign_in",
     "record_stats",
     "record_verdict",

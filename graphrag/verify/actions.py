@@ -18,33 +18,34 @@ from graphrag.verify import exports
 from graphrag.verify.policy import ReviewPolicy
 
 if TYPE_CHECKING:
-    from graphrag.model import Answer, Citation, Claim, Verdict, VerdictLabel
+    from graphrag.model import Answer, Citation, Claim, Verdict, VerdictKind, VerdictLabel
     from graphrag.store import Store
     from graphrag.verify.support.team import FitOutcome
 
 
 def mark_verdict(store: Store, viewer: Viewer, config: Config, answer_id: int, claim_index: int,
                  verdict: str | VerdictLabel, reviewer: str, *, note: str = "", citation: str | None = None,
-                 adjudicate: bool = False) -> Verdict:
+                 adjudicate: bool = False, kind: str | VerdictKind | None = None) -> Verdict:
     """Record ``viewer``'s verdict on a claim of a stored answer their labels can see, judged against the citation
-    with marker ``citation`` (default: the claim's first valid one). Needs the reviewer role (and, to settle a
-    dispute in team mode, the adjudicator's); audited as ``verdict``."""
+    with marker ``citation`` (default: the claim's first valid one). ``kind``: the question answered, *backs* or
+    *answers* (default: the one the claim is asked). Needs the reviewer role (and, to settle a dispute in team
+    mode, the adjudicator's); audited as ``verdict``."""
     from graphrag.verify.review import mark_claim
 
     _may_judge(viewer, adjudicate)
     return mark_claim(store, answer_id, claim_index, verdict, reviewer, sorted(viewer.labels), note=note,
-                      citation=citation, adjudicate=adjudicate, by=viewer)
+                      citation=citation, adjudicate=adjudicate, by=viewer, kind=kind)
 
 
 def judge_claim(store: Store, viewer: Viewer, config: Config, answer: Answer, claim: Claim,
                 citation: Citation | None, verdict: str | VerdictLabel, reviewer: str, *, note: str = "",
-                adjudicate: bool = False) -> Verdict:
+                adjudicate: bool = False, kind: str | VerdictKind | None = None) -> Verdict:
     """``mark_verdict`` for a claim already on screen (the Review page holds the answer it shows)."""
     from graphrag.verify.review import record_verdict
 
     _may_judge(viewer, adjudicate)
     return record_verdict(store, answer, claim, citation, verdict, reviewer, note, adjudicate=adjudicate,
-                          by=viewer)
+                          by=viewer, kind=kind)
 
 
 def _may_judge(viewer: Viewer, adjudicate: bool) -> None:

@@ -13,6 +13,11 @@ given their own, with three exceptions: a *verified* claim (its required reviewe
 adjudicator settled it) is the team's outcome and shows to all; a *disputed* claim shows to who
 may adjudicate it; and a viewer who oversees the record (a team's admin, who exports it) sees
 every verdict.
+
+A verdict answers one of two questions, its kind (``graphrag.model.VerdictKind``): does the source back the
+claim, or does the quote answer the question. The policy applies to each kind on its own: a claim's verdicts
+of one kind are counted, agreed, disputed and shown blind apart from those of the other, and a claim's state is
+that of the kind it is asked (``asked_kind``: *answers* for a verbatim quote, *backs* otherwise).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from enum import Enum
 
 from graphrag.errors import InputError
 from graphrag.language.names import reviewer_key, same_reviewer
-from graphrag.model import Answer, AnswerStatus, Verdict, VerdictLabel
+from graphrag.model import Answer, AnswerStatus, Verdict, VerdictKind, VerdictLabel, asked_kind
 
 ADJUDICATOR = "adjudicator"
 REVIEWER = "reviewer"
@@ -71,15 +76,16 @@ class ClaimState:
 
 
 def latest(verdicts: Iterable[Verdict]) -> list[Verdict]:
-    """The current verdicts among rows given oldest first: the latest per (claim, reviewer, role).
+    """The current verdicts among rows given oldest first: the latest per (claim, reviewer, role, kind).
     A changed mind is a new row; an adjudicator's verdict stands beside (not over) the same
-    person's own review. A retraction row ends its reviewer's current verdict on the claim."""
-    out: dict[tuple[int, int, str, str], Verdict] = {}
+    person's own review, and a verdict of one kind beside one of the other. A retraction row ends its
+    reviewer's current verdict of its kind on the claim."""
+    out: dict[tuple[int, int, str, str, VerdictKind], Verdict] = {}
     for v in verdicts:
         if v.role == RETRACTION:
-            out.pop((v.answer_id, v.claim_index, _person(v), REVIEWER), None)
+            out.pop((v.answer_id, v.claim_index, _person(v), REVIEWER, v.kind), None)
         else:
-            out[(v.answer_id, v.claim_index, _person(v), v.role)] = v
+            out[(v.answer_id, v.claim_index, _person(v), v.role, v.kind)] = v
     return list(out.values())
 
 
@@ -100,12 +106,15 @@ def split(verdicts: Sequence[Verdict]) -> tuple[list[Verdict], Verdict | None]:
     return reviews, (adjudications[-1] if adjudications else None)
 
 
-def claim_state(verdicts: Sequence[Verdict], policy: ReviewPolicy) -> ClaimState:
-    """The state of one claim from its current verdicts (the latest per reviewer and role).
+def claim_state(verdicts: Sequence[Verdict], policy: ReviewPolicy, kind: VerdictKind | None = None) -> ClaimState:
+    """The state of one claim from its current verdicts (the latest per reviewer and role), of ``kind`` only
+    when given (the policy applies to each kind apart; pass the claim's ``asked_kind``).
 
     Disputed needs the required number of current verdicts: under blind review a claim that still
     waits for one stays *in review* however the first verdicts differ, so no reviewer still to
     judge it is shown a disagreement (or sent to the dispute queue) first."""
+    if kind is not None:
+        verdicts = [v for v in verdicts if v.kind == kind]
     reviews, adjudication = split(verdicts)
     # a tampered verdict (the claim's words changed after it) counts no more than a stale one
     live = [v for v in reviews if not v.stale and not v.tampered]
@@ -131,7 +140,8 @@ def answer_status(answer: Answer, current: Sequence[Verdict], policy: ReviewPoli
     by_claim: dict[int, list[Verdict]] = {}
     for v in current:
         by_claim.setdefault(v.claim_index, []).append(v)
-    if all(claim_state(by_claim.get(c.index, []), policy).status == ClaimStatus.VERIFIED for c in answer.claims):
+    if all(claim_state(by_claim.get(c.index, []), policy, asked_kind(c.flags)).status == ClaimStatus.VERIFIED
+           for c in answer.claims):
         return AnswerStatus.VERIFIED
     return answer.status
 
@@ -174,7 +184,7 @@ ANYONE = ReviewViewer()  # unnamed: under blind review, sees only claims that le
 
 
 def shows_claim(current: Sequence[Verdict], policy: ReviewPolicy, viewer: ReviewViewer) -> bool:
-    """Whether ``viewer`` may see every verdict on a claim with these current verdicts (see the
+    """Whether ``viewer`` may see every verdict on a claim with these current verdicts, all of one kind (see the
     module's docstring): not blind, an overseer, their own verdict given, the claim verified, or
     disputed and ``viewer`` an adjudicator (not a party: they would have judged it)."""
     if not policy.blind or viewer.oversees or viewer.judged(current):
@@ -189,13 +199,13 @@ def visible_verdicts(verdicts: Iterable[Verdict], policy: ReviewPolicy, viewer: 
     counting, labelling or narrowing anything, so nothing computed from a hidden verdict (counts,
     states, agreement, disputes, notes, exports) can reach the viewer.
 
-    Per claim, every row when ``shows_claim``, else only the viewer's own rows. Pass a claim's
+    Per claim and kind, every row when ``shows_claim``, else only the viewer's own rows. Pass a claim's
     whole history (or all its current rows), not a subset already narrowed by reviewer or time."""
     rows = list(verdicts)
     if not policy.blind or viewer.oversees:
         return rows
-    by_claim: dict[tuple[int, int], list[Verdict]] = {}
+    by_claim: dict[tuple[int, int, VerdictKind], list[Verdict]] = {}
     for v in rows:
-        by_claim.setdefault((v.answer_id, v.claim_index), []).append(v)
+        by_claim.setdefault((v.answer_id, v.claim_index, v.kind), []).append(v)
     open_claims = {key for key, vs in by_claim.items() if shows_claim(latest(vs), policy, viewer)}
-    return [v for v in rows if (v.answer_id, v.claim_index) in open_claims or viewer.owns(v)]
+    return [v for v in rows if (v.answer_id, v.claim_index, v.kind) in open_claims or viewer.owns(v)]

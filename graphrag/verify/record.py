@@ -9,6 +9,12 @@ statistics come from libraries: Krippendorff's alpha (nominal, missing judgement
 
 "Judged supported" means a reviewer chose *supported*; *partially supported* and *unsupported*
 both count as not supported when the checker's score is compared with the reviewers'.
+
+A verdict answers one of two questions (``VerdictKind``): does the source back the claim, or does the quote
+answer the question. With ``RecordFilter.kind`` the figures are those of one kind (``record_by_kind`` gives
+both): its claims are those asked it, and any judged on it; the automatic check they are compared with is the
+support checker's score for *backs* and the reader's probability that the documents answer for *answers*.
+Without, each claim counts with the verdicts of the kind it is asked.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from itertools import combinations
 from typing import Any
@@ -24,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from graphrag.language.names import reviewer_key, same_reviewer
-from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictLabel
+from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictKind, VerdictLabel, asked_kind
 from graphrag.store import Store
 from graphrag.verify.policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
 from graphrag.verify.review import visible_claims, visible_current
@@ -45,6 +51,7 @@ class RecordFilter:
     reviewer: str | None = None
     document: str | None = None  # a cited document id
     question: str | None = None  # a substring of the question (a question set)
+    kind: VerdictKind | None = None  # one kind of judgement; None: each claim with the kind it is asked
 
     def keeps_verdict(self, v: Verdict) -> bool:
         """Whether a verdict falls in the time range and matches the reviewer and document."""
@@ -191,6 +198,7 @@ class RecordStats:
     # "Reviewed" is not "supported": what the reviewed (verified) claims were settled as, and what each reviewer said.
     reviewed: VerdictCounts = field(default_factory=lambda: verdict_counts(None, []))
     by_reviewer: tuple[VerdictCounts, ...] = ()
+    kind: VerdictKind | None = None  # the judgement counted (None: each claim's asked one)
 
     def to_json(self) -> dict[str, Any]:
         """The statistics as JSON-ready data, NaN written as null."""
@@ -205,6 +213,8 @@ class RecordStats:
                     "unsupported": one(c.unsupported)}
 
         return {
+            "kind": None if self.kind is None else self.kind.value,
+            "question": None if self.kind is None else self.kind.question,
             "progress": {"claims": self.claims, "unreviewed": self.unreviewed, "verified": self.verified,
                          "disputed": self.disputed, "stale": self.stale, "source_removed": self.source_removed,
                          "verdicts": self.verdicts, "tampered": self.tampered},
@@ -276,13 +286,18 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
         q = flt.question.lower()
         claims = [c for c in claims if q in c["question"].lower()]
     wanted = {(c["answer_id"], c["index"]): c for c in claims}
+    # the judgement each claim is counted by: the filter's kind, else the one the claim is asked
+    kinds = {key: flt.kind or asked_kind(c["flags"]) for key, c in wanted.items()}
     policy = review_policy(store)
     current: dict[tuple[int, int], list[Verdict]] = {}
     for v in visible_current(store, viewer, policy=policy):  # blind review first, then the filter
-        if (v.answer_id, v.claim_index) in wanted and flt.keeps_verdict(v):
-            current.setdefault((v.answer_id, v.claim_index), []).append(v)
+        key = (v.answer_id, v.claim_index)
+        if key in wanted and v.kind == kinds[key] and flt.keeps_verdict(v):
+            current.setdefault(key, []).append(v)
     if flt.reviewer or flt.document:  # narrowed to claims this reviewer / document concerns
         wanted = {k: c for k, c in wanted.items() if k in current}
+    elif flt.kind is not None:  # the claims asked this kind, and any judged on it anyway
+        wanted = {k: c for k, c in wanted.items() if k in current or asked_kind(c["flags"]) == flt.kind}
 
     states = {key: claim_state(current.get(key, []), policy) for key in wanted}
     count = Counter(st.status for st in states.values())
@@ -309,13 +324,21 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
         kappa = cohen_kappa([a for a, _ in shared], [b for _, b in shared]) if len(shared) >= MIN_PAIR_CLAIMS else None
         pairs.append(PairAgreement((reviewers[i], reviewers[j]), len(shared), kappa))
 
-    # The checker against the reviewers: a claim's joined support score beside its consensus.
-    scored: list[tuple[float, bool, bool]] = []  # (score, checker said supported, judged supported)
+    # The automatic check against the reviewers: for "backs", a claim's joined support score beside its consensus;
+    # for "answers", the reader's probability that the documents answer (it answered each: it predicted yes).
+    scored: list[tuple[float, bool, bool]] = []  # (score, check said yes, judged yes)
     for key in keys:
         c = wanted[key]
-        s = c["support"]
         verdict = states[key].verdict or _consensus(v.verdict for v in current[key])
-        if s is None or verdict is None or _verbatim(c["flags"]):
+        if verdict is None:
+            continue
+        if kinds[key] is VerdictKind.ANSWERS:
+            p = c.get("answerable")
+            if flt.kind is VerdictKind.ANSWERS and p is not None:
+                scored.append((float(p), True, verdict == VerdictLabel.SUPPORTED))
+            continue
+        s = c["support"]
+        if s is None or _verbatim(c["flags"]):
             continue
         scored.append((s.score, s.label == SupportLabel.SUPPORTED, verdict == VerdictLabel.SUPPORTED))
     auroc = bacc = triage = None
@@ -351,7 +374,14 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
                        reviewers, krippendorff_alpha(table), alpha_units, tuple(pairs), len(scored), auroc, bacc,
                        tuple(calibration), triage, TRIAGE_SHARE, tuple(sources),
                        sum(1 for c in wanted.values() if ClaimFlag.SOURCE_REMOVED in c["flags"]), tampered,
-                       verdict_counts(None, settled), by_reviewer)
+                       verdict_counts(None, settled), by_reviewer, flt.kind)
+
+
+def record_by_kind(store: Store, access: Iterable[str], flt: RecordFilter = RecordFilter(),
+                   viewer: ReviewViewer = ANYONE) -> dict[VerdictKind, RecordStats]:
+    """``record_stats`` for each kind of judgement apart: *answers* (quotes), then *backs*."""
+    return {k: record_stats(store, access, replace(flt, kind=k), viewer)
+            for k in (VerdictKind.ANSWERS, VerdictKind.BACKS)}
 
 
 def _verbatim(flags: Sequence[ClaimFlag]) -> bool:

@@ -39,7 +39,9 @@ from graphrag.model import (
     SpanLayout,
     Support,
     Verdict,
+    VerdictKind,
     VerdictLabel,
+    asked_kind,
 )
 from graphrag.store import Store, now, sha256_text
 from graphrag.store.audit import AuditKind
@@ -63,11 +65,17 @@ from graphrag.verify.status import load_answer, review_policy
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
                    "partially_supported": VerdictLabel.PARTIAL, "unsupported": VerdictLabel.UNSUPPORTED}
+# A verdict in a kind's own words names its kind too ("partly" is either kind's middle answer).
+KIND_WORDS: dict[str, tuple[VerdictLabel, VerdictKind | None]] = {
+    "backed": (VerdictLabel.SUPPORTED, VerdictKind.BACKS), "not_backed": (VerdictLabel.UNSUPPORTED, VerdictKind.BACKS),
+    "answers": (VerdictLabel.SUPPORTED, VerdictKind.ANSWERS),
+    "does_not": (VerdictLabel.UNSUPPORTED, VerdictKind.ANSWERS), "partly": (VerdictLabel.PARTIAL, None),
+}
 EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", "citation", "citation_retrieval",
                  "document", "version",
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
                  "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered",
-                 "retracted_by", "retracted_verdict", "retracts")
+                 "retracted_by", "retracted_verdict", "retracts", "kind", "question_asked", "judgement")
 # An undo appends a correction whose note names the verdict it takes back (graphrag.verify.undo).
 UNDO_NOTE = "undo of verdict #{}"
 _UNDO_NOTE = re.compile(r"undo of verdict #(\d+)")
@@ -93,6 +101,7 @@ class QueueItem:
     verdicts: tuple[Verdict, ...]  # current verdicts this viewer may see (blind review hides others')
     state: ClaimState = ClaimState(ClaimStatus.UNREVIEWED, None, 0, 1)  # from those verdicts only
     mine: bool = False  # the viewer has given their own verdict
+    kind: VerdictKind = VerdictKind.BACKS  # the judgement asked of this claim; ``verdicts`` and ``state`` are of it
 
     @property
     def key(self) -> tuple[int, int]:
@@ -225,7 +234,8 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
     for c in reviewable(visible_claims(store, access) if claims is None else claims):
         if answer_id is not None and c["answer_id"] != answer_id:
             continue
-        vs = current.get((c["answer_id"], c["index"]), [])
+        kind = asked_kind(c["flags"])
+        vs = [v for v in current.get((c["answer_id"], c["index"]), []) if v.kind == kind]
         state = claim_state(vs, policy)
         mine = viewer.judged(vs)
         if flagged_only and not c["flags"]:
@@ -235,7 +245,7 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
         if disputed_only and state.status != ClaimStatus.DISPUTED:
             continue
         items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"],
-                               tuple(vs), state, mine))
+                               tuple(vs), state, mine, kind))
     items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -q.answer_id, q.claim_index))
     return items
 
@@ -284,9 +294,37 @@ def library_caller(by: Viewer | None) -> Viewer:
     return by if by is not None else library_viewer()
 
 
+def verdict_of(verdict: str | VerdictLabel, kind: str | VerdictKind | None, claim: Claim
+               ) -> tuple[VerdictLabel, VerdictKind]:
+    """The label and kind of a verdict as given: ``verdict`` is a label ("supported", "partial", "unsupported") or
+    a kind's own word ("backed", "not_backed", "answers", "does_not", "partly"); the kind is ``kind``, else the one
+    the word names, else the one the claim is asked (``asked_kind``)."""
+    try:
+        want = VerdictKind(kind) if kind is not None else None
+    except ValueError:
+        raise InputError(f"a verdict's kind is one of {', '.join(k.value for k in VerdictKind)}, got {kind!r}") \
+            from None
+    if isinstance(verdict, VerdictLabel):
+        return verdict, want or asked_kind(claim.flags)
+    word = verdict.strip().lower().replace(" ", "_").replace("-", "_")
+    if word in VERDICT_CHOICES:
+        return VERDICT_CHOICES[word], want or asked_kind(claim.flags)
+    if word in KIND_WORDS:
+        label, named = KIND_WORDS[word]
+        if want is not None and named is not None and named != want:
+            raise InputError(f"{verdict!r} answers the question of kind {named.value!r} ({named.question}), "
+                             f"not {want.value!r} ({want.question})")
+        return label, want or named or asked_kind(claim.flags)
+    raise InputError(f"verdict must be one of {', '.join(sorted({*VERDICT_CHOICES, *KIND_WORDS}))}, got {verdict!r}")
+
+
 def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citation | None, verdict: str | VerdictLabel,
-                   reviewer: str, note: str = "", *, adjudicate: bool = False, by: Viewer | None = None) -> Verdict:
+                   reviewer: str, note: str = "", *, adjudicate: bool = False, by: Viewer | None = None,
+                   kind: str | VerdictKind | None = None) -> Verdict:
     """Append one verdict. The hash of the judged span's text is kept with it.
+
+    ``kind``: the question it answers (``verdict_of``; default: the one the claim is asked, *answers* for a
+    verbatim quote and *backs* otherwise). Each kind has its own current verdicts, state and disputes.
 
     ``adjudicate``: the verdict settles a disputed claim, and is stored as an adjudicator's; a
     claim that is not disputed cannot be adjudicated, and never by one of its own reviewers (a
@@ -295,9 +333,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     mode the verdict names their signed-in identity, whatever ``reviewer`` says. The audit log
     records it (without ``by``: as a direct call of the library, ``library_caller``).
     """
-    label = verdict if isinstance(verdict, VerdictLabel) else VERDICT_CHOICES.get(verdict)
-    if label is None:
-        raise InputError(f"verdict must be one of {', '.join(sorted(VERDICT_CHOICES))}, got {verdict!r}")
+    label, judged_kind = verdict_of(verdict, kind, claim)
     reviewer, subject, email = acting_reviewer(store, answer, reviewer, by, "record a verdict")
     if answer.id is None:
         raise InputError("only a stored answer can be reviewed")
@@ -305,7 +341,7 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
         raise InputError(f"answer {answer.id} was withdrawn: a document it drew on was removed, so there is nothing "
                          "left to judge (its verdicts stay in the record)")
     if adjudicate:
-        current = latest(store.verdicts(answer.id, claim.index))
+        current = [v for v in latest(store.verdicts(answer.id, claim.index)) if v.kind == judged_kind]
         state = claim_state(current, review_policy(store))
         if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
             raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
@@ -318,11 +354,11 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
                 citation.marker if citation else None, span.document_id if span else None,
                 span.version if span else None, span.start if span else None, span.end if span else None,
                 note[:5000], role=ADJUDICATOR if adjudicate else REVIEWER, subject=subject, email=email,
-                claim_sha256=sha256_text(claim.text))
+                claim_sha256=sha256_text(claim.text), kind=judged_kind)
     v = replace(v, created_at=now())
     # the verdict and its audit row in one transaction: both or neither
     event = audit_event(library_caller(by), AuditKind.VERDICT, answer_id=answer.id, claim_index=claim.index,
-                        verdict=label.value, reviewer=reviewer, role=v.role)
+                        verdict=label.value, verdict_kind=judged_kind.value, reviewer=reviewer, role=v.role)
     vid = store.add_verdict(v, event)
     # Returned as the store will report it, without re-reading the claim's whole history.
     meta = store.access_of(span.document_id, span.version) if span else None
@@ -340,17 +376,20 @@ def visible_answer(store: Store, answer_id: int, access: Iterable[str]) -> Answe
 
 def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str,
                access: Iterable[str], *, note: str = "", citation: str | None = None,
-               adjudicate: bool = False, by: Viewer | None = None) -> Verdict:
+               adjudicate: bool = False, by: Viewer | None = None,
+               kind: str | VerdictKind | None = None) -> Verdict:
     """Record a verdict on claim ``claim_index`` of a stored answer the viewer may see, judged against
     the citation with marker ``citation`` (default: the claim's first valid citation, if any). ``by``: who
-    acts (``record_verdict``); the command line and the Python facade both come through here."""
+    acts (``record_verdict``); ``kind``: the question judged (default: the one the claim is asked). The command
+    line and the Python facade both come through here."""
     answer = visible_answer(store, answer_id, access)
     claim = next((c for c in answer.claims if c.index == claim_index), None)
     if claim is None:
         raise InputError(f"answer {answer_id} has no claim {claim_index}")
     cites = [c for c in claim.citations if c.valid]
     cited = next((c for c in cites if c.marker == citation), None) if citation else (cites[0] if cites else None)
-    return record_verdict(store, answer, claim, cited, verdict, reviewer, note, adjudicate=adjudicate, by=by)
+    return record_verdict(store, answer, claim, cited, verdict, reviewer, note, adjudicate=adjudicate, by=by,
+                          kind=kind)
 
 
 def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYONE) -> list[dict[str, object]]:
@@ -396,11 +435,13 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                 # is kept beside), and the correction names it with an empty verdict, whatever it restored.
                 "retracted_by": retracted_by.get(v.id or 0), "retracts": retracts.get(v.id or 0),
                 "retracted_verdict": v.verdict.value if (v.id or 0) in retracted_by else None,
+                # the question the verdict answered, and its answer in that question's words
+                "kind": v.kind.value, "question_asked": v.kind.question, "judgement": v.words,
             })
             if (v.id or 0) in retracted_by:
-                rows[-1]["verdict"] = RETRACTED
+                rows[-1]["verdict"] = rows[-1]["judgement"] = RETRACTED
             elif (v.id or 0) in retracts:
-                rows[-1]["verdict"] = ""
+                rows[-1]["verdict"] = rows[-1]["judgement"] = ""
     return rows
 
 
@@ -420,7 +461,8 @@ def undo_links(history: Sequence[Verdict]) -> dict[int, int]:
         m = _UNDO_NOTE.fullmatch(v.note)
         undone = by_id.get(int(m.group(1))) if m else None
         if (v.id is not None and undone is not None and undone.id is not None and undone.id < v.id
-                and (undone.reviewer, undone.subject, undone.claim_index) == (v.reviewer, v.subject, v.claim_index)):
+                and (undone.reviewer, undone.subject, undone.claim_index, undone.kind)
+                == (v.reviewer, v.subject, v.claim_index, v.kind)):
             links[v.id] = undone.id
     return links
 

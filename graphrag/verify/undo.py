@@ -2,7 +2,7 @@
 
 The record is append-only (the database refuses UPDATE and DELETE), so an undo is a new row: the reviewer's verdict
 before the one undone, given again, or, when there was none, a retraction (``policy.RETRACTION``) that leaves them
-with no current verdict on the claim. Both are audited as a ``verdict`` that names the row it corrects. Only the
+with no current verdict (of the undone one's kind) on the claim. Both are audited as a ``verdict`` that names the row it corrects. Only the
 reviewer's own latest verdict on a claim can be undone, and only for ``UNDO_SECONDS`` after it was given: later, a
 changed mind is a new verdict like any other.
 """
@@ -41,7 +41,7 @@ def _refusal(rows: Sequence[Verdict], answer_id: int, verdict_id: int, me: Revie
     if undone.role != REVIEWER:
         return (f"verdict {verdict_id} is {'a retraction' if undone.role == RETRACTION else 'an adjudication'}"
                 ": only a reviewer's verdict can be undone (record a new verdict instead)")
-    own = [v for v in rows if v.claim_index == undone.claim_index and me.owns(v)]
+    own = [v for v in rows if v.claim_index == undone.claim_index and v.kind == undone.kind and me.owns(v)]
     if own[-1].id != verdict_id:
         return (f"verdict {verdict_id} is no longer your latest on claim {undone.claim_index}: record a new verdict "
                 "instead")
@@ -85,7 +85,7 @@ def undo_verdict(store: Store, answer: Answer, verdict_id: int, reviewer: str, *
     if refused is not None:
         raise InputError(refused)
     undone = next(v for v in rows if v.id == verdict_id)
-    own = [v for v in rows if v.claim_index == undone.claim_index and me.owns(v)]
+    own = [v for v in rows if v.claim_index == undone.claim_index and v.kind == undone.kind and me.owns(v)]
     before = [v for v in latest(v for v in own if (v.id or 0) < verdict_id) if v.role == REVIEWER]
     note = UNDO_NOTE.format(verdict_id)
     correction = (replace(before[-1], note=note) if before else replace(undone, role=RETRACTION, note=note))

@@ -131,7 +131,7 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
 
         # A verdict, then the page moves on to the next claim by itself.
         page.get_by_label("Note (optional)", exact=True).fill("checked against the handbook")
-        page.get_by_role("button", name=re.compile(r"^Supported\b")).click()
+        page.locator(".st-key-rv_supported button").click()  # the yes button: "Answers" or "Backed"
         page.get_by_text("Recorded", exact=False).wait_for()
         # The verdict reruns the page: a download clicked while that run is still going was lost
         # now and then on a busy machine (the test's old flake). Wait for the run to end first.
@@ -146,12 +146,15 @@ def test_dashboard_end_to_end(server: str, tmp_path: Path) -> None:
         assert REVIEWER in csv_text and ",supported," in csv_text, csv_text[:500]
         assert "checked against the handbook" in csv_text
 
-        # Graph page: the neighbourhood is drawn too.
+        # Graph page: it opens on the answer's route; the neighbourhood is drawn too, a tab away.
         sidebar.get_by_role("link", name="Graph").click()
         wait_for_app_run(page)
+        route = _graph_frame(page, "Route graph")
+        assert _canvas_stats(route)["found"]
         page.get_by_label("Find an entity", exact=True).fill("snapshot")
         page.get_by_label("Find an entity", exact=True).press("Enter")
         wait_for_app_run(page)
+        page.get_by_role("tab", name="Neighbourhood").click()
         frame = _graph_frame(page, "Neighbourhood graph")
         stats = _canvas_stats(frame)
         assert stats["found"] and stats["painted"] > 500, stats

@@ -22,6 +22,7 @@ from app_helpers import (
     wait_for_app_run,
     wait_for_sample_corpus,
 )
+from graphrag.model import asked_kind
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -58,7 +59,12 @@ def test_two_claims_judged_with_the_keyboard_one_undone_and_the_name_kept_after_
         wait_for_app_run(page)
         total = int(re.search(r"Claim 1 of (\d+)", header.inner_text())[1])  # type: ignore[index]
         assert total >= 2
-        page.get_by_text("Keys: S supported", exact=False).first.wait_for()
+        page.get_by_text("Keys: S ", exact=False).first.wait_for()
+
+        def words() -> tuple[str, str]:
+            """The verdicts S and U give on the claim on screen, in the words of the question it is asked."""
+            quote = page.get_by_text("Does this answer the question?", exact=True).count() > 0
+            return ("answers", "does not answer") if quote else ("backed", "not backed")
 
         def press(key: str, expect: str) -> None:
             page.evaluate("() => document.activeElement && document.activeElement.blur()")  # not typing in a field
@@ -66,9 +72,9 @@ def test_two_claims_judged_with_the_keyboard_one_undone_and_the_name_kept_after_
             page.get_by_text(expect, exact=False).first.wait_for()
             wait_for_app_run(page)
 
-        press("s", "Recorded “supported”")
+        press("s", f"Recorded “{words()[0]}”")
         sync_api.expect(header).to_contain_text(f"Claim 2 of {total} in the queue · {total - 1} left for you")
-        press("u", "Recorded “unsupported”")
+        press("u", f"Recorded “{words()[1]}”")
         sync_api.expect(header).to_contain_text(f"Claim 3 of {total}" if total > 2 else "End of the queue")
         press("z", "undone")
         sync_api.expect(header).to_contain_text(f"Claim 2 of {total} in the queue · {total - 1} left for you")
@@ -83,5 +89,9 @@ def test_two_claims_judged_with_the_keyboard_one_undone_and_the_name_kept_after_
 
     with Store(db) as s:
         rows = [(v.reviewer, v.verdict.value, v.role) for v in s.verdicts()]
+        # each verdict answers the question its claim was asked (a quote: does it answer? else: is it backed?)
+        kinds = {(v.kind, asked_kind(next(c.flags for c in s.answer(v.answer_id).claims if c.index == v.claim_index)))
+                 for v in s.verdicts()}
     assert rows == [("kim", "supported", "reviewer"), ("kim", "unsupported", "reviewer"),
                     ("kim", "unsupported", "retraction")], rows
+    assert all(judged == asked for judged, asked in kinds), kinds

@@ -184,7 +184,7 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
             p.goto(f"{base}/review")
             p.get_by_text("Claim 1 of", exact=False).wait_for()
             wait_for_app_run(p)
-        assert bob.get_by_role("button", name=re.compile(r"^Supported\b")).count() == 0
+        assert bob.locator(".st-key-rv_supported button").count() == 0  # the yes button: "Answers" or "Backed"
         assert bob.get_by_text("needs the reviewer role", exact=False).count() == 1
         assert bob.get_by_role("button", name="CSV").count() == 0
         bob.get_by_test_id("stSelectbox").first.click()
@@ -196,7 +196,7 @@ server_metadata_url = "{issuer}/.well-known/openid-configuration"
 
         # Ana's verdict names her signed-in identity, in the store and in her export.
         before = len(sent["ana"])
-        ana.get_by_role("button", name=re.compile(r"^Supported\b")).click()
+        ana.locator(".st-key-rv_supported button").click()  # the yes button: "Answers" or "Backed"
         ana.get_by_text("Recorded", exact=False).wait_for()
         wait_for_app_run(ana)
         with Store(store) as s:

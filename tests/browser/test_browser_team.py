@@ -4,7 +4,6 @@ without its password."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -44,7 +43,7 @@ def test_a_verdict_given_in_one_dashboard_shows_in_the_other(pg_server, tmp_path
         name = page_a.get_by_test_id("stSidebar").get_by_label("Reviewer name", exact=True)
         name.fill("Reviewer A")
         name.press("Enter")
-        page_a.get_by_role("button", name=re.compile(r"^Supported\b")).click()
+        page_a.locator(".st-key-rv_supported button").click()  # the yes button: "Answers" or "Backed"
         page_a.get_by_text("Recorded", exact=False).wait_for()
 
         page_b.reload()  # B's next rerun reads the shared record

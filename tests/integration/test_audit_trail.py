@@ -298,8 +298,9 @@ def test_the_surface_scan_finds_a_row_written_by_hand(code: str, tmp_path: Path)
 
 # Page actions (page, button label) that change or export the record, with the audit event each must write ...
 PAGE_AUDITED = {
-    ("views/review.py", "Supported"): "verdict", ("views/review.py", "Partially supported"): "verdict",
-    ("views/review.py", "Unsupported"): "verdict", ("views/review.py", "Undo"): "verdict",
+    # the verdict buttons speak the claim's kind ("Answers", "Backed", ...): named by their keys
+    ("views/review.py", "key:rv_supported"): "verdict", ("views/review.py", "key:rv_partial"): "verdict",
+    ("views/review.py", "key:rv_unsupported"): "verdict", ("views/review.py", "Undo"): "verdict",
     ("views/review.py", "CSV"): "export",
     ("views/review.py", "JSON"): "export", ("views/record.py", "Save the policy"): "review-policy",
     ("views/record.py", "Refit from the verdicts"): "checker-refit", ("views/record.py", "Roll back"): "checker-rollback",
@@ -324,13 +325,20 @@ BUTTONS = {"button", "download_button", "form_submit_button"}
 
 
 def _page_buttons() -> set[tuple[str, str]]:
-    """Every button on a page or in a dashboard helper, as (file, label)."""
+    """Every button on a page or in a dashboard helper, as (file, label), or (file, "key:KEY") where the label is
+    computed."""
     found = set()
     for path in [*(ROOT / "views").glob("*.py"), *(ROOT / "dashboard").glob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in BUTTONS
-                    and node.args and isinstance(node.args[0], ast.Constant)):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in BUTTONS
+                    and node.args):
+                continue
+            if isinstance(node.args[0], ast.Constant):
                 found.add((str(path.relative_to(ROOT)), str(node.args[0].value)))
+                continue
+            key = next((k.value for k in node.keywords if k.arg == "key"), None)
+            if isinstance(key, ast.Constant):  # (a computed key names one of many buttons made alike)
+                found.add((str(path.relative_to(ROOT)), f"key:{key.value}"))
     return found
 
 
@@ -405,9 +413,8 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
         walked.append(where)
 
     at = page(at, "review")
-    for label, key in (("Supported", "rv_supported"), ("Partially supported", "rv_partial"),
-                       ("Unsupported", "rv_unsupported")):
-        audited(("views/review.py", label), lambda key=key: ok(at.button(key=key).click()))
+    for key in ("rv_supported", "rv_partial", "rv_unsupported"):
+        audited(("views/review.py", f"key:{key}"), lambda key=key: ok(at.button(key=key).click()))
     # the verdict just given taken back: a correction appended, audited as a verdict naming the row it corrects
     audited(("views/review.py", "Undo"), lambda: ok(at.button(key="rv_undo").click()))
     for label in ("CSV", "JSON"):

@@ -100,7 +100,7 @@ def test_graph_page_opens_on_the_most_connected_entity(monkeypatch: pytest.Monke
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_graph_page_opens_on_the_last_answers_entity(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+def test_graph_page_opens_on_the_last_answers_route_and_entity(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
     from graphrag.answer.ask import Asker
     from graphrag.store import Store
 
@@ -116,3 +116,9 @@ def test_graph_page_opens_on_the_last_answers_entity(monkeypatch: pytest.MonkeyP
                                                   for k in (item.route.seed, *(s.entity for s in item.route.steps))}
     assert opened in involved, (opened, involved)
     assert _relations(store_path, opened) == max(_relations(store_path, k) for k in involved)
+    # it opens on the answer's route (the first tab: the question's entity to the cited sentence), and the
+    # neighbourhood draws at most 25 entities until a wider view is asked for
+    assert at.tabs[0].label == f"Route of answer #{answer.id}", [t.label for t in at.tabs]
+    assert at.selectbox(key="graph_limit").value == 25
+    assert any("What does cancellation trigger?" in c.value for c in at.tabs[0].caption)
+

@@ -61,7 +61,7 @@ def test_the_reliability_chart_has_bars_only_where_there_are_claims(monkeypatch:
     at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
     assert len(charts(at)) == 1
     bins = next(d.value for d in at.dataframe if "checker score" in d.value.columns)
-    assert len(bins) == 2 and bins["judged supported"].notna().all(), bins
+    assert len(bins) == 2 and bins["judged backed"].notna().all(), bins  # claims in other words: "backed?"
 
 
 @pytest.mark.model
@@ -73,12 +73,12 @@ def test_counts_say_what_the_reviewed_claims_were_judged(monkeypatch: pytest.Mon
     at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
     labels = [m.label for m in at.metric]
     assert "Reviewed" in labels and "Verified" not in labels  # reviewed is not supported
-    judged = next(d.value for d in at.dataframe if "not supported" in d.value.columns)
+    judged = next(d.value for d in at.dataframe if "not backed" in d.value.columns)
     assert list(judged["whose"]) == ["reviewed claims (settled verdict)", "by ana"]
     first = judged.iloc[0]
     assert first["judged"] == 3
-    assert first["supported"].startswith("1 (33%, 95% CI 6%–79%)"), first["supported"]
-    assert first["not supported"].startswith("2 (67%, 95% CI 21%–94%)"), first["not supported"]
+    assert first["backed"].startswith("1 (33%, 95% CI 6%–79%)"), first["backed"]
+    assert first["not backed"].startswith("2 (67%, 95% CI 21%–94%)"), first["not backed"]
     captions = texts(at.caption)
     assert any("by 1 reviewer on answers" in t for t in captions), captions  # not "1 reviewers"
     assert any("These figures rest on 3 claims" in t for t in captions), captions
@@ -95,3 +95,23 @@ def test_bad_citations_are_put_down_to_what_picked_them(tmp_path: Path) -> None:
         _judge(s, answer, "ana", [U, U, U])
         (source,) = record_stats(s, ["public"]).sources
     assert (source.unsupported, source.retrieval, source.generator, source.by_document) == (3, 1, 1, 1)
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_the_two_judgements_are_counted_apart(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with _store(tmp_path / "s.db") as s:
+        answer = _answer(s, [0.9, 0.2, 0.8])
+        quoted = replace(answer.claims[0], flags=(ClaimFlag.VERBATIM_QUOTE,))  # asked whether it answers
+        answer = s.answer(s.save_answer(replace(answer, id=None, claims=(quoted, *answer.claims[1:]))))
+        assert answer is not None
+        _judge(s, answer, "ana", [U, S, None])  # the quote does not answer; a claim in other words is backed
+    at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
+    tabs = [t.label for t in at.tabs]
+    assert tabs == ["Does this answer the question? (1 verbatim quote)",
+                    "Does the source back it? (5 claims in other words)"], tabs  # the first answer's three too
+    tables = [d.value for d in at.dataframe if "whose" in d.value.columns]
+    answers = next(t for t in tables if "does not answer" in t.columns)
+    backs = next(t for t in tables if "not backed" in t.columns)
+    assert answers.iloc[0]["does not answer"].startswith("1 (100%"), answers.iloc[0]
+    assert backs.iloc[0]["backed"].startswith("1 (100%"), backs.iloc[0]

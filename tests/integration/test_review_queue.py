@@ -227,7 +227,7 @@ def test_the_position_moves_and_the_queue_ends_without_verdict_buttons(store: St
     assert len(store.verdicts()) == CLAIMS  # no duplicate verdict at the end
     # Previous goes back to the last claim judged; its badge says what happened
     at = ok(at.button(key="rv_prev").click())
-    assert "judged supported by ada" in " ".join(str(m.value) for m in at.markdown)
+    assert "judged backed by ada" in " ".join(str(m.value) for m in at.markdown)
 
 
 def test_a_verdict_undone_is_recorded_as_a_correction_and_its_claim_comes_back(
@@ -235,7 +235,7 @@ def test_a_verdict_undone_is_recorded_as_a_correction_and_its_claim_comes_back(
     at = _review(monkeypatch, store)
     first = at.session_state["review_current"]
     at = ok(at.button(key="rv_unsupported").click())
-    assert any("Recorded “unsupported”" in t for t in texts(at.success))
+    assert any("Recorded “not backed”" in t for t in texts(at.success))  # the kind's words
     assert at.session_state["review_current"] != first
     at = ok(at.button(key="rv_undo").click())
     assert at.session_state["review_current"] == first  # back on the claim whose verdict was taken back
@@ -254,7 +254,7 @@ def test_undo_is_offered_only_while_the_store_would_honour_it(store: Store, monk
     _mark(store, 0, "ada", "partial")  # the same reviewer, elsewhere, on the claim just judged
     at = ok(at.button(key="rv_next").click())
     assert not [b for b in at.button if b.key == "rv_undo"]
-    assert not any("Recorded “supported”" in t for t in texts(at.success))
+    assert not any("Recorded “backed”" in t for t in texts(at.success))
     assert "review_undo" not in at.session_state
 
 
@@ -276,7 +276,7 @@ def test_the_keyboard_shortcuts_are_on_the_buttons_and_listed(store: Store, monk
     shortcuts = {b.key: b.proto.shortcut for b in at.button if b.key and b.key.startswith("rv_")}
     assert shortcuts == {"rv_prev": "b", "rv_next": "n", "rv_supported": "s", "rv_partial": "p",
                          "rv_unsupported": "u"}
-    assert any("S supported" in t and "N next" in t and "B previous" in t for t in texts(at.caption))
+    assert any("S backed" in t and "U not backed" in t and "N next" in t and "B previous" in t for t in texts(at.caption))
 
 
 def test_after_a_verdict_the_answer_selector_keeps_what_the_browser_picks(store: Store,

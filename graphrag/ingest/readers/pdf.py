@@ -36,7 +36,7 @@ from graphrag.ingest.readers.layout import PDF, Block, Layout, ReadLine, TextLin
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
 from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
 from graphrag.ingest.readers.pdf_survey import Survey, SurveyFailed, run_survey
-from graphrag.language.sentences import counted, split_sentences
+from graphrag.language.sentences import FOOTNOTE_MARK, counted, split_sentences
 from graphrag.model import PageSize
 
 MAX_PAGES = LIMITS.pdf_pages
@@ -602,7 +602,6 @@ def _set_aside(read: list[_PageRead], pages: list[PageSize]) -> tuple[list[list[
 # Footnote and citation marks printed in the text ("[69]", "[202][203]", "[a]", "[note 3]", "[citation needed]"):
 # taken out of the document's text when it is read (table rows' too), so no sentence, entity or highlight carries them and the
 # spans still index the text exactly. A mark a line break cuts ("[15" / "9]") is taken out on both lines.
-_MARK = re.compile(r"\[(?:\d{1,4}|[a-z]|note \d{1,3}|nb \d{1,3}|citation needed)\]", re.IGNORECASE)
 _MARK_CUT = re.compile(r"\[\d{1,4}$")
 _MARK_REST = re.compile(r"^\d{0,4}\]")
 # First parts of a compound that a line break leaves with its hyphen ("best-" / "performing", "state-of-" /
@@ -619,7 +618,7 @@ def _unmarked(chars: list[str], x0s: list[float], x1s: list[float], cut_before: 
               ) -> tuple[list[str], list[float], list[float], bool]:
     """A line's characters (and their edges) without footnote marks, and whether a mark is cut at its end."""
     text = "".join(chars)
-    spans = [m.span() for m in _MARK.finditer(text)]
+    spans = [m.span() for m in FOOTNOTE_MARK.finditer(text)]  # the marks every reader takes out (graphrag.language.sentences)
     if cut_before and (rest := _MARK_REST.match(text)):
         spans.append(rest.span())
     cut = _MARK_CUT.search(text)

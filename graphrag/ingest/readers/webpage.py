@@ -23,6 +23,7 @@ from graphrag.ingest.readers.budget import CharBudget
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import HTML, Layout, join_blocks, sha256_bytes
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
+from graphrag.language.sentences import without_footnote_marks
 
 _DROP = {"script", "style", "iframe", "frame", "frameset", "noscript", "template", "object", "embed", "svg",
          "canvas", "form", "button", "select", "textarea", "input", "nav", "head", "meta", "link", "audio", "video",
@@ -78,7 +79,8 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
     buf: list[str] = []
 
     def flush() -> None:
-        t = _SPACES.sub(" ", "".join(buf)).strip()
+        # footnote marks ("[12]", a Wikipedia reference's <sup>) out, as every reader takes them (graphrag.language.sentences)
+        t = without_footnote_marks(_SPACES.sub(" ", "".join(buf)).strip())
         buf.clear()
         if t:
             budget.add(len(t) + 2, f"block {len(blocks) + 1:,}")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from graphrag.access.identity import Viewer
-from graphrag.model import Answer, VerdictLabel
+from graphrag.model import Answer, VerdictKind, VerdictLabel
 from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
 from graphrag.store.codec import sha256_text
@@ -58,6 +58,9 @@ def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter[str]]:
     votes: dict[tuple[int, int, str], list[bool]] = {}
     hashes: dict[tuple[int, int, str], str] = {}
     for v in current_verdicts(store):
+        if v.kind is not VerdictKind.BACKS:  # the checker scores support; whether a quote answers is another question
+            skipped["verdict on whether a quote answers the question"] += 1
+            continue
         if v.marker is None:
             skipped["verdict on a claim that cites nothing"] += 1
             continue

@@ -40,4 +40,4 @@ def test_after_review() -> None:
         "3 quotes, checked automatically; verified by 2 reviewers", "green")
     one_bad = [verdict(0, VerdictLabel.SUPPORTED, "ana"), verdict(1, VerdictLabel.UNSUPPORTED, "ana")]
     text, colour = answer_summary(claims, [verified, verified, UNREVIEWED], one_bad)
-    assert text.endswith("; 1 of 3 claims judged unsupported") and colour == "red"
+    assert text.endswith("; 1 of 3 claims judged not backed") and colour == "red"  # in the verdict's kind's words
