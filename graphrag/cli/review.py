@@ -77,7 +77,7 @@ def _queue(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = [
         {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
          "flags": [f.value for f in q.flags], "support": support_json(q.support),
-         "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "role": v.role, "stale": v.stale,
+         "estimate_sample": q.sample, "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "role": v.role, "stale": v.stale,
                        "tampered": v.tampered} for v in q.verdicts]} for q in queue]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))

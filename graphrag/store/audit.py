@@ -46,3 +46,9 @@ def rows(c: Connection, since: str | None = None) -> list[AuditEvent]:
     where = " WHERE at >= :since" if since else ""
     return [AuditEvent(r["event"], r["subject"], r["email"], json.loads(r["detail"]), r["at"], r["id"])
             for r in c.execute(text(f"SELECT * FROM audit{where} ORDER BY id"), {"since": since}).mappings()]
+
+
+def latest(c: Connection, event: str) -> AuditEvent | None:
+    """The newest row of ``event``, or None."""
+    r = c.execute(text("SELECT * FROM audit WHERE event=:event ORDER BY id DESC LIMIT 1"), {"event": event}).mappings().first()
+    return None if r is None else AuditEvent(r["event"], r["subject"], r["email"], json.loads(r["detail"]), r["at"], r["id"])

@@ -428,6 +428,10 @@ class Store:
         """The audit log, oldest first."""
         return self._read(lambda c: audit.rows(c, since))
 
+    def latest_audit(self, event: str) -> AuditEvent | None:
+        """The newest audit row of ``event``, if any."""
+        return self._read(lambda c: audit.latest(c, event))
+
     def required_verdicts(self) -> int:
         """How many independent verdicts a claim needs: the team's review setting, kept as a plain number
         (1 when never set). Its rules are ``graphrag.verify.policy``'s (``verify.status.review_policy``)."""

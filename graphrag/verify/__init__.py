@@ -18,7 +18,9 @@ from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
     from graphrag.verify.actions import (
+        draw_estimate_sample,
         export_audit_log,
+        export_pack,
         export_record,
         judge_claim,
         mark_verdict,
@@ -26,12 +28,16 @@ if TYPE_CHECKING:
         refit_checker,
         rollback_checker,
         set_review_policy,
+        signing_key,
         undo_verdict,
+        unreviewed_estimate,
         viewer_overview,
     )
+    from graphrag.verify.estimate import Estimate
     from graphrag.verify.exports import Export
     from graphrag.verify.names import reviewer_key
     from graphrag.verify.overview import Overview
+    from graphrag.verify.pack import PackCheck, PackError, read_key_argument, read_pack_file, verify_pack
     from graphrag.verify.policy import (
         MAX_REQUIRED,
         ClaimState,
@@ -68,6 +74,16 @@ if TYPE_CHECKING:
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
 # modules) loads nothing else and no import cycle can run through this door.
 _EXPORTS = {
+    "draw_estimate_sample": "graphrag.verify.actions",
+    "export_pack": "graphrag.verify.actions",
+    "signing_key": "graphrag.verify.actions",
+    "unreviewed_estimate": "graphrag.verify.actions",
+    "Estimate": "graphrag.verify.estimate",
+    "PackCheck": "graphrag.verify.pack",
+    "PackError": "graphrag.verify.pack",
+    "read_key_argument": "graphrag.verify.pack",
+    "read_pack_file": "graphrag.verify.pack",
+    "verify_pack": "graphrag.verify.pack",
     "CHECKERS": "graphrag.verify.support",
     "ClaimState": "graphrag.verify.policy",
     "ClaimStatus": "graphrag.verify.policy",
@@ -128,9 +144,12 @@ __all__ = [
     "UNDO_SECONDS",
     "ClaimState",
     "ClaimStatus",
+    "Estimate",
     "Export",
     "FitOutcome",
     "Overview",
+    "PackCheck",
+    "PackError",
     "QueueItem",
     "RecordFilter",
     "RefitRefused",
@@ -143,7 +162,9 @@ __all__ = [
     "claim_state",
     "clean_reviewer",
     "current_verdicts",
+    "draw_estimate_sample",
     "export_audit_log",
+    "export_pack",
     "export_record",
     "judge_claim",
     "latest",
@@ -151,6 +172,8 @@ __all__ = [
     "make_checker",
     "mark_verdict",
     "parties",
+    "read_key_argument",
+    "read_pack_file",
     "record_sign_in",
     "record_stats",
     "record_verdict",
@@ -162,8 +185,11 @@ __all__ = [
     "reviewer_key",
     "rollback_checker",
     "set_review_policy",
+    "signing_key",
     "undo_verdict",
     "undoable",
+    "unreviewed_estimate",
+    "verify_pack",
     "viewer_overview",
     "visible_answer",
     "visible_answer_questions",

@@ -93,6 +93,7 @@ class QueueItem:
     verdicts: tuple[Verdict, ...]  # current verdicts this viewer may see (blind review hides others')
     state: ClaimState = ClaimState(ClaimStatus.UNREVIEWED, None, 0, 1)  # from those verdicts only
     mine: bool = False  # the viewer has given their own verdict
+    sample: bool = False  # drawn for the estimate of what nobody reviewed (graphrag.verify.sampling): judged first
 
     @property
     def key(self) -> tuple[int, int]:
@@ -207,8 +208,8 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
                  flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
                  claims: list[dict[str, Any]] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
     """Every visible claim to review, in the order a reviewer should take them: first the claims
-    that still need a verdict and that this reviewer has not judged, lowest support first (the
-    checker's triage); then the rest.
+    that still need a verdict and that this reviewer has not judged, the estimate sample's first, then lowest
+    support first (the checker's triage); then the rest.
 
     ``viewer`` (or just a local ``reviewer``'s name): who the queue is for. Each item carries
     only the verdicts they may see and its state computed from those alone (blind review, see
@@ -216,8 +217,12 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
     disagree. Built from claim summaries, so its cost grows with the number of claims, not with
     whole answers loaded.
     """
+    from graphrag.verify.sampling import sample_keys
+
     policy = review_policy(store) if policy is None else policy
     viewer = viewer if viewer is not None else ReviewViewer(reviewer, adjudicates=True) if reviewer else ANYONE
+    access = tuple(access)
+    sampled = sample_keys(store, access)
     current: dict[tuple[int, int], list[Verdict]] = {}
     for v in visible_current(store, viewer, answer_id, policy):
         current.setdefault((v.answer_id, v.claim_index), []).append(v)
@@ -235,8 +240,8 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
         if disputed_only and state.status != ClaimStatus.DISPUTED:
             continue
         items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"],
-                               tuple(vs), state, mine))
-    items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -q.answer_id, q.claim_index))
+                               tuple(vs), state, mine, (c["answer_id"], c["index"]) in sampled))
+    items.sort(key=lambda q: (q.reviewed, not q.sample, q.score if q.score is not None else -1.0, -q.answer_id, q.claim_index))
     return items
 
 
