@@ -490,6 +490,12 @@ class Verdict:
     email: str | None = None  # ... and email (None in local mode, where ``reviewer`` is a typed name)
     claim_sha256: str | None = None  # hash of the claim's words judged (None: a verdict before schema 8)
     tampered: str = ""  # why the words judged are not the stored ones any more ("" when they are, or unchecked)
+    # Carry-over (graphrag.verify.carry), derived on read, never stored: the verdict row this one is carried from
+    # (same claim words, same cited sentence, another claim) and its answer; or, for a verdict on a superseded
+    # version, the current version that keeps its sentence byte for byte (so it is not stale).
+    carried_from: int | None = None
+    carried_answer: int | None = None
+    kept_in_version: int | None = None
 
 
 @dataclass(frozen=True)

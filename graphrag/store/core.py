@@ -359,6 +359,10 @@ class Store:
         question, index, text, flags, support), newest answer first."""
         return self._read(answers.claim_summaries)
 
+    def claim_citations(self, answer_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Each valid citation of each claim with the claim's words and the cited sentence (carry-over's pairs)."""
+        return self._read(lambda c: answers.claim_citations(c, answer_ids))
+
     def answer_footprints(self) -> dict[int, Footprint]:
         """Per answer with claims, everything it shows as references (see graphrag.access.rule).
 

@@ -67,7 +67,8 @@ EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", 
                  "document", "version",
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
                  "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered",
-                 "retracted_by", "retracted_verdict", "retracts")
+                 "retracted_by", "retracted_verdict", "retracts", "carried_from", "carried_from_answer",
+                 "kept_in_version", "sentence_now")
 # An undo appends a correction whose note names the verdict it takes back (graphrag.verify.undo).
 UNDO_NOTE = "undo of verdict #{}"
 _UNDO_NOTE = re.compile(r"undo of verdict #(\d+)")
@@ -194,7 +195,9 @@ def visible_history(store: Store, viewer: ReviewViewer, answer_id: int | None = 
     """Verdict rows (history included, oldest first) of one claim, one answer or all, as many as
     ``viewer`` may see under the review policy."""
     policy = review_policy(store) if policy is None else policy
-    return visible_verdicts(store.verdicts(answer_id, claim_index), policy, viewer)
+    from graphrag.verify.carry import verdict_rows  # carried verdicts count as the reviewer's own
+
+    return visible_verdicts(verdict_rows(store, answer_id, claim_index), policy, viewer)
 
 
 def visible_current(store: Store, viewer: ReviewViewer, answer_id: int | None = None,
@@ -307,7 +310,9 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     if adjudicate:
         if by is not None and by.team:
             require(by, ROLE_ADJUDICATOR, "settle a disputed claim")
-        current = latest(store.verdicts(answer.id, claim.index))
+        from graphrag.verify.carry import verdict_rows
+
+        current = latest(verdict_rows(store, answer.id, claim.index))
         state = claim_state(current, review_policy(store))
         if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
             raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
@@ -358,6 +363,8 @@ def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | Ve
 def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYONE) -> list[dict[str, object]]:
     """The verification record: one row per verdict (history included) that ``viewer`` may see,
     oldest first."""
+    from graphrag.verify.carry import carried_json, changed_sentence
+
     rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
     policy = review_policy(store)
@@ -398,6 +405,10 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                 # is kept beside), and the correction names it with an empty verdict, whatever it restored.
                 "retracted_by": retracted_by.get(v.id or 0), "retracts": retracts.get(v.id or 0),
                 "retracted_verdict": v.verdict.value if (v.id or 0) in retracted_by else None,
+                # carry-over (graphrag.verify.carry): a verdict given on another claim with the same words and
+                # cited sentence (no verdict_id: it is that row's), or one whose sentence a newer version keeps;
+                # for a stale verdict, what its sentence became in the current version
+                **carried_json(v), "sentence_now": changed_sentence(store, v),
             })
             if (v.id or 0) in retracted_by:
                 rows[-1]["verdict"] = RETRACTED

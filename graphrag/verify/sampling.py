@@ -18,6 +18,7 @@ from graphrag.errors import InputError
 from graphrag.model import VerdictLabel
 from graphrag.store import Store
 from graphrag.store.audit import event
+from graphrag.verify.carry import verdict_rows
 from graphrag.verify.estimate import DEFAULT_SAMPLE, Estimate, StratumCount, band, draw, stratified
 from graphrag.verify.policy import ClaimStatus, claim_state, latest
 from graphrag.verify.review import reviewable, visible_claims
@@ -31,7 +32,7 @@ Key = tuple[int, int]
 
 def _current(store: Store) -> dict[Key, list[Any]]:
     by_claim: dict[Key, list[Any]] = {}
-    for v in latest(store.verdicts()):
+    for v in latest(verdict_rows(store)):
         by_claim.setdefault((v.answer_id, v.claim_index), []).append(v)
     return by_claim
 
