@@ -308,6 +308,8 @@ PAGE_AUDITED = {
     ("views/review.py", "JSON"): "export", ("views/record.py", "Save the policy"): "review-policy",
     ("views/record.py", "Refit from the verdicts"): "checker-refit", ("views/record.py", "Roll back"): "checker-rollback",
     ("views/record.py", "Audit log (CSV)"): "export", ("views/ingest.py", "Ingest"): "ingest",
+    ("views/record.py", "Evidence pack (signed zip)"): "export",
+    ("views/record.py", "Draw an estimate sample"): "estimate-sample",
     ("dashboard/removal.py", "Remove"): "remove",
 }
 # ... and every other button, with why it writes no audit row. A new button fails the scan below until it is put
@@ -418,6 +420,8 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
         audited(("views/review.py", label), lambda label=label: download(label))
     at = page(at, "record")
     audited(("views/record.py", "Audit log (CSV)"), lambda: download("Audit log (CSV)"))
+    audited(("views/record.py", "Evidence pack (signed zip)"), lambda: download("Evidence pack (signed zip)"))
+    audited(("views/record.py", "Draw an estimate sample"), lambda: ok(at.button(key="record_draw_sample").click()))
     audited(("views/record.py", "Roll back"), lambda: ok(at.button(key="record_rollback").click()))
     audited(("views/record.py", "Refit from the verdicts"), lambda: ok(at.button(key="record_refit").click()))
     at = ok(at.number_input(key="record_required").set_value(2))
