@@ -10,46 +10,20 @@ from pathlib import Path
 import pytest
 
 from graphrag.cli import main
-from graphrag.ingest.documents import Source
-from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route
+from graphrag.model import Answer
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
-from graphrag.store.documents import DocumentWrite
 from graphrag.verify.carry import changed_sentence, claim_words, verdict_rows
 from graphrag.verify.policy import ClaimStatus, ReviewPolicy, ReviewViewer, claim_state, latest
 from graphrag.verify.review import export_rows, record_verdict, review_queue
 from graphrag.verify.status import keep_review_policy
 from graphrag.verify.worklist import work_queue
 from helpers import ADMIN
+from seeds import answer_citing, write_version
 
 pytestmark = pytest.mark.unit
 
 KEPT = "Snapshot exports remain available for 30 days."
-
-
-def write_version(store: Store, sentences: list[str], doc_id: str = "policy") -> None:
-    """A new version of ``doc_id`` made of these sentences (its first names the entity "export", where answers'
-    routes start)."""
-    text, rows, at = "", [], 0
-    for s in sentences:
-        rows.append((at, at + len(s), s))
-        text += s + " "
-        at = len(text)
-    store.write_document(DocumentWrite(Source(doc_id, doc_id.title(), text.strip()).as_document(), "scripted", "ok",
-                                       rows, None, [("export", "Export", "thing")], {}, [("export", 0, "", False)],
-                                       []))
-
-
-def answer_citing(store: Store, claim_texts: list[str], version: int = 1, sentence: int = 0,
-                  question: str = "How long are exports kept?") -> Answer:
-    """An answer whose claims (these words) each cite sentence ``sentence`` of ``policy`` version ``version``."""
-    span = store.span("policy", version, sentence)
-    assert span is not None
-    item = ContextItem(1, span, Route("export"), 0.9, "similarity")
-    claims = tuple(Claim(i, t, 0, 1, (Citation("1", True, item),)) for i, t in enumerate(claim_texts))
-    stored = store.answer(store.save_answer(Answer(question, AskSettings(), "x", (), (), (item,), claims)))
-    assert stored is not None
-    return stored
 
 
 def judge(store: Store, answer: Answer, index: int, label: V, reviewer: str) -> None:
