@@ -415,11 +415,12 @@ class Store:
         return self.database.write_one(run) if event is None else self.database.write(run)
 
     def verdicts(self, answer_id: int | None = None, claim_index: int | None = None,
-                 reviewer: str | None = None) -> list[Verdict]:
-        """Every verdict row (history included), oldest first, with staleness resolved."""
+                 reviewer: str | None = None, *, spans: Sequence[str] | None = None) -> list[Verdict]:
+        """Every verdict row (history included), oldest first, with staleness resolved; ``spans``: only those that
+        judged a sentence with one of these digests."""
         removed = self.database.version >= REMOVALS_SCHEMA
         digests = self.database.version >= CLAIM_DIGEST_SCHEMA
-        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer, removed, digests))
+        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer, removed, digests, spans))
 
     # --- audit log (schema 5) -------------------------------------------------------------
 

@@ -73,20 +73,32 @@ def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | 
     stored rows (a verdict whose sentence the current version keeps is not stale) and, after them, the verdicts
     carried from other claims with the same pair. What every reader of verdicts goes through."""
     versions = _Versions(store)
-    every = _kept(store.verdicts(), versions)
-    own = [v for v in every if (answer_id is None or v.answer_id == answer_id)
-           and (claim_index is None or v.claim_index == claim_index)]
-    cites = store.claim_citations()
-    words = {(r["answer_id"], r["claim_idx"]): claim_words(r["claim_text"]) for r in cites}
-    sources: dict[Pair, list[Verdict]] = {}
-    for v in latest(every):
-        if (v.role == REVIEWER and v.document_id is not None and not v.tampered and not v.stale
-                and (v.answer_id, v.claim_index) in words):
-            sources.setdefault((words[(v.answer_id, v.claim_index)], v.document_id, v.span_sha256), []).append(v)
-    if not sources:
+    cites = store.claim_citations(None if answer_id is None else [answer_id])
+    if answer_id is None:
+        pool = _kept(store.verdicts(), versions)
+        own = [v for v in pool if claim_index is None or v.claim_index == claim_index]
+    else:
+        # One answer: its own rows, and the whole history of the other claims that judged one of its sentences
+        # (so a later change of mind there counts), not the whole table.
+        own = _kept(store.verdicts(answer_id, claim_index), versions)
+        shas = sorted({sha256_text(r["sentence"]) for r in cites})
+        others = sorted({v.answer_id for v in store.verdicts(spans=shas)} - {answer_id}) if shas else []
+        pool = own + [v for aid in others for v in _kept(store.verdicts(aid), versions)]
+    # Only verdicts on a cited sentence of the claims asked about can carry to them: their claims' words are read.
+    cited = {(r["doc_id"], sha256_text(r["sentence"])) for r in cites}
+    candidates = [v for v in latest(pool) if v.role == REVIEWER and v.document_id is not None and not v.tampered
+                  and not v.stale and (v.document_id, v.span_sha256) in cited]
+    if not candidates:
         return own
+    more = sorted({v.answer_id for v in candidates} - {answer_id}) if answer_id is not None else []
+    words = {(r["answer_id"], r["claim_idx"]): claim_words(r["claim_text"])
+             for r in [*cites, *(store.claim_citations(more) if more else [])]}
+    sources: dict[Pair, list[Verdict]] = {}
+    for v in candidates:
+        if (v.answer_id, v.claim_index) in words:
+            sources.setdefault((words[(v.answer_id, v.claim_index)], v.document_id or "", v.span_sha256), []).append(v)
     has_rows: dict[tuple[int, int], set[str]] = {}
-    for v in every:
+    for v in own if answer_id is not None else pool:
         has_rows.setdefault((v.answer_id, v.claim_index), set()).add(person(v))
     carried: dict[tuple[int, int, str], Verdict] = {}
     for r in cites:

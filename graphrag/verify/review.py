@@ -363,15 +363,18 @@ def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | Ve
 def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYONE) -> list[dict[str, object]]:
     """The verification record: one row per verdict (history included) that ``viewer`` may see,
     oldest first."""
-    from graphrag.verify.carry import carried_json, changed_sentence
+    from graphrag.verify.carry import carried_json, changed_sentence, verdict_rows
 
     rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
     policy = review_policy(store)
+    by_answer: dict[int, list[Verdict]] = {}
+    for v in verdict_rows(store):  # read once (carry-over included), not once per answer
+        by_answer.setdefault(v.answer_id, []).append(v)
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
         assert a.id is not None  # a stored answer
-        history = visible_history(store, viewer, a.id, policy=policy)
+        history = visible_verdicts(by_answer.get(a.id, []), policy, viewer)
         retracts = undo_links(history)
         shown = display_numbers(a)  # the reviewer saw [1], [2] in reading order, not retrieval's numbers
         retracted_by = {undone: fix for fix, undone in retracts.items()}
