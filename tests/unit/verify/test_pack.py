@@ -185,3 +185,11 @@ def test_a_header_that_lies_about_its_size_is_refused() -> None:
     data[first + 24:first + 28] = (10).to_bytes(4, "little")
     with pytest.raises(PackError):
         read_members(bytes(data))
+
+
+def test_the_report_escapes_what_it_shows(store: Store) -> None:
+    from seeds import answer_citing
+
+    answer_citing(store, ['<script>alert(1)</script> "quoted" & kept'])
+    report = _members(_pack(store))["report.html"].decode()
+    assert "<script>" not in report and "&lt;script&gt;alert(1)&lt;/script&gt;" in report
