@@ -94,7 +94,9 @@ def test_bad_citations_are_put_down_to_what_picked_them(tmp_path: Path) -> None:
         assert answer is not None
         _judge(s, answer, "ana", [U, U, U])
         (source,) = record_stats(s, ["public"]).sources
-    assert (source.unsupported, source.retrieval, source.generator, source.by_document) == (3, 1, 1, 1)
+    # The first answer, saved before the flags were set, holds the same claims citing the same sentence: the three
+    # verdicts carry over to it (docs/record.md), and with no flags there its claims are the generator's.
+    assert (source.unsupported, source.retrieval, source.generator, source.by_document) == (6, 1, 1 + 3, 1)
 
 
 @pytest.mark.model
