@@ -522,6 +522,13 @@ class Verdict:
     tampered: str = ""  # why the words judged are not the stored ones any more ("" when they are, or unchecked)
     kind: VerdictKind = VerdictKind.BACKS  # the question judged (schema 10; every earlier verdict: backs)
 
+    # Carry-over (graphrag.verify.carry), derived on read, never stored: the verdict row this one is carried from
+    # (same claim words, same cited sentence, another claim) and its answer; or, for a verdict on a superseded
+    # version, the current version that keeps its sentence byte for byte (so it is not stale).
+    carried_from: int | None = None
+    carried_answer: int | None = None
+    kept_in_version: int | None = None
+
     @property
     def words(self) -> str:
         """The verdict in its kind's words ("backed", "partly answers", ...)."""

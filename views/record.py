@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -16,13 +17,16 @@ from graphrag.verify import (
     RecordFilter,
     RecordStats,
     RefitRefused,
+    draw_estimate_sample,
     export_audit_log,
+    export_pack,
     record_by_kind,
     record_stats,
     refit_checker,
     review_policy,
     rollback_checker,
     set_review_policy,
+    unreviewed_estimate,
 )
 
 st.title("Verification record")
@@ -185,6 +189,40 @@ def show_bad_citations(stats: RecordStats) -> None:
                                for s in bad]), hide_index=True, width="stretch")
 
 
+def show_estimate() -> None:
+    st.subheader("What nobody reviewed", anchor=False,
+                 help="Reviewers judge a random sample of the claims that had no verdict (stratified by cited "
+                      "document and automatic-check band; its claims come first in the queue, marked \"estimate "
+                      "sample\"); the share they judge unsupported, weighted by stratum, estimates the rest. 95% "
+                      "interval: Wilson's on the design's effective sample size")
+    est = unreviewed_estimate(store, viewer, resources.config())
+    if est.unsupported_share is None or est.ci_low is None or est.ci_high is None:
+        st.caption(render.plain(est.reason))
+    else:
+        st.caption(render.plain(f"Of {est.population} claims without a verdict when the sample was drawn, an estimated "
+                                f"{est.unsupported_share:.0%} would be judged unsupported (95% interval "
+                                f"{est.ci_low:.0%} to {est.ci_high:.0%}; {est.judged} of {est.sampled} sampled claims "
+                                "settled)."))
+        point = pd.DataFrame([{"claims without a verdict": "estimated unsupported", "share": est.unsupported_share,
+                               "low": est.ci_low, "high": est.ci_high}])
+        y = alt.Y("claims without a verdict:N", title=None)
+        scale = alt.Scale(domain=[0, 1])
+        chart = (alt.Chart(point).mark_rule(strokeWidth=3).encode(
+                     x=alt.X("low:Q", scale=scale, axis=alt.Axis(format="%"), title="share judged unsupported"),
+                     x2="high:Q", y=y)
+                 + alt.Chart(point).mark_point(size=120, filled=True).encode(x=alt.X("share:Q", scale=scale), y=y))
+        st.altair_chart(chart.properties(height=90), width="stretch")
+    if est.strata:
+        render.table(pd.DataFrame([{"stratum": x.name, "claims when drawn": x.population, "sampled": x.sampled,
+                                    "settled": x.judged, "unsupported": x.unsupported} for x in est.strata]),
+                     hide_index=True, width="stretch")
+    if viewer.may("admin") and st.button("Draw an estimate sample", key="record_draw_sample",
+                                         help="Draws a new sample of the claims that have no verdict now"):
+        with render.stop_if_forbidden():  # the use case checks the role and audits the draw
+            draw_estimate_sample(store, actor.principal(), resources.config())
+        st.rerun()
+
+
 if not stats.claims and flt == RecordFilter():
     st.info("No claims yet: ask a question on the Ask page, then judge its claims on the Review page.")
 elif not stats.claims:
@@ -200,6 +238,7 @@ else:
             if len(sections) == 1:
                 st.markdown(f"**{title}**")
             show_stats(kind_stats)
+    show_estimate()
 
 if not viewer.may("admin"):
     st.caption(render.plain(f"The review policy, the checker and the audit log are for admins (your role: "
@@ -247,3 +286,14 @@ st.caption("Sign-ins, ingests, exports, verdicts and settings, with who and when
            "left out of your download.")
 st.download_button("Audit log (CSV)", audit_csv, "audit.csv", "text/csv", icon=":material/download:",
                    key="record_audit_csv", on_click="ignore")
+
+
+def evidence_pack() -> bytes:
+    """The signed evidence pack for download, built when clicked; the role is checked and the export audited."""
+    return export_pack(store, actor.refreshed(viewer), cfg).data
+
+
+st.caption("The evidence pack: the answers, claims, cited sentences, verdicts, audit log, policy and estimate your "
+           "labels can see, with a report, signed with this store's key (`graphrag pack verify` checks it).")
+st.download_button("Evidence pack (signed zip)", evidence_pack, "evidence-pack.zip", "application/zip",
+                   icon=":material/download:", key="record_pack", on_click="ignore")

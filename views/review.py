@@ -409,6 +409,9 @@ with st.expander(f"Verdict history for this claim ({len(history)})", expanded=Fa
             "citation": h.marker, "document": f"{h.document_id} v{h.version}" if h.document_id else "",
             "note": h.note, "stale": "source removed" if h.source_removed else
             "stale: document superseded" if h.stale else "", "tampered": h.tampered,
+            # carry-over: judged on another answer with the same words and sentence, or kept by a newer version
+            "from": f"answer {h.carried_answer}" if h.carried_from else
+            f"kept in v{h.kept_in_version}" if h.kept_in_version else "",
         } for h in history]), hide_index=True, width="stretch")
     else:
         st.caption("No verdicts yet.")

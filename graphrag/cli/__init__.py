@@ -22,6 +22,7 @@ from graphrag.cli import (
     evaluate,
     export,
     ingest,
+    pack,
     record,
     review,
     store,
@@ -31,7 +32,7 @@ from graphrag.config import Config
 from graphrag.errors import GraphRAGError, InputError
 
 # In the order ``graphrag --help`` lists them.
-COMMANDS = (ingest, entity, ask, review, delete, export, audit, record, evaluate, store, checker, bench)
+COMMANDS = (ingest, entity, ask, review, delete, export, pack, audit, record, evaluate, store, checker, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

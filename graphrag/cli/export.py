@@ -1,11 +1,15 @@
-"""``graphrag export``: every visible verdict with its claim and cited span, as CSV or JSON."""
+"""``graphrag export``: every visible verdict with its claim and cited span, as CSV or JSON, or the whole visible
+record as a signed evidence pack (``--format pack --out P.zip``; check it with ``graphrag pack verify``)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphrag.cli.common import add_access_arg, add_me_arg, add_store_arg, open_store, principal, write_out
+from graphrag.errors import InputError
 from graphrag.language.sentences import counted
 
 if TYPE_CHECKING:
@@ -14,9 +18,12 @@ if TYPE_CHECKING:
 
 def register(subparsers: Subparsers) -> None:
     """Add ``export`` and its options."""
-    s = subparsers.add_parser("export", help="export the verification record (one row per verdict)")
-    s.add_argument("--format", choices=["csv", "json"], default="csv")
-    s.add_argument("--out", help="file to write (default: stdout)")
+    s = subparsers.add_parser("export", help="export the verification record (one row per verdict, or a signed "
+                                             "evidence pack)")
+    s.add_argument("--format", choices=["csv", "json", "pack"], default="csv",
+                   help="pack: a zip with the answers, verdicts, audit log, policy, estimate and a report, signed "
+                        "with the store's key (needs --out)")
+    s.add_argument("--out", help="file to write (default: stdout; a pack needs a file)")
     add_store_arg(s)
     add_access_arg(s)
     add_me_arg(s)
@@ -25,8 +32,17 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the verification record the access labels can see, and audit the export."""
-    from graphrag.verify import export_record
+    from graphrag.verify import export_pack, export_record
 
+    if args.format == "pack":
+        if not args.out:
+            raise InputError("an evidence pack is a zip file: give --out PATH.zip")
+        with open_store(args) as store:
+            pack = export_pack(store, principal(args), args.config, me=args.me)
+        Path(args.out).write_bytes(pack.data)
+        print(f"wrote an evidence pack of {counted(pack.answers, 'answer')} and {counted(pack.verdicts, 'verdict')} "
+              f"(labels {', '.join(pack.labels)}) to {args.out}, signed by {pack.signer}", file=sys.stderr)
+        return 0
     with open_store(args) as store:
         done = export_record(store, principal(args), args.config, args.format, me=args.me)
     return write_out(done.text, args.out, counted(done.rows, "verdict"))

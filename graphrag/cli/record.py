@@ -1,5 +1,5 @@
 """``graphrag record stats``: progress, reviewer agreement, the checker against reviewers and bad sources,
-from the verification record."""
+from the verification record; ``graphrag record estimate``: how much of what nobody reviewed is likely unsupported."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``record stats`` and its filters."""
+    """Add ``record stats`` with its filters, and ``record estimate``."""
     s = subparsers.add_parser("record", help="the verification record as a measurement")
     r = s.add_subparsers(dest="what", required=True)
     rs = r.add_parser("stats", help="progress, reviewer agreement, the checker against reviewers, bad sources")
@@ -30,11 +30,52 @@ def register(subparsers: Subparsers) -> None:
     add_access_arg(rs)
     add_me_arg(rs)
     add_json_arg(rs)
+    est_parser = r.add_parser("estimate", help="the estimated share of claims without a verdict that reviewers "
+                                               "would judge unsupported, with its 95%% interval, from a stratified "
+                                               "sample they judge")
+    est_parser.add_argument("--draw", action="store_true",
+                     help="draw a new sample (one is drawn when there is none); its claims come first in the queue")
+    est_parser.add_argument("--size", type=int, default=None, help="claims to draw (default 60)")
+    est_parser.add_argument("--seed", type=int, default=None, help="random seed of the draw (default: unpredictable)")
+    add_store_arg(est_parser)
+    add_access_arg(est_parser)
+    add_json_arg(est_parser)
     s.set_defaults(run=run)
 
 
+def run_estimate(args: argparse.Namespace) -> int:
+    """Print the estimate of what nobody reviewed, drawing its sample first when asked or when there is none."""
+    from graphrag.verify import draw_estimate_sample, unreviewed_estimate
+
+    viewer = principal(args)
+    with open_store(args) as store:
+        est = unreviewed_estimate(store, viewer, args.config)
+        drawn = None
+        if args.draw or not est.strata:
+            drawn = draw_estimate_sample(store, viewer, args.config, args.size, args.seed)
+            est = unreviewed_estimate(store, viewer, args.config)
+    if args.json:
+        print(json.dumps({**est.to_json(), "drawn_now": drawn}, indent=2, ensure_ascii=False))
+        return 0
+    if drawn is not None:
+        print(f"drew {drawn} claims without a verdict into the queue as the estimate sample")
+    if est.unsupported_share is None:
+        print(est.reason)
+    else:
+        print(f"of {est.population} claims without a verdict (when drawn), an estimated {est.unsupported_share:.1%} "
+              f"would be judged unsupported (95% interval {est.ci_low:.1%}-{est.ci_high:.1%}; {est.judged} of "
+              f"{est.sampled} sampled claims settled)")
+    for st in est.strata:
+        print(f"  {st.name}: {st.population} claims, {st.sampled} sampled, {st.judged} settled, "
+              f"{st.unsupported} unsupported")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print the statistics of the verdicts the filters and access labels select."""
+    """``record stats``: the statistics of the verdicts the filters and access labels select; ``record estimate``:
+    the estimate of what nobody reviewed."""
+    if args.what == "estimate":
+        return run_estimate(args)
     from graphrag.model import VerdictKind
     from graphrag.verify import RecordFilter, record_stats, review_viewer
 

@@ -82,15 +82,18 @@ def _queue(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = [
         {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
          "flags": [f.value for f in q.flags], "support": support_json(q.support),
-         "kind": q.kind.value, "question_asked": q.kind.question,
+         "kind": q.kind.value, "question_asked": q.kind.question, "estimate_sample": q.sample,
          "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "kind": v.kind.value,
                        "judgement": v.words, "role": v.role, "stale": v.stale,
-                       "tampered": v.tampered} for v in q.verdicts]} for q in queue]
+                       "tampered": v.tampered, "time": v.created_at, "carried_from": v.carried_from,
+                       "carried_from_answer": v.carried_answer, "kept_in_version": v.kept_in_version}
+                      for v in q.verdicts]} for q in queue]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     for r in rows:
         done = ", ".join(f"{v['reviewer']}: {v['judgement']}" + (f" ({v['tampered']})" if v["tampered"] else "")
+                         + (f" (from answer {v['carried_from_answer']})" if v["carried_from"] else "")
                          for v in r["verdicts"]) or r["status"]
         print(f"{r['answer_id']:>4}.{r['claim']:<3} {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
     return 0

@@ -116,6 +116,25 @@ def claim_summaries(c: Connection) -> list[dict[str, Any]]:
     ]
 
 
+def claim_citations(c: Connection, answer_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """Every valid citation of every claim (of ``answer_ids``, when given): the claim's words and the cited
+    sentence as stored, with its document version and whether that version is superseded."""
+    where = ""
+    params: dict[str, Any] = {}
+    if answer_ids is not None:
+        where = " WHERE ci.answer_id IN (" + ",".join(f":a{i}" for i in range(len(answer_ids))) + ")"
+        params = {f"a{i}": a for i, a in enumerate(answer_ids)}
+        if not answer_ids:
+            return []
+    return [dict(r) for r in c.execute(text(
+        "SELECT ci.answer_id, ci.claim_idx, cl.text AS claim_text, ci.marker, x.doc_id, x.version, s.start, "
+        's."end", s.text AS sentence, d.superseded FROM citations ci JOIN claims cl ON cl.answer_id=ci.answer_id '
+        "AND cl.idx=ci.claim_idx JOIN context_items x ON x.answer_id=ci.answer_id AND x.n=ci.n "
+        "JOIN sentences s ON s.doc_id=x.doc_id AND s.version=x.version AND s.idx=x.sentence_idx "
+        "JOIN documents d ON d.doc_id=x.doc_id AND d.version=x.version" + where + " ORDER BY ci.answer_id, "
+        "ci.claim_idx, ci.pos"), params).mappings()]
+
+
 def unanswered_ids(c: Connection, limit: int) -> list[int]:
     """Ids of the newest ``limit`` answers whose documents did not answer (the reader abstained), newest first."""
     return [int(r[0]) for r in c.execute(text("SELECT id FROM answers WHERE answered = 0 ORDER BY id DESC LIMIT :n"),

@@ -42,6 +42,7 @@ class AuditKind(StrEnum):
     CHECKER_ROLLBACK = "checker-rollback"
     EXPORT = "export"
     STORE_SETUP = "store-setup"
+    ESTIMATE_SAMPLE = "estimate-sample"
 
 
 @dataclass(frozen=True)
@@ -82,10 +83,13 @@ EVENTS: dict[AuditKind, EventSpec] = {
         "an earlier checker version is made active", "the store, in the rollback's transaction", ("active",)),
     AuditKind.EXPORT: EventSpec(
         "the verification record or the audit log is exported (this row is the log export's own last row)",
-        "verify.export_record / export_audit_log", ("what", "format", "rows", "since")),
+        "verify.export_record / export_audit_log / export_pack", ("what", "format", "rows", "since", "labels", "signer")),
     AuditKind.STORE_SETUP: EventSpec(
         "`graphrag store setup` creates or grants the application role (PostgreSQL)",
         "the store, in the setup's transaction", ("app_role", "owner", "created", "schema")),
+    AuditKind.ESTIMATE_SAMPLE: EventSpec(
+        "claims without a verdict are drawn for the estimate of what nobody reviewed (the latest row is the sample "
+        "in force)", "verify.draw_estimate_sample", ("labels", "size", "drawn", "strata")),
 }
 
 
@@ -110,3 +114,9 @@ def rows(c: Connection, since: str | None = None) -> list[AuditEvent]:
     where = " WHERE at >= :since" if since else ""
     return [AuditEvent(r["event"], r["subject"], r["email"], json.loads(r["detail"]), r["at"], r["id"])
             for r in c.execute(text(f"SELECT * FROM audit{where} ORDER BY id"), {"since": since}).mappings()]
+
+
+def latest(c: Connection, event: str) -> AuditEvent | None:
+    """The newest row of ``event``, or None."""
+    r = c.execute(text("SELECT * FROM audit WHERE event=:event ORDER BY id DESC LIMIT 1"), {"event": event}).mappings().first()
+    return None if r is None else AuditEvent(r["event"], r["subject"], r["email"], json.loads(r["detail"]), r["at"], r["id"])

@@ -358,6 +358,10 @@ class Store:
         question, index, text, flags, support), newest answer first."""
         return self._read(answers.claim_summaries)
 
+    def claim_citations(self, answer_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Each valid citation of each claim with the claim's words and the cited sentence (carry-over's pairs)."""
+        return self._read(lambda c: answers.claim_citations(c, answer_ids))
+
     def answer_footprints(self) -> dict[int, Footprint]:
         """Per answer with claims, everything it shows as references (see graphrag.access.rule).
 
@@ -409,11 +413,12 @@ class Store:
         return self.database.write(run)
 
     def verdicts(self, answer_id: int | None = None, claim_index: int | None = None,
-                 reviewer: str | None = None) -> list[Verdict]:
-        """Every verdict row (history included), oldest first, with staleness resolved."""
+                 reviewer: str | None = None, *, spans: Sequence[str] | None = None) -> list[Verdict]:
+        """Every verdict row (history included), oldest first, with staleness resolved; ``spans``: only those that
+        judged a sentence with one of these digests."""
         removed = self.database.version >= REMOVALS_SCHEMA
         digests = self.database.version >= CLAIM_DIGEST_SCHEMA
-        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer, removed, digests))
+        return self._read(lambda c: verdicts.history(c, answer_id, claim_index, reviewer, removed, digests, spans))
 
     # --- audit log (schema 5) -------------------------------------------------------------
 
@@ -425,6 +430,10 @@ class Store:
     def audit(self, since: str | None = None) -> list[AuditEvent]:
         """The audit log, oldest first."""
         return self._read(lambda c: audit.rows(c, since))
+
+    def latest_audit(self, event: str) -> AuditEvent | None:
+        """The newest audit row of ``event``, if any."""
+        return self._read(lambda c: audit.latest(c, event))
 
     def required_verdicts(self) -> int:
         """How many independent verdicts a claim needs: the team's review setting, kept as a plain number

@@ -4,6 +4,7 @@ schema.append_only), each with the sha256 of the span judged and (schema 8) of t
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
@@ -37,7 +38,8 @@ def find_same(c: Connection, v: Verdict, since: str) -> int | None:
 
 
 def history(c: Connection, answer_id: int | None = None, claim_index: int | None = None,
-            reviewer: str | None = None, removals: bool = True, claim_digests: bool = True) -> list[Verdict]:
+            reviewer: str | None = None, removals: bool = True, claim_digests: bool = True,
+            spans: Sequence[str] | None = None) -> list[Verdict]:
     """Every verdict row (history included), oldest first, with staleness resolved: a verdict on a
     superseded or removed version is stale, and one on a removed version says so (``removals``:
     the store has the table, schema 6); one whose claim's or cited sentence's words changed since says
@@ -48,6 +50,11 @@ def history(c: Connection, answer_id: int | None = None, claim_index: int | None
         if val is not None:
             where.append(f"{col}=:{name}")
             params[name] = val
+    if spans is not None:  # the verdicts on these sentences (carry-over looks them up)
+        if not spans:
+            return []
+        where.append("v.span_sha256 IN (" + ",".join(f":sp{i}" for i in range(len(spans))) + ")")
+        params.update({f"sp{i}": sp for i, sp in enumerate(spans)})
     removed = ("x.id IS NOT NULL", "LEFT JOIN removals x ON x.doc_id=v.doc_id AND x.version=v.version") \
         if removals else ("0=1", "")
     claim = ("c.text AS claim_text, c.flags AS claim_flags, " + _SPAN_NOW, "LEFT JOIN claims c ON "

@@ -19,7 +19,9 @@ from graphrag.registry import lazy_exports
 if TYPE_CHECKING:
     from graphrag.language.names import reviewer_key
     from graphrag.verify.actions import (
+        draw_estimate_sample,
         export_audit_log,
+        export_pack,
         export_record,
         judge_claim,
         mark_verdict,
@@ -27,10 +29,14 @@ if TYPE_CHECKING:
         refit_checker,
         rollback_checker,
         set_review_policy,
+        signing_key,
         undo_verdict,
+        unreviewed_estimate,
     )
     from graphrag.verify.disagreement import DISAGREE_OPENING
+    from graphrag.verify.estimate import Estimate
     from graphrag.verify.exports import Export
+    from graphrag.verify.pack import PackCheck, PackError, read_key_argument, read_pack_file, verify_pack
     from graphrag.verify.policy import (
         MAX_REQUIRED,
         ClaimState,
@@ -73,6 +79,16 @@ if TYPE_CHECKING:
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
 # modules) loads nothing else and no import cycle can run through this door.
 _EXPORTS = {
+    "draw_estimate_sample": "graphrag.verify.actions",
+    "export_pack": "graphrag.verify.actions",
+    "signing_key": "graphrag.verify.actions",
+    "unreviewed_estimate": "graphrag.verify.actions",
+    "Estimate": "graphrag.verify.estimate",
+    "PackCheck": "graphrag.verify.pack",
+    "PackError": "graphrag.verify.pack",
+    "read_key_argument": "graphrag.verify.pack",
+    "read_pack_file": "graphrag.verify.pack",
+    "verify_pack": "graphrag.verify.pack",
     "CHECKERS": "graphrag.verify.support",
     "ClaimState": "graphrag.verify.policy",
     "ClaimStatus": "graphrag.verify.policy",
@@ -135,8 +151,11 @@ __all__ = [
     "UNDO_SECONDS",
     "ClaimState",
     "ClaimStatus",
+    "Estimate",
     "Export",
     "FitOutcome",
+    "PackCheck",
+    "PackError",
     "QueueItem",
     "RecordFilter",
     "RecordStats",
@@ -150,7 +169,9 @@ __all__ = [
     "claim_state",
     "clean_reviewer",
     "current_verdicts",
+    "draw_estimate_sample",
     "export_audit_log",
+    "export_pack",
     "export_record",
     "judge_claim",
     "latest",
@@ -158,6 +179,8 @@ __all__ = [
     "make_checker",
     "mark_verdict",
     "parties",
+    "read_key_argument",
+    "read_pack_file",
     "record_by_kind",
     "record_sign_in",
     "record_stats",
@@ -170,8 +193,11 @@ __all__ = [
     "reviewer_key",
     "rollback_checker",
     "set_review_policy",
+    "signing_key",
     "undo_verdict",
     "undoable",
+    "unreviewed_estimate",
+    "verify_pack",
     "visible_answer",
     "visible_answer_questions",
     "visible_claims",

@@ -15,11 +15,13 @@ from graphrag.access.identity import ADJUDICATOR, ADMIN, REVIEWER, Viewer, requi
 from graphrag.config import Config
 from graphrag.store.audit import AuditKind, event
 from graphrag.verify import exports
+from graphrag.verify.estimate import DEFAULT_SAMPLE
 from graphrag.verify.policy import ReviewPolicy
 
 if TYPE_CHECKING:
     from graphrag.model import Answer, Citation, Claim, Verdict, VerdictKind, VerdictLabel
     from graphrag.store import Store
+    from graphrag.verify.estimate import Estimate
     from graphrag.verify.support.team import FitOutcome
 
 
@@ -100,6 +102,38 @@ def export_record(store: Store, viewer: Viewer, config: Config, fmt: str, *, me:
     name a local user judges under). Needs the admin role; audited as ``export``."""
     require(viewer, ADMIN, "export the verification record")
     return exports.export_record(store, fmt, by=viewer, me=me)
+
+
+def export_pack(store: Store, viewer: Viewer, config: Config, *, me: str | None = None) -> exports.PackExport:
+    """The verification record the viewer's labels can see as a signed evidence pack (graphrag.verify.pack).
+    Needs the admin role; audited as ``export``."""
+    require(viewer, ADMIN, "export the verification record")
+    return exports.export_pack(store, by=viewer, me=me)
+
+
+def signing_key(store: Store, viewer: Viewer, config: Config) -> str:
+    """The store's public signing key, which checks its evidence packs (made on first use: needs the admin role,
+    who exports packs)."""
+    require(viewer, ADMIN, "read the store's signing key")
+    return exports.public_key(store)
+
+
+def draw_estimate_sample(store: Store, viewer: Viewer, config: Config, size: int | None = None,
+                         seed: int | None = None) -> int:
+    """Draw the sample of claims without a verdict that the estimate rests on; the number drawn. Needs the admin
+    role; audited as ``estimate-sample``."""
+    from graphrag.verify.sampling import draw_sample
+
+    require(viewer, ADMIN, "draw the estimate sample")
+    return draw_sample(store, viewer, DEFAULT_SAMPLE if size is None else size, seed)
+
+
+def unreviewed_estimate(store: Store, viewer: Viewer, config: Config) -> Estimate:
+    """The estimated share of claims without a verdict that reviewers would judge unsupported, from the sample in
+    force (graphrag.verify.estimate)."""
+    from graphrag.verify.sampling import record_estimate
+
+    return record_estimate(store, viewer.labels)
 
 
 def export_audit_log(store: Store, viewer: Viewer, config: Config, fmt: str, *, since: str | None = None

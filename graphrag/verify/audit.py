@@ -32,6 +32,8 @@ class Sight:
         d = e.detail
         if "answer_id" in d:
             return d["answer_id"] in self.answers
+        if e.event == AuditKind.ESTIMATE_SAMPLE:  # its strata name documents: for whoever holds the labels it was drawn with
+            return self.access.holds(d.get("labels") or self.every_label)
         if e.event == AuditKind.INGEST:
             if not (d.get("paths") or d.get("folder")):
                 return True  # an upload's row: counts only

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from graphrag.access.identity import Viewer
 from graphrag.access.rule import Access
@@ -15,6 +16,7 @@ from graphrag.store.audit import AuditKind, event
 from graphrag.verify.audit import Sight, audit_to_csv, audit_to_json
 
 FORMATS = ("csv", "json")
+PACK = "pack"  # the signed evidence pack (graphrag.verify.pack): bytes, not text
 
 
 @dataclass(frozen=True)
@@ -61,3 +63,36 @@ def export_audit_log(store: Store, fmt: str, *, by: Viewer, since: str | None = 
     events = [e for e in every if sight.shows(e)]
     return Export(audit_to_csv(events) if fmt == "csv" else audit_to_json(events), len(events),
                   len(every) - len(events))
+
+
+@dataclass(frozen=True)
+class PackExport:
+    """A signed evidence pack's bytes, what it holds and the public key that checks it."""
+
+    data: bytes
+    answers: int
+    verdicts: int
+    signer: str
+    labels: tuple[str, ...]
+
+
+def export_pack(store: Store, *, by: Viewer, me: str | None = None, config_home: Path | None = None) -> PackExport:
+    """The record ``by``'s labels may see as a signed evidence pack; audited (the pack's log holds that row).
+    The store's signing key is made on first use (graphrag.verify.signing)."""
+    from graphrag.store import now
+    from graphrag.verify.pack import build_pack, gather
+    from graphrag.verify.signing import store_key
+
+    key = store_key(store.url, config_home)
+    store.add_audit(event(by, AuditKind.EXPORT, what="evidence pack", format=PACK, labels=sorted(by.labels),
+                          signer=key.public_text))
+    contents = gather(store, by, me, now(), store.url.label)
+    return PackExport(build_pack(contents, key), len(contents.answers), len(contents.verdicts), key.public_text,
+                      tuple(sorted(by.labels)))
+
+
+def public_key(store: Store, *, config_home: Path | None = None) -> str:
+    """The store's public signing key (``ed25519:<hex>``), made with its private half on first use."""
+    from graphrag.verify.signing import store_key
+
+    return store_key(store.url, config_home).public_text

@@ -89,6 +89,11 @@ def latest(verdicts: Iterable[Verdict]) -> list[Verdict]:
     return list(out.values())
 
 
+def person(v: Verdict) -> str:
+    """Who gave ``v``, as one key: the signed-in identity in team mode, else the typed name's ``reviewer_key``."""
+    return _person(v)
+
+
 def _person(v: Verdict) -> str:
     """Who gave ``v``: the signed-in identity in team mode, else the typed name's ``reviewer_key``."""
     return f"subject:{v.subject}" if v.subject else f"name:{reviewer_key(v.reviewer)}"

@@ -75,7 +75,8 @@ EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", 
                  "document", "version",
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
                  "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered",
-                 "retracted_by", "retracted_verdict", "retracts", "kind", "question_asked", "judgement")
+                 "retracted_by", "retracted_verdict", "retracts", "kind", "question_asked", "judgement",
+                 "carried_from", "carried_from_answer", "kept_in_version", "sentence_now")
 # An undo appends a correction whose note names the verdict it takes back (graphrag.verify.undo).
 UNDO_NOTE = "undo of verdict #{}"
 _UNDO_NOTE = re.compile(r"undo of verdict #(\d+)")
@@ -102,6 +103,7 @@ class QueueItem:
     state: ClaimState = ClaimState(ClaimStatus.UNREVIEWED, None, 0, 1)  # from those verdicts only
     mine: bool = False  # the viewer has given their own verdict
     kind: VerdictKind = VerdictKind.BACKS  # the judgement asked of this claim; ``verdicts`` and ``state`` are of it
+    sample: bool = False  # drawn for the estimate of what nobody reviewed (graphrag.verify.sampling): judged first
 
     @property
     def key(self) -> tuple[int, int]:
@@ -202,7 +204,9 @@ def visible_history(store: Store, viewer: ReviewViewer, answer_id: int | None = 
     """Verdict rows (history included, oldest first) of one claim, one answer or all, as many as
     ``viewer`` may see under the review policy."""
     policy = review_policy(store) if policy is None else policy
-    return visible_verdicts(store.verdicts(answer_id, claim_index), policy, viewer)
+    from graphrag.verify.carry import verdict_rows  # carried verdicts count as the reviewer's own
+
+    return visible_verdicts(verdict_rows(store, answer_id, claim_index), policy, viewer)
 
 
 def visible_current(store: Store, viewer: ReviewViewer, answer_id: int | None = None,
@@ -216,8 +220,8 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
                  flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
                  claims: list[dict[str, Any]] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
     """Every visible claim to review, in the order a reviewer should take them: first the claims
-    that still need a verdict and that this reviewer has not judged, lowest support first (the
-    checker's triage); then the rest.
+    that still need a verdict and that this reviewer has not judged, the estimate sample's first, then lowest
+    support first (the checker's triage); then the rest.
 
     ``viewer`` (or just a local ``reviewer``'s name): who the queue is for. Each item carries
     only the verdicts they may see and its state computed from those alone (blind review, see
@@ -225,8 +229,12 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
     disagree. Built from claim summaries, so its cost grows with the number of claims, not with
     whole answers loaded.
     """
+    from graphrag.verify.sampling import sample_keys
+
     policy = review_policy(store) if policy is None else policy
     viewer = viewer if viewer is not None else ReviewViewer(reviewer, adjudicates=True) if reviewer else ANYONE
+    access = tuple(access)
+    sampled = sample_keys(store, access)
     current: dict[tuple[int, int], list[Verdict]] = {}
     for v in visible_current(store, viewer, answer_id, policy):
         current.setdefault((v.answer_id, v.claim_index), []).append(v)
@@ -245,8 +253,9 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
         if disputed_only and state.status != ClaimStatus.DISPUTED:
             continue
         items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"],
-                               tuple(vs), state, mine, kind))
-    items.sort(key=lambda q: (q.reviewed, q.score if q.score is not None else -1.0, -q.answer_id, q.claim_index))
+                               tuple(vs), state, mine, kind, (c["answer_id"], c["index"]) in sampled))
+    items.sort(key=lambda q: (q.reviewed, not q.sample, q.score if q.score is not None else -1.0, -q.answer_id,
+                              q.claim_index))
     return items
 
 
@@ -341,7 +350,9 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
         raise InputError(f"answer {answer.id} was withdrawn: a document it drew on was removed, so there is nothing "
                          "left to judge (its verdicts stay in the record)")
     if adjudicate:
-        current = [v for v in latest(store.verdicts(answer.id, claim.index)) if v.kind == judged_kind]
+        from graphrag.verify.carry import verdict_rows
+
+        current = [v for v in latest(verdict_rows(store, answer.id, claim.index)) if v.kind == judged_kind]
         state = claim_state(current, review_policy(store))
         if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
             raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
@@ -395,13 +406,18 @@ def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | Ve
 def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYONE) -> list[dict[str, object]]:
     """The verification record: one row per verdict (history included) that ``viewer`` may see,
     oldest first."""
+    from graphrag.verify.carry import carried_json, changed_sentence, verdict_rows
+
     rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
     policy = review_policy(store)
+    by_answer: dict[int, list[Verdict]] = {}
+    for v in verdict_rows(store):  # read once (carry-over included), not once per answer
+        by_answer.setdefault(v.answer_id, []).append(v)
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
         assert a.id is not None  # a stored answer
-        history = visible_history(store, viewer, a.id, policy=policy)
+        history = visible_verdicts(by_answer.get(a.id, []), policy, viewer)
         retracts = undo_links(history)
         shown = display_numbers(a)  # the reviewer saw [1], [2] in reading order, not retrieval's numbers
         retracted_by = {undone: fix for fix, undone in retracts.items()}
@@ -437,6 +453,10 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                 "retracted_verdict": v.verdict.value if (v.id or 0) in retracted_by else None,
                 # the question the verdict answered, and its answer in that question's words
                 "kind": v.kind.value, "question_asked": v.kind.question, "judgement": v.words,
+                # carry-over (graphrag.verify.carry): a verdict given on another claim with the same words and
+                # cited sentence (no verdict_id: it is that row's), or one whose sentence a newer version keeps;
+                # for a stale verdict, what its sentence became in the current version
+                **carried_json(v), "sentence_now": changed_sentence(store, v),
             })
             if (v.id or 0) in retracted_by:
                 rows[-1]["verdict"] = rows[-1]["judgement"] = RETRACTED

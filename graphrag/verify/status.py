@@ -29,7 +29,9 @@ def keep_review_policy(store: Store, policy: ReviewPolicy, *, by: Viewer) -> Non
 
 def current_verdicts(store: Store, answer_id: int | None = None) -> list[Verdict]:
     """The current verdicts of one answer or all: a changed mind is a new row (``policy.latest``)."""
-    return latest(store.verdicts(answer_id))
+    from graphrag.verify.carry import verdict_rows  # carried verdicts count as their reviewers' own
+
+    return latest(verdict_rows(store, answer_id))
 
 
 def load_answer(store: Store, answer_id: int) -> Answer | None:

@@ -210,20 +210,35 @@ def test_stale_verdict_is_marked(monkeypatch: pytest.MonkeyPatch, store_path: Pa
     claim = answer.claims[0]
     cited = next(c for c in claim.citations if c.valid)
     record_verdict(store, answer, claim, cited, "supported", "ada")
-    # A new version of the cited document makes that verdict stale.
+    # A new version of the cited document that changes the cited sentence makes that verdict stale ...
     from graphrag.ingest.extract import make_extractor
     from graphrag.ingest.pipeline import Ingestor
 
     doc = cited.item.span.document_id
-    corpus = write_corpus(tmp_path / "v2")
+    said = cited.item.span.text
     name = {"exports": "exports.md", "faq": "faq.md", "ops": "ops.md"}[doc]
-    (corpus / name).write_text(TINY[name] + "\nA new closing sentence.\n", encoding="utf-8")
-    Ingestor(store, make_extractor("rules")).ingest_paths([corpus])
-    at = page(ok(app(monkeypatch, store_path)), "review")
-    at.session_state["review_current"] = (answer.id, claim.index)
-    at = ok(at)
-    history = next(e for e in at.expander if e.label.startswith("Verdict history"))
-    assert history.dataframe[0].value["stale"].tolist() == ["stale: document superseded"]
+    assert said in TINY[name]
+
+    def new_version(text: str) -> None:
+        corpus = write_corpus(tmp_path / f"v{len(store.documents())}")
+        (corpus / name).write_text(text, encoding="utf-8")
+        Ingestor(store, make_extractor("rules")).ingest_paths([corpus])
+
+    def history_of_claim() -> tuple[object, list[str], list[str]]:
+        at = page(ok(app(monkeypatch, store_path)), "review")
+        at.session_state["review_current"] = (answer.id, claim.index)
+        at = ok(at)
+        history = next(e for e in at.expander if e.label.startswith("Verdict history"))
+        frame = history.dataframe[0].value
+        return at, frame["stale"].tolist(), frame["from"].tolist()
+
+    # ... but one that keeps it byte for byte does not (docs/record.md: the verdict judged that sentence)
+    new_version(TINY[name] + "\nA new closing sentence.\n")
+    _, stale, came_from = history_of_claim()
+    assert stale == [""] and came_from[0].startswith("kept in v")
+    new_version(TINY[name].replace(said, said.rstrip(".") + " in every region."))
+    at, stale, _ = history_of_claim()
+    assert stale == ["stale: document superseded"]
     assert any("stale" in str(m.value) for m in at.markdown)  # the claim's badge
     assert any("superseded" in t for t in texts(at.warning))
 

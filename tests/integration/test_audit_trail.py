@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 AUDITED = {
     "ingest": "ingest", "review mark": "verdict", "review policy": "review-policy", "export": "export",
     "audit export": "export", "checker fit": "checker-refit", "checker rollback": "checker-rollback",
-    "delete": "remove",
+    "delete": "remove", "record estimate": "estimate-sample",
 }
 # ... (this one on PostgreSQL only: tests/integration/test_store_roles.py) ...
 AUDITED_ON_POSTGRESQL = {"store setup": "store-setup"}
@@ -39,6 +39,7 @@ NOT_AUDITED = {
     "ask": "asks; the answer it stores is not yet part of the verification record (a verdict on it is)",
     "entity": "reads the graph", "review list": "reads the queue", "review disputes": "reads the queue",
     "record stats": "reads the record", "checker list": "reads the checker versions",
+    "pack verify": "reads a pack file, writes nothing", "pack key": "prints the store's public key",
     "eval retrieval": "reads a benchmark file", "eval answers": "asks benchmark questions in its own stores", "eval support": "reads a benchmark file",
     "bench ask": "a throwaway store", "bench documents": "a throwaway store", "bench ingest": "a throwaway store",
     "bench load": "a throwaway store", "bench review": "a throwaway store", "bench scale": "a throwaway store",
@@ -88,6 +89,7 @@ def test_every_command_that_changes_or_exports_the_record_writes_an_audit_row_vi
         "checker fit": ["checker", "fit", "--from-verdicts", *s],  # refused (one verdict): audited all the same
         "checker rollback": ["checker", "rollback", "--to", "0", *s],
         "delete": ["delete", "notes", "--yes", *s],
+        "record estimate": ["record", "estimate", "--json", *s],  # no sample yet: it draws one
     }
     assert set(runs) == set(AUDITED)
     for command, argv in runs.items():
@@ -204,6 +206,8 @@ USE_CASES: dict[str, tuple[str, str, Callable[[Store, Viewer, Config], object]]]
     "verify.rollback_checker": ("admin", "checker-rollback", lambda s, v, c: verify.rollback_checker(s, v, c, 0)),
     "verify.export_record": ("admin", "export", lambda s, v, c: verify.export_record(s, v, c, "csv")),
     "verify.export_audit_log": ("admin", "export", lambda s, v, c: verify.export_audit_log(s, v, c, "json")),
+    "verify.export_pack": ("admin", "export", lambda s, v, c: verify.export_pack(s, v, c)),
+    "verify.draw_estimate_sample": ("admin", "estimate-sample", lambda s, v, c: verify.draw_estimate_sample(s, v, c)),
 }
 
 
@@ -305,6 +309,8 @@ PAGE_AUDITED = {
     ("views/review.py", "JSON"): "export", ("views/record.py", "Save the policy"): "review-policy",
     ("views/record.py", "Refit from the verdicts"): "checker-refit", ("views/record.py", "Roll back"): "checker-rollback",
     ("views/record.py", "Audit log (CSV)"): "export", ("views/ingest.py", "Ingest"): "ingest",
+    ("views/record.py", "Evidence pack (signed zip)"): "export",
+    ("views/record.py", "Draw an estimate sample"): "estimate-sample",
     ("dashboard/removal.py", "Remove"): "remove",
 }
 # ... and every other button, with why it writes no audit row. A new button fails the scan below until it is put
@@ -421,6 +427,8 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
         audited(("views/review.py", label), lambda label=label: download(label))
     at = page(at, "record")
     audited(("views/record.py", "Audit log (CSV)"), lambda: download("Audit log (CSV)"))
+    audited(("views/record.py", "Evidence pack (signed zip)"), lambda: download("Evidence pack (signed zip)"))
+    audited(("views/record.py", "Draw an estimate sample"), lambda: ok(at.button(key="record_draw_sample").click()))
     audited(("views/record.py", "Roll back"), lambda: ok(at.button(key="record_rollback").click()))
     audited(("views/record.py", "Refit from the verdicts"), lambda: ok(at.button(key="record_refit").click()))
     at = ok(at.number_input(key="record_required").set_value(2))

@@ -12,6 +12,7 @@ from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route, Support, SupportLabel
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
+from graphrag.store.documents import DocumentWrite
 from graphrag.verify.review import record_verdict
 from helpers import ScriptedChecker
 from proc_helpers import HashEmbedder, PatternExtractor
@@ -62,3 +63,28 @@ def judge(store: Store, answer: Answer, reviewer: str, labels: list[V]) -> None:
     for claim, label in zip(answer.claims, labels):
         if label is not None:
             record_verdict(store, answer, claim, claim.citations[0], label, reviewer)
+
+
+def write_version(store: Store, sentences: list[str], doc_id: str = "policy") -> None:
+    """A new version of ``doc_id`` made of these sentences (its first names the entity "export", where answers'
+    routes start)."""
+    text, rows, at = "", [], 0
+    for s in sentences:
+        rows.append((at, at + len(s), s))
+        text += s + " "
+        at = len(text)
+    store.write_document(DocumentWrite(Source(doc_id, doc_id.title(), text.strip()).as_document(), "scripted", "ok",
+                                       rows, None, [("export", "Export", "thing")], {}, [("export", 0, "", False)],
+                                       []))
+
+
+def answer_citing(store: Store, claim_texts: list[str], version: int = 1, sentence: int = 0,
+                  question: str = "How long are exports kept?") -> Answer:
+    """An answer whose claims (these words) each cite sentence ``sentence`` of ``policy`` version ``version``."""
+    span = store.span("policy", version, sentence)
+    assert span is not None
+    item = ContextItem(1, span, Route("export"), 0.9, "similarity")
+    claims = tuple(Claim(i, t, 0, 1, (Citation("1", True, item),)) for i, t in enumerate(claim_texts))
+    stored = store.answer(store.save_answer(Answer(question, AskSettings(), "x", (), (), (item,), claims)))
+    assert stored is not None
+    return stored

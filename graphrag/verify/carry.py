@@ -1,0 +1,140 @@
+"""Verdicts that carry over: a verdict judges a pair, the claim's words and the exact sentence it cites.
+
+The pair is (the claim's words normalised: case, punctuation and whitespace ignored; the cited document; the
+SHA-256 of the cited sentence's text). Two ways a verdict reaches further than the row it was given on, both
+derived here when the record is read, never written (the verdict table stays append-only; no audit row is written,
+because nothing was judged again):
+
+- across answers: another claim holding the same pair shows the verdict as its reviewer's (``carried_from`` the
+  row, ``carried_answer`` its answer), unless that reviewer has a row of their own on it (their own verdict, or an
+  undo of it), so it is not queued for them again and the review policy counts it like a fresh one;
+- across versions: a verdict on a superseded version is not stale when the document's current version keeps the
+  sentence byte for byte (``kept_in_version``). When it does not, the verdict stays stale and ``changed_sentence``
+  gives the current version's closest sentence: what changed.
+
+Anything else in the words (another word, a number) is another claim. Adjudications and tampered or retracted
+verdicts do not carry: an adjudication settles one dispute, and a tampered verdict judged words no longer there.
+"""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import replace
+
+from graphrag.model import Verdict
+from graphrag.store import Store, sha256_text
+from graphrag.verify.policy import REVIEWER, latest, person
+
+Pair = tuple[str, str, str]  # (normalised claim words, document id, sentence digest)
+
+
+def claim_words(text: str) -> str:
+    """A claim's words as a pair compares them: NFKC, case-folded, punctuation dropped, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(" " if unicodedata.category(ch).startswith(("P", "Z")) or ch.isspace() else ch for ch in text)
+    return " ".join(kept.split())
+
+
+class _Versions:
+    """The current version of each document and the digests of its sentences, each read once."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._cache: dict[str, tuple[int, dict[str, str]] | None] = {}
+
+    def current(self, doc_id: str) -> tuple[int, dict[str, str]] | None:
+        """(current version, {sentence digest: sentence}) of ``doc_id``; None when it has no current version."""
+        if doc_id not in self._cache:
+            doc = self.store.current_document(doc_id)
+            self._cache[doc_id] = None if doc is None else (
+                doc.version, {sha256_text(s.text): s.text for s in self.store.sentences(doc_id, doc.version)})
+        return self._cache[doc_id]
+
+    def keeps(self, v: Verdict) -> int | None:
+        """The current version keeping the sentence ``v`` judged, when ``v`` judged a superseded version."""
+        if not v.stale or v.source_removed or v.document_id is None:
+            return None
+        cur = self.current(v.document_id)
+        return cur[0] if cur is not None and cur[0] != v.version and v.span_sha256 in cur[1] else None
+
+
+def _kept(rows: Iterable[Verdict], versions: _Versions) -> list[Verdict]:
+    out = []
+    for v in rows:
+        kept = versions.keeps(v)
+        out.append(v if kept is None else replace(v, stale=False, kept_in_version=kept))
+    return out
+
+
+def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | None = None) -> list[Verdict]:
+    """The verdict rows of one claim, one answer or all (history included, oldest first), with carry-over: the
+    stored rows (a verdict whose sentence the current version keeps is not stale) and, after them, the verdicts
+    carried from other claims with the same pair. What every reader of verdicts goes through."""
+    versions = _Versions(store)
+    cites = store.claim_citations(None if answer_id is None else [answer_id])
+    if answer_id is None:
+        pool = _kept(store.verdicts(), versions)
+        own = [v for v in pool if claim_index is None or v.claim_index == claim_index]
+    else:
+        # One answer: its own rows, and the whole history of the other claims that judged one of its sentences
+        # (so a later change of mind there counts), not the whole table.
+        own = _kept(store.verdicts(answer_id, claim_index), versions)
+        shas = sorted({sha256_text(r["sentence"]) for r in cites})
+        others = sorted({v.answer_id for v in store.verdicts(spans=shas)} - {answer_id}) if shas else []
+        pool = own + [v for aid in others for v in _kept(store.verdicts(aid), versions)]
+    # Only verdicts on a cited sentence of the claims asked about can carry to them: their claims' words are read.
+    cited = {(r["doc_id"], sha256_text(r["sentence"])) for r in cites}
+    candidates = [v for v in latest(pool) if v.role == REVIEWER and v.document_id is not None and not v.tampered
+                  and not v.stale and (v.document_id, v.span_sha256) in cited]
+    if not candidates:
+        return own
+    more = sorted({v.answer_id for v in candidates} - {answer_id}) if answer_id is not None else []
+    words = {(r["answer_id"], r["claim_idx"]): claim_words(r["claim_text"])
+             for r in [*cites, *(store.claim_citations(more) if more else [])]}
+    sources: dict[Pair, list[Verdict]] = {}
+    for v in candidates:
+        if (v.answer_id, v.claim_index) in words:
+            sources.setdefault((words[(v.answer_id, v.claim_index)], v.document_id or "", v.span_sha256), []).append(v)
+    has_rows: dict[tuple[int, int], set[str]] = {}
+    for v in own if answer_id is not None else pool:
+        has_rows.setdefault((v.answer_id, v.claim_index), set()).add(person(v))
+    carried: dict[tuple[int, int, str], Verdict] = {}
+    for r in cites:
+        key = (r["answer_id"], r["claim_idx"])
+        if (answer_id is not None and key[0] != answer_id) or (claim_index is not None and key[1] != claim_index):
+            continue
+        for src in sources.get((words[key], r["doc_id"], sha256_text(r["sentence"])), ()):
+            who = person(src)
+            if (src.answer_id, src.claim_index) == key or who in has_rows.get(key, set()):
+                continue
+            prior = carried.get((*key, who))
+            if prior is None or (prior.created_at or "", prior.carried_from or 0) < (src.created_at or "", src.id or 0):
+                carried[(*key, who)] = replace(
+                    src, answer_id=key[0], claim_index=key[1], marker=r["marker"], document_id=r["doc_id"],
+                    version=r["version"], start=r["start"], end=r["end"], id=None, stale=bool(r["superseded"]),
+                    source_removed=False, kept_in_version=None, carried_from=src.id, carried_answer=src.answer_id)
+    extra = _kept(sorted(carried.values(), key=lambda v: (v.created_at or "", v.carried_from or 0)), versions)
+    return own + extra
+
+
+def changed_sentence(store: Store, v: Verdict) -> str | None:
+    """For a stale verdict whose sentence the current version does not keep: the current version's sentence most
+    like the one judged (what it became), or None (not stale, kept, removed, or nothing alike)."""
+    if not v.stale or v.source_removed or v.document_id is None or v.kept_in_version is not None:
+        return None
+    doc = store.current_document(v.document_id)
+    old = store.document(v.document_id, v.version) if v.version is not None else None
+    if doc is None or old is None or v.start is None or v.end is None:
+        return None
+    judged = old.text[v.start:v.end]
+    now = [s.text for s in store.sentences(v.document_id, doc.version)]
+    best = difflib.get_close_matches(judged, now, n=1, cutoff=0.5)
+    return best[0] if best else None
+
+
+def carried_json(v: Verdict) -> dict[str, int | None]:
+    """What a listing says of a verdict's carry-over."""
+    return {"carried_from": v.carried_from, "carried_from_answer": v.carried_answer,
+            "kept_in_version": v.kept_in_version}

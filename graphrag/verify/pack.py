@@ -1,0 +1,267 @@
+"""The signed evidence pack: one zip an auditor checks offline (``graphrag export --format pack``,
+``graphrag pack verify``).
+
+A pack holds ``scope.json`` (who exported it, when, the labels it covers), ``answers.json`` (the answers, their
+claims, citations with the cited sentence and its digest, and each cited document version's digest),
+``verdicts.json`` (every verdict row, as the record's export), ``audit.json`` (the audit log), ``policy.json``,
+``estimate.json``, ``report.html`` (the same, readable), ``public_key.txt`` (the signer's public half), then
+``manifest.json`` (the SHA-256 and size of every other file) and ``manifest.sig`` (the Ed25519 signature of the
+manifest's bytes, hex). Everything in it is what the exporter's labels may see.
+
+Verifying reads the zip in memory and writes nothing: every entry is checked for size, compression ratio and a
+name that could escape a folder before any is read, so a hostile file gives a clear refusal, not a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from graphrag.access.identity import Viewer
+from graphrag.errors import InputError
+from graphrag.model import Answer
+from graphrag.store import Store
+from graphrag.verify.signing import PUBLIC_PREFIX, SigningKey, parse_public, public_text, verifies
+
+FORMAT = "graphrag-evidence-pack/1"
+MANIFEST, SIGNATURE, PUBLIC_KEY = "manifest.json", "manifest.sig", "public_key.txt"
+MAX_ENTRIES = 64  # a pack has nine files; room for a future few
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+MAX_RATIO = 200  # uncompressed / compressed: JSON compresses about 10x; a bomb, thousands of times
+
+
+class PackError(InputError):
+    """A file that cannot be read as a pack at all (not a zip, a bomb, an escaping name, no manifest)."""
+
+
+def _json(data: Any) -> bytes:
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True, default=str).encode("utf-8")
+
+
+def sha256(data: bytes) -> str:
+    """The hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def answers_json(store: Store, answers: Iterable[Answer]) -> list[dict[str, Any]]:
+    """Each answer with its claims and citations: the cited sentence, its digest and its document version's."""
+    docs: dict[tuple[str, int], str | None] = {}
+
+    def doc_digest(doc_id: str, version: int) -> str | None:
+        if (doc_id, version) not in docs:
+            d = store.document(doc_id, version)
+            docs[(doc_id, version)] = d.sha256 if d else None
+        return docs[(doc_id, version)]
+
+    out = []
+    for a in answers:
+        claims = []
+        for cl in a.claims:
+            cites = []
+            for ct in cl.citations:
+                sp = ct.item.span if ct.item else None
+                cites.append({"marker": ct.marker, "valid": ct.valid,
+                              **({"document": sp.document_id, "version": sp.version, "sentence": sp.sentence_index,
+                                  "start": sp.start, "end": sp.end, "text": sp.text,
+                                  "sentence_sha256": sha256(sp.text.encode("utf-8")),
+                                  "document_sha256": doc_digest(sp.document_id, sp.version)} if sp else {})})
+            claims.append({"index": cl.index, "text": cl.text, "flags": [f.value for f in cl.flags],
+                           "support_score": cl.support.score if cl.support else None, "citations": cites})
+        out.append({"answer_id": a.id, "question": a.question, "asked_at": a.created_at, "text": a.text,
+                    "status": a.status.value, "claims": claims})
+    return out
+
+
+@dataclass(frozen=True)
+class PackContents:
+    """What goes into a pack besides the manifest, its signature and the report."""
+
+    scope: dict[str, Any]
+    answers: list[dict[str, Any]]
+    verdicts: list[dict[str, Any]]
+    audit: list[dict[str, Any]]
+    policy: dict[str, Any]
+    estimate: dict[str, Any]
+
+
+def gather(store: Store, by: Viewer, me: str | None, created_at: str, store_kind: str) -> PackContents:
+    """Everything ``by``'s labels may see, read after the export's own audit row was written (so the log in the
+    pack names this export). Blind review applies to the verdicts as in the record's export."""
+    from graphrag.verify.audit import audit_to_json
+    from graphrag.verify.exports import audit_sight
+    from graphrag.verify.review import export_rows, review_viewer, visible_answers
+    from graphrag.verify.sampling import record_estimate
+    from graphrag.verify.status import review_policy
+
+    labels = sorted(by.labels)
+    rows = export_rows(store, labels, review_viewer(by, me))
+    sight = audit_sight(store, labels)
+    every = store.audit()
+    events = [e for e in every if sight.shows(e)]
+    policy = review_policy(store)
+    who = by.identity
+    scope = {"format": FORMAT, "created_at": created_at, "labels": labels, "store": store_kind,
+             "exported_by": {"subject": who.subject, "email": who.email} if who else {"local": me or ""},
+             "withheld_audit_rows": len(every) - len(events)}
+    return PackContents(scope, answers_json(store, visible_answers(store, labels)), [dict(r) for r in rows],
+                        json.loads(audit_to_json(events)),
+                        {"required_verdicts": policy.required, "blind": policy.blind},
+                        record_estimate(store, labels).to_json())
+
+
+def build_pack(contents: PackContents, key: SigningKey) -> bytes:
+    """The zip's bytes: the files, the manifest of their digests, and its signature by ``key``."""
+    from graphrag.verify.pack_report import report_html
+
+    files: dict[str, bytes] = {
+        "scope.json": _json(contents.scope), "answers.json": _json(contents.answers),
+        "verdicts.json": _json(contents.verdicts), "audit.json": _json(contents.audit),
+        "policy.json": _json(contents.policy), "estimate.json": _json(contents.estimate),
+        "report.html": report_html(contents, key.public_text).encode("utf-8"),
+        PUBLIC_KEY: (key.public_text + "\n").encode("ascii"),
+    }
+    manifest = _json({"format": FORMAT, "signer": key.public_text, "labels": contents.scope["labels"],
+                      "files": [{"name": n, "sha256": sha256(b), "bytes": len(b)} for n, b in sorted(files.items())]})
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in [*files.items(), (MANIFEST, manifest), (SIGNATURE, key.sign(manifest).hex().encode())]:
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+# --- verifying ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PackCheck:
+    """What ``verify_pack`` found: ``failures`` names each thing that does not hold (empty: the pack is intact and
+    signed by ``signer``)."""
+
+    signer: str | None
+    labels: tuple[str, ...] = ()
+    files: int = 0
+    failures: tuple[str, ...] = field(default=())
+    expected_key: bool = False  # the signer was checked against a key given by the auditor
+
+    @property
+    def ok(self) -> bool:
+        """Whether every digest and the signature hold."""
+        return not self.failures
+
+
+def _safe_name(name: str) -> bool:
+    p = PurePosixPath(name)
+    return (bool(name) and "\\" not in name and not p.is_absolute() and ".." not in p.parts
+            and ":" not in name and "\x00" not in name and not name.endswith("/"))
+
+
+def read_members(data: bytes) -> dict[str, bytes]:
+    """Every entry of the zip ``data``, refused whole (``PackError``) when it is not a zip, holds too many or too
+    large entries, a name that could escape a folder, or one name twice."""
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
+        raise PackError(f"not a zip file: {exc}") from None
+    infos = z.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise PackError(f"the zip holds {len(infos)} entries; a pack holds at most {MAX_ENTRIES}")
+    names = [i.filename for i in infos]
+    bad = next((n for n in names if not _safe_name(n)), None)
+    if bad is not None:
+        raise PackError(f"refused: the entry {bad!r} names a path outside the pack's folder")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise PackError(f"refused: the zip holds {', '.join(twice)} more than once")
+    if sum(i.file_size for i in infos) > MAX_TOTAL_BYTES:
+        raise PackError("refused: the zip would expand past 1 GiB (a zip bomb?)")
+    out: dict[str, bytes] = {}
+    for i in infos:
+        if i.file_size > MAX_ENTRY_BYTES or (i.file_size > 1 << 20 and i.file_size > MAX_RATIO * max(i.compress_size, 1)):
+            raise PackError(f"refused: {i.filename} expands {i.file_size} bytes from {i.compress_size} (a zip bomb?)")
+        try:
+            with z.open(i) as f:
+                body = f.read(i.file_size + 1)  # never more than it declares: a lying header is caught below
+        except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, EOFError, ValueError) as exc:
+            raise PackError(f"cannot read {i.filename} from the zip: {exc}") from None
+        if len(body) != i.file_size:
+            raise PackError(f"refused: {i.filename} is not the size its zip header declares")
+        out[i.filename] = body
+    return out
+
+
+def verify_pack(data: bytes, expected: str | None = None) -> PackCheck:
+    """Check a pack's bytes: the manifest's signature (by ``expected``, a public key, when given; else by the
+    key the pack names, which proves integrity but not who signed), every file's digest, and that no file was
+    added or removed. Raises ``PackError`` for what is not a pack at all."""
+    members = read_members(data)
+    missing = [n for n in (MANIFEST, SIGNATURE) if n not in members]
+    if missing:
+        raise PackError(f"not an evidence pack: no {' and no '.join(missing)} in the zip")
+    try:
+        manifest = json.loads(members[MANIFEST].decode("utf-8"))
+        listed = {str(f["name"]): (str(f["sha256"]), int(f["bytes"])) for f in manifest["files"]}
+        signer = str(manifest["signer"])
+        labels = tuple(str(x) for x in manifest.get("labels", ()))
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise PackError(f"not an evidence pack: {MANIFEST} cannot be read ({exc.__class__.__name__})") from None
+    failures: list[str] = []
+    try:
+        signature = bytes.fromhex(members[SIGNATURE].decode("ascii").strip())
+    except (UnicodeDecodeError, ValueError):
+        signature = b""
+        failures.append(f"{SIGNATURE} is not a hex signature")
+    other_signer = False
+    if expected is not None:
+        want = public_text(parse_public(expected))
+        other_signer = want != signer
+        if other_signer:
+            failures.append(f"signer: the pack names {signer}, not the expected key {want}")
+    try:
+        key = parse_public(expected if expected is not None else signer)
+    except InputError:
+        failures.append(f"signer: the manifest's signer {signer[:80]!r} is not an Ed25519 public key")
+    else:
+        if signature and not verifies(key, signature, members[MANIFEST]):
+            failures.append("signature: the manifest is not signed by the expected key" if other_signer else
+                            "signature: the manifest is not signed by "
+                            + ("the expected key" if expected is not None else "the key it names")
+                            + " (the manifest or its signature was changed)")
+    if PUBLIC_KEY in members and members[PUBLIC_KEY].decode("ascii", "replace").strip() != signer:
+        failures.append(f"{PUBLIC_KEY} does not hold the key the manifest names")
+    for name, (digest, size) in sorted(listed.items()):
+        body = members.get(name)
+        if body is None:
+            failures.append(f"removed: {name} is in the manifest but not in the pack")
+        elif sha256(body) != digest or len(body) != size:
+            failures.append(f"changed: {name} does not match its SHA-256 in the manifest")
+    for name in sorted(set(members) - set(listed) - {MANIFEST, SIGNATURE}):
+        failures.append(f"added: {name} is in the pack but not in the manifest")
+    return PackCheck(signer, labels, len(listed), tuple(failures), expected is not None)
+
+
+def read_pack_file(path: str | Path) -> bytes:
+    """A pack's bytes from ``path``, refused when missing or larger than a pack can be."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_TOTAL_BYTES:
+            raise PackError(f"{p} is larger than any evidence pack (over 1 GiB)")
+        return p.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise PackError(f"cannot read {p}: {exc.strerror}") from None
+
+
+def read_key_argument(value: str) -> str:
+    """``--key``: a public key as text (``ed25519:...``) or a file holding one."""
+    if value.strip().startswith(PUBLIC_PREFIX):
+        return value
+    p = Path(value)
+    if p.is_file() and p.stat().st_size < 10_000:
+        return p.read_text(encoding="utf-8", errors="replace")
+    return value
