@@ -12,18 +12,20 @@ because nothing was judged again):
   sentence byte for byte (``kept_in_version``). When it does not, the verdict stays stale and ``changed_sentence``
   gives the current version's closest sentence: what changed.
 
-Anything else in the words (another word, a number) is another claim. Adjudications and tampered or retracted
+Anything else in the words (another word, a number) is another claim, and a verdict carries only to a claim
+asked the same question (whether a quote answers, or whether the source backs a claim). Adjudications and tampered or retracted
 verdicts do not carry: an adjudication settles one dispute, and a tampered verdict judged words no longer there.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import replace
 
-from graphrag.model import Verdict
+from graphrag.model import Verdict, asked_kind
 from graphrag.store import Store, sha256_text
 from graphrag.verify.policy import REVIEWER, latest, person
 
@@ -105,9 +107,11 @@ def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | 
         key = (r["answer_id"], r["claim_idx"])
         if (answer_id is not None and key[0] != answer_id) or (claim_index is not None and key[1] != claim_index):
             continue
+        asked = asked_kind(json.loads(r["claim_flags"] or "[]"))
         for src in sources.get((words[key], r["doc_id"], sha256_text(r["sentence"])), ()):
             who = person(src)
-            if (src.answer_id, src.claim_index) == key or who in has_rows.get(key, set()):
+            # a verdict answers one question (graphrag.model.VerdictKind): it carries to a claim asked the same one
+            if (src.answer_id, src.claim_index) == key or who in has_rows.get(key, set()) or src.kind != asked:
                 continue
             prior = carried.get((*key, who))
             if prior is None or (prior.created_at or "", prior.carried_from or 0) < (src.created_at or "", src.id or 0):
