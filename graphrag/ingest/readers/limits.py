@@ -65,5 +65,9 @@ class ReadLimits:
     # a 4 KB PDF cost as much parsing as a 4 M-character book. The bound is a share of the character limit.
     chars_per_word: int = 3
 
+    # --- tables: each row is read with its header's labels (``tables``), so a row's text grows with the table's
+    # width; past this many columns a row keeps its cells only. Real tables have a few to a few dozen.
+    table_columns: int = 64
+
 
 LIMITS = ReadLimits()

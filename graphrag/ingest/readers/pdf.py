@@ -36,6 +36,7 @@ from graphrag.ingest.readers.layout import PDF, Block, Layout, ReadLine, TextLin
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
 from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
 from graphrag.ingest.readers.pdf_survey import Survey, SurveyFailed, run_survey
+from graphrag.ingest.readers.tables import ROW, TableTally, has_header, too_wide
 from graphrag.model import PageSize
 from graphrag.text import counted, split_sentences
 
@@ -504,14 +505,14 @@ def _box(ln: _Line | _Fragment) -> tuple[float, float, float, float]:
     return round(ln.x0, 2), round(y0, 2), round(ln.x1, 2), round(y1, 2)
 
 
-def _report(pages: int, read: list[ReadLine], sentences: int, citable: int) -> str:
+def _report(pages: int, read: list[ReadLine], sentences: int, citable: int, rows: int = 0) -> str:
     """The reading report: pages, sentences (the count ingest reports and stores) and how many of them are
     citable (body text), lines by kind, and what was left out of the text and why."""
     counts = Counter(LineKind(r.kind) for r in read)
     kept = [counted(counts[k], *NAMES[k]) for k in (LineKind.BODY, *REPORT_ORDER)
             if counts[k] and k in IN_TEXT]
-    head = (f"read {counted(pages, 'page')}: {counted(sentences, 'sentence')}, {citable:,} of them citable (body "
-            "text), from " + ", ".join(kept))
+    what = "body text and table rows" if rows else "body text"
+    head = (f"read {counted(pages, 'page')}: {counted(sentences, 'sentence')}, {citable:,} of them citable ({what}), from " + ", ".join(kept))
     out: list[str] = []
     for k in (LineKind.RUNNING, LineKind.PAGE_NUMBER, LineKind.FOOTNOTE, LineKind.EQUATION,
               LineKind.FIGURE_LABEL):
@@ -673,12 +674,15 @@ def _keep_hyphen(before: str, after: str, words: Counter[str]) -> bool:
     return min(len(first), len(second)) >= 3 and words[first.lower()] > 0 and words[second.lower()] > 0
 
 
-def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine], list[Block]]:
+def _join(lines: list[_Line], kinds: list[LineKind], rows: dict[int, _Row] | None = None
+          ) -> tuple[str, list[TextLine], list[Block]]:
     """The document's text from the lines of the kinds kept in it, each line's place in that text, and its
-    paragraphs with their kind and heading path."""
+    paragraphs with their kind and heading path. A table row in ``rows`` (by line index) reads as its
+    statement, a paragraph of kind ``ROW``."""
+    rows = rows or {}
     parts: list[str] = []
     text_lines: list[TextLine] = []
-    blocks: list[tuple[int, LineKind, str]] = []  # (start, kind, heading path) of each paragraph
+    blocks: list[tuple[int, str, str]] = []  # (start, kind, heading path) of each paragraph
     headings = _Headings()
     opened = False
     sizes = sorted(ln.size for ln, k in zip(lines, kinds) if k is LineKind.HEADING)
@@ -688,11 +692,13 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
     pos = 0
     prev: tuple[_Line, LineKind] | None = None
     cut_mark = False
-    for ln, kind in zip(lines, kinds):
+    for k, (ln, kind) in enumerate(zip(lines, kinds)):
         if kind not in IN_TEXT:
             continue
         chars, x0s, x1s = list(ln.chars), ln.x0s, ln.x1s
-        if kind in (LineKind.TABLE, LineKind.INFOBOX):  # cells apart: a row reads as cells, never as a sentence
+        if k in rows:
+            chars, x0s, x1s = list(rows[k].chars), rows[k].x0s, rows[k].x1s
+        elif kind in (LineKind.TABLE, LineKind.INFOBOX):  # cells apart: a row reads as cells, never as a sentence
             for j in ln.joins:
                 chars[j] = "\t"
         chars, x0s, x1s, cut_mark = _unmarked(chars, x0s, x1s, cut_mark)
@@ -716,7 +722,7 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
         elif opened or ln.size <= title_above:  # an opening heading larger than any other is the title
             headings.add(ln, continued=sep != "\n\n")
         if sep == "\n\n" or not blocks:
-            blocks.append((pos, kind, headings.path))
+            blocks.append((pos, ROW if k in rows else kind.value, headings.path))
         line = "".join(chars).rstrip()
         parts.append(line)
         text_lines.append(TextLine(ln.page, pos, pos + len(line), round(ln.y0, 2), round(ln.y1, 2),
@@ -725,8 +731,106 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
         pos += len(line)
         prev = (ln, kind)
     ends = [*(start for start, _, _ in blocks[1:]), pos]
-    return "".join(parts), text_lines, [Block(start, end, path, i + 1, kind.value)
+    return "".join(parts), text_lines, [Block(start, end, path, i + 1, kind)
                                          for i, ((start, kind, path), end) in enumerate(zip(blocks, ends))]
+
+
+@dataclass
+class _Row:
+    """A table row's line as a statement: the header's labels (not drawn: NaN edges) before its cells' drawn
+    characters, so the statement's box is the row's cells."""
+
+    chars: list[str]
+    x0s: list[float]
+    x1s: list[float]
+
+
+def _cells(ln: _Line) -> list[tuple[int, int, float, float]]:
+    """A line's cells as (start, end, x0, x1) over its characters: fragments at least an em apart (as
+    ``_lines`` counts them); fragments that touch (a change of font) are one cell."""
+    cuts = [j for j in ln.joins if ln.x0s[j + 1] - ln.x1s[j - 1] > ln.size]
+    bounds = [0, *cuts, len(ln.chars)]
+    out = []
+    for a, b in itertools.pairwise(bounds):
+        a = a + 1 if a in cuts else a  # the space that stands for the gap belongs to neither cell
+        xs0 = [x for x in ln.x0s[a:b] if not np.isnan(x)]
+        xs1 = [x for x in ln.x1s[a:b] if not np.isnan(x)]
+        if xs0 and "".join(ln.chars[a:b]).strip():
+            out.append((a, b, min(xs0), max(xs1)))
+    return out
+
+
+def _column(x0: float, x1: float, header: list[tuple[int, int, float, float]]) -> int:
+    """The header column a cell sits under: the one it overlaps most, else the nearest by centre."""
+    overlaps = [min(x1, h1) - max(x0, h0) for _, _, h0, h1 in header]
+    best = max(range(len(header)), key=lambda c: overlaps[c])
+    if overlaps[best] > 0:
+        return best
+    centre = (x0 + x1) / 2
+    return min(range(len(header)), key=lambda c: abs((header[c][2] + header[c][3]) / 2 - centre))
+
+
+def _statement(ln: _Line, header: list[str], columns: list[tuple[int, int, float, float]]) -> _Row | None:
+    """``ln``'s cells after their columns' labels ("Plan: Enterprise; Price per seat: 40 EUR."), each cell's
+    characters keeping their edges; None when the row has no cell."""
+    by_column: dict[int, list[tuple[int, int, float, float]]] = {}
+    for cell in _cells(ln):
+        by_column.setdefault(_column(cell[2], cell[3], columns), []).append(cell)
+    if not by_column:
+        return None
+    row = _Row([], [], [])
+
+    def undrawn(text: str) -> None:
+        row.chars.extend(text)
+        row.x0s.extend([np.nan] * len(text))
+        row.x1s.extend([np.nan] * len(text))
+
+    for c in sorted(by_column):
+        if row.chars:
+            undrawn("; ")
+        label = " ".join(header[c].split()).rstrip(":")
+        if label:
+            undrawn(f"{label}: ")
+        for i, (a, b, _, _) in enumerate(by_column[c]):
+            if i:
+                undrawn(" ")
+            row.chars.extend(ln.chars[a:b])
+            row.x0s.extend(ln.x0s[a:b])
+            row.x1s.extend(ln.x1s[a:b])
+    if row.chars[-1] not in ".!?":
+        undrawn(".")
+    return row
+
+
+def _table_statements(lines: list[_Line], kinds: list[LineKind], tally: TableTally) -> dict[int, _Row]:
+    """Each table's rows under a worded header as statements, by line index: a table is a run of table
+    rows in reading order (across a page break: a table running onto the next page keeps its header), its
+    first line the header (kept as it is, cells apart; a header repeated on the next page too). A table wider
+    than the column bound keeps its rows as cells (``tables``)."""
+    out: dict[int, _Row] = {}
+    k = 0
+    while k < len(lines):
+        if kinds[k] is not LineKind.TABLE:
+            k += 1
+            continue
+        end = k + 1
+        while end < len(lines) and kinds[end] is LineKind.TABLE:
+            end += 1
+        columns = _cells(lines[k])
+        header = ["".join(lines[k].chars[a:b]) for a, b, _, _ in columns]
+        if end - k >= 2 and too_wide(len(columns)):
+            tally.wide += 1
+            tally.widest = max(tally.widest, len(columns))
+        elif end - k >= 2 and has_header(header):
+            tally.tables += 1
+            for j in range(k + 1, end):
+                if lines[j].text.split() == lines[k].text.split():
+                    continue  # the header printed again on the next page
+                if (row := _statement(lines[j], header, columns)) is not None:
+                    out[j] = row
+                    tally.rows += 1
+        k = end
+    return out
 
 
 _NOT_A_TITLE = re.compile(r"^(?:untitled|document\d*|microsoft (?:word|powerpoint) - .*|.*\.(?:docx?|pdf|tex|dvi|ps|"
@@ -791,13 +895,16 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
     seen = sorted([*aside, *(ReadLine(ln.page, k.value, _box(ln), ln.text) for ln, k in zip(ordered, kinds))],
                   key=lambda r: r.page)  # stable: the running header first, then reading order
     ordered, kinds = _captions_aside(ordered, kinds)
-    text, text_lines, blocks = _join(ordered, kinds)
+    tally = TableTally()
+    text, text_lines, blocks = _join(ordered, kinds, _table_statements(ordered, kinds, tally))
     if not text.strip():
         raise ReadError(NO_TEXT)
     starts = [b.start for b in blocks]
     sentences = split_sentences(text)
-    citable = sum(blocks[bisect.bisect_right(starts, s.start) - 1].kind == LineKind.BODY for s in sentences)
-    notes = [_report(len(pages), seen, len(sentences), citable)]
+    citable = sum(blocks[bisect.bisect_right(starts, s.start) - 1].kind in (LineKind.BODY, ROW) for s in sentences)
+    notes = [_report(len(pages), seen, len(sentences), citable, tally.rows)]
+    if table_note := tally.note():
+        notes.append(table_note)
     title = title if _sane_title(title) else _title_block(ordered, kinds)
     empty_pages = sum(not page.fragments for page in read)
     if empty_pages:
