@@ -107,7 +107,7 @@ def test_a_table_cell_year_near_the_foot_is_not_a_page_number() -> None:
 @pytest.mark.parametrize(("make", "suffix", "message"), [
     (lambda: pdf_with(lambda c, i: c.drawString(72, 700, "Secret."), encrypt=_encryption("pw")), ".pdf",
      "encrypted: this PDF needs a password"),
-    (scanned_pdf, ".pdf", "no text layer: this PDF is images only; OCR is not supported"),
+    (scanned_pdf, ".pdf", "no text found: this PDF has no text layer, and OCR found no line to read"),
     (lambda: PDF_PATH.read_bytes()[: len(PDF_PATH.read_bytes()) // 2], ".pdf", "corrupt or truncated PDF"),
     (lambda: b"%PDF-1.7\n" + bytes(range(256)) * 20, ".pdf", "corrupt or truncated PDF"),
     (lambda: b"<html><body><p>Hello.</p></body></html>", ".pdf", "the extension says PDF but it looks like an HTML"),
@@ -153,7 +153,7 @@ def test_a_page_without_text_among_others_is_noted() -> None:
     read = read_document(pdf_with(draw, pages=2), ".pdf")
     assert read.text == "Only the first page has text."
     assert read.layout.notes[1:] == (
-        "1 of 2 pages have no text layer (images only) and were skipped; OCR is not supported",)
+        "1 of 2 pages have no text layer and no picture (drawings only) and were skipped",)
 
 
 def test_html_keeps_text_and_heading_paths_and_drops_active_content() -> None:
