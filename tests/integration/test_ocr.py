@@ -73,3 +73,15 @@ def test_a_png_upload_is_a_document_read_by_ocr(scan_store: str, capsys) -> None
     assert "front desk" in a["answer"], a["answer"]
     cited = _first_citation(a)
     assert cited["document"] == "gate" and cited["page"] == 1
+
+
+def test_ocr_past_its_time_bound_refuses_the_pdf_with_the_page_and_the_limit() -> None:
+    import dataclasses
+
+    from graphrag.ingest.readers.errors import ReadError
+    from graphrag.ingest.readers.limits import LIMITS
+    from graphrag.ingest.readers.pdf import read_pdf
+
+    tight = dataclasses.replace(LIMITS, ocr_page_seconds=0.01)
+    with pytest.raises(ReadError, match=r"OCR of page 1 took \d+ s of processor time; the limit is 0.01 s a page"):
+        read_pdf(scan_pdf([scanned_page(GATE)]), limits=tight)

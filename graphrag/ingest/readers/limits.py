@@ -65,14 +65,16 @@ class ReadLimits:
     chars_per_word: int = 3
 
     # --- OCR (``ocr``): a page without a text layer is rendered and read by the OCR engine, which takes seconds a
-    # page (about 2 s on a free core at 150 dots an inch, 8 s on this loaded 2-core machine). A document's OCR
+    # page (17 to 31 s by the clock for an A4 page at 150 dots an inch on this 2-core machine under a heavy load). A document's OCR
     # pages, each page's pixels, and the time per page and in all are bounded; an image upload's size too,
     # before it is decoded (a 20,000 x 20,000 picture is 1.2 GB of pixels).
     ocr_pages: int = 100  # pages read by OCR in one document (a scan of 2,000 blank pages is refused at once)
     ocr_dpi: int = 150  # render scale: body text at 10 points is about 20 pixels high, what the recogniser needs
     ocr_page_pixels: int = 6_000_000  # rendered pixels a page at most (an A4 page at 150 dpi is 2.2 M)
-    ocr_page_seconds: float = 60.0  # by the clock, for one page's OCR
-    ocr_seconds: float = 900.0  # by the clock, for a document's OCR in all
+    # Processor time (the process's, the engine's threads included: the clock would refuse pages on a loaded
+    # machine, where one took 61 s by the clock at a load of 29 on 2 cores).
+    ocr_page_seconds: float = 60.0  # for one page's OCR
+    ocr_seconds: float = 900.0  # for a document's OCR in all
     image_pixels: int = 40_000_000  # an uploaded picture's width x height (a 600 dpi A4 scan is 35 M)
 
     # --- tables: each row is read with its header's labels (``tables``), so a row's text grows with the table's
