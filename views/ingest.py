@@ -47,8 +47,9 @@ with left:
     else:
         # A new key after each ingest empties the uploader: a second click must not store the files again.
         upload_round = st.session_state.get("ingest_upload_round", 0)
-        uploads = st.file_uploader("Text, Markdown, PDF, HTML or Word (.docx) files",
-                                   type=["md", "txt", "pdf", "html", "htm", "docx"], accept_multiple_files=True,
+        uploads = st.file_uploader("Text, Markdown, PDF, HTML, Word (.docx) or scanned page (PNG, JPEG, TIFF) files",
+                                   type=["md", "txt", "pdf", "html", "htm", "docx", "png", "jpg", "jpeg", "tif", "tiff"],
+                                   accept_multiple_files=True,
                                    key="ingest_uploads" if not upload_round else f"ingest_uploads_{upload_round}") or []
         held = actor.access()
         # in team mode only the labels the policy grants you: nobody gives a label they do not hold

@@ -310,7 +310,7 @@ def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry 
         note = "; ".join(layout.notes) or None
     else:
         kind = sniff(data)
-        if kind in ("PDF", "DOCX"):
+        if kind in ("PDF", "DOCX", "PNG", "JPEG", "TIFF"):
             return Rejected(doc_id, path, f"the extension says text but it is a {kind} file: rename it to "
                                           f".{kind.lower()}")
         if len(data) > MAX_BYTES_PER_CHAR * max_chars + 4:  # 4: a byte-order mark

@@ -62,7 +62,7 @@ def test_review_page_shows_the_cited_pdf_page_with_the_sentence_boxed(tmp_path: 
         # draws on a canvas and keeps hidden cells for assistive technology; `.first` of the reason's text
         # sometimes found that hidden cell and waited for it to become visible, which it never does.)
         page.get_by_text("with problems (see the message column)", exact=False).wait_for(timeout=240_000)
-        page.get_by_text("scan: rejected — no text layer: this PDF is images only", exact=False).wait_for()
+        page.get_by_text("scan: rejected — no text found: this PDF has no text layer", exact=False).wait_for()
         # The paper's reading report: what was left out of its citable text.
         # (The whole report is also in a hidden cell of the table: only the visible message counts.)
         wait_for_text(page, "paper: read 1 page: 23 sentences, 10 of them citable (body text), from 19 body lines, "

@@ -53,7 +53,7 @@ def test_good_documents_go_in_whole_and_each_bad_one_says_why(store, embedder, t
     assert {i for i, d in by_id.items() if d.status in ("ok", "nothing_found")} == {
         "security-handbook", "billing-help", "sso-setup", "tracked"}
     assert "encrypted: this PDF needs a password" in by_id["locked"].error
-    assert by_id["scan"].error == "no text layer: this PDF is images only; OCR is not supported"
+    assert by_id["scan"].error.startswith("no text found: this PDF has no text layer, and OCR found no line to read")  # a scanned blank page
     assert "corrupt or truncated PDF" in by_id["half"].error
     assert "the extension says PDF but it looks like an HTML file" in by_id["page"].error
     assert "the extension says text but it is a PDF file: rename it to .pdf" in by_id["report"].error

@@ -98,12 +98,16 @@ def test_a_table_running_onto_the_next_page_stays_a_table_and_the_prose_after_it
     text, _, layout, _ = _read(report_drawn())
     sentences = split_sentences(text)
     assert [_key(s.text) for s in sentences if layout.kind_at(s.start) == "body"] == REPORT_SENTENCES
-    rows = [s.text for s in sentences if layout.kind_at(s.start) == "table"]
-    assert rows[0] == "Region\tJan\tFeb\tMar" and rows[-1] == "Lakes\t149\t145\t141" and len(rows) == 9
-    (note,) = layout.notes
-    assert note.startswith("read 2 pages: 13 sentences, 2 of them citable (body text), from 4 body lines, 1 heading, 1 caption line, "
-                           "9 table rows; left out of the text: 2 running header or footer lines, 2 page numbers, "
-                           "1 footnote line")
+    assert [s.text for s in sentences if layout.kind_at(s.start) == "table"] == ["Region\tJan\tFeb\tMar"]
+    # Each row under it, on either page, reads with the header that page 1 printed.
+    rows = [s.text for s in sentences if layout.kind_at(s.start) == "row"]
+    assert rows[0] == "Region: North; Jan: 100; Feb: 110; Mar: 120." and len(rows) == 8
+    assert rows[-1] == "Region: Lakes; Jan: 149; Feb: 145; Mar: 141."
+    note, tables = layout.notes
+    assert note.startswith("read 2 pages: 13 sentences, 10 of them citable (body text and table rows), from 4 body lines, "
+                           "1 heading, 1 caption line, 9 table rows; left out of the text: 2 running header or footer "
+                           "lines, 2 page numbers, 1 footnote line")
+    assert tables == "1 table: 8 rows read as statements (each row with its header)"
 
 
 def test_headings_become_the_heading_path_of_the_sentences_under_them() -> None:

@@ -74,18 +74,25 @@ def test_a_page_of_too_many_drawn_objects_is_refused_at_that_page() -> None:
     assert seconds < 10
 
 
-def test_a_pdf_without_glyphs_on_its_first_pages_is_refused_there() -> None:
-    """50 pages of 20,000 lines each (under the object bound): refused after five, not after fifty."""
-    message, _ = _refused(drawing_pdf(50, 20_000), ".pdf")
-    assert message == "no text layer on the first 5 pages: scanned PDFs are not read yet (OCR is not supported)"
-    few = pdf_with(lambda c, i: c.line(10, 10, 500, 500), pages=2)  # shorter than the bound: read to the end
-    assert _refused(few, ".pdf")[0] == "no text layer: this PDF is images only; OCR is not supported"
+def test_a_scan_of_two_thousand_blank_pages_is_refused_before_any_page_is_read_by_ocr() -> None:
+    """Past the OCR page bound the survey stops (page 101 of 2,000), before a page is rendered."""
+    message, seconds = _refused(pdf_with(lambda c, i: c.line(10, 10, 500, 500), pages=2_000), ".pdf")
+    assert message == (f"more than {LIMITS.ocr_pages} pages have no text layer (scanned images) by page "
+                       f"{LIMITS.ocr_pages + 1} of 2,000; OCR reads at most {LIMITS.ocr_pages} pages a document: "
+                       "split it, or export its text")
+    assert seconds < 30
 
 
-def test_blank_opening_pages_within_the_bound_still_read() -> None:
+def test_a_pdf_of_drawings_only_is_refused_with_its_reason() -> None:
+    few = pdf_with(lambda c, i: c.line(10, 10, 500, 500), pages=2)  # no glyph, no picture: nothing for OCR
+    assert _refused(few, ".pdf")[0].startswith("no text found: this PDF has no text layer, and OCR found no line")
+
+
+def test_pages_of_drawings_before_text_still_read() -> None:
     data = pdf_with(lambda c, i: c.drawString(72, 700, LINE) if i == 4 else c.line(10, 10, 500, 500), pages=5)
     read = read_document(data, ".pdf")
-    assert read.text == LINE and "4 of 5 pages have no text layer" in read.layout.notes[1]
+    assert read.text == LINE
+    assert "4 of 5 pages have no text layer and no picture (drawings only) and were skipped" in read.layout.notes[1]
 
 
 def test_a_page_past_the_memory_ceiling_is_refused_and_the_reader_never_loads_it() -> None:
@@ -102,7 +109,7 @@ def test_a_page_past_the_time_bounds_is_refused() -> None:
     per_page = dataclasses.replace(LIMITS, pdf_page_seconds=0.001)
     message, _ = _refused(data, ".pdf", limits=per_page)
     assert message.startswith("page 1 took") and "of processor time to load; the limit is 0.001 s a page" in message
-    whole = dataclasses.replace(LIMITS, pdf_survey_seconds=1.0, pdf_blank_pages=100)
+    whole = dataclasses.replace(LIMITS, pdf_survey_seconds=1.0)
     message, _ = _refused(drawing_pdf(60, 60_000), ".pdf", limits=whole)
     assert message.startswith("loading this PDF's pages took more than 1 s of processor time"), message
 

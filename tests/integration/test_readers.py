@@ -108,7 +108,7 @@ def test_a_table_cell_year_near_the_foot_is_not_a_page_number() -> None:
 @pytest.mark.parametrize(("make", "suffix", "message"), [
     (lambda: pdf_with(lambda c, i: c.drawString(72, 700, "Secret."), encrypt=_encryption("pw")), ".pdf",
      "encrypted: this PDF needs a password"),
-    (scanned_pdf, ".pdf", "no text layer: this PDF is images only; OCR is not supported"),
+    (scanned_pdf, ".pdf", "no text found: this PDF has no text layer, and OCR found no line to read"),
     (lambda: PDF_PATH.read_bytes()[: len(PDF_PATH.read_bytes()) // 2], ".pdf", "corrupt or truncated PDF"),
     (lambda: b"%PDF-1.7\n" + bytes(range(256)) * 20, ".pdf", "corrupt or truncated PDF"),
     (lambda: b"<html><body><p>Hello.</p></body></html>", ".pdf", "the extension says PDF but it looks like an HTML"),
@@ -154,7 +154,7 @@ def test_a_page_without_text_among_others_is_noted() -> None:
     read = read_document(pdf_with(draw, pages=2), ".pdf")
     assert read.text == "Only the first page has text."
     assert read.layout.notes[1:] == (
-        "1 of 2 pages have no text layer (images only) and were skipped; OCR is not supported",)
+        "1 of 2 pages have no text layer and no picture (drawings only) and were skipped",)
 
 
 def test_html_keeps_text_and_heading_paths_and_drops_active_content() -> None:
@@ -198,7 +198,7 @@ def test_docx_tracked_changes_and_pictures_are_read_with_a_note() -> None:
                                  "1 embedded objects or images not read (text only)")
 
 
-def test_a_table_is_read_row_by_row() -> None:
+def test_a_pdf_table_row_reads_with_its_header_and_is_boxed_on_its_cells() -> None:
     rows = [("Year", "Title", "Role"), ("2011", "Black Mirror", "Selma"), ("2012", "Whitechapel", "Roxy"),
             ("2014", "Happy Valley", "Justine")]
 
@@ -209,9 +209,18 @@ def test_a_table_is_read_row_by_row() -> None:
             for x, cell in zip((72, 250, 430), cells):
                 c.drawString(x, 690 - 16 * r, cell)
 
-    text = read_document(pdf_with(draw), ".pdf").text
-    # each row a paragraph of its own, its cells apart: a row never reads as a sentence of prose
-    assert "the table below.\n\nYear\tTitle\tRole\n\n2011\tBlack Mirror\tSelma\n\n2012\tWhitechapel\tRoxy" in text
+    read = read_document(pdf_with(draw), ".pdf")
+    # the header stays a row of cells; every row under it is a statement of its own that carries the header
+    assert ("the table below.\n\nYear\tTitle\tRole\n\nYear: 2011; Title: Black Mirror; Role: Selma.\n\n"
+            "Year: 2012; Title: Whitechapel; Role: Roxy.") in read.text
+    start = read.text.index("Year: 2012")
+    lay = read.layout.span_layout(start, read.text.index("Roxy.") + 5)
+    assert lay is not None and lay.page == 1
+    [(page, x0, y0, x1, y1)] = lay.boxes  # the row's own cells, not the labels' (they are not printed there)
+    baseline = 792 - (690 - 16 * 2)  # the 2012 row's, from the page's top
+    assert page == 1 and 70 <= x0 <= 74 and 440 < x1 < 470 and baseline - 12 < y0 < baseline < y1
+    assert read.layout.kind_at(start) == "row"
+    assert "1 table: 3 rows read as statements (each row with its header)" in read.layout.notes
 
 
 def test_benchmark_pdf_is_read_in_order_without_its_furniture() -> None:
@@ -274,10 +283,18 @@ def test_any_bytes_are_read_or_rejected_with_a_reason(noise: bytes, suffix: str,
             assert lay is None or all(b[1] <= b[3] and b[2] <= b[4] for b in lay.boxes)
 
 
-def test_an_html_table_row_is_one_block() -> None:
+def test_an_html_table_row_reads_with_its_header() -> None:
     page = (b"<html><body><h2>Plans</h2><table><tr><th>Plan</th><th>Refund</th></tr>"
             b"<tr><td>Annual</td><td>within 14 days</td></tr><tr><td>Monthly</td><td>none</td></tr></table>"
             b"</body></html>")
     read = read_document(page, ".html")
-    assert read.text == "Plans\n\nPlan Refund\n\nAnnual within 14 days\n\nMonthly none"
+    assert read.text == "Plans\n\nPlan\tRefund\n\nPlan: Annual; Refund: within 14 days.\n\nPlan: Monthly; Refund: none."
     assert [b.heading_path for b in read.layout.blocks] == ["Plans"] * 4
+    assert [b.kind for b in read.layout.blocks] == ["body", "body", "row", "row"]
+    assert read.layout.notes == ("1 table: 2 rows read as statements (each row with its header)",)
+
+
+def test_a_table_without_a_worded_header_is_read_a_row_a_block() -> None:
+    page = b"<html><body><table><tr><td>2011</td><td>12</td></tr><tr><td>2012</td><td>14</td></tr></table></body></html>"
+    read = read_document(page, ".html")
+    assert read.text == "2011 12\n\n2012 14" and read.layout.notes == ()

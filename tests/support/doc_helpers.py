@@ -48,13 +48,15 @@ def pdf_with(draw, pages: int = 1, encrypt: object = None) -> bytes:
 
 
 def scanned_pdf() -> bytes:
-    """A page that is only a picture of text: no text layer."""
+    """A scanned blank page: a picture (paper with a few specks) and no text layer; OCR finds nothing on it."""
     from PIL import Image, ImageDraw
     from reportlab.lib.utils import ImageReader
 
-    img = Image.new("RGB", (600, 200), "white")
-    ImageDraw.Draw(img).text((20, 80), "Exports are kept for 30 days.", fill="black")
-    return pdf_with(lambda c, i: c.drawImage(ImageReader(img), 72, 500, 300, 100))
+    img = Image.new("RGB", (600, 800), "white")
+    draw = ImageDraw.Draw(img)
+    for x, y in ((40, 60), (300, 420), (510, 700)):
+        draw.point((x, y), fill="grey")
+    return pdf_with(lambda c, i: c.drawImage(ImageReader(img), 0, 0, 612, 792))
 
 
 def docx_bytes(paragraphs: list[tuple[str, str]], tracked: bool = False, picture: bool = False) -> bytes:

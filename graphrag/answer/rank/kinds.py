@@ -50,6 +50,9 @@ _WEAK_REF = re.compile(r"\bet al\b|\bvol\.\s*\d|\bJournal of\b|\bProceedings of\
 _WEB_REF = re.compile(r"^\s*[\"“‘'].*\(\s*https?://|\(\s*https?://[^)\s]*\)\s+at\s+\S+(?:\s+\S+){0,2}\s*\.?$"
                       r"|\bRetrieved\s+(?:on\s+)?[\w ,]{0,20}\b(?:1[89]|20)\d\d\b|\bArchived\s+from\s+the\s+original",
                       re.IGNORECASE)
+# A table row as the readers word it, each cell after its column's label ("Year: 2011; Q1: 12; Q2: 14."): a
+# statement however many of its cells are figures (graphrag.ingest.readers.tables).
+_ROW_STATEMENT = re.compile(r"^[^:;]{1,80}: [^;]+(?:; [^;]+)+[.!?]$")
 _BYLINE = re.compile(r"^\s*(?:by|authors?:|written by)\s+[A-Z]", re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
 _AFFILIATION = re.compile(r"\b(university|universit[àäé]|institute|department|laboratory|labs?|school of|college)\b",
@@ -114,7 +117,7 @@ def sentence_kind(text: str) -> SentenceKind:
         return SentenceKind.QUESTION
     if CAPTION_START.match(text):
         return SentenceKind.CAPTION
-    if _looks_like_table_row(text, words):
+    if _looks_like_table_row(text, words) and not _ROW_STATEMENT.match(text):
         return SentenceKind.TABLE_ROW
     if _looks_like_reference(text):
         return SentenceKind.REFERENCE

@@ -1,4 +1,4 @@
-"""Readers for documents that are not plain text: PDF, HTML and DOCX.
+"""Readers for documents that are not plain text: PDF, HTML, DOCX, and pictures of pages (PNG, JPEG, TIFF: OCR).
 
 Pure functions from a file's bytes to its text plus layout provenance (no store, no UI).
 ``read_document`` checks that the bytes are what the extension says before parsing, so a
@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.readers.budget import CharBudget, TooManyWords, TooMuchText, check_words, too_much_text
 from graphrag.ingest.readers.errors import ReadError
+from graphrag.ingest.readers.images import IMAGE_FORMATS, image_kind
 from graphrag.ingest.readers.layout import DOCX, HTML, PDF, Block, Layout, TextLine, sha256_bytes
 
-DOCUMENT_SUFFIXES = {".pdf": PDF, ".html": HTML, ".htm": HTML, ".docx": DOCX}
+# A picture is read by OCR into a PDF of its pages, stored and shown as that PDF.
+DOCUMENT_SUFFIXES = {".pdf": PDF, ".html": HTML, ".htm": HTML, ".docx": DOCX, **dict.fromkeys(IMAGE_FORMATS, PDF)}
 
 __all__ = [
     "DOCUMENT_SUFFIXES",
@@ -44,7 +46,9 @@ class Read:
 
 
 def sniff(data: bytes) -> str | None:
-    """What the bytes look like: "PDF", "DOCX", "ZIP", "HTML" or None (unknown / plain text)."""
+    """What the bytes look like: "PDF", "DOCX", "ZIP", "HTML", "PNG", "JPEG", "TIFF" or None (unknown / plain text)."""
+    if picture := image_kind(data):
+        return picture
     head = data[:1024].lstrip()
     if head.startswith(b"%PDF-"):
         return "PDF"
@@ -60,6 +64,13 @@ def read_document(data: bytes, suffix: str, decoded: str | None = None, max_char
     """Read a PDF, HTML or DOCX file. Raises ReadError with a message to show the user; TooMuchText,
     as soon as the reader has counted more than ``max_chars`` characters."""
     suffix = suffix.lower()
+    if not data.strip():
+        raise ReadError("empty file")
+    if suffix in IMAGE_FORMATS:
+        from graphrag.ingest.readers.images import read_image
+
+        text, title, layout = read_image(data, suffix, max_chars)
+        return Read(text, title, layout)
     kind = sniff(data)
     expected = {".pdf": "PDF", ".docx": "DOCX", ".html": "HTML", ".htm": "HTML"}[suffix]
     if not data.strip():
@@ -69,7 +80,7 @@ def read_document(data: bytes, suffix: str, decoded: str | None = None, max_char
     if expected in ("PDF", "DOCX") and kind != expected:
         what = f"it looks like {'a' if kind != 'HTML' else 'an'} {kind} file" if kind else "its content is not that"
         raise ReadError(f"the extension says {expected} but {what}: rename it to its real type or re-export it")
-    if expected == "HTML" and kind in ("PDF", "DOCX", "ZIP"):
+    if expected == "HTML" and kind in ("PDF", "DOCX", "ZIP", "PNG", "JPEG", "TIFF"):
         raise ReadError(f"the extension says HTML but it looks like a {kind} file: rename it to its real type")
     if expected == "PDF":
         from graphrag.ingest.readers.pdf import read_pdf

@@ -130,17 +130,20 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def join_blocks(blocks: Sequence[tuple[str, str]]) -> tuple[str, tuple[Block, ...]]:
-    """A document's text from its (text, heading path) blocks, a blank line between blocks, and
-    each block's span in that text (paragraphs numbered from 1): how HTML and DOCX keep their place."""
+def join_blocks(blocks: Sequence[tuple[str, str] | tuple[str, str, str]]) -> tuple[str, tuple[Block, ...]]:
+    """A document's text from its (text, heading path[, kind]) blocks, a blank line between blocks, and
+    each block's span in that text (paragraphs numbered from 1): how HTML and DOCX keep their place.
+    A block without a kind is body text."""
     parts: list[str] = []
     out: list[Block] = []
     pos = 0
-    for i, (t, heading) in enumerate(blocks):
+    for i, block in enumerate(blocks):
+        t, heading = block[0], block[1]
+        kind = block[2] if len(block) > 2 else "body"
         if parts:
             parts.append("\n\n")
             pos += 2
-        out.append(Block(pos, pos + len(t), heading, i + 1))
+        out.append(Block(pos, pos + len(t), heading, i + 1, kind))
         parts.append(t)
         pos += len(t)
     return "".join(parts), tuple(out)

@@ -51,7 +51,6 @@ class ReadLimits:
     pdf_pages: int = 2_000
     pdf_page_objects: int = 100_000  # drawn objects on one page (about 30 MB in PDFium); a dense map has 20,000
     pdf_page_glyphs: int = 100_000  # a page of 6-point text holds 15,000
-    pdf_blank_pages: int = 5  # this many pages without a glyph at the start: a scanned PDF (no OCR yet)
     pdf_page_seconds: float = 3.0  # processor time to load one page and its text; a dense page takes 0.05 s
     pdf_survey_seconds: float = 20.0  # processor time for the whole check; 2,000 plain pages take about 10 s
     pdf_survey_wall_seconds: float = 90.0  # the same by the clock, for a loaded machine
@@ -64,6 +63,23 @@ class ReadLimits:
     # characters a word, tables of figures 3; a run of one glyph and a space is 2 ("A A A ..."), which made
     # a 4 KB PDF cost as much parsing as a 4 M-character book. The bound is a share of the character limit.
     chars_per_word: int = 3
+
+    # --- OCR (``ocr``): a page without a text layer is rendered and read by the OCR engine, which takes seconds a
+    # page (17 to 31 s by the clock for an A4 page at 150 dots an inch on this 2-core machine under a heavy load). A document's OCR
+    # pages, each page's pixels, and the time per page and in all are bounded; an image upload's size too,
+    # before it is decoded (a 20,000 x 20,000 picture is 1.2 GB of pixels).
+    ocr_pages: int = 100  # pages read by OCR in one document (a scan of 2,000 blank pages is refused at once)
+    ocr_dpi: int = 150  # render scale: body text at 10 points is about 20 pixels high, what the recogniser needs
+    ocr_page_pixels: int = 6_000_000  # rendered pixels a page at most (an A4 page at 150 dpi is 2.2 M)
+    # Processor time (the process's, the engine's threads included: the clock would refuse pages on a loaded
+    # machine, where one took 61 s by the clock at a load of 29 on 2 cores).
+    ocr_page_seconds: float = 60.0  # for one page's OCR
+    ocr_seconds: float = 900.0  # for a document's OCR in all
+    image_pixels: int = 40_000_000  # an uploaded picture's width x height (a 600 dpi A4 scan is 35 M)
+
+    # --- tables: each row is read with its header's labels (``tables``), so a row's text grows with the table's
+    # width; past this many columns a row keeps its cells only. Real tables have a few to a few dozen.
+    table_columns: int = 64
 
 
 LIMITS = ReadLimits()

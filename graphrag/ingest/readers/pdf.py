@@ -34,8 +34,10 @@ from graphrag.ingest.readers.budget import CharBudget, TooManyWords, words_messa
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import PDF, Block, Layout, ReadLine, TextLine, sha256_bytes
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
+from graphrag.ingest.readers.ocr import CONFIDENCE_FLOOR, OcrLine, OcrPage, blank, read_picture
 from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
 from graphrag.ingest.readers.pdf_survey import Survey, SurveyFailed, run_survey
+from graphrag.ingest.readers.tables import ROW, TableTally, has_header, too_wide
 from graphrag.language.sentences import FOOTNOTE_MARK, counted, split_sentences
 from graphrag.model import PageSize
 
@@ -111,6 +113,8 @@ class _Line(_Extent):
     bold: bool = False  # every character in a bold face
     cells: int = 1  # fragments: parts of the line set apart by wide gaps (a table's cells)
     joins: list[int] = field(default_factory=list)  # where in ``chars`` one fragment meets the next
+    frame: tuple[float, float, float, float] | None = None  # OCR on a turned page: the box as the page lies
+    confidence: float | None = None  # OCR: the recogniser's confidence in the line
 
     @property
     def size(self) -> float:
@@ -160,6 +164,9 @@ class _PageRead:
     turned: str = ""
     turned_box: tuple[float, float, float, float] | None = None  # around the turned text (x0, y0, x1, y1)
     upright: bool = True  # the page's own direction; a sideways page's lines are not yet put in reading order
+    ocr: list[_Line] = field(default_factory=list)  # a page without a text layer: its lines read by OCR, in order
+    ocr_low: list[OcrLine] = field(default_factory=list)  # OCR lines under the confidence floor (not in the text)
+    scanned: bool = False  # no text layer but a picture: read by OCR
 
 
 _FORCE_BOLD = 0x40000  # the font descriptor's ForceBold flag
@@ -391,14 +398,17 @@ def _separator(prev: _Line, nxt: _Line, kind: LineKind, next_kind: LineKind) -> 
     return "\n"
 
 
-NO_TEXT = "no text layer: this PDF is images only; OCR is not supported"
+NO_TEXT = ("no text found: this PDF has no text layer, and OCR found no line to read on its pages' pictures (blank "
+           "scans, or drawings only)")
 
 
 def check_survey(survey: Survey, max_chars: int, limits: ReadLimits) -> None:
     """Every PDF bound in one place: the child's survey (``pdf_survey``) turned into the refusal to show."""
     if survey.stop is None:
-        if survey.glyphs and not any(survey.glyphs):
-            raise ReadError(NO_TEXT)
+        missing = sum(1 for g in survey.glyphs if not g)
+        if missing > limits.ocr_pages:
+            raise ReadError(f"{missing:,} of {survey.pages:,} pages have no text layer (scanned images); OCR reads at "
+                            f"most {limits.ocr_pages:,} pages a document: split it, or export its text")
         return
     kind, page, value = survey.stop
     if kind == "pages":
@@ -418,8 +428,9 @@ def check_survey(survey: Survey, max_chars: int, limits: ReadLimits) -> None:
     if kind == "seconds":
         raise ReadError(f"page {page} took {value:.1f} s of processor time to load; the limit is "
                         f"{limits.pdf_page_seconds:g} s a page: its content is too complex to read")
-    raise ReadError(f"no text layer on the first {page} pages: scanned PDFs are not read yet (OCR is not "
-                    "supported)")
+    raise ReadError(f"more than {limits.ocr_pages:,} pages have no text layer (scanned images) by page {page:,} of "
+                    f"{survey.pages:,}; OCR reads at most {limits.ocr_pages:,} pages a document: split it, or export "
+                    "its text")
 
 
 def _survey_failed(exc: SurveyFailed, limits: ReadLimits) -> ReadError:
@@ -464,6 +475,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
             title = (doc.get_metadata_value("Title") or "").strip() or None
             pages: list[PageSize] = []
             per_page: list[_PageRead] = []
+            ocr_clock = [0.0]  # processor seconds spent on OCR so far
             for p in range(n_pages):
                 page = doc[p]
                 try:
@@ -477,6 +489,8 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
                         per_page.append(_fragments(textpage, n, c_left, c_top))
                     finally:
                         textpage.close()
+                    if n == 0 and _has_picture(page):  # no text layer but a picture: a scanned page
+                        per_page[-1] = _ocr_page(page, p + 1, n_pages, limits, ocr_clock)
                 finally:
                     page.close()
                 label = " ".join((doc.get_page_label(p) or "").split())[:40] or None
@@ -489,7 +503,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
             raise ReadError(f"corrupt or truncated PDF: {exc}") from exc
         finally:
             doc.close()
-    if not any(page.fragments for page in per_page):
+    if not any(page.fragments or page.ocr for page in per_page):
         raise ReadError(NO_TEXT)
     extracted = time.perf_counter()
     out = _assemble(per_page, pages, data, title)
@@ -499,19 +513,64 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
     return out
 
 
+def _has_picture(page: pdfium.PdfPage) -> bool:
+    """Whether the page draws a picture (a scan); a page of vector drawings only has nothing for OCR."""
+    return next(iter(page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=4)), None) is not None
+
+
+def _ocr_page(page: pdfium.PdfPage, number: int, pages: int, limits: ReadLimits, clock: list[float]) -> _PageRead:
+    """A page without a text layer, rendered and read by OCR (``ocr``): its lines in reading order as the
+    upright page has them, in points; each line's characters spread evenly over its box. A blank page is
+    skipped without the engine; a page, or the document's OCR in all, past its bound on processor time (the
+    process's, the engine's threads included) refuses the PDF."""
+    w, h = page.get_size()
+    scale = min(limits.ocr_dpi / 72, (limits.ocr_page_pixels / max(w * h, 1.0)) ** 0.5)
+    pixels = np.asarray(page.render(scale=scale).to_pil().convert("RGB"))
+    if blank(pixels):
+        return _PageRead([], scanned=True)
+    started = time.process_time()  # the engine's threads included; by the clock a loaded machine would refuse
+    read = read_picture(pixels)
+    spent = time.process_time() - started
+    clock[0] += spent
+    if spent > limits.ocr_page_seconds:
+        raise ReadError(f"OCR of page {number:,} took {spent:.0f} s of processor time; the limit is "
+                        f"{limits.ocr_page_seconds:g} s a page: "
+                        "its picture is too large or too busy to read")
+    if clock[0] > limits.ocr_seconds:
+        raise ReadError(f"OCR took {clock[0]:.0f} s of processor time by page {number:,} of {pages:,}; the limit is "
+                        f"{limits.ocr_seconds:g} s a document: split it")
+    return _PageRead([], upright=read.turned == 0, ocr=_ocr_lines(read, number, scale), ocr_low=list(read.low),
+                     scanned=True)
+
+
+def _ocr_lines(read: OcrPage, number: int, scale: float) -> list[_Line]:
+    """OCR lines as printed lines of page ``number``: their geometry in the upright page (points), what the
+    reading order and the line kinds are judged on; on a turned page each keeps its box as the page lies."""
+    out = []
+    for ol in read.lines:
+        x0, y0, x1, y1 = (v / scale for v in ol.upright)
+        step = (x1 - x0) / max(len(ol.text), 1)
+        x0s = [x0 + i * step for i in range(len(ol.text))]
+        ln = _Line(number, list(ol.text), x0s, [x + step for x in x0s], y0, y1, y0, y1, confidence=ol.confidence)
+        if read.turned:
+            ln.frame = tuple(v / scale for v in ol.box)  # type: ignore[assignment]
+        out.append(ln)
+    return out
+
+
 def _box(ln: _Line | _Fragment) -> tuple[float, float, float, float]:
     y0, y1 = (ln.gy0, ln.gy1) if isinstance(ln, _Fragment) else (ln.y0, ln.y1)  # what is drawn
     return round(ln.x0, 2), round(y0, 2), round(ln.x1, 2), round(y1, 2)
 
 
-def _report(pages: int, read: list[ReadLine], sentences: int, citable: int) -> str:
+def _report(pages: int, read: list[ReadLine], sentences: int, citable: int, rows: int = 0) -> str:
     """The reading report: pages, sentences (the count ingest reports and stores) and how many of them are
     citable (body text), lines by kind, and what was left out of the text and why."""
     counts = Counter(LineKind(r.kind) for r in read)
     kept = [counted(counts[k], *NAMES[k]) for k in (LineKind.BODY, *REPORT_ORDER)
             if counts[k] and k in IN_TEXT]
-    head = (f"read {counted(pages, 'page')}: {counted(sentences, 'sentence')}, {citable:,} of them citable (body "
-            "text), from " + ", ".join(kept))
+    what = "body text and table rows" if rows else "body text"
+    head = (f"read {counted(pages, 'page')}: {counted(sentences, 'sentence')}, {citable:,} of them citable ({what}), from " + ", ".join(kept))
     out: list[str] = []
     for k in (LineKind.RUNNING, LineKind.PAGE_NUMBER, LineKind.FOOTNOTE, LineKind.EQUATION,
               LineKind.FIGURE_LABEL):
@@ -531,6 +590,36 @@ def _report(pages: int, read: list[ReadLine], sentences: int, citable: int) -> s
         where = f"page {stamps[0].page}" if len(stamps) == 1 else f"{len(stamps)} pages"
         out.append(f"turned text on {where} (a margin stamp or rotated label: \"{sample}\")")
     return head + ("; left out of the text: " + ", ".join(out) if out else "")
+
+
+def _ocr_report(read: list[_PageRead], pages: int) -> str | None:
+    """What OCR read: pages, lines and their mean confidence, blank pages, and each line under the confidence
+    floor (kept out of the text) with its page; and pages with neither a text layer nor a picture. None where
+    every page had a text layer."""
+    scanned = [p for p, page in enumerate(read) if page.scanned]
+    drawn = sum(1 for page in read if not page.fragments and not page.scanned)
+    out = []
+    if scanned:
+        lines = [ln for page in read for ln in page.ocr]
+        text = f"{counted(len(scanned), 'page')} of {pages} read by OCR (no text layer): {counted(len(lines), 'line')}"
+        if lines:
+            text += f", mean confidence {statistics.mean(ln.confidence or 0.0 for ln in lines):.2f}"
+        turned = sum(1 for p in scanned if read[p].ocr and not read[p].upright)
+        if turned:
+            text += f"; {counted(turned, 'page')} turned (read upright)"
+        empty = sum(1 for p in scanned if not read[p].ocr)
+        if empty:
+            text += f"; {counted(empty, 'page')} with nothing to read"
+        low = [(p + 1, ln) for p in scanned for ln in read[p].ocr_low]
+        if low:
+            shown = "; ".join(f'p. {p} "{ln.text[:40]}" ({ln.confidence:.2f})' for p, ln in low[:10])
+            more = f" and {len(low) - 10} more" if len(low) > 10 else ""
+            text += (f"; {counted(len(low), 'line')} under the confidence floor {CONFIDENCE_FLOOR} kept out of the "
+                     f"text: {shown}{more}")
+        out.append(text)
+    if drawn:
+        out.append(f"{drawn} of {pages} pages have no text layer and no picture (drawings only) and were skipped")
+    return "; ".join(out) or None
 
 
 class _Headings:
@@ -672,12 +761,15 @@ def _keep_hyphen(before: str, after: str, words: Counter[str]) -> bool:
     return min(len(first), len(second)) >= 3 and words[first.lower()] > 0 and words[second.lower()] > 0
 
 
-def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine], list[Block]]:
+def _join(lines: list[_Line], kinds: list[LineKind], rows: dict[int, _Row] | None = None
+          ) -> tuple[str, list[TextLine], list[Block]]:
     """The document's text from the lines of the kinds kept in it, each line's place in that text, and its
-    paragraphs with their kind and heading path."""
+    paragraphs with their kind and heading path. A table row in ``rows`` (by line index) reads as its
+    statement, a paragraph of kind ``ROW``."""
+    rows = rows or {}
     parts: list[str] = []
     text_lines: list[TextLine] = []
-    blocks: list[tuple[int, LineKind, str]] = []  # (start, kind, heading path) of each paragraph
+    blocks: list[tuple[int, str, str]] = []  # (start, kind, heading path) of each paragraph
     headings = _Headings()
     opened = False
     sizes = sorted(ln.size for ln, k in zip(lines, kinds) if k is LineKind.HEADING)
@@ -687,11 +779,13 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
     pos = 0
     prev: tuple[_Line, LineKind] | None = None
     cut_mark = False
-    for ln, kind in zip(lines, kinds):
+    for k, (ln, kind) in enumerate(zip(lines, kinds)):
         if kind not in IN_TEXT:
             continue
         chars, x0s, x1s = list(ln.chars), ln.x0s, ln.x1s
-        if kind in (LineKind.TABLE, LineKind.INFOBOX):  # cells apart: a row reads as cells, never as a sentence
+        if k in rows:
+            chars, x0s, x1s = list(rows[k].chars), rows[k].x0s, rows[k].x1s
+        elif kind in (LineKind.TABLE, LineKind.INFOBOX):  # cells apart: a row reads as cells, never as a sentence
             for j in ln.joins:
                 chars[j] = "\t"
         chars, x0s, x1s, cut_mark = _unmarked(chars, x0s, x1s, cut_mark)
@@ -715,17 +809,119 @@ def _join(lines: list[_Line], kinds: list[LineKind]) -> tuple[str, list[TextLine
         elif opened or ln.size <= title_above:  # an opening heading larger than any other is the title
             headings.add(ln, continued=sep != "\n\n")
         if sep == "\n\n" or not blocks:
-            blocks.append((pos, kind, headings.path))
+            blocks.append((pos, ROW if k in rows else kind.value, headings.path))
         line = "".join(chars).rstrip()
         parts.append(line)
-        text_lines.append(TextLine(ln.page, pos, pos + len(line), round(ln.y0, 2), round(ln.y1, 2),
+        y0, y1 = ln.y0, ln.y1
+        if ln.frame is not None:  # OCR on a turned page: every character in the line's box as the page lies
+            y0, y1 = ln.frame[1], ln.frame[3]
+            x0s, x1s = [ln.frame[0]] * len(line), [ln.frame[2]] * len(line)
+        text_lines.append(TextLine(ln.page, pos, pos + len(line), round(y0, 2), round(y1, 2),
                                    np.asarray(x0s[:len(line)], dtype=np.float32),
                                    np.asarray(x1s[:len(line)], dtype=np.float32)))
         pos += len(line)
         prev = (ln, kind)
     ends = [*(start for start, _, _ in blocks[1:]), pos]
-    return "".join(parts), text_lines, [Block(start, end, path, i + 1, kind.value)
+    return "".join(parts), text_lines, [Block(start, end, path, i + 1, kind)
                                          for i, ((start, kind, path), end) in enumerate(zip(blocks, ends))]
+
+
+@dataclass
+class _Row:
+    """A table row's line as a statement: the header's labels (not drawn: NaN edges) before its cells' drawn
+    characters, so the statement's box is the row's cells."""
+
+    chars: list[str]
+    x0s: list[float]
+    x1s: list[float]
+
+
+def _cells(ln: _Line) -> list[tuple[int, int, float, float]]:
+    """A line's cells as (start, end, x0, x1) over its characters: fragments at least an em apart (as
+    ``_lines`` counts them); fragments that touch (a change of font) are one cell."""
+    cuts = [j for j in ln.joins if ln.x0s[j + 1] - ln.x1s[j - 1] > ln.size]
+    bounds = [0, *cuts, len(ln.chars)]
+    out = []
+    for a, b in itertools.pairwise(bounds):
+        a = a + 1 if a in cuts else a  # the space that stands for the gap belongs to neither cell
+        xs0 = [x for x in ln.x0s[a:b] if not np.isnan(x)]
+        xs1 = [x for x in ln.x1s[a:b] if not np.isnan(x)]
+        if xs0 and "".join(ln.chars[a:b]).strip():
+            out.append((a, b, min(xs0), max(xs1)))
+    return out
+
+
+def _column(x0: float, x1: float, header: list[tuple[int, int, float, float]]) -> int:
+    """The header column a cell sits under: the one it overlaps most, else the nearest by centre."""
+    overlaps = [min(x1, h1) - max(x0, h0) for _, _, h0, h1 in header]
+    best = max(range(len(header)), key=lambda c: overlaps[c])
+    if overlaps[best] > 0:
+        return best
+    centre = (x0 + x1) / 2
+    return min(range(len(header)), key=lambda c: abs((header[c][2] + header[c][3]) / 2 - centre))
+
+
+def _statement(ln: _Line, header: list[str], columns: list[tuple[int, int, float, float]]) -> _Row | None:
+    """``ln``'s cells after their columns' labels ("Plan: Enterprise; Price per seat: 40 EUR."), each cell's
+    characters keeping their edges; None when the row has no cell."""
+    by_column: dict[int, list[tuple[int, int, float, float]]] = {}
+    for cell in _cells(ln):
+        by_column.setdefault(_column(cell[2], cell[3], columns), []).append(cell)
+    if not by_column:
+        return None
+    row = _Row([], [], [])
+
+    def undrawn(text: str) -> None:
+        row.chars.extend(text)
+        row.x0s.extend([np.nan] * len(text))
+        row.x1s.extend([np.nan] * len(text))
+
+    for c in sorted(by_column):
+        if row.chars:
+            undrawn("; ")
+        label = " ".join(header[c].split()).rstrip(":")
+        if label:
+            undrawn(f"{label}: ")
+        for i, (a, b, _, _) in enumerate(by_column[c]):
+            if i:
+                undrawn(" ")
+            row.chars.extend(ln.chars[a:b])
+            row.x0s.extend(ln.x0s[a:b])
+            row.x1s.extend(ln.x1s[a:b])
+    if row.chars[-1] not in ".!?":
+        undrawn(".")
+    return row
+
+
+def _table_statements(lines: list[_Line], kinds: list[LineKind], tally: TableTally) -> dict[int, _Row]:
+    """Each table's rows under a worded header as statements, by line index: a table is a run of table
+    rows in reading order (across a page break: a table running onto the next page keeps its header), its
+    first line the header (kept as it is, cells apart; a header repeated on the next page too). A table wider
+    than the column bound keeps its rows as cells (``tables``)."""
+    out: dict[int, _Row] = {}
+    k = 0
+    while k < len(lines):
+        if kinds[k] is not LineKind.TABLE:
+            k += 1
+            continue
+        end = k + 1
+        while end < len(lines) and kinds[end] is LineKind.TABLE:
+            end += 1
+        columns = _cells(lines[k])
+        header = ["".join(lines[k].chars[a:b]) for a, b, _, _ in columns]
+        if end - k >= 2 and too_wide(len(columns)):
+            tally.wide += 1
+            tally.widest = max(tally.widest, len(columns))
+        elif end - k >= 2 and has_header(header):
+            tally.tables += 1
+            for j in range(k + 1, end):
+                if lines[j].text.split() == lines[k].text.split():
+                    continue  # the header printed again on the next page
+                if (row := _statement(lines[j], header, columns)) is not None:
+                    out[j] = row
+                    tally.rows += 1
+        k = end
+    return out
 
 
 _NOT_A_TITLE = re.compile(r"^(?:untitled|document\d*|microsoft (?:word|powerpoint) - .*|.*\.(?:docx?|pdf|tex|dvi|ps|"
@@ -782,26 +978,28 @@ def _captions_aside(lines: list[_Line], kinds: list[LineKind]) -> tuple[list[_Li
 def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None
               ) -> tuple[str, str | None, Layout]:
     kept, aside = _set_aside(read, pages)
-    ordered = [ln for p, frags in enumerate(kept) for region in _xy_cut(frags, pages[p].width)
-               for ln in _lines(region, p + 1)]
+    ordered = [ln for p, frags in enumerate(kept)
+               for ln in (read[p].ocr or [ln for region in _xy_cut(frags, pages[p].width)
+                                          for ln in _lines(region, p + 1)])]
     # A sideways page's lines are read across its text (not yet turned back into reading order): what
     # they are cannot be told from them, and they are all kept as they are.
     kinds = [k if read[ln.page - 1].upright else LineKind.BODY for ln, k in zip(ordered, classify(ordered))]
     seen = sorted([*aside, *(ReadLine(ln.page, k.value, _box(ln), ln.text) for ln, k in zip(ordered, kinds))],
                   key=lambda r: r.page)  # stable: the running header first, then reading order
     ordered, kinds = _captions_aside(ordered, kinds)
-    text, text_lines, blocks = _join(ordered, kinds)
+    tally = TableTally()
+    text, text_lines, blocks = _join(ordered, kinds, _table_statements(ordered, kinds, tally))
     if not text.strip():
         raise ReadError(NO_TEXT)
     starts = [b.start for b in blocks]
     sentences = split_sentences(text)
-    citable = sum(blocks[bisect.bisect_right(starts, s.start) - 1].kind == LineKind.BODY for s in sentences)
-    notes = [_report(len(pages), seen, len(sentences), citable)]
+    citable = sum(blocks[bisect.bisect_right(starts, s.start) - 1].kind in (LineKind.BODY, ROW) for s in sentences)
+    notes = [_report(len(pages), seen, len(sentences), citable, tally.rows)]
+    if table_note := tally.note():
+        notes.append(table_note)
     title = title if _sane_title(title) else _title_block(ordered, kinds)
-    empty_pages = sum(not page.fragments for page in read)
-    if empty_pages:
-        notes.append(f"{empty_pages} of {len(pages)} pages have no text layer (images only) and were skipped; "
-                     "OCR is not supported")
+    if ocr_note := _ocr_report(read, len(pages)):
+        notes.append(ocr_note)
     layout = Layout(PDF, sha256_bytes(data), data, tuple(pages), tuple(text_lines), tuple(blocks),
                     notes=tuple(notes), read=tuple(seen))
     return text, title, layout

@@ -27,7 +27,7 @@ class Survey:
     """What the child found: the glyphs of each page it loaded, and where it stopped and why (None: it read
     every page within the bounds). ``stop`` is (kind, page, value): kind "pages", "objects", "glyphs",
     "seconds", "chars" (the document's glyphs passed the character limit), "words" (its words passed their
-    bound) or "blank" (no glyph on the first pages); ``unopened``: PDFium could not open the file (the reader says why, encrypted or corrupt)."""
+    bound) or "blank" (more pages without a glyph than OCR may read); ``unopened``: PDFium could not open the file (the reader says why, encrypted or corrupt)."""
 
     pages: int = 0
     glyphs: list[int] = field(default_factory=list)
@@ -73,9 +73,8 @@ def _survey(data: bytes, params: dict[str, Any]) -> Survey:
         if words > params["words"]:
             out.stop = ("words", p + 1, words)
             return out
-        blank = params["blank_pages"]
-        if p + 1 == blank and out.pages > blank and not any(out.glyphs):
-            out.stop = ("blank", p + 1, 0)
+        if glyphs == 0 and out.glyphs.count(0) > params["ocr_pages"]:
+            out.stop = ("blank", p + 1, out.glyphs.count(0))
             return out
     return out
 
@@ -94,7 +93,7 @@ def run_survey(data: bytes, max_chars: int, limits: Any) -> Survey:
     """Survey ``data`` in a child process under ``limits`` (a ``ReadLimits``). Raises ``SurveyFailed`` when
     the child ran out of time or memory (the file needs more than the bounds allow, or PDFium crashed)."""
     params = {"pages": limits.pdf_pages, "page_objects": limits.pdf_page_objects, "page_glyphs": limits.pdf_page_glyphs,
-              "page_seconds": limits.pdf_page_seconds, "blank_pages": limits.pdf_blank_pages, "chars": max_chars,
+              "page_seconds": limits.pdf_page_seconds, "ocr_pages": limits.ocr_pages, "chars": max_chars,
               "words": max_chars // limits.chars_per_word,
               "memory": limits.pdf_survey_memory, "seconds": limits.pdf_survey_seconds}
     try:

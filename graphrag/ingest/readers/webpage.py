@@ -4,6 +4,8 @@ BeautifulSoup (with lxml) parses; scripts, styles, iframes, forms, navigation an
 non-content elements are dropped, and nothing but text leaves this module (the dashboard never
 renders a document's HTML). The main text is the page's <main> or <article> when it has one,
 else its <body>. When the page has exactly one <h1>, it is the title, not part of heading paths.
+A table with a worded header row is read row by row, each row one paragraph that carries its header
+("Plan: Enterprise; Price per seat: 40 EUR", ``tables``); any other table a row a block, cells apart.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from graphrag.ingest.readers.budget import CharBudget
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import HTML, Layout, join_blocks, sha256_bytes
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
+from graphrag.ingest.readers.tables import ROW, TableTally, clean, has_header, row_statement, too_wide
 from graphrag.language.sentences import without_footnote_marks
 
 _DROP = {"script", "style", "iframe", "frame", "frameset", "noscript", "template", "object", "embed", "svg",
@@ -34,6 +37,45 @@ _BLOCKS = {"p", "li", "dt", "dd", "blockquote", "pre", "caption", "figcaption", 
            "div", "section", "article", "main", "aside", "header", "footer", "ul", "ol", "dl", "table", "tr",
            "tbody", "thead", "body", "html", "details", "figure", *(_HEADINGS)}
 _SPACES = re.compile(r"\s+")
+def _row_cells(tr: Tag) -> list[str]:
+    """A table row's cells by column: a cell spanning columns fills the first and leaves the rest empty."""
+    out: list[str] = []
+    for cell in tr.find_all(list(_CELLS), recursive=False):
+        out.append(" ".join(cell.get_text(" ").split()))
+        span = str(cell.get("colspan") or "1")
+        out.extend([""] * (min(int(span), LIMITS.table_columns + 1) - 1 if span.isdigit() and int(span) > 1 else 0))
+    return out
+
+
+def _own_rows(table: Tag) -> list[Tag]:
+    """A table's rows, its sections' included, not those of a table nested in a cell."""
+    return [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]
+
+
+def _table_rows(table: Tag, tally: TableTally) -> list[tuple[str, str]] | None:
+    """A table with a worded header row as (text, kind) paragraphs: the header's cells apart with tabs, then
+    each row as a statement carrying the header (``tables.row_statement``). None for any other table (no
+    header, a single row, or wider than the column bound): the walk reads it as before, a row a block."""
+    rows = _own_rows(table)
+    if len(rows) < 2:
+        return None
+    columns = max(len(tr.find_all(list(_CELLS), recursive=False)) for tr in rows)
+    if too_wide(columns):
+        tally.wide += 1
+        tally.widest = max(tally.widest, columns)
+        return None
+    header = _row_cells(rows[0])
+    if not has_header(header):
+        return None
+    tally.tables += 1
+    out = [("\t".join(clean(h) for h in header if clean(h)), "body")]
+    for tr in rows[1:]:
+        if statement := row_statement(header, _row_cells(tr)):
+            out.append((statement, ROW))
+            tally.rows += 1
+    return out
+
+
 def check_markup(text: str, max_chars: int, limits: ReadLimits = LIMITS) -> None:
     """Every HTML bound before BeautifulSoup parses: the markup's size (a multiple of the character limit)
     and its elements (BeautifulSoup keeps a Python object each); nesting depth is bounded by the walk."""
@@ -74,9 +116,10 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
     if skip_h1:
         title = " ".join(h1s[0].get_text(" ").split()) or title
 
-    blocks: list[tuple[str, str]] = []  # (text, heading path)
+    blocks: list[tuple[str, str, str]] = []  # (text, heading path, kind)
     path: list[tuple[int, str]] = []
     buf: list[str] = []
+    tally = TableTally()
 
     def flush() -> None:
         # footnote marks ("[12]", a Wikipedia reference's <sup>) out, as every reader takes them (graphrag.language.sentences)
@@ -84,7 +127,7 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
         buf.clear()
         if t:
             budget.add(len(t) + 2, f"block {len(blocks) + 1:,}")
-            blocks.append((t, " > ".join(h for _, h in path)))
+            blocks.append((t, " > ".join(h for _, h in path), "body"))
 
     def walk(node: Tag) -> None:
         for child in node.children:
@@ -104,10 +147,16 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
                     path.append((level, heading))
                     if heading:  # a heading's own path ends with itself
                         budget.add(len(heading) + 2, f"block {len(blocks) + 1:,}")
-                        blocks.append((heading, " > ".join(h for _, h in path)))
+                        blocks.append((heading, " > ".join(h for _, h in path), "body"))
                 continue
             if name == "br":
                 buf.append(" ")
+                continue
+            if name == "table" and (rows := _table_rows(child, tally)) is not None:
+                flush()
+                for t, kind in rows:
+                    budget.add(len(t) + 2, f"table {tally.tables:,}")
+                    blocks.append((t, " > ".join(h for _, h in path), kind))
                 continue
             if name in _CELLS:
                 buf.append(" ")
@@ -130,4 +179,5 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
     if not blocks:
         raise ReadError("the HTML page has no text once scripts, styles and navigation are removed")
     text, spans = join_blocks(blocks)
-    return text, title, Layout(HTML, sha256_bytes(data), blocks=spans)
+    note = tally.note()
+    return text, title, Layout(HTML, sha256_bytes(data), blocks=spans, notes=(note,) if note else ())

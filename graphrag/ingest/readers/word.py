@@ -1,9 +1,10 @@
 """DOCX reader: paragraphs in order with their heading path and paragraph number (python-docx).
 
 The paragraph number counts non-empty paragraphs from the start of the document, headings and
-table cells included, 1-based. Tracked changes are read as accepted (insertions kept, deletions left out) and say so in a
-note; embedded objects and images are not read (text only) and are counted in a note. Tables
-are read row by row, one paragraph per cell paragraph. The archive is checked before parsing
+table rows included, 1-based. Tracked changes are read as accepted (insertions kept, deletions left out) and say so in a
+note; embedded objects and images are not read (text only) and are counted in a note. A table
+with a worded header row is read row by row, each row one paragraph that carries its header
+("Plan: Enterprise; Price per seat: 40 EUR", ``tables``); other tables one paragraph per cell paragraph. The archive is checked before parsing
 (``check_archive``, against ``limits.LIMITS``): every part's size and compression ratio from the ZIP
 directory, the number of parts, and the XML elements of every XML part; the body is streamed once
 (paragraph by paragraph, memory freed as it goes) to count its characters, so a small file that
@@ -27,6 +28,7 @@ from graphrag.ingest.readers.budget import CharBudget
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import DOCX, Layout, join_blocks, sha256_bytes
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
+from graphrag.ingest.readers.tables import ROW, TableTally, clean, has_header, row_statement, too_wide
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
@@ -121,6 +123,39 @@ def _count_body(z: zipfile.ZipFile, max_chars: int) -> None:
                 del parent[0]
 
 
+def _cells(tr: Any) -> list[str]:
+    """A table row's cells by grid column: a cell spanning columns fills the first of them and leaves the
+    others empty; a cell's text is its paragraphs' (nested tables' included), joined."""
+    out: list[str] = []
+    for tc in tr.findall(f"{_W}tc"):
+        out.append(" ".join(t for p in tc.iter(f"{_W}p") if (t := _paragraph_text(p))))
+        span = tc.find(f"{_W}tcPr/{_W}gridSpan")
+        extra = int(span.get(f"{_W}val", "1")) - 1 if span is not None and span.get(f"{_W}val", "1").isdigit() else 0
+        out.extend([""] * min(max(extra, 0), LIMITS.table_columns + 1))
+    return out
+
+
+def _table_blocks(tbl: Any, tally: TableTally) -> list[tuple[str, str]]:
+    """A table's paragraphs as (text, kind): its header row (cells apart with tabs) and each further row as a
+    statement carrying the header (``tables.row_statement``). A table without a worded header, or wider than
+    the column bound, reads as before: each cell's paragraphs in order."""
+    rows = tbl.findall(f"{_W}tr")
+    header = _cells(rows[0]) if rows else []
+    columns = max((len(tr.findall(f"{_W}tc")) for tr in rows), default=0)
+    if too_wide(columns) or not has_header(header) or len(rows) < 2:
+        if too_wide(columns):
+            tally.wide += 1
+            tally.widest = max(tally.widest, columns)
+        return [(t, "body") for p in tbl.iter(f"{_W}p") if (t := _paragraph_text(p))]
+    tally.tables += 1
+    out = [("\t".join(clean(h) for h in header if clean(h)), "body")]
+    for tr in rows[1:]:
+        if statement := row_statement(header, _cells(tr)):
+            out.append((statement, ROW))
+            tally.rows += 1
+    return out
+
+
 def _paragraph_styles(document: Any) -> Callable[[Any], str]:
     """The style name of a top-level paragraph element, as python-docx's ``Paragraph.style`` gives it,
     read from the element: that property looks the default style up anew for every paragraph without
@@ -164,13 +199,23 @@ def read_docx(data: bytes, max_chars: int = MAX_DOCUMENT_CHARS) -> tuple[str, st
     style_of = _paragraph_styles(document)
     title = (document.core_properties.title or "").strip() or None
 
-    blocks: list[tuple[str, str]] = []
+    blocks: list[tuple[str, str, str]] = []
     path: list[tuple[int, str]] = []
-    for p_el in body.iter(f"{_W}p"):
+    tally = TableTally()
+    budget = CharBudget(max_chars)  # a row repeats its header's labels: the text may outgrow the body's
+    for el in body.iter(f"{_W}p", f"{_W}tbl"):
+        if next(el.iterancestors(f"{_W}tbl"), None) is not None:
+            continue  # inside a table: read with its table
+        if el.tag == f"{_W}tbl":
+            for t, kind in _table_blocks(el, tally):
+                budget.add(len(t) + 2, f"table {tally.tables:,}")
+                blocks.append((t, " > ".join(h for _, h in path), kind))
+            continue
+        p_el = el
         t = _paragraph_text(p_el)
         if not t:
             continue
-        style = style_of(p_el) if p_el.getparent() is body else ""  # a table cell's style is not a heading
+        style = style_of(p_el) if p_el.getparent() is body else ""
         m = _HEADING.match(style or "")
         if style == "Title":
             title = title or t
@@ -180,9 +225,9 @@ def read_docx(data: bytes, max_chars: int = MAX_DOCUMENT_CHARS) -> tuple[str, st
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, t))
-            blocks.append((t, " > ".join(h for _, h in path)))  # a heading's own path ends with itself
+            blocks.append((t, " > ".join(h for _, h in path), "body"))  # a heading's own path ends with itself
             continue
-        blocks.append((t, " > ".join(h for _, h in path)))
+        blocks.append((t, " > ".join(h for _, h in path), "body"))
     if not blocks:
         raise ReadError("the DOCX has no text" + (" (only embedded objects or images; OCR is not supported)"
                                                   if objects else ""))
@@ -191,5 +236,7 @@ def read_docx(data: bytes, max_chars: int = MAX_DOCUMENT_CHARS) -> tuple[str, st
         notes.append(f"{tracked} tracked changes read as accepted (insertions kept, deletions left out)")
     if objects:
         notes.append(f"{objects} embedded objects or images not read (text only)")
+    if table_note := tally.note():
+        notes.append(table_note)
     text, spans = join_blocks(blocks)
     return text, title, Layout(DOCX, sha256_bytes(data), blocks=spans, notes=tuple(notes))
