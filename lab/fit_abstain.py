@@ -213,12 +213,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="with --product: at most this many nq_train questions of the fit articles (each is read "
                          "three ways; the dev articles are read whole)")
     ap.add_argument("--rethreshold", metavar="DIR",
-                    help="keep the fitted coefficients in --out and choose only the thresholds, on the dev articles' "
-                         "rows that --product saved in DIR (nq_train_dev.rows.json)")
+                    help="keep the fitted coefficients in --out and choose only the thresholds, on the dev articles "
+                         "read through the product (rows and store kept in DIR: nq_train_dev.rows.json, .db)")
     args = ap.parse_args(argv)
     data, cache = Path(args.data), Path(args.cache)
     if args.rethreshold:
-        return rethreshold(Path(args.rethreshold) / "nq_train_dev.rows.json", Path(args.out))
+        folder = Path(args.rethreshold)
+        rows_file = folder / "nq_train_dev.rows.json"
+        if not rows_file.is_file():  # the dev articles read through the product (their store kept in the folder)
+            from lab.abstain_product import nq_train_articles, product_rows
+
+            folder.mkdir(parents=True, exist_ok=True)
+            nq_rows = [json.loads(line) for line in (data / "nq_train.jsonl").read_text(encoding="utf-8").splitlines()
+                       if line.strip()]
+            got = product_rows(nq_train_articles(nq_rows, _dev), folder / "nq_train_dev.db")
+            rows_file.write_text(json.dumps({"names": list(ReaderFeatures.names()), "rows": [
+                {"question": r.question.text, "kind": r.question.kind, "features": r.features, "read": r.read}
+                for r in got]}), encoding="utf-8")
+        return rethreshold(rows_file, Path(args.out))
 
     nq_rows = [json.loads(line) for line in (data / "nq_train.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip()]
