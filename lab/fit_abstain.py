@@ -181,7 +181,8 @@ def fit(x: np.ndarray, examples: Sequence[Example], names: Sequence[str],
     if unread is not None:
         p = np.where(unread, 0.0, p)
     dev_answerable = p[dev & (kinds == "answerable")]
-    threshold = float(np.quantile(dev_answerable, 1 - ANSWERED_TARGET)) if len(dev_answerable) else 0.5
+    threshold = (float(np.quantile(dev_answerable, 1 - ANSWERED_TARGET, method="lower")) if len(dev_answerable)
+                 else 0.5)  # "lower": at least the target answered, never just under it
     figures: dict[str, Any] = {}
     for k in KINDS:
         sel = dev & (kinds == k)
@@ -351,7 +352,7 @@ def rethreshold(rows_file: Path, params: Path) -> int:
         model = AbstainModel.from_json(raw[key])
         p = np.array([model.probability(ReaderFeatures(**dict(zip(names, r["features"])))) if r["read"] else 0.0
                       for r in saved["rows"]])
-        threshold = float(np.quantile(p[kinds == "answerable"], 1 - ANSWERED_TARGET))
+        threshold = float(np.quantile(p[kinds == "answerable"], 1 - ANSWERED_TARGET, method="lower"))
         figures: dict[str, Any] = {k: {"n": int((kinds == k).sum()),
                                        ("answered" if k == "answerable" else "abstained"): round(float(
                                            (p[kinds == k] >= threshold).mean() if k == "answerable"
