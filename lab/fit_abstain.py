@@ -350,13 +350,18 @@ def rethreshold(rows_file: Path, params: Path) -> int:
         if key not in raw:
             continue
         model = AbstainModel.from_json(raw[key])
-        p = np.array([model.probability(ReaderFeatures(**dict(zip(names, r["features"])))) if r["read"] else 0.0
-                      for r in saved["rows"]])
-        threshold = float(np.quantile(p[kinds == "answerable"], 1 - ANSWERED_TARGET, method="lower"))
+        feats = [ReaderFeatures(**dict(zip(names, r["features"]))) for r in saved["rows"]]
+        # Refused whatever the threshold: not read (nothing similar enough), or no phrase of the asked kind.
+        forced = np.array([not r["read"] or (model.requires_type and not f.type_in_context)
+                           for r, f in zip(saved["rows"], feats)])
+        p = np.array([0.0 if out else model.probability(f) for out, f in zip(forced, feats)])
+        ranked = np.where(forced, -np.inf, p)[kinds == "answerable"]
+        threshold = max(0.0, float(np.quantile(ranked, 1 - ANSWERED_TARGET, method="lower")))
+        answered = ~forced & (p >= threshold)
         figures: dict[str, Any] = {k: {"n": int((kinds == k).sum()),
                                        ("answered" if k == "answerable" else "abstained"): round(float(
-                                           (p[kinds == k] >= threshold).mean() if k == "answerable"
-                                           else (p[kinds == k] < threshold).mean()), 3)}
+                                           answered[kinds == k].mean() if k == "answerable"
+                                           else (~answered[kinds == k]).mean()), 3)}
                                    for k in ("answerable", "in_domain", "absent") if (kinds == k).any()}
         figures["auroc"] = round(auroc(kinds == "answerable", p), 3)
         print(f"{key}: threshold {model.threshold:.4f} -> {threshold:.4f}; product dev {json.dumps(figures)}")
