@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -48,7 +48,7 @@ def _y(risk: float) -> float:
     return TOP + (1 - risk) * (HEIGHT - TOP - BOTTOM)
 
 
-def svg(drawn: dict[str, tuple[Sequence[tuple[float, float]], tuple[float, float] | None]], title: str) -> str:
+def svg(drawn: Mapping[str, tuple[Sequence[tuple[float, float]], tuple[float, float] | None]], title: str) -> str:
     """The curves as an SVG document: coverage on x, risk on y, both 0 to 1; a legend on the right."""
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
              f'font-family="sans-serif" font-size="11">',
