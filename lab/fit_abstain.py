@@ -158,8 +158,10 @@ def auroc(answerable: np.ndarray, p: np.ndarray) -> float:
     return float((ranks[:len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
 
 
-def fit(x: np.ndarray, examples: Sequence[Example], names: Sequence[str]) -> dict[str, Any]:
-    """A logistic regression on the fit part, its threshold and figures on the dev part."""
+def fit(x: np.ndarray, examples: Sequence[Example], names: Sequence[str],
+        unread: np.ndarray | None = None) -> dict[str, Any]:
+    """A logistic regression on the fit part, its threshold and figures on the dev part (``unread``: examples the
+    product abstains on unread, nothing in their documents being similar enough: they count as not answered)."""
     from sklearn.linear_model import LogisticRegression
 
     cols = [ReaderFeatures.names().index(n) for n in names]
@@ -176,8 +178,11 @@ def fit(x: np.ndarray, examples: Sequence[Example], names: Sequence[str]) -> dic
     names_all = ReaderFeatures.names()
     untyped = x[:, names_all.index("type_in_context")] == 0
     p = np.where(untyped, 0.0, p)
+    if unread is not None:
+        p = np.where(unread, 0.0, p)
     dev_answerable = p[dev & (kinds == "answerable")]
-    threshold = float(np.quantile(dev_answerable, 1 - ANSWERED_TARGET)) if len(dev_answerable) else 0.5
+    threshold = (float(np.quantile(dev_answerable, 1 - ANSWERED_TARGET, method="lower")) if len(dev_answerable)
+                 else 0.5)  # "lower": at least the target answered, never just under it
     figures: dict[str, Any] = {}
     for k in KINDS:
         sel = dev & (kinds == k)
@@ -202,8 +207,31 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="sentence vectors cached here between runs (outside the repository)")
     ap.add_argument("--out", default=str(PARAMS))
     ap.add_argument("--limit", type=int, default=0, help="use at most this many examples (a quick try)")
+    ap.add_argument("--product", metavar="DIR",
+                    help="compute the NQ examples' features through the product's retrieval and reader, on stores "
+                         "kept in DIR (lab/abstain_product.py); without it retrieval is approximated")
+    ap.add_argument("--product-fit-questions", type=int, default=600,
+                    help="with --product: at most this many nq_train questions of the fit articles (each is read "
+                         "three ways; the dev articles are read whole)")
+    ap.add_argument("--rethreshold", metavar="DIR",
+                    help="keep the fitted coefficients in --out and choose only the thresholds, on the dev articles "
+                         "read through the product (rows and store kept in DIR: nq_train_dev.rows.json, .db)")
     args = ap.parse_args(argv)
     data, cache = Path(args.data), Path(args.cache)
+    if args.rethreshold:
+        folder = Path(args.rethreshold)
+        rows_file = folder / "nq_train_dev.rows.json"
+        if not rows_file.is_file():  # the dev articles read through the product (their store kept in the folder)
+            from lab.abstain_product import nq_train_articles, product_rows
+
+            folder.mkdir(parents=True, exist_ok=True)
+            nq_rows = [json.loads(line) for line in (data / "nq_train.jsonl").read_text(encoding="utf-8").splitlines()
+                       if line.strip()]
+            got = product_rows(nq_train_articles(nq_rows, _dev), folder / "nq_train_dev.db")
+            rows_file.write_text(json.dumps({"names": list(ReaderFeatures.names()), "rows": [
+                {"question": r.question.text, "kind": r.question.kind, "features": r.features, "read": r.read}
+                for r in got]}), encoding="utf-8")
+        return rethreshold(rows_file, Path(args.out))
 
     nq_rows = [json.loads(line) for line in (data / "nq_train.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip()]
@@ -213,6 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     def vec(texts: list[str]) -> np.ndarray:
         return np.stack([every[t] for t in texts])
 
+    if args.product:
+        return fit_on_product(nq_rows, squad_examples(data / "squad2_train_part.json"), Path(args.product),
+                              args.product_fit_questions, cache, Path(args.out), args.limit)
     examples = nq_examples(nq_rows, vec) + squad_examples(data / "squad2_train_part.json")
     if args.limit:
         examples = examples[::max(1, len(examples) // args.limit)]
@@ -247,6 +278,98 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in (WITHOUT_SCORER, WITH_SCORER):
         if key in out:
             print(key, json.dumps(out[key]["dev_figures"]))
+    return 0
+
+
+def fit_on_product(nq_rows: Sequence[dict[str, Any]], squad: Sequence[Example], folder: Path, fit_questions: int,
+                   cache: Path, out_path: Path, limit: int = 0) -> int:
+    """The fit with the NQ examples' features computed by the product (``lab.abstain_product``): the dev articles
+    (title hash) read whole, the fit articles up to ``fit_questions`` questions; SQuAD's examples approximated as
+    before. The threshold answers 95% of the dev articles' answerable questions as the product reads them."""
+    from lab.abstain_product import nq_train_articles, product_rows
+
+    folder.mkdir(parents=True, exist_ok=True)
+    fit_titles = sorted({r["document"] for r in nq_rows if r["evidence"] and not _dev(r["document"])},
+                        key=lambda t: hashlib.sha1(t.encode()).hexdigest())
+    taken: set[str] = set()
+    count = 0
+    for t in fit_titles:  # whole articles, in a fixed pseudo-random order, until enough questions
+        if count >= fit_questions:
+            break
+        taken.add(t)
+        count += sum(1 for r in nq_rows if r["document"] == t and r["evidence"])
+    parts = [(True, nq_train_articles(nq_rows, _dev), folder / "nq_train_dev.db"),
+             (False, nq_train_articles(nq_rows, taken.__contains__), folder / "nq_train_fit.db")]
+    examples: list[Example] = []
+    feats: list[list[float]] = []
+    unread: list[bool] = []
+    for dev, data, store in parts:
+        print(f"{'dev' if dev else 'fit'}: {len(data['documents'])} articles, {len(data['questions'])} questions",
+              file=sys.stderr, flush=True)
+        saved = store.with_suffix(f".rows{limit or ''}.json")  # each part kept as it is read: a rerun refits only
+        if not saved.is_file():
+            got = [{"question": r.question.text, "kind": r.question.kind, "features": r.features, "read": r.read}
+                   for r in product_rows(data, store, limit=limit)]
+            saved.write_text(json.dumps({"names": list(ReaderFeatures.names()), "rows": got}), encoding="utf-8")
+        for r in json.loads(saved.read_text(encoding="utf-8"))["rows"]:
+            examples.append(Example(r["question"], [], r["kind"], dev))
+            feats.append(r["features"])
+            unread.append(not r["read"])
+    squad = squad[::max(1, len(squad) // limit)] if limit else squad
+    squad_x = featurise(squad, cache, load_scorer())
+    x = np.vstack([np.array(feats), squad_x])
+    examples += list(squad)
+    mask = np.array(unread + [False] * len(squad))
+    scorer = load_scorer()
+    without = [n for n in ReaderFeatures.names() if not n.startswith("scorer_")]
+    source = ("nq_train.jsonl (three kinds, features from the product's retrieval and reader, one document per "
+              "paragraph) and squad2_train_part.json (approximated); dev = nq_train articles whose title hashes to 0 "
+              "mod 5 (read whole), and SQuAD's last article with unanswerable questions")
+    out: dict[str, Any] = {"fitted_on": source, "answered_target": ANSWERED_TARGET,
+                           WITHOUT_SCORER: {**fit(x, examples, without, mask), "encoder": get_embedder().name}}
+    if scorer is not None:
+        out[WITH_SCORER] = {**fit(x, examples, ReaderFeatures.names(), mask), "scorer": scorer.name,
+                            "encoder": get_embedder().name}
+    out_path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    for key in (WITHOUT_SCORER, WITH_SCORER):
+        if key in out:
+            print(key, json.dumps(out[key]["dev_figures"]))
+    return 0
+
+
+def rethreshold(rows_file: Path, params: Path) -> int:
+    """Each shipped model's threshold chosen again so that the product answers ``ANSWERED_TARGET`` of the dev
+    articles' answerable questions as it reads them (``--product``'s saved rows); its coefficients kept."""
+    from graphrag.answer.reader.abstain import AbstainModel
+
+    saved = json.loads(rows_file.read_text(encoding="utf-8"))
+    names = saved["names"]
+    raw = json.loads(params.read_text(encoding="utf-8"))
+    kinds = np.array([r["kind"] for r in saved["rows"]])
+    for key in (WITHOUT_SCORER, WITH_SCORER):
+        if key not in raw:
+            continue
+        model = AbstainModel.from_json(raw[key])
+        feats = [ReaderFeatures(**dict(zip(names, r["features"]))) for r in saved["rows"]]
+        # Refused whatever the threshold: not read (nothing similar enough), or no phrase of the asked kind.
+        forced = np.array([not r["read"] or (model.requires_type and not f.type_in_context)
+                           for r, f in zip(saved["rows"], feats)])
+        p = np.array([0.0 if out else model.probability(f) for out, f in zip(forced, feats)])
+        ranked = np.where(forced, -np.inf, p)[kinds == "answerable"]
+        threshold = max(0.0, float(np.quantile(ranked, 1 - ANSWERED_TARGET, method="lower")))
+        answered = ~forced & (p >= threshold)
+        figures: dict[str, Any] = {k: {"n": int((kinds == k).sum()),
+                                       ("answered" if k == "answerable" else "abstained"): round(float(
+                                           answered[kinds == k].mean() if k == "answerable"
+                                           else (~answered[kinds == k]).mean()), 3)}
+                                   for k in ("answerable", "in_domain", "absent") if (kinds == k).any()}
+        figures["auroc"] = round(auroc(kinds == "answerable", p), 3)
+        print(f"{key}: threshold {model.threshold:.4f} -> {threshold:.4f}; product dev {json.dumps(figures)}")
+        raw[key]["threshold"] = round(threshold, 6)
+        raw[key]["product_dev_figures"] = figures
+    raw["threshold_chosen_on"] = ("nq_train dev articles (title hash), one document per paragraph, read through the "
+                                  "product's retrieval and reader (lab.fit_abstain --product, --rethreshold)")
+    params.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
     return 0
 
 

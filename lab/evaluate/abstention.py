@@ -120,6 +120,18 @@ def summarise_abstention(rows: Sequence[dict[str, Any]], seconds: Sequence[float
     # (None: the question was not read, e.g. nothing visible about it; it counts as lowest)
     prob = [(r["kind"] == "answerable", -1.0 if r["probability"] is None else r["probability"]) for r in rows]
     out["auroc_no_answer_score"] = auroc([p for a, p in prob if a], [p for a, p in prob if not a])
+    # ... and answerable against each unanswerable kind alone: a near miss is harder to tell than an absent topic.
+    by_kind = {kind: auroc([p for a, p in prob if a], [p for (_, p), r in zip(prob, rows) if r["kind"] == kind])
+               for kind in UNANSWERABLE if any(r["kind"] == kind for r in rows)}
+    if by_kind:
+        out["auroc_by_kind"] = by_kind
+    answered = [r for r in rows if r["answered"]]
+    if rows:
+        # The operating point on the risk-coverage curve: the share answered, and the share of those that are wrong.
+        out["coverage"] = share(len(answered), len(rows))
+        out["risk"] = share(sum(not (r["kind"] == "answerable" and r["right"]) for r in answered), len(answered))
+        curve = risk_coverage(rows)
+        out["risk_coverage_area"] = round(float(np.mean([risk for _, risk in curve])), 4)
     truth = [(1 if r["right"] else -1) if r["answered"] and r["kind"] == "answerable"
              else (-1 if r["answered"] else 0) for r in rows]
     out["truthfulness"] = round(float(np.mean(truth)), 4) if truth else None
@@ -151,7 +163,12 @@ def risk_coverage(rows: Sequence[dict[str, Any]]) -> list[tuple[float, float]]:
 def nq_abstention(path: Path, embed: Any) -> tuple[list[Source], list[AbstainQuestion]]:
     """NQ dev (``nq_articles_dev.json``) split into one document per evidence paragraph, and each question asked
     three ways: within its article, within its article less the evidence, within the most similar other article."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    return split_articles(json.loads(path.read_text(encoding="utf-8")), str(path), embed)
+
+
+def split_articles(data: dict[str, Any], path: str, embed: Any) -> tuple[list[Source], list[AbstainQuestion]]:
+    """Articles in ``nq_articles_dev.json``'s form (``documents``, ``questions``) as one document per paragraph, and
+    each question asked the three ways of ``nq_abstention`` (``path`` names the sources' origin)."""
     sources: list[Source] = []
     paragraphs: dict[str, list[tuple[str, str]]] = {}
     for d in data["documents"]:

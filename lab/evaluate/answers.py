@@ -440,6 +440,12 @@ ROWS = [
     ("absent topic abstained", "abstention.absent_abstained"),
     ("near miss abstained", "abstention.near_miss_abstained"),
     ("AUROC of the no-answer score", "abstention.auroc_no_answer_score"),
+    ("  against in-domain only", "abstention.auroc_by_kind.in_domain"),
+    ("  against absent only", "abstention.auroc_by_kind.absent"),
+    ("  against near misses only", "abstention.auroc_by_kind.near_miss"),
+    ("coverage (share answered)", "abstention.coverage"),
+    ("risk (answered and wrong)", "abstention.risk"),
+    ("area under risk-coverage", "abstention.risk_coverage_area"),
     ("truthfulness (+1/0/-1)", "abstention.truthfulness"),
 ]
 

@@ -74,6 +74,7 @@ _ROLE_NOUNS = frozenset("admin administrator owner user customer staff team boar
                         "parliament government council department agency group company firm person people "
                         "member owner employee manager officer president director chair king queen judge "
                         "jury official authority body client vendor".split())
+_AUXILIARIES = frozenset("do does did can could will would should shall has have had may might must".split())
 _AGENT_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|ee)$")
 
 _SPACY_LABELS = {
@@ -119,6 +120,11 @@ def answer_type(question: str) -> AnswerType:
         if noun in _PERSON_NOUNS:
             return AnswerType.PERSON
         if noun in _UNNAMED_NOUNS or m.group(2) in _UNNAMED_NOUNS:
+            return AnswerType.NONE
+        if m.group(2) in _AUXILIARIES:
+            # "What does the final export contain ...?": a verb follows, not a noun; it asks what something
+            # holds or does, which a quote answers (as a named thing, the "Snapshot" opening an unrelated
+            # sentence was taken, and two such sentences' rival durations were said as a disagreement).
             return AnswerType.NONE
         if not _DEFINITION.match(q):
             return AnswerType.ENTITY

@@ -130,3 +130,18 @@ def test_a_where_question_is_not_refused_for_want_of_a_tagged_place():
     assert where.type_in_context == 1.0 and model.probability(where) == pytest.approx(0.5)
     who = reader_features("Who moves the exports?", sentences, [0.7, 0.4], ner=False)
     assert who.type_in_context == 0.0 and model.probability(who) == 0.0
+
+
+def test_a_when_question_is_not_refused_for_want_of_a_year():
+    """A "when" is answered by a month, a weekday, a season or a named day as often as by a full date ("begins during
+    the first week of February"): the typed precondition does not refuse it (NQ dev refused 10 such questions); a
+    context naming no time at all still is."""
+    model = AbstainModel(("top_similarity",), (0.0,), 0.0, 0.4, requires_type=True)
+    for sentence in ("The school year usually begins during the first week of February.",
+                     "The first semester runs from the day after Labour Day to mid-January.",
+                     "Most schools break up in the spring."):
+        when = reader_features("When does the school year start?", [sentence, "Schools follow the national law."],
+                               [0.7, 0.4], ner=False)
+        assert when.type_in_context == 1.0 and model.probability(when) == pytest.approx(0.5), sentence
+    never = reader_features("When does the school year start?", ["Schools follow the national law."], [0.7], ner=False)
+    assert never.type_in_context == 0.0 and model.probability(never) == 0.0

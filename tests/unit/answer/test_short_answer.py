@@ -29,6 +29,10 @@ pytestmark = pytest.mark.unit
     ("Is unused time refunded when I cancel?", AnswerType.NONE),
     ("Can annual plans be refunded?", AnswerType.NONE),
     ("What is a snapshot?", AnswerType.NONE),
+    # a verb after "what" asks what something holds or does, not for a named thing (the "Snapshot" opening an
+    # unrelated sentence was taken as its answer)
+    ("What does the final export contain when an account is cancelled?", AnswerType.NONE),
+    ("What did the court decide?", AnswerType.NONE),
 ])
 def test_the_kind_of_answer_a_question_asks_for(question: str, kind: AnswerType) -> None:
     assert answer_type(question) is kind

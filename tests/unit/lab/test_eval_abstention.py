@@ -37,3 +37,25 @@ def test_shares_carry_wilson_intervals_and_the_score_its_auroc():
     assert auroc([0.5], [0.5]) == 0.5 and auroc([], [0.1]) is None
     curve = risk_coverage(rows(True, False))
     assert curve[0] == (0.05, 0.0) and curve[-1][0] == 1.0 and curve[-1][1] == pytest.approx(12 / 20)
+
+
+def test_each_unanswerable_kind_has_its_own_auroc_and_the_operating_point_its_risk():
+    mixed = [*rows(True, False), {"kind": "near_miss", "answered": True, "right": False, "probability": 0.95}]
+    got = summarise_abstention(mixed)
+    # the near miss scores above every answerable question: alone against them it is told apart never
+    assert got["auroc_by_kind"] == {"in_domain": 1.0, "near_miss": 0.0}
+    assert got["coverage"]["k"] == 11 and got["coverage"]["n"] == 21
+    assert got["risk"]["k"] == 3 and got["risk"]["n"] == 11  # the near miss and two answerable ones not right
+    assert 0.0 < got["risk_coverage_area"] < 1.0
+
+
+def test_the_risk_coverage_curve_is_drawn_per_set_with_its_operating_point():
+    from lab.plot_risk_coverage import _x, _y, curves, svg
+
+    panel = {"nq": {"abstention": {"detail": rows(True, False)}}, "musique": {"questions": 3},
+             "squad": {"abstention": {"detail": rows(True, True)}}}
+    drawn = curves(panel)
+    assert list(drawn) == ["nq", "squad"]  # sets without abstention rows are not drawn
+    assert drawn["nq"][1] == (0.5, 0.2) and drawn["squad"][1] == (1.0, 0.6)
+    out = svg(drawn, "t")
+    assert out.count("<polyline") == 2 and f'cx="{_x(0.5):.1f}" cy="{_y(0.2):.1f}"' in out
