@@ -57,9 +57,9 @@ def product_rows(data: dict[str, Any], store_path: Path, settings: AskSettings =
     every question the three ways (answerable, in-domain, absent) as the product reads it (``limit``: the first
     so many of them only, a quick try)."""
     from graphrag.answer.reader.features import reader_features
-    from graphrag.embed import get_embedder
     from graphrag.ingest.extract import make_extractor
     from graphrag.ingest.pipeline import Ingestor
+    from graphrag.language.embed import get_embedder
 
     embedder = get_embedder()
     sources, questions = split_articles(data, "nq_train.jsonl", lambda texts: embedder.encode(texts))
