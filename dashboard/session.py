@@ -8,7 +8,8 @@ and ``commit`` keep the value under its key, and the widget refills from it on e
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -40,6 +41,20 @@ LAST_REPORT = "last_report"
 QUESTION = "question"
 INGEST_JOB = "ingest_job"  # the id of the job this session submitted on the Ingest page
 SESSION_TOKEN = "_session_token"
+
+T = TypeVar("T")
+
+
+def kept(name: str, key: object, make: Callable[[], T]) -> T:
+    """``make()``, kept in the session under ``name`` while ``key`` stays equal. With the store's change stamp
+    (``Store.activity_mark``, read before ``make`` reads the store) in ``key``, a value is reused only while
+    nothing it was read from has changed: a page's store reads run once per change, not once per rerun."""
+    held = st.session_state.get(name)
+    if isinstance(held, tuple) and len(held) == 2 and held[0] == key:
+        return held[1]
+    value = make()
+    st.session_state[name] = (key, value)
+    return value
 
 
 def init_session() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -47,7 +48,18 @@ reader = Access.of(access, include_superseded=True)  # reviewers see cited super
 if session.PENDING_REVIEW_ANSWER in st.session_state:
     st.session_state[session.REVIEW_ANSWER] = st.session_state.pop(session.PENDING_REVIEW_ANSWER)
 
-claims = visible_claims(store, access)  # read once per rerun; verdicts are read fresh by each queue()
+# The store's change stamp (generation, review policy, newest answer, newest verdict), read before the reads it
+# keys: the claims and the queue are kept in the session while it stays, so a rerun that changed nothing (and the
+# rerun after this session's own verdict, whose queue the verdict's callback read) reads them no more.
+mark = store.activity_mark()
+
+
+def claims_at(m: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The claims the viewer may see; a verdict leaves them as they are (only answers and documents change them)."""
+    return session.kept("review_claims", (m[:3], tuple(access)), lambda: visible_claims(store, access))
+
+
+claims = claims_at(mark)
 # never list what the viewer cannot see, nor answers withdrawn with a removed document (nothing to judge)
 answers = visible_answer_questions(store, access, reviewable(claims))
 # Only a choice that is gone is reset: a widget's value set by the script on every run is pushed to the browser
@@ -68,11 +80,17 @@ st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} pe
            + (" · blind: other reviewers' verdicts on a claim show once you have given yours" if policy.blind else ""))
 
 
-def queue() -> list[QueueItem]:
-    return review_queue(store, access, viewer=onlooker, answer_id=st.session_state.get(session.REVIEW_ANSWER),
-                        flagged_only=st.session_state.get("review_flagged", False),
-                        mine_only=st.session_state.get("review_mine", False),
-                        disputed_only=st.session_state.get("review_disputes", False), claims=claims, policy=policy)
+def queue(m: tuple[str, ...] | None = None) -> list[QueueItem]:
+    """The review queue under the filters, kept while the store's stamp ``m`` (read now when None) stays."""
+    m = store.activity_mark() if m is None else m
+    filters = (st.session_state.get(session.REVIEW_ANSWER), st.session_state.get("review_flagged", False),
+               st.session_state.get("review_mine", False), st.session_state.get("review_disputes", False))
+    if m[:2] != mark[:2]:  # the documents or the policy changed since this run read them: no keeping
+        return review_queue(store, access, viewer=onlooker, answer_id=filters[0], flagged_only=filters[1],
+                            mine_only=filters[2], disputed_only=filters[3], claims=claims_at(m))
+    return session.kept("review_queue", (m, tuple(access), onlooker, filters), lambda: review_queue(
+        store, access, viewer=onlooker, answer_id=filters[0], flagged_only=filters[1], mine_only=filters[2],
+        disputed_only=filters[3], claims=claims_at(m), policy=policy))
 
 
 
@@ -88,14 +106,15 @@ def export(fmt: str) -> str:
 # drops the old one, so a click's rerun raced its own download request and lost it now and then.
 if may_export:
     # the store's total only where it says nothing blind review hides
-    n_rows = f"; {store.counts()['verdicts']} in all" if not policy.blind or onlooker.oversees else ""
+    n_rows = (f"; {session.kept('review_counts', mark, store.counts)['verdicts']} in all"
+              if not policy.blind or onlooker.oversees else "")
     top[4].download_button("CSV", lambda: export("csv"), "verification.csv", "text/csv",
                            icon=":material/download:", key="export_csv", on_click="ignore",
                            help=f"Export the verification record (the verdicts on answers you can see{n_rows})")
     top[5].download_button("JSON", lambda: export("json"), "verification.json",
                            "application/json", icon=":material/download:", key="export_json", on_click="ignore")
 
-items = queue()
+items = queue(mark)
 END = session.REVIEW_END
 # Set by a verdict button's callback. A button that reports a press its callback never saw was pressed on a page
 # drawn by an earlier session (the dashboard restarted): that press recorded nothing, and the page says so.
@@ -103,7 +122,8 @@ JUDGED = "review_judged"
 judged_now = st.session_state.pop(JUDGED, False)
 
 # Questions the documents did not answer make no claim: nothing of them is queued, and the page says so.
-if unanswered := visible_unanswered(store, access, limit=5):
+if unanswered := session.kept("review_unanswered", (mark[:3], tuple(access)),
+                               lambda: visible_unanswered(store, access, limit=5)):
     st.caption(render.plain(
         "Not in the queue, because the documents did not answer them (no claim was made; their closest passages "
         "are passages, not claims): " + "; ".join(f"#{a.id} “{a.question}” ({a.text})" for a in unanswered)))

@@ -3,6 +3,8 @@ store (never its password) and what to do, not a traceback."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app_helpers import app, closed_port
@@ -105,6 +107,11 @@ def test_a_database_restart_under_a_verdict_a_review_and_a_question_is_never_a_t
     assert _errors(at) == "" and any("Recorded “supported”" in str(s.value) for s in at.success)
     with Store(url) as s:
         assert [v.verdict.value for v in s.verdicts()] == ["supported"]  # stored once
+        # another dashboard saves an answer: the Review page's next run must read the claims again (it keeps its
+        # reads while the store's change stamp stays, so an unchanged store is not read again)
+        first = s.answer(1)
+        assert first is not None
+        s.save_answer(replace(first, id=None))
 
     with before_statement(in_snapshot, pg_server.restart) as hit:
         at.switch_page("views/review.py")
