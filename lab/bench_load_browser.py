@@ -143,7 +143,9 @@ async def _review(page: Page, reviewer: str, verdicts: int, trips: list[float], 
         try:
             await _settle(page, _HEADER_JS, before)
         except Exception as exc:  # noqa: BLE001 - a step that never came back is counted, the run goes on
-            errors.append(f"{reviewer}: {type(exc).__name__}: {str(exc)[:200]}")
+            what = "Z (undo)" if undo else KEYS[i % len(KEYS)].upper()
+            errors.append(f"{reviewer}, action {i + 1} ({what}): the next claim was not drawn: "
+                          f"{type(exc).__name__}: {str(exc)[:160]}")
             return
         trips.append((time.perf_counter() - t0) * 1000)
         if undo:
