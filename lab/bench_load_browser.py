@@ -48,8 +48,13 @@ _HEADER_JS = ("() => { const p = [...document.querySelectorAll('p')].find(e => /
 # The banner of the verdict just given, and the notice of an undo, as the Review page writes them.
 _RECORDED_JS = ("() => { const e = [...document.querySelectorAll('p')].map(p => p.innerText.trim())"
                 ".find(t => t.startsWith('Recorded \u201c')); return e === undefined ? null : e; }")
-_UNDONE_JS = ("() => [...document.querySelectorAll('[data-testid=\"stToast\"]')].map(e => e.textContent)"
-              ".find(t => / undone/.test(t)) || null")
+# Toasts vanish after a few seconds, which on a loaded machine can be before the script looks: every toast the page
+# shows is noted as it appears, and an undo is confirmed by a notice noted after its key was pressed.
+_NOTE_TOASTS_JS = """() => { if (window.__toasts) return; window.__toasts = [];
+  new MutationObserver(() => document.querySelectorAll('[data-testid="stToast"]').forEach(e => {
+    if (!e.__noted && e.textContent.trim()) { e.__noted = true; window.__toasts.push(e.textContent); } }))
+  .observe(document.body, {childList: true, subtree: true}); }"""
+_UNDONE_JS = "n => (window.__toasts || []).slice(n).find(t => / undone/.test(t)) || null"
 _ANSWER_JS = ("() => { const h = [...document.querySelectorAll('h3')].map(e => e.innerText.trim())"
               ".find(t => t.startsWith('Answer #')); return h === undefined ? null : h; }")
 _LABELS = {"supported": "supported", "partially supported": "partially_supported", "unsupported": "unsupported"}
@@ -138,6 +143,7 @@ async def _review(page: Page, reviewer: str, verdicts: int, trips: list[float], 
             return
         undo = last_was_verdict and i % UNDO_EVERY == UNDO_EVERY - 1
         await page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        toasts_before = await page.evaluate("() => (window.__toasts || []).length")
         t0 = time.perf_counter()
         await page.keyboard.press("z" if undo else KEYS[i % len(KEYS)])
         try:
@@ -150,10 +156,10 @@ async def _review(page: Page, reviewer: str, verdicts: int, trips: list[float], 
         trips.append((time.perf_counter() - t0) * 1000)
         if undo:
             try:  # the notice is a toast, drawn a moment after the run
-                await page.wait_for_function(_UNDONE_JS, timeout=5_000)
+                await page.wait_for_function(_UNDONE_JS, arg=toasts_before, timeout=15_000)
             except Exception:  # noqa: BLE001 - not confirmed: the record check then finds its row unconfirmed
                 pass
-            got_undo = parse_undone(str(await page.evaluate(_UNDONE_JS) or ""))
+            got_undo = parse_undone(str(await page.evaluate(_UNDONE_JS, toasts_before) or ""))
             if got_undo:
                 confirmed.append(Confirmed(reviewer, got_undo[0], got_undo[1], None))
             last_was_verdict = False
@@ -213,6 +219,7 @@ async def _drive(urls: list[str], sessions: int, verdicts: int, asks: int, pids:
             await page.wait_for_function(SETTLED_JS)  # the first run may go twice (the name put in the address)
             # headless Chromium gives a fresh page's key presses to no one until the page is clicked
             await page.get_by_text("Review policy:", exact=False).first.click()
+            await page.evaluate(_NOTE_TOASTS_JS)
             await page.wait_for_timeout(250)
 
         async def phase(p: Phase, runs: list[Any]) -> None:
