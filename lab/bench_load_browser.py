@@ -217,10 +217,16 @@ async def _drive(urls: list[str], sessions: int, verdicts: int, asks: int, pids:
             await page.wait_for_function(f"() => ({_HEADER_JS})() !== null && ({SETTLED_JS})()", timeout=300_000)
             await page.wait_for_timeout(500)
             await page.wait_for_function(SETTLED_JS)  # the first run may go twice (the name put in the address)
-            # headless Chromium gives a fresh page's key presses to no one until the page is clicked
+
+        async def activate(page: Page) -> None:
+            # headless Chromium gives a fresh page's key presses to no one until the page is clicked; one page at a
+            # time, on a settled page (a click during a run can land on an element being replaced, and then 3 of 8
+            # sessions' first keys went nowhere)
+            await page.wait_for_function(SETTLED_JS)
             await page.get_by_text("Review policy:", exact=False).first.click()
             await page.evaluate(_NOTE_TOASTS_JS)
             await page.wait_for_timeout(250)
+            await page.wait_for_function(SETTLED_JS)
 
         async def phase(p: Phase, runs: list[Any]) -> None:
             p.load = loadavg()
@@ -231,6 +237,8 @@ async def _drive(urls: list[str], sessions: int, verdicts: int, asks: int, pids:
 
         if verdicts:
             await asyncio.gather(*(open_review(i) for i in range(sessions)))
+            for page in pages:
+                await activate(page)
             await phase(review, [_review(pages[i], reviewers[i], verdicts, review.trips, confirmed, review.errors)
                                  for i in range(sessions)])
         if asks:
