@@ -41,7 +41,6 @@ QUESTION = "question"
 INGEST_JOB = "ingest_job"  # the id of the job this session submitted on the Ingest page
 SESSION_TOKEN = "_session_token"
 
-
 def init_session() -> None:
     """Defaults for the keys every page reads, set once per session before any widget uses them."""
     defaults = {

@@ -36,8 +36,8 @@ _HEADER_JS = ("() => { const p = [...document.querySelectorAll('p')].find(e => /
               "queue)/.test(e.innerText.trim())); return p ? p.innerText.trim() : null; }")
 
 
-def build_store(path: Path, claims: int) -> dict[str, int]:
-    """The sample corpus, then answers to the sample questions until they hold ``claims`` claims (or the
+def build_store(path: Path | str, claims: int) -> dict[str, int]:
+    """The sample corpus (in a SQLite file or a PostgreSQL URL), then answers to the sample questions until they hold ``claims`` claims (or the
     questions run out: the queue then ends early, and the figures say so)."""
     import graphrag
     from graphrag.answer import Asker

@@ -44,11 +44,24 @@ def register(subparsers: Subparsers) -> None:
     brd.add_argument("--questions", help="a JSON list of {question} or a panel file with questions[] "
                                          "(default: the sample corpus's questions)")
     brd.add_argument("--limit", type=int, default=50)
-    bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest")
+    bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest; with --browser, "
+                                   "reviewers in headless Chromium on one or two dashboards")
     bl.add_argument("--writers", type=int, default=8)
     bl.add_argument("--store", type=store_value, help="an empty store to load (default: a temporary SQLite file); "
                     "e.g. postgresql+psycopg://user:password@host:5432/graphrag_bench")
-    bl.add_argument("--verdicts", type=int, default=250)
+    bl.add_argument("--verdicts", type=int, help="per writer (default 250); with --browser, per reviewer (20)")
+    bl.add_argument("--browser", action="store_true",
+                    help="instead: N reviewers at once in headless Chromium judge claims and ask questions on 1 or 2 "
+                         "dashboards (throwaway stores: SQLite, and PostgreSQL on a server of its own); prints "
+                         "p50/p95, throughput, the dashboards' CPU per verdict and per ask, and the record check")
+    bl.add_argument("--reviewers", type=int, nargs="+", default=[1, 4, 8], help="with --browser: sessions at once")
+    bl.add_argument("--dashboards", type=int, nargs="+", default=[1, 2],
+                    help="with --browser: dashboard processes on one PostgreSQL store")
+    bl.add_argument("--engines", nargs="+", choices=["sqlite", "postgresql"], default=["sqlite", "postgresql"],
+                    help="with --browser: SQLite gets one dashboard")
+    bl.add_argument("--asks", type=int, default=4, help="with --browser: questions per reviewer")
+    bl.add_argument("--claims", type=int, default=40, help="with --browser: claims the store's answers hold")
+    bl.add_argument("--json", action="store_true", help="with --browser: a JSON line per setting")
     br = b.add_parser("review", help="review-queue build time as answers accumulate; with --browser, a scripted "
                                      "reviewer's verdicts with the keyboard in headless Chromium")
     br.add_argument("--answers", type=int, nargs="+", default=[100, 1_000, 5_000])
@@ -115,6 +128,12 @@ def run(args: argparse.Namespace) -> int:
 
         return bench_review_browser(claims=args.claims, as_json=args.json, store=args.browser_store,
                                     screenshot=args.screenshot)
+    if args.what == "load" and args.browser:
+        from lab.bench_load_browser import bench_load_browser
+
+        return bench_load_browser(sessions=args.reviewers, dashboards=args.dashboards, engines=args.engines,
+                                  verdicts=20 if args.verdicts is None else args.verdicts, asks=args.asks,
+                                  claims=args.claims, as_json=args.json)
     if args.what == "scale":
         from lab.bench_scale import bench_scale
 
@@ -135,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
         return bench.bench_ask(sizes=args.sizes, queries=args.queries, after_ingest=args.after_ingest,
                                after_ingest_rounds=args.after_ingest_rounds, corpus=args.corpus)
     if args.what == "load":
-        return bench.bench_load(writers=args.writers, verdicts=args.verdicts, store_url=args.store)
+        return bench.bench_load(writers=args.writers, verdicts=250 if args.verdicts is None else args.verdicts,
+                                store_url=args.store)
     if args.what == "review":
         return bench.bench_review(answers=args.answers, rounds=args.rounds)
     return bench.bench_documents(pages=args.pages, renders=args.renders)

@@ -4,6 +4,7 @@ store (never its password) and what to do, not a traceback."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -107,6 +108,11 @@ def test_a_database_restart_under_a_verdict_a_review_and_a_question_is_never_a_t
     assert _errors(at) == "" and any(re.search("Recorded “(answers|backed)”", str(s.value)) for s in at.success)
     with Store(url) as s:
         assert [v.verdict.value for v in s.verdicts()] == ["supported"]  # stored once
+        # another dashboard saves an answer: the Review page's next run must read the claims again (it keeps its
+        # reads while the store's change stamp stays, so an unchanged store is not read again)
+        first = s.answer(1)
+        assert first is not None
+        s.save_answer(replace(first, id=None))
 
     with before_statement(in_snapshot, pg_server.restart) as hit:
         at.switch_page("views/review.py")
