@@ -39,9 +39,8 @@ DOCUMENT_SHARE = 0.2  # a theme spans a document holding at least this share of 
 ABOUT_EVERYTHING = 0.3
 MARGIN = 0.1
 NAMED_DOCUMENTS = 4  # documents a statement names before "and N more"
-# changes: a sentence of one side is the same statement as its nearest of the other at this similarity or more,
-# and stated only on its side below ONLY_BELOW
-SAME_AT = 0.9
+# changes: a sentence of one side whose nearest sentence of the other is less similar than this (and that does not
+# disagree with it) is stated only on its side
 ONLY_BELOW = 0.75
 MAX_CHANGES = 6  # statements per side, and disagreements
 
@@ -154,7 +153,8 @@ def theme_draft(store: Store, graph: KnowledgeGraph, embedder: Embedder, questio
         return Draft("The documents you can see name too few things together to group into themes.",
                      answered=False)
     counts = graph.doc_sentence_counts
-    quoted: set[int] = set()
+    quoted: set[int] = set()  # documents quoted so far, and their rows
+    quoted_rows: set[int] = set()
     context: list[ContextItem] = []
     seeds: dict[str, Seed] = {}
     statements = []
@@ -163,12 +163,16 @@ def theme_draft(store: Store, graph: KnowledgeGraph, embedder: Embedder, questio
         best: dict[int, tuple[float, int]] = {}  # per document its most representative row
         for row, score in zip(theme.rows.tolist(), scores.tolist()):
             d = int(graph.documents_of(row))
+            if row in quoted_rows:
+                continue  # a sentence an earlier theme quotes already
             if d not in best or score > best[d][0]:
                 best[d] = (score, row)
         # documents no statement quotes yet first, so the answer covers the store; then the theme's main ones
         order = sorted(best, key=lambda d: (d in quoted, theme.documents.index(d), -counts[d]))
         fresh = [d for d in order if d not in quoted][:MAX_QUOTES]
         picks = fresh + [d for d in order if d in quoted][:max(0, QUOTES_PER_THEME - len(fresh))]
+        if not picks:
+            continue
         label = theme.community.label(graph)
         parts = []
         for d in picks:
@@ -176,6 +180,7 @@ def theme_draft(store: Store, graph: KnowledgeGraph, embedder: Embedder, questio
             item = _item(store, graph, len(context) + 1, row, _seed_of(graph, theme, row), score)
             context.append(item)
             quoted.add(d)
+            quoted_rows.add(row)
             parts.append(f"{graph.docs[d].title} says “{_quote(item.span.text)}” [{item.n}]")
         for e in theme.community.entities[:len(label)]:
             key = graph.entity_key(e)
@@ -233,15 +238,18 @@ def changes_draft(store: Store, graph: KnowledgeGraph, settings: AskSettings) ->
                                    d.effective_date))
         return context[-1]
 
-    titles = {(a.id, a.version): _doc_label(a, b), (b.id, b.version): _doc_label(b, a)}
+    titles = {(a.id, a.version): a.title, (b.id, b.version): b.title}  # the sentence adds version and date
     statements: list[str] = []
     pairs = []
+    same_date = bool(a.effective_date) and a.effective_date == b.effective_date
     for i, j in zip(range(len(spans[a])), sims.argmax(axis=1).tolist()):
-        if sims[i, j] < SAME_AT and differing_values(spans[a][i].text, spans[b][j].text,
-                                                     same_date=bool(a.effective_date)
-                                                     and a.effective_date == b.effective_date) is not None:
+        if differing_values(spans[a][i].text, spans[b][j].text, same_date=same_date) is not None:
             pairs.append((float(sims[i, j]), i, j))
+    taken: set[int] = set()
     for _, i, j in sorted(pairs, reverse=True)[:MAX_CHANGES]:
+        if j in taken:
+            continue  # the other side's sentence is in a disagreement already
+        taken.add(j)
         x, y = item(a, spans[a][i], float(sims[i, j])), item(b, spans[b][j], float(sims[i, j]))
         found = find_disagreements([x, y], lambda doc, v: titles.get((doc, v)))
         if found:
