@@ -277,3 +277,35 @@ def _route_seed(graph: KnowledgeGraph, d: DocVersion, s: Span) -> str:
     if not len(named):
         return ""
     return graph.entity_key(int(named[np.argmax(graph.specificity[named])]))
+
+
+@dataclass(frozen=True)
+class ThemeView:
+    """A theme as the Graph page lists it: its number, name, entities (most central first), the documents it
+    spans and its most representative sentences, all visible to the viewer."""
+
+    number: int
+    label: tuple[str, ...]
+    entities: tuple[str, ...]  # keys
+    documents: tuple[str, ...]  # titles
+    sentences: tuple[Span, ...]
+
+
+def visible_themes(store: Store, graph: KnowledgeGraph, access: Sequence[str], limit: int = MAX_THEMES,
+                   sentences: int = 5) -> tuple[list[ThemeView], dict[str, int]]:
+    """The themes of what ``access`` sees, the largest first (at most ``limit``), and every visible entity's theme
+    number (an index into that list; entities of smaller themes are left out)."""
+    settings = AskSettings(access=tuple(access))
+    shown = themes_of(graph, settings, np.zeros(graph.sentence_vectors.shape[1], dtype=np.float32))[:limit]
+    views: list[ThemeView] = []
+    of: dict[str, int] = {}
+    for n, theme in enumerate(shown):
+        scores = np.asarray(graph.sentence_vectors[theme.rows], dtype=np.float32) @ theme.centroid
+        rows = theme.rows[np.argsort(-scores, kind="stable")[:sentences]].tolist()
+        got = (store.span(graph.document(r).id, graph.document(r).version, graph.sentence_index(r)) for r in rows)
+        spans = tuple(s for s in got if s is not None)
+        keys = tuple(graph.entity_key(e) for e in theme.community.entities)
+        titles = tuple(graph.docs[d].title for d in theme.documents)
+        views.append(ThemeView(n, theme.community.label(graph), keys, titles, spans))
+        of.update(dict.fromkeys(keys, n))
+    return views, of
