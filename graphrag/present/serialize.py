@@ -172,6 +172,7 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
         # closest sentences (passages, not claims; nothing to review).
         "answered": a.answered,
         "answerable": None if a.answerable is None else round(a.answerable, 4),
+        "mode": a.settings.mode,  # "local", "themes" (one statement per theme) or "changes" (two versions compared)
         "status": a.status.value,
         "warnings": list(warnings),
         "claims": [

@@ -247,7 +247,7 @@ def test_ask_mode_themes_quotes_the_handbook_theme_by_theme(sample_store, capsys
     code, out, _ = run(capsys, "ask", "What are these documents about?", "--mode", "themes", "--store", sample_store,
                        "--json")
     data = json.loads(out)
-    assert code == 0 and data["answered"]
+    assert code == 0 and data["answered"] and data["mode"] == "themes"
     assert all(c["text"].startswith("Theme ") for c in data["claims"])
     cited = {c["document"] for cl in data["claims"] for c in cl["citations"]}
     assert len(cited) >= 10, cited  # most of the handbook's pages, not the two nearest the question
