@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
+from graphrag.access.identity import VIA_CLI, local_principal
 from graphrag.answer.ask import Asker
 from graphrag.answer.communities import communities
 from graphrag.answer.retrieval.load import load_graph
@@ -122,7 +123,7 @@ def test_empty_store_and_one_document_say_so_and_a_scope_of_one_themes_it(store:
     assert all(cited_documents(cl) == {"messi"} for cl in scoped.claims)
 
 
-def test_themes_follow_the_store_a_new_document_makes_new_communities(themed: Store, tmp_path: Path) -> None:
+def test_themes_follow_the_store_a_new_document_or_a_removal_makes_new_communities(themed: Store, tmp_path: Path) -> None:
     graph = load_graph(themed)
     first = communities(graph, ["public"])
     assert communities(graph, ["public"]) is first  # computed once per graph and visibility
@@ -136,6 +137,12 @@ def test_themes_follow_the_store_a_new_document_makes_new_communities(themed: St
     again = communities(newer, ["public"])
     assert again is not first
     assert any(d.id == "pele" for g in again.groups for d in (newer.docs[i] for i in g.documents))
+    themed.remove_document("zidane", actor="test", by=local_principal(["public", "internal"], via=VIA_CLI))
+    after = load_graph(themed)
+    gone = communities(after, ["public"])
+    assert gone is not again
+    assert not any(after.docs[i].id == "zidane" for g in gone.groups for i in g.documents)
+    assert after.knows("madrid") is False or gone.community_of(after.entity_index("madrid")) == -1
 
 
 V1 = "Exports are kept for 14 days. Exports are delivered as CSV files.\n"
