@@ -90,9 +90,9 @@ def themes_of(graph: KnowledgeGraph, settings: AskSettings, qvec: np.ndarray) ->
     out = []
     for c in found.groups:
         rows = np.asarray(c.rows, dtype=np.int64)
-        per_doc = np.bincount(graph.documents_of(rows), minlength=len(graph.docs)) if len(rows) else None
-        if per_doc is None or len(rows) < MIN_ROWS:
+        if len(rows) < MIN_ROWS:
             continue
+        per_doc = np.bincount(graph.documents_of(rows), minlength=len(graph.docs))
         top = per_doc.max()
         docs = tuple(d for d in c.documents if per_doc[d] >= max(1.0, DOCUMENT_SHARE * top))
         rows = rows[np.isin(graph.documents_of(rows), docs)]
@@ -223,12 +223,10 @@ def changes_draft(store: Store, graph: KnowledgeGraph, settings: AskSettings) ->
     a, b = compared_versions(graph, settings)
     used = settings if a.id != b.id else replace(settings, include_superseded=True)
     spans = {d: store.sentences(d.id, d.version) for d in (a, b)}
-    rows = {d: np.array([graph.row_of(d.id, d.version, s.sentence_index) for s in spans[d]], dtype=object)
-            for d in (a, b)}
-    if not len(spans[a]) or not len(spans[b]) or any(r is None for d in (a, b) for r in rows[d].tolist()):
+    rows = {d: [graph.row_of(d.id, d.version, s.sentence_index) for s in spans[d]] for d in (a, b)}
+    if not rows[a] or not rows[b] or None in rows[a] + rows[b]:
         raise InputError("one of the two versions has no sentences in the graph; ask again after its ingest ends")
-    va = np.asarray(graph.sentence_vectors[rows[a].astype(np.int64)], dtype=np.float32)
-    vb = np.asarray(graph.sentence_vectors[rows[b].astype(np.int64)], dtype=np.float32)
+    va, vb = (np.asarray(graph.sentence_vectors[np.array(rows[d], dtype=np.int64)], dtype=np.float32) for d in (a, b))
     sims = va @ vb.T
     context: list[ContextItem] = []
 
@@ -245,18 +243,18 @@ def changes_draft(store: Store, graph: KnowledgeGraph, settings: AskSettings) ->
     for i, j in zip(range(len(spans[a])), sims.argmax(axis=1).tolist()):
         if differing_values(spans[a][i].text, spans[b][j].text, same_date=same_date) is not None:
             pairs.append((float(sims[i, j]), i, j))
-    taken: set[int] = set()
-    for _, i, j in sorted(pairs, reverse=True)[:MAX_CHANGES]:
-        if j in taken:
+    paired: tuple[set[int], set[int]] = (set(), set())  # sentences of a and of b in a stated disagreement
+    for _, i, j in sorted(pairs, reverse=True):
+        if j in paired[1] or len(paired[0]) >= MAX_CHANGES:
             continue  # the other side's sentence is in a disagreement already
-        taken.add(j)
         x, y = item(a, spans[a][i], float(sims[i, j])), item(b, spans[b][j], float(sims[i, j]))
         found = find_disagreements([x, y], lambda doc, v: titles.get((doc, v)))
         if found:
             statements.append(disagreement_sentence(found[0]))
+            paired[0].add(i)
+            paired[1].add(j)
         else:
             context[-2:] = []
-    paired = {i for _, i, _ in pairs}, {j for _, _, j in pairs}
     for side, other, best, skip in ((a, b, sims.max(axis=1), paired[0]), (b, a, sims.max(axis=0), paired[1])):
         only = [(float(s), i) for i, s in enumerate(best.tolist()) if s < ONLY_BELOW and i not in skip]
         for s, i in sorted(only)[:MAX_CHANGES]:
