@@ -164,3 +164,14 @@ def test_what_changed_between_two_versions_is_cited_on_both_sides(store: Store, 
     assert ans.disagreements and ans.disagreements[0].sides[0].version == 2  # the current side first
     with pytest.raises(InputError, match="two documents"):
         asker(store).ask("What changed?", AskSettings(mode="changes"))
+
+
+def test_the_facade_takes_the_mode(themed: Store) -> None:
+    from graphrag import ask_question
+
+    out = ask_question(themed, "What are these documents about?", embedder=HashEmbedder(), checker=ScriptedChecker(),
+                       mode="themes")
+    assert out.answer.settings.mode == "themes" and all(cl.text.startswith("Theme ") for cl in out.answer.claims)
+    with pytest.raises(InputError, match="unknown answer mode"):
+        ask_question(themed, "What are these documents about?", embedder=HashEmbedder(), checker=ScriptedChecker(),
+                     mode="summary")
