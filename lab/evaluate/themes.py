@@ -56,6 +56,7 @@ def measure(store: Store, question: str = QUESTION) -> dict[str, Any]:
     return {
         "articles": len({d.id for d in graph.docs}),
         "articles_cited": len(cited),
+        "not_cited": sorted({d.title for d in graph.docs if d.id not in cited}),
         "themes": len(answer.claims),
         "quotes": sum(len(cl.citations) for cl in answer.claims),
         "claims_inside_their_theme": inside / len(answer.claims) if answer.claims else None,
