@@ -2,10 +2,11 @@
 Louvain modularity (NetworkX, fixed seed) and labelled by their most central entities.
 
 Edges join two entities when a visible sentence names both (a co-mention) or a visible relation links them; an
-edge's weight counts those sentences and relations. Only what the viewer's labels (and scope) can see enters the
+edge's weight counts those sentences and relations, times both entities' specificity. Only what the viewer's labels (and scope) can see enters the
 graph, so a community never groups entities through a sentence the viewer cannot read, and a label never names an
 entity they cannot see. Computed on first use and kept per graph (a graph is one store generation: an ingest, a new
-version or a removal makes a new graph, and so new communities) and per visibility.
+version or a removal makes a new graph, and so new communities) and per visibility, the last ``KEPT`` visibilities
+of a graph (each scope of documents is one).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ SEED = 7  # Louvain's random order: fixed, so the same store gives the same them
 RESOLUTION = 1.0  # modularity resolution (NetworkX's default): below 1, fewer and larger communities
 MAX_PER_SENTENCE = 12  # co-mentions are taken among a sentence's first entities: a list of 40 names is no theme
 LABEL_ENTITIES = 3  # entities named in a community's label
+KEPT = 16  # visibilities (labels and scope) whose communities a graph keeps
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,10 @@ def communities(graph: KnowledgeGraph, access: Iterable[str], include_superseded
         return hit
     found = detect(graph, graph.visibility(key[0], include_superseded, key[2])[0])
     with _lock:
-        _cache.setdefault(graph, {})[key] = found
+        kept = _cache.setdefault(graph, {})
+        kept[key] = found
+        while len(kept) > KEPT:
+            del kept[next(iter(kept))]  # the oldest first: dicts keep insertion order
     return found
 
 
