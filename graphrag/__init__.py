@@ -93,7 +93,9 @@ def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC,
     The outcome's ``answer`` has ``text``, ``claims`` (each with its citations and checked support) and
     ``id`` (for :func:`review_claim`); ``warnings`` say when nothing relevant was found or a claim could not be
     checked. ``generator`` and ``checker`` are backend names or objects; other keywords are
-    ``AskSettings`` fields (``k``, ``hops``, ``direction``, ``min_relevance``, ``generator_model`` ...).
+    ``AskSettings`` fields (``k``, ``hops``, ``direction``, ``min_relevance``, ``generator_model`` ...);
+    ``mode="themes"`` answers a global question theme by theme from the graph's communities, and
+    ``mode="changes"`` with ``documents=(A, B)`` (or one id with two versions) says what they state differently.
     """
     from graphrag.answer import answer_question
     from graphrag.answer.ask import Asker

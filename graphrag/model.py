@@ -214,6 +214,7 @@ class RouteStart(str, Enum):
 
     QUESTION = "question"  # an entity the question names (an anchor)
     SIMILARITY = "similarity"  # the question named nothing known: an entity of a similar sentence
+    THEME = "theme"  # a global question: the central entity of the theme (community) the sentence represents
 
 
 @dataclass(frozen=True)
@@ -409,6 +410,9 @@ class AskSettings:
     # reached 0.44 or more; off-topic ones against the handbook at most 0.31
     # (`graphrag eval retrieval` prints the on-topic side).
     min_relevance: float = 0.35
+    # "local" (the sentences nearest the question), "themes" (a global question answered from the graph's
+    # communities) or "changes" (what two documents, or two versions of one, in ``documents`` state differently)
+    mode: str = "local"
 
 
 class AnswerStatus(str, Enum):
@@ -452,8 +456,13 @@ class Answer:
 
 
 def seeding(seeds: tuple[Seed, ...]) -> RouteStart:
-    """How the routes started: at entities the question names, if any seed did, else from similarity."""
-    return RouteStart.QUESTION if any(s.start is RouteStart.QUESTION for s in seeds) else RouteStart.SIMILARITY
+    """How the routes started: at entities the question names, if any seed did; at themes' entities (a theme
+    answer); else from similarity."""
+    if any(s.start is RouteStart.QUESTION for s in seeds):
+        return RouteStart.QUESTION
+    if seeds and all(s.start is RouteStart.THEME for s in seeds):
+        return RouteStart.THEME
+    return RouteStart.SIMILARITY
 
 
 # --- review -----------------------------------------------------------------------------

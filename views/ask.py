@@ -40,6 +40,8 @@ from graphrag.verify import (
     visible_to,
 )
 
+MODES = {"local": "From the nearest sentences", "themes": "Themes", "changes": "What changed"}
+
 st.title("Ask")
 store = resources.store()
 viewer = actor.require_role("viewer", "ask questions")
@@ -51,6 +53,13 @@ with st.form("ask_form", border=False):
     scope = st.multiselect("Only these documents", list(scope_docs), key=session.ASK_DOCUMENTS,
                            format_func=lambda i: f"{scope_docs.get(i, i)} ({i})", placeholder="All documents you can see",
                            help="Answer only from the chosen documents; leave empty to use every document you can see")
+    # A global question is answered theme by theme from the graph's communities; "what changed" compares the two
+    # documents (or one document's two newest versions) chosen above.
+    mode = st.radio("Answer", list(MODES), key="ask_mode", horizontal=True, format_func=MODES.__getitem__,
+                    help="From the nearest sentences: a question about something the documents say. Themes: a "
+                         "question about the documents as a whole (“What are these documents about?”), one cited "
+                         "statement per theme. What changed: choose two documents, or one with an older version, "
+                         "above")
     # How retrieval walks the graph and which model writes: the defaults answer well, so they stay folded.
     with st.expander("Retrieval settings", expanded=False):
         c = st.columns([1, 1, 1.2, 1.4, 1.8, 1.6])
@@ -89,7 +98,7 @@ if asked and question.strip():
         generator = st.session_state[session.GENERATOR]
         settings = AskSettings(k=int(k), hops=int(hops), direction=direction, access=actor.access(),
                                include_superseded=superseded, generator=generator,
-                               documents=tuple(d for d in scope if d in scope_docs),
+                               documents=tuple(d for d in scope if d in scope_docs), mode=mode,
                                generator_model=(st.session_state[session.GENERATE_MODEL] or None)
                                if generator == "ollama" else None)
         try:
@@ -113,7 +122,8 @@ def scope_to(document: str) -> None:
 def show_unanswered(answer: Answer) -> None:
     """An answer saying the documents do not answer: the words, and the closest passages as passages (no claim,
     nothing to review)."""
-    st.badge("not answered · the documents do not say", color="gray", icon=":material/block:")
+    st.badge("not answered · the documents do not say" if answer.settings.mode == "local" else "nothing to compare",
+             color="gray", icon=":material/block:")
     render.box(render.esc(answer.text), meta=f"Question: {render.esc(answer.question)}"
                + (f" · only from: {render.esc(', '.join(answer.settings.documents))}" if answer.settings.documents
                   else ""))
@@ -180,9 +190,14 @@ def show(answer: Answer, warnings: list[str]) -> None:
     if offers_scope(answer):
         offer_scope(answer)
     anchors = ", ".join(names.get(s.entity, s.entity) for s in answer.seeds)
-    st.caption(render.plain(f"Routes start at entities the question names: {anchors}" if answer.seeding.value == "question"
-                            else f"The question names nothing the graph knows: routes start from the entities of the "
-                                 f"most similar sentences ({anchors})"))
+    if answer.seeding.value == "theme":
+        st.caption(render.plain(f"Each statement quotes the sentences that best represent one theme (a community of "
+                                f"the graph's entities, named by its most central ones): {anchors}"))
+    else:
+        st.caption(render.plain(f"Routes start at entities the question names: {anchors}"
+                                if answer.seeding.value == "question"
+                                else f"The question names nothing the graph knows: routes start from the entities of "
+                                     f"the most similar sentences ({anchors})"))
     for claim in answer.claims:
         with st.container(border=True):
             show_claim(claim, numbers, states[claim.index], judged[claim.index])

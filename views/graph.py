@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import actor, render, resources, session
 from graphrag.access import Access
-from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities
+from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities, visible_themes
 from graphrag.language.sentences import counted
 from graphrag.present import (
     display_numbers,
@@ -123,6 +123,8 @@ with tab_g:  # the drawing takes the page's whole width: a neighbourhood needs r
                            help="More entities draw a wider neighbourhood; past about 25 the labels crowd")
     old = f[3].checkbox("Include superseded versions", key="graph_superseded",
                         help="Also follow relations from superseded document versions")
+    by_theme = f[3].checkbox("Colour by theme", key="graph_by_theme",
+                             help="Fill each entity with the colour of its theme (the Themes list below)")
     around = neighbourhood(kg, key, access, hops=hops, include_superseded=old)
     types = sorted({e[3] for e in around.edges})
     doc_ids = sorted({e[4] for e in around.edges})
@@ -137,5 +139,21 @@ with tab_g:  # the drawing takes the page's whole width: a neighbourhood needs r
     if not nb.edges:
         st.caption("No visible relation touches this entity: it is only mentioned. Its mentions are listed in the "
                    "next tab.")
-    st.iframe(neighbourhood_html(nb, {k: kg.names[kg.index[k]] for k in nb.depth}, height=GRAPH_HEIGHT),
+    theme_of = visible_themes(store, kg, access)[1] if by_theme else None
+    st.iframe(neighbourhood_html(nb, {k: kg.names[kg.index[k]] for k in nb.depth}, height=GRAPH_HEIGHT,
+                                 themes=theme_of),
               height=GRAPH_HEIGHT + 35, alt="Neighbourhood graph")
+
+# Themes: communities of the entities you can see, the largest first; open one for its most representative sentences.
+st.subheader("Themes", anchor=False)
+themes, _ = visible_themes(store, kg, access)
+if not themes:
+    st.caption("The documents you can see name too few things together to group into themes.")
+for t in themes:
+    with st.expander(f"Theme {t.number + 1}: {', '.join(t.label)} · {counted(len(t.entities), 'entity', 'entities')} · "
+                     f"{counted(len(t.documents), 'document')}"):
+        st.caption(render.plain("Documents: " + ", ".join(t.documents)))
+        st.caption(render.plain("Entities: " + ", ".join(kg.names[kg.index[k]] for k in t.entities[:30])
+                                + (" …" if len(t.entities) > 30 else "")))
+        render.table(pd.DataFrame([{"document": sp.document_id, "version": sp.version, "sentence": sp.text}
+                                   for sp in t.sentences]), hide_index=True, width="stretch", column_config=WIDE)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from graphrag.answer.overview import Overview
     from graphrag.answer.retrieval.graph import KnowledgeGraph
     from graphrag.answer.retrieval.load import load_graph
+    from graphrag.answer.themes import ThemeView, visible_themes
     from graphrag.model import disagreement_from_json, disagreement_json
 
 # Name -> the module that defines it. Imported on first use, so importing the package (or one of its
@@ -43,6 +44,8 @@ _EXPORTS = {
     "disagreement_json": "graphrag.model",
     "answer_question": "graphrag.answer.actions",
     "load_graph": "graphrag.answer.retrieval.load",
+    "ThemeView": "graphrag.answer.themes",
+    "visible_themes": "graphrag.answer.themes",
     "opening_entity": "graphrag.answer.entities",
     "relation_counts": "graphrag.answer.entities",
     "search_entities": "graphrag.answer.entities",
@@ -57,6 +60,7 @@ __all__ = [
     "EntityView",
     "KnowledgeGraph",
     "Overview",
+    "ThemeView",
     "answer_question",
     "disagreement_from_json",
     "disagreement_json",
@@ -66,6 +70,7 @@ __all__ = [
     "search_entities",
     "viewer_overview",
     "visible_entity",
+    "visible_themes",
 ]
 
 

@@ -22,7 +22,8 @@ from graphrag.answer.reader.scorer import Passage
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve
-from graphrag.errors import BackendFailed, ModelUnavailable
+from graphrag.answer.themes import CHANGES, LOCAL, MODES, changes_draft, theme_draft
+from graphrag.errors import BackendFailed, InputError, ModelUnavailable
 from graphrag.language.embed import get_embedder
 from graphrag.language.encoding import Embedder
 from graphrag.model import (
@@ -116,10 +117,56 @@ class Asker:
         """Anchors, walk and context for ``question`` under ``settings``, without generating an answer."""
         return retrieve(self.store, self.graph(), self.embedder, question, settings)
 
+    def _checked(self, claims: list[Claim], settings: AskSettings,
+                 warnings: list[str]) -> tuple[list[Claim], AnswerStatus]:
+        """The claims with their support checked, and the answer's status; a claim the checker could not score
+        stays "not checked", with a warning."""
+        status = AnswerStatus.CITED
+        if claims:
+            try:
+                checker = self._checker or checker_for_store(settings.checker, self.store,
+                                                             **_model_option(settings.checker_model))
+                claims = check_claims(self.store, claims, checker)
+                if all(c.support is not None for c in claims):
+                    status = AnswerStatus.AUTO_CHECKED
+                else:
+                    warnings.append("The support checker could not score every claim; those stay 'not checked'.")
+            except (ModelUnavailable, BackendFailed) as exc:
+                warnings.append(f"Support not checked: {exc}")
+        return claims, status
+
+    def _save(self, answer: Answer, warnings: list[str]) -> AskOutcome:
+        stored = self.store.answer(self.store.save_answer(answer))
+        assert stored is not None
+        return AskOutcome(stored, tuple(warnings))
+
+    def ask_global(self, question: str, settings: AskSettings) -> AskOutcome:
+        """Answer a global question from the graph's communities (``settings.mode`` "themes"), or say what two
+        documents or versions state differently ("changes"): every statement cited, checked and saved like any
+        answer (``graphrag.answer.themes``)."""
+        graph = self.graph()
+        if settings.mode == CHANGES:
+            draft = changes_draft(self.store, graph, settings)
+        else:
+            draft = theme_draft(self.store, graph, self.embedder, question, settings)
+        settings = draft.settings or settings
+        warnings = list(draft.warnings)
+        claims, status = self._checked(attribute(draft.text, draft.context) if draft.answered else [], settings,
+                                       warnings)
+        return self._save(Answer(question, settings, draft.text, draft.seeds, tuple(c.route for c in draft.context),
+                                 draft.context, tuple(claims), status,
+                                 disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
+                                 answered=draft.answered and bool(claims)), warnings)
+
     def ask(self, question: str, settings: AskSettings = AskSettings()) -> AskOutcome:
         """Answer ``question``: retrieve, generate, attribute claims, check their support, save; the answer is
-        empty (with a warning) when nothing visible is relevant enough."""
+        empty (with a warning) when nothing visible is relevant enough. A theme or change question (``settings.mode``)
+        is answered by ``ask_global``."""
         question = clean_question(question)
+        if settings.mode not in MODES:
+            raise InputError(f"unknown answer mode {settings.mode!r}: choose one of {', '.join(MODES)}")
+        if settings.mode != LOCAL:
+            return self.ask_global(question, settings)
         found = self.retrieve(question, settings)
         warnings: list[str] = []
         generator = self._generator or make_generator(settings.generator, **_model_option(settings.generator_model))
@@ -151,23 +198,8 @@ class Asker:
             text, model = "", None
             warnings.append("No evidence found among the documents you can see: nothing to answer from.")
         answered = bool(text) and reading is not None and reading.answered
-        claims = attribute(text, found.context) if answered else []
-        status = AnswerStatus.CITED
-        if claims:
-            try:
-                checker = self._checker or checker_for_store(settings.checker, self.store,
-                                                             **_model_option(settings.checker_model))
-                claims = check_claims(self.store, claims, checker)
-                if all(c.support is not None for c in claims):
-                    status = AnswerStatus.AUTO_CHECKED
-                else:
-                    warnings.append("The support checker could not score every claim; those stay 'not checked'.")
-            except (ModelUnavailable, BackendFailed) as exc:
-                warnings.append(f"Support not checked: {exc}")
+        claims, status = self._checked(attribute(text, found.context) if answered else [], settings, warnings)
         answer = Answer(question, settings, text, found.seeds, found.reached, found.context, tuple(claims), status,
                         generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
                         answered=answered, answerable=reading.probability if reading is not None else None)
-        answer_id = self.store.save_answer(answer)
-        stored = self.store.answer(answer_id)
-        assert stored is not None
-        return AskOutcome(stored, tuple(warnings))
+        return self._save(answer, warnings)

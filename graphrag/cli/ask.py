@@ -50,6 +50,11 @@ def register(subparsers: Subparsers) -> None:
     s.add_argument("--min-relevance", type=_unit_interval, default=AskSettings.min_relevance,
                    help="answer only when a visible sentence is at least this similar to the question "
                         f"(default {AskSettings.min_relevance})")
+    s.add_argument("--mode", choices=["local", "themes", "changes"], default="local",
+                   help="local: from the sentences nearest the question (default); themes: a global question "
+                        "(\"What are these documents about?\") answered theme by theme from the graph's communities; "
+                        "changes: what two documents (two --document) or two versions of one (one --document) "
+                        "state differently")
     s.add_argument("--generator", choices=list(GENERATORS), default="extractive",
                    help=f"the answer's writer: {choices_help(GENERATORS, 'extractive')}")
     s.add_argument("--model", help="model for the ollama generator")
@@ -65,7 +70,7 @@ def _settings(args: argparse.Namespace) -> AskSettings:
                        include_superseded=args.include_superseded, max_context=args.max_context,
                        generator=args.generator, generator_model=args.model, checker=args.checker,
                        checker_model=args.checker_model, min_relevance=args.min_relevance,
-                       documents=tuple(dict.fromkeys(args.documents)))
+                       documents=tuple(dict.fromkeys(args.documents)), mode=args.mode)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ ANSWER_SETS = ("musique", "nq_articles", "real_pdfs", "sample_corpus", "nq_abste
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``eval support``, ``eval retrieval`` and ``eval answers`` and their options."""
+    """Add ``eval support``, ``eval retrieval``, ``eval answers`` and ``eval themes`` and their options."""
     s = subparsers.add_parser("eval", help="measure on public labelled data")
     e = s.add_subparsers(dest="what", required=True)
     es = e.add_parser("support", help="support checker accuracy on claim/evidence pairs")
@@ -67,6 +67,12 @@ def register(subparsers: Subparsers) -> None:
                     help="leave the support checker out (faster; latency then excludes it)")
     ea.add_argument("--detail", action="store_true", help="with --json: every question's first quote and figures")
     add_json_arg(ea)
+    et = e.add_parser("themes", help="\"What are these documents about?\" on the 31 dev articles: articles cited, "
+                                     "claims inside their theme, answer time")
+    et.add_argument("--data", default="../shared/data", help="folder holding nq_articles_dev.json")
+    et.add_argument("--stores", default=str(Path(tempfile.gettempdir()) / "graphrag-eval-answers"),
+                    help="folder of the articles' store (the one `eval answers` fills, reused when present)")
+    add_json_arg(et)
     s.set_defaults(run=run)
 
 
@@ -74,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the evaluation asked for and print its figures."""
     if args.what == "support":
         return _support(args)
+    if args.what == "themes":
+        from lab.evaluate.themes import cli_eval_themes
+
+        return cli_eval_themes(args.data, args.stores, as_json=args.json)
     if args.what == "answers":
         from lab.evaluate.answers import cli_eval_answers
 

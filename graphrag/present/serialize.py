@@ -68,9 +68,9 @@ def route_json(route: Route, names: Mapping[str, str] | None = None,
 
 def route_text(route: Route, names: Mapping[str, str] | None = None) -> str:
     """"Cancellation -trigger-> Export <-use- Snapshot" for tables and logs; a co-mention is
-    "~co-mention~", and a route from similarity says so."""
+    "~co-mention~", and a route from similarity (or a theme's entity) says so."""
     name = (lambda k: names.get(k, k)) if names else (lambda k: k)
-    out = ("(similarity) " if route.start is RouteStart.SIMILARITY else "") + name(route.seed)
+    out = {RouteStart.SIMILARITY: "(similarity) ", RouteStart.THEME: "(theme) "}.get(route.start, "") + name(route.seed)
     for s in route.steps:
         if s.comention:
             out += f" ~{s.relation_type}~ "
@@ -150,7 +150,8 @@ def quoted_documents(a: Answer) -> list[tuple[str, int]]:
 def offers_scope(a: Answer) -> bool:
     """Whether the answer should offer to ask again within one document: it was not scoped, and its quotes
     come from more than one document."""
-    return a.answered and not a.settings.documents and len({d for d, _ in quoted_documents(a)}) > 1
+    return (a.answered and not a.settings.documents and a.settings.mode == "local"  # themes span documents
+            and len({d for d, _ in quoted_documents(a)}) > 1)
 
 
 def cited_keys(a: Answer) -> list[tuple[str, int, int]]:
@@ -171,6 +172,7 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
         # closest sentences (passages, not claims; nothing to review).
         "answered": a.answered,
         "answerable": None if a.answerable is None else round(a.answerable, 4),
+        "mode": a.settings.mode,  # "local", "themes" (one statement per theme) or "changes" (two versions compared)
         "status": a.status.value,
         "warnings": list(warnings),
         "claims": [

@@ -357,8 +357,15 @@ def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hop
     return Neighbourhood(centre, depth, tuple(sorted(edges, key=lambda e: e[2])), truncated)
 
 
-def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: int = 460) -> Drawing:
-    """Draw a neighbourhood: its entities (the centre set apart) and the relations between them."""
+# One fill per theme (community) when the Graph page colours by theme: distinct, light enough for black names.
+THEME_FILLS = ("#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7", "#bebada", "#80b1d3",
+               "#fccde5", "#d9d9d9", "#ccebc5")
+
+
+def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: int = 460,
+                          themes: Mapping[str, int] | None = None) -> Drawing:
+    """Draw a neighbourhood: its entities (the centre set apart) and the relations between them; with ``themes``
+    (entity key -> theme number, -1 for none), each entity filled with its theme's colour."""
     net = _network({
         # Long springs and overlap avoidance spread the boxes so no two names overlap and each edge has room
         # for its label; the drawing is frozen once stable (see _PAGE) and fitted to the frame.
@@ -376,8 +383,12 @@ def neighbourhood_drawing(nb: Neighbourhood, names: Mapping[str, str], height: i
     })
     for key, d in sorted(nb.depth.items(), key=lambda kv: (kv[1], kv[0])):
         name = names.get(key, key)
+        theme = themes.get(key, -1) if themes is not None else -1
         _add_node(net, key, name, "centre" if key == nb.centre else "around",
-                  f"{name}\n{d} hop{'s' if d != 1 else ''} from {names.get(nb.centre, nb.centre)}")
+                  f"{name}\n{d} hop{'s' if d != 1 else ''} from {names.get(nb.centre, nb.centre)}"
+                  + (f"\ntheme {theme + 1}" if theme >= 0 else ""))
+        if theme >= 0:
+            net.get_node(key)["color"] = {"background": THEME_FILLS[theme % len(THEME_FILLS)], "border": "#333333"}
     seen: dict[tuple[str, str], int] = {}
     for src, dst, rel_id, rtype, doc in nb.edges:
         pair = (min(src, dst), max(src, dst))
@@ -395,6 +406,7 @@ def route_html(item: ContextItem, names: Mapping[str, str], steps: Sequence[Show
     return render(route_drawing(item, names, steps, height, marker=marker, claim=claim))
 
 
-def neighbourhood_html(nb: Neighbourhood, names: Mapping[str, str], height: int = 460) -> str:
-    """A neighbourhood as an HTML page."""
-    return render(neighbourhood_drawing(nb, names, height))
+def neighbourhood_html(nb: Neighbourhood, names: Mapping[str, str], height: int = 460,
+                       themes: Mapping[str, int] | None = None) -> str:
+    """A neighbourhood as an HTML page (``themes``: as in neighbourhood_drawing)."""
+    return render(neighbourhood_drawing(nb, names, height, themes))

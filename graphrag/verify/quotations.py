@@ -7,6 +7,12 @@ are left out because an apostrophe looks the same as a closing one.
 
 from __future__ import annotations
 
+# Statements made of quotes, each named by its source: "Theme Messi and Barcelona (in Lionel Messi and Zinedine
+# Zidane): Lionel Messi says “…” [1]; Zinedine Zidane says “…” [2]." and "Only Policy v2 says “…” [3]."
+# (graphrag.answer.themes writes them; the support check finds each quote in the sentence its marker cites).
+THEME_OPENING = "Theme "
+ONLY_OPENING = "Only "
+
 # Longer than a sentence may be (graphrag.language.sentences caps sentences at 1200 characters): not a quotation a claim holds.
 _MAX_QUOTATION_CHARS = 1200
 _OPEN_BEFORE = " \t\n([{—–-"  # what may stand before an opening straight quote

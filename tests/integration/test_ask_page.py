@@ -139,3 +139,16 @@ def test_routes_carry_the_numbers_of_their_claims_on_the_ask_and_review_pages(
         answer_box = next(h.proto.body for h in at.get("html") if "<mark>" in h.proto.body and "Q: " in h.proto.body)
         assert f"[{shown[item.n]}]" in answer_box.split("<mark>", 1)[1].split("</mark>", 1)[0], answer_box
         assert any(f"Claim {claim.index + 1} in its answer" in t for t in texts(at.markdown))
+
+
+def test_themes_choice_answers_theme_by_theme(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = ok(app(monkeypatch, store_path))
+    at.radio(key="ask_mode").set_value("themes")
+    at = ask(at, "What are these documents about?")
+    with Store(store_path) as s:
+        answer = s.answer(s.answer_ids()[0]["id"])
+    assert answer is not None and answer.settings.mode == "themes" and answer.claims
+    assert all(cl.text.startswith("Theme ") for cl in answer.claims)
+    assert {c.item.span.document_id for cl in answer.claims for c in cl.citations if c.item} == {"exports", "faq"}
+    assert any("best represent one theme" in t for t in texts(at.caption))
+    assert not any(b.proto.label.startswith("Ask only in") for b in at.button)  # themes span documents

@@ -240,3 +240,26 @@ def test_the_handbook_questions_are_still_answered(sample_store, capsys):
     # (quoting the region sentence alone did not answer it either).
     assert len(unanswered) <= 1, unanswered
     assert len(short_missing) <= 1, short_missing
+
+
+def test_ask_mode_themes_quotes_the_handbook_theme_by_theme(sample_store, capsys):
+    capsys.readouterr()
+    code, out, _ = run(capsys, "ask", "What are these documents about?", "--mode", "themes", "--store", sample_store,
+                       "--json")
+    data = json.loads(out)
+    assert code == 0 and data["answered"] and data["mode"] == "themes"
+    assert all(c["text"].startswith("Theme ") for c in data["claims"])
+    cited = {c["document"] for cl in data["claims"] for c in cl["citations"]}
+    assert len(cited) >= 10, cited  # most of the handbook's pages, not the two nearest the question
+    assert "operations" not in cited  # internal: not visible to the default public access
+
+
+def test_ask_mode_changes_between_two_versions_and_bad_scope(sample_store, capsys):
+    capsys.readouterr()
+    code, out, _ = run(capsys, "ask", "What changed?", "--mode", "changes", "--document", "exports", "--store",
+                       sample_store)
+    assert code == 0
+    assert "Sources disagree: Data exports (v2, 2026-02-01) says 30 days" in out
+    assert "Only Data exports v2 says “Every export appears in the audit log”" in out
+    code, _, err = run(capsys, "ask", "What changed?", "--mode", "changes", "--store", sample_store)
+    assert code != 0 and "two documents" in err

@@ -122,3 +122,20 @@ def test_graph_page_opens_on_the_last_answers_route_and_entity(monkeypatch: pyte
     assert at.selectbox(key="graph_limit").value == 25
     assert any("What does cancellation trigger?" in c.value for c in at.tabs[0].caption)
 
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_graph_page_lists_themes_and_colours_by_theme(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:
+    at = page(ok(app(monkeypatch, store_path)), "graph")
+    themes = [e.label for e in at.expander if e.label.startswith("Theme ")]
+    assert themes, [e.label for e in at.expander]
+    shown = " ".join([*themes, *(c.value for c in at.caption), *(str(t.value.to_dict()) for t in at.dataframe)])
+    assert "snapshot" in shown.lower()
+    assert "Zephyr" not in shown and "Operations notes" not in shown  # the internal document stays out
+    at.checkbox(key="graph_by_theme").check()
+    at = ok(at)
+    from graphrag.present.viz import THEME_FILLS
+
+    drawn = " ".join(str(f.proto) for f in at.get("iframe"))
+    assert any(fill in drawn for fill in THEME_FILLS), "no entity filled with its theme's colour"

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from graphrag.model import Citation, Claim, ClaimFlag, Span, Support, SupportLabel
 from graphrag.verify.disagreement import DISAGREE_OPENING
+from graphrag.verify.quotations import ONLY_OPENING, THEME_OPENING
 from graphrag.verify.support.base import SupportChecker, SupportQuery
 
 # Removing a citation that costs less than this much joined support means it added nothing.
@@ -143,12 +144,30 @@ def _only_a_quote(claim: Claim) -> bool:
     return ClaimFlag.VERBATIM_QUOTE in claim.flags and len(checked) == 1 and len(claim.citations) == 1
 
 
+def _quoted_sides(text: str) -> str | None:
+    """The "A says X; B says Y" part of a statement made of named quotes: a disagreement, a theme (after its name
+    and documents) or a change ("Only A says X"); None for any other claim."""
+    if text.startswith(DISAGREE_OPENING):
+        return text[len(DISAGREE_OPENING):]
+    if text.startswith(ONLY_OPENING):
+        return text[len(ONLY_OPENING):]
+    if text.startswith(THEME_OPENING) and "): " in text:
+        return text.split("): ", 1)[1]
+    return None
+
+
 def _quotes_each_side(claim: Claim) -> bool:
-    """A "Sources disagree: A says X; B says Y." sentence whose every value is found word for word in
-    the sentence its side cites (graphrag.verify.disagreement writes them so): nothing to score beyond that."""
-    if not claim.text.startswith(DISAGREE_OPENING):
+    """A "Sources disagree: A says X; B says Y." sentence (or a theme's or a change's statement of named quotes)
+    whose every value is found word for word in the sentence its side cites (graphrag.verify.disagreement and
+    graphrag.answer.themes write them so): nothing to score beyond that."""
+    body = _quoted_sides(claim.text)
+    if body is None:
         return False
-    sides = claim.text[len(DISAGREE_OPENING):].rstrip(" .").split("; ")
+    body = body.rstrip(" .")
+    # a quote may hold "; " itself: split after closing quotation marks first
+    sides = [s + "”" for s in body[:-1].split("”; ")] if body.endswith("”") else []
+    if len(sides) != len(claim.citations):
+        sides = body.split("; ")
     if len(sides) != len(claim.citations) or not all(_checked(c) for c in claim.citations):
         return False
     for side, cite in zip(sides, claim.citations):
