@@ -113,7 +113,7 @@ def scope_to(document: str) -> None:
     st.session_state[session.ASK_SCOPED] = True
 
 
-def show_unanswered(answer: Answer) -> None:
+def show_unanswered(answer: Answer, sources: AnswerSources) -> None:
     """An answer saying the documents do not answer: the words, and the closest passages as passages (no claim,
     nothing to review)."""
     st.badge("not answered · the documents do not say", color="gray", icon=":material/block:")
@@ -124,17 +124,15 @@ def show_unanswered(answer: Answer) -> None:
     if passages:
         st.caption("The closest passages, for you to read: they do not answer the question, so they are not claims "
                    "and nothing goes to the review queue.")
-        sources = answer_sources(store, viewer, resources.config(), answer)
         for c in passages:
             title = sources.title(c.span.document_id, c.span.version)
             render.box(render.esc(" ".join(c.span.text.split())),
                        meta=f"<b>{render.esc(title)}</b> · v{c.span.version}")
 
 
-def offer_scope(answer: Answer) -> None:
+def offer_scope(answer: Answer, sources: AnswerSources) -> None:
     """When the quotes come from several documents: which ones, and a button to ask only in each."""
     docs = list(dict.fromkeys(d for d, _ in quoted_documents(answer)))
-    sources = answer_sources(store, viewer, resources.config(), answer)
     titles = {d: sources.title(d, v) for d, v in quoted_documents(answer)}
     st.caption(render.plain(f"The quotes come from {len(docs)} documents: " + ", ".join(titles[d] for d in docs)
                             + ". Each quote names its document below; to answer from one of them only:"))
@@ -164,7 +162,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
     if not answer.answered and answer.text:
         for w in warnings:
             st.warning(render.plain(w))
-        show_unanswered(answer)
+        show_unanswered(answer, sources)
         return
     if answer.claims:
         asked = [v for vs in judged.values() for v in vs]  # each claim's verdicts of the judgement it is asked
@@ -184,7 +182,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
     for d in answer.disagreements:
         render.disagreement_box(d, numbers=numbers)
     if offers_scope(answer):
-        offer_scope(answer)
+        offer_scope(answer, sources)
     anchors = ", ".join(names.get(s.entity, s.entity) for s in answer.seeds)
     st.caption(render.plain(f"Routes start at entities the question names: {anchors}" if answer.seeding.value == "question"
                             else f"The question names nothing the graph knows: routes start from the entities of the "
