@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import numpy as np
 
+from graphrag.access import library_viewer
 from graphrag.language.embed import similarities
 from graphrag.model import PUBLIC, AskSettings, Seed
 
@@ -476,7 +477,7 @@ def bench_review(*, answers: Sequence[int], rounds: int) -> int:
             times, n = [], 0
             for _ in range(rounds):
                 t = time.perf_counter()
-                n = len(review_queue(store, [PUBLIC]))
+                n = len(review_queue(store, library_viewer([PUBLIC])))
                 times.append((time.perf_counter() - t) * 1000)
             rows.append({"answers": size, "claims_in_queue": n, "queue_p50_ms": round(statistics.median(times), 1),
                          "queue_max_ms": round(max(times), 1)})

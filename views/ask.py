@@ -20,11 +20,14 @@ from graphrag.model import (
     asked_kind,
 )
 from graphrag.present import (
+    AnswerSources,
+    answer_sources,
     ask_scope,
     cited_words,
     citing_claims,
     closest_passages,
     display_numbers,
+    has_documents,
     offers_scope,
     quoted_documents,
     renumbered,
@@ -90,7 +93,7 @@ if asked:
 question = str(st.session_state[session.QUESTION])
 # An empty box is not asked, and is no error either: it is what the form submits when the browser's text was lost.
 if asked and question.strip():
-    if not store.counts()["versions"]:
+    if not has_documents(store, viewer, resources.config()):
         st.warning("The store is empty: ingest documents first (Ingest page).")
     elif not actor.access():
         st.warning("Choose at least one access label in the sidebar: with none, no document is visible.")
@@ -119,7 +122,7 @@ def scope_to(document: str) -> None:
     st.session_state[session.ASK_SCOPED] = True
 
 
-def show_unanswered(answer: Answer) -> None:
+def show_unanswered(answer: Answer, sources: AnswerSources) -> None:
     """An answer saying the documents do not answer: the words, and the closest passages as passages (no claim,
     nothing to review)."""
     st.badge("not answered · the documents do not say" if answer.settings.mode == "local" else "nothing to compare",
@@ -132,15 +135,15 @@ def show_unanswered(answer: Answer) -> None:
         st.caption("The closest passages, for you to read: they do not answer the question, so they are not claims "
                    "and nothing goes to the review queue.")
         for c in passages:
-            doc = store.document(c.span.document_id, c.span.version)
+            title = sources.title(c.span.document_id, c.span.version)
             render.box(render.esc(" ".join(c.span.text.split())),
-                       meta=f"<b>{render.esc(doc.title if doc else c.span.document_id)}</b> · v{c.span.version}")
+                       meta=f"<b>{render.esc(title)}</b> · v{c.span.version}")
 
 
-def offer_scope(answer: Answer) -> None:
+def offer_scope(answer: Answer, sources: AnswerSources) -> None:
     """When the quotes come from several documents: which ones, and a button to ask only in each."""
     docs = list(dict.fromkeys(d for d, _ in quoted_documents(answer)))
-    titles = {d: (doc.title if (doc := store.document(d, v)) else d) for d, v in quoted_documents(answer)}
+    titles = {d: sources.title(d, v) for d, v in quoted_documents(answer)}
     st.caption(render.plain(f"The quotes come from {len(docs)} documents: " + ", ".join(titles[d] for d in docs)
                             + ". Each quote names its document below; to answer from one of them only:"))
     with st.container(horizontal=True, gap="small"):
@@ -150,7 +153,8 @@ def offer_scope(answer: Answer) -> None:
 
 
 def show(answer: Answer, warnings: list[str]) -> None:
-    names = store.entity_names()
+    sources = answer_sources(store, viewer, resources.config(), answer)
+    names = sources.names
     numbers = display_numbers(answer)  # [1], [2], ... in reading order; the store keeps retrieval's numbers
     policy = review_policy(store)
     current = visible_current(store, actor.viewer_for_review(), answer.id, policy)  # blind review applies
@@ -168,7 +172,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
     if not answer.answered and answer.text:
         for w in warnings:
             st.warning(render.plain(w))
-        show_unanswered(answer)
+        show_unanswered(answer, sources)
         return
     if answer.claims:
         asked = [v for vs in judged.values() for v in vs]  # each claim's verdicts of the judgement it is asked
@@ -188,7 +192,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
     for d in answer.disagreements:
         render.disagreement_box(d, numbers=numbers)
     if offers_scope(answer):
-        offer_scope(answer)
+        offer_scope(answer, sources)
     anchors = ", ".join(names.get(s.entity, s.entity) for s in answer.seeds)
     if answer.seeding.value == "theme":
         st.caption(render.plain(f"Each statement quotes the sentences that best represent one theme (a community of "
@@ -200,7 +204,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
                                      f"the most similar sentences ({anchors})"))
     for claim in answer.claims:
         with st.container(border=True):
-            show_claim(claim, numbers, states[claim.index], judged[claim.index])
+            show_claim(claim, numbers, states[claim.index], judged[claim.index], sources)
     citing = citing_claims(answer)  # by the numbers written above the claims: a route is found by its claim
     with st.expander("Context items and seeds"):
         st.caption("Every sentence retrieval gave the generator, numbered as in the answer (the ones it cites first), "
@@ -214,7 +218,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
                                     "question words": s.mention} for s in answer.seeds]), hide_index=True)
 
 
-def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdicts: list[Verdict]) -> None:
+def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdicts: list[Verdict],
+               sources: AnswerSources) -> None:
     """A claim, what review and the automatic check say of it, then each cited sentence under it: the
     document, where in it, and the sentence with the words the claim takes from it marked."""
     render.box(render.esc(claim.text), meta=f"Claim {claim.index + 1}")
@@ -235,9 +240,9 @@ def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdict
             st.caption(f"Marker {render.marker_label(cit.marker)} points at no source the answer was given.")
             continue
         sp = cit.item.span
-        doc = store.document(sp.document_id, sp.version)
-        layout = store.layout(sp.document_id, sp.version, sp.sentence_index)
-        meta = (f"[{numbers[cit.item.n]}] <b>{render.esc(doc.title if doc else sp.document_id)}</b> · v{sp.version}"
+        layout = sources.layout(sp)
+        title = sources.title(sp.document_id, sp.version)
+        meta = (f"[{numbers[cit.item.n]}] <b>{render.esc(title)}</b> · v{sp.version}"
                 + (f" · {render.esc(layout.location_text)}" if layout is not None and layout.location_text else "")
                 + (" · <b>superseded</b>" if cit.item.superseded else "")
                 + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))
@@ -246,7 +251,7 @@ def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdict
 
 answer_id = st.session_state.get(session.ANSWER_ID)
 answer = load_answer(store, answer_id) if answer_id is not None else None  # its badge: verified or not
-if answer is not None and not visible_to(answer, actor.access(), store):
+if answer is not None and not visible_to(answer, viewer, store):
     st.info("This answer drew on documents outside your current access labels; it is hidden.")
 elif answer is not None and answer.status == AnswerStatus.WITHDRAWN:
     # Nothing of a removed document is shown: not its sentences, nor claims that may quote them.
@@ -259,5 +264,5 @@ elif answer is not None and answer.status == AnswerStatus.WITHDRAWN:
                icon=":material/delete:")
 elif answer is not None:
     show(answer, st.session_state.get(session.ANSWER_WARNINGS, []))
-elif not store.counts()["versions"]:
+elif not has_documents(store, viewer, resources.config()):
     st.info("The store is empty: ingest documents on the Ingest page first.")

@@ -6,7 +6,6 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import actor, render, resources, session
-from graphrag.access import Access
 from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities, visible_themes
 from graphrag.language.sentences import counted
 from graphrag.present import (
@@ -16,8 +15,8 @@ from graphrag.present import (
     neighbourhood_html,
     route_html,
     route_list_html,
+    route_steps,
     route_text,
-    shown_steps,
 )
 from graphrag.verify import load_answer, visible_to
 
@@ -31,9 +30,8 @@ NODE_LIMITS = (25, 60, 150)
 st.title("Graph")
 store = resources.store()
 viewer = actor.require_role("viewer", "browse the graph")
-access = actor.access()
 kg = load_graph(store)
-counts = relation_counts(kg, access)  # the visible entities, each with its visible relations
+counts = relation_counts(kg, viewer)  # the visible entities, each with its visible relations
 if not counts:
     st.info("No entities visible: the store is empty or your access labels match no document. "
             "Ingest documents, or add labels in the sidebar.")
@@ -43,7 +41,7 @@ if not counts:
 # fresh visit, or a new answer since the last one, moves the picker there.
 answer_id = st.session_state.get(session.ANSWER_ID)
 answer = load_answer(store, answer_id) if answer_id is not None else None
-if answer is not None and not visible_to(answer, access, store):
+if answer is not None and not visible_to(answer, viewer, store):
     answer = None
 if "graph_entity" not in st.session_state or st.session_state.get(OPENED_FOR) != answer_id:
     st.session_state[OPENED_FOR] = answer_id
@@ -87,13 +85,11 @@ tab_g, tab_m, tab_r = tabs[-3:]
 if cited and answer is not None:
     with tabs[0]:
         numbers = display_numbers(answer)  # the numbers the Ask page showed
-        reader = Access.of(access, include_superseded=True)
         pick = st.selectbox("Cited sentence", range(len(cited)), key=f"graph_route_{answer_id}",
                             format_func=lambda i: f"[{numbers.get(cited[i].n, cited[i].n)}] "
                                                   f"{cited[i].span.text[:90]}")
         item = cited[pick]
-        steps = shown_steps(item.route, store.span, visible=lambda d, v: bool(
-            (acc := store.access_of(d, v)) is not None and reader.sees(*acc)))
+        steps = route_steps(store, viewer, resources.config(), item.route)
         route_names = {k: kg.names[kg.index[k]] if k in kg.index else k for k in item.route.entities()}
         words = next((sd.mention for sd in answer.seeds if sd.entity == item.route.seed), "")
         height = 90 + 95 * (len(steps) + 2)
@@ -125,28 +121,28 @@ with tab_g:  # the drawing takes the page's whole width: a neighbourhood needs r
                         help="Also follow relations from superseded document versions")
     by_theme = f[3].checkbox("Colour by theme", key="graph_by_theme",
                              help="Fill each entity with the colour of its theme (the Themes list below)")
-    around = neighbourhood(kg, key, access, hops=hops, include_superseded=old)
+    around = neighbourhood(kg, key, viewer, hops=hops, include_superseded=old)
     types = sorted({e[3] for e in around.edges})
     doc_ids = sorted({e[4] for e in around.edges})
     for k, opts in (("graph_types", types), ("graph_docs", doc_ids)):  # drop picks the new hop count lacks
         st.session_state[k] = [x for x in st.session_state.get(k, []) if x in opts]
     want_types = f[1].multiselect("Relation types", types, key="graph_types", placeholder="all")
     want_docs = f[2].multiselect("Documents", doc_ids, key="graph_docs", placeholder="all")
-    nb = neighbourhood(kg, key, access, hops=hops, relation_types=want_types or None, documents=want_docs or None,
+    nb = neighbourhood(kg, key, viewer, hops=hops, relation_types=want_types or None, documents=want_docs or None,
                        include_superseded=old, max_nodes=limit)
     if nb.truncated:
         st.caption(f"Showing the {limit} nearest entities: more with “Show up to”.")
     if not nb.edges:
         st.caption("No visible relation touches this entity: it is only mentioned. Its mentions are listed in the "
                    "next tab.")
-    theme_of = visible_themes(store, kg, access)[1] if by_theme else None
+    theme_of = visible_themes(store, kg, viewer)[1] if by_theme else None
     st.iframe(neighbourhood_html(nb, {k: kg.names[kg.index[k]] for k in nb.depth}, height=GRAPH_HEIGHT,
                                  themes=theme_of),
               height=GRAPH_HEIGHT + 35, alt="Neighbourhood graph")
 
 # Themes: communities of the entities you can see, the largest first; open one for its most representative sentences.
 st.subheader("Themes", anchor=False)
-themes, _ = visible_themes(store, kg, access)
+themes, _ = visible_themes(store, kg, viewer)
 if not themes:
     st.caption("The documents you can see name too few things together to group into themes.")
 for t in themes:

@@ -20,6 +20,7 @@ from graphrag.ingest import (
     upload_work,
 )
 from graphrag.language.sentences import counted
+from graphrag.present import has_documents
 from graphrag.store import Store
 
 st.title("Ingest documents")
@@ -145,7 +146,7 @@ if report is not None:
     render.report_table(report)
     for line in report.skipped:
         st.info(render.plain(line))
-elif not store.counts()["versions"]:
+elif not has_documents(store, actor.principal(), resources.config()):
     st.info("The store is empty: upload files or name a folder to begin.")
 
 # --- administration: kept apart so an access gate can wrap it whole ------------------------------

@@ -11,6 +11,7 @@ import streamlit as st
 from dashboard import actor, render, resources
 from graphrag.language.sentences import counted
 from graphrag.model import VERDICT_WORDS, VerdictKind, VerdictLabel
+from graphrag.present import checker_in_use
 from graphrag.verify import (
     MAX_REQUIRED,
     MIN_PAIR_CLAIMS,
@@ -32,13 +33,12 @@ from graphrag.verify import (
 st.title("Verification record")
 store = resources.store()
 viewer = actor.require_role("viewer", "read the verification record")
-access = actor.access()
 onlooker = actor.viewer_for_review()  # blind review: every figure below comes from verdicts this viewer may see
 
 c = st.columns([1, 1, 1.3, 1.3, 1.6])
 since = c[0].date_input("From", value=None, key="record_since")
 until = c[1].date_input("To", value=None, key="record_until")
-everyone = record_stats(store, access, viewer=onlooker)
+everyone = record_stats(store, viewer, viewer=onlooker)
 reviewer = c[2].selectbox("Reviewer", [None, *everyone.reviewers], key="record_reviewer",
                           format_func=lambda r: "everyone" if r is None else r)
 document = c[3].selectbox("Cited document", [None, *sorted({s.document for s in everyone.sources})],
@@ -47,9 +47,9 @@ question = c[4].text_input("Question contains", key="record_question")
 flt = RecordFilter(since.isoformat() if isinstance(since, date) else None,
                    (until + timedelta(days=1)).isoformat() if isinstance(until, date) else None,
                    reviewer, document, question.strip() or None)
-stats = record_stats(store, access, flt, onlooker) if flt != RecordFilter() else everyone
+stats = record_stats(store, viewer, flt, onlooker) if flt != RecordFilter() else everyone
 # The two judgements are counted, agreed on and set against their automatic check apart (graphrag.verify.record).
-by_kind = {k: s for k, s in record_by_kind(store, access, flt, onlooker).items() if s.claims}
+by_kind = {k: s for k, s in record_by_kind(store, viewer, flt, onlooker).items() if s.claims}
 # what each kind's claims are, for its heading
 KIND_CLAIMS = {VerdictKind.ANSWERS: ("verbatim quote", "verbatim quotes"),
                VerdictKind.BACKS: ("claim in other words", "claims in other words")}
@@ -257,8 +257,8 @@ with pol:
             set_review_policy(store, actor.principal(), resources.config(), int(required))
         st.rerun()
 with chk:
-    active = store.active_checker()
-    st.caption(f"Support checker in use: embedded@{active.version if active else 'shipped'}. A refit learns the "
+    active = checker_in_use(store, viewer, resources.config())
+    st.caption(f"Support checker in use: embedded@{active or 'shipped'}. A refit learns the "
                "team's standard from its verdicts; it is adopted only with enough verdicts and a measured gain.")
     b = st.columns(2)
     if b[0].button("Refit from the verdicts", key="record_refit"):

@@ -124,7 +124,7 @@ def undo_last() -> None:
     vid, aid, ci, _text, _at = st.session_state.pop(session.REVIEW_UNDO)
     try:
         who = actor.principal()
-        undo_verdict(store, who, config, visible_answer(store, aid, who.labels), vid, actor.reviewer())
+        undo_verdict(store, who, config, visible_answer(store, aid, who), vid, actor.reviewer())
     except GraphRAGError as exc:
         st.session_state["review_error"] = str(exc)
         return

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from graphrag.access.identity import Viewer
 from graphrag.access.rule import Access
 from graphrag.language.sentences import normalise
 from graphrag.model import Answer, Entity, Relation
@@ -28,13 +29,13 @@ class EntityView:
     relations: tuple[Relation, ...]
 
 
-def visible_entity(store: Store, key: str, access: Iterable[str]) -> EntityView | None:
-    """The entity ``key`` as ``access`` sees it, superseded versions included; None when it is unknown or no
+def visible_entity(store: Store, key: str, by: Viewer) -> EntityView | None:
+    """The entity ``key`` as ``by`` sees it, superseded versions included; None when it is unknown or no
     mention of it is visible (a hidden entity and a missing one look the same)."""
     entity = store.entity(key)
     if entity is None:
         return None
-    viewer = Access.of(access, include_superseded=True)
+    viewer = Access.of(by.labels, include_superseded=True)
     shown = {(d.id, d.version) for d in store.documents() if viewer.sees(d.access, d.superseded)}
     mentions = tuple(m for m in entity.mentions if (m.span.document_id, m.span.version) in shown)
     if not mentions:
@@ -43,10 +44,10 @@ def visible_entity(store: Store, key: str, access: Iterable[str]) -> EntityView 
     return EntityView(replace(entity, mentions=mentions), relations)
 
 
-def relation_counts(kg: KnowledgeGraph, access: Iterable[str]) -> dict[str, int]:
+def relation_counts(kg: KnowledgeGraph, by: Viewer) -> dict[str, int]:
     """Per visible entity key, how many visible relations (either way, superseded versions included, as the
-    Graph page lists them) touch it: how connected it is for this viewer."""
-    docs, ents = kg.visibility(access, include_superseded=True)
+    Graph page lists them) touch it: how connected it is for ``by``."""
+    docs, ents = kg.visibility(by.labels, include_superseded=True)
     counts: dict[str, int] = {}
     for i, key in enumerate(kg.keys):
         if ents[i]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from graphrag.access.identity import Viewer
 from graphrag.answer.communities import Community, communities
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import DocVersion
@@ -289,11 +290,11 @@ class ThemeView:
     sentences: tuple[Span, ...]
 
 
-def visible_themes(store: Store, graph: KnowledgeGraph, access: Sequence[str], limit: int = MAX_THEMES,
+def visible_themes(store: Store, graph: KnowledgeGraph, viewer: Viewer, limit: int = MAX_THEMES,
                    sentences: int = 5) -> tuple[list[ThemeView], dict[str, int]]:
-    """The themes of what ``access`` sees, the largest first (at most ``limit``), and every visible entity's theme
-    number (an index into that list; entities of smaller themes are left out)."""
-    settings = AskSettings(access=tuple(access))
+    """The themes of what ``viewer``'s labels see, the largest first (at most ``limit``), and every visible entity's
+    theme number (an index into that list; entities of smaller themes are left out)."""
+    settings = AskSettings(access=tuple(viewer.labels))
     shown = themes_of(graph, settings, np.zeros(graph.sentence_vectors.shape[1], dtype=np.float32))[:limit]
     views: list[ThemeView] = []
     of: dict[str, int] = {}

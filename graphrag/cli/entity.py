@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store
+from graphrag.cli.common import add_access_arg, add_json_arg, add_store_arg, open_store, principal
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         key = normalise(args.name)
-        view = visible_entity(store, key, args.access)
+        view = visible_entity(store, key, principal(args))
         if view is None:  # unknown, or no mention the labels show: the same message
             print(f"no entity named {args.name!r} (key {key!r})", file=sys.stderr)
             return 2

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     flt = RecordFilter(args.since, args.until, args.reviewer, args.document, args.question,
                        VerdictKind(args.kind) if args.kind else None)
     with open_store(args) as store:
-        stats = record_stats(store, args.access, flt, review_viewer(principal(args), args.me))
+        stats = record_stats(store, principal(args), flt, review_viewer(principal(args), args.me))
     data = stats.to_json()
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))

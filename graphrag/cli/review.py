@@ -77,8 +77,9 @@ def _queue(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         # Under blind review nobody else's verdict on a claim still judged blind is listed until this
         # reviewer has judged it (graphrag.verify.policy.visible_verdicts).
-        queue = review_queue(store, args.access, viewer=review_viewer(principal(args), args.reviewer),
-                             answer_id=args.answer, disputed_only=args.action == "disputes")
+        by = principal(args)
+        queue = review_queue(store, by, viewer=review_viewer(by, args.reviewer), answer_id=args.answer,
+                             disputed_only=args.action == "disputes")
     rows: list[dict[str, Any]] = [
         {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
          "flags": [f.value for f in q.flags], "support": support_json(q.support),

@@ -2,7 +2,7 @@
 drawings (``viz``), page images of PDF sources (``pages``) and an answer's markers in reading order with the
 words a claim takes from its source (``reading``), and the read models the pages draw (``boards``: the Review
 page's frame, one claim and its cited source, the Ask page's scope, the Graph page's entity, each built for one
-viewer; ``conflicts``, the review's possible-conflict heuristic). Nothing here writes or holds the store's rules;
+viewer; ``sheets``: the Ask, Graph, Record and Ingest pages' reads; ``conflicts``, the review's possible-conflict heuristic). Nothing here writes or holds the store's rules;
 it turns records into what a surface shows.
 
 Import the names below from ``graphrag.present``; each is loaded on first use.
@@ -44,6 +44,13 @@ if TYPE_CHECKING:
         route_text,
         support_json,
     )
+    from graphrag.present.sheets import (
+        AnswerSources,
+        answer_sources,
+        checker_in_use,
+        has_documents,
+        route_steps,
+    )
     from graphrag.present.viz import (
         neighbourhood,
         neighbourhood_html,
@@ -65,6 +72,11 @@ _EXPORTS = {
     "graph_entity": "graphrag.present.boards",
     "review_board": "graphrag.present.boards",
     "review_items": "graphrag.present.boards",
+    "AnswerSources": "graphrag.present.sheets",
+    "answer_sources": "graphrag.present.sheets",
+    "checker_in_use": "graphrag.present.sheets",
+    "has_documents": "graphrag.present.sheets",
+    "route_steps": "graphrag.present.sheets",
     "Conflict": "graphrag.present.conflicts",
     "possible_conflicts": "graphrag.present.conflicts",
     "KIND_COLOURS": "graphrag.present.page_kinds",
@@ -97,13 +109,16 @@ __all__ = [
     "KIND_COLOURS",
     "VERBATIM",
     "VERBATIM_CHECKS",
+    "AnswerSources",
     "CitedSource",
     "ClaimReview",
     "Conflict",
     "GraphEntity",
     "ReviewBoard",
     "answer_json",
+    "answer_sources",
     "ask_scope",
+    "checker_in_use",
     "cited_keys",
     "cited_source",
     "cited_words",
@@ -113,6 +128,7 @@ __all__ = [
     "display_numbers",
     "entity_json",
     "graph_entity",
+    "has_documents",
     "is_verbatim",
     "neighbourhood",
     "neighbourhood_html",
@@ -127,6 +143,7 @@ __all__ = [
     "review_items",
     "route_html",
     "route_list_html",
+    "route_steps",
     "route_text",
     "shown_steps",
     "support_json",

@@ -24,7 +24,8 @@ from graphrag.config import Config
 from graphrag.model import Answer, Citation, Claim, Disagreement, Document, Span, SpanLayout, Verdict
 from graphrag.present.conflicts import Conflict, possible_conflicts
 from graphrag.present.reading import display_numbers
-from graphrag.present.viz import ShownStep, shown_steps
+from graphrag.present.sheets import route_steps
+from graphrag.present.viz import ShownStep
 from graphrag.verify.policy import ReviewPolicy, ReviewViewer, parties
 from graphrag.verify.review import (
     QueueItem,
@@ -60,13 +61,13 @@ class ReviewBoard:
 
 def review_board(store: Store, viewer: Viewer, config: Config, onlooker: ReviewViewer) -> ReviewBoard:
     """The Review page's frame for ``viewer`` (``onlooker``: the same viewer under blind review)."""
-    claims = visible_claims(store, viewer.labels)
+    claims = visible_claims(store, viewer)
     policy = review_policy(store)
     counts = store.counts()
     may_export = viewer.may(ADMIN)
     return ReviewBoard(
-        policy=policy, answers=visible_answer_questions(store, viewer.labels, reviewable(claims)), claims=claims,
-        unanswered=visible_unanswered(store, viewer.labels, limit=5), any_answers=bool(counts["answers"]),
+        policy=policy, answers=visible_answer_questions(store, viewer, reviewable(claims)), claims=claims,
+        unanswered=visible_unanswered(store, viewer, limit=5), any_answers=bool(counts["answers"]),
         total_verdicts=counts["verdicts"] if may_export and (not policy.blind or onlooker.oversees) else None,
         may_judge=viewer.may(REVIEWER), may_export=may_export, may_adjudicate=viewer.may(ADJUDICATOR),
         role=viewer.role, team=viewer.team)
@@ -77,7 +78,7 @@ def review_items(store: Store, viewer: Viewer, config: Config, board: ReviewBoar
                  disputed_only: bool = False) -> list[QueueItem]:
     """The review queue of ``board``'s claims under these filters, in the order ``viewer`` should take them, each
     with only the verdicts ``onlooker`` may see (read fresh: a verdict just given moves it)."""
-    return review_queue(store, viewer.labels, viewer=onlooker, answer_id=answer_id, flagged_only=flagged_only,
+    return review_queue(store, viewer, viewer=onlooker, answer_id=answer_id, flagged_only=flagged_only,
                         mine_only=mine_only, disputed_only=disputed_only, claims=board.claims, policy=board.policy)
 
 
@@ -147,12 +148,6 @@ def cited_source(store: Store, viewer: Viewer, config: Config, citation: Citatio
     ``look_for_conflicts``: False when the answer already names a disagreement for it."""
     item = citation.item
     assert item is not None, "only a valid citation has a source"
-    reader = Access.of(viewer.labels, include_superseded=True)
-
-    def visible(doc_id: str, version: int) -> bool:
-        acc = store.access_of(doc_id, version)
-        return acc is not None and reader.sees(*acc)
-
     sp = item.span
     doc = store.document(sp.document_id, sp.version)
     layout = store.layout(sp.document_id, sp.version, sp.sentence_index)
@@ -162,8 +157,8 @@ def cited_source(store: Store, viewer: Viewer, config: Config, citation: Citatio
     conflicts: list[Conflict] = []
     if look_for_conflicts:
         keys = [item.route.end, *store.entities_at(sp.document_id, sp.version, sp.sentence_index)]
-        conflicts = possible_conflicts(store, sp, keys, viewer.labels)
-    return CitedSource(shown_steps(item.route, store.span, visible=visible), sp, doc, layout,
+        conflicts = possible_conflicts(store, sp, keys, viewer)
+    return CitedSource(route_steps(store, viewer, config, item.route), sp, doc, layout,
                        stored[1] if stored else None, window, current, conflicts)
 
 
@@ -185,7 +180,7 @@ class GraphEntity:
 
 def graph_entity(store: Store, viewer: Viewer, config: Config, key: str) -> GraphEntity | None:
     """Entity ``key`` as ``viewer`` may see it; None when none of it is visible to them."""
-    view = visible_entity(store, key, viewer.labels)
+    view = visible_entity(store, key, viewer)
     if view is None:
         return None
     graph = load_graph(store)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from graphrag.access import Access
+from graphrag.access import Access, Viewer
 from graphrag.model import Document, Span
 from graphrag.store import Store
 
@@ -53,9 +53,9 @@ class Conflict:
     span: Span
 
 
-def possible_conflicts(store: Store, cited: Span, entity_keys: Iterable[str], access: Iterable[str],
+def possible_conflicts(store: Store, cited: Span, entity_keys: Iterable[str], by: Viewer,
                        limit: int = 3) -> list[Conflict]:
-    """Sentences in other current, visible documents that share entities and differ in a number.
+    """Sentences in other current documents ``by`` may see that share entities and differ in a number.
 
     A sentence must mention at least two of the given entities (or the only one given), so a
     generic entity such as "account" alone does not pair unrelated sentences.
@@ -65,7 +65,7 @@ def possible_conflicts(store: Store, cited: Span, entity_keys: Iterable[str], ac
     if not mine or not keys:
         return []
     need = min(2, len(keys))
-    viewer = Access.of(access)  # current versions only: a conflict is with what holds now
+    viewer = Access.of(by.labels)  # current versions only: a conflict is with what holds now
     shared: dict[tuple[str, int, int], set[str]] = {}
     spans: dict[tuple[str, int, int], tuple[str, Span]] = {}
     for key in keys:

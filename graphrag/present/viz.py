@@ -23,6 +23,7 @@ from typing import Any
 import pyvis
 from pyvis.network import Network
 
+from graphrag.access import Viewer
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.language.sentences import counted
 from graphrag.model import ContextItem, Route, RouteStart, Span
@@ -312,15 +313,15 @@ class Neighbourhood:
     truncated: bool
 
 
-def neighbourhood(kg: KnowledgeGraph, centre: str, access: Iterable[str], *, hops: int = 1,
+def neighbourhood(kg: KnowledgeGraph, centre: str, by: Viewer, *, hops: int = 1,
                   relation_types: Iterable[str] | None = None, documents: Iterable[str] | None = None,
                   include_superseded: bool = False, max_nodes: int = 60) -> Neighbourhood:
     """Entities within ``hops`` of ``centre`` over visible relations, optionally filtered.
 
-    Only relations from document versions the viewer can see are followed (the same rule
+    Only relations from document versions ``by`` can see are followed (the same rule
     as retrieval), so an invisible document never contributes a node or an edge.
     """
-    visible_docs, _ = kg.visibility(access, include_superseded)
+    visible_docs, _ = kg.visibility(by.labels, include_superseded)
     types = set(relation_types) if relation_types is not None else None
     docs = set(documents) if documents is not None else None
 

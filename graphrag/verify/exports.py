@@ -46,11 +46,11 @@ def export_record(store: Store, fmt: str, *, by: Viewer, me: str | None = None) 
 
 def audit_sight(store: Store, labels: Iterable[str]) -> Sight:
     """What a viewer holding ``labels`` may read of the audit log, from the store as it is now."""
-    from graphrag.verify.review import visible_claims
+    from graphrag.verify.review import claims_seen
 
     versions = store.version_labels()
     return Sight(Access.of(labels, include_superseded=True), versions,
-                 frozenset(c["answer_id"] for c in visible_claims(store, labels)),
+                 frozenset(c["answer_id"] for c in claims_seen(store, labels)),
                  frozenset(label for v in versions.values() for label in v))
 
 

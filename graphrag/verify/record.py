@@ -29,11 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from graphrag.access.identity import Viewer
 from graphrag.language.names import reviewer_key, same_reviewer
 from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictKind, VerdictLabel, asked_kind
 from graphrag.store import Store
 from graphrag.verify.policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
-from graphrag.verify.review import visible_claims, visible_current
+from graphrag.verify.review import claims_seen, visible_current
 from graphrag.verify.status import review_policy
 
 MIN_PAIR_CLAIMS = 20  # Cohen's kappa for a pair of reviewers only with at least this many shared claims
@@ -276,12 +277,12 @@ def _consensus(labels: Iterable[VerdictLabel]) -> VerdictLabel | None:
     return counts[0][0]
 
 
-def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = RecordFilter(),
+def record_stats(store: Store, by: Viewer, flt: RecordFilter = RecordFilter(),
                  viewer: ReviewViewer = ANYONE) -> RecordStats:
-    """Statistics over the claims ``access`` may see that match ``flt``, from the verdicts ``viewer``
+    """Statistics over the claims ``by`` may see that match ``flt``, from the verdicts ``viewer``
     may see (under blind review, none of others' on a claim still judged blind that they have not
     judged: such a claim counts as unreviewed for them)."""
-    claims = visible_claims(store, access)
+    claims = claims_seen(store, by.labels)
     if flt.question:
         q = flt.question.lower()
         claims = [c for c in claims if q in c["question"].lower()]
@@ -377,10 +378,10 @@ def record_stats(store: Store, access: Iterable[str], flt: RecordFilter = Record
                        verdict_counts(None, settled), by_reviewer, flt.kind)
 
 
-def record_by_kind(store: Store, access: Iterable[str], flt: RecordFilter = RecordFilter(),
+def record_by_kind(store: Store, by: Viewer, flt: RecordFilter = RecordFilter(),
                    viewer: ReviewViewer = ANYONE) -> dict[VerdictKind, RecordStats]:
     """``record_stats`` for each kind of judgement apart: *answers* (quotes), then *backs*."""
-    return {k: record_stats(store, access, replace(flt, kind=k), viewer)
+    return {k: record_stats(store, by, replace(flt, kind=k), viewer)
             for k in (VerdictKind.ANSWERS, VerdictKind.BACKS)}
 
 

@@ -131,20 +131,31 @@ def _viewer(access: Iterable[str]) -> Access:
     return Access.of(access, include_superseded=True)
 
 
-def visible_to(answer: Answer, access: Iterable[str], store: Store) -> bool:
-    """The one rule for showing an answer (see graphrag.access.rule.answer_visible)."""
+def sees_answer(answer: Answer, labels: Iterable[str], store: Store) -> bool:
+    """The one rule for showing an answer (see graphrag.access.rule.answer_visible), for a holder of ``labels``:
+    below the doors, where only labels are at hand (exports, packs)."""
     fp = footprint(answer)
-    return answer_visible(fp, _viewer(access), store.visibility_sources([fp]))
+    return answer_visible(fp, _viewer(labels), store.visibility_sources([fp]))
 
 
-def visible_claims(store: Store, access: Iterable[str]) -> list[dict[str, Any]]:
-    """Claim summaries of every answer the viewer may see whole (a gone source hides it)."""
-    viewer = _viewer(access)
+def visible_to(answer: Answer, by: Viewer, store: Store) -> bool:
+    """Whether ``by`` may see ``answer`` (``sees_answer`` with their labels)."""
+    return sees_answer(answer, by.labels, store)
+
+
+def claims_seen(store: Store, labels: Iterable[str]) -> list[dict[str, Any]]:
+    """Claim summaries of every answer a holder of ``labels`` may see whole (a gone source hides it)."""
+    viewer = _viewer(labels)
     claims = store.claim_summaries()
     fps = store.answer_footprints()
     sources = store.visibility_sources(fps.values())
     ok = {aid: answer_visible(fp, viewer, sources) for aid, fp in fps.items()}
     return [c for c in claims if ok.get(c["answer_id"], False)]
+
+
+def visible_claims(store: Store, by: Viewer) -> list[dict[str, Any]]:
+    """Claim summaries of every answer ``by`` may see whole (``claims_seen`` with their labels)."""
+    return claims_seen(store, by.labels)
 
 
 def reviewable(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -153,31 +164,36 @@ def reviewable(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for c in claims if ClaimFlag.SOURCE_REMOVED not in c["flags"]]
 
 
-def visible_answer_questions(store: Store, access: Iterable[str], claims: list[dict[str, Any]] | None = None) -> dict[int, str]:
-    """Answer id -> question for every answer with claims that the viewer may see, newest first.
+def visible_answer_questions(store: Store, by: Viewer, claims: list[dict[str, Any]] | None = None) -> dict[int, str]:
+    """Answer id -> question for every answer with claims that ``by`` may see, newest first.
 
-    ``claims``: ``visible_claims(store, access)`` when the caller already has it."""
-    claims = visible_claims(store, access) if claims is None else claims
+    ``claims``: ``visible_claims(store, by)`` when the caller already has it."""
+    return _questions(claims_seen(store, by.labels) if claims is None else claims)
+
+
+def _questions(claims: list[dict[str, Any]]) -> dict[int, str]:
     return {c["answer_id"]: c["question"] for c in claims}
 
 
-def visible_unanswered(store: Store, access: Iterable[str], limit: int = 20) -> list[Answer]:
+def visible_unanswered(store: Store, by: Viewer, limit: int = 20) -> list[Answer]:
     """The newest answers the viewer may see that say the documents do not answer: they make no claim, so the
     review queue never holds them (the review page names them so a reviewer knows why)."""
     out = []
     for aid in store.unanswered_ids(limit):
         a = store.answer(aid)
-        if a is not None and visible_to(a, access, store):
+        if a is not None and visible_to(a, by, store):
             out.append(a)
     return out
 
 
-def visible_answers(store: Store, access: Iterable[str]) -> list[Answer]:
-    """Whole answers with claims that the viewer may see, newest first (loads each: for exports, not reruns)."""
+def visible_answers(store: Store, labels: Iterable[str]) -> list[Answer]:
+    """Whole answers with claims that a holder of ``labels`` may see, newest first (loads each: for exports, not
+    reruns)."""
+    labels = tuple(labels)
     out = []
-    for aid in visible_answer_questions(store, access):
+    for aid in _questions(claims_seen(store, labels)):
         a = load_answer(store, aid)  # verified or not, as exports and ``record --json`` show it
-        if a is not None and visible_to(a, access, store):  # checked again: a source may have gone meanwhile
+        if a is not None and sees_answer(a, labels, store):  # checked again: a source may have gone meanwhile
             out.append(a)
     return out
 
@@ -215,11 +231,11 @@ def visible_current(store: Store, viewer: ReviewViewer, answer_id: int | None = 
     return latest(visible_history(store, viewer, answer_id, policy=policy))
 
 
-def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = None,
+def review_queue(store: Store, by: Viewer, *, reviewer: str | None = None,
                  viewer: ReviewViewer | None = None, answer_id: int | None = None,
                  flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
                  claims: list[dict[str, Any]] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
-    """Every visible claim to review, in the order a reviewer should take them: first the claims
+    """Every claim ``by`` may see to review, in the order a reviewer should take them: first the claims
     that still need a verdict and that this reviewer has not judged, the estimate sample's first, then lowest
     support first (the checker's triage); then the rest.
 
@@ -233,13 +249,12 @@ def review_queue(store: Store, access: Iterable[str], *, reviewer: str | None = 
 
     policy = review_policy(store) if policy is None else policy
     viewer = viewer if viewer is not None else ReviewViewer(reviewer, adjudicates=True) if reviewer else ANYONE
-    access = tuple(access)
-    sampled = sample_keys(store, access)
+    sampled = sample_keys(store, by.labels)
     current: dict[tuple[int, int], list[Verdict]] = {}
     for v in visible_current(store, viewer, answer_id, policy):
         current.setdefault((v.answer_id, v.claim_index), []).append(v)
     items: list[QueueItem] = []
-    for c in reviewable(visible_claims(store, access) if claims is None else claims):
+    for c in reviewable(claims_seen(store, by.labels) if claims is None else claims):
         if answer_id is not None and c["answer_id"] != answer_id:
             continue
         kind = asked_kind(c["flags"])
@@ -288,7 +303,7 @@ def acting_reviewer(store: Store, answer: Answer, reviewer: str, by: Viewer | No
     whatever ``reviewer`` says. The name is cleaned either way."""
     subject = email = None
     if by is not None:
-        if not visible_to(answer, by.labels, store):
+        if not visible_to(answer, by, store):
             raise InputError(f"no answer {answer.id} among the answers your access labels can see")
         if by.team:
             if by.identity is None:
@@ -376,11 +391,16 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
     return replace(v, id=vid, stale=bool(meta and meta[1]))
 
 
-def visible_answer(store: Store, answer_id: int, access: Iterable[str]) -> Answer:
-    """A stored answer the viewer may see. A hidden answer and a missing one get the same
+def visible_answer(store: Store, answer_id: int, by: Viewer) -> Answer:
+    """A stored answer ``by`` may see (``answer_seen`` with their labels)."""
+    return answer_seen(store, answer_id, by.labels)
+
+
+def answer_seen(store: Store, answer_id: int, labels: Iterable[str]) -> Answer:
+    """A stored answer a holder of ``labels`` may see. A hidden answer and a missing one get the same
     message, so the error tells nothing about answers the viewer cannot see."""
     answer = load_answer(store, answer_id)
-    if answer is None or not visible_to(answer, access, store):
+    if answer is None or not sees_answer(answer, labels, store):
         raise InputError(f"no answer {answer_id} among the answers your access labels can see")
     return answer
 
@@ -393,7 +413,7 @@ def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | Ve
     the citation with marker ``citation`` (default: the claim's first valid citation, if any). ``by``: who
     acts (``record_verdict``); ``kind``: the question judged (default: the one the claim is asked). The command
     line and the Python facade both come through here."""
-    answer = visible_answer(store, answer_id, access)
+    answer = answer_seen(store, answer_id, access)
     claim = next((c for c in answer.claims if c.index == claim_index), None)
     if claim is None:
         raise InputError(f"answer {answer_id} has no claim {claim_index}")

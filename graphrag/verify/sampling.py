@@ -63,7 +63,7 @@ def draw_sample(store: Store, by: Viewer, size: int = DEFAULT_SAMPLE, seed: int 
         raise InputError(f"an estimate sample holds from 1 to {MAX_SAMPLE} claims, got {size}")
     policy = review_policy(store)
     current = _current(store)
-    open_claims = [c for c in reviewable(visible_claims(store, by.labels))
+    open_claims = [c for c in reviewable(visible_claims(store, by))
                    if claim_state(current.get((c["answer_id"], c["index"]), []), policy).status
                    == ClaimStatus.UNREVIEWED]
     units = _strata(store, open_claims)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
 from graphrag.verify.carry import verdict_rows
@@ -35,7 +36,7 @@ def test_carry_over_the_sample_and_a_pack_on_either_store(any_store: Store, tmp_
     assert carried.carried_answer == first.id and carried.claim_index == 0 and not carried.stale
     assert draw_sample(any_store, ADMIN, size=1, seed=1) == 1
     assert sample_keys(any_store, ["public"]) == {(again.id, 1)}  # the one claim without a verdict
-    assert review_queue(any_store, ["public"])[0].sample
+    assert review_queue(any_store, library_viewer(["public"]))[0].sample
     pack = export_pack(any_store, by=ADMIN, config_home=tmp_path / "config")
     assert verify_pack(pack.data, public_key(any_store, config_home=tmp_path / "config")).ok
     assert len(any_store.verdicts()) == 1

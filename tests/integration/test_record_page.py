@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import app, ok, page, texts
+from graphrag.access import library_viewer
 from graphrag.model import ClaimFlag
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
@@ -93,7 +94,7 @@ def test_bad_citations_are_put_down_to_what_picked_them(tmp_path: Path) -> None:
         answer = s.answer(s.save_answer(replace(answer, id=None, claims=(quoted, answer.claims[1], old))))
         assert answer is not None
         _judge(s, answer, "ana", [U, U, U])
-        (source,) = record_stats(s, ["public"]).sources
+        (source,) = record_stats(s, library_viewer(["public"])).sources
     # The first answer, saved before the flags were set, holds the same claims citing the same sentences: the two
     # "backs" verdicts carry over to it (docs/record.md), and with no flags there its claims are the generator's.
     # The quote's verdict judged whether it answers; the first answer's claim 1 is asked whether it is backed, so

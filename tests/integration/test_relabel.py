@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.access.rule import Access, answer_visible
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.ingest.documents import Source
@@ -75,7 +76,7 @@ def test_narrowing_labels_on_unchanged_bytes_is_applied_and_hides_every_route(st
     assert answer is not None
     record_verdict(store, answer, answer.claims[0], answer.claims[0].citations[0], "supported", "ana", "fine")
     assert public_rows(store) == 1 and public_sees_answer(store, answer_id)  # the graph is cached now
-    assert review_queue(store, PUBLIC) and export_rows(store, PUBLIC)
+    assert review_queue(store, library_viewer(PUBLIC)) and export_rows(store, PUBLIC)
 
     manifest(folder, access=["internal"])
     plan = ingest(store, folder, AuditEvent("relabel", "sub-1", "ana@example.com", {"via": "cli"}))
@@ -85,7 +86,7 @@ def test_narrowing_labels_on_unchanged_bytes_is_applied_and_hides_every_route(st
     assert store.current_document("plan").access == ("internal",)
     assert public_rows(store) == 0 and public_rows(store, include_superseded=True) == 0  # the cached graph reloaded
     assert not public_sees_answer(store, answer_id)  # an answer saved while it was public is withheld now
-    assert not review_queue(store, PUBLIC) and not export_rows(store, PUBLIC)
+    assert not review_queue(store, library_viewer(PUBLIC)) and not export_rows(store, PUBLIC)
     (event,) = [e for e in store.audit() if e.event == "relabel"]
     assert (event.subject, event.email, event.detail["via"]) == ("sub-1", "ana@example.com", "cli")
     assert event.detail["doc_id"] == "plan" and event.detail["version"] == 1

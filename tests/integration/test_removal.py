@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import LargeBinary, select
 
 from doc_helpers import PDF_PATH
+from graphrag.access import library_viewer
 from graphrag.answer.ask import Asker
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.cli import main
@@ -133,14 +134,14 @@ def test_nothing_of_a_removed_document_reaches_asking_the_graph_or_exports(any_s
         assert TOKEN not in _answer_shows(again), q
         assert all(c.span.document_id == "exports" for c in again.context)
     # The graph page's neighbourhood of a shared entity.
-    nb = neighbourhood(kg, "export", ["public"], hops=2)
+    nb = neighbourhood(kg, "export", library_viewer(["public"]), hops=2)
     assert TOKEN not in neighbourhood_html(nb, {k: kg.names[kg.index[k]] for k in nb.depth}).lower()
     # The answer that drew on it is withdrawn: no text left, no claim to review, the verdict kept.
     old = any_store.answer(before.id)
     assert old is not None and old.status == AnswerStatus.WITHDRAWN
     assert old.text == "" and old.context == () and old.reached == () and all(c.text == "" for c in old.claims)
     assert all(ClaimFlag.SOURCE_REMOVED in c.flags for c in old.claims)
-    assert [q for q in review_queue(any_store, ["public"]) if q.answer_id == before.id] == []
+    assert [q for q in review_queue(any_store, library_viewer(["public"])) if q.answer_id == before.id] == []
     with pytest.raises(InputError, match="withdrawn"):
         record_verdict(any_store, old, old.claims[0], None, "supported", "bo")
     rows = [r for r in export_rows(any_store, ["public"]) if r["answer_id"] == before.id]
@@ -317,7 +318,7 @@ def test_a_withdrawn_answer_is_shown_only_to_viewers_holding_every_label_it_was_
     remove_document(any_store, "vault", actor="admin", by=ADMIN)
     # It may have drawn on anything its asker could see: a public viewer sees nothing of it.
     assert [r for r in export_rows(any_store, ["public"]) if r["answer_id"] == answer.id] == []
-    assert [c for c in visible_claims(any_store, ["public"]) if c["answer_id"] == answer.id] == []
+    assert [c for c in visible_claims(any_store, library_viewer(["public"])) if c["answer_id"] == answer.id] == []
     rows = [r for r in export_rows(any_store, ["internal", "public"]) if r["answer_id"] == answer.id]
     assert [(r["note"], r["source"]) for r in rows] == [("internal note", "source removed")]
 
@@ -330,9 +331,9 @@ def test_the_record_counts_claims_whose_source_was_removed(any_store: Store, cor
     answer = _asker(any_store, embedder).ask(QUESTION).answer
     claim = answer.claims[0]
     record_verdict(any_store, answer, claim, next(c for c in claim.citations if c.valid), "supported", "ana")
-    assert record_stats(any_store, ["public"]).source_removed == 0
+    assert record_stats(any_store, library_viewer(["public"])).source_removed == 0
     remove_document(any_store, "vault", actor="admin", by=ADMIN)
-    stats = record_stats(any_store, ["public"])
+    stats = record_stats(any_store, library_viewer(["public"]))
     assert stats.source_removed == len(answer.claims) and stats.verified == 0 and stats.stale == 1
 
 

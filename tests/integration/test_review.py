@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.ingest.pipeline import Ingestor
@@ -35,26 +36,26 @@ def many_answers(store, tmp_path, unparsed_questions):
 @pytest.mark.unit
 def test_queue_holds_every_claim_of_every_answer(many_answers) -> None:
     store, ids, first, insider = many_answers
-    queue = review_queue(store, ["public"])
+    queue = review_queue(store, library_viewer(["public"]))
     # The oldest answer is still there: an unreviewed claim never drops out of the queue.
     assert {q.answer_id for q in queue} == set(ids)
     assert len(queue) == len(ids) * len(first.claims)
     assert insider.id not in {q.answer_id for q in queue}  # its context includes the internal document
-    assert list(visible_answer_questions(store, ["public"])) == sorted(ids, reverse=True)
-    assert insider.id in visible_answer_questions(store, ["internal", "public"])
+    assert list(visible_answer_questions(store, library_viewer(["public"]))) == sorted(ids, reverse=True)
+    assert insider.id in visible_answer_questions(store, library_viewer(["internal", "public"]))
 
     # A verdict sends that claim to the back, with every claim of the same words citing the same sentence (the
     # same question asked again: its verdict carries over, docs/record.md); the rest keep lowest support first.
     cl = first.claims[0]
     record_verdict(store, first, cl, next((c for c in cl.citations if c.valid), None), "supported", "ada")
-    queue = review_queue(store, ["public"])
+    queue = review_queue(store, library_viewer(["public"]))
     assert queue[-1].key == (first.id, cl.index) and queue[-1].reviewed
     scores = [q.score for q in queue if not q.reviewed]
     assert scores == sorted(scores)
-    mine = review_queue(store, ["public"], reviewer="ada", mine_only=True)
+    mine = review_queue(store, library_viewer(["public"]), reviewer="ada", mine_only=True)
     assert (first.id, cl.index) in {q.key for q in mine}
     assert all(v.carried_answer == first.id for q in mine if q.key != (first.id, cl.index) for v in q.verdicts)
-    only_first = review_queue(store, ["public"], answer_id=first.id)
+    only_first = review_queue(store, library_viewer(["public"]), answer_id=first.id)
     assert {q.answer_id for q in only_first} == {first.id} and len(only_first) == len(first.claims)
     # The summary matches the stored answer it stands for.
     item = only_first[0]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.cli import main
 from graphrag.errors import InputError
 from graphrag.language.names import reviewer_key
@@ -51,17 +52,17 @@ def _cli(s: Store, capsys, *args: str) -> object:
 def test_blind_review_never_shows_another_verdict_first(store: Store, capsys) -> None:
     _mark(store, 0, "ana", "supported")
     # ben has not judged claim 0: he sees no verdict on it, in the queue or on the command line
-    ben = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}
+    ben = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="ben")}
     # nor how many have judged it: its state is computed from what he may see
     assert ben[0].verdicts == () and ben[0].state.status == ClaimStatus.UNREVIEWED and ben[0].state.reviews == 0
     rows = _cli(store, capsys, "review", "list", "--reviewer", "ben")
     assert all(r["verdicts"] == [] for r in rows)
     assert "ana" not in json.dumps(rows)
     # ... and his queue starts with the claims that still need him
-    assert next(q.claim_index for q in review_queue(store, ["public"], reviewer="ben")) in (0, 1)
+    assert next(q.claim_index for q in review_queue(store, library_viewer(["public"]), reviewer="ben")) in (0, 1)
     assert not ben[0].reviewed
     _mark(store, 0, "ben", "supported")
-    after = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}
+    after = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="ben")}
     assert {v.reviewer for v in after[0].verdicts} == {"ana", "ben"}
     assert after[0].state.status == ClaimStatus.VERIFIED
 
@@ -76,7 +77,7 @@ def test_a_disagreement_goes_to_the_dispute_queue_and_an_adjudicator_settles_it(
         _mark(store, 0, "cat", "supported", adjudicate=True)
     assert main(["review", "mark", "--store", str(store.path), "--answer", "1", "--claim", "1", "--verdict",
                  "unsupported", "--reviewer", "cat", "--adjudicate"]) == 0
-    settled = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="cat")}[1]
+    settled = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="cat")}[1]
     assert settled.state.status == ClaimStatus.VERIFIED and settled.state.adjudicated
     assert _cli(store, capsys, "review", "disputes") == []
     roles = {(v.reviewer, v.role) for v in store.verdicts(1, 1)}
@@ -147,7 +148,7 @@ def test_record_stats_and_export_show_nothing_of_a_claim_before_its_reviewer_jud
         capsys.readouterr()
         assert main(["export", "--store", str(store.path), "--format", "json", *me]) == 0
         assert json.loads(capsys.readouterr().out) == []
-    ana = record_stats(store, ["public"], RecordFilter(reviewer="ana"), ReviewViewer("ana"))
+    ana = record_stats(store, library_viewer(["public"]), RecordFilter(reviewer="ana"), ReviewViewer("ana"))
     assert ana.verdicts == 1 and ana.reviewers == ("ana",)  # her own verdict she sees
     _mark(store, 0, "ben", "supported")  # now ben has judged: he sees both, and the disagreement
     assert _cli(store, capsys, "record", "stats", "--me", "ben")["progress"]["disputed"] == 1
@@ -167,7 +168,7 @@ def test_a_party_to_a_dispute_cannot_adjudicate_it(store: Store, capsys) -> None
         assert "took no part" in capsys.readouterr().err
     with pytest.raises(Forbidden, match="took no part"):
         _mark(store, 1, "ana", "supported", adjudicate=True)
-    still = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="cat")}[1]
+    still = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="cat")}[1]
     assert still.state.status == ClaimStatus.DISPUTED
     assert all(v.role != ADJUDICATOR for v in store.verdicts(1, 1))
 
@@ -194,7 +195,7 @@ def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the
     v = record_verdict(store, a, cl, cl.citations[0], "unsupported", "x", adjudicate=True,
                        by=signed_in("dee", "adjudicator"))
     assert v.role == ADJUDICATOR and v.reviewer == "dee@example.com"
-    settled = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="zed")}[1]
+    settled = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="zed")}[1]
     assert settled.state.status == ClaimStatus.VERIFIED and settled.state.verdict.value == "unsupported"
 
 
@@ -240,14 +241,14 @@ def test_names_differing_by_case_or_look_alike_letters_are_one_reviewer(store: S
     _mark(store, 0, "Ana", "supported")
     for name in ONE_PERSON[1:]:  # the second verdict of a double review cannot come from the same person retyped
         _mark(store, 0, name, "supported")
-    item = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}[0]
+    item = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="ben")}[0]
     assert item.state.status == ClaimStatus.UNREVIEWED and item.verdicts == ()  # still blind for ben
     for name in ONE_PERSON:  # each spelling sees its own verdict, the claim judged by them, one review in
-        mine = {q.claim_index: q for q in review_queue(store, ["public"], reviewer=name)}
+        mine = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer=name)}
         assert mine[0].reviewed and not mine[1].reviewed
         assert mine[0].state.status == ClaimStatus.IN_REVIEW and mine[0].state.reviews == 1
     _mark(store, 0, "ben", "supported")
-    done = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ben")}[0]
+    done = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="ben")}[0]
     assert done.state.status == ClaimStatus.VERIFIED and done.state.reviews == 2
     _mark(store, 1, "аna", "unsupported")
     _mark(store, 1, "ben", "supported")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import app, ok, page, texts
-from graphrag.access import Forbidden
+from graphrag.access import Forbidden, library_viewer
 from graphrag.access.identity import Identity, Viewer
 from graphrag.config import Config
 from graphrag.errors import InputError
@@ -76,7 +76,7 @@ def test_undoing_a_first_verdict_appends_a_retraction_and_leaves_no_current_verd
         ("retracted", "reviewer", fix.id, None), ("", RETRACTION, None, vid)]
     # the claim is back in ana's queue, as if she had not judged it
     ana = ReviewViewer("ana", adjudicates=True)
-    assert (1, 0) in work_queue(review_queue(store, ["public"], viewer=ana), ana).left
+    assert (1, 0) in work_queue(review_queue(store, library_viewer(["public"]), viewer=ana), ana).left
 
 
 def test_undoing_a_changed_mind_gives_the_earlier_verdict_back(store: Store) -> None:
@@ -164,7 +164,7 @@ def test_the_work_order_is_stable_so_the_position_moves(store: Store) -> None:
     ada = ReviewViewer("ada", adjudicates=True)
 
     def order() -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-        w = work_queue(review_queue(store, ["public"], viewer=ada), ada)
+        w = work_queue(review_queue(store, library_viewer(["public"]), viewer=ada), ada)
         return w.keys, list(w.left)
 
     keys, left = order()
@@ -174,15 +174,15 @@ def test_the_work_order_is_stable_so_the_position_moves(store: Store) -> None:
         now_keys, now_left = order()
         assert now_keys == keys  # judged claims stay where they were: the next one is one further on
         assert now_left == keys[done:]
-    assert work_queue(review_queue(store, ["public"], viewer=ada), ada).judged_today == CLAIMS
+    assert work_queue(review_queue(store, library_viewer(["public"]), viewer=ada), ada).judged_today == CLAIMS
 
 
 def test_under_blind_review_another_reviewers_verdict_does_not_move_anyones_queue(store: Store) -> None:
     keep_review_policy(store, ReviewPolicy(2), by=ADMIN)
     ben = ReviewViewer("ben", adjudicates=True)
-    before = work_queue(review_queue(store, ["public"], viewer=ben), ben)
+    before = work_queue(review_queue(store, library_viewer(["public"]), viewer=ben), ben)
     _mark(store, 0, "ana", "unsupported")
-    after = work_queue(review_queue(store, ["public"], viewer=ben), ben)
+    after = work_queue(review_queue(store, library_viewer(["public"]), viewer=ben), ben)
     assert after == before  # nothing of ana's verdict (not its count, not its place) reaches ben's queue
 
 

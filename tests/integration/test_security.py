@@ -13,6 +13,7 @@ import pytest
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from doubles.generate import ScriptedGenerator
+from graphrag.access import library_viewer
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.retrieval.load import load_graph
@@ -218,9 +219,9 @@ def test_internal_document_is_invisible_to_a_public_user_everywhere(ref_store, e
         record_verdict(ref_store, ia, cl, c, "supported", "insider", "checked the Falcon key")
     for cl in pa.claims:
         record_verdict(ref_store, pa, cl, next((c for c in cl.citations if c.valid), None), "partial", "pub")
-    queue = review_queue(ref_store, ["public"])
+    queue = review_queue(ref_store, library_viewer(["public"]))
     assert {q.answer_id for q in queue} == {pa.id}
-    assert {q.answer_id for q in review_queue(ref_store, ["internal", "public"])} == {pa.id, ia.id}
+    assert {q.answer_id for q in review_queue(ref_store, library_viewer(["internal", "public"]))} == {pa.id, ia.id}
     rows = export_rows(ref_store, ["public"])
     assert rows and {r["answer_id"] for r in rows} == {pa.id}
     assert not _mentions_internal(rows_to_csv(rows)) and not _mentions_internal(rows_to_json(rows))
@@ -277,7 +278,7 @@ def test_verdicts_are_append_only_hashed_and_go_stale_with_their_source(ref_stor
     assert b.status != AnswerStatus.VERIFIED
     assert all(c.item.span.version == 2 for cl in b.claims for c in cl.citations
                if c.item and c.item.span.document_id == "policy")
-    assert [q.reviewed for q in review_queue(ref_store, ["public"], answer_id=b.id)] == [False] * len(b.claims)
+    assert [q.reviewed for q in review_queue(ref_store, library_viewer(["public"]), answer_id=b.id)] == [False] * len(b.claims)
     rows = [r for r in export_rows(ref_store, ["public"]) if r["verdict_id"] == v.id]
     assert len(rows) == 1 and rows[0]["stale"] is True and rows[0]["version"] == 1
     assert rows[0]["span_sha256"] == hashlib.sha256(str(rows[0]["span"]).encode("utf-8")).hexdigest()

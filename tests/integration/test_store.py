@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from graphrag.access import library_viewer
 from graphrag.answer.retrieval.load import build_graph, load_graph
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import Source
@@ -144,7 +145,7 @@ def test_answers_and_verdicts_round_trip_with_span_hashes(any_store: Store) -> N
     # the store keeps the status the answer was saved with; "verified" is the review policy's word
     assert any_store.answer(a.id).status == a.status != AnswerStatus.VERIFIED
     assert load_answer(any_store, a.id).status == AnswerStatus.VERIFIED
-    assert visible_answer(any_store, a.id, ["public"]).status == AnswerStatus.VERIFIED  # the CLI, the exports
+    assert visible_answer(any_store, a.id, library_viewer(["public"])).status == AnswerStatus.VERIFIED  # the CLI, the exports
     claims = any_store.claim_summaries()
     assert {c["answer_id"] for c in claims} == {a.id} and any_store.answer_footprints()[a.id].documents == {("one", 1)}
 
@@ -374,7 +375,7 @@ def test_a_snapshot_whose_connection_drops_is_read_again_whole(pg_url: str) -> N
         answer = _answer(s)
         admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                       "AND pid <> pg_backend_pid()")
-        assert visible_to(answer, ["public"], s)
+        assert visible_to(answer, library_viewer(["public"]), s)
     finally:
         admin.close()
         other.close()

@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.access.identity import VIA_CLI, local_principal
 from graphrag.cli import main
 from graphrag.model import AnswerStatus, ClaimFlag
@@ -143,11 +144,11 @@ def test_a_claim_whose_words_changed_after_its_verdict_shows_as_tampered(any_sto
     any_store._write(lambda c: c.exec_driver_sql("UPDATE claims SET text='Exports are kept forever.'"))
     (v,) = any_store.verdicts()
     assert v.tampered == CLAIM_TAMPERED == "tampered: the claim's words changed after this verdict"
-    (item,) = review_queue(any_store, LABELS, viewer=review_viewer(ADMIN, "ada"))
+    (item,) = review_queue(any_store, library_viewer(LABELS), viewer=review_viewer(ADMIN, "ada"))
     assert item.verdicts[0].tampered == CLAIM_TAMPERED and item.state.status.value != "verified"
     (row,) = export_rows(any_store, LABELS, review_viewer(ADMIN, "ada"))
     assert row["tampered"] == CLAIM_TAMPERED
-    stats = record_stats(any_store, LABELS, viewer=review_viewer(ADMIN, "ada"))
+    stats = record_stats(any_store, library_viewer(LABELS), viewer=review_viewer(ADMIN, "ada"))
     assert (stats.tampered, stats.verified) == (1, 0)
     assert main(["review", "list", "--reviewer", "ada", "--access", *LABELS, "--store", store_url]) == 0
     assert CLAIM_TAMPERED in capsys.readouterr().out
@@ -161,7 +162,7 @@ def test_the_cited_sentence_changed_after_its_verdict_shows_as_tampered(any_stor
     any_store._write(lambda c: c.exec_driver_sql(f"UPDATE sentences SET text='{rewritten}' WHERE doc_id='policy'"))
     (v,) = any_store.verdicts()
     assert v.tampered == SPAN_TAMPERED == "tampered: the cited sentence's words changed after this verdict"
-    (item,) = review_queue(any_store, LABELS, viewer=review_viewer(ADMIN, "ada"))
+    (item,) = review_queue(any_store, library_viewer(LABELS), viewer=review_viewer(ADMIN, "ada"))
     assert item.verdicts[0].tampered == SPAN_TAMPERED
     # the document's text, which the export quotes the span from, is checked there too
     any_store._write(lambda c: c.exec_driver_sql(f"UPDATE sentences SET text='{PUBLIC_TEXT}' WHERE doc_id='policy'"))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.access.rule import Access, Footprint, Sources, answer_visible
 from graphrag.model import Answer
 from graphrag.store import Store
@@ -32,9 +33,9 @@ def leaky(tmp_path: Path) -> tuple[Store, Answer]:
 def test_answer_routed_through_an_internal_relation_is_withheld_from_public(leaky) -> None:
     store, answer = leaky
     assert all(c.span.document_id == "policy" for c in answer.context)  # every context sentence is public
-    assert not visible_to(answer, ["public"], store)
-    assert review_queue(store, ["public"]) == []
-    assert [q.answer_id for q in review_queue(store, ["internal", "public"])] == [answer.id]
+    assert not visible_to(answer, library_viewer(["public"]), store)
+    assert review_queue(store, library_viewer(["public"])) == []
+    assert [q.answer_id for q in review_queue(store, library_viewer(["internal", "public"]))] == [answer.id]
     # ... and nothing of it reaches a public export, even once it has verdicts.
     record_verdict(store, answer, answer.claims[0], answer.claims[0].citations[0], "supported", "ana")
     assert export_rows(store, ["public"]) == []

@@ -68,7 +68,7 @@ def test_a_claim_as_a_reviewer_sees_it(answered: tuple[Store, Answer]) -> None:
     ana = person("ana", "reviewer")
     for who, party in ((ana, False), (ben, True)):
         onlooker = review_viewer(who)
-        (item,) = review_queue(store, who.labels, viewer=onlooker)
+        (item,) = review_queue(store, who, viewer=onlooker)
         seen = claim_review(store, who, CONFIG, item, onlooker, ReviewPolicy(1), who.name)
         assert seen is not None and seen.party is party
         assert seen.answer.id == answer.id and seen.claim.text == PUBLIC_TEXT and len(seen.citations) == 1
@@ -84,7 +84,7 @@ def test_blind_review_keeps_the_history_from_a_reviewer_who_has_not_judged(answe
     policy = ReviewPolicy(2)
     ana = person("ana", "reviewer")
     onlooker = review_viewer(ana)
-    (item,) = review_queue(store, ana.labels, viewer=onlooker, policy=policy)
+    (item,) = review_queue(store, ana, viewer=onlooker, policy=policy)
     seen = claim_review(store, ana, CONFIG, item, onlooker, policy, ana.name)
     assert seen is not None and seen.history == [] and not seen.party
 

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import DocVersion
 from graphrag.model import COMENTION, ContextItem, Route, RouteStart, RouteStep, Span
@@ -81,7 +82,7 @@ def _external_urls(page: str) -> set[str]:
 
 
 @pytest.mark.parametrize("make", [_route_page, lambda: neighbourhood_html(
-    neighbourhood(_kg(), "export", ["public"], hops=2), {"export": EVIL, "snap": EVIL_IMG, "retention": "R"})])
+    neighbourhood(_kg(), "export", library_viewer(["public"]), hops=2), {"export": EVIL, "snap": EVIL_IMG, "retention": "R"})])
 def test_drawing_is_offline(make) -> None:
     page = make()
     # Nothing is loaded by reference: no src/href attribute, CSS url() or @import points anywhere.
@@ -174,14 +175,14 @@ def test_comention_and_similarity_routes_say_what_they_are() -> None:
 
 def test_neighbourhood_respects_access_and_keeps_parallel_relations() -> None:
     kg = _kg()
-    nb = neighbourhood(kg, "export", ["public"], hops=3)
+    nb = neighbourhood(kg, "export", library_viewer(["public"]), hops=3)
     assert set(nb.depth) == {"export", "snap", "retention"}  # "secret" only via an internal document
     assert [e[2] for e in nb.edges] == [1, 2, 3]  # both export->snap relations survive
-    nb = neighbourhood(kg, "export", ["public", "internal"], hops=3)
+    nb = neighbourhood(kg, "export", library_viewer(["public", "internal"]), hops=3)
     assert "secret" in nb.depth
-    only = neighbourhood(kg, "export", ["public"], hops=2, relation_types=["related to"])
+    only = neighbourhood(kg, "export", library_viewer(["public"]), hops=2, relation_types=["related to"])
     assert set(only.depth) == {"export", "snap"} and [e[2] for e in only.edges] == [2]
-    one = neighbourhood(kg, "export", ["public"], hops=1)
+    one = neighbourhood(kg, "export", library_viewer(["public"]), hops=1)
     assert one.depth == {"export": 0, "snap": 1}
     page = neighbourhood_html(nb, {k: k for k in nb.depth})
     edges = _data(page)["edges"]

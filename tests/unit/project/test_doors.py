@@ -8,6 +8,7 @@ attribute, and the lazy loader is then never asked), so a surface would get a mo
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 
 import pytest
@@ -32,3 +33,47 @@ def test_every_name_a_door_exports_is_its_modules_object(door: str) -> None:
     for name, module in package._EXPORTS.items():
         importlib.import_module(module)  # as any other import of the module would, before the door is asked
         assert getattr(package, name) is getattr(importlib.import_module(module), name), name
+
+
+# The one argument a door's read may not take: a bare list of access labels (who sees is a ``Viewer``). A parameter
+# named ``access`` is how the code names "the labels this person may see"; the visibility rule itself takes an
+# ``Access`` object, which is the rule's, not a person.
+LABEL_LISTS = ("Iterable[str]", "Sequence[str]", "Collection[str]", "frozenset[str]", "tuple[str, ...]", "list[str]")
+# The reads of visible data each door offers: each takes the Viewer it reads for.
+VIEWER_READS = {
+    "graphrag.answer": ["visible_entity", "relation_counts", "viewer_overview"],
+    "graphrag.present": ["neighbourhood", "possible_conflicts", "answer_sources", "route_steps", "review_board",
+                         "review_items", "claim_review", "cited_source", "ask_scope", "graph_entity"],
+    "graphrag.verify": ["review_queue", "visible_claims", "visible_answer", "visible_answer_questions",
+                        "visible_unanswered", "visible_to", "record_stats", "record_by_kind", "export_record",
+                        "export_pack", "export_audit_log", "unreviewed_estimate"],
+}
+
+
+def _door_functions(door: str) -> list[tuple[str, inspect.Signature]]:
+    package = importlib.import_module(door)
+    found = []
+    for name in package._EXPORTS:
+        obj = getattr(package, name)
+        if inspect.isfunction(obj):
+            found.append((name, inspect.signature(obj)))
+    return found
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_no_function_a_door_exports_takes_the_viewers_labels_as_a_list(door: str) -> None:
+    taking_labels = [f"{name}({p.name}: {p.annotation})" for name, sig in _door_functions(door)
+                     for p in sig.parameters.values()
+                     if p.name == "access" and any(t in str(p.annotation) for t in LABEL_LISTS)]
+    assert taking_labels == [], f"{door}: pass a Viewer, not label lists"
+
+
+@pytest.mark.parametrize("door", sorted(VIEWER_READS))
+def test_every_read_of_visible_data_a_door_offers_takes_a_viewer(door: str) -> None:
+    signatures = dict(_door_functions(door))
+    without = [name for name in VIEWER_READS[door]
+               if not any(str(p.annotation) == "Viewer" for p in signatures[name].parameters.values())]
+    assert without == []
+    # and each of a door's ``visible_*`` reads is listed above (a new one is checked too)
+    assert sorted(n for n in signatures if n.startswith("visible_") and n not in ("visible_current", "visible_history")
+                  and n not in VIEWER_READS[door]) == []

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.cli import main
 from graphrag.model import Answer
 from graphrag.model import VerdictLabel as V
@@ -57,7 +58,7 @@ def test_a_verdict_carries_to_another_answer_with_the_same_words_and_sentence(st
     assert carried.id is None and carried.created_at == store.verdicts()[0].created_at
     # it is ana's: not queued for her again; ben still has it to judge
     ana = ReviewViewer("ana", adjudicates=True)
-    queue = review_queue(store, ["public"], viewer=ana, answer_id=again.id)
+    queue = review_queue(store, library_viewer(["public"]), viewer=ana, answer_id=again.id)
     assert [(q.claim_index, q.mine, q.state.status) for q in queue] == [
         (1, False, ClaimStatus.UNREVIEWED), (0, True, ClaimStatus.VERIFIED)]
     assert work_queue(queue, ana).left == ((again.id, 1),)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag.access import VIA_CLI, local_principal
+from graphrag.access import VIA_CLI, library_viewer, local_principal
 from graphrag.cli import main
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
@@ -100,7 +100,7 @@ def test_the_sample_is_drawn_from_claims_without_a_verdict_queued_first_and_esti
     assert drawn == 30 == len(keys) and (answer.id, 0) not in keys
     (row,) = [e for e in store.audit() if e.event == EVENT]
     assert sum(s["population"] for s in row.detail["strata"]) == 79
-    queue = review_queue(store, ["public"])
+    queue = review_queue(store, library_viewer(["public"]))
     assert {q.key for q in queue[:30]} == keys and all(q.sample for q in queue[:30])
     assert not any(q.sample for q in queue[30:])
     assert record_estimate(store, ["public"]).too_small

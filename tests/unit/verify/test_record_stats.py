@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from graphrag.access import library_viewer
 from graphrag.cli import main
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
@@ -53,7 +54,7 @@ def test_stats_on_a_planted_record(store: Store, capsys) -> None:
     answer = _answer(store, scores)
     _judge(store, answer, "ana", pattern_a)
     _judge(store, answer, "ben", pattern_b)
-    stats = record_stats(store, ["public"])
+    stats = record_stats(store, library_viewer(["public"]))
     assert (stats.claims, stats.unreviewed, stats.verified, stats.disputed) == (20, 0, 15, 5)
     assert stats.reviewers == ("ana", "ben") and stats.alpha_units == 20
     assert stats.alpha == pytest.approx(0.48)  # the same pattern five times: D_o = 10/40, D_e = 750/1560
@@ -72,7 +73,7 @@ def test_a_pair_with_few_shared_claims_gets_no_kappa_and_a_one_sided_record_no_a
     answer = _answer(store, [0.9, 0.2, 0.8])
     _judge(store, answer, "ana", [S, S, S])
     _judge(store, answer, "ben", [S, U, S])
-    stats = record_stats(store, ["public"])
+    stats = record_stats(store, library_viewer(["public"]))
     assert stats.pairs[0].n == 3 and stats.pairs[0].kappa is None
 
 
@@ -81,13 +82,13 @@ def test_only_visible_claims_and_filters(store: Store) -> None:
     hidden = _answer(store, [0.9], doc="ops", access=("internal",))
     _judge(store, public, "ana", [S, U])
     _judge(store, hidden, "eve", [U])
-    stats = record_stats(store, ["public"])
+    stats = record_stats(store, library_viewer(["public"]))
     assert stats.claims == 2 and stats.reviewers == ("ana",)
     assert all(s.document == "policy" for s in stats.sources)
-    assert record_stats(store, ["public"], RecordFilter(reviewer="nobody")).claims == 0
-    assert record_stats(store, ["public"], RecordFilter(question="no such question")).claims == 0
-    assert record_stats(store, ["public"], RecordFilter(since="2999-01-01")).verdicts == 0
-    everyone = record_stats(store, ["public", "internal"])
+    assert record_stats(store, library_viewer(["public"]), RecordFilter(reviewer="nobody")).claims == 0
+    assert record_stats(store, library_viewer(["public"]), RecordFilter(question="no such question")).claims == 0
+    assert record_stats(store, library_viewer(["public"]), RecordFilter(since="2999-01-01")).verdicts == 0
+    everyone = record_stats(store, library_viewer(["public", "internal"]))
     assert everyone.claims == 3 and set(everyone.reviewers) == {"ana", "eve"}
 
 
@@ -96,7 +97,7 @@ def test_reviewed_claims_are_counted_by_what_they_were_judged(store: Store) -> N
     answer = _answer(store, [0.9, 0.6, 0.2, 0.1] * 5)
     _judge(store, answer, "ana", [S, S, U, U] * 5)
     _judge(store, answer, "ben", [S, U, U, U] * 5)
-    stats = record_stats(store, ["public"])
+    stats = record_stats(store, library_viewer(["public"]))
     reviewed = stats.reviewed
     assert stats.verified == reviewed.n == 15  # "reviewed" is not "supported":
     assert (reviewed.supported.k, reviewed.partial.k, reviewed.unsupported.k) == (5, 0, 10)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from graphrag.access import library_viewer
 from graphrag.errors import InputError
 from graphrag.model import (
     Answer,
@@ -82,7 +83,7 @@ def test_a_quote_is_asked_whether_it_answers_and_a_claim_whether_its_source_back
     quote, written = store.verdicts(1, QUOTE)[0], store.verdicts(1, WRITTEN)[0]
     assert (quote.kind, quote.words) == (VerdictKind.ANSWERS, "answers")
     assert (written.kind, written.words) == (VerdictKind.BACKS, "not backed")
-    items = {q.claim_index: q for q in review_queue(store, ["public"], reviewer="ana")}
+    items = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="ana")}
     assert items[QUOTE].kind.question == "Does this answer the question?"
     assert items[WRITTEN].kind.question == "Does the source back it?"
 
@@ -109,7 +110,7 @@ def test_the_policy_counts_agrees_and_disputes_each_kind_apart(store: Store) -> 
     assert len(current) == 4  # one current verdict per reviewer and kind
     assert claim_state(current, policy, VerdictKind.ANSWERS).status == ClaimStatus.VERIFIED
     assert claim_state(current, policy, VerdictKind.BACKS).status == ClaimStatus.DISPUTED
-    (item,) = [q for q in review_queue(store, ["public"], reviewer="ana") if q.claim_index == QUOTE]
+    (item,) = [q for q in review_queue(store, library_viewer(["public"]), reviewer="ana") if q.claim_index == QUOTE]
     assert item.state.status == ClaimStatus.VERIFIED and {v.kind for v in item.verdicts} == {VerdictKind.ANSWERS}
     # a changed mind on one kind leaves the other kind's verdict of the same reviewer current
     _mark(store, QUOTE, "ana", "not_backed", kind="backs")
@@ -145,7 +146,7 @@ def test_the_export_names_the_question_and_says_the_verdict_in_its_words(store: 
 def test_the_record_counts_and_checks_each_kind_apart(store: Store) -> None:
     _mark(store, QUOTE, "ana", "does_not")
     _mark(store, WRITTEN, "ana", "backed")
-    kinds = record_by_kind(store, ["public"])
+    kinds = record_by_kind(store, library_viewer(["public"]))
     answers, backs = kinds[VerdictKind.ANSWERS], kinds[VerdictKind.BACKS]
     assert (answers.claims, answers.verified, answers.reviewed.unsupported.k) == (1, 1, 1)  # the quote: does not
     assert (backs.claims, backs.verified, backs.reviewed.supported.k) == (1, 1, 1)  # the written claim: backed
@@ -154,9 +155,9 @@ def test_the_record_counts_and_checks_each_kind_apart(store: Store) -> None:
     assert answers.to_json()["question"] == "Does this answer the question?"
     # a verdict of the other kind is counted under its own kind, never the claim's
     _mark(store, QUOTE, "ben", "backed", kind="backs")
-    backs = record_stats(store, ["public"], RecordFilter(kind=VerdictKind.BACKS))
+    backs = record_stats(store, library_viewer(["public"]), RecordFilter(kind=VerdictKind.BACKS))
     assert backs.claims == 2 and backs.reviewed.supported.k == 2
-    assert record_stats(store, ["public"], RecordFilter(kind=VerdictKind.ANSWERS)).verdicts == 1
+    assert record_stats(store, library_viewer(["public"]), RecordFilter(kind=VerdictKind.ANSWERS)).verdicts == 1
 
 
 def test_verdicts_from_before_kinds_keep_meaning_backs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,7 +177,7 @@ def test_verdicts_from_before_kinds_keep_meaning_backs(tmp_path: Path, monkeypat
         (v,) = s.verdicts(1, QUOTE)
         assert v.kind == VerdictKind.BACKS and v.words == "backed"
         # the quote is now asked whether it answers: the old verdict does not settle that question
-        (item,) = [q for q in review_queue(s, ["public"], reviewer="ana") if q.claim_index == QUOTE]
+        (item,) = [q for q in review_queue(s, library_viewer(["public"]), reviewer="ana") if q.claim_index == QUOTE]
         assert item.state.status == ClaimStatus.UNREVIEWED and not item.mine
 
 
