@@ -40,7 +40,7 @@ NOT_AUDITED = {
     "entity": "reads the graph", "review list": "reads the queue", "review disputes": "reads the queue",
     "record stats": "reads the record", "checker list": "reads the checker versions",
     "pack verify": "reads a pack file, writes nothing", "pack key": "prints the store's public key",
-    "eval retrieval": "reads a benchmark file", "eval answers": "asks benchmark questions in its own stores", "eval support": "reads a benchmark file",
+    "eval retrieval": "reads a benchmark file", "eval answers": "asks benchmark questions in its own stores", "eval themes": "asks benchmark questions in its own stores", "eval support": "reads a benchmark file",
     "bench ask": "a throwaway store", "bench documents": "a throwaway store", "bench ingest": "a throwaway store",
     "bench load": "a throwaway store", "bench review": "a throwaway store", "bench scale": "a throwaway store",
     "bench support": "a throwaway store", "bench million": "a synthetic store it writes (or reuses, with --store)",

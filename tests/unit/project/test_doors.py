@@ -41,7 +41,7 @@ def test_every_name_a_door_exports_is_its_modules_object(door: str) -> None:
 LABEL_LISTS = ("Iterable[str]", "Sequence[str]", "Collection[str]", "frozenset[str]", "tuple[str, ...]", "list[str]")
 # The reads of visible data each door offers: each takes the Viewer it reads for.
 VIEWER_READS = {
-    "graphrag.answer": ["visible_entity", "relation_counts", "viewer_overview"],
+    "graphrag.answer": ["visible_entity", "relation_counts", "viewer_overview", "visible_themes"],
     "graphrag.present": ["neighbourhood", "possible_conflicts", "answer_sources", "route_steps", "review_board",
                          "review_items", "claim_review", "cited_source", "ask_scope", "graph_entity"],
     "graphrag.verify": ["review_queue", "visible_claims", "visible_answer", "visible_answer_questions",
