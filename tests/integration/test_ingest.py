@@ -168,7 +168,8 @@ def test_bad_inputs_get_clear_messages_and_the_rest_still_ingest(store, embedder
     assert by_id["empty"].status == "rejected" and by_id["empty"].error == "empty file"
     assert by_id["binary"].status == "rejected" and "binary" in (by_id["binary"].error or "")
     assert by_id["huge"].status == "rejected" and "characters a document" in (by_id["huge"].error or "")
-    assert by_id["image"].status == "rejected" and "unsupported file type" in (by_id["image"].error or "")
+    # a picture is read by OCR, so a file named .png that is not one is refused for what it is
+    assert by_id["image"].status == "rejected" and "not a picture of that format" in (by_id["image"].error or "")
     assert by_id["latin"].status in ("ok", "nothing_found") and "not UTF-8" in (by_id["latin"].note or "")
     assert "café" in store.current_document("latin").text
     assert by_id["good"].status == "ok"
