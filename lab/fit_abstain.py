@@ -43,6 +43,7 @@ from graphrag.answer.reader.features import ReaderFeatures, reader_features
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
 from graphrag.language.embed import get_embedder
 from graphrag.language.sentences import split_sentences
+from lab.evaluate.matching import squad_held_out
 from lab.evaluate.ranker_fit import embed_all
 
 CONTEXT = 12
@@ -99,11 +100,6 @@ def nq_examples(rows: Sequence[dict[str, Any]], vec: Callable[[list[str]], np.nd
         if not (short and any(short in p.lower() for p in articles[other])):
             out.append(Example(r["question"], _sentences(articles[other]), "absent", dev or _dev(other)))
     return out
-
-
-def squad_held_out(data: Sequence[dict[str, Any]]) -> str:
-    """The title of the SQuAD article kept out of the fit: the last one holding unanswerable questions."""
-    return str([a["title"] for a in data if any(q.get("is_impossible") for p in a["paragraphs"] for q in p["qas"])][-1])
 
 
 def squad_examples(path: Path, answerable_per_article: int = 120) -> list[Example]:

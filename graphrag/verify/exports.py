@@ -86,7 +86,7 @@ def export_pack(store: Store, *, by: Viewer, me: str | None = None, config_home:
     key = store_key(store.url, config_home)
     store.add_audit(event(by, AuditKind.EXPORT, what="evidence pack", format=PACK, labels=sorted(by.labels),
                           signer=key.public_text))
-    contents = gather(store, by, me, now(), store.url.label)
+    contents = gather(store, by, me, now(), store.url.label, audit_sight(store, by.labels))
     return PackExport(build_pack(contents, key), len(contents.answers), len(contents.verdicts), key.public_text,
                       tuple(sorted(by.labels)))
 

@@ -245,7 +245,7 @@ def review_queue(store: Store, by: Viewer, *, reviewer: str | None = None,
     disagree. Built from claim summaries, so its cost grows with the number of claims, not with
     whole answers loaded.
     """
-    from graphrag.verify.sampling import sample_keys
+    from graphrag.verify.sample_in_force import sample_keys
 
     policy = review_policy(store) if policy is None else policy
     viewer = viewer if viewer is not None else ReviewViewer(reviewer, adjudicates=True) if reviewer else ANYONE

@@ -22,12 +22,11 @@ from graphrag.verify.carry import verdict_rows
 from graphrag.verify.estimate import DEFAULT_SAMPLE, Estimate, StratumCount, band, draw, stratified
 from graphrag.verify.policy import ClaimStatus, claim_state, latest
 from graphrag.verify.review import reviewable, visible_claims
+from graphrag.verify.sample_in_force import Key, sample_row
 from graphrag.verify.status import review_policy
 
-EVENT = AuditKind.ESTIMATE_SAMPLE
 MIN_DOCUMENT_STRATUM = 10  # a document with fewer claims to estimate joins "other documents"
 MAX_SAMPLE = 2000
-Key = tuple[int, int]
 
 
 def _current(store: Store) -> dict[Key, list[Any]]:
@@ -71,31 +70,15 @@ def draw_sample(store: Store, by: Viewer, size: int = DEFAULT_SAMPLE, seed: int 
     sample = draw(units, size, rng)
     strata = [{"stratum": h, "population": len(units[h]), "claims": [list(k) for k in sorted(sample[h])]}
               for h in sorted(units)]
-    store.add_audit(event(by, EVENT, labels=sorted(by.labels), size=size,
+    store.add_audit(event(by, AuditKind.ESTIMATE_SAMPLE, labels=sorted(by.labels), size=size,
                           drawn=sum(len(s) for s in sample.values()), strata=strata))
     return sum(len(s) for s in sample.values())
-
-
-def _sample_row(store: Store, labels: Iterable[str]) -> dict[str, Any] | None:
-    """The sample in force, if the viewer holding ``labels`` may read it (they hold every label it was drawn with)."""
-    row = store.latest_audit(EVENT)
-    if row is None or not set(row.detail.get("labels", ())) <= set(labels):
-        return None
-    return {**row.detail, "at": row.at}
-
-
-def sample_keys(store: Store, labels: Iterable[str]) -> frozenset[Key]:
-    """The claims of the estimate sample in force that a viewer holding ``labels`` may read of."""
-    row = _sample_row(store, labels)
-    if row is None:
-        return frozenset()
-    return frozenset((int(a), int(i)) for s in row["strata"] for a, i in s["claims"])
 
 
 def record_estimate(store: Store, labels: Iterable[str]) -> Estimate:
     """The estimate from the sample in force and the verdicts that settled its claims (verified claims: the team's
     outcome, which blind review shows to everyone)."""
-    row = _sample_row(store, labels)
+    row = sample_row(store, labels)
     if row is None:
         return Estimate(None, None, None, 0, 0, 0, (), reason="no estimate sample drawn (for your labels) yet: "
                         "run `graphrag record estimate --draw`, or draw one on the Record page")

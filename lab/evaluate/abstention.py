@@ -205,7 +205,7 @@ def split_articles(data: dict[str, Any], path: str, embed: Any) -> tuple[list[So
 def squad_abstention(path: Path, answerable: int = 100) -> tuple[list[Source], list[AbstainQuestion]]:
     """The SQuAD 2.0 article kept out of the abstention fit, one document per paragraph: its unanswerable
     questions (near misses) and as many of its answerable ones (at most ``answerable``)."""
-    from lab.fit_abstain import squad_held_out
+    from lab.evaluate.matching import squad_held_out
 
     data = json.loads(path.read_text(encoding="utf-8"))["data"]
     title = squad_held_out(data)

@@ -1,6 +1,7 @@
 """How the evaluations match what an answer says against what a question set wrote down: words inside an evidence
 paragraph, the expected sentence, a short answer's phrases, the items an answer cites. Shared by the answer panel
-(``answers``) and the abstention figures (``abstention``), which import it and not each other's modules.
+(``answers``) and the abstention figures (``abstention``), which import it and not each other's modules; and which
+SQuAD article the abstention fit keeps out (``squad_held_out``), read by the fit and the figures alike.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from graphrag.model import Answer, ContextItem
 
@@ -58,3 +60,8 @@ def cited_items(answer: Answer) -> list[ContextItem]:
             if c.valid and c.item is not None and c.item.n not in seen:
                 seen[c.item.n] = c.item
     return list(seen.values())
+
+
+def squad_held_out(data: Sequence[dict[str, Any]]) -> str:
+    """The title of the SQuAD article kept out of the fit: the last one holding unanswerable questions."""
+    return str([a["title"] for a in data if any(q.get("is_impossible") for p in a["paragraphs"] for q in p["qas"])][-1])

@@ -14,7 +14,8 @@ from graphrag.verify.carry import verdict_rows
 from graphrag.verify.exports import export_pack, public_key
 from graphrag.verify.pack import verify_pack
 from graphrag.verify.review import record_verdict, review_queue
-from graphrag.verify.sampling import draw_sample, sample_keys
+from graphrag.verify.sample_in_force import sample_keys
+from graphrag.verify.sampling import draw_sample
 from helpers import ADMIN
 from seeds import answer_citing, write_version
 

@@ -13,9 +13,11 @@ from graphrag.access import VIA_CLI, library_viewer, local_principal
 from graphrag.cli import main
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
+from graphrag.store.audit import AuditKind
 from graphrag.verify.estimate import MIN_JUDGED, StratumCount, allocate, draw, stratified
 from graphrag.verify.review import review_queue
-from graphrag.verify.sampling import EVENT, draw_sample, record_estimate, sample_keys
+from graphrag.verify.sample_in_force import sample_keys
+from graphrag.verify.sampling import draw_sample, record_estimate
 from helpers import write_document_rows
 from seeds import recorded_answer
 
@@ -98,7 +100,7 @@ def test_the_sample_is_drawn_from_claims_without_a_verdict_queued_first_and_esti
     drawn = draw_sample(store, ADMIN, size=30, seed=7)
     keys = sample_keys(store, ["public"])
     assert drawn == 30 == len(keys) and (answer.id, 0) not in keys
-    (row,) = [e for e in store.audit() if e.event == EVENT]
+    (row,) = [e for e in store.audit() if e.event == AuditKind.ESTIMATE_SAMPLE]
     assert sum(s["population"] for s in row.detail["strata"]) == 79
     queue = review_queue(store, library_viewer(["public"]))
     assert {q.key for q in queue[:30]} == keys and all(q.sample for q in queue[:30])
