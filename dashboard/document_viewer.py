@@ -50,8 +50,10 @@ def _show_pdf(doc: CitedDocument) -> None:
     """The PDF at the cited sentence, or at the page asked for; only the pages near it are rendered."""
     cited = doc.page or 1
     last = max(doc.pages, cited, *(h.page for h in doc.highlights))
+    label = doc.layout.page_label if doc.layout is not None else None
+    printed = f" (printed {label})" if label and label != str(cited) else ""  # sheets count from 1, labels may not
     asked = st.number_input(f"Page (of {last})", min_value=1, max_value=last, value=None, step=1,
-                            placeholder=f"{cited}: the cited sentence",
+                            placeholder=f"{cited}{printed}: the cited sentence",
                             key=f"doc_page_{doc.document_id}_{doc.version}_{doc.sentence_index}",
                             help="Go to another page; clear the box to return to the cited sentence")
     target = int(asked) if asked is not None else cited
