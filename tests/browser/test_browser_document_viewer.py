@@ -3,7 +3,8 @@ shows the sample handbook in PDF.js at the page printed 2 (its third sheet), scr
 every request the page makes goes to the dashboard itself (PDF.js and its worker are served by it, no CDN).
 
 Headless Chromium (Debian's, through Playwright) against `streamlit run app.py` on the sample corpus. The outline is
-checked against PDF.js's own text layer: the words drawn under it are the cited sentence's.
+checked against PDF.js's own text layer: the words drawn under it are the cited sentence's. An HTML citation opens
+as the document's text with the sentence marked and on screen.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwr
 
 ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "Within how many hours are affected customers notified of a security incident?"
+HTML_QUESTION = "Can annual plans be refunded?"
 CITED_WORDS = "notifies affected customers within 72 hours"
 
 # In the viewer's frame: the page the first outline lies on, whether it is on screen, and the text-layer words whose
@@ -101,6 +103,18 @@ def test_a_citation_opens_the_pdf_at_its_page_with_the_sentence_outlined_from_as
             page.get_by_role("button", name="Next").click()
         page.get_by_role("button", name="Open the document").click()
         _check_viewer(page, ARTIFACTS / "14-review-pdf-viewer.png")
+
+        # An HTML document opens as its text, the cited sentence marked and on screen.
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Ask").click()
+        ask_in_browser(page, HTML_QUESTION)
+        cited = page.get_by_text("Refunds > Annual plans", exact=False).filter(visible=True).first
+        cited.locator("xpath=following::button[contains(., 'Open the document')][1]").click()
+        mark = page.frame_locator("[role='dialog'] iframe").locator("mark#cited")
+        mark.wait_for(timeout=60_000)
+        assert "annual" in mark.inner_text().lower()
+        assert mark.evaluate("m => { const r = m.getBoundingClientRect(); "
+                             "return r.top >= 0 && r.bottom <= window.innerHeight; }")
+        page.screenshot(path=str(ARTIFACTS / "15-ask-html-viewer.png"))
         ctx.close()
 
     assert any("streamlit_pdf_viewer" in u for u in requests), "the viewer's assets were not loaded"
