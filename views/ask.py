@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import actor, render, resources, session
+from dashboard.document_viewer import open_document_button
 from graphrag.answer import answer_question
 from graphrag.errors import GraphRAGError
 from graphrag.model import (
@@ -235,7 +236,7 @@ def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdict
                          color="orange" if f == ClaimFlag.LOW_SUPPORT else "red")
     if not claim.citations:
         st.caption("Cites no source.")
-    for cit in claim.citations:
+    for j, cit in enumerate(claim.citations):
         if cit.item is None:
             st.caption(f"Marker {render.marker_label(cit.marker)} points at no source the answer was given.")
             continue
@@ -247,6 +248,7 @@ def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdict
                 + (" · <b>superseded</b>" if cit.item.superseded else "")
                 + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))
         render.box(render.marked_html(sp.text, cited_words(sp.text, claim.text)), meta=meta)
+        open_document_button(sp, f"ask_{claim.index}_{j}")
 
 
 answer_id = st.session_state.get(session.ANSWER_ID)

@@ -146,8 +146,8 @@ themes, _ = visible_themes(store, kg, viewer)
 if not themes:
     st.caption("The documents you can see name too few things together to group into themes.")
 for t in themes:
-    names = render.plain(", ".join(t.label))  # entity names come from the documents: never live Markdown
-    with st.expander(f"Theme {t.number + 1}: {names} · {counted(len(t.entities), 'entity', 'entities')} · "
+    theme_names = render.plain(", ".join(t.label))  # entity names come from the documents: never live Markdown
+    with st.expander(f"Theme {t.number + 1}: {theme_names} · {counted(len(t.entities), 'entity', 'entities')} · "
                      f"{counted(len(t.documents), 'document')}"):
         st.caption(render.plain("Documents: " + ", ".join(t.documents)))
         st.caption(render.plain("Entities: " + ", ".join(kg.names[kg.index[k]] for k in t.entities[:30])

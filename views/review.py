@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboard import actor, render, resources, session
 from dashboard.cited_pages import show_cited_pages
+from dashboard.document_viewer import open_document_button
 from graphrag.errors import GraphRAGError
 from graphrag.language.sentences import counted
 from graphrag.model import VERDICT_WORDS, Answer, Citation, Claim, ClaimFlag, VerdictKind, VerdictLabel
@@ -369,6 +370,7 @@ with col_source:
         sp = source.span
         doc, title, date, layout = source.document, source.title, source.date, source.layout
         where = f"{layout.location_text} · " if layout is not None and layout.location_text else ""
+        open_document_button(sp, f"review_{sp.document_id}_{sp.version}_{sp.sentence_index}")
         # The cited page, rendered on the server with the sentence boxed: first the lines around it
         # (legible in this column; the image's fullscreen button zooms), then the whole page.
         if source.pdf is not None and layout is not None:

@@ -1,5 +1,5 @@
 """Presenting what the core holds: answers, entities and routes as JSON (``serialize``), route and neighbourhood
-drawings (``viz``), page images of PDF sources (``pages``) and an answer's markers in reading order with the
+drawings (``viz``), page images of PDF sources (``pages``), the cited document opened in the browser (``document_view``: the only way its bytes reach a page) and an answer's markers in reading order with the
 words a claim takes from its source (``reading``), and the read models the pages draw (``boards``: the Review
 page's frame, one claim and its cited source, the Ask page's scope, the Graph page's entity, each built for one
 viewer; ``sheets``: the Ask, Graph, Record and Ingest pages' reads; ``conflicts``, the review's possible-conflict heuristic). Nothing here writes or holds the store's rules;
@@ -28,6 +28,13 @@ if TYPE_CHECKING:
         review_items,
     )
     from graphrag.present.conflicts import Conflict, possible_conflicts
+    from graphrag.present.document_view import (
+        CitedDocument,
+        DocumentHidden,
+        Highlight,
+        open_cited_document,
+        text_html,
+    )
     from graphrag.present.page_kinds import KIND_COLOURS, render_kinds
     from graphrag.present.pages import pages_to_show, render_page
     from graphrag.present.reading import cited_words, citing_claims, display_numbers, renumbered
@@ -78,6 +85,11 @@ _EXPORTS = {
     "has_documents": "graphrag.present.sheets",
     "route_steps": "graphrag.present.sheets",
     "Conflict": "graphrag.present.conflicts",
+    "CitedDocument": "graphrag.present.document_view",
+    "DocumentHidden": "graphrag.present.document_view",
+    "Highlight": "graphrag.present.document_view",
+    "open_cited_document": "graphrag.present.document_view",
+    "text_html": "graphrag.present.document_view",
     "possible_conflicts": "graphrag.present.conflicts",
     "KIND_COLOURS": "graphrag.present.page_kinds",
     "render_kinds": "graphrag.present.page_kinds",
@@ -110,10 +122,13 @@ __all__ = [
     "VERBATIM",
     "VERBATIM_CHECKS",
     "AnswerSources",
+    "CitedDocument",
     "CitedSource",
     "ClaimReview",
     "Conflict",
+    "DocumentHidden",
     "GraphEntity",
+    "Highlight",
     "ReviewBoard",
     "answer_json",
     "answer_sources",
@@ -133,6 +148,7 @@ __all__ = [
     "neighbourhood",
     "neighbourhood_html",
     "offers_scope",
+    "open_cited_document",
     "pages_to_show",
     "possible_conflicts",
     "quoted_documents",
@@ -147,6 +163,7 @@ __all__ = [
     "route_text",
     "shown_steps",
     "support_json",
+    "text_html",
 ]
 
 

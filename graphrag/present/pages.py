@@ -1,7 +1,7 @@
 """Cited pages as images: a PDF page rendered on the server with a sentence's boxes drawn on it.
 
-The review page shows these instead of loading a PDF viewer in the browser: nothing is fetched
-from elsewhere, and no part of the document reaches the browser except the picture.
+The review page shows these beside the cited text, so the lines are legible without opening the
+whole PDF in the browser's viewer (``document_view``, a button away); nothing is fetched from elsewhere.
 
 Every render is bounded: a page is drawn at ``DPI`` unless that would take more than ``MAX_PIXELS``
 pixels, in which case it is drawn smaller (a PDF page may be 200 inches a side: at 150 dpi that

@@ -10,7 +10,7 @@ import pytest
 from graphrag.ingest.extract.rules import RulesExtractor
 from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.language.sentences import Sentence, split_sentences
-from tests.support.reading_pdf import reading_pdf
+from reading_pdf import reading_pdf
 
 pytestmark = pytest.mark.model
 

@@ -10,7 +10,7 @@ import pytest
 
 from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.language.sentences import split_sentences
-from tests.support.reading_pdf import CAPTION, SENTENCES, TITLE, reading_pdf
+from reading_pdf import CAPTION, SENTENCES, TITLE, reading_pdf
 
 pytestmark = pytest.mark.unit
 
