@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphrag.model import VERDICT_WORDS
 from lab.bench_review_browser import QUESTIONS, build_store
 from lab.browser_session import SETTLED_JS, cannot_run, loadavg, pct
 from lab.load_record import Confirmed, RecordCheck, check_record
@@ -57,7 +58,8 @@ _NOTE_TOASTS_JS = """() => { if (window.__toasts) return; window.__toasts = [];
 _UNDONE_JS = "n => (window.__toasts || []).slice(n).find(t => / undone/.test(t)) || null"
 _ANSWER_JS = ("() => { const h = [...document.querySelectorAll('h3')].map(e => e.innerText.trim())"
               ".find(t => t.startsWith('Answer #')); return h === undefined ? null : h; }")
-_LABELS = {"supported": "supported", "partially supported": "partially_supported", "unsupported": "unsupported"}
+# A banner names the verdict in its kind's words ("backed", "does not answer"; graphrag.model.VERDICT_WORDS).
+_LABELS = {word: label.value for words in VERDICT_WORDS.values() for label, word in words.items()}
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ class Phase:
 
 
 def parse_recorded(banner: str) -> tuple[int, int, str] | None:
-    """(answer id, claim index, verdict value) of a "Recorded “Supported” for claim 3 of answer #2." banner."""
+    """(answer id, claim index, verdict value) of a "Recorded “backed” for claim 3 of answer #2." banner."""
     import re
 
     m = re.match(r"Recorded \u201c(.+?)\u201d for claim (\d+) of answer #(\d+)", banner)

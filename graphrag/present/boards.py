@@ -137,8 +137,8 @@ class CitedSource:
 
     @property
     def date(self) -> str:
-        """The document's effective date, or "no date"."""
-        return self.document.effective_date if self.document and self.document.effective_date else "no date"
+        """The document's effective date, or "" when it has none (the page then says nothing of a date)."""
+        return self.document.effective_date if self.document and self.document.effective_date else ""
 
 
 def cited_source(store: Store, viewer: Viewer, config: Config, citation: Citation, *, around: int,

@@ -12,7 +12,9 @@ because nothing was judged again):
   sentence byte for byte (``kept_in_version``). When it does not, the verdict stays stale and ``changed_sentence``
   gives the current version's closest sentence: what changed.
 
-Anything else in the words (another word, a number) is another claim, and a verdict carries only to a claim
+A verdict carries only from an answer that whoever sees the receiving answer may see too (judged by the document
+versions each shows and their labels), so no one learns of an answer or a reviewer they may not see. Anything else in the words (another word,
+a number) is another claim, and a verdict carries only to a claim
 asked the same question (whether a quote answers, or whether the source backs a claim). Adjudications and tampered or retracted
 verdicts do not carry: an adjudication settles one dispute, and a tampered verdict judged words no longer there.
 """
@@ -25,6 +27,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import replace
 
+from graphrag.access.rule import Footprint
 from graphrag.model import Verdict, asked_kind
 from graphrag.store import Store, sha256_text
 from graphrag.verify.policy import REVIEWER, latest, person
@@ -103,6 +106,8 @@ def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | 
     for v in own if answer_id is not None else pool:
         has_rows.setdefault((v.answer_id, v.claim_index), set()).add(person(v))
     carried: dict[tuple[int, int, str], Verdict] = {}
+    fps = store.answer_footprints()
+    labels = store.version_labels()
     for r in cites:
         key = (r["answer_id"], r["claim_idx"])
         if (answer_id is not None and key[0] != answer_id) or (claim_index is not None and key[1] != claim_index):
@@ -113,6 +118,8 @@ def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | 
             # a verdict answers one question (graphrag.model.VerdictKind): it carries to a claim asked the same one
             if (src.answer_id, src.claim_index) == key or who in has_rows.get(key, set()) or src.kind != asked:
                 continue
+            if not _within(fps.get(src.answer_id), fps.get(key[0]), labels):
+                continue
             prior = carried.get((*key, who))
             if prior is None or (prior.created_at or "", prior.carried_from or 0) < (src.created_at or "", src.id or 0):
                 carried[(*key, who)] = replace(
@@ -121,6 +128,18 @@ def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | 
                     source_removed=False, kept_in_version=None, carried_from=src.id, carried_answer=src.answer_id)
     extra = _kept(sorted(carried.values(), key=lambda v: (v.created_at or "", v.carried_from or 0)), versions)
     return own + extra
+
+
+def _within(source: Footprint | None, target: Footprint | None,
+            labels: dict[tuple[str, int], tuple[str, ...]]) -> bool:
+    """Whether whoever may see the target answer may see the source answer, so a carried verdict (which names its
+    reviewer and its answer) tells them of nothing hidden: every document version the source shows has, among the
+    target's, one whose labels are all its own (a viewer holding one label of that one holds one of the source's;
+    routes and seeds are read from those documents)."""
+    if source is None or target is None or source.withdrawn_labels is not None or target.withdrawn_labels is not None:
+        return False
+    held = [frozenset(labels.get(t, ())) for t in target.documents]
+    return all(any(h and h <= frozenset(labels.get(d, ())) for h in held) for d in source.documents)
 
 
 def changed_sentence(store: Store, v: Verdict) -> str | None:

@@ -83,9 +83,11 @@ def test_an_undo_without_its_correction_row_is_found() -> None:
 
 
 def test_the_pages_words_are_read_back_into_actions() -> None:
-    assert parse_recorded("Recorded \u201cPartially supported\u201d for claim 3 of answer #12.") == (
+    # the banner says the verdict in its kind's words: whether a quote answers, whether a source backs a claim
+    assert parse_recorded("Recorded \u201cpartly backed\u201d for claim 3 of answer #12.") == (
         12, 2, "partially_supported")
-    assert parse_recorded("Recorded \u201cSupported\u201d for claim 1 of answer #2.") == (2, 0, "supported")
+    assert parse_recorded("Recorded \u201cdoes not answer\u201d for claim 1 of answer #2.") == (2, 0, "unsupported")
+    assert parse_recorded("Recorded \u201canswers\u201d for claim 2 of answer #2.") == (2, 1, "supported")
     assert parse_recorded("Nothing left for you") is None
     assert parse_undone("Verdict on claim 4 of answer #7 undone: recorded as a correction, the claim is back") == (
         7, 3)

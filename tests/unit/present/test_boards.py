@@ -98,7 +98,7 @@ def test_a_cited_source_shows_the_sentence_around_and_never_reads_a_step_the_vie
     route = replace(citation.item.route, steps=(replace(step, document_id="ops", version=1, sentence_index=0),))
     citation = replace(citation, item=replace(citation.item, route=route))
     both = cited_source(store, person("ana", "reviewer"), CONFIG, citation, around=2)
-    assert (both.title, both.date, both.span.text) == ("Policy", "no date", PUBLIC_TEXT)
+    assert (both.title, both.date, both.span.text) == ("Policy", "", PUBLIC_TEXT)
     assert [s.text for s in both.window] == [PUBLIC_TEXT] and both.pdf is None and both.current is None
     assert [s.sentence for s in both.steps] == [INTERNAL_TEXT]
     public = cited_source(store, person("ana", "reviewer", ("public",)), CONFIG, citation, around=2)
