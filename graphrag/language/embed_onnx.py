@@ -14,6 +14,8 @@ import hashlib
 import json
 import logging
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 import warnings
@@ -49,7 +51,9 @@ class UnsupportedModel(ValueError):
 
 
 def default_cache_dir() -> Path:
-    """Where exports go unless GRAPHRAG_ONNX_CACHE says otherwise."""
+    """Where exports go unless GRAPHRAG_ONNX_CACHE says otherwise: the user's cache folder, outside any checkout,
+    so a second start and a second checkout of the same weights reuse the export (its name holds a digest of the
+    weights and the export settings, see ``export_key``)."""
     return Path.home() / ".cache" / "graphrag" / "onnx"
 
 
@@ -92,6 +96,19 @@ def _staged(target: Path) -> Iterator[Path]:
 
 
 def _export_transformer(model_dir: Path, dest: Path) -> None:
+    """Write the BERT encoder to ``dest`` in a child process (``_export_here``): torch is then never imported in
+    this one (hundreds of MB and seconds of holding the interpreter lock), and on a first start the export runs on
+    one core while this process parses the sample corpus on the other. Raises RuntimeError with the child's
+    last words when it fails."""
+    # The child reads local files only (from_pretrained with local_files_only), as this process would.
+    done = subprocess.run([sys.executable, "-m", __name__, str(model_dir), str(dest)], capture_output=True,
+                          text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"exporting {MODEL_NAME} to ONNX failed (exit {done.returncode}): "
+                           f"{done.stderr.strip()[-800:] or 'no message'}")
+
+
+def _export_here(model_dir: Path, dest: Path) -> None:
     """Write the BERT encoder (token ids and attention mask in, token embeddings out) to ``dest``."""
     import torch
     from transformers import AutoModel
@@ -136,10 +153,15 @@ def _quantize(source: Path, dest: Path) -> None:
     quantize_dynamic(source, dest, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"])
 
 
+def export_target(model_dir: Path, out_dir: Path, quantize: bool = False) -> Path:
+    """Where the export of the model in ``model_dir`` goes in ``out_dir`` (whether it is there yet or not)."""
+    return out_dir / f"{MODEL_NAME}-{'int8' if quantize else 'fp32'}-{export_key(model_dir, quantize)}.onnx"
+
+
 def export_onnx(model_dir: Path, out_dir: Path, quantize: bool = False) -> Path:
     """The ONNX file of the model in ``model_dir`` (int8 when ``quantize``) in ``out_dir``, exported now unless an
     export with the same weights and settings is already there."""
-    target = out_dir / f"{MODEL_NAME}-{'int8' if quantize else 'fp32'}-{export_key(model_dir, quantize)}.onnx"
+    target = export_target(model_dir, out_dir, quantize)
     if target.is_file():
         return target
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -334,3 +356,7 @@ class OnnxMiniLMEmbedder:
     def encode_tokens(self, texts: Sequence[str]) -> dict[str, TokenEmbedding]:
         """Each text's contextual token embeddings (see ``encode_with_tokens``)."""
         return self.encode_with_tokens(texts)[1]
+
+
+if __name__ == "__main__":  # the export's child process (see _export_transformer): MODEL_DIR DEST
+    _export_here(Path(sys.argv[1]), Path(sys.argv[2]))
