@@ -96,10 +96,10 @@ def _staged(target: Path) -> Iterator[Path]:
 
 
 def _export_transformer(model_dir: Path, dest: Path) -> None:
-    """Write the BERT encoder to ``dest`` in a child process (``_export_here``): torch is then never imported in
-    this one (hundreds of MB and seconds of holding the interpreter lock), and on a first start the export runs on
-    one core while this process parses the sample corpus on the other. Raises RuntimeError with the child's
-    last words when it fails."""
+    """Write the BERT encoder to ``dest`` in a child process (``_export_here``): the trace's seconds of holding the
+    interpreter lock are not spent in this one, so on a first start the export runs on one core while this process
+    parses the sample corpus on the other (the child pays its own import of torch and transformers). Raises
+    RuntimeError with the child's last words when it fails."""
     # The child reads local files only (from_pretrained with local_files_only), as this process would.
     done = subprocess.run([sys.executable, "-m", __name__, str(model_dir), str(dest)], capture_output=True,
                           text=True, check=False)

@@ -153,7 +153,7 @@ def test_an_ingest_can_encode_on_two_threads_while_other_threads_keep_one(onnx: 
 
 def test_the_export_runs_in_a_process_of_its_own(tmp_path: Path) -> None:
     """A first start exports MiniLM while the dashboard parses the sample corpus: in a child process, so the
-    dashboard's process never imports torch (memory, and seconds holding the interpreter lock)."""
+    trace does not hold the interpreter lock of the process that asked (which imports no torch for it)."""
     import subprocess
     import sys
 
