@@ -17,7 +17,6 @@ from __future__ import annotations
 import streamlit as st
 from starlette.middleware import Middleware
 
-from dashboard import preload
 from dashboard.host_guard import HostGuard
 
 
@@ -73,9 +72,6 @@ def _pages() -> None:
         first_start.first_start(store)
         sidebar.sidebar(store)
         page.run()
-        # After the page is drawn, never before (it would share the cores with the first page): the models then
-        # load while the question is typed, not after it is asked.
-        preload.go(store)
     except StoreError as exc:  # e.g. the database server is down: retried already, nothing confirmed is lost
         st.error(f"{plain(exc)}. Your last confirmed action is stored; reload the page to try again.")
 
@@ -84,4 +80,3 @@ if __name__ == "__main__":  # a session's run of the script
     _pages()
 else:  # `streamlit run app.py` serving (st.App is what it looks for in this file)
     app = st.App(__file__, middleware=[Middleware(HostGuard)])
-    preload.start()  # the models load from the first page's end (or a first start's ingest), see dashboard.preload

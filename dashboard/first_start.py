@@ -10,7 +10,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import preload
 from dashboard.actor import shown_counts
 from dashboard.jobs import runner, watch_job
 from dashboard.render import counts_text, plain
@@ -84,9 +83,6 @@ def first_start(s: Store) -> None:
             job = jobs.find(FIRST_START)
             if job is None and not s.counts()["versions"]:
                 _export_pending()  # asked before the export ends, so the progress can say it is running
-                # The encoder (with its export) and the reader load on their own thread while the job loads spaCy
-                # and parses the corpus: two cores busy, where one model after the other kept one idle.
-                preload.go(s)
                 job = jobs.submit(FIRST_START, _sample_work(s))
         if job is None:
             return
@@ -103,7 +99,7 @@ def first_start(s: Store) -> None:
     export = (" This machine had no ONNX export of the MiniLM encoder, so this start makes one (once: a later "
               "start reuses it).") if _export_pending() else ""
     status = watch_job(job, "First start: the store is empty, so the sample corpus (the Larkspur handbook) is "
-                            "being ingested with the embedded rules extractor, and the models load meanwhile…"
+                            "being ingested with the embedded rules extractor…"
                        + export, _first_start_done(s))
     if status.state == DONE and status.report is not None:
         st.session_state[LAST_REPORT] = status.report

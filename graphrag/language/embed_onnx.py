@@ -14,8 +14,6 @@ import hashlib
 import json
 import logging
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 import warnings
@@ -51,9 +49,7 @@ class UnsupportedModel(ValueError):
 
 
 def default_cache_dir() -> Path:
-    """Where exports go unless GRAPHRAG_ONNX_CACHE says otherwise: the user's cache folder, outside any checkout,
-    so a second start and a second checkout of the same weights reuse the export (its name holds a digest of the
-    weights and the export settings, see ``export_key``)."""
+    """Where exports go unless GRAPHRAG_ONNX_CACHE says otherwise."""
     return Path.home() / ".cache" / "graphrag" / "onnx"
 
 
@@ -96,19 +92,6 @@ def _staged(target: Path) -> Iterator[Path]:
 
 
 def _export_transformer(model_dir: Path, dest: Path) -> None:
-    """Write the BERT encoder to ``dest`` in a child process (``_export_here``): the trace's seconds of holding the
-    interpreter lock are not spent in this one, so on a first start the export runs on one core while this process
-    parses the sample corpus on the other (the child pays its own import of torch and transformers). Raises
-    RuntimeError with the child's last words when it fails."""
-    # The child reads local files only (from_pretrained with local_files_only), as this process would.
-    done = subprocess.run([sys.executable, "-m", __name__, str(model_dir), str(dest)], capture_output=True,
-                          text=True, check=False)
-    if done.returncode:
-        raise RuntimeError(f"exporting {MODEL_NAME} to ONNX failed (exit {done.returncode}): "
-                           f"{done.stderr.strip()[-800:] or 'no message'}")
-
-
-def _export_here(model_dir: Path, dest: Path) -> None:
     """Write the BERT encoder (token ids and attention mask in, token embeddings out) to ``dest``."""
     import torch
     from transformers import AutoModel
@@ -356,7 +339,3 @@ class OnnxMiniLMEmbedder:
     def encode_tokens(self, texts: Sequence[str]) -> dict[str, TokenEmbedding]:
         """Each text's contextual token embeddings (see ``encode_with_tokens``)."""
         return self.encode_with_tokens(texts)[1]
-
-
-if __name__ == "__main__":  # the export's child process (see _export_transformer): MODEL_DIR DEST
-    _export_here(Path(sys.argv[1]), Path(sys.argv[2]))

@@ -149,28 +149,3 @@ def test_an_ingest_can_encode_on_two_threads_while_other_threads_keep_one(onnx: 
     assert inside is onnx._sessions[2] and inside is not onnx._sessions[1]
     assert elsewhere == [onnx._sessions[1]] and onnx._session is onnx._sessions[1]
     np.testing.assert_allclose(two, one, atol=1e-5)
-
-
-def test_the_export_runs_in_a_process_of_its_own(tmp_path: Path) -> None:
-    """A first start exports MiniLM while the dashboard parses the sample corpus: in a child process, so the
-    trace does not hold the interpreter lock of the process that asked (which imports no torch for it)."""
-    import subprocess
-    import sys
-
-    code = ("import sys; from pathlib import Path; from graphrag.language.embed_onnx import OnnxMiniLMEmbedder; "
-            f"e = OnnxMiniLMEmbedder(cache_dir=Path({str(tmp_path / 'cache')!r})); e.encode(['Paris is in France.']); "
-            "print('torch' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
-    assert done.stdout.strip().splitlines()[-1] == "False", done.stderr[-2000:]
-    assert len(list((tmp_path / "cache").glob("*.onnx"))) == 1
-
-
-def test_an_export_that_fails_in_its_process_says_why(tmp_path: Path) -> None:
-    """A folder the child cannot export is refused with the child's own words (a RuntimeError, on which the
-    embedder falls back to torch), and nothing is left in the cache."""
-    folder = tmp_path / "model"
-    folder.mkdir()
-    (folder / "config.json").write_text('{"model_type": "bert"}')  # and no weights
-    with pytest.raises(RuntimeError, match=r"exporting all-MiniLM-L6-v2 to ONNX failed \(exit \d+\): .+"):
-        embed_onnx.export_onnx(folder, tmp_path / "cache")
-    assert list((tmp_path / "cache").iterdir()) == []
