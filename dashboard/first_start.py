@@ -3,6 +3,7 @@ background job any session can watch, with a retry when it fails (GRAPHRAG_SAMPL
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +40,22 @@ def _sample_work(s: Store) -> Work:
     return work
 
 
+@functools.cache
+def _export_pending() -> bool:
+    """Whether this start exports MiniLM to ONNX (no export of these weights in the cache yet): the longest part of
+    a machine's first start, which the progress names. Asked once per process (it hashes the weights)."""
+    cfg = config()
+    if cfg.encoder != "onnx":
+        return False
+    from graphrag.language.embed_onnx import default_cache_dir, export_target
+    from graphrag.language.encoding import model_path
+
+    try:
+        return not export_target(cfg.embed_model or model_path(), cfg.onnx_cache or default_cache_dir()).is_file()
+    except OSError:  # unreadable weights: the encoder's own load says why
+        return False
+
+
 def _first_start_done(s: Store) -> Callable[[JobStatus], str]:
     def done(status: JobStatus) -> str:
         # The sidebar's own figures (the store as this viewer's labels show it), not the report's totals, which
@@ -65,6 +82,7 @@ def first_start(s: Store) -> None:
         with _first_start_lock(s.url.key):
             job = jobs.find(FIRST_START)
             if job is None and not s.counts()["versions"]:
+                _export_pending()  # asked before the export ends, so the progress can say it is running
                 job = jobs.submit(FIRST_START, _sample_work(s))
         if job is None:
             return
@@ -78,8 +96,11 @@ def first_start(s: Store) -> None:
                 jobs.retry(job.id)
                 st.rerun()
         return
+    export = (" This machine had no ONNX export of the MiniLM encoder, so this start makes one (once: a later "
+              "start reuses it).") if _export_pending() else ""
     status = watch_job(job, "First start: the store is empty, so the sample corpus (the Larkspur handbook) is "
-                            "being ingested with the embedded rules extractor…", _first_start_done(s))
+                            "being ingested with the embedded rules extractor…"
+                       + export, _first_start_done(s))
     if status.state == DONE and status.report is not None:
         st.session_state[LAST_REPORT] = status.report
     elif status.state == FAILED:

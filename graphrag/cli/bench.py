@@ -106,6 +106,10 @@ def register(subparsers: Subparsers) -> None:
                                                          "it the encoder comparison is skipped, and says so)")
     bm.add_argument("--decades", action="store_true",
                     help="first a row per decade from 10k sentences (relations in proportion)")
+    bst = b.add_parser("start", help="seconds from `streamlit run app.py` to a usable Ask box and a first answer, "
+                                     "first start (fresh store and ONNX cache) and second, in headless Chromium")
+    bst.add_argument("--no-parts", action="store_true", help="skip timing the first start's parts one by one")
+    bst.add_argument("--json", action="store_true", help="the figures as JSON")
     s.set_defaults(run=run)
 
 
@@ -134,6 +138,10 @@ def run(args: argparse.Namespace) -> int:
         return bench_load_browser(sessions=args.reviewers, dashboards=args.dashboards, engines=args.engines,
                                   verdicts=20 if args.verdicts is None else args.verdicts, asks=args.asks,
                                   claims=args.claims, as_json=args.json)
+    if args.what == "start":
+        from lab.bench_start import bench_start
+
+        return bench_start(as_json=args.json, parts=not args.no_parts)
     if args.what == "scale":
         from lab.bench_scale import bench_scale
 

@@ -136,10 +136,15 @@ def _quantize(source: Path, dest: Path) -> None:
     quantize_dynamic(source, dest, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"])
 
 
+def export_target(model_dir: Path, out_dir: Path, quantize: bool = False) -> Path:
+    """Where the export of the model in ``model_dir`` goes in ``out_dir`` (whether it is there yet or not)."""
+    return out_dir / f"{MODEL_NAME}-{'int8' if quantize else 'fp32'}-{export_key(model_dir, quantize)}.onnx"
+
+
 def export_onnx(model_dir: Path, out_dir: Path, quantize: bool = False) -> Path:
     """The ONNX file of the model in ``model_dir`` (int8 when ``quantize``) in ``out_dir``, exported now unless an
     export with the same weights and settings is already there."""
-    target = out_dir / f"{MODEL_NAME}-{'int8' if quantize else 'fp32'}-{export_key(model_dir, quantize)}.onnx"
+    target = export_target(model_dir, out_dir, quantize)
     if target.is_file():
         return target
     out_dir.mkdir(parents=True, exist_ok=True)
