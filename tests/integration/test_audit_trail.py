@@ -42,7 +42,7 @@ NOT_AUDITED = {
     "pack verify": "reads a pack file, writes nothing", "pack key": "prints the store's public key",
     "eval retrieval": "reads a benchmark file", "eval answers": "asks benchmark questions in its own stores", "eval themes": "asks benchmark questions in its own stores", "eval support": "reads a benchmark file",
     "bench ask": "a throwaway store", "bench documents": "a throwaway store", "bench ingest": "a throwaway store",
-    "bench load": "a throwaway store", "bench review": "a throwaway store", "bench scale": "a throwaway store",
+    "bench load": "a throwaway store", "bench start": "a throwaway store", "bench review": "a throwaway store", "bench scale": "a throwaway store",
     "bench support": "a throwaway store", "bench million": "a synthetic store it writes (or reuses, with --store)",
     "bench reader": "times the reader and ask on a store it only reads (its answers are not kept)",
     "store migrate": "copies into an empty database; meta 'copied_from' names the source, the audit rows come along",
@@ -318,6 +318,8 @@ PAGE_AUDITED = {
 PAGE_NOT_AUDITED = {
     ("views/ask.py", "Ask"): "asks, as `graphrag ask` does: the answer is not yet part of the record (a verdict is)",
     ("views/ask.py", "Review this answer"): "opens the Review page on the answer",
+    ("dashboard/document_viewer.py", "Open the document"): "shows a cited document the viewer's labels already see "
+                                                           "(a read, like the cited source beside it)",
     ("views/review.py", "Previous"): "moves in the queue", ("views/review.py", "Next"): "moves in the queue",
     ("views/ingest.py", "Retry"): "runs a failed ingest's work again: the ingest was audited when it was submitted",
     ("dashboard/removal.py", "Preview the removal"): "the removal run and rolled back: nothing changes",
