@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphrag.cli.common import sqlite_file_value
 from graphrag.language.encoding import DIM
 
 PER_DOC = 20
@@ -95,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     """Write the store (unless ``--store`` names one already written), build its graph, print the figures."""
     ap = argparse.ArgumentParser(prog="python -m lab.bench_graph", description=__doc__.split("\n\n")[0])
     ap.add_argument("--relations", type=int, default=1_000_000)
-    ap.add_argument("--store", type=Path, help="keep the store at this path (reused when it exists)")
+    ap.add_argument("--store", type=sqlite_file_value, metavar="PATH",
+                    help="keep the SQLite store at this path (reused when it exists)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         path = args.store or Path(tmp) / "graph.db"

@@ -21,12 +21,14 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from graphrag.store.url import StoreURL, parse_store
 from lab.bench_scale import reset_peak, vm_hwm_mb
 from lab.million_store import Layout, build, centres, entity_key, entity_name, matches
 
@@ -161,15 +163,17 @@ def targets(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def measure(path: Path, layout: Layout, n_questions: int, reuse: bool) -> dict[str, Any]:
-    """Build (or reuse) the store at ``path`` and measure graph load, asks and memory; one row of figures."""
+def measure(path: Path | StoreURL, layout: Layout, n_questions: int, reuse: bool) -> dict[str, Any]:
+    """Build (or reuse) the store at ``path`` (a SQLite file or a PostgreSQL URL) and measure graph load, asks and
+    memory; one row of figures."""
     from graphrag.answer.retrieval import build_graph, saved
     from graphrag.store import Store
 
     gc.collect()
     reset_peak()
-    row: dict[str, Any] = {"load_average_start": round(os.getloadavg()[0], 2)}
-    with Store(path) as store:
+    where = parse_store(path)
+    row: dict[str, Any] = {"store_kind": where.kind, "load_average_start": round(os.getloadavg()[0], 2)}
+    with Store(where) as store:
         if reuse and matches(store, layout):
             row.update(build_store_s=None, store_reused=True)
         else:
@@ -182,7 +186,7 @@ def measure(path: Path, layout: Layout, n_questions: int, reuse: bool) -> dict[s
         row["build_peak_rss_mb"] = round(vm_hwm_mb(), 1)
     gc.collect()
     reset_peak()  # what a product process holds: the graph and the questions, not the synthetic build
-    with Store(path) as store:
+    with Store(where) as store:
         t0 = time.perf_counter()
         graph = build_graph(store)
         row["graph_build_s"] = round(time.perf_counter() - t0, 2)
@@ -212,9 +216,13 @@ def measure(path: Path, layout: Layout, n_questions: int, reuse: bool) -> dict[s
         recall, note = ann_recall(graph, asked[1:])
         row.update(ann_recall_at_10=None if recall is None else round(recall, 4), ann_note=note)
         del graph
+        if where.kind == "postgresql":
+            row["store_mb"] = round(store.database.read(
+                lambda c: int(c.exec_driver_sql("SELECT pg_database_size(current_database())").scalar() or 0)) / 1e6, 1)
     row["load_average_end"] = round(os.getloadavg()[0], 2)  # the machine's other work moves every figure
-    if path.is_file():
-        row["store_mb"] = round(sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6, 1)
+    if where.path is not None and where.path.is_file():
+        file = where.path
+        row["store_mb"] = round(sum(p.stat().st_size for p in file.parent.glob(file.name + "*")) / 1e6, 1)
     return row
 
 
@@ -238,27 +246,65 @@ def decades(sentences: int) -> list[int]:
     return out
 
 
-def bench_million(*, sentences: int = 1_000_000, relations: int = 1_000_000, store: str | None = None,
+@contextmanager
+def scratch_database(url: StoreURL, suffix: str) -> Iterator[StoreURL]:
+    """A new, empty database beside ``url``'s on the same server (for a decade's store), dropped after."""
+    import psycopg
+
+    assert url.url is not None
+    name = f"{url.url.database}_{suffix}"
+    conninfo = url.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        c.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield parse_store(url.url.set(database=name).render_as_string(hide_password=False))
+    finally:
+        with psycopg.connect(conninfo, autocommit=True) as c:
+            c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _decade_rows(kind: str, store: StoreURL | None, tmp: Path, sentences: int, relations: int, n_questions: int,
+                 seed: int) -> None:
+    """A JSON line per decade below ``sentences``, each on a store of its own (a file, or a database beside
+    ``store``'s), removed after."""
+    for n in decades(sentences):
+        small = Layout(n, max(1, round(relations * n / sentences)), seed)
+        if kind == "postgresql":
+            assert store is not None
+            with scratch_database(store, f"decade_{n}") as url:
+                row = measure(url, small, n_questions, reuse=False)
+        else:
+            row = measure(tmp / f"decade-{n}.db", small, n_questions, reuse=False)
+            for p in tmp.glob(f"decade-{n}.db*"):  # the store and the files beside it
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+        print(json.dumps({"decade": n, **row}), flush=True)
+
+
+def bench_million(*, sentences: int = 1_000_000, relations: int = 1_000_000, store: str | StoreURL | None = None,
                   n_questions: int = 50, encoder_sentences: int = 5000, data: str | Path = "../shared/data",
-                  per_decade: bool = False, seed: int = 0) -> int:
+                  per_decade: bool = False, seed: int = 0, beside_sqlite: bool = True) -> int:
     """``graphrag bench million``: print the figures as one JSON object (with ``per_decade``, first a JSON line
-    per decade below ``sentences``, relations in proportion)."""
+    per decade below ``sentences``, relations in proportion). ``store`` is a SQLite file or a PostgreSQL URL
+    (never a URL taken for a file name); with PostgreSQL and ``beside_sqlite`` the same sizes are measured on a
+    temporary SQLite store too, in the same run, under ``"sqlite"``."""
     started = time.perf_counter()
+    where = parse_store(store) if store is not None else None
+    kind = where.kind if where is not None else "sqlite"
     with tempfile.TemporaryDirectory() as tmp:
         if per_decade:
-            for n in decades(sentences):
-                small = Layout(n, max(1, round(relations * n / sentences)), seed)
-                row = measure(Path(tmp) / f"decade-{n}.db", small, n_questions, reuse=False)
-                print(json.dumps({"decade": n, **row}), flush=True)
-                for p in Path(tmp).glob(f"decade-{n}.db*"):  # the store and the files beside it
-                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+            _decade_rows(kind, where, Path(tmp), sentences, relations, n_questions, seed)
+            if kind == "postgresql" and beside_sqlite:
+                _decade_rows("sqlite", None, Path(tmp), sentences, relations, n_questions, seed)
         layout = Layout(sentences, relations, seed)
-        path = Path(store) if store else Path(tmp) / "million.db"
         try:
-            row = measure(path, layout, n_questions, reuse=store is not None)
+            row = measure(where if where is not None else Path(tmp) / "million.db", layout, n_questions,
+                          reuse=where is not None)
         except ValueError as exc:  # --store names a store holding something else: never written over
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        if kind == "postgresql" and beside_sqlite:
+            row["sqlite"] = measure(Path(tmp) / "million.db", layout, n_questions, reuse=False)
     t0 = time.perf_counter()
     row.update(encoder_figures(Path(data), encoder_sentences))
     row["encoder_s"] = round(time.perf_counter() - t0, 1)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,13 +266,11 @@ _SECONDARY = ("mentions", "relations")  # tables whose indexes are dropped while
 
 
 def build(store: Store, layout: Layout) -> dict[str, float]:
-    """Write the synthetic store into ``store`` (an empty SQLite store) in one transaction; the seconds each
-    phase took."""
-    if store.url.path is None:
-        raise ValueError("the synthetic store is written with SQLite's driver: give it a SQLite file")
+    """Write the synthetic store into ``store`` (an empty SQLite or PostgreSQL store) in one transaction; the
+    seconds each phase took."""
     if store.counts()["versions"]:
         raise ValueError(f"{store.url.display} already holds documents, not the synthetic store of these sizes: "
-                         "give a new path")
+                         "give a new path or an empty database")
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     rows = plan(layout)
@@ -282,8 +280,35 @@ def build(store: Store, layout: Layout) -> dict[str, float]:
     texts = _sentence_texts(layout, rows)
     at = now()
     docs, offsets = _documents(layout, texts, at)
-    centre = centres(layout)
+    tables = _Tables(docs, _sentence_rows(layout, texts, offsets, centres(layout)),
+                     _entity_rows(layout, centres(layout)),
+                     ((keys[e], doc_id(s // layout.per_doc), s % layout.per_doc, EXTRACTOR)
+                      for s, e in zip(rows.mention_sentence.tolist(), rows.mention_entity.tolist())),
+                     ((keys[a], keys[b], RELATION_TYPES[ty], f"{RELATION_TYPES[ty]} (synthetic)",
+                       doc_id(s // layout.per_doc), s % layout.per_doc, EXTRACTOR)
+                      for a, b, s, ty in zip(rows.rel_source.tolist(), rows.rel_target.tolist(),
+                                             rows.rel_sentence.tolist(), rows.rel_type.tolist())),
+                     ((d[0], d[5], at) for d in docs))
     seconds["plan_s"] = time.perf_counter() - t0
+    write = _write_sqlite if store.url.kind == "sqlite" else _write_postgresql
+    seconds.update(write(store, tables, str(layout.documents)))
+    return {k: round(v, 2) for k, v in seconds.items()}
+
+
+@dataclass
+class _Tables:
+    """The synthetic rows of each table, generated as they are written."""
+
+    documents: list[tuple[Any, ...]]
+    sentences: Iterator[tuple[Any, ...]]  # doc_id, version, idx, start, end, text, float32 vector bytes
+    entities: Iterator[tuple[Any, ...]]  # key, name, type, float32 vector bytes
+    mentions: Iterator[tuple[Any, ...]]  # entity key, doc_id, sentence idx, extractor
+    relations: Iterator[tuple[Any, ...]]  # source, target, type, description, doc_id, sentence idx, extractor
+    ingest_log: Iterator[tuple[Any, ...]]  # doc_id, sha256, at
+
+
+def _write_sqlite(store: Store, t: _Tables, generation: str) -> dict[str, float]:
+    seconds: dict[str, float] = {}
     with store.transaction() as db:
         t0 = time.perf_counter()
         db.execute("PRAGMA cache_size=-262144")  # 256 MB of page cache while the indexes are built
@@ -292,36 +317,66 @@ def build(store: Store, layout: Layout) -> dict[str, float]:
         for name, _ in indexes:  # built once at the end, the same statement the schema made them with
             db.execute(f'DROP INDEX "{name}"')
         db.executemany("INSERT INTO documents (doc_id, version, title, effective_date, access, sha256, text, path, "
-                       "superseded, status, extractor, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", docs)
+                       "superseded, status, extractor, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", t.documents)
         db.executemany('INSERT INTO sentences (doc_id, version, idx, start, "end", text, vector) '
-                       "VALUES (?,?,?,?,?,?,?)", _sentence_rows(layout, texts, offsets, centre))
-        db.executemany("INSERT INTO entities (key, name, type, vector) VALUES (?,?,?,?)",
-                       _entity_rows(layout, centre))
-        per_doc = layout.per_doc
+                       "VALUES (?,?,?,?,?,?,?)", t.sentences)
+        db.executemany("INSERT INTO entities (key, name, type, vector) VALUES (?,?,?,?)", t.entities)
         db.executemany("INSERT INTO mentions (entity_key, doc_id, version, sentence_idx, description, extractor, "
-                       "implied) VALUES (?,?,1,?,'named in the sentence',?,0)",
-                       ((keys[e], doc_id(s // per_doc), s % per_doc, EXTRACTOR)
-                        for s, e in zip(rows.mention_sentence.tolist(), rows.mention_entity.tolist())))
+                       "implied) VALUES (?,?,1,?,'named in the sentence',?,0)", t.mentions)
         db.executemany("INSERT INTO relations (source_key, target_key, type, description, doc_id, version, "
-                       "sentence_idx, extractor) VALUES (?,?,?,?,?,1,?,?)",
-                       ((keys[a], keys[b], RELATION_TYPES[ty], f"{RELATION_TYPES[ty]} (synthetic)",
-                         doc_id(s // per_doc), s % per_doc, EXTRACTOR)
-                        for a, b, s, ty in zip(rows.rel_source.tolist(), rows.rel_target.tolist(),
-                                               rows.rel_sentence.tolist(), rows.rel_type.tolist())))
+                       "sentence_idx, extractor) VALUES (?,?,?,?,?,1,?,?)", t.relations)
         db.executemany("INSERT INTO ingest_log (doc_id, path, sha256, status, error, at) VALUES (?,NULL,?,'ok',NULL,?)",
-                       ((d[0], d[5], at) for d in docs))
+                       t.ingest_log)
         seconds["insert_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         for _, sql in indexes:
             db.execute(sql)
         # As one ingest of every document on an empty store: a generation per document write, each an append
         # (documents.mark_append), so a loaded graph is current and an extension would be allowed.
-        n = str(layout.documents)
-        db.execute("UPDATE meta SET value=? WHERE key='generation'", (n,))
+        db.execute("UPDATE meta SET value=? WHERE key='generation'", (generation,))
         db.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
-                       "value=excluded.value", [("appends_from", "0"), ("appends_to", n)])
+                       "value=excluded.value", [("appends_from", "0"), ("appends_to", generation)])
         seconds["index_s"] = time.perf_counter() - t0
-    return {k: round(v, 2) for k, v in seconds.items()}
+    return seconds
+
+
+def _copy(cur: Any, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+    with cur.copy(sql) as cp:
+        for r in rows:
+            cp.write_row(r)
+
+
+def _write_postgresql(store: Store, t: _Tables, generation: str) -> dict[str, float]:
+    """The same rows through COPY (psycopg), in one transaction."""
+    seconds: dict[str, float] = {}
+    with store.transaction() as db, db.cursor() as cur:
+        t0 = time.perf_counter()
+        cur.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND "
+                    "tablename = ANY(%s) AND indexname NOT LIKE '%%pkey'", (list(_SECONDARY),))
+        indexes = cur.fetchall()
+        for name, _ in indexes:
+            cur.execute(f'DROP INDEX "{name}"')
+        _copy(cur, "COPY documents (doc_id, version, title, effective_date, access, sha256, text, path, superseded, "
+                   "status, extractor, ingested_at) FROM STDIN", t.documents)
+        _copy(cur, 'COPY sentences (doc_id, version, idx, start, "end", text, vector) FROM STDIN', t.sentences)
+        _copy(cur, "COPY entities (key, name, type, vector) FROM STDIN", t.entities)
+        _copy(cur, "COPY mentions (entity_key, doc_id, version, sentence_idx, description, extractor, implied) "
+                   "FROM STDIN", ((k, d, 1, i, "named in the sentence", x, 0) for k, d, i, x in t.mentions))
+        _copy(cur, "COPY relations (source_key, target_key, type, description, doc_id, version, sentence_idx, "
+                   "extractor) FROM STDIN", ((a, b, ty, de, d, 1, i, x) for a, b, ty, de, d, i, x in t.relations))
+        _copy(cur, "COPY ingest_log (doc_id, path, sha256, status, error, at) FROM STDIN",
+              ((d, None, h, "ok", None, at) for d, h, at in t.ingest_log))
+        seconds["insert_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        for _, sql in indexes:
+            cur.execute(sql)
+        cur.execute("UPDATE meta SET value=%s WHERE key='generation'", (generation,))
+        cur.executemany("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET "
+                        "value=excluded.value", [("appends_from", "0"), ("appends_to", generation)])
+        seconds["index_s"] = time.perf_counter() - t0
+    with store.transaction() as db:  # fresh statistics, so the planner sees the tables' real sizes
+        db.execute("ANALYZE")
+    return seconds
 
 
 def matches(store: Store, layout: Layout) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import store_value
+from graphrag.cli.common import sqlite_file_value, store_value
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -71,7 +71,7 @@ def register(subparsers: Subparsers) -> None:
                          "round trip p50/p95 and claims per minute")
     br.add_argument("--claims", type=int, default=50, help="with --browser: claims to judge (fewer if the queue ends)")
     br.add_argument("--json", action="store_true", help="with --browser: the figures as JSON")
-    br.add_argument("--store", dest="browser_store", metavar="PATH",
+    br.add_argument("--store", dest="browser_store", metavar="PATH", type=sqlite_file_value,
                     help="with --browser: where to build the store (a path that does not exist yet; default: a "
                          "temporary file, removed after)")
     br.add_argument("--screenshot", metavar="PNG", help="with --browser: the page where the reviewer stopped")
@@ -90,15 +90,19 @@ def register(subparsers: Subparsers) -> None:
     bs.add_argument("--start", type=int, default=0,
                     help="copies --store already holds (to grow a store an earlier run left, e.g. from 5x to 10x)")
     bs.add_argument("--queries", type=int, default=30)
-    bs.add_argument("--store", help="where to build the store (default: a temporary file, removed after)")
+    bs.add_argument("--store", type=sqlite_file_value, metavar="PATH",
+                    help="where to build the SQLite store (default: a temporary file, removed after)")
     bs.add_argument("--no-dashboard", action="store_true", help="skip the dashboard cold start")
     bm = b.add_parser("million", help="a synthetic store of a million sentences and relations written straight "
                                       "into the tables: graph load, ask latency, ANN recall, peak memory, and "
                                       "the ONNX encoder on real sentences")
     bm.add_argument("--sentences", type=int, default=1_000_000)
     bm.add_argument("--relations", type=int, default=1_000_000)
-    bm.add_argument("--store", dest="million_store", metavar="PATH", help="build the synthetic store here and keep it; a store this "
-                    "command built with the same sizes is reused (default: a temporary file, removed after)")
+    bm.add_argument("--store", dest="million_store", metavar="STORE", type=store_value,
+                    help="build the synthetic store here and keep it: a SQLite file, or an empty PostgreSQL database "
+                         "(postgresql+psycopg://...; measured beside a temporary SQLite store of the same sizes); a "
+                         "store this command built with the same sizes is reused (default: a temporary SQLite file, "
+                         "removed after)")
     bm.add_argument("--questions", type=int, default=50, help="questions to time (a vector and its anchors given)")
     bm.add_argument("--encoder-sentences", type=int, default=5_000,
                     help="real MuSiQue sentences for the ONNX-against-torch comparison (0: skip it)")
@@ -106,6 +110,8 @@ def register(subparsers: Subparsers) -> None:
                                                          "it the encoder comparison is skipped, and says so)")
     bm.add_argument("--decades", action="store_true",
                     help="first a row per decade from 10k sentences (relations in proportion)")
+    bm.add_argument("--no-sqlite", action="store_true",
+                    help="with a PostgreSQL --store: skip the temporary SQLite store measured beside it")
     bst = b.add_parser("start", help="seconds from `streamlit run app.py` to a usable Ask box and a first answer, "
                                      "first start (fresh store and ONNX cache) and second, in headless Chromium")
     bst.add_argument("--no-parts", action="store_true", help="skip timing the first start's parts one by one")
@@ -153,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 
         return bench_million(sentences=args.sentences, relations=args.relations, store=args.million_store,
                              n_questions=args.questions, encoder_sentences=args.encoder_sentences, data=args.data,
-                             per_decade=args.decades)
+                             per_decade=args.decades, beside_sqlite=not args.no_sqlite)
     from lab import bench
 
     if args.what == "ingest":

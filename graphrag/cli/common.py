@@ -68,6 +68,16 @@ def store_value(value: str) -> StoreURL:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def sqlite_file_value(value: str) -> Path:
+    """--store of a command that builds a store of its own as a SQLite file: a file path (or sqlite:///path); a
+    PostgreSQL URL is refused with what to give instead, never taken for a file name."""
+    store = store_value(value)
+    if store.kind != "sqlite" or store.path is None:
+        raise argparse.ArgumentTypeError(f"this command builds its store as a SQLite file: give a file path, not "
+                                         f"a {store.label} URL ({store.display})")
+    return store.path
+
+
 def add_store_arg(p: argparse.ArgumentParser) -> None:
     """Add ``--store`` (default: GRAPHRAG_STORE, else the default SQLite file)."""
     p.add_argument("--store", type=store_value, default=None,

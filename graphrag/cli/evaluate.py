@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_json_arg, choices_help
+from graphrag.cli.common import add_json_arg, choices_help, sqlite_file_value
 from graphrag.errors import InputError
 from graphrag.verify import CHECKERS
 
@@ -44,7 +44,7 @@ def register(subparsers: Subparsers) -> None:
     er.add_argument("--questions", required=True)
     er.add_argument("--corpus", required=True)
     er.add_argument("--limit", type=int)
-    er.add_argument("--eval-store", help="reuse this store for the ingested corpus (default: a temporary file)")
+    er.add_argument("--eval-store", type=sqlite_file_value, metavar="PATH", help="reuse this SQLite store for the ingested corpus (default: a temporary file)")
     er.add_argument("--off-topic", metavar="FOLDER",
                     help="also ask the questions against these documents, which cannot answer them, and count "
                          "how many the relevance floor refuses (e.g. sample_corpus)")

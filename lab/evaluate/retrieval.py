@@ -221,7 +221,7 @@ def off_topic(store: Store, questions: Sequence[Question], settings: AskSettings
 
 
 def cli_eval_retrieval(questions: str, corpus: str, as_json: bool = False, limit: int | None = None,
-                       store_path: str | None = None, out: TextIO = sys.stdout,
+                       store_path: str | Path | None = None, out: TextIO = sys.stdout,
                        settings: AskSettings = AskSettings(), off_topic_dir: str | None = None) -> int:
     """``graphrag eval retrieval``: ingest the corpus, ask the questions and print the figures (or JSON); 2
     when an input is missing."""

@@ -123,3 +123,19 @@ def test_a_run_with_decades_saves_reads_back_and_clears_each_graph(monkeypatch: 
         assert row["graph_saved"] is True and row["graph_build_s"] >= 0 and row["graph_load_s"] >= 0
     assert decade["decade"] == 10_000 and whole["sentences"] == 20_000
     assert whole["targets"]["graph_load_s"]["value"] == whole["graph_load_s"]
+
+
+def test_a_postgresql_store_is_built_in_the_database_and_measured_beside_sqlite(
+        pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """bench million --store postgresql+psycopg://... writes the synthetic store into that database (never a file
+    named after the URL) and measures it beside a temporary SQLite store of the same sizes."""
+    monkeypatch.chdir(tmp_path)
+    assert bench_million.bench_million(sentences=2000, relations=2000, store=pg_url, n_questions=2,
+                                       encoder_sentences=0, data=tmp_path) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["store_kind"] == "postgresql" and row["sqlite"]["store_kind"] == "sqlite"
+    for r in (row, row["sqlite"]):
+        assert (r["sentences"], r["relations"], r["documents"]) == (2000, 2000, 200) and r["ask_p50_ms"] > 0
+    assert row["store_mb"] > 0 and list(tmp_path.iterdir()) == [], "nothing written under the working folder"
+    with Store(pg_url) as store:
+        assert matches(store, LAYOUT) and store.generation() == LAYOUT.documents
