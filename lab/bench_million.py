@@ -93,39 +93,102 @@ def ask_latencies(store: Any, graph: Any, asked: Sequence[Question]) -> tuple[li
 def attach_indexes(store: Any, graph: Any) -> dict[str, Any]:
     """Give ``graph`` its nearest-neighbour indexes as ``load_graph`` does (``indexed.attach``): built and written
     beside the store the first time, read back from the files afterwards; the seconds of each (the second is what
-    a dashboard's start pays once the files exist)."""
+    a dashboard's start pays once the files exist). On a store whose database searches the vectors (pgvector)
+    nothing is built or held: the figures are the database's index (built with the store) instead."""
     from graphrag.answer.retrieval.indexed import attach, folder
+    from graphrag.store.vector_search import sizes
 
     t0 = time.perf_counter()
     attach(graph, store)
     first_s = time.perf_counter() - t0
     built = graph.indexes
+    if built is not None and built.server_sentences is not None:
+        size = store.database.read(sizes)
+        return {"vector_search": "pgvector", "index_first_attach_s": round(first_s, 3), "index_built": False,
+                "index_files_mb": 0.0, "index_rows": graph.n_sentences,
+                "pgvector_index_mb": {k.removesuffix("_index_bytes"): round(v / 1e6, 1)
+                                      for k, v in size.items() if k.endswith("_index_bytes")},
+                "pgvector_table_mb": {k.removesuffix("_table_bytes"): round(v / 1e6, 1)
+                                      for k, v in size.items() if k.endswith("_table_bytes")}}
     t0 = time.perf_counter()
     attach(graph, store)  # files now match this graph: read, not built
     reread_s = time.perf_counter() - t0
     sentences = graph.indexes.sentences if graph.indexes is not None else None
     files = sorted(folder(store).parent.glob(folder(store).name + ".*.faiss"))
-    return {"index_first_attach_s": round(first_s, 2), "index_reload_s": round(reread_s, 2),
+    return {"vector_search": "faiss" if sentences is not None else "exact",
+            "index_first_attach_s": round(first_s, 2), "index_reload_s": round(reread_s, 2),
             "index_built": built is not None and built.sentences is not None,
             "index_files_mb": round(sum(p.stat().st_size for p in files) / 1e6, 1),
             "index_rows": None if sentences is None else sentences.index.rows}
 
 
-def ann_recall(graph: Any, asked: Sequence[Question], k: int = ANN_K) -> tuple[float | None, str]:
-    """Recall@k of the sentence index's neighbours (its candidates re-scored exactly, as retrieval uses them)
-    against the exact scan over every sentence row; None (and why) when the graph has no index (below
-    ``index.EXACT_BELOW`` rows retrieval scans exactly)."""
-    from graphrag.answer.retrieval.index import EXACT_BELOW, nearest
+FILTER_LABELS = ("finance",)  # 11% of the synthetic documents (10% finance, 1% finance and legal)
 
-    held = graph.indexes.sentences if graph.indexes is not None else None
-    if held is None:
+
+def ann_recall(graph: Any, asked: Sequence[Question], k: int = ANN_K,
+               access: Sequence[str] | None = None) -> tuple[float | None, str]:
+    """Recall@k of the sentence index's neighbours (the candidates retrieval asks for, re-scored exactly, as
+    retrieval uses them)
+    against the exact scan over every sentence row (with ``access``, over the rows an asker holding those labels
+    sees, the index asked with the same filter, never the exact fallback for a few visible rows); None (and why)
+    when the graph has no index (below ``index.EXACT_BELOW`` rows retrieval scans exactly)."""
+    from graphrag.answer.retrieval.index import EXACT_BELOW
+    from graphrag.answer.retrieval.scores import CANDIDATES
+
+    searcher = graph.indexes.searcher("sentences") if graph.indexes is not None else None
+    if searcher is None:
         return None, f"no index: {graph.n_sentences:,} sentence rows, below {EXACT_BELOW:,} retrieval scans exactly"
     n, hits = graph.n_sentences, 0
+    visible = graph.visible_rows(access) if access is not None else None
     for qvec, _ in asked:
-        exact = np.argpartition(-graph.sentence_similarities(qvec), k)[:k]
-        got, _ = nearest(graph.sentence_vectors, qvec, k, n, None, held.index)
+        sims = graph.sentence_similarities(qvec)
+        if visible is not None:
+            sims = np.where(visible, sims, -np.inf)
+        exact = np.argpartition(-sims, k)[:k]
+        found = searcher.candidates(qvec, CANDIDATES, n, visible)  # as many as retrieval asks for
+        got = found[np.argsort(-(graph.sentence_vectors[found] @ qvec))][:k]
         hits += len(set(got.tolist()) & set(exact.tolist()))
-    return hits / (k * len(asked)), "faiss IVF candidates re-scored exactly, against the exact scan"
+    kind = "pgvector HNSW (halfvec, iterative scan)" if graph.indexes.server_sentences is not None else "faiss IVF"
+    shown = f", asker {list(access)} ({int(visible.sum()):,} rows)" if access is not None and visible is not None \
+        else ""
+    return hits / (k * len(asked)), f"{kind} candidates re-scored exactly, against the exact scan{shown}"
+
+
+_SECOND_PROCESS = """
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+from graphrag.answer.retrieval import load_graph, retrieve_vector
+from graphrag.model import AskSettings
+from graphrag.store import Store
+from lab.bench_scale import vm_hwm_mb
+store = Store(sys.argv[1])
+graph = load_graph(store)
+ready = time.perf_counter() - t0
+q = np.frombuffer(bytes.fromhex(sys.argv[2]), dtype=np.float32)
+got = retrieve_vector(store, graph, q, AskSettings())
+print(json.dumps({"ready_s": round(ready, 2), "first_answer_s": round(time.perf_counter() - t0, 2),
+                  "context": len(got.context), "peak_rss_mb": round(vm_hwm_mb(), 1),
+                  "indexes": "exact" if graph.indexes is None or graph.indexes.searcher("sentences") is None else
+                  ("pgvector" if graph.indexes.server_sentences is not None else "faiss")}))
+"""
+
+
+def second_process(store: Any, qvec: np.ndarray) -> dict[str, Any]:
+    """What another dashboard process on this store pays before its first answer, once the store is indexed (the
+    saved graph and, without pgvector, the index files are there): a fresh Python opening the store, loading the
+    graph and answering one question (no models: the vector given), with its peak memory."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                                     os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", _SECOND_PROCESS, store.url.value, qvec.astype(np.float32).tobytes().hex()],
+                         capture_output=True, text=True, env=env, timeout=1800)
+    if out.returncode != 0:
+        return {"second_process_error": (out.stderr.strip().splitlines() or ["?"])[-1]}
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"second_process_ready_s": got["ready_s"], "second_process_first_answer_s": got["first_answer_s"],
+            "second_process_peak_rss_mb": got["peak_rss_mb"], "second_process_search": got["indexes"]}
 
 
 def encoder_figures(data: Path, n: int, repeats: int = 3) -> dict[str, Any]:
@@ -215,7 +278,11 @@ def measure(path: Path | StoreURL, layout: Layout, n_questions: int, reuse: bool
         row["peak_rss_mb"] = round(vm_hwm_mb(), 1)
         recall, note = ann_recall(graph, asked[1:])
         row.update(ann_recall_at_10=None if recall is None else round(recall, 4), ann_note=note)
+        recall, note = ann_recall(graph, asked[1:], access=FILTER_LABELS)
+        row.update(ann_recall_at_10_filtered=None if recall is None else round(recall, 4), ann_filtered_note=note)
         del graph
+        gc.collect()
+        row.update(second_process(store, asked[0][0]))
         if where.kind == "postgresql":
             row["store_mb"] = round(store.database.read(
                 lambda c: int(c.exec_driver_sql("SELECT pg_database_size(current_database())").scalar() or 0)) / 1e6, 1)

@@ -1,4 +1,4 @@
-"""``graphrag store migrate``: copy one store into another, empty one (SQLite into PostgreSQL) and print the
+"""``graphrag store info``: the store, its counts and where its vectors are searched. ``graphrag store migrate``: copy one store into another, empty one (SQLite into PostgreSQL) and print the
 verified table counts. ``graphrag store setup``: on PostgreSQL, migrate as the owner and set up the application
 role the dashboard and the CLI use, which may only read and insert the verification record."""
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphrag.cli.common import add_json_arg, principal, store_value
+from graphrag.cli.common import add_json_arg, add_store_arg, principal, store_value
 from graphrag.errors import InputError
 from graphrag.model import Progress
 
@@ -42,6 +42,10 @@ def register(subparsers: Subparsers) -> None:
                     help="a new role's password: the first line of FILE (never on the command line, where other "
                          "users of the machine could read it); without it, the server's other authentication applies")
     add_json_arg(su)
+    si = st_.add_parser("info", help="the store, its counts, and where its vectors are searched: by the database "
+                                     "(PostgreSQL with pgvector) or in each process, with how to enable pgvector")
+    add_store_arg(si)
+    add_json_arg(si)
     s.set_defaults(run=run)
 
 
@@ -50,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     ``setup``: migrate as the owner, grant the application role, print what it may do."""
     if args.what == "setup":
         return _setup(args)
+    if args.what == "info":
+        return _info(args)
     from graphrag.store import copy_store
 
     def progress(p: Progress) -> None:  # one line per table copied
@@ -85,4 +91,25 @@ def _setup(args: argparse.Namespace) -> int:
           f"trigger change); read and write the other {len(report.other_tables) - len(report.append_tables)} tables, "
           "never rewriting a document's words; labels, settings and removals only with their audit rows")
     print(f"dashboard and CLI: GRAPHRAG_STORE={report.app_url} (add the role's password, or use a ~/.pgpass)")
+    print(f"vector search: {report.vector_search}")
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    """Which store, its schema and counts, and where its vectors are searched (with how to change it)."""
+    from graphrag.cli.common import open_store
+
+    with open_store(args) as store:
+        found = store.vector_search()
+        counts = store.counts()
+        info = {"store": store.url.display, "kind": store.url.kind, "schema": store.database.version,
+                "documents": counts["documents"], "sentences": counts["sentences"], "entities": counts["entities"],
+                "vector_search": "database" if found.in_database else "process", "pgvector": found.pgvector,
+                "vector_encoder": found.encoder, "note": found.note}
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"store {info['store']} ({store.url.label}, schema {info['schema']}): {info['documents']:,} documents, "
+          f"{info['sentences']:,} sentences, {info['entities']:,} entities")
+    print(f"vector search: {found.note}")
     return 0

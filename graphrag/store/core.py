@@ -8,6 +8,7 @@ connection; an ``in_snapshot()`` or a write on one thread keeps its own connecti
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -17,11 +18,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, text
 
 from graphrag.access.identity import Viewer
 from graphrag.access.rule import Footprint, Sources
 from graphrag.config import Config
+from graphrag.errors import StoreError
 from graphrag.model import (
     PUBLIC,
     Answer,
@@ -35,6 +37,7 @@ from graphrag.model import (
     Verdict,
 )
 from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
+from graphrag.store import vector_search as pgvec
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
 from graphrag.store.documents import (  # DocumentWrite: also re-exported
@@ -46,6 +49,8 @@ from graphrag.store.documents import (  # DocumentWrite: also re-exported
 from graphrag.store.url import StoreURL, parse_store
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+_VECTOR_LOCK = 7_351_002  # pg_advisory_xact_lock key: one process enables the database's vector search
 # How far the database's clock may be behind this process's when a lost verdict is looked for again.
 _CLOCK_SKEW = timedelta(minutes=10)
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
@@ -76,9 +81,48 @@ class Store:
         self._footprint_lock = threading.Lock()
         try:
             self.database.migrate()
+            self._vector_search = self._prepare_vector_search()
         except BaseException:
             self.database.close()
             raise
+
+    def _prepare_vector_search(self) -> pgvec.VectorSearch:
+        """Where this store's vectors are searched; on PostgreSQL, the database's search is enabled first when
+        the server offers pgvector 0.8 and this role may (the owner; see ``pgvec.may_enable``)."""
+        found = self._read(pgvec.status)
+        if found.in_database or self.database.readonly or not self._read(pgvec.may_enable):
+            if not found.in_database:
+                log.info("store %s: %s", self.url.display, found.note)
+            return found
+
+        def run(c: Connection) -> int:
+            c.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _VECTOR_LOCK})  # one process enables it
+            return 0 if pgvec.status(c).in_database else pgvec.enable(c)
+
+        try:
+            copied = self._write(run)
+        except StoreError as exc:  # another encoder's vectors, a privilege missing: the in-process search stays
+            log.warning("store %s: the database's vector search was not enabled: %s", self.url.display, exc)
+            return found
+        if copied:
+            log.info("store %s: %d stored vectors copied into pgvector columns", self.url.display, copied)
+        return self._read(pgvec.status)
+
+    def vector_search(self, refresh: bool = False) -> pgvec.VectorSearch:
+        """Where this store's vectors are searched (the database, or each process), with a line for people;
+        read when the store was opened, or again with ``refresh``."""
+        if refresh:
+            self._vector_search = self._read(pgvec.status)
+        return self._vector_search
+
+    def nearest_sentences(self, query: str, k: int, asker: pgvec.AskerFilter) -> list[tuple[str, int, int]]:
+        """The database's search (pgvector): up to ``k`` visible sentences nearest ``query`` (a halfvec's text),
+        as (document id, version, sentence index)."""
+        return self._read(lambda c: pgvec.nearest_sentences(c, query, k, asker))
+
+    def nearest_entities(self, query: str, k: int, asker: pgvec.AskerFilter) -> list[str]:
+        """The database's search (pgvector): keys of up to ``k`` visible entities nearest ``query``."""
+        return self._read(lambda c: pgvec.nearest_entities(c, query, k, asker))
 
     @property
     def path(self) -> Path | None:

@@ -42,6 +42,9 @@ T = TypeVar("T")
 _WRITE = "graphrag_write"  # execution option: this connection begins a write transaction
 _SNAPSHOT = "graphrag_snapshot"  # execution option: this connection begins a read transaction
 _MIGRATION_LOCK = 7_351_001  # pg_advisory_xact_lock key: one process migrates at a time
+# hnsw.ef_search: candidates kept per step of the HNSW scan (pgvector's default 40); with iterative scans a query
+# for more rows than this goes on scanning. max_scan_tuples: how far it may go when the filter drops rows.
+PGVECTOR_SETTINGS = {"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100", "hnsw.max_scan_tuples": "50000"}
 
 
 class StoreUnreachable(StoreError):
@@ -412,7 +415,11 @@ def _sqlite_engine(url: StoreURL, readonly: bool, busy_timeout_s: float) -> Engi
 
 def _postgres_engine(url: StoreURL, readonly: bool) -> Engine:
     assert url.url is not None
-    args: dict[str, Any] = {"connect_timeout": 5, "application_name": "graphrag"}
+    # pgvector's search settings, for every session (a server without pgvector keeps them as unused placeholders):
+    # an iterative scan goes on until enough rows pass the asker's filter; set here, not per query, to save a
+    # round trip per search (graphrag/store/vector_search.py)
+    args: dict[str, Any] = {"connect_timeout": 5, "application_name": "graphrag",
+                            "options": " ".join(f"-c {k}={v}" for k, v in PGVECTOR_SETTINGS.items())}
     # No pre-ping: it costs a round trip per checkout; a connection that died with a server
     # restart fails its first statement, SQLAlchemy invalidates the pool, and write()/read() retry.
     return create_engine(url.url, pool_size=5, max_overflow=10, connect_args=args)

@@ -16,7 +16,7 @@ Run again after upgrading graphrag: it migrates as the owner and grants on new t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Connection, make_url, text
@@ -24,7 +24,7 @@ from sqlalchemy import Connection, make_url, text
 from graphrag.access.identity import Viewer
 from graphrag.config import is_secret_key, redact
 from graphrag.errors import InputError
-from graphrag.store import audit
+from graphrag.store import audit, vector_search
 from graphrag.store.db import Database
 from graphrag.store.schema import RECORD_TABLES, SCHEMA_VERSION, metadata
 from graphrag.store.url import StoreURL, parse_store
@@ -56,6 +56,7 @@ class RolesReport:
     other_tables: tuple[str, ...]
     app_url: str  # the owner's URL with the application role (no password): for the dashboard and the CLI
     append_tables: tuple[str, ...] = APPEND_TABLES  # among other_tables: read and insert only
+    vector_search: str = ""  # where the store's vectors are searched (vector_search.status), for people
 
     def to_json(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
@@ -64,7 +65,7 @@ class RolesReport:
                 "other_tables": {"tables": list(self.other_tables), "app_may": OTHER_PRIVILEGES,
                                  "except": {t: SPECIAL_PRIVILEGES[t] for t in self.other_tables
                                             if t in SPECIAL_PRIVILEGES}},
-                "app_url": self.app_url}
+                "app_url": self.app_url, "vector_search": self.vector_search}
 
 
 def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None = None, *,
@@ -82,7 +83,10 @@ def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None =
         db.migrate()  # as the owner: refused with SchemaBehind when this URL is not the owner's
 
         def run(c: Connection) -> RolesReport:
-            report = _grant(c, app_role, password, url)
+            # the database's vector search (pgvector), created here when the server offers it and this owner may
+            if not vector_search.status(c).in_database and vector_search.may_enable(c):
+                vector_search.enable(c)
+            report = replace(_grant(c, app_role, password, url), vector_search=vector_search.status(c).note)
             audit.add(c, audit.event(by, audit.AuditKind.STORE_SETUP, app_role=report.app_role, owner=report.owner,
                                      created=report.created, schema=report.schema))
             return report

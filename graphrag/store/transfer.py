@@ -64,7 +64,8 @@ class CopyMismatch(StoreError):
 
 
 SETTINGS = "meta"  # the report's name for the settings rows
-_STORE_OWN = frozenset({"schema_version", "copied_from"})  # meta rows about one store, not the team's settings
+# meta rows about one store, not the team's settings (vector_encoder: which encoder fills its pgvector columns)
+_STORE_OWN = frozenset({"schema_version", "copied_from", "vector_encoder"})
 
 
 def _tables() -> list[Table]:

@@ -136,3 +136,18 @@ def test_a_database_restart_under_a_verdict_a_review_and_a_question_is_never_a_t
     assert hit and "unreachable" in shown and "reload the page" in shown
     at.switch_page("views/review.py")
     assert _errors(at.run()) == ""
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("server", ["pgvector_server", "pg_server"])
+def test_the_sidebar_says_where_a_team_stores_vectors_are_searched(monkeypatch, request, server: str) -> None:
+    """With pgvector the database searches; without it, the sidebar says the search stays in each process and how to
+    enable pgvector."""
+    at = app(monkeypatch, request.getfixturevalue(server).new_database())
+    at.run()
+    assert _errors(at) == ""
+    shown = " ".join(str(c.value) for c in at.sidebar.caption).replace("\\", "").replace("\u2060", "")
+    if server == "pgvector_server":
+        assert "Vector search by the database (pgvector 0.8" in shown, shown
+    else:
+        assert "this PostgreSQL server has no pgvector" in shown and "graphrag store setup" in shown, shown

@@ -518,3 +518,29 @@ def test_empty_question_is_an_input_error_and_a_100kb_question_is_answered(store
     assert len(out.answer.question) <= 2000
     for c in out.answer.context:
         assert store.document(c.span.document_id, c.span.version).text[c.span.start:c.span.end] == c.span.text
+
+
+@pytest.mark.timeout(120)
+def test_sigkill_of_an_ingest_on_a_pgvector_store_leaves_every_row_with_its_halfvec(corpus, uninterrupted,
+                                                                                   pgvector_url):
+    """On a store whose database searches the vectors, the halfvec is written in the document's transaction: a
+    killed ingest leaves no row without it (nor one of an uncommitted document), and a re-run completes it."""
+    import psycopg
+
+    def embedded() -> tuple[int, int]:
+        with psycopg.connect(pgvector_url.replace("postgresql+psycopg://", "postgresql://")) as c:
+            row = c.execute("SELECT count(*), count(embedding) FROM sentences").fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    p = _start_ingest(pgvector_url, corpus, "--pause-before-commit", "5")  # the big document, 400 sentences
+    assert json.loads(p.stdout.readline())["event"] == "paused", p.stderr.read()
+    _kill(p)
+    assert document_count(pgvector_url) == 4
+    rows, with_halfvec = embedded()
+    assert rows == with_halfvec and rows > 0
+    with Store(pgvector_url) as s:
+        assert s.vector_search().in_database
+    _assert_recovers(pgvector_url, corpus, uninterrupted)
+    rows, with_halfvec = embedded()
+    assert rows == with_halfvec and rows > 400

@@ -190,6 +190,19 @@ class KnowledgeGraph:
                 self._vis_cache[key] = (docs, self.mentions.entities_seen(docs, len(self.keys)))
             return self._vis_cache[key]
 
+    def asker_of(self, visible: np.ndarray) -> VisibilityKey | None:
+        """(labels, include superseded, document scope) of the asker ``visible`` was made for by ``visibility``
+        (its documents or entities) or ``visible_rows``, or None for an array made elsewhere: lets a search
+        outside this process (the database's) filter by the same rule."""
+        with self._lock:
+            for key, rows in self._rows_cache.items():
+                if rows is visible:
+                    return key
+            for key, (docs, entities) in self._vis_cache.items():
+                if visible is docs or visible is entities:
+                    return key
+        return None
+
     def visible_rows(self, access: Iterable[str], include_superseded: bool = False,
                      documents: Iterable[str] = ()) -> np.ndarray:
         """Sentence rows whose document version is visible to the asker (cached like visibility)."""

@@ -20,9 +20,12 @@ from __future__ import annotations
 import math
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from graphrag.answer.retrieval.records import Searcher
 
 # Below this many rows a question scans every vector exactly, as it always has (all evaluation sets, every
 # store of a few thousand documents): 100k x 384 float32 is 150 MB, a scan of ~10 ms on this 2-core machine,
@@ -150,22 +153,26 @@ class VectorIndex:
 
 
 def nearest(vectors: np.ndarray, query: np.ndarray, k: int, n: int, visible: np.ndarray | None,
-            index: VectorIndex | None) -> tuple[np.ndarray, np.ndarray]:
+            index: Searcher | None) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` rows below ``n`` (and ``visible``) most similar to ``query`` with their exact cosine
     similarities, best first (ties by row). Exact when there is no index or the asker sees few rows;
-    otherwise the index's candidates re-scored against ``vectors``."""
+    otherwise the index's candidates (a faiss index held, or the database's search) re-scored against
+    ``vectors``."""
     q = query.astype(np.float32, copy=False)
     seen = int(np.count_nonzero(visible[:n])) if visible is not None else n
-    if visible is not None and seen <= EXACT_SUBSET:  # a gather of the few rows seen
+    found = None
+    if index is not None and (visible is None or seen > EXACT_SUBSET):
+        found = index.candidates(query, k, n, visible)
+    if found is not None:
+        rows = found
+    elif visible is not None and seen <= EXACT_SUBSET:  # a gather of the few rows seen
         rows = np.flatnonzero(visible[:n])
-    elif index is None:  # a scan of every row, in place
+    else:  # a scan of every row, in place
         sims = np.einsum("ij,j->i", vectors[:n], q)
         if visible is not None:
             sims[~visible[:n]] = -np.inf
         rows = np.argpartition(-sims, k - 1)[:k] if k < n else np.arange(n)
         rows = rows[np.isfinite(sims[rows])]
-    else:
-        rows = index.candidates(query, k, n, visible)
     sims = np.einsum("ij,j->i", vectors[rows], q)
     order = np.lexsort((rows, -sims))[:k]
     return rows[order], sims[order].astype(np.float32)

@@ -31,7 +31,9 @@ import numpy as np
 
 from graphrag.answer.retrieval import index as ann
 from graphrag.answer.retrieval.records import GraphIndexes, Kept
+from graphrag.answer.retrieval.server import ServerIndex
 from graphrag.store import Store
+from graphrag.store.vector_search import check_encoder
 
 if TYPE_CHECKING:
     from graphrag.answer.retrieval.graph import KnowledgeGraph
@@ -86,7 +88,13 @@ def _matrix(graph: KnowledgeGraph, kind: str) -> np.ndarray:
 
 def attach(graph: KnowledgeGraph, store: Store | None = None, previous: KnowledgeGraph | None = None) -> None:
     """Give ``graph`` its indexes (see the module's docstring); ``previous`` is the graph it replaces, whose
-    indexes it takes over when they fit. Without ``store`` nothing is read or written."""
+    indexes it takes over when they fit. Without ``store`` nothing is read or written. On a store whose database
+    searches the vectors (pgvector) no index is built, read or held: the database's search stands in."""
+    if store is not None and _in_database(store):
+        graph.indexes = GraphIndexes(
+            server_sentences=ServerIndex(store, graph, "sentences") if graph.n_sentences >= ann.EXACT_BELOW else None,
+            server_entities=ServerIndex(store, graph, "entities") if len(graph.keys) >= ann.EXACT_BELOW else None)
+        return
     base = folder(store) if store is not None else None
     old = previous.indexes if previous is not None else None
     out = GraphIndexes()
@@ -96,6 +104,20 @@ def attach(graph: KnowledgeGraph, store: Store | None = None, previous: Knowledg
             held = None  # a known entity got a vector it lacked: its codes are stale
         setattr(out, kind, _follow(graph, kind, held, base))
     graph.indexes = out
+
+
+_told: set[str] = set()  # stores whose in-process search was logged, once per process
+
+
+def _in_database(store: Store) -> bool:
+    """Whether the store's database searches the vectors; refuses a store whose vectors another encoder made.
+    A PostgreSQL store searched in process says so once, with how to change it."""
+    found = store.vector_search()
+    check_encoder(found)
+    if not found.in_database and store.url.kind == "postgresql" and store.url.key not in _told:
+        _told.add(store.url.key)
+        log.warning("store %s: %s", store.url.display, found.note)
+    return found.in_database
 
 
 def _vectors_changed(previous: KnowledgeGraph, graph: KnowledgeGraph) -> bool:

@@ -8,7 +8,7 @@ import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -169,9 +169,31 @@ class Kept:
     saved: int
 
 
+class Searcher(Protocol):
+    """What retrieval asks a nearest-neighbour index: up to ``k`` rows below ``n`` (and ``visible``) near
+    ``query``, for the caller to score exactly; None when it cannot answer for that ``visible`` (then the caller
+    scans exactly)."""
+
+    def candidates(self, query: np.ndarray, k: int, n: int, visible: np.ndarray | None = None
+                   ) -> np.ndarray | None:
+        """Candidate rows, in no particular order."""
+        ...
+
+
 @dataclass
 class GraphIndexes:
-    """A graph's indexes: None for a kind below ``index.EXACT_BELOW`` rows."""
+    """A graph's indexes: None for a kind below ``index.EXACT_BELOW`` rows. On a store whose database searches
+    the vectors (pgvector) the ``server_`` searchers stand in and no index is held (``server.ServerIndex``)."""
 
     sentences: Kept | None = None
     entities: Kept | None = None
+    server_sentences: Searcher | None = None
+    server_entities: Searcher | None = None
+
+    def searcher(self, kind: str) -> Searcher | None:
+        """The search over ``kind`` ("sentences" or "entities"): the database's, the index held, or None (exact)."""
+        server = self.server_sentences if kind == "sentences" else self.server_entities
+        if server is not None:
+            return server
+        kept = self.sentences if kind == "sentences" else self.entities
+        return kept.index if kept is not None else None

@@ -36,9 +36,9 @@ class QuestionScores:
 
     def __init__(self, graph: KnowledgeGraph, qvec: np.ndarray, visible: np.ndarray) -> None:
         self.graph, self.qvec, self.visible = graph, qvec, visible
-        kept = graph.indexes.sentences if graph.indexes is not None else None
-        self.indexed = kept is not None
-        if kept is None:  # every row at once
+        searcher = graph.indexes.searcher("sentences") if graph.indexes is not None else None
+        self.indexed = searcher is not None
+        if searcher is None:  # every row at once
             self.scores = np.where(visible, graph.sentence_similarities(qvec), -np.inf).astype(np.float32)
             step_weight = np.clip(np.where(visible, self.scores, 0.0), MIN_STEP_WEIGHT, 1.0).astype(np.float32)
             step_weight[~visible] = 0.0
@@ -51,7 +51,7 @@ class QuestionScores:
         self.scores = np.full(n, -np.inf, dtype=np.float32)
         self.step_weight = np.zeros(n, dtype=np.float32)
         self.done = np.zeros(n, dtype=bool)
-        self.candidates, sims = nearest(graph.sentence_vectors, qvec, CANDIDATES, n, visible, kept.index)
+        self.candidates, sims = nearest(graph.sentence_vectors, qvec, CANDIDATES, n, visible, searcher)
         self._fill(self.candidates, sims)
         # the most an unscored visible row can resemble the question (none is left when fewer came back)
         self.farthest = float(sims.min()) if len(sims) >= CANDIDATES else -np.inf
@@ -97,9 +97,9 @@ class QuestionScores:
         graph = self.graph
         if not self.indexed:
             return graph.similar_to_row(row)
-        kept = graph.indexes.sentences if graph.indexes is not None else None
         rows, sims = nearest(graph.sentence_vectors, graph.sentence_vectors[row], RIVAL_NEIGHBOURS,
-                             graph.n_sentences, self.visible, kept.index if kept is not None else None)
+                             graph.n_sentences, self.visible,
+                             graph.indexes.searcher("sentences") if graph.indexes is not None else None)
         self.prepare(rows)
         out = np.full(graph.n_sentences, -np.inf, dtype=np.float32)
         out[rows] = sims
@@ -110,20 +110,20 @@ def nearest_names(graph: KnowledgeGraph, vec: np.ndarray, k: int,
                   visible_entities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` visible entities whose names are nearest ``vec``, with their exact similarities (by the
     entity index when the graph has one, else by a scan of every name)."""
-    kept = graph.indexes.entities if graph.indexes is not None else None
-    return nearest(graph.vectors, vec, k, len(graph.keys), visible_entities, kept.index if kept else None)
+    searcher = graph.indexes.searcher("entities") if graph.indexes is not None else None
+    return nearest(graph.vectors, vec, k, len(graph.keys), visible_entities, searcher)
 
 
 def names_like(graph: KnowledgeGraph, vecs: np.ndarray, visible_entities: np.ndarray) -> np.ndarray:
     """Per vector of ``vecs``, each visible entity name's cosine similarity to it (phrases x entities, -inf for
     invisible entities); with an entity index, only the ``NAME_CANDIDATES`` nearest names have one."""
-    kept = graph.indexes.entities if graph.indexes is not None else None
-    if kept is None:
+    searcher = graph.indexes.searcher("entities") if graph.indexes is not None else None
+    if searcher is None:
         sims = graph.names_like(vecs)
         sims[:, ~visible_entities] = -np.inf
         return sims
     out = np.full((len(vecs), len(graph.keys)), -np.inf, dtype=np.float32)
     for i, vec in enumerate(vecs):
-        rows, sims = nearest(graph.vectors, vec, NAME_CANDIDATES, len(graph.keys), visible_entities, kept.index)
+        rows, sims = nearest(graph.vectors, vec, NAME_CANDIDATES, len(graph.keys), visible_entities, searcher)
         out[i, rows] = sims
     return out
