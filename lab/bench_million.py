@@ -154,6 +154,52 @@ def ann_recall(graph: Any, asked: Sequence[Question], k: int = ANN_K,
     return hits / (k * len(asked)), f"{kind} candidates re-scored exactly, against the exact scan{shown}"
 
 
+def walk_vector_reads(store: Any, graph: Any, asked: Sequence[Question]) -> dict[str, Any]:
+    """The vectors the walk scores per question (``QuestionScores.prepare``): how many rows, and what reading
+    them costs from the graph's copy (mapped from the saved graph, or in memory) against a read from the
+    database (one query per question, the rows' float32 vectors by document version and index)."""
+    from sqlalchemy import text
+
+    from graphrag.answer.retrieval import retrieve_vector
+    from graphrag.answer.retrieval.scores import QuestionScores
+    from graphrag.model import AskSettings
+
+    seen: list[np.ndarray] = []
+    original = QuestionScores.prepare
+
+    def spy(self: QuestionScores, rows: np.ndarray) -> None:
+        seen.append(np.asarray(rows, dtype=np.int64))
+        original(self, rows)
+
+    per_question: list[np.ndarray] = []
+    QuestionScores.prepare = spy  # type: ignore[method-assign]
+    try:
+        for qvec, anchors in asked:
+            seen.clear()
+            retrieve_vector(store, graph, qvec, AskSettings(), anchors)
+            per_question.append(np.unique(np.concatenate(seen)) if seen else np.zeros(0, dtype=np.int64))
+    finally:
+        QuestionScores.prepare = original  # type: ignore[method-assign]
+    sql = text("SELECT s.vector FROM sentences s JOIN unnest(CAST(:d AS text[]), CAST(:v AS int[]), "
+               "CAST(:i AS int[])) AS w(doc_id, version, idx) ON s.doc_id = w.doc_id AND s.version = w.version "
+               "AND s.idx = w.idx")
+    local, remote = [], []
+    for rows in per_question:
+        t0 = time.perf_counter()
+        _ = np.ascontiguousarray(graph.sentence_vectors[rows]).sum()
+        local.append((time.perf_counter() - t0) * 1000)
+        params = {"d": [graph.docs[d].id for d in graph.sentence_doc[rows].tolist()],
+                  "v": [graph.docs[d].version for d in graph.sentence_doc[rows].tolist()],
+                  "i": graph.sentence_idx[rows].tolist()}
+        t0 = time.perf_counter()
+        got = store.database.read(lambda c, p=params: c.execute(sql, p).fetchall())
+        np.frombuffer(b"".join(r[0] for r in got), dtype=np.float32)
+        remote.append((time.perf_counter() - t0) * 1000)
+    return {"walk_rows_per_question_p50": int(statistics.median([len(r) for r in per_question])),
+            "walk_vectors_copy_ms_p50": round(statistics.median(local), 2),
+            "walk_vectors_server_ms_p50": round(statistics.median(remote), 2)}
+
+
 _SECOND_PROCESS = """
 import json, sys, time
 t0 = time.perf_counter()
@@ -278,6 +324,8 @@ def measure(path: Path | StoreURL, layout: Layout, n_questions: int, reuse: bool
         row["peak_rss_mb"] = round(vm_hwm_mb(), 1)
         recall, note = ann_recall(graph, asked[1:])
         row.update(ann_recall_at_10=None if recall is None else round(recall, 4), ann_note=note)
+        if where.kind == "postgresql":
+            row.update(walk_vector_reads(store, graph, asked[1:11]))
         recall, note = ann_recall(graph, asked[1:], access=FILTER_LABELS)
         row.update(ann_recall_at_10_filtered=None if recall is None else round(recall, 4), ann_filtered_note=note)
         del graph
@@ -331,6 +379,17 @@ def scratch_database(url: StoreURL, suffix: str) -> Iterator[StoreURL]:
             c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def _clear_cache_files(url: StoreURL) -> None:
+    """The saved graph (and any index files) a PostgreSQL store left in this host's cache folder."""
+    from graphrag.answer.retrieval.indexed import folder
+    from graphrag.store import Store
+
+    with Store(url) as store:
+        base = folder(store)
+    for p in base.parent.glob(base.name + ".*"):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+
+
 def _decade_rows(kind: str, store: StoreURL | None, tmp: Path, sentences: int, relations: int, n_questions: int,
                  seed: int) -> None:
     """A JSON line per decade below ``sentences``, each on a store of its own (a file, or a database beside
@@ -341,6 +400,7 @@ def _decade_rows(kind: str, store: StoreURL | None, tmp: Path, sentences: int, r
             assert store is not None
             with scratch_database(store, f"decade_{n}") as url:
                 row = measure(url, small, n_questions, reuse=False)
+                _clear_cache_files(url)
         else:
             row = measure(tmp / f"decade-{n}.db", small, n_questions, reuse=False)
             for p in tmp.glob(f"decade-{n}.db*"):  # the store and the files beside it
