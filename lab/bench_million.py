@@ -125,33 +125,42 @@ def attach_indexes(store: Any, graph: Any) -> dict[str, Any]:
 FILTER_LABELS = ("finance",)  # 11% of the synthetic documents (10% finance, 1% finance and legal)
 
 
+ON_TOPIC = 0.5  # a question with a visible row at least this similar asks about something the asker can see
+
+
 def ann_recall(graph: Any, asked: Sequence[Question], k: int = ANN_K,
                access: Sequence[str] | None = None) -> tuple[float | None, str]:
     """Recall@k of the sentence index's neighbours (the candidates retrieval asks for, re-scored exactly, as
-    retrieval uses them)
-    against the exact scan over every sentence row (with ``access``, over the rows an asker holding those labels
-    sees, the index asked with the same filter, never the exact fallback for a few visible rows); None (and why)
-    when the graph has no index (below ``index.EXACT_BELOW`` rows retrieval scans exactly)."""
+    retrieval uses them) against the exact scan over every sentence row; None (and why) when the graph has no index
+    (below ``index.EXACT_BELOW`` rows retrieval scans exactly). With ``access``, over the rows an asker holding
+    those labels sees, the index asked with the same filter (never the exact fallback for a few visible rows), and
+    only for the questions with a visible row on their topic (at least ``ON_TOPIC`` similar): elsewhere the
+    nearest visible rows are off-topic noise, many within a rounding of each other, where recall measures ties."""
     from graphrag.answer.retrieval.index import EXACT_BELOW
     from graphrag.answer.retrieval.scores import CANDIDATES
 
     searcher = graph.indexes.searcher("sentences") if graph.indexes is not None else None
     if searcher is None:
         return None, f"no index: {graph.n_sentences:,} sentence rows, below {EXACT_BELOW:,} retrieval scans exactly"
-    n, hits = graph.n_sentences, 0
+    n, hits, counted = graph.n_sentences, 0, 0
     visible = graph.visible_rows(access) if access is not None else None
     for qvec, _ in asked:
         sims = graph.sentence_similarities(qvec)
         if visible is not None:
             sims = np.where(visible, sims, -np.inf)
         exact = np.argpartition(-sims, k)[:k]
+        if visible is not None and float(sims[exact].max()) < ON_TOPIC:
+            continue
         found = searcher.candidates(qvec, CANDIDATES, n, visible)  # as many as retrieval asks for
         got = found[np.argsort(-(graph.sentence_vectors[found] @ qvec))][:k]
         hits += len(set(got.tolist()) & set(exact.tolist()))
+        counted += 1
     kind = "pgvector HNSW (halfvec, iterative scan)" if graph.indexes.server_sentences is not None else "faiss IVF"
-    shown = f", asker {list(access)} ({int(visible.sum()):,} rows)" if access is not None and visible is not None \
-        else ""
-    return hits / (k * len(asked)), f"{kind} candidates re-scored exactly, against the exact scan{shown}"
+    shown = (f", asker {list(access)} ({int(visible.sum()):,} rows), the {counted} of {len(asked)} questions with "
+             f"a visible row on their topic") if access is not None and visible is not None else ""
+    if not counted:
+        return None, f"{kind}: no question{shown}"
+    return hits / (k * counted), f"{kind} candidates re-scored exactly, against the exact scan{shown}"
 
 
 def walk_vector_reads(store: Any, graph: Any, asked: Sequence[Question]) -> dict[str, Any]:
