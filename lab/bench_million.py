@@ -63,6 +63,23 @@ def questions(layout: Layout, n: int, seed: int = 1) -> list[Question]:
     return out
 
 
+def questions_seen(layout: Layout, n: int, labels_held: Sequence[str], seed: int = 2) -> list[Question]:
+    """``n`` questions as ``questions`` draws them, each on a topic whose documents carry one of ``labels_held``
+    (an asker asks about what they can see)."""
+    from lab.million_store import labels
+
+    seen = [t for t in range(layout.topics)
+            if any(set(labels_held) & set(labels(int(d))) for d in range(t, layout.documents, layout.topics))]
+    drawn: list[Question] = []
+    centre = centres(layout)
+    for qvec, anchors in questions(layout, n * max(1, layout.topics // max(1, len(seen))) * 4, seed):
+        if int(np.argmax(centre @ qvec)) in seen:
+            drawn.append((qvec, anchors))
+        if len(drawn) == n:
+            break
+    return drawn
+
+
 def extractive_answer(context: Sequence[Any], quotes: int = 3) -> str:
     """What the extractive generator's answer is made of: context sentences quoted, each with its marker."""
     return " ".join(f"{c.span.text.rstrip('.')} [{c.n}]." for c in context[:quotes])
@@ -134,8 +151,9 @@ def ann_recall(graph: Any, asked: Sequence[Question], k: int = ANN_K,
     retrieval uses them) against the exact scan over every sentence row; None (and why) when the graph has no index
     (below ``index.EXACT_BELOW`` rows retrieval scans exactly). With ``access``, over the rows an asker holding
     those labels sees, the index asked with the same filter (never the exact fallback for a few visible rows), and
-    only for the questions with a visible row on their topic (at least ``ON_TOPIC`` similar): elsewhere the
-    nearest visible rows are off-topic noise, many within a rounding of each other, where recall measures ties."""
+    only for the questions with a visible row on their topic (at least ``ON_TOPIC`` similar; ``questions_seen``
+    draws them): elsewhere the nearest visible rows are off-topic noise, many within a rounding of each other,
+    where recall measures ties."""
     from graphrag.answer.retrieval.index import EXACT_BELOW
     from graphrag.answer.retrieval.scores import CANDIDATES
 
@@ -335,7 +353,7 @@ def measure(path: Path | StoreURL, layout: Layout, n_questions: int, reuse: bool
         row.update(ann_recall_at_10=None if recall is None else round(recall, 4), ann_note=note)
         if where.kind == "postgresql":
             row.update(walk_vector_reads(store, graph, asked[1:11]))
-        recall, note = ann_recall(graph, asked[1:], access=FILTER_LABELS)
+        recall, note = ann_recall(graph, questions_seen(layout, len(asked) - 1, FILTER_LABELS), access=FILTER_LABELS)
         row.update(ann_recall_at_10_filtered=None if recall is None else round(recall, 4), ann_filtered_note=note)
         del graph
         gc.collect()
