@@ -139,3 +139,22 @@ def test_a_postgresql_store_is_built_in_the_database_and_measured_beside_sqlite(
     assert row["store_mb"] > 0 and list(tmp_path.iterdir()) == [], "nothing written under the working folder"
     with Store(pg_url) as store:
         assert matches(store, LAYOUT) and store.generation() == LAYOUT.documents
+
+
+def test_on_a_pgvector_store_the_database_searches_and_no_index_is_built(
+        pgvector_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The figures of a store whose server has pgvector are the database's search: no index built or written, its
+    HNSW sizes, recall against the exact scan with and without a label filter, and a second process that answers
+    with the database's search."""
+    from graphrag.answer.retrieval import index as ann
+
+    monkeypatch.setattr(ann, "EXACT_BELOW", 1000)
+    monkeypatch.setattr(ann, "EXACT_SUBSET", 0)
+    monkeypatch.chdir(tmp_path)
+    assert bench_million.bench_million(sentences=2000, relations=2000, store=pgvector_url, n_questions=4,
+                                       encoder_sentences=0, data=tmp_path, beside_sqlite=False) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["vector_search"] == "pgvector" and row["index_built"] is False and row["index_files_mb"] == 0
+    assert row["pgvector_index_mb"]["sentences"] > 0 and row["build_phases_s"]["vector_index_s"] >= 0
+    assert row["ann_recall_at_10"] >= 0.9 and row["ann_recall_at_10_filtered"] >= 0.9
+    assert row["walk_rows_per_question_p50"] > 0 and "sqlite" not in row
