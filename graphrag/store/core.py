@@ -91,7 +91,7 @@ class Store:
         the server offers pgvector 0.8 and this role may (the owner; see ``pgvec.may_enable``)."""
         found = self._read(pgvec.status)
         if found.in_database or self.database.readonly or not self._read(pgvec.may_enable):
-            if not found.in_database:
+            if not found.in_database and self.url.kind == "postgresql":
                 log.info("store %s: %s", self.url.display, found.note)
             return found
 
