@@ -416,11 +416,23 @@ def _sqlite_engine(url: StoreURL, readonly: bool, busy_timeout_s: float) -> Engi
 
 def _postgres_engine(url: StoreURL, readonly: bool) -> Engine:
     assert url.url is not None
-    # pgvector's search settings, for every session (a server without pgvector keeps them as unused placeholders):
-    # an iterative scan goes on until enough rows pass the asker's filter; set here, not per query, to save a
-    # round trip per search (graphrag/store/vector_search.py)
-    args: dict[str, Any] = {"connect_timeout": 5, "application_name": "graphrag",
-                            "options": " ".join(f"-c {k}={v}" for k, v in PGVECTOR_SETTINGS.items())}
+    args: dict[str, Any] = {"connect_timeout": 5, "application_name": "graphrag"}
     # No pre-ping: it costs a round trip per checkout; a connection that died with a server
     # restart fails its first statement, SQLAlchemy invalidates the pool, and write()/read() retry.
-    return create_engine(url.url, pool_size=5, max_overflow=10, connect_args=args)
+    engine = create_engine(url.url, pool_size=5, max_overflow=10, connect_args=args)
+
+    @event.listens_for(engine, "connect")
+    def _pgvector_settings(dbapi_conn: Any, record: Any) -> None:
+        # pgvector's search settings, once per new connection (a pooled one keeps them), not per query: an
+        # iterative scan goes on until enough rows pass the asker's filter (graphrag/store/vector_search.py). Not
+        # in the startup options: a pooler may refuse those, and a server preloading an older pgvector refuses the
+        # names, which here only leaves its defaults. A server without pgvector keeps them as unused placeholders.
+        try:
+            for key, value in PGVECTOR_SETTINGS.items():
+                dbapi_conn.execute(f"SET {key} = {value}")
+            dbapi_conn.commit()
+        except Exception as exc:  # noqa: BLE001 - any refusal leaves pgvector's defaults, never a failed connect
+            dbapi_conn.rollback()
+            log.info("pgvector settings not applied (%s): its defaults apply", _first_line(exc))
+
+    return engine

@@ -11,7 +11,7 @@ removal deletes the row, and PostgreSQL its index entries). A vector of another 
 trigger with a message; the encoder that made the vectors is recorded (meta ``vector_encoder``) and retrieval
 refuses a store whose vectors another encoder made (``check_encoder``).
 
-The search settings (an iterative scan, ``hnsw.ef_search``) are every connection's, in its startup options
+The search settings (an iterative scan, ``hnsw.ef_search``) are set once when a connection opens
 (``db.PGVECTOR_SETTINGS``): no extra round trip per search. Half precision halves the table and index against
 ``vector`` (768 bytes a row at 384 dimensions); retrieval
 re-scores the candidates exactly against float32 vectors, so it costs no ranking precision.
