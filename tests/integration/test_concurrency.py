@@ -112,9 +112,12 @@ def test_server_restarted_mid_review_loses_no_confirmed_verdict(pg_server, tmp_p
     assert store_problems(url) == []
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql", "pgvector"])
 def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, request):
-    path = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
+    """An ingest, a reviewer and an asker, three processes on one store at once; on PostgreSQL with pgvector too,
+    where every sentence the ingest commits carries its halfvec."""
+    path = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue(
+        "pg_url" if backend == "postgresql" else "pgvector_url")
     answer_id = _seed_store(path, write_synthetic_corpus(tmp_path / "first", 6))
     with Store(path) as s:
         before = s.counts()["versions"]
@@ -143,6 +146,10 @@ def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, reques
     with Store(path) as s:
         assert s.counts()["versions"] == expected
         assert len(s.verdicts(answer_id)) == 250
+        if backend == "pgvector":
+            assert s.vector_search().in_database
+            assert s.database.read(lambda c: c.exec_driver_sql(
+                "SELECT count(*) = count(embedding) AND count(*) > 0 FROM sentences").scalar())
         for r in records:  # stored answers re-read from the final store still resolve exactly
             a = s.answer(r["id"])
             assert a is not None and len(a.context) == r["context"]
