@@ -113,7 +113,8 @@ class Layout:
         page_end = boxes[-1][0] if boxes else None
         label = self.pages[page - 1].label if page is not None and page <= len(self.pages) else None
         return SpanLayout(page=page, page_end=page_end if page_end != page else None, page_label=label,
-                          boxes=tuple(boxes), heading_path=heading, paragraph=paragraph)
+                          boxes=tuple(boxes), heading_path=heading, paragraph=paragraph,
+                          kind=self.kind_at(start) if self.blocks else None)
 
     def kind_at(self, start: int) -> str:
         """The kind of the block holding character ``start`` ("body" where the reader gives none)."""
