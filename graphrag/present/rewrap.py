@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 INK = 160  # grey level below which a pixel is print (the highlight's yellow and white paper are lighter)
 WRAP_LINES = 20  # a rewrapped piece is at most this many line heights wide: about 40 characters of body text
+SLACK = 1.25  # a picture up to this much wider is left as printed (drawn at 0.8 of the wrapped size, still legible)
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -50,6 +51,9 @@ def _cuts(cols: np.ndarray, width: int, gap: float) -> list[tuple[int, int]]:
     if inked.size == 0:
         return []
     left, right = int(inked[0]), int(inked[-1]) + 1
+    # as few pieces as fit, of about equal width: a line a little too wide splits in two halves, not one word
+    pieces = -(-(right - left) // width)
+    width = min(width, int(1.1 * (right - left) / pieces) + 1)
     out = []
     while right - left > width:
         # the widest gap in the window's last third: a space between words is wider than one between letters
@@ -95,7 +99,7 @@ def rewrap(plain: Image, shown: Image, width_lines: float = WRAP_LINES) -> Image
         return shown
     line = float(np.median([b - a for a, b in rows]))
     width = max(int(width_lines * line), 1)
-    if shown.width <= width:
+    if shown.width <= SLACK * width:  # narrow enough: a column's lines are read best as printed
         return shown
     pieces = []
     for i, (a, b) in enumerate(rows):

@@ -21,7 +21,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 # The cited line's height on screen, in CSS pixels, at least: its print about as large as the page's own
 # 14-pixel captions (a line's box spans ascenders to descenders, about 1.1 of the type size). Drawn across the
-# column at the printed width it was 7.7 (17.7 rewrapped).
+# column at the printed width it was 7.7 (19.5 rewrapped).
 READABLE_PX = 14.0
 
 

@@ -45,6 +45,16 @@ def test_lines_are_rewrapped_between_words_keeping_every_inked_pixel() -> None:
 def test_a_narrow_picture_is_left_as_it_is() -> None:
     page = _page(2, 5, width=400)
     assert rewrap(page, page, width_lines=20) is page
+    column = _page(2, 13, width=480)  # a printed column a little wider than 400: read best as printed
+    assert rewrap(column, column, width_lines=20) is column
+
+
+def test_a_line_is_cut_into_pieces_of_about_equal_width() -> None:
+    page = _page(1, 14)  # 496 pixels of words: two pieces of 7 words, not 11 and 3
+    out = rewrap(page, page, width_lines=20)
+    ink = np.asarray(out.convert("L")) < 128
+    widths = [np.ptp(np.flatnonzero(ink[a:b].any(axis=0))) + 1 for a, b in text_rows(ink)]
+    assert widths == [7 * WORD + 6 * SPACE] * 2
 
 
 def test_the_crop_widens_to_its_column_not_into_the_next() -> None:
