@@ -563,7 +563,9 @@ class Progress:
 
     done: int
     total: int
-    message: str = ""  # e.g. LOADING_MODELS, "starting", a document's id, "done"
+    message: str = ""  # e.g. LOADING_MODELS, READING, "starting", a document's id, "done"
+    detail: str = ""  # what the reader is doing inside a file while READING: "page 3 of 12 read by OCR"
 
 
 LOADING_MODELS = "loading the models"  # the message while an ingest waits for MiniLM and the parser
+READING = "reading the files"  # the message while files are read, before any is stored (OCR takes seconds a page)

@@ -15,6 +15,7 @@ from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import Layout
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
+from graphrag.ingest.readers.ocr import PageProgress
 
 IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".tif": "TIFF", ".tiff": "TIFF"}
 _MAGIC = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"), (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"))
@@ -25,9 +26,10 @@ def image_kind(data: bytes) -> str | None:
     return next((kind for magic, kind in _MAGIC if data.startswith(magic)), None)
 
 
-def read_image(data: bytes, suffix: str, max_chars: int = MAX_DOCUMENT_CHARS, limits: ReadLimits = LIMITS
-               ) -> tuple[str, str | None, Layout]:
-    """(text, title, layout) of a picture of pages, read by OCR; a ReadError says why it is refused."""
+def read_image(data: bytes, suffix: str, max_chars: int = MAX_DOCUMENT_CHARS, limits: ReadLimits = LIMITS,
+               on_ocr_page: PageProgress | None = None) -> tuple[str, str | None, Layout]:
+    """(text, title, layout) of a picture of pages, read by OCR (``on_ocr_page`` told page by page); a ReadError
+    says why it is refused."""
     from PIL import Image, UnidentifiedImageError
 
     expected = IMAGE_FORMATS[suffix.lower()]
@@ -53,7 +55,7 @@ def read_image(data: bytes, suffix: str, max_chars: int = MAX_DOCUMENT_CHARS, li
     pdf = _as_pdf(picture, frames)
     from graphrag.ingest.readers.pdf import read_pdf
 
-    return read_pdf(pdf, max_chars=max_chars, limits=limits)
+    return read_pdf(pdf, max_chars=max_chars, limits=limits, on_ocr_page=on_ocr_page)
 
 
 def _as_pdf(picture: object, frames: int) -> bytes:

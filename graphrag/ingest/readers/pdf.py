@@ -34,7 +34,7 @@ from graphrag.ingest.readers.budget import CharBudget, TooManyWords, words_messa
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import PDF, Block, Layout, ReadLine, TextLine, sha256_bytes
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
-from graphrag.ingest.readers.ocr import CONFIDENCE_FLOOR, OcrLine, OcrPage, blank, read_picture
+from graphrag.ingest.readers.ocr import CONFIDENCE_FLOOR, OcrLine, OcrPage, PageProgress, blank, read_picture
 from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
 from graphrag.ingest.readers.pdf_survey import Survey, SurveyFailed, run_survey
 from graphrag.ingest.readers.tables import ROW, TableTally, has_header, too_wide
@@ -446,13 +446,14 @@ def _survey_failed(exc: SurveyFailed, limits: ReadLimits) -> ReadError:
 
 def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int = MAX_CHARS_PER_PAGE,
              max_chars: int = MAX_DOCUMENT_CHARS, timings: dict[str, float] | None = None,
-             limits: ReadLimits = LIMITS) -> tuple[str, str | None, Layout]:
+             limits: ReadLimits = LIMITS, on_ocr_page: PageProgress | None = None) -> tuple[str, str | None, Layout]:
     """(text, title, layout) of a PDF's text layer. Raises ReadError with the reason to show; a PDF past any
     bound of ``limits`` (``max_pages`` and ``max_chars_per_page`` override two of them) is refused before
     the reader loads a page, and one with more than ``max_chars`` characters before its text is laid out.
 
     ``timings`` (for the benchmark) receives "extract_s" (PDFium: characters and their boxes) and
-    "layout_s" (headers and footers, reading order, lines joined into text)."""
+    "layout_s" (headers and footers, reading order, lines joined into text). ``on_ocr_page`` is told as each
+    page without a text layer is read (``ocr.PageProgress``)."""
     started = time.perf_counter()
     if not data.lstrip()[:1024].startswith(b"%PDF-") and b"%PDF-" not in data[:1024]:
         raise ReadError("not a PDF: the file is named .pdf but does not start with %PDF-")
@@ -476,6 +477,9 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
             pages: list[PageSize] = []
             per_page: list[_PageRead] = []
             ocr_clock = [0.0]  # processor seconds spent on OCR so far
+            to_ocr, ocr_done = sum(1 for g in survey.glyphs if not g), 0
+            if on_ocr_page is not None and to_ocr:
+                on_ocr_page(0, to_ocr)
             for p in range(n_pages):
                 page = doc[p]
                 try:
@@ -491,6 +495,9 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
                         textpage.close()
                     if n == 0 and _has_picture(page):  # no text layer but a picture: a scanned page
                         per_page[-1] = _ocr_page(page, p + 1, n_pages, limits, ocr_clock)
+                    if n == 0 and on_ocr_page is not None and to_ocr:
+                        ocr_done += 1
+                        on_ocr_page(min(ocr_done, to_ocr), to_ocr)
                 finally:
                     page.close()
                 label = " ".join((doc.get_page_label(p) or "").split())[:40] or None
