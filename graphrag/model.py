@@ -56,6 +56,9 @@ class SpanLayout:
     boxes: tuple[tuple[int, float, float, float, float], ...] = ()
     heading_path: str | None = None  # HTML/DOCX: "Refunds > Annual plans"
     paragraph: int | None = None  # HTML/DOCX: 1-based paragraph number
+    # Read by OCR from a picture of the page (a scan): the recogniser's confidence in the least sure line the
+    # sentence touches, 0 to 1; None for text from a text layer, HTML or DOCX.
+    ocr_confidence: float | None = None
 
     @property
     def page_text(self) -> str | None:
@@ -76,6 +79,16 @@ class SpanLayout:
             return self.page_text
         parts = [self.heading_path, f"paragraph {self.paragraph}" if self.paragraph else None]
         return ", ".join(p for p in parts if p) or None
+
+    @property
+    def ocr_text(self) -> str | None:
+        """"read by OCR, confidence 0.93" for a sentence read from a scan; None otherwise."""
+        return None if self.ocr_confidence is None else f"read by OCR, confidence {self.ocr_confidence:.2f}"
+
+    @property
+    def source_text(self) -> str | None:
+        """Where to look and how the text was read: "p. 2 · read by OCR, confidence 0.93", or the location alone."""
+        return " · ".join(p for p in (self.location_text, self.ocr_text) if p) or None
 
 
 @dataclass(frozen=True)

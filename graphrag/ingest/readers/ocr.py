@@ -20,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-# A line the recogniser is less sure of than this is kept out of the citable text and listed in the reading
-# report: on the test scans (rendered, turned and speckled) every real line scored over 0.8, specks and
-# smudges read as a letter or two under 0.6.
-CONFIDENCE_FLOOR = 0.6
+from graphrag.ingest.readers.limits import LIMITS
+
+CONFIDENCE_FLOOR = LIMITS.ocr_confidence_floor  # lines under it are kept out of the text (see ``limits``)
 # Told after each page without a text layer is read (pages done, pages to read; 0 done before the first): OCR takes
 # seconds a page, so the ingest job and ``graphrag ingest`` show it page by page.
 PageProgress = Callable[[int, int], None]

@@ -513,7 +513,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
     if not any(page.fragments or page.ocr for page in per_page):
         raise ReadError(NO_TEXT)
     extracted = time.perf_counter()
-    out = _assemble(per_page, pages, data, title)
+    out = _assemble(per_page, pages, data, title, limits.ocr_confidence_floor)
     if timings is not None:
         timings["extract_s"] = timings.get("extract_s", 0.0) + extracted - started
         timings["layout_s"] = timings.get("layout_s", 0.0) + time.perf_counter() - extracted
@@ -536,7 +536,7 @@ def _ocr_page(page: pdfium.PdfPage, number: int, pages: int, limits: ReadLimits,
     if blank(pixels):
         return _PageRead([], scanned=True)
     started = time.process_time()  # the engine's threads included; by the clock a loaded machine would refuse
-    read = read_picture(pixels)
+    read = read_picture(pixels, limits.ocr_confidence_floor)
     spent = time.process_time() - started
     clock[0] += spent
     if spent > limits.ocr_page_seconds:
@@ -599,7 +599,7 @@ def _report(pages: int, read: list[ReadLine], sentences: int, citable: int, rows
     return head + ("; left out of the text: " + ", ".join(out) if out else "")
 
 
-def _ocr_report(read: list[_PageRead], pages: int) -> str | None:
+def _ocr_report(read: list[_PageRead], pages: int, floor: float = CONFIDENCE_FLOOR) -> str | None:
     """What OCR read: pages, lines and their mean confidence, blank pages, and each line under the confidence
     floor (kept out of the text) with its page; and pages with neither a text layer nor a picture. None where
     every page had a text layer."""
@@ -614,19 +614,23 @@ def _ocr_report(read: list[_PageRead], pages: int) -> str | None:
         turned = sum(1 for p in scanned if read[p].ocr and not read[p].upright)
         if turned:
             text += f"; {counted(turned, 'page')} turned (read upright)"
-        empty = sum(1 for p in scanned if not read[p].ocr)
+        empty = sum(1 for p in scanned if not read[p].ocr and not read[p].ocr_low)
         if empty:
             text += f"; {counted(empty, 'page')} with nothing to read"
         low = [(p + 1, ln) for p in scanned for ln in read[p].ocr_low]
         if low:
-            shown = "; ".join(f'p. {p} "{ln.text[:40]}" ({ln.confidence:.2f})' for p, ln in low[:10])
+            shown = "; ".join(f'p. {p} "{_cut(ln.text, 40)}" ({ln.confidence:.2f})' for p, ln in low[:10])
             more = f" and {len(low) - 10} more" if len(low) > 10 else ""
-            text += (f"; {counted(len(low), 'line')} under the confidence floor {CONFIDENCE_FLOOR} kept out of the "
+            text += (f"; {counted(len(low), 'line')} under the confidence floor {floor:g} kept out of the "
                      f"text: {shown}{more}")
         out.append(text)
     if drawn:
         out.append(f"{drawn} of {pages} pages have no text layer and no picture (drawings only) and were skipped")
     return "; ".join(out) or None
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most - 1].rstrip() + "…"
 
 
 class _Headings:
@@ -807,8 +811,7 @@ def _join(lines: list[_Line], kinds: list[LineKind], rows: dict[int, _Row] | Non
                 last = text_lines[-1]
                 parts[-1] = parts[-1][:-1]
                 pos -= 1
-                text_lines[-1] = TextLine(last.page, last.start, last.end - 1, last.y0, last.y1,
-                                          last.x0s[:-1], last.x1s[:-1])
+                text_lines[-1] = dataclasses.replace(last, end=last.end - 1, x0s=last.x0s[:-1], x1s=last.x1s[:-1])
             parts.append(sep)
             pos += len(sep)
         if kind is not LineKind.HEADING:
@@ -825,7 +828,7 @@ def _join(lines: list[_Line], kinds: list[LineKind], rows: dict[int, _Row] | Non
             x0s, x1s = [ln.frame[0]] * len(line), [ln.frame[2]] * len(line)
         text_lines.append(TextLine(ln.page, pos, pos + len(line), round(y0, 2), round(y1, 2),
                                    np.asarray(x0s[:len(line)], dtype=np.float32),
-                                   np.asarray(x1s[:len(line)], dtype=np.float32)))
+                                   np.asarray(x1s[:len(line)], dtype=np.float32), ln.confidence))
         pos += len(line)
         prev = (ln, kind)
     ends = [*(start for start, _, _ in blocks[1:]), pos]
@@ -982,8 +985,8 @@ def _captions_aside(lines: list[_Line], kinds: list[LineKind]) -> tuple[list[_Li
     return [ln for ln, _ in out], [kd for _, kd in out]
 
 
-def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None
-              ) -> tuple[str, str | None, Layout]:
+def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None,
+              floor: float = CONFIDENCE_FLOOR) -> tuple[str, str | None, Layout]:
     kept, aside = _set_aside(read, pages)
     ordered = [ln for p, frags in enumerate(kept)
                for ln in (read[p].ocr or [ln for region in _xy_cut(frags, pages[p].width)
@@ -1005,7 +1008,7 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
     if table_note := tally.note():
         notes.append(table_note)
     title = title if _sane_title(title) else _title_block(ordered, kinds)
-    if ocr_note := _ocr_report(read, len(pages)):
+    if ocr_note := _ocr_report(read, len(pages), floor):
         notes.append(ocr_note)
     layout = Layout(PDF, sha256_bytes(data), data, tuple(pages), tuple(text_lines), tuple(blocks),
                     notes=tuple(notes), read=tuple(seen))
