@@ -10,6 +10,7 @@ boxes, and the review page renders its pages like any PDF's.
 from __future__ import annotations
 
 import io
+import re
 
 from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.readers.errors import ReadError
@@ -40,7 +41,9 @@ def read_image(data: bytes, suffix: str, max_chars: int = MAX_DOCUMENT_CHARS, li
     try:
         picture = Image.open(io.BytesIO(data))  # the header only: no pixel is decoded yet
     except Image.DecompressionBombError as exc:  # Pillow's own ceiling, far above ours, refused it first
-        raise ReadError(f"the picture is larger than {limits.image_pixels:,} pixels a page ({exc}): scale it down") \
+        held = re.search(r"\((\d+) pixels\)", str(exc))  # Pillow names the count, not the sides
+        size = f" (it holds {int(held.group(1)):,})" if held else ""
+        raise ReadError(f"the picture is larger than {limits.image_pixels:,} pixels a page{size}: scale it down") \
             from None
     except (UnidentifiedImageError, OSError) as exc:
         raise ReadError(f"corrupt {expected}: {exc}") from exc

@@ -493,7 +493,8 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
                         per_page.append(_fragments(textpage, n, c_left, c_top))
                     finally:
                         textpage.close()
-                    if n == 0 and _has_picture(page):  # no text layer but a picture: a scanned page
+                    if n == 0 and (pictures := _pictures(page)):  # no text layer but a picture: a scanned page
+                        _check_pictures(pictures, p + 1, limits)
                         per_page[-1] = _ocr_page(page, p + 1, n_pages, limits, ocr_clock)
                     if n == 0 and on_ocr_page is not None and to_ocr:
                         ocr_done += 1
@@ -520,9 +521,24 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
     return out
 
 
-def _has_picture(page: pdfium.PdfPage) -> bool:
-    """Whether the page draws a picture (a scan); a page of vector drawings only has nothing for OCR."""
-    return next(iter(page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=4)), None) is not None
+def _pictures(page: pdfium.PdfPage) -> list[tuple[int, int]]:
+    """The size in pixels of each picture the page draws (a scan's page is one); none on a page of vector drawings
+    only, which has nothing for OCR."""
+    return [obj.get_px_size() for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=4)
+            if isinstance(obj, pdfium.PdfImage)]
+
+
+def _check_pictures(pictures: list[tuple[int, int]], number: int, limits: ReadLimits) -> None:
+    """Refuse a scanned page whose pictures hold more pixels than an uploaded picture may, before PDFium decodes
+    them to render the page: a 20,000 x 20,000 picture packs into 1 MB and decodes to 1.2 GB (600 MB and 10 s
+    for one page, measured), whatever the size the page is rendered at."""
+    total = sum(w * h for w, h in pictures)
+    if total <= limits.image_pixels:
+        return
+    what = (f"a picture of {pictures[0][0]:,} x {pictures[0][1]:,} pixels" if len(pictures) == 1
+            else f"{len(pictures):,} pictures of {total:,} pixels in all")
+    raise ReadError(f"page {number:,} is {what}; the limit is {limits.image_pixels:,} pixels a page (a 600 dpi A4 "
+                    "scan has 35 million): scale the scan down")
 
 
 def _ocr_page(page: pdfium.PdfPage, number: int, pages: int, limits: ReadLimits, clock: list[float]) -> _PageRead:
