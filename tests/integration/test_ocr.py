@@ -36,22 +36,22 @@ def scan_with_text_page() -> bytes:
 
 
 @pytest.fixture(scope="module")
-def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
-    """The store, and what ``graphrag ingest`` printed."""
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str]:
+    """The store, and what ``graphrag ingest`` printed: the report, and the progress (on stderr)."""
     root = tmp_path_factory.mktemp("scans")
     docs = root / "docs"
     docs.mkdir()
     (docs / "operations.pdf").write_bytes(scan_pdf())
     (docs / "gate.png").write_bytes(image_bytes(scanned_page(GATE, turned=0, skew=-2.0, seed=7), "PNG"))
     store = str(root / "store.db")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    out, progress = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(progress):
         assert main(["ingest", str(docs), "--store", store]) == 0
-    return store, out.getvalue()
+    return store, out.getvalue(), progress.getvalue()
 
 
 @pytest.fixture
-def scan_store(scanned: tuple[str, str]) -> str:
+def scan_store(scanned: tuple[str, str, str]) -> str:
     return scanned[0]
 
 
@@ -81,7 +81,14 @@ def test_a_scanned_pdf_is_read_by_ocr_and_answers_cite_the_right_page(scan_store
     assert 0.8 < cited["ocr_confidence"] <= 1.0, cited
 
 
-def test_the_reading_report_says_what_ocr_read(scanned: tuple[str, str]) -> None:
+def test_graphrag_ingest_shows_each_page_as_ocr_reads_it(scanned: tuple[str, str, str]) -> None:
+    lines = [ln for ln in scanned[2].splitlines() if "OCR" in ln]
+    assert lines == ["ingest: reading 1 page by OCR", "ingest: page 1 of 1 read by OCR",  # gate.png
+                     "ingest: reading 3 pages by OCR", "ingest: page 1 of 3 read by OCR",  # operations.pdf
+                     "ingest: page 2 of 3 read by OCR", "ingest: page 3 of 3 read by OCR"], scanned[2]
+
+
+def test_the_reading_report_says_what_ocr_read(scanned: tuple[str, str, str]) -> None:
     report = scanned[1]
     assert "3 pages of 3 read by OCR (no text layer): 9 lines, mean confidence 0.9" in report, report
     assert "2 pages turned (read upright)" in report
