@@ -19,7 +19,11 @@ from graphrag.present import KIND_COLOURS, WRAP_LINES, pages_to_show, render_kin
 
 
 def show_cited_pages(data: bytes, file_sha256: str | None, layout: SpanLayout, key: str) -> None:
-    """Draw the pages ``layout``'s boxes lie on, as described above; ``key`` tells citations apart."""
+    """Draw the pages ``layout``'s boxes lie on, as described above; ``key`` tells citations apart. A sentence read
+    by OCR says so first, with its confidence: the picture below is what it was read from."""
+    if layout.ocr_confidence is not None:
+        st.caption(f"Read by OCR from the scanned page below, confidence {layout.ocr_confidence:.2f} (its least sure "
+                   "line): compare the quoted words with the picture.")
     shown, between = pages_to_show([int(b[0]) for b in layout.boxes])
     if between:
         picked = st.selectbox(f"The sentence runs over {counted(len(between), 'more page')}", between, index=None,
