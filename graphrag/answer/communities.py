@@ -1,9 +1,9 @@
 """Communities of the entity graph: groups of entities that the visible documents name together, found by
 modularity with a fixed seed and labelled by their most central entities.
 
-The partition is Leiden from graspologic-native (MIT, Rust) when it is installed: about 25 times faster than
-NetworkX's Louvain at 100,000 relations and equal in modularity (docs/figures.md, "Community detection"), so a
-million-relation store is grouped in seconds rather than many minutes. Without it, NetworkX's Louvain (pure Python).
+The partition (``partition.py``) is Leiden from graspologic-native (MIT, Rust) when it is installed, NetworkX's
+Louvain (pure Python) when not: at a million relations seconds against minutes, and at least as high a modularity
+(docs/figures.md, "Community detection").
 
 Edges join two entities when a visible sentence names both (a co-mention) or a visible relation links them; an
 edge's weight counts those sentences and relations, times both entities' specificity. Only what the viewer's labels (and scope) can see enters the
@@ -50,7 +50,8 @@ class Community:
 @dataclass(frozen=True)
 class Communities:
     """Every community of one visibility of one graph, the largest (most sentence rows) first, each entity's
-    community (-1 for an entity no visible edge touches), and the method that found them ("leiden" or "louvain")."""
+    community (-1 for an entity no visible edge touches), and the method that found them ("leiden" or "louvain";
+    empty when there was nothing to partition)."""
 
     groups: tuple[Community, ...]
     of_entity: np.ndarray
