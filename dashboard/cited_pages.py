@@ -1,7 +1,7 @@
 """The Review page's pictures of a cited PDF sentence: a few drawn at once, the rest on demand.
 
 A sentence may run over hundreds of pages. Its first and last page are drawn (cropped to the cited
-lines); a page between is drawn when picked from a list, and a whole page when its toggle is on (with,
+lines, rewrapped to the column's width so a laptop screen reads them); a page between is drawn when picked from a list, and a whole page when its toggle is on (with,
 on a second toggle, each printed line outlined by the kind the reader gave it), so a rerun draws at most a
 few images whatever the citation spans. A page that cannot be drawn is a
 warning with the reason, never a traceback.
@@ -15,11 +15,15 @@ from dashboard import render
 from graphrag.errors import GraphRAGError
 from graphrag.language.sentences import counted
 from graphrag.model import SpanLayout
-from graphrag.present import KIND_COLOURS, pages_to_show, render_kinds, render_page
+from graphrag.present import KIND_COLOURS, WRAP_LINES, pages_to_show, render_kinds, render_page
 
 
 def show_cited_pages(data: bytes, file_sha256: str | None, layout: SpanLayout, key: str) -> None:
-    """Draw the pages ``layout``'s boxes lie on, as described above; ``key`` tells citations apart."""
+    """Draw the pages ``layout``'s boxes lie on, as described above; ``key`` tells citations apart. A sentence read
+    by OCR says so first, with its confidence: the picture below is what it was read from."""
+    if layout.ocr_confidence is not None:
+        st.caption(f"Read by OCR from the scanned page below, confidence {layout.ocr_confidence:.2f} (its least sure "
+                   "line): compare the quoted words with the picture.")
     shown, between = pages_to_show([int(b[0]) for b in layout.boxes])
     if between:
         picked = st.selectbox(f"The sentence runs over {counted(len(between), 'more page')}", between, index=None,
@@ -28,7 +32,9 @@ def show_cited_pages(data: bytes, file_sha256: str | None, layout: SpanLayout, k
             shown = sorted([*shown, picked])
     for pg in shown:
         try:
-            st.image(render_page(data, pg, layout.boxes, around=40, file_sha256=file_sha256), width="stretch")
+            # the cited lines and their neighbours rewrapped to the column, legible at a laptop's width
+            st.image(render_page(data, pg, layout.boxes, around=40, file_sha256=file_sha256, wrap=WRAP_LINES),
+                     width="stretch", caption=f"Page {pg}: the printed lines rewrapped to fit; the whole page below")
             printed = f" (printed {layout.page_label})" if layout.page_label and pg == layout.page else ""
             if st.toggle(render.plain(f"Whole page {pg}{printed}"), key=f"whole_{key}_{pg}"):  # label: from the PDF
                 st.image(render_page(data, pg, layout.boxes, file_sha256=file_sha256), width="stretch")

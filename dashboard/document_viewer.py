@@ -37,7 +37,7 @@ def _document_dialog(document_id: str, version: int, sentence_index: int) -> Non
         message = str(exc)
         st.error(render.plain(message[:1].upper() + message[1:]))
         return
-    where = doc.layout.location_text if doc.layout is not None else None
+    where = doc.layout.source_text if doc.layout is not None else None
     st.markdown(f"**{render.plain(doc.title)}** · version {doc.version}" + (f" · {render.plain(where)}" if where else "")
                 + f" · sentence {doc.sentence_index + 1}")
     if doc.pdf is not None:

@@ -37,6 +37,8 @@ def job_text(s: JobStatus) -> str:
     if s.state == QUEUED:
         return f"{s.label}: queued behind another ingest"
     if s.state == RUNNING:
+        if s.reading:  # OCR's page counts: never a file's name
+            return f"{s.label}: reading the files, {s.detail}…"
         if not s.total or s.loading_models:
             return f"{s.label}: starting (loading the models)…"
         return f"{s.label}: {s.done:,} of {counted(s.total, 'document')}, {format_eta(s.eta_s)}"

@@ -26,6 +26,7 @@ from graphrag.model import (
     ClaimFlag,
     Disagreement,
     Span,
+    SpanLayout,
     Support,
     Verdict,
     VerdictKind,
@@ -94,6 +95,17 @@ def plain(text: object) -> str:
     """Text that Markdown shows literally (for st.error/st.info/captions, headings, labels): every special char
     escaped and no bare URL or email address made a live link."""
     return _MD_SPECIAL.sub(r"\\\1", unlinked(" ".join(str(text).split())))
+
+
+def kind_note(layout: SpanLayout | None) -> str | None:
+    """What a reviewer must know of a cited sentence that is not body text (a picture's caption, a table row), or
+    None for body text and sentences whose kind is not known."""
+    if layout is None or layout.kind in (None, "body"):
+        return None
+    if layout.kind == "caption":
+        return ("Quoted from a caption (the words printed with a picture or table), not from the body text: "
+                "judge what it says of its picture.")
+    return f"The cited sentence is a {layout.kind_words}, not body text."
 
 
 def box(inner_html: str, meta: str = "") -> None:

@@ -41,6 +41,11 @@ class Span:
     text: str
 
 
+# A block kind as a reviewer reads it (graphrag.ingest.readers.pdf_kinds.LineKind, tables.ROW); others by their name.
+BLOCK_WORDS = {"body": "body text", "caption": "caption", "heading": "heading", "row": "table row", "table": "table row",
+               "infobox": "infobox line", "author": "title block"}
+
+
 @dataclass(frozen=True)
 class SpanLayout:
     """Where a span sits in its original file (PDF, HTML, DOCX); absent for plain text.
@@ -56,6 +61,18 @@ class SpanLayout:
     boxes: tuple[tuple[int, float, float, float, float], ...] = ()
     heading_path: str | None = None  # HTML/DOCX: "Refunds > Annual plans"
     paragraph: int | None = None  # HTML/DOCX: 1-based paragraph number
+    kind: str | None = None  # the reader's block kind ("body", "caption", "heading", "row", ...); None: not known
+    # Read by OCR from a picture of the page (a scan): the recogniser's confidence in the least sure line the
+    # sentence touches, 0 to 1; None for text from a text layer, HTML or DOCX.
+    ocr_confidence: float | None = None
+
+    @property
+    def kind_words(self) -> str | None:
+        """The kind of block the sentence is in, in a reviewer's words ("body text", "caption", "table row");
+        None where the reader gave none (plain text, a store written before kinds were kept)."""
+        if self.kind is None:
+            return None
+        return BLOCK_WORDS.get(self.kind, self.kind.replace("_", " "))
 
     @property
     def page_text(self) -> str | None:
@@ -71,11 +88,26 @@ class SpanLayout:
 
     @property
     def location_text(self) -> str | None:
-        """Where to look, as a reader says it: "p. 2", or "Refunds > Annual plans, paragraph 4"."""
+        """Where to look, as a reader says it: "p. 2", or "Refunds > Annual plans, paragraph 4"; a sentence that is
+        not body text says what it is first ("caption, p. 2")."""
         if self.page is not None:
-            return self.page_text
-        parts = [self.heading_path, f"paragraph {self.paragraph}" if self.paragraph else None]
-        return ", ".join(p for p in parts if p) or None
+            where = self.page_text
+        else:
+            parts = [self.heading_path, f"paragraph {self.paragraph}" if self.paragraph else None]
+            where = ", ".join(p for p in parts if p) or None
+        if self.kind is None or self.kind == "body":
+            return where
+        return f"{self.kind_words}, {where}" if where else self.kind_words
+
+    @property
+    def ocr_text(self) -> str | None:
+        """"read by OCR, confidence 0.93" for a sentence read from a scan; None otherwise."""
+        return None if self.ocr_confidence is None else f"read by OCR, confidence {self.ocr_confidence:.2f}"
+
+    @property
+    def source_text(self) -> str | None:
+        """Where to look and how the text was read: "p. 2 · read by OCR, confidence 0.93", or the location alone."""
+        return " · ".join(p for p in (self.location_text, self.ocr_text) if p) or None
 
 
 @dataclass(frozen=True)
@@ -563,7 +595,9 @@ class Progress:
 
     done: int
     total: int
-    message: str = ""  # e.g. LOADING_MODELS, "starting", a document's id, "done"
+    message: str = ""  # e.g. LOADING_MODELS, READING, "starting", a document's id, "done"
+    detail: str = ""  # what the reader is doing inside a file while READING: "page 3 of 12 read by OCR"
 
 
 LOADING_MODELS = "loading the models"  # the message while an ingest waits for MiniLM and the parser
+READING = "reading the files"  # the message while files are read, before any is stored (OCR takes seconds a page)

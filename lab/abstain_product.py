@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 
 from graphrag.answer.ask import Asker
+from graphrag.answer.reader.check import check_text
+from graphrag.answer.reader.read import CHECKED
 from graphrag.model import AskSettings
 from graphrag.store import Store
 from lab.evaluate.abstention import AbstainQuestion, split_articles
@@ -36,6 +38,9 @@ class ProductRow:
     article: str
     features: list[float]
     read: bool
+    # The sentences (with their titles) the answer check reads for it, the scorer's first: kept so that a check
+    # trained later adds its feature to these rows without reading the questions again.
+    check_texts: tuple[str, ...] = ()
 
 
 def nq_train_articles(rows: Sequence[dict[str, Any]], keep: Callable[[str], bool]) -> dict[str, Any]:
@@ -76,13 +81,17 @@ def product_rows(data: dict[str, Any], store_path: Path, settings: AskSettings =
         for n, q in enumerate(questions):
             found = asker.retrieve(q.text, replace(settings, documents=q.documents))
             best = max((c.score for c in found.context), default=None)
+            texts: tuple[str, ...] = ()
             if found.context:
                 reading = reader.read(q.text, found.context, passages, encoder=embedder.name)
                 features = reading.features.vector()
+                scores = reading.scores or {}
+                first = sorted(found.context, key=lambda c: (-scores.get(c.n, c.score), c.n))[:CHECKED]
+                texts = tuple(check_text(p.title, p.sentence) for p in map(passages, first))
             else:
                 features = reader_features(q.text, [], []).vector()
             out.append(ProductRow(q, article_of[q.documents[0]] if q.documents else "", features,
-                                  best is not None and best >= settings.min_relevance))
+                                  best is not None and best >= settings.min_relevance, texts))
             if progress and n % progress == progress - 1:
                 print(f"  {n + 1}/{len(questions)} read ({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
     return out

@@ -369,13 +369,14 @@ def measure(path: Path | StoreURL, layout: Layout, n_questions: int, reuse: bool
 
 
 def community_figures(graph: Any) -> dict[str, Any]:
-    """Community detection over what "public" sees (the themes' first question pays it): seconds, how many
-    communities, and the largest one's entities."""
+    """Community detection over what "public" sees (the themes' first question pays it): seconds, the method
+    ("leiden", or "louvain" without graspologic-native), how many communities, and the largest one's entities."""
     from graphrag.answer.communities import communities
 
     t0 = time.perf_counter()
     found = communities(graph, ["public"])
-    return {"communities_s": round(time.perf_counter() - t0, 2), "communities": len(found.groups),
+    return {"communities_s": round(time.perf_counter() - t0, 2), "communities_method": found.method,
+            "communities": len(found.groups),
             "largest_community_entities": len(found.groups[0].entities) if found.groups else 0}
 
 

@@ -38,8 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.answer.reader.abstain import PARAMS, WITH_SCORER, WITHOUT_SCORER
+from graphrag.answer.reader.abstain import PARAMS, WITH_CHECK, WITH_SCORER, WITHOUT_SCORER
+from graphrag.answer.reader.check import OnnxAnswerCheck, check_text, load_check
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
+from graphrag.answer.reader.read import CHECKED
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
 from graphrag.language.embed import get_embedder
 from graphrag.language.sentences import split_sentences
@@ -59,6 +61,7 @@ class Example:
     sentences: list[str]
     kind: str
     dev: bool
+    title: str = ""  # the article's title, as the product gives it to the answer check
 
     @property
     def answerable(self) -> bool:
@@ -92,13 +95,13 @@ def nq_examples(rows: Sequence[dict[str, Any]], vec: Callable[[list[str]], np.nd
         if not evidence:
             continue
         dev = _dev(doc)
-        out.append(Example(r["question"], _sentences(articles[doc]), "answerable", dev))
+        out.append(Example(r["question"], _sentences(articles[doc]), "answerable", dev, doc))
         rest = [p for p in articles[doc] if p != evidence and not (short and short in p.lower())]
         if rest:
-            out.append(Example(r["question"], _sentences(rest), "in_domain", dev))
+            out.append(Example(r["question"], _sentences(rest), "in_domain", dev, doc))
         other = related[doc]
         if not (short and any(short in p.lower() for p in articles[other])):
-            out.append(Example(r["question"], _sentences(articles[other]), "absent", dev or _dev(other)))
+            out.append(Example(r["question"], _sentences(articles[other]), "absent", dev or _dev(other), other))
     return out
 
 
@@ -117,16 +120,19 @@ def squad_examples(path: Path, answerable_per_article: int = 120) -> list[Exampl
         taken = 0
         for p in article["paragraphs"]:
             for qa in p["qas"]:
+                title = article["title"].replace("_", " ")
                 if qa.get("is_impossible"):
-                    out.append(Example(qa["question"], sentences, "squad_unanswerable", dev))
+                    out.append(Example(qa["question"], sentences, "squad_unanswerable", dev, title))
                 elif taken < answerable_per_article:
                     taken += 1
-                    out.append(Example(qa["question"], sentences, "squad_answerable", dev))
+                    out.append(Example(qa["question"], sentences, "squad_answerable", dev, title))
     return out
 
 
-def featurise(examples: Sequence[Example], cache: Path, scorer: AnswerScorer | None) -> np.ndarray:
-    """The reader's features of each example, its context the ``CONTEXT`` sentences most like the question."""
+def featurise(examples: Sequence[Example], cache: Path, scorer: AnswerScorer | None,
+              check: OnnxAnswerCheck | None = None) -> np.ndarray:
+    """The reader's features of each example, its context the ``CONTEXT`` sentences most like the question (the
+    answer check reads the ``CHECKED`` the scorer puts first, as ``Reader.read`` does)."""
     texts = list(dict.fromkeys([t for e in examples for t in (e.question, *e.sentences)]))
     vec = embed_all(texts, cache)
     rows = []
@@ -139,10 +145,41 @@ def featurise(examples: Sequence[Example], cache: Path, scorer: AnswerScorer | N
         scores = None
         if scorer is not None:
             scores = list(scorer.score(e.question, [Passage(s) for s in context]))
-        rows.append(reader_features(e.question, context, [float(cos[i]) for i in top], scores).vector())
+        checks = None
+        if check is not None:
+            first = sorted(range(len(context)), key=lambda i: -(scores[i] if scores is not None else cos[top[i]]))
+            checks = list(check.score(e.question, [check_text(e.title, context[i]) for i in first[:CHECKED]]))
+        rows.append(reader_features(e.question, context, [float(cos[i]) for i in top], scores,
+                                    checks=checks).vector())
         if n % 1000 == 999:
             print(f"  {n + 1}/{len(examples)} examples ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     return np.array(rows)
+
+
+def _row_json(r: Any) -> dict[str, Any]:
+    """A product row (``lab.abstain_product.ProductRow``) as saved between runs."""
+    return {"question": r.question.text, "kind": r.question.kind, "features": r.features, "read": r.read,
+            "check_texts": list(r.check_texts)}
+
+
+def _with_check(saved: dict[str, Any], check: OnnxAnswerCheck | None) -> dict[str, Any]:
+    """Saved product rows with the answer check's feature filled in from the sentences it reads (rows read before
+    the check was trained hold them); unchanged without a check."""
+    names = ReaderFeatures.names()
+    if check is None or saved["names"] != list(names):
+        return saved
+    at = names.index("check_top")
+    for r in saved["rows"]:
+        if r.get("check_texts") and not r["features"][at]:
+            r["features"][at] = float(max(check.score(r["question"], r["check_texts"])))
+    return saved
+
+
+def _feature_sets() -> tuple[list[str], list[str]]:
+    """The features of the model without the scorer, and of the one with the scorer but not the check."""
+    names = ReaderFeatures.names()
+    return ([n for n in names if not n.startswith(("scorer_", "check_"))],
+            [n for n in names if not n.startswith("check_")])
 
 
 def auroc(answerable: np.ndarray, p: np.ndarray) -> float:
@@ -225,8 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        if line.strip()]
             got = product_rows(nq_train_articles(nq_rows, _dev), folder / "nq_train_dev.db")
             rows_file.write_text(json.dumps({"names": list(ReaderFeatures.names()), "rows": [
-                {"question": r.question.text, "kind": r.question.kind, "features": r.features, "read": r.read}
-                for r in got]}), encoding="utf-8")
+                _row_json(r) for r in got]}), encoding="utf-8")
         return rethreshold(rows_file, Path(args.out))
 
     nq_rows = [json.loads(line) for line in (data / "nq_train.jsonl").read_text(encoding="utf-8").splitlines()
@@ -245,12 +281,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         examples = examples[::max(1, len(examples) // args.limit)]
     print(f"{len(examples)} examples: " + ", ".join(f"{k} {sum(e.kind == k for e in examples)}" for k in KINDS),
           file=sys.stderr)
-    scorer = load_scorer()
-    # The feature rows are reused only for the same examples, features and scorer weights (its settings file and
+    scorer, check = load_scorer(), load_check()
+    # The feature rows are reused only for the same examples, features and weights (the settings files and
     # weights are hashed: a recalibrated scorer of the same name gives other scores).
     weights = hashlib.sha1()
     if scorer is not None:
         for f in sorted(PARAMS.parent.glob("reader.*")):
+            weights.update(f.read_bytes())
+    if check is not None:
+        for f in sorted(PARAMS.parent.glob("check.*")):
             weights.update(f.read_bytes())
     rows = cache.with_name(cache.stem + f"_rows_{len(examples)}_{scorer.name if scorer else 'none'}_"
                            f"{weights.hexdigest()[:12]}.npy")
@@ -258,20 +297,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if rows.is_file() and names_file.is_file() and json.loads(names_file.read_text()) == list(ReaderFeatures.names()):
         x = np.load(rows)  # the same examples and features as last time: refit only
     else:
-        x = featurise(examples, cache, scorer)
+        x = featurise(examples, cache, scorer, check)
         np.save(rows, x)
         names_file.write_text(json.dumps(list(ReaderFeatures.names())))
-    without = [n for n in ReaderFeatures.names() if not n.startswith("scorer_")]
+    without, scored = _feature_sets()
     out: dict[str, Any] = {"fitted_on": "nq_train.jsonl (three kinds) and squad2_train_part.json; dev = articles "
                                         "whose title hashes to 0 mod 5, and SQuAD's last article with unanswerable "
                                         "questions",
                            "answered_target": ANSWERED_TARGET,
                            WITHOUT_SCORER: {**fit(x, examples, without), "encoder": get_embedder().name}}
     if scorer is not None:
-        out[WITH_SCORER] = {**fit(x, examples, ReaderFeatures.names()), "scorer": scorer.name,
-                            "encoder": get_embedder().name}
+        out[WITH_SCORER] = {**fit(x, examples, scored), "scorer": scorer.name, "encoder": get_embedder().name}
+        if check is not None:
+            out[WITH_CHECK] = {**fit(x, examples, ReaderFeatures.names()), "scorer": scorer.name,
+                               "check": check.name, "encoder": get_embedder().name}
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
-    for key in (WITHOUT_SCORER, WITH_SCORER):
+    for key in (WITHOUT_SCORER, WITH_SCORER, WITH_CHECK):
         if key in out:
             print(key, json.dumps(out[key]["dev_figures"]))
     return 0
@@ -284,6 +325,7 @@ def fit_on_product(nq_rows: Sequence[dict[str, Any]], squad: Sequence[Example], 
     before. The threshold answers 95% of the dev articles' answerable questions as the product reads them."""
     from lab.abstain_product import nq_train_articles, product_rows
 
+    scorer, check = load_scorer(), load_check()
     folder.mkdir(parents=True, exist_ok=True)
     fit_titles = sorted({r["document"] for r in nq_rows if r["evidence"] and not _dev(r["document"])},
                         key=lambda t: hashlib.sha1(t.encode()).hexdigest())
@@ -304,30 +346,30 @@ def fit_on_product(nq_rows: Sequence[dict[str, Any]], squad: Sequence[Example], 
               file=sys.stderr, flush=True)
         saved = store.with_suffix(f".rows{limit or ''}.json")  # each part kept as it is read: a rerun refits only
         if not saved.is_file():
-            got = [{"question": r.question.text, "kind": r.question.kind, "features": r.features, "read": r.read}
-                   for r in product_rows(data, store, limit=limit)]
+            got = [_row_json(r) for r in product_rows(data, store, limit=limit)]
             saved.write_text(json.dumps({"names": list(ReaderFeatures.names()), "rows": got}), encoding="utf-8")
-        for r in json.loads(saved.read_text(encoding="utf-8"))["rows"]:
+        for r in _with_check(json.loads(saved.read_text(encoding="utf-8")), check)["rows"]:
             examples.append(Example(r["question"], [], r["kind"], dev))
             feats.append(r["features"])
             unread.append(not r["read"])
     squad = squad[::max(1, len(squad) // limit)] if limit else squad
-    squad_x = featurise(squad, cache, load_scorer())
+    squad_x = featurise(squad, cache, scorer, check)
     x = np.vstack([np.array(feats), squad_x])
     examples += list(squad)
     mask = np.array(unread + [False] * len(squad))
-    scorer = load_scorer()
-    without = [n for n in ReaderFeatures.names() if not n.startswith("scorer_")]
+    without, scored = _feature_sets()
     source = ("nq_train.jsonl (three kinds, features from the product's retrieval and reader, one document per "
               "paragraph) and squad2_train_part.json (approximated); dev = nq_train articles whose title hashes to 0 "
               "mod 5 (read whole), and SQuAD's last article with unanswerable questions")
     out: dict[str, Any] = {"fitted_on": source, "answered_target": ANSWERED_TARGET,
                            WITHOUT_SCORER: {**fit(x, examples, without, mask), "encoder": get_embedder().name}}
     if scorer is not None:
-        out[WITH_SCORER] = {**fit(x, examples, ReaderFeatures.names(), mask), "scorer": scorer.name,
-                            "encoder": get_embedder().name}
+        out[WITH_SCORER] = {**fit(x, examples, scored, mask), "scorer": scorer.name, "encoder": get_embedder().name}
+        if check is not None:
+            out[WITH_CHECK] = {**fit(x, examples, ReaderFeatures.names(), mask), "scorer": scorer.name,
+                               "check": check.name, "encoder": get_embedder().name}
     out_path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
-    for key in (WITHOUT_SCORER, WITH_SCORER):
+    for key in (WITHOUT_SCORER, WITH_SCORER, WITH_CHECK):
         if key in out:
             print(key, json.dumps(out[key]["dev_figures"]))
     return 0
@@ -338,11 +380,11 @@ def rethreshold(rows_file: Path, params: Path) -> int:
     articles' answerable questions as it reads them (``--product``'s saved rows); its coefficients kept."""
     from graphrag.answer.reader.abstain import AbstainModel
 
-    saved = json.loads(rows_file.read_text(encoding="utf-8"))
+    saved = _with_check(json.loads(rows_file.read_text(encoding="utf-8")), load_check())
     names = saved["names"]
     raw = json.loads(params.read_text(encoding="utf-8"))
     kinds = np.array([r["kind"] for r in saved["rows"]])
-    for key in (WITHOUT_SCORER, WITH_SCORER):
+    for key in (WITHOUT_SCORER, WITH_SCORER, WITH_CHECK):
         if key not in raw:
             continue
         model = AbstainModel.from_json(raw[key])

@@ -244,7 +244,7 @@ def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdict
         layout = sources.layout(sp)
         title = sources.title(sp.document_id, sp.version)
         meta = (f"[{numbers[cit.item.n]}] <b>{render.esc(title)}</b> · v{sp.version}"
-                + (f" · {render.esc(layout.location_text)}" if layout is not None and layout.location_text else "")
+                + (f" · {render.esc(layout.source_text)}" if layout is not None and layout.source_text else "")
                 + (" · <b>superseded</b>" if cit.item.superseded else "")
                 + (" · adds nothing beyond the other citations" if cit.irrelevant else ""))
         render.box(render.marked_html(sp.text, cited_words(sp.text, claim.text)), meta=meta)

@@ -96,11 +96,12 @@ def extractor(s: Store) -> Extractor:
 if go:
     try:
         # The ingest door's use cases check the role (with who is signed in now, read on the page's run: the
-        # job's thread has no session), read the uploads or check the folder against the configured roots before
-        # anything is read, and write the ingest's audit row; the relabels the job applies are audited as theirs.
+        # job's thread has no session), check the folder against the configured roots before anything is read, and
+        # write the ingest's audit row; the job reads the files (a scan's OCR page by page in its progress), and the
+        # relabels it applies are audited as theirs.
         me, cfg = actor.principal(), resources.config()
         if uploads:
-            # Read from memory with the same checks (binary, empty, encoding, size) as a file
+            # Read from memory, in the job, with the same checks (binary, empty, encoding, size) as a file
             # on disk; the upload's name never becomes a path on the server.
             work = upload_work(store, me, cfg, extractor(store), [Upload(u.name, u.getvalue()) for u in uploads],
                                upload_labels, confirmed)

@@ -369,8 +369,10 @@ with col_source:
     else:
         sp = source.span
         doc, title, date, layout = source.document, source.title, source.date, source.layout
-        where = f"{layout.location_text} · " if layout is not None and layout.location_text else ""
+        where = f"{layout.source_text} · " if layout is not None and layout.source_text else ""
         open_document_button(sp, f"review_{sp.document_id}_{sp.version}_{sp.sentence_index}")
+        if note := render.kind_note(layout):  # a caption's words are judged as a caption's
+            st.caption(note)
         # The cited page, rendered on the server with the sentence boxed: first the lines around it
         # (legible in this column; the image's fullscreen button zooms), then the whole page.
         if source.pdf is not None and layout is not None:

@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             sp = c.item.span
             lay = layouts.get((sp.document_id, sp.version, sp.sentence_index))
-            where = f" ({lay.location_text})" if lay is not None and lay.location_text else ""
+            where = f" ({lay.source_text})" if lay is not None and lay.source_text else ""
             one_line = " ".join(sp.text.split())  # a PDF sentence keeps its line breaks in the store
             print(f"    [{c.marker}] {sp.document_id} v{sp.version}{where} [{sp.start}:{sp.end}] {one_line}")
             print(f"         route: {route_text(c.item.route, names)}")

@@ -13,7 +13,7 @@ from tqdm import tqdm
 from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store, principal
 from graphrag.config import _count as parse_count
 from graphrag.ingest import DEFAULT_MAX_BYTES, EXTRACTORS, EtaClock, format_eta
-from graphrag.model import LOADING_MODELS, Progress
+from graphrag.model import LOADING_MODELS, READING, Progress
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
@@ -38,6 +38,9 @@ class IngestProgress:
         """Show progress: a bar on a terminal, else a line now and then with the ETA."""
         if p.message == LOADING_MODELS:  # before the first document: seconds idle, minutes on a busy machine
             print(f"ingest: {LOADING_MODELS}…", file=self.stream, flush=True)
+            return
+        if p.message == READING:  # a scan's OCR, a line a page (seconds each): "page 3 of 12 read by OCR"
+            print(f"ingest: {p.detail}", file=self.stream, flush=True)
             return
         if self.tty:
             if self._bar is None:

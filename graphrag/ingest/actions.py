@@ -19,7 +19,7 @@ from graphrag.config import Config
 from graphrag.errors import InputError
 from graphrag.ingest import removal
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES
-from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn
+from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn, reading_progress
 from graphrag.ingest.uploads import Upload, prepare_uploads
 from graphrag.model import PUBLIC
 from graphrag.store.audit import AuditKind, event
@@ -79,17 +79,21 @@ def upload_label_choices(store: Store, viewer: Viewer, config: Config) -> list[s
 
 def upload_work(store: Store, viewer: Viewer, config: Config, extractor: Extractor, uploads: Sequence[Upload],
                 labels: Sequence[str], new_versions: Sequence[str] = ()) -> Work:
-    """The ingest of browser uploads, labelled ``labels``, read now (the checks of a file on disk, from memory) and
-    returned as work for the job runner. An upload named like a document the viewer can see becomes its new version
-    only when listed in ``new_versions``. Audited now, counts only: an upload's name may say more than its labels
-    allow."""
+    """The ingest of browser uploads, labelled ``labels``, as work for the job runner: the job reads them (the
+    checks of a file on disk, from memory; a scan's OCR, page by page in its progress) and stores them. An upload
+    named like a document the viewer can see becomes its new version only when listed in ``new_versions``. Audited
+    now, counts only: an upload's name may say more than its labels allow."""
     require(viewer, ADMIN, "ingest documents")
     shown = sorted(viewer.labels)
-    items = prepare_uploads(uploads, store, viewer_access=shown, labels=labels, new_versions=new_versions,
-                            max_chars=config.max_document_chars)
     ingestor = _ingestor(store, viewer, config, extractor, held_labels(viewer), shown)
     store.add_audit(event(viewer, AuditKind.INGEST, source="upload", files=len(uploads), folder=None))
-    return lambda progress: ingestor.ingest(items, progress)
+
+    def work(progress: ProgressFn) -> IngestReport:
+        items = prepare_uploads(uploads, store, viewer_access=shown, labels=labels, new_versions=new_versions,
+                                max_chars=config.max_document_chars, on_ocr_page=reading_progress(progress))
+        return ingestor.ingest(items, progress)
+
+    return work
 
 
 def folder_work(store: Store, viewer: Viewer, config: Config, extractor: Extractor, folder: str) -> Work:

@@ -33,6 +33,7 @@ from graphrag.ingest.manifest import (
 from graphrag.ingest.readers import (
     DOCUMENT_SUFFIXES,
     Layout,
+    PageProgress,
     ReadError,
     check_words,
     read_document,
@@ -51,6 +52,7 @@ DEFAULT_MAX_BYTES = 50_000_000
 DOCUMENT_MAX_BYTES = DEFAULT_MAX_BYTES
 MAX_BYTES_PER_CHAR = 4  # UTF-8 and UTF-16 take at most 4 bytes a character
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | frozenset(DOCUMENT_SUFFIXES)
+SUPPORTED_TEXT = "only .txt, .md, .pdf, .html, .htm, .docx and scanned pages (.png, .jpg, .jpeg, .tif, .tiff) are ingested"
 log = logging.getLogger(__name__)
 
 
@@ -292,9 +294,10 @@ def limit_for(name: str, max_bytes: int) -> int:
 
 def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry | None,
                       default_access: tuple[str, ...], path: str | None,
-                      max_chars: int = MAX_DOCUMENT_CHARS) -> Source | Rejected:
+                      max_chars: int = MAX_DOCUMENT_CHARS, on_ocr_page: PageProgress | None = None) -> Source | Rejected:
     """A Source from a file's bytes (on disk or uploaded), or a Rejected with the reason (among them a
-    text longer than ``max_chars`` characters, whatever the format)."""
+    text longer than ``max_chars`` characters, whatever the format). ``on_ocr_page``: told as each page of a
+    scan is read by OCR."""
     if entry is not None and entry.error:
         return Rejected(doc_id, path, f"invalid manifest entry: {entry.error}")
     suffix = Path(name).suffix.lower()
@@ -303,7 +306,7 @@ def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry 
     if suffix in DOCUMENT_SUFFIXES:
         decoded = decode(data)[0] if DOCUMENT_SUFFIXES[suffix] == "text/html" else None
         try:
-            doc = read_document(data, suffix, decoded, max_chars)
+            doc = read_document(data, suffix, decoded, max_chars, on_ocr_page)
         except ReadError as exc:
             return Rejected(doc_id, path, str(exc))
         text, layout, read_title = doc.text, doc.layout, clean_label(doc.title) if doc.title else None
@@ -338,7 +341,7 @@ def source_from_bytes(doc_id: str, data: bytes, name: str, entry: ManifestEntry 
 
 def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_access: tuple[str, ...],
               max_bytes: int = DEFAULT_MAX_BYTES, root_real: Path | None = None,
-              max_chars: int = MAX_DOCUMENT_CHARS) -> Source | Rejected:
+              max_chars: int = MAX_DOCUMENT_CHARS, on_ocr_page: PageProgress | None = None) -> Source | Rejected:
     """One file under ``root`` (never a file whose real path leaves ``root_real``, never a FIFO or device)."""
     doc_id = (entry.id if entry and entry.id else None) or _doc_id(path, root)
     if entry is not None and entry.error:
@@ -351,7 +354,7 @@ def read_file(path: Path, root: Path, entry: ManifestEntry | None, default_acces
         return Rejected(doc_id, str(path), exc.reason)
     except OSError as exc:
         return Rejected(doc_id, str(path), f"cannot read: {exc.strerror or exc}")
-    return source_from_bytes(doc_id, data, path.name, entry, default_access, str(path), max_chars)
+    return source_from_bytes(doc_id, data, path.name, entry, default_access, str(path), max_chars, on_ocr_page)
 
 
 @dataclass(frozen=True)
@@ -370,13 +373,14 @@ class Collected:
 
 
 def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES,
-            max_chars: int = MAX_DOCUMENT_CHARS) -> Collected:
+            max_chars: int = MAX_DOCUMENT_CHARS, on_ocr_page: PageProgress | None = None) -> Collected:
     """Sources from files and folders (recursively), with manifest metadata, in ingest order.
 
     Documents sharing an id are ordered by effective date, so the later version supersedes.
     Inside a folder only regular files whose real path stays in the folder are read; a path on
     a kernel filesystem (/proc, /sys, /dev...) is refused whole. Every file is governed by the
-    nearest ``manifest.toml`` in its folder or above it (see ``_governed``).
+    nearest ``manifest.toml`` in its folder or above it (see ``_governed``). ``on_ocr_page`` is told as each
+    page of a scan is read by OCR.
     """
     items: list[Source | Rejected] = []
     problems: list[str] = []
@@ -419,13 +423,13 @@ def collect(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES,
                 manifest_dirs.add(_parent(f.rel))
             else:
                 skipped.append(folders.Skipped(f.path, f.rel, f"unsupported file type {f.path.suffix or '(none)'}: "
-                                                              "only .txt, .md, .pdf, .html, .htm and .docx are ingested", "unsupported type"))
+                                                              f"{SUPPORTED_TEXT}", "unsupported type"))
         for f, entry, defaults, why in _governed(root, root_real, manifest_dirs, found, texts, problems):
             if why is not None:
                 items.append(Rejected(_doc_id(f.path, root), str(f.path), why))
             else:
                 items.append(read_file(f.path, root, entry, defaults, max_bytes, root_real if p.is_dir() else real,
-                                       max_chars))
+                                       max_chars, on_ocr_page))
     order = {id(x): i for i, x in enumerate(items)}
     items.sort(key=lambda x: (x.id, (x.effective_date or "") if isinstance(x, Source) else "", order[id(x)]))
     return Collected(items, problems, skipped)

@@ -19,7 +19,7 @@ from typing import Any
 
 from graphrag.errors import GraphRAGError
 from graphrag.ingest.pipeline import IngestReport, ProgressFn
-from graphrag.model import LOADING_MODELS, Progress
+from graphrag.model import LOADING_MODELS, READING, Progress
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,7 @@ class JobStatus:
     error: str | None = None
     owner: str | None = None  # the session that submitted it, so only it sees the report's rows
     message: str = ""  # the ingest's last progress message (graphrag.model.Progress)
+    detail: str = ""  # while the files are read: "page 3 of 12 read by OCR"
 
     @property
     def active(self) -> bool:
@@ -125,6 +126,11 @@ class JobStatus:
     def loading_models(self) -> bool:
         """Whether the job is waiting for the models to load before its first document."""
         return self.state == RUNNING and self.message == LOADING_MODELS
+
+    @property
+    def reading(self) -> bool:
+        """Whether the job is reading its files (a scan's OCR page by page) before it stores any."""
+        return self.state == RUNNING and self.message == READING
 
     @property
     def fraction(self) -> float:
@@ -166,7 +172,7 @@ class IngestJob:
     def _progress(self, p: Progress) -> None:
         if self._clock is not None:
             self._clock.update(p.done)
-        self._set(done=p.done, total=p.total, message=p.message)
+        self._set(done=p.done, total=p.total, message=p.message, detail=p.detail)
 
     def _run(self) -> None:
         self._clock = EtaClock()

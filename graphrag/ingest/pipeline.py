@@ -27,6 +27,8 @@ from graphrag.config import Config
 from graphrag.errors import StoreError
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES, Rejected, Source, collect
 from graphrag.ingest.extract.base import Extractor
+from graphrag.ingest.readers import PageProgress
+from graphrag.ingest.readers.ocr import progress_text
 from graphrag.ingest.readers.pdf_kinds import EXTRACTED
 from graphrag.language.embed import encode_threads, get_embedder
 from graphrag.language.encoding import Embedder
@@ -34,6 +36,7 @@ from graphrag.language.sentences import Sentence, display_name, normalise, split
 from graphrag.model import (
     LOADING_MODELS,
     PUBLIC,
+    READING,
     AuditEvent,
     Document,
     ExtractionResult,
@@ -55,6 +58,14 @@ from graphrag.store.documents import (
 
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[Progress], None]
+
+
+def reading_progress(progress: ProgressFn | None) -> PageProgress | None:
+    """The readers' page-by-page OCR news as ingest progress (``READING``, its detail "page 3 of 12 read by
+    OCR"): files are read before any is stored, and a scan takes seconds a page."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(Progress(0, 0, READING, progress_text(done, total)))
 
 UNCHANGED = "unchanged"
 RELABELLED = "relabelled"
@@ -318,7 +329,7 @@ class Ingestor:
                      max_bytes: int = DEFAULT_MAX_BYTES, *, name_skipped: bool = True) -> IngestReport:
         """Ingest files and folders. With ``name_skipped`` False, files that were not attempted
         (unsupported type, links out of the folder, devices...) appear only as counts."""
-        found = collect(paths, max_bytes, self.max_chars)
+        found = collect(paths, max_bytes, self.max_chars, reading_progress(progress))
         if not name_skipped:
             return self.ingest(found.items, progress, found.problems, found.skipped_counts())
         named = [Rejected(_without_suffix(s.rel), str(s.path), s.reason) for s in found.skipped]

@@ -26,6 +26,7 @@ from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.documents import (
     DEFAULT_MAX_BYTES,
     SUPPORTED_SUFFIXES,
+    SUPPORTED_TEXT,
     Rejected,
     Source,
     clean_label,
@@ -33,6 +34,7 @@ from graphrag.ingest.documents import (
     limit_for,
     source_from_bytes,
 )
+from graphrag.ingest.readers import PageProgress
 from graphrag.model import PUBLIC, Document
 
 MAX_NAME_CHARS = 120  # longer upload names are cut (the extension kept): ids stay readable
@@ -129,10 +131,11 @@ def assign_ids(names: Sequence[str], store: DocumentLookup, viewer_access: Colle
 
 def prepare_uploads(uploads: Sequence[Upload], store: DocumentLookup, *, viewer_access: Collection[str],
                     labels: Sequence[str], new_versions: Collection[str] = (),
-                    max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = MAX_DOCUMENT_CHARS
-                    ) -> list[Source | Rejected]:
+                    max_bytes: int = DEFAULT_MAX_BYTES, max_chars: int = MAX_DOCUMENT_CHARS,
+                    on_ocr_page: PageProgress | None = None) -> list[Source | Rejected]:
     """Sources (or rejections with the reason) for uploaded files, labelled ``labels``; a file whose
-    text passes ``max_chars`` characters is refused as it is read, like a file on disk."""
+    text passes ``max_chars`` characters is refused as it is read, like a file on disk. ``on_ocr_page`` is told
+    as each page of a scan is read by OCR."""
     access = tuple(sorted({clean_label(label) for label in labels} - {""}))
     out: list[Source | Rejected] = []
     for up, a in zip(uploads, assign_ids([u.name for u in uploads], store, viewer_access, new_versions)):
@@ -140,15 +143,14 @@ def prepare_uploads(uploads: Sequence[Upload], store: DocumentLookup, *, viewer_
         suffix = PurePosixPath(a.name).suffix.lower()
         limit = limit_for(a.name, max_bytes)
         if suffix not in SUPPORTED_SUFFIXES:
-            out.append(Rejected(a.id, path, f"unsupported file type {suffix or '(none)'}: only .txt, .md, .pdf, "
-                                            ".html, .htm and .docx are ingested"))
+            out.append(Rejected(a.id, path, f"unsupported file type {suffix or '(none)'}: {SUPPORTED_TEXT}"))
         elif not access:
             out.append(Rejected(a.id, path, "choose at least one access label for the uploaded files"))
         elif len(up.data) > limit:
             out.append(Rejected(a.id, path, f"{len(up.data):,} bytes is over the {limit:,}-byte limit on a file "
                                             "(split it)"))
         else:
-            item = source_from_bytes(a.id, up.data, a.name, None, access, path, max_chars)
+            item = source_from_bytes(a.id, up.data, a.name, None, access, path, max_chars, on_ocr_page)
             if isinstance(item, Source) and a.note:
                 note = f"stored as {a.id!r}: {a.note}" if a.id != doc_id_from_name(a.name) else a.note
                 item = replace(item, note="; ".join(x for x in (item.note, note) if x))

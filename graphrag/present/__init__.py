@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from graphrag.present.page_kinds import KIND_COLOURS, render_kinds
     from graphrag.present.pages import pages_to_show, render_page
     from graphrag.present.reading import cited_words, citing_claims, display_numbers, renumbered
+    from graphrag.present.rewrap import WRAP_LINES
     from graphrag.present.serialize import (
         VERBATIM,
         VERBATIM_CHECKS,
@@ -110,6 +111,7 @@ _EXPORTS = {
     "neighbourhood_html": "graphrag.present.viz",
     "pages_to_show": "graphrag.present.pages",
     "render_page": "graphrag.present.pages",
+    "WRAP_LINES": "graphrag.present.rewrap",
     "route_html": "graphrag.present.viz",
     "route_list_html": "graphrag.present.viz",
     "route_text": "graphrag.present.serialize",
@@ -121,6 +123,7 @@ __all__ = [
     "KIND_COLOURS",
     "VERBATIM",
     "VERBATIM_CHECKS",
+    "WRAP_LINES",
     "AnswerSources",
     "CitedDocument",
     "CitedSource",

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from graphrag.errors import InputError
 from graphrag.ingest.removal import on_removed
 from graphrag.model import Document
+from graphrag.present.rewrap import INK, column_span, rewrap
 
 DPI = 150
 MAX_PIXELS = 8_000_000  # a letter page at 150 dpi is 2.1 M; 8 M is an A2 sheet, about 100 MB to draw
@@ -68,14 +69,15 @@ def render_scale(width: float, height: float, dpi: int = DPI, max_pixels: int = 
 
 def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DPI, around: float | None = None,
                 file_sha256: str | None = None, max_pixels: int = MAX_PIXELS,
-                outlines: Sequence[Outline] = ()) -> bytes:
+                outlines: Sequence[Outline] = (), wrap: float | None = None) -> bytes:
     """PNG bytes of ``page`` (1-based) of a PDF, with the boxes that lie on that page drawn on it.
 
     ``outlines``: (page, x0, y0, x1, y1, colour) boxes drawn as thin outlines in their colour (the
     reader's line kinds, ``page_kinds``).
 
     ``around``: crop to the boxes plus this many points above and below (and a little to each
-    side), so the cited lines are legible in a narrow column; None gives the whole page.
+    side); None gives the whole page. ``wrap``: with ``around``, the crop's printed lines rewrapped to at most
+    this many line heights wide (``rewrap``), so they stay legible in a column a third of a laptop screen wide.
     ``file_sha256``: the file's hash when the caller knows it (the cache key; else it is computed).
     Raises PageNotDrawn (an InputError) when the page is missing or cannot be drawn."""
     import pypdfium2 as pdfium
@@ -83,13 +85,13 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
 
     on_page = tuple(tuple(float(v) for v in b[1:5]) for b in boxes if int(b[0]) == page)
     lines = tuple((float(o[1]), float(o[2]), float(o[3]), float(o[4]), o[5]) for o in outlines if int(o[0]) == page)
-    key = (file_sha256 or hashlib.sha256(data).hexdigest(), page, on_page, dpi, around, max_pixels, lines)
+    key = (file_sha256 or hashlib.sha256(data).hexdigest(), page, on_page, dpi, around, max_pixels, lines, wrap)
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
     try:
-        png = _draw(data, page, on_page, dpi, around, max_pixels, lines)
+        png = _draw(data, page, on_page, dpi, around, max_pixels, lines, wrap)
     except PageNotDrawn:
         raise
     except InputError as exc:  # the PDF cannot be opened: the reader's message says why
@@ -108,7 +110,9 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
 
 
 def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: int, around: float | None,
-          max_pixels: int, outlines: tuple[tuple[float, float, float, float, Colour], ...] = ()) -> bytes:
+          max_pixels: int, outlines: tuple[tuple[float, float, float, float, Colour], ...] = (),
+          wrap: float | None = None) -> bytes:
+    import numpy as np
     from PIL import Image, ImageDraw
 
     from graphrag.ingest.readers.pdf import PDFIUM_LOCK, _open
@@ -134,6 +138,7 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
         draw = ImageDraw.Draw(image)
         for x0, y0, x1, y1, colour in outlines:
             draw.rectangle((x0 * scale - 1, y0 * scale - 1, x1 * scale + 1, y1 * scale + 1), outline=colour, width=2)
+    plain = image  # without the highlight: where rewrapping finds the print
     if on_page:
         overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
         draw = ImageDraw.Draw(overlay)
@@ -147,9 +152,14 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
             x1 = min(image.width, (max(b[2] for b in on_page) + 10) * scale)
             y0 = max(0.0, min(b[1] for b in on_page) - around) * scale
             y1 = min(image.height, (max(b[3] for b in on_page) + around) * scale)
-            image = image.crop((int(x0), int(y0), int(x1), int(y1)))
+            if wrap is not None:  # the lines around it whole, out to the edges of their column
+                band = np.asarray(plain.crop((0, int(y0), plain.width, int(y1))).convert("L")) < INK
+                x0, x1 = column_span(band, int(x0), int(x1), gutter=10 * scale)
+            image, plain = (im.crop((int(x0), int(y0), int(x1), int(y1))) for im in (image, plain))
     if rotation:
-        image = image.rotate(-rotation, expand=True)
+        image, plain = (im.rotate(-rotation, expand=True) for im in (image, plain))
+    if wrap is not None and around is not None and on_page:
+        image = rewrap(plain, image, wrap)
     buf = io.BytesIO()
     image.save(buf, format="PNG", compress_level=3)
     return buf.getvalue()

@@ -90,13 +90,16 @@ def is_verbatim(claim: Claim) -> bool:
 
 
 def layout_json(layout: SpanLayout | None) -> dict[str, object]:
-    """Page fields of a citation: null when the document has no pages (text, Markdown)."""
+    """Page fields of a citation: null when the document has no pages (text, Markdown); ``ocr_confidence`` only for
+    a sentence read by OCR from a scan."""
     if layout is None:
         return {"page": None, "page_end": None, "page_label": None, "boxes": None, "heading_path": None,
-                "paragraph": None}
+                "paragraph": None, "span_kind": None, "ocr_confidence": None}
     return {"page": layout.page, "page_end": layout.page_end, "page_label": layout.page_label,
             "boxes": [list(b) for b in layout.boxes] if layout.page is not None else None,
-            "heading_path": layout.heading_path, "paragraph": layout.paragraph}
+            "heading_path": layout.heading_path, "paragraph": layout.paragraph,
+            # "caption", "table row", "body text": a quote of a picture's caption says what it is
+            "span_kind": layout.kind_words, "ocr_confidence": layout.ocr_confidence}
 
 
 def citation_json(c: Citation, names: Mapping[str, str] | None = None, sentence: SentenceLookup | None = None,

@@ -31,12 +31,13 @@ class LayoutWrite:
 def write(c: Connection, doc_id: str, version: int, w: LayoutWrite) -> None:
     """Insert a document version's span layouts, its page sizes and, when kept, its original file."""
     rows = [{"d": doc_id, "v": version, "i": i, "page": s.page, "page_end": s.page_end, "label": s.page_label,
-             "boxes": json.dumps([list(b) for b in s.boxes]), "heading": s.heading_path, "para": s.paragraph}
+             "boxes": json.dumps([list(b) for b in s.boxes]), "heading": s.heading_path, "para": s.paragraph,
+             "kind": s.kind, "ocr": s.ocr_confidence}
             for i, s in enumerate(w.spans) if s is not None]
     if rows:
         c.execute(text("INSERT INTO span_layout (doc_id, version, idx, page, page_end, page_label, boxes, "
-                       "heading_path, paragraph) VALUES (:d, :v, :i, :page, :page_end, :label, :boxes, :heading, "
-                       ":para)"), rows)
+                       "heading_path, paragraph, kind, ocr_confidence) VALUES (:d, :v, :i, :page, :page_end, :label, "
+                       ":boxes, :heading, :para, :kind, :ocr)"), rows)
     if w.pages:
         c.execute(text("INSERT INTO page_sizes (doc_id, version, page, width, height, label) "
                        "VALUES (:d, :v, :p, :w, :h, :label)"),
@@ -49,7 +50,8 @@ def write(c: Connection, doc_id: str, version: int, w: LayoutWrite) -> None:
 
 def _span_layout(r: RowMapping) -> SpanLayout:
     boxes = tuple((int(p), float(x0), float(y0), float(x1), float(y1)) for p, x0, y0, x1, y1 in json.loads(r["boxes"]))
-    return SpanLayout(r["page"], r["page_end"], r["page_label"], boxes, r["heading_path"], r["paragraph"])
+    return SpanLayout(r["page"], r["page_end"], r["page_label"], boxes, r["heading_path"], r["paragraph"], r["kind"],
+                      r.get("ocr_confidence"))
 
 
 def layouts(c: Connection, doc_id: str, version: int) -> dict[int, SpanLayout]:

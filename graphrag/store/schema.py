@@ -169,6 +169,8 @@ span_layout = Table(
     Column("idx", Integer, nullable=False), Column("page", Integer), Column("page_end", Integer),
     Column("page_label", Text), Column("boxes", Text, nullable=False),  # JSON [[page, x0, y0, x1, y1], ...]
     Column("heading_path", Text), Column("paragraph", Integer),
+    Column("kind", Text),  # schema 11: the reader's block kind ("caption", "row", ...); NULL: not known
+    Column("ocr_confidence", Float),  # since v12: read by OCR, the least sure line's confidence (NULL: not OCR)
     _key("doc_id", "version", "idx"),
 )
 page_sizes = Table(
@@ -325,6 +327,22 @@ def _v10(c: Connection) -> None:
         c.exec_driver_sql("ALTER TABLE verdicts ADD COLUMN kind TEXT NOT NULL DEFAULT 'backs'")
 
 
+def _v11(c: Connection) -> None:
+    # Schema 11: a sentence keeps the kind of block the reader found it in ("caption", "row", "heading"), so a
+    # quote of a picture's caption says so on Ask, Review and in the export. Sentences stored before: NULL (not
+    # known; shown as before).
+    if "kind" not in {col["name"] for col in inspect(c).get_columns("span_layout")}:
+        c.exec_driver_sql("ALTER TABLE span_layout ADD COLUMN kind TEXT")
+
+
+def _v12(c: Connection) -> None:
+    # Schema 12: a sentence read by OCR from a scan keeps the recogniser's confidence (its least sure line), so the
+    # Ask and Review pages say so beside the citation. Sentences stored before were all from a text layer or had
+    # no OCR confidence kept (NULL).
+    if "ocr_confidence" not in {col["name"] for col in inspect(c).get_columns("span_layout")}:
+        c.exec_driver_sql("ALTER TABLE span_layout ADD COLUMN ocr_confidence DOUBLE PRECISION")
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7,
-                                                       8: _v8, 9: _v9, 10: _v10}
+                                                       8: _v8, 9: _v9, 10: _v10, 11: _v11, 12: _v12}
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -76,7 +76,7 @@ EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", 
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
                  "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered",
                  "retracted_by", "retracted_verdict", "retracts", "kind", "question_asked", "judgement",
-                 "carried_from", "carried_from_answer", "kept_in_version", "sentence_now")
+                 "carried_from", "carried_from_answer", "kept_in_version", "sentence_now", "span_kind")
 # An undo appends a correction whose note names the verdict it takes back (graphrag.verify.undo).
 UNDO_NOTE = "undo of verdict #{}"
 _UNDO_NOTE = re.compile(r"undo of verdict #(\d+)")
@@ -477,6 +477,8 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                 # cited sentence (no verdict_id: it is that row's), or one whose sentence a newer version keeps;
                 # for a stale verdict, what its sentence became in the current version
                 **carried_json(v), "sentence_now": changed_sentence(store, v),
+                # what the judged sentence is ("caption", "table row", "body text"; empty where not known)
+                "span_kind": layout.kind_words if layout else None,
             })
             if (v.id or 0) in retracted_by:
                 rows[-1]["verdict"] = rows[-1]["judgement"] = RETRACTED

@@ -63,6 +63,7 @@ def measure(store: Store, question: str = QUESTION) -> dict[str, Any]:
         "claims_supported": sum(cl.support is not None and cl.support.label == SupportLabel.SUPPORTED
                                 for cl in answer.claims),
         "communities": len(found.groups),
+        "communities_method": found.method,
         "startup_s": round(startup, 2),
         "answer_s": round(first, 2),
         "answer_again_s": round(again, 2),

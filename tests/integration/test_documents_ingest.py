@@ -148,7 +148,8 @@ def test_unsupported_files_name_the_supported_types(store, embedder, tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "deck.pptx").write_bytes(b"PK\x03\x04")
     report = Ingestor(store, extractor(), embedder).ingest_paths([tmp_path / "d"])
-    assert "only .txt, .md, .pdf, .html, .htm and .docx are ingested" in report.documents[0].error
+    assert ("only .txt, .md, .pdf, .html, .htm, .docx and scanned pages (.png, .jpg, .jpeg, .tif, .tiff) are ingested"
+            in report.documents[0].error)
 
 
 def test_the_manifest_sets_title_date_and_access_of_a_pdf(store, embedder, tmp_path):

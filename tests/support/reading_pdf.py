@@ -4,12 +4,14 @@ inside sentences and at line ends, footnote marks after full stops ("privilege.[
 hyphenated at a line break ("state-of-" / "the-art", "best-" / "performing") beside a word the break split
 ("docu-" / "ment"), a picture beside the text with a caption set small and no "Figure 1:" opening, read between
 two lines of a sentence, and a numbered formula. ``reading_pdf()`` returns the PDF; ``SENTENCES`` the body
-sentences as the reader is to give them, ``CAPTION`` the caption, ``TITLE`` the title.
+sentences as the reader is to give them, ``CAPTION`` the caption, ``TITLE`` the title. ``stored_article(path)``
+writes a store holding it (no model) and an answer that quotes the caption and cites a body sentence.
 """
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 TITLE_LINES = ["The Certiorari Pool and Judicial Review:", "How the Court Chooses Its Cases"]
 TITLE = " ".join(TITLE_LINES)
@@ -90,3 +92,36 @@ def reading_pdf() -> bytes:
     c.showPage()
     c.save()
     return buf.getvalue()
+
+
+QUESTION = "Where is the Supreme Court building?"
+BODY_CLAIM = "Judicial review was settled in 1803."
+
+
+def stored_article(path: Path) -> int:
+    """A store at ``path`` holding the article as ``article.pdf`` (access "public"; the scripted extractor names
+    "Pool", the hash embedder encodes) and one answer: claim 1 quotes the caption [1], claim 2 cites the first
+    body sentence [2], whose printed line runs the page's width. Returns the answer's id."""
+    from doubles.extract import ScriptedExtractor, ScriptEntity
+    from graphrag.ingest.pipeline import Ingestor
+    from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route
+    from graphrag.store import Store
+    from proc_helpers import HashEmbedder
+
+    docs = path.parent / "article-docs"
+    docs.mkdir(exist_ok=True)
+    (docs / "article.pdf").write_bytes(reading_pdf())
+    with Store(path) as store:
+        report = Ingestor(store, ScriptedExtractor([ScriptEntity("Pool", "Justices who leave the pool")]),
+                          HashEmbedder()).ingest_paths([docs])
+        assert all(d.status == "ok" for d in report.documents), report
+        spans = {" ".join(s.text.split()): s for s in store.sentences("article", 1)}
+        (seed,) = store.entity_names()
+        items = (ContextItem(1, spans[CAPTION], Route(seed), 0.8, "similarity"),
+                 ContextItem(2, spans[SENTENCES[0]], Route(seed), 0.7, "similarity"))
+        first = f"{CAPTION} [1]"
+        text = f"{first} {BODY_CLAIM[:-1]} [2]."
+        claims = (Claim(0, CAPTION, 0, len(first), (Citation("1", True, items[0]),)),
+                  Claim(1, BODY_CLAIM, len(first) + 1, len(text), (Citation("2", True, items[1]),)))
+        answer_id = store.save_answer(Answer(QUESTION, AskSettings(access=("public",)), text, (), (), items, claims))
+    return answer_id

@@ -22,6 +22,7 @@ from graphrag.errors import ModelUnavailable
 PARAMS = Path(__file__).with_name("abstain_params.json")
 WITHOUT_SCORER = "without_scorer"
 WITH_SCORER = "with_scorer"
+WITH_CHECK = "with_check"  # the scorer's features and the answer check's
 
 
 @dataclass(frozen=True)
@@ -69,13 +70,16 @@ class AbstainModel:
                    bool(raw.get("requires_type", False)))
 
 
-def load_abstain_model(with_scorer: bool, path: Path = PARAMS) -> AbstainModel:
-    """The shipped model for a reader with (or without) the answer scorer; without one fitted for the scorer, the
-    one without it (its features do not need the scorer)."""
+def load_abstain_model(with_scorer: bool, path: Path = PARAMS, with_check: bool = False) -> AbstainModel:
+    """The shipped model for a reader with (or without) the answer scorer and the answer check; a model fitted
+    for fewer parts when none was fitted for these (its features need only what the reader has)."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ModelUnavailable(f"cannot read the abstention parameters {path}: {exc}; restore the file from the "
                           "repository or refit it with `python -m lab.fit_abstain`") from exc
-    key = WITH_SCORER if with_scorer and WITH_SCORER in raw else WITHOUT_SCORER
+    if with_scorer and with_check and WITH_CHECK in raw:
+        key = WITH_CHECK
+    else:
+        key = WITH_SCORER if with_scorer and WITH_SCORER in raw else WITHOUT_SCORER
     return AbstainModel.from_json(raw[key])

@@ -53,6 +53,9 @@ class ReaderFeatures:
     terms_present: float  # the share of the question's names found in the top sentences (1 when it names none)
     scorer_top: float  # the answer scorer's best score (0 without a scorer)
     scorer_margin: float  # its best score above the second (0 without a scorer)
+    # The answer check's best probability that a sentence states the answer, over the few sentences it read (0
+    # without the check; defaulted so rows saved before it existed still load)
+    check_top: float = 0.0
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -75,9 +78,11 @@ def _question_terms(question: str) -> list[set[str]]:
 
 
 def reader_features(question: str, sentences: Sequence[str], similarities: Sequence[float],
-                    scores: Sequence[float] | None = None, ner: bool = True) -> ReaderFeatures:
-    """The features of ``question`` against its retrieved ``sentences`` (with their ``similarities`` to it, and
-    the answer scorer's ``scores`` when one ran). ``ner=False`` types short answers by patterns only."""
+                    scores: Sequence[float] | None = None, ner: bool = True,
+                    checks: Sequence[float] | None = None) -> ReaderFeatures:
+    """The features of ``question`` against its retrieved ``sentences`` (with their ``similarities`` to it, the
+    answer scorer's ``scores`` when one ran, and the answer check's probabilities ``checks`` for the sentences it
+    read). ``ner=False`` types short answers by patterns only."""
     order = sorted(range(len(sentences)), key=lambda i: -similarities[i])
     sims = sorted((float(s) for s in similarities), reverse=True)
     top = [sentences[i] for i in order[:TOP]]
@@ -114,4 +119,5 @@ def reader_features(question: str, sentences: Sequence[str], similarities: Seque
         terms_present=(sum(1 for t in terms if t <= union) / len(terms)) if terms else 1.0,
         scorer_top=scorer_top,
         scorer_margin=scorer_margin,
+        check_top=max((float(c) for c in checks), default=0.0) if checks else 0.0,
     )

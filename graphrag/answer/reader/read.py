@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
+from graphrag.answer.reader.check import AnswerCheck, check_text, load_check
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
 from graphrag.model import ContextItem
@@ -31,6 +32,8 @@ class Reading:
     probability: float | None
     answered: bool  # the probability is at or above the shipped threshold (or there is none)
     scores: Mapping[int, float] | None = None  # the answer scorer's score per context item number
+    # the answer check's probability that the item states the answer, for the items it read (the scorer's first)
+    checks: Mapping[int, float] | None = None
 
     def closest(self, context: Sequence[ContextItem], n: int = 3) -> list[ContextItem]:
         """The ``n`` items that come closest to answering: by the scorer's score, else by similarity."""
@@ -43,17 +46,23 @@ def _plain(item: ContextItem) -> Passage:
     return Passage(" ".join(item.span.text.split()))
 
 
-class Reader:
-    """The answer scorer (when one ships) and the abstention model, loaded together once."""
+# How many of the scorer's first items the answer check reads (one cross-encoder pass each).
+CHECKED = 3
 
-    def __init__(self, scorer: AnswerScorer | None = None, abstain: AbstainModel | None = None) -> None:
-        self.scorer = scorer
-        self.abstain = abstain or load_abstain_model(with_scorer=scorer is not None)
+
+class Reader:
+    """The answer scorer and the answer check (when they ship) and the abstention model, loaded together once."""
+
+    def __init__(self, scorer: AnswerScorer | None = None, abstain: AbstainModel | None = None,
+                 check: AnswerCheck | None = None) -> None:
+        self.scorer, self.check = scorer, check
+        self.abstain = abstain or load_abstain_model(with_scorer=scorer is not None, with_check=check is not None)
 
     @classmethod
     def load(cls) -> Reader:
-        """The shipped reader: the trained scorer if its weights ship, and the fitted abstention model."""
-        return cls(load_scorer())
+        """The shipped reader: the trained scorer and check if their weights ship, and the fitted abstention
+        model."""
+        return cls(load_scorer(), check=load_check())
 
     def read(self, question: str, context: Sequence[ContextItem], passage_of: PassageOf | None = None,
              ner: bool = True, encoder: str | None = None) -> Reading:
@@ -61,16 +70,24 @@ class Reader:
         its neighbours and title for the scorer; ``ner=False`` types short answers by patterns only; ``encoder``:
         the name of the sentence encoder that measured the items' similarities)."""
         scores: dict[int, float] | None = None
+        passages = [(passage_of or _plain)(c) for c in context] if context and (self.scorer or self.check) else []
         if self.scorer is not None and context:
-            got = self.scorer.score(question, [(passage_of or _plain)(c) for c in context])
+            got = self.scorer.score(question, passages)
             scores = {c.n: float(s) for c, s in zip(context, got)}
+        checks: dict[int, float] | None = None
+        if self.check is not None and context:
+            first = sorted(range(len(context)), key=lambda i: (-(scores[context[i].n] if scores is not None
+                                                                  else context[i].score), context[i].n))[:CHECKED]
+            got = self.check.score(question, [check_text(passages[i].title, passages[i].sentence) for i in first])
+            checks = {context[i].n: float(p) for i, p in zip(first, got)}
         features = reader_features(question, [" ".join(c.span.text.split()) for c in context],
                                    [float(c.score) for c in context],
-                                   [scores[c.n] for c in context] if scores is not None else None, ner)
+                                   [scores[c.n] for c in context] if scores is not None else None, ner,
+                                   list(checks.values()) if checks is not None else None)
         if not self.abstain.calibrated_for(encoder):
-            return Reading(features, None, True, scores)
+            return Reading(features, None, True, scores, checks)
         p = self.abstain.probability(features)
-        return Reading(features, p, self.abstain.answers(p), scores)
+        return Reading(features, p, self.abstain.answers(p), scores, checks)
 
 
 _SUBJECT_QUESTION = re.compile(r"^(who|what|which|whose)\b(?!\s+(?:is|are|was|were|do|does|did|has|have|had|can|"

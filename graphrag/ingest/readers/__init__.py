@@ -14,6 +14,7 @@ from graphrag.ingest.readers.budget import CharBudget, TooManyWords, TooMuchText
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.images import IMAGE_FORMATS, image_kind
 from graphrag.ingest.readers.layout import DOCX, HTML, PDF, Block, Layout, TextLine, sha256_bytes
+from graphrag.ingest.readers.ocr import PageProgress
 
 # A picture is read by OCR into a PDF of its pages, stored and shown as that PDF.
 DOCUMENT_SUFFIXES = {".pdf": PDF, ".html": HTML, ".htm": HTML, ".docx": DOCX, **dict.fromkeys(IMAGE_FORMATS, PDF)}
@@ -23,6 +24,7 @@ __all__ = [
     "Block",
     "CharBudget",
     "Layout",
+    "PageProgress",
     "Read",
     "ReadError",
     "TextLine",
@@ -60,16 +62,18 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
-def read_document(data: bytes, suffix: str, decoded: str | None = None, max_chars: int = MAX_DOCUMENT_CHARS) -> Read:
-    """Read a PDF, HTML or DOCX file. Raises ReadError with a message to show the user; TooMuchText,
-    as soon as the reader has counted more than ``max_chars`` characters."""
+def read_document(data: bytes, suffix: str, decoded: str | None = None, max_chars: int = MAX_DOCUMENT_CHARS,
+                  on_ocr_page: PageProgress | None = None) -> Read:
+    """Read a PDF, HTML or DOCX file, or a picture of pages. Raises ReadError with a message to show the user;
+    TooMuchText, as soon as the reader has counted more than ``max_chars`` characters. ``on_ocr_page`` is told
+    as each page without a text layer is read by OCR."""
     suffix = suffix.lower()
     if not data.strip():
         raise ReadError("empty file")
     if suffix in IMAGE_FORMATS:
         from graphrag.ingest.readers.images import read_image
 
-        text, title, layout = read_image(data, suffix, max_chars)
+        text, title, layout = read_image(data, suffix, max_chars, on_ocr_page=on_ocr_page)
         return Read(text, title, layout)
     kind = sniff(data)
     expected = {".pdf": "PDF", ".docx": "DOCX", ".html": "HTML", ".htm": "HTML"}[suffix]
@@ -85,7 +89,7 @@ def read_document(data: bytes, suffix: str, decoded: str | None = None, max_char
     if expected == "PDF":
         from graphrag.ingest.readers.pdf import read_pdf
 
-        text, title, layout = read_pdf(data, max_chars=max_chars)
+        text, title, layout = read_pdf(data, max_chars=max_chars, on_ocr_page=on_ocr_page)
     elif expected == "DOCX":
         from graphrag.ingest.readers.word import read_docx
 

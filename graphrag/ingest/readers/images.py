@@ -10,11 +10,13 @@ boxes, and the review page renders its pages like any PDF's.
 from __future__ import annotations
 
 import io
+import re
 
 from graphrag.config import MAX_DOCUMENT_CHARS
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import Layout
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
+from graphrag.ingest.readers.ocr import PageProgress
 
 IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".tif": "TIFF", ".tiff": "TIFF"}
 _MAGIC = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"), (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"))
@@ -25,9 +27,10 @@ def image_kind(data: bytes) -> str | None:
     return next((kind for magic, kind in _MAGIC if data.startswith(magic)), None)
 
 
-def read_image(data: bytes, suffix: str, max_chars: int = MAX_DOCUMENT_CHARS, limits: ReadLimits = LIMITS
-               ) -> tuple[str, str | None, Layout]:
-    """(text, title, layout) of a picture of pages, read by OCR; a ReadError says why it is refused."""
+def read_image(data: bytes, suffix: str, max_chars: int = MAX_DOCUMENT_CHARS, limits: ReadLimits = LIMITS,
+               on_ocr_page: PageProgress | None = None) -> tuple[str, str | None, Layout]:
+    """(text, title, layout) of a picture of pages, read by OCR (``on_ocr_page`` told page by page); a ReadError
+    says why it is refused."""
     from PIL import Image, UnidentifiedImageError
 
     expected = IMAGE_FORMATS[suffix.lower()]
@@ -38,7 +41,9 @@ def read_image(data: bytes, suffix: str, max_chars: int = MAX_DOCUMENT_CHARS, li
     try:
         picture = Image.open(io.BytesIO(data))  # the header only: no pixel is decoded yet
     except Image.DecompressionBombError as exc:  # Pillow's own ceiling, far above ours, refused it first
-        raise ReadError(f"the picture is larger than {limits.image_pixels:,} pixels a page ({exc}): scale it down") \
+        held = re.search(r"\((\d+) pixels\)", str(exc))  # Pillow names the count, not the sides
+        size = f" (it holds {int(held.group(1)):,})" if held else ""
+        raise ReadError(f"the picture is larger than {limits.image_pixels:,} pixels a page{size}: scale it down") \
             from None
     except (UnidentifiedImageError, OSError) as exc:
         raise ReadError(f"corrupt {expected}: {exc}") from exc
@@ -53,7 +58,7 @@ def read_image(data: bytes, suffix: str, max_chars: int = MAX_DOCUMENT_CHARS, li
     pdf = _as_pdf(picture, frames)
     from graphrag.ingest.readers.pdf import read_pdf
 
-    return read_pdf(pdf, max_chars=max_chars, limits=limits)
+    return read_pdf(pdf, max_chars=max_chars, limits=limits, on_ocr_page=on_ocr_page)
 
 
 def _as_pdf(picture: object, frames: int) -> bytes:

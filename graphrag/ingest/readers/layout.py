@@ -38,6 +38,7 @@ class TextLine:
     y1: float
     x0s: np.ndarray
     x1s: np.ndarray
+    confidence: float | None = None  # read by OCR: the recogniser's confidence in the line (None: a text layer)
 
     def box(self, start: int, end: int) -> tuple[float, float, float, float] | None:
         """The box of this line's characters within [start, end), or None if none is drawn."""
@@ -93,8 +94,10 @@ class Layout:
         self._block_ends.extend(b.end for b in self.blocks)
 
     def span_layout(self, start: int, end: int) -> SpanLayout | None:
-        """Pages, boxes (one per line touched), heading path and paragraph of text[start:end]."""
+        """Pages, boxes (one per line touched), heading path and paragraph of text[start:end], and, for text read
+        by OCR, the confidence of its least sure line."""
         boxes: list[tuple[int, float, float, float, float]] = []
+        confidences: list[float] = []
         i = bisect.bisect_right(self._line_ends, start)
         while i < len(self.lines) and self.lines[i].start < end:
             ln = self.lines[i]
@@ -102,6 +105,8 @@ class Layout:
             if b is not None:
                 x0, y0, x1, y1 = b
                 boxes.append((ln.page, round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)))
+                if ln.confidence is not None:
+                    confidences.append(ln.confidence)
             i += 1
         heading, paragraph = None, None
         j = bisect.bisect_right(self._block_ends, start)
@@ -113,7 +118,9 @@ class Layout:
         page_end = boxes[-1][0] if boxes else None
         label = self.pages[page - 1].label if page is not None and page <= len(self.pages) else None
         return SpanLayout(page=page, page_end=page_end if page_end != page else None, page_label=label,
-                          boxes=tuple(boxes), heading_path=heading, paragraph=paragraph)
+                          boxes=tuple(boxes), heading_path=heading, paragraph=paragraph,
+                          kind=self.kind_at(start) if self.blocks else None,
+                          ocr_confidence=round(min(confidences), 3) if confidences else None)
 
     def kind_at(self, start: int) -> str:
         """The kind of the block holding character ``start`` ("body" where the reader gives none)."""

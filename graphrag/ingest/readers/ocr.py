@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-# A line the recogniser is less sure of than this is kept out of the citable text and listed in the reading
-# report: on the test scans (rendered, turned and speckled) every real line scored over 0.8, specks and
-# smudges read as a letter or two under 0.6.
-CONFIDENCE_FLOOR = 0.6
+from graphrag.ingest.readers.limits import LIMITS
+
+CONFIDENCE_FLOOR = LIMITS.ocr_confidence_floor  # lines under it are kept out of the text (see ``limits``)
+# Told after each page without a text layer is read (pages done, pages to read; 0 done before the first): OCR takes
+# seconds a page, so the ingest job and ``graphrag ingest`` show it page by page.
+PageProgress = Callable[[int, int], None]
 _LOCK = threading.Lock()  # one engine, shared by the dashboard's threads; ONNX Runtime sessions are not re-entrant here
 
 
@@ -45,6 +48,13 @@ class OcrPage:
     low: tuple[OcrLine, ...]
     turned: int
     upright_size: tuple[int, int]  # (width, height) of the upright page in pixels
+
+
+def progress_text(done: int, total: int) -> str:
+    """What the ingest shows while a scan is read: "reading 12 pages by OCR", then "page 3 of 12 read by OCR"."""
+    if done == 0:
+        return f"reading {total:,} page{'s' if total != 1 else ''} by OCR"
+    return f"page {done:,} of {total:,} read by OCR"
 
 
 @functools.cache

@@ -34,7 +34,7 @@ from graphrag.ingest.readers.budget import CharBudget, TooManyWords, words_messa
 from graphrag.ingest.readers.errors import ReadError
 from graphrag.ingest.readers.layout import PDF, Block, Layout, ReadLine, TextLine, sha256_bytes
 from graphrag.ingest.readers.limits import LIMITS, ReadLimits
-from graphrag.ingest.readers.ocr import CONFIDENCE_FLOOR, OcrLine, OcrPage, blank, read_picture
+from graphrag.ingest.readers.ocr import CONFIDENCE_FLOOR, OcrLine, OcrPage, PageProgress, blank, read_picture
 from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
 from graphrag.ingest.readers.pdf_survey import Survey, SurveyFailed, run_survey
 from graphrag.ingest.readers.tables import ROW, TableTally, has_header, too_wide
@@ -446,13 +446,14 @@ def _survey_failed(exc: SurveyFailed, limits: ReadLimits) -> ReadError:
 
 def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int = MAX_CHARS_PER_PAGE,
              max_chars: int = MAX_DOCUMENT_CHARS, timings: dict[str, float] | None = None,
-             limits: ReadLimits = LIMITS) -> tuple[str, str | None, Layout]:
+             limits: ReadLimits = LIMITS, on_ocr_page: PageProgress | None = None) -> tuple[str, str | None, Layout]:
     """(text, title, layout) of a PDF's text layer. Raises ReadError with the reason to show; a PDF past any
     bound of ``limits`` (``max_pages`` and ``max_chars_per_page`` override two of them) is refused before
     the reader loads a page, and one with more than ``max_chars`` characters before its text is laid out.
 
     ``timings`` (for the benchmark) receives "extract_s" (PDFium: characters and their boxes) and
-    "layout_s" (headers and footers, reading order, lines joined into text)."""
+    "layout_s" (headers and footers, reading order, lines joined into text). ``on_ocr_page`` is told as each
+    page without a text layer is read (``ocr.PageProgress``)."""
     started = time.perf_counter()
     if not data.lstrip()[:1024].startswith(b"%PDF-") and b"%PDF-" not in data[:1024]:
         raise ReadError("not a PDF: the file is named .pdf but does not start with %PDF-")
@@ -476,6 +477,9 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
             pages: list[PageSize] = []
             per_page: list[_PageRead] = []
             ocr_clock = [0.0]  # processor seconds spent on OCR so far
+            to_ocr, ocr_done = sum(1 for g in survey.glyphs if not g), 0
+            if on_ocr_page is not None and to_ocr:
+                on_ocr_page(0, to_ocr)
             for p in range(n_pages):
                 page = doc[p]
                 try:
@@ -489,8 +493,12 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
                         per_page.append(_fragments(textpage, n, c_left, c_top))
                     finally:
                         textpage.close()
-                    if n == 0 and _has_picture(page):  # no text layer but a picture: a scanned page
+                    if n == 0 and (pictures := _pictures(page)):  # no text layer but a picture: a scanned page
+                        _check_pictures(pictures, p + 1, limits)
                         per_page[-1] = _ocr_page(page, p + 1, n_pages, limits, ocr_clock)
+                    if n == 0 and on_ocr_page is not None and to_ocr:
+                        ocr_done += 1
+                        on_ocr_page(min(ocr_done, to_ocr), to_ocr)
                 finally:
                     page.close()
                 label = " ".join((doc.get_page_label(p) or "").split())[:40] or None
@@ -506,16 +514,31 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
     if not any(page.fragments or page.ocr for page in per_page):
         raise ReadError(NO_TEXT)
     extracted = time.perf_counter()
-    out = _assemble(per_page, pages, data, title)
+    out = _assemble(per_page, pages, data, title, limits.ocr_confidence_floor)
     if timings is not None:
         timings["extract_s"] = timings.get("extract_s", 0.0) + extracted - started
         timings["layout_s"] = timings.get("layout_s", 0.0) + time.perf_counter() - extracted
     return out
 
 
-def _has_picture(page: pdfium.PdfPage) -> bool:
-    """Whether the page draws a picture (a scan); a page of vector drawings only has nothing for OCR."""
-    return next(iter(page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=4)), None) is not None
+def _pictures(page: pdfium.PdfPage) -> list[tuple[int, int]]:
+    """The size in pixels of each picture the page draws (a scan's page is one); none on a page of vector drawings
+    only, which has nothing for OCR."""
+    return [obj.get_px_size() for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=4)
+            if isinstance(obj, pdfium.PdfImage)]
+
+
+def _check_pictures(pictures: list[tuple[int, int]], number: int, limits: ReadLimits) -> None:
+    """Refuse a scanned page whose pictures hold more pixels than an uploaded picture may, before PDFium decodes
+    them to render the page: a 20,000 x 20,000 picture packs into 1 MB and decodes to 1.2 GB (600 MB and 10 s
+    for one page, measured), whatever the size the page is rendered at."""
+    total = sum(w * h for w, h in pictures)
+    if total <= limits.image_pixels:
+        return
+    what = (f"a picture of {pictures[0][0]:,} x {pictures[0][1]:,} pixels" if len(pictures) == 1
+            else f"{len(pictures):,} pictures of {total:,} pixels in all")
+    raise ReadError(f"page {number:,} is {what}; the limit is {limits.image_pixels:,} pixels a page (a 600 dpi A4 "
+                    "scan has 35 million): scale the scan down")
 
 
 def _ocr_page(page: pdfium.PdfPage, number: int, pages: int, limits: ReadLimits, clock: list[float]) -> _PageRead:
@@ -529,7 +552,7 @@ def _ocr_page(page: pdfium.PdfPage, number: int, pages: int, limits: ReadLimits,
     if blank(pixels):
         return _PageRead([], scanned=True)
     started = time.process_time()  # the engine's threads included; by the clock a loaded machine would refuse
-    read = read_picture(pixels)
+    read = read_picture(pixels, limits.ocr_confidence_floor)
     spent = time.process_time() - started
     clock[0] += spent
     if spent > limits.ocr_page_seconds:
@@ -592,7 +615,7 @@ def _report(pages: int, read: list[ReadLine], sentences: int, citable: int, rows
     return head + ("; left out of the text: " + ", ".join(out) if out else "")
 
 
-def _ocr_report(read: list[_PageRead], pages: int) -> str | None:
+def _ocr_report(read: list[_PageRead], pages: int, floor: float = CONFIDENCE_FLOOR) -> str | None:
     """What OCR read: pages, lines and their mean confidence, blank pages, and each line under the confidence
     floor (kept out of the text) with its page; and pages with neither a text layer nor a picture. None where
     every page had a text layer."""
@@ -607,19 +630,23 @@ def _ocr_report(read: list[_PageRead], pages: int) -> str | None:
         turned = sum(1 for p in scanned if read[p].ocr and not read[p].upright)
         if turned:
             text += f"; {counted(turned, 'page')} turned (read upright)"
-        empty = sum(1 for p in scanned if not read[p].ocr)
+        empty = sum(1 for p in scanned if not read[p].ocr and not read[p].ocr_low)
         if empty:
             text += f"; {counted(empty, 'page')} with nothing to read"
         low = [(p + 1, ln) for p in scanned for ln in read[p].ocr_low]
         if low:
-            shown = "; ".join(f'p. {p} "{ln.text[:40]}" ({ln.confidence:.2f})' for p, ln in low[:10])
+            shown = "; ".join(f'p. {p} "{_cut(ln.text, 40)}" ({ln.confidence:.2f})' for p, ln in low[:10])
             more = f" and {len(low) - 10} more" if len(low) > 10 else ""
-            text += (f"; {counted(len(low), 'line')} under the confidence floor {CONFIDENCE_FLOOR} kept out of the "
+            text += (f"; {counted(len(low), 'line')} under the confidence floor {floor:g} kept out of the "
                      f"text: {shown}{more}")
         out.append(text)
     if drawn:
         out.append(f"{drawn} of {pages} pages have no text layer and no picture (drawings only) and were skipped")
     return "; ".join(out) or None
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most - 1].rstrip() + "…"
 
 
 class _Headings:
@@ -800,8 +827,7 @@ def _join(lines: list[_Line], kinds: list[LineKind], rows: dict[int, _Row] | Non
                 last = text_lines[-1]
                 parts[-1] = parts[-1][:-1]
                 pos -= 1
-                text_lines[-1] = TextLine(last.page, last.start, last.end - 1, last.y0, last.y1,
-                                          last.x0s[:-1], last.x1s[:-1])
+                text_lines[-1] = dataclasses.replace(last, end=last.end - 1, x0s=last.x0s[:-1], x1s=last.x1s[:-1])
             parts.append(sep)
             pos += len(sep)
         if kind is not LineKind.HEADING:
@@ -818,7 +844,7 @@ def _join(lines: list[_Line], kinds: list[LineKind], rows: dict[int, _Row] | Non
             x0s, x1s = [ln.frame[0]] * len(line), [ln.frame[2]] * len(line)
         text_lines.append(TextLine(ln.page, pos, pos + len(line), round(y0, 2), round(y1, 2),
                                    np.asarray(x0s[:len(line)], dtype=np.float32),
-                                   np.asarray(x1s[:len(line)], dtype=np.float32)))
+                                   np.asarray(x1s[:len(line)], dtype=np.float32), ln.confidence))
         pos += len(line)
         prev = (ln, kind)
     ends = [*(start for start, _, _ in blocks[1:]), pos]
@@ -975,8 +1001,8 @@ def _captions_aside(lines: list[_Line], kinds: list[LineKind]) -> tuple[list[_Li
     return [ln for ln, _ in out], [kd for _, kd in out]
 
 
-def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None
-              ) -> tuple[str, str | None, Layout]:
+def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: str | None,
+              floor: float = CONFIDENCE_FLOOR) -> tuple[str, str | None, Layout]:
     kept, aside = _set_aside(read, pages)
     ordered = [ln for p, frags in enumerate(kept)
                for ln in (read[p].ocr or [ln for region in _xy_cut(frags, pages[p].width)
@@ -998,7 +1024,7 @@ def _assemble(read: list[_PageRead], pages: list[PageSize], data: bytes, title: 
     if table_note := tally.note():
         notes.append(table_note)
     title = title if _sane_title(title) else _title_block(ordered, kinds)
-    if ocr_note := _ocr_report(read, len(pages)):
+    if ocr_note := _ocr_report(read, len(pages), floor):
         notes.append(ocr_note)
     layout = Layout(PDF, sha256_bytes(data), data, tuple(pages), tuple(text_lines), tuple(blocks),
                     notes=tuple(notes), read=tuple(seen))

@@ -33,6 +33,8 @@ _DROP = {"script", "style", "iframe", "frame", "frameset", "noscript", "template
          "map", "dialog"}
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _CELLS = {"td", "th"}  # a table row is one block, its cells separated by spaces
+_CAPTIONS = {"caption", "figcaption"}
+_CAPTION = "caption"  # Block.kind of a caption (as the PDF reader's LineKind.CAPTION)
 _BLOCKS = {"p", "li", "dt", "dd", "blockquote", "pre", "caption", "figcaption", "address", "summary",
            "div", "section", "article", "main", "aside", "header", "footer", "ul", "ol", "dl", "table", "tr",
            "tbody", "thead", "body", "html", "details", "figure", *(_HEADINGS)}
@@ -121,13 +123,13 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
     buf: list[str] = []
     tally = TableTally()
 
-    def flush() -> None:
+    def flush(kind: str = "body") -> None:
         # footnote marks ("[12]", a Wikipedia reference's <sup>) out, as every reader takes them (graphrag.language.sentences)
         t = without_footnote_marks(_SPACES.sub(" ", "".join(buf)).strip())
         buf.clear()
         if t:
             budget.add(len(t) + 2, f"block {len(blocks) + 1:,}")
-            blocks.append((t, " > ".join(h for _, h in path), "body"))
+            blocks.append((t, " > ".join(h for _, h in path), kind))
 
     def walk(node: Tag) -> None:
         for child in node.children:
@@ -166,7 +168,7 @@ def read_html(data: bytes, text: str | None = None, max_chars: int = MAX_DOCUMEN
             if name in _BLOCKS:
                 flush()
                 walk(child)
-                flush()
+                flush(_CAPTION if name in _CAPTIONS else "body")  # a picture's or table's caption says so when cited
             else:
                 walk(child)
 

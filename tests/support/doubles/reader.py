@@ -24,6 +24,20 @@ class ScriptedScorer:
         return np.array([1.0 if self.answers in p.sentence.lower() else 0.0 for p in passages])
 
 
+class ScriptedCheck:
+    """The answer check's double: ``p`` for a text holding ``answers``, 0.05 otherwise; records what it read."""
+
+    name = "scripted-check"
+
+    def __init__(self, answers: str, p: float = 0.9) -> None:
+        self.answers, self.p = answers.lower(), p
+        self.read: list[tuple[str, list[str]]] = []
+
+    def score(self, question: str, texts: Sequence[str]) -> np.ndarray:
+        self.read.append((question, list(texts)))
+        return np.array([self.p if self.answers in t.lower() else 0.05 for t in texts])
+
+
 def always(answers: bool) -> AbstainModel:
     """An abstention model that answers every question (True) or none (False)."""
     return AbstainModel(("top_similarity",), (0.0,), 10.0 if answers else -10.0, 0.5)

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from doubles.reader import ScriptedScorer, always
+from doubles.reader import ScriptedCheck, ScriptedScorer, always
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.ollama import OllamaGenerator
 from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
-from graphrag.answer.reader.read import Reader, not_answered_text
+from graphrag.answer.reader.read import CHECKED, Reader, not_answered_text
 from graphrag.errors import ModelUnavailable
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
@@ -145,3 +145,34 @@ def test_a_when_question_is_not_refused_for_want_of_a_year():
         assert when.type_in_context == 1.0 and model.probability(when) == pytest.approx(0.5), sentence
     never = reader_features("When does the school year start?", ["Schools follow the national law."], [0.7], ner=False)
     assert never.type_in_context == 0.0 and model.probability(never) == 0.0
+
+
+def test_the_answer_check_reads_the_scorers_first_sentences_with_their_titles(ref_store, embedder):
+    question = "What happens to exports after cancellation?"
+    both = AskSettings(min_relevance=0.0, access=("internal", "public"))
+    asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker())
+    found = asker.retrieve(question, both)
+    assert len(found.context) > CHECKED
+    check = ScriptedCheck("falcon key")
+    reader = Reader(scorer=ScriptedScorer("falcon key"), abstain=always(True), check=check)
+    reading = reader.read(question, found.context, asker._passages(asker.graph()))
+    (_, texts), = check.read
+    assert len(texts) == CHECKED  # only the scorer's first few: one cross-encoder pass each
+    assert "falcon key" in texts[0].lower()  # the scorer's best first, with its document's title before it
+    assert all(". " in t for t in texts)
+    assert reading.checks is not None and max(reading.checks.values()) == pytest.approx(0.9)
+    assert reading.features.check_top == pytest.approx(0.9)
+    without = Reader(scorer=ScriptedScorer("falcon key"), abstain=always(True)).read(question, found.context)
+    assert without.checks is None and without.features.check_top == 0.0
+
+
+def test_the_abstention_model_with_the_check_is_chosen_only_when_fitted(tmp_path):
+    params = tmp_path / "p.json"
+    one = {"features": ["top_similarity"], "coef": [1.0], "intercept": 0.0, "threshold": 0.5}
+    params.write_text(json.dumps({"without_scorer": one, "with_scorer": {**one, "threshold": 0.4}}))
+    assert load_abstain_model(with_scorer=True, with_check=True, path=params).threshold == 0.4
+    params.write_text(json.dumps({"without_scorer": one, "with_scorer": {**one, "threshold": 0.4},
+                                  "with_check": {**one, "features": ["check_top"], "threshold": 0.3}}))
+    chosen = load_abstain_model(with_scorer=True, with_check=True, path=params)
+    assert chosen.threshold == 0.3 and chosen.features == ("check_top",)
+    assert load_abstain_model(with_scorer=True, path=params).threshold == 0.4

@@ -3,14 +3,16 @@ changed between two documents or two versions. A scripted extractor and the hash
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from doubles.extract import ScriptedExtractor, ScriptEntity, ScriptRelation
 from graphrag.access.identity import VIA_CLI, local_principal
 from graphrag.answer.ask import Asker
-from graphrag.answer.communities import communities
+from graphrag.answer.communities import communities, detect
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.errors import InputError
 from graphrag.ingest.pipeline import Ingestor
@@ -143,6 +145,22 @@ def test_themes_follow_the_store_a_new_document_or_a_removal_makes_new_communiti
     assert gone is not again
     assert not any(after.docs[i].id == "zidane" for g in gone.groups for i in g.documents)
     assert after.knows("madrid") is False or gone.community_of(after.entity_index("madrid")) == -1
+
+
+def test_without_graspologic_native_themes_group_the_same_entities_by_louvain(themed: Store,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = load_graph(themed)
+    visible = graph.visibility(frozenset(["public"]), False, frozenset())[0]
+    by_leiden = detect(graph, visible)
+    monkeypatch.setitem(sys.modules, "graspologic_native", None)  # as if the package were not installed
+    by_louvain = detect(graph, visible)
+    assert (by_leiden.method, by_louvain.method) == ("leiden", "louvain")
+    for found in (by_leiden, by_louvain):
+        assert found.community_of(graph.entity_index("messi")) == found.community_of(graph.entity_index("barcelona"))
+        assert found.community_of(graph.entity_index("messi")) != found.community_of(graph.entity_index("halley"))
+        assert found.community_of(graph.entity_index("falcon key")) == -1
+        assert [g.id for g in found.groups] == list(range(len(found.groups)))
+        assert sorted(e for g in found.groups for e in g.entities) == np.flatnonzero(found.of_entity >= 0).tolist()
 
 
 V1 = "Exports are kept for 14 days. Exports are delivered as CSV files.\n"
