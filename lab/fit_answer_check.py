@@ -41,7 +41,7 @@ from graphrag.answer.reader.check import CHECK_CONFIG, CHECK_ONNX, OnnxAnswerChe
 from graphrag.language.encoding import model_path
 from graphrag.language.sentences import split_sentences
 from lab.evaluate.matching import squad_held_out
-from lab.fit_reader import clean_answer, fit_platt, holds, quantize, words
+from lab.fit_reader import Steps, clean_answer, fit_platt, holds, quantize, words
 
 MAX_TOKENS = 96
 
@@ -192,30 +192,16 @@ def train(model: CrossEncoder, pairs: list[Pair], args: argparse.Namespace, log:
     params = [p for p in model.body.parameters() if p.requires_grad]
     opt = torch.optim.AdamW([{"params": params, "lr": args.lr}, {"params": model.head.parameters(), "lr": args.lr * 10}],
                             weight_decay=0.01)
-    total = math.ceil(len(pairs) / args.batch) * args.epochs
-    warm = max(1, int(0.1 * total))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    steps = Steps(opt, params, math.ceil(len(pairs) / args.batch) * args.epochs, log)
     model.body.train()
-    step, t0 = 0, time.perf_counter()
     for epoch in range(args.epochs):
         order = pairs[:]
         rng.shuffle(order)
         for i in range(0, len(order), args.batch):
             batch = order[i:i + args.batch]
             logits = model.logits(model.batch([(b.question, check_text(b.title, b.sentence)) for b in batch]))
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                logits, torch.tensor([float(b.label) for b in batch]))
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
-            step += 1
-            if step % 10 == 0 or step == total:
-                spent = time.perf_counter() - t0
-                say(log, f"epoch {epoch + 1} step {step}/{total} loss {loss.item():.3f} "
-                         f"{spent:.0f} s, about {spent / step * (total - step):.0f} s left")
+            steps.take(torch.nn.functional.binary_cross_entropy_with_logits(
+                logits, torch.tensor([float(b.label) for b in batch])), epoch)
     model.body.eval()
 
 

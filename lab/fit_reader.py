@@ -225,11 +225,8 @@ def train(enc: Encoder, examples: list[tuple[str, str, str | None]], args: argpa
     steps_per_epoch = math.ceil(len(examples) / args.batch)
     total = steps_per_epoch * args.epochs
     opt = torch.optim.AdamW([p for p in enc.model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
-    warm = max(1, int(0.1 * total))
-    sched = torch.optim.lr_scheduler.LambdaLR(  # linear warm-up over a tenth of the steps, then linear decay
-        opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    steps = Steps(opt, [p for p in enc.model.parameters() if p.requires_grad], total, log, every=5)
     enc.model.train()
-    step, t0 = 0, time.perf_counter()
     for epoch in range(args.epochs):
         order = examples[:]
         rng.shuffle(order)
@@ -239,18 +236,37 @@ def train(enc: Encoder, examples: list[tuple[str, str, str | None]], args: argpa
             docs = [b[1] for b in batch] + [b[2] if b[2] is not None else rng.choice(all_sentences) for b in batch]
             qv, dv = enc(qs), enc(docs)
             logits = args.scale * qv @ dv.T
-            loss = torch.nn.functional.cross_entropy(logits, torch.arange(len(batch)))
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            torch.nn.utils.clip_grad_norm_(enc.model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            step += 1
-            if step % 5 == 0 or step == total:
-                spent = time.perf_counter() - t0
-                say(log, f"epoch {epoch + 1} step {step}/{total} loss {loss.item():.3f} "
-                         f"{spent:.0f} s, about {spent / step * (total - step):.0f} s left")
+            steps.take(torch.nn.functional.cross_entropy(logits, torch.arange(len(batch))), epoch)
     enc.model.eval()
+
+
+class Steps:
+    """Optimiser steps with gradient clipping (norm 1) and the learning rate warmed up linearly over a tenth of the
+    ``total`` steps, then decayed linearly; a progress line every ``every`` steps."""
+
+    def __init__(self, opt: Any, params: Sequence[Any], total: int, log: TextIO, every: int = 10) -> None:
+        import torch
+
+        warm = max(1, int(0.1 * total))
+        self.sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+        self.opt, self.params, self.total, self.log, self.every = opt, list(params), total, log, every
+        self.done, self.t0 = 0, time.perf_counter()
+
+    def take(self, loss: Any, epoch: int) -> None:
+        """Back-propagate ``loss`` and step."""
+        import torch
+
+        self.opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.params, 1.0)
+        self.opt.step()
+        self.sched.step()
+        self.done += 1
+        if self.done % self.every == 0 or self.done == self.total:
+            spent = time.perf_counter() - self.t0
+            say(self.log, f"epoch {epoch + 1} step {self.done}/{self.total} loss {loss.item():.3f} {spent:.0f} s, "
+                          f"about {spent / self.done * (self.total - self.done):.0f} s left")
 
 
 def quantize(fp32: Path, dest: Path) -> None:
