@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphrag.cli.common import sqlite_file_value
 from graphrag.language.encoding import DIM
+from graphrag.store import UnsupportedStore, sqlite_file
 
 PER_DOC = 20
 
@@ -92,11 +92,18 @@ def measure(path: Path) -> dict[str, object]:
     }
 
 
+def _sqlite_file(value: str) -> Path:
+    try:
+        return sqlite_file(value)
+    except UnsupportedStore as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the store (unless ``--store`` names one already written), build its graph, print the figures."""
     ap = argparse.ArgumentParser(prog="python -m lab.bench_graph", description=__doc__.split("\n\n")[0])
     ap.add_argument("--relations", type=int, default=1_000_000)
-    ap.add_argument("--store", type=sqlite_file_value, metavar="PATH",
+    ap.add_argument("--store", type=_sqlite_file, metavar="PATH",
                     help="keep the SQLite store at this path (reused when it exists)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 from graphrag.access import VIA_CLI, Viewer, local_principal
 from graphrag.config import Config, ConfigError
 from graphrag.model import PUBLIC
-from graphrag.store import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store
+from graphrag.store import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store, sqlite_file
 
 if TYPE_CHECKING:  # argparse's subparsers action is generic only to the type checker
     from graphrag.store import Store
@@ -71,11 +71,10 @@ def store_value(value: str) -> StoreURL:
 def sqlite_file_value(value: str) -> Path:
     """--store of a command that builds a store of its own as a SQLite file: a file path (or sqlite:///path); a
     PostgreSQL URL is refused with what to give instead, never taken for a file name."""
-    store = store_value(value)
-    if store.kind != "sqlite" or store.path is None:
-        raise argparse.ArgumentTypeError(f"this command builds its store as a SQLite file: give a file path, not "
-                                         f"a {store.label} URL ({store.display})")
-    return store.path
+    try:
+        return sqlite_file(value)
+    except UnsupportedStore as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_store_arg(p: argparse.ArgumentParser) -> None:

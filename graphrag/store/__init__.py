@@ -16,9 +16,9 @@ from graphrag.store.layout import LayoutWrite
 from graphrag.store.roles import setup_roles
 from graphrag.store.schema import SCHEMA_VERSION
 from graphrag.store.transfer import copy_store
-from graphrag.store.url import StoreURL, UnsupportedStore, parse_store
+from graphrag.store.url import StoreURL, UnsupportedStore, parse_store, sqlite_file
 
 __all__ = ["DEFAULT_STORE", "EVENTS", "SCHEMA_VERSION", "AuditKind", "DocumentWrite", "EntityRow", "LayoutWrite", "MentionRow",
            "RelationRow",
            "SentenceRow", "Store", "StoreCache", "StoreURL", "StoreUnreachable",
-           "UnsupportedStore", "copy_store", "now", "parse_store", "setup_roles", "sha256_text"]
+           "UnsupportedStore", "copy_store", "now", "parse_store", "setup_roles", "sha256_text", "sqlite_file"]

@@ -100,3 +100,13 @@ def parse_store(value: str | os.PathLike[str] | StoreURL) -> StoreURL:
                                "psycopg 3 is the PostgreSQL driver this product ships with)")
     raise UnsupportedStore(f"unsupported store {scheme}://...: give {FORMS} "
                            "(a file whose name starts with 'word:' is written ./word:...)")
+
+
+def sqlite_file(value: str | os.PathLike[str]) -> Path:
+    """The SQLite file a command that builds a store of its own writes: a file path (or sqlite:///path); a
+    PostgreSQL URL is refused with what to give instead, never taken for a file name."""
+    store = parse_store(value)
+    if store.kind != "sqlite" or store.path is None:
+        raise UnsupportedStore(f"this command builds its store as a SQLite file: give a file path, not a "
+                               f"{store.label} URL ({store.display})")
+    return store.path

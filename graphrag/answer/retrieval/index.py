@@ -20,12 +20,9 @@ from __future__ import annotations
 import math
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from graphrag.answer.retrieval.records import Searcher
 
 # Below this many rows a question scans every vector exactly, as it always has (all evaluation sets, every
 # store of a few thousand documents): 100k x 384 float32 is 150 MB, a scan of ~10 ms on this 2-core machine,
@@ -150,6 +147,17 @@ class VectorIndex:
             if len(found) >= k or nprobe >= self.index.nlist:
                 return found
             nprobe *= 4  # the probed lists held too few rows the asker sees: probe more
+
+
+class Searcher(Protocol):
+    """What retrieval asks a nearest-neighbour index: up to ``k`` rows below ``n`` (and ``visible``) near
+    ``query``, for the caller to score exactly; None when it cannot answer for that ``visible`` (then the caller
+    scans exactly)."""
+
+    def candidates(self, query: np.ndarray, k: int, n: int, visible: np.ndarray | None = None
+                   ) -> np.ndarray | None:
+        """Candidate rows, in no particular order."""
+        ...
 
 
 def nearest(vectors: np.ndarray, query: np.ndarray, k: int, n: int, visible: np.ndarray | None,

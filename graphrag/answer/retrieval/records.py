@@ -8,14 +8,14 @@ import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from graphrag.model import Route
 
 if TYPE_CHECKING:
-    from graphrag.answer.retrieval.index import VectorIndex
+    from graphrag.answer.retrieval.index import Searcher, VectorIndex
 
 
 @dataclass(frozen=True)
@@ -167,17 +167,6 @@ class Kept:
     index: VectorIndex
     digests: np.ndarray  # uint64 per row held
     saved: int
-
-
-class Searcher(Protocol):
-    """What retrieval asks a nearest-neighbour index: up to ``k`` rows below ``n`` (and ``visible``) near
-    ``query``, for the caller to score exactly; None when it cannot answer for that ``visible`` (then the caller
-    scans exactly)."""
-
-    def candidates(self, query: np.ndarray, k: int, n: int, visible: np.ndarray | None = None
-                   ) -> np.ndarray | None:
-        """Candidate rows, in no particular order."""
-        ...
 
 
 @dataclass
