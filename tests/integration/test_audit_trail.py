@@ -46,6 +46,7 @@ NOT_AUDITED = {
     "bench support": "a throwaway store", "bench million": "a synthetic store it writes (or reuses, with --store)",
     "bench reader": "times the reader and ask on a store it only reads (its answers are not kept)",
     "store migrate": "copies into an empty database; meta 'copied_from' names the source, the audit rows come along",
+    "store info": "reads the store's counts and where its vectors are searched",
 }
 
 

@@ -136,7 +136,14 @@ def test_a_store_whose_vectors_another_encoder_made_is_refused(pgvector_url: str
 
 
 def test_without_pgvector_the_store_says_so_once_and_keeps_its_index(pg_url: str, small_thresholds: None,
-                                                                     caplog: pytest.LogCaptureFixture) -> None:
+                                                                     caplog: pytest.LogCaptureFixture,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphrag.answer.retrieval import indexed
+
+    # once per process and store: an earlier test on the same database may have been told already
+    monkeypatch.setattr(indexed, "_told", set())
+    # ... and a logging configuration made by another test (dictConfig) may have disabled the module's logger
+    monkeypatch.setattr(logging.getLogger(indexed.__name__), "disabled", False)
     caplog.set_level(logging.INFO)
     with Store(pg_url) as store:
         found = store.vector_search()
