@@ -41,7 +41,7 @@ from graphrag.answer.reader.check import CHECK_CONFIG, CHECK_ONNX, OnnxAnswerChe
 from graphrag.language.encoding import model_path
 from graphrag.language.sentences import split_sentences
 from lab.evaluate.matching import squad_held_out
-from lab.fit_reader import Steps, clean_answer, fit_platt, holds, quantize, words
+from lab.fit_reader import Steps, clean_answer, fit_platt, holds, quantize, say, words
 
 MAX_TOKENS = 96
 
@@ -128,11 +128,6 @@ def squad_pairs(path: Path, rng: random.Random) -> list[Pair]:
                 if rest and not qa.get("is_impossible") and rng.random() < 0.5:
                     out.append(Pair(q, article["title"].replace("_", " "), rng.choice(rest), 0, dev, "squad"))
     return out
-
-
-def say(log: TextIO, message: str) -> None:
-    """A progress line."""
-    print(message, file=log, flush=True)
 
 
 class CrossEncoder:

@@ -367,10 +367,11 @@ def recalibrate(args: argparse.Namespace, out: Path, held_out: Any, dev_qs: Sequ
 # --- command ------------------------------------------------------------------------------------------------
 
 def say(log: TextIO, message: str) -> None:
-    """Progress, to stderr and the log file."""
+    """Progress, to stderr and the log file (once where the log is stderr)."""
     line = f"{time.strftime('%H:%M:%S')} {message}"
     print(line, file=sys.stderr, flush=True)
-    print(line, file=log, flush=True)
+    if log is not sys.stderr:
+        print(line, file=log, flush=True)
 
 
 def file_sha(path: Path) -> str:
