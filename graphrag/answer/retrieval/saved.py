@@ -13,7 +13,7 @@ Files: ``<store file>.graph.json`` (the state: format, generation, marks, relati
 versions in graph order) names a folder ``<store file>.graph.<token>/`` holding ``arrays.npz`` (entity keys and
 names, mentions, sentence rows, relations) and the two vector matrices ``sentences.npy`` and ``entities.npy``,
 mapped read-only: their pages come from the file cache, shared by every process on the host, and cost no fresh
-memory. A save writes a new folder and then replaces the state file, so a reader sees the old files or the new
+memory; the scattered rows a question reads are read from the files (``file_rows.FileRows``). A save writes a new folder and then replaces the state file, so a reader sees the old files or the new
 ones, never a mix; the folder it replaced is removed after (a process still mapping it keeps its pages). For
 PostgreSQL the same names sit in the cache folder ``indexed.folder`` gives.
 """
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from graphrag.answer.retrieval.edges import Edges
+from graphrag.answer.retrieval.file_rows import FileRows
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.indexed import folder
 from graphrag.answer.retrieval.records import GraphMark, doc_version
@@ -175,9 +176,9 @@ def _read_parts(state: dict[str, Any], state_path: Path) -> tuple[dict[str, np.n
     with np.load(where / "arrays.npz", allow_pickle=False) as z:
         arrays = {k: z[k] for k in _ARRAYS}
         keys, names = _unstrings(z["keys"], z["key_ends"]), _unstrings(z["names"], z["name_ends"])
-    # mapped read-only; asarray: a plain ndarray view (a memmap subclass leaks into every result computed from it)
-    arrays["sentences"] = np.asarray(np.load(where / "sentences.npy", mmap_mode="r", allow_pickle=False))
-    arrays["entities"] = np.asarray(np.load(where / "entities.npy", mmap_mode="r", allow_pickle=False))
+    # mapped read-only, scattered rows read from the file (file_rows.py: what a gather costs in memory)
+    arrays["sentences"] = FileRows.open(where / "sentences.npy")
+    arrays["entities"] = FileRows.open(where / "entities.npy")
     docs = [(str(d), int(v), str(s), str(t)) for d, v, s, t in state["docs"]]
     n_rows, n_ents, n_rels = len(arrays["sentence_doc"]), len(keys), len(arrays["rel_id"])
     if (len(names) != n_ents or arrays["entities"].shape[0] != n_ents or arrays["sentences"].shape[0] != n_rows
