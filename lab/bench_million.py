@@ -234,14 +234,14 @@ import numpy as np
 from graphrag.answer.retrieval import load_graph, retrieve_vector
 from graphrag.model import AskSettings
 from graphrag.store import Store
-from lab.bench_scale import vm_hwm_mb
+from lab.bench_scale import rss_parts_mb, vm_hwm_mb
 store = Store(sys.argv[1])
 graph = load_graph(store)
 ready = time.perf_counter() - t0
 q = np.frombuffer(bytes.fromhex(sys.argv[2]), dtype=np.float32)
 got = retrieve_vector(store, graph, q, AskSettings())
 print(json.dumps({"ready_s": round(ready, 2), "first_answer_s": round(time.perf_counter() - t0, 2),
-                  "context": len(got.context), "peak_rss_mb": round(vm_hwm_mb(), 1),
+                  "context": len(got.context), "peak_rss_mb": round(vm_hwm_mb(), 1), "rss": rss_parts_mb(),
                   "indexes": "exact" if graph.indexes is None or graph.indexes.searcher("sentences") is None else
                   ("pgvector" if graph.indexes.server_sentences is not None else "faiss")}))
 """
@@ -261,7 +261,8 @@ def second_process(store: Any, qvec: np.ndarray) -> dict[str, Any]:
         return {"second_process_error": (out.stderr.strip().splitlines() or ["?"])[-1]}
     got = json.loads(out.stdout.strip().splitlines()[-1])
     return {"second_process_ready_s": got["ready_s"], "second_process_first_answer_s": got["first_answer_s"],
-            "second_process_peak_rss_mb": got["peak_rss_mb"], "second_process_search": got["indexes"]}
+            "second_process_peak_rss_mb": got["peak_rss_mb"], "second_process_search": got["indexes"],
+            "second_process_rss_own_mb": got["rss"].get("RssAnon"), "second_process_rss_files_mb": got["rss"].get("RssFile")}
 
 
 def encoder_figures(data: Path, n: int, repeats: int = 3) -> dict[str, Any]:

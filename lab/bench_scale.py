@@ -66,6 +66,17 @@ def vm_hwm_mb() -> float:
     return float("nan")
 
 
+def rss_parts_mb() -> dict[str, float]:
+    """This process's resident memory now, split: its own (RssAnon) and the mapped files' pages (RssFile, the
+    file cache's, shared with every process mapping them), in MB."""
+    out = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("RssAnon", "RssFile"):
+            out[key] = round(int(value.split()[0]) / 1024, 1)
+    return out
+
+
 def reset_peak() -> bool:
     """Set VmHWM back to the current resident size (Linux: 5 > /proc/self/clear_refs)."""
     try:
