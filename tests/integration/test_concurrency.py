@@ -159,6 +159,28 @@ def test_ingest_reviews_and_questions_at_the_same_time(backend, tmp_path, reques
     assert store_problems(path) == []
 
 
+def test_two_dashboards_on_a_pgvector_store_search_by_the_database_and_lose_no_verdict(pgvector_url, tmp_path):
+    """Two asking processes searched by the database (no index of their own) and two reviewers, at once on one
+    store: every question answered from spans that exist, every verdict stored once."""
+    answer_id = _seed_store(pgvector_url, write_synthetic_corpus(tmp_path / "c", 12))
+    askers = [_start("ask", "--store", pgvector_url, "--min-asks", "12", "--max-asks", "12", "--index-from", "10",
+                     "--wait-go") for _ in range(2)]
+    reviewers = ["ana", "ben"]
+    procs = [_start("verdicts", "--store", pgvector_url, "--answer", str(answer_id), "--reviewer", r, "--n", "60",
+                    "--delay-ms", "2", "--wait-go") for r in reviewers]
+    _go(askers + procs)
+    asked, reviewed = [_done(p) for p in askers], [_done(p) for p in procs]
+    for got in asked:
+        assert got["errors"] == [] and got["searched"] == ["database"]
+        assert len(got["records"]) == 12 and [r["bad"] for r in got["records"] if r["bad"]] == []
+        assert all(r["context"] > 0 for r in got["records"])
+    assert all(r["errors"] == [] and len(r["ids"]) == 60 for r in reviewed)
+    rows = _verdict_rows(pgvector_url, answer_id)
+    assert Counter(who for _, who, _ in rows) == dict.fromkeys(reviewers, 60)
+    assert len({(who, note) for _, who, note in rows}) == 120, "a verdict was duplicated"
+    assert store_problems(pgvector_url) == []
+
+
 def test_graph_build_reads_one_snapshot_while_another_process_commits(tmp_path):
     """Found by `graphrag bench load`: an ingest committing between the graph's reads (documents,
     then sentences) made build_graph fail with KeyError. The commit is placed deterministically

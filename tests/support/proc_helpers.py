@@ -389,6 +389,11 @@ def cmd_ask(a: argparse.Namespace) -> int:
                  "What guards Ember?"]
     records: list[dict[str, object]] = []
     errors: list[str] = []
+    if a.index_from is not None:  # a graph this small searched as a large one is (by an index, or the database)
+        from graphrag.answer.retrieval import index as ann
+
+        ann.EXACT_BELOW, ann.EXACT_SUBSET = a.index_from, 0
+    searched: set[str] = set()
     with Store(a.store) as store:
         asker = Asker(store, embedder=HashEmbedder(), generator=ExtractiveGenerator(), checker=ScriptedChecker())
         wait_go(a.wait_go)
@@ -411,13 +416,25 @@ def cmd_ask(a: argparse.Namespace) -> int:
                         bad.append(f"{sp.document_id} v{sp.version} not visible")
                 records.append({"id": ans.id, "docs_seen": docs_seen, "context": len(ans.context),
                                 "claims": len(ans.claims), "bad": bad})
+                searched.add(_searched_by(store))
             except Exception as exc:  # noqa: BLE001 - reported to the test, which asserts there are none
                 errors.append(f"{type(exc).__name__}: {exc}")
             i += 1
             if (docs_seen >= a.until_documents and i >= a.min_asks) or i >= a.max_asks:
                 break
-    emit("done", records=records, errors=errors)
+    emit("done", records=records, errors=errors, searched=sorted(searched))
     return 0
+
+
+def _searched_by(store: object) -> str:
+    """Who searched the sentences of the graph the last question used: "database" (pgvector), "index" (held in
+    this process) or "exact"."""
+    from graphrag.answer.retrieval import load_graph
+
+    indexes = load_graph(store).indexes  # type: ignore[arg-type]
+    if indexes is not None and indexes.server_sentences is not None:
+        return "database"
+    return "index" if indexes is not None and indexes.sentences is not None else "exact"
 
 
 def cmd_remove(a: argparse.Namespace) -> int:
@@ -495,6 +512,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--until-documents", type=int, default=0)
     s.add_argument("--min-asks", type=int, default=5)
     s.add_argument("--max-asks", type=int, default=2000)
+    s.add_argument("--index-from", type=int, help="search by an index (or the database) from this many rows")
     s.add_argument("--wait-go", action="store_true")
     s.set_defaults(fn=cmd_ask)
     s = sub.add_parser("remove")
