@@ -11,6 +11,11 @@ removal deletes the row, and PostgreSQL its index entries). A vector of another 
 trigger with a message; the encoder that made the vectors is recorded (meta ``vector_encoder``) and retrieval
 refuses a store whose vectors another encoder made (``check_encoder``).
 
+Enabling it on a store is ``vector_enable`` (in short, resumable steps); ``status`` tells its stages apart
+(``Stage``): vectors still being copied (each process searches its own copy), an HNSW index missing, being built or
+invalid (the database searches by an exact scan: the same rows, slower; ``index_ready`` False, and the note says
+so), ready.
+
 The search settings (an iterative scan, ``hnsw.ef_search``) are set once when a connection opens
 (``db.PGVECTOR_SETTINGS``): no extra round trip per search. Half precision halves the table and index against
 ``vector`` (768 bytes a row at 384 dimensions); retrieval

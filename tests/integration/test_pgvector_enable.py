@@ -61,7 +61,16 @@ def rows_before_pgvector(pgvector_url: str) -> Iterator[str]:
     yield pgvector_url
 
 
+def _as_the_trigger_converts(url: str) -> bool:
+    """Whether the first rows' halfvecs are what the trigger's conversion makes of their vectors."""
+    same = " AND ".join(f"(SELECT count(*) FROM (SELECT * FROM {t} ORDER BY {k} LIMIT 60) AS r WHERE "
+                        "embedding IS DISTINCT FROM graphrag_halfvec(vector)) = 0"
+                        for t, k in (("sentences", "doc_id, version, idx"), ("entities", "key")))
+    return _sql(url, f"SELECT {same}") == [(True,)]
+
+
 def _copied(url: str) -> list[tuple[object, ...]]:
+    """Whether every stored vector has its halfvec; the number of valid indexes; the encoder recorded."""
     return _sql(url, "SELECT (SELECT count(vector) = count(embedding) FROM sentences), "
                      "(SELECT count(vector) = count(embedding) FROM entities), "
                      "(SELECT count(*) FROM pg_index WHERE indisvalid AND indexrelid IN "
@@ -104,6 +113,7 @@ def test_other_connections_read_and_write_while_a_store_is_enabled(rows_before_p
         thread.join()
     assert found.stage == Stage.READY and found.index_ready
     assert _copied(url) == READY, "every stored vector copied, both indexes valid, the encoder recorded"
+    assert _as_the_trigger_converts(url)
     assert _sql(url, "SELECT count(*) = count(embedding) FROM entities WHERE key LIKE 'other:%'") == [(True,)]
     assert len(waits) >= 10, (len(waits), enable_s)
     assert max(waits) < 0.4 * enable_s, f"a reader waited {max(waits):.2f} s of the enabling's {enable_s:.2f} s"
@@ -135,7 +145,7 @@ def test_an_interrupted_copy_is_resumed_by_the_next_open(rows_before_pgvector: s
     monkeypatch.setattr(vector_enable, "copy_batch", real)
     with Store(url) as store:
         assert store.vector_search().stage == Stage.READY
-    assert _copied(url) == READY
+    assert _copied(url) == READY and _as_the_trigger_converts(url)
     assert _sql(url, "SELECT count(*) FROM meta WHERE key = 'vector_copy'") == [(0,)]
 
 
