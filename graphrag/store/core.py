@@ -111,9 +111,9 @@ class Store:
                 log.info("store %s: %s", self.url.display, found.note)
             return found
         if not self._read(vector_enable.is_small):
-            log.warning("store %s: %s", self.url.display, found.note if found.stage != pgvec.Stage.PROCESS else
-                        f"{found.note} (a store of {vector_enable.OPEN_BELOW:,} rows or more is not enabled on open: "
-                        "copying its vectors and building its index takes minutes)")
+            log.info("store %s: %s", self.url.display, found.note if found.stage != pgvec.Stage.PROCESS else
+                     f"{found.note} (a store of {vector_enable.OPEN_BELOW:,} rows or more is not enabled on open: "
+                     "copying its vectors and building its index takes minutes)")
             return found
         try:
             done = vector_enable.enable(self.database)

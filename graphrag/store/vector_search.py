@@ -74,6 +74,7 @@ class VectorSearch:
     stage: Stage = Stage.PROCESS
     # the HNSW indexes are built and valid; while not, the database's search is an exact scan (correct, slower)
     index_ready: bool = False
+    index_state: str = ""  # while not ready: the HNSW index "being built (progress)", or missing or invalid
 
 
 def _version(v: str | None) -> tuple[int, ...]:
@@ -116,9 +117,9 @@ def status(c: Connection) -> VectorSearch:
                                       "cosine, the asker's labels in the query)", installed, encoder, Stage.READY,
                                 index_ready=True)
         doing = f"being built ({building})" if building else "missing or left invalid by an interrupted build"
-        return VectorSearch(True, f"vectors searched by the database by an exact scan (correct, slower): its HNSW "
-                                  f"index is {doing}; " + (RESUME if not building else "the search speeds up when "
-                                  "it is ready"), installed, encoder, Stage.INDEXING)
+        return VectorSearch(True, f"vectors searched by the database by an exact scan (the same rows, slower): its "
+                                  f"HNSW index is {doing}; " + (RESUME if not building else "the search speeds up "
+                                  "when it is ready"), installed, encoder, Stage.INDEXING, index_state=doing)
     in_process = "vectors searched in each process (faiss above 100,000 rows, an index per host)"
     if installed is None and available is None:
         return VectorSearch(False, f"{in_process}: this PostgreSQL server has no pgvector; to let the database "

@@ -88,4 +88,7 @@ def search_note(store: Store, graph: KnowledgeGraph) -> str | None:
     if indexes is None or (indexes.server_sentences is None and indexes.server_entities is None):
         return None
     found = store.vector_search()
-    return None if found.index_ready else f"Searched by an exact scan, slower than usual: {found.note}."
+    if found.index_ready or not found.in_database:
+        return None
+    return (f"Searched by an exact scan (the same sentences, slower than usual): the database's HNSW index is "
+            f"{found.index_state}.")
