@@ -116,7 +116,7 @@ class Store:
                      "copying its vectors and building its index takes minutes)")
             return found
         try:
-            done = vector_enable.enable(self.database)
+            done = vector_enable.enable(self.database, index_timeout_s=vector_enable.OPEN_INDEX_TIMEOUT_S)
         except StoreError as exc:  # another encoder's vectors, a privilege missing: the in-process search stays
             log.warning("store %s: the database's vector search was not enabled: %s", self.url.display, exc)
             return self._read(pgvec.status)

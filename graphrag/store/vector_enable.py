@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 _LOCK = 7_351_002  # pg_try_advisory_lock key: one process enables the database's vector search at a time
 OPEN_BELOW = 20_000  # rows with a vector (sentences and entities) below which the owner's open enables it all
 BATCH = 2_000  # rows copied a transaction: about 2 s of conversion, a row lock each
+OPEN_INDEX_TIMEOUT_S = 60  # how long an open may spend building a small store's index (waits included)
 LOCK_TIMEOUT = "5s"  # how long the columns' ALTER TABLE may wait for a table's lock before giving up
 KEYS = {"sentences": (("doc_id", "text"), ("version", "integer"), ("idx", "integer")), "entities": (("key", "text"),)}
 
@@ -147,10 +148,15 @@ def finish_copy(c: Connection) -> None:
     c.execute(text("DELETE FROM meta WHERE key = :k"), {"k": vs.COPY_KEY})
 
 
-def build_indexes(c: Connection, say: Callable[[str], None] = log.info) -> tuple[str, ...]:
-    """Step 3, on an autocommit connection: each HNSW index missing or invalid built concurrently; their names."""
+def build_indexes(c: Connection, say: Callable[[str], None] = log.info, timeout_s: int | None = None
+                  ) -> tuple[str, ...]:
+    """Step 3, on an autocommit connection: each HNSW index missing or invalid built concurrently; their names.
+    ``timeout_s`` bounds each statement (a concurrent build also waits for every older transaction in the
+    database: an open that finds one idle in a transaction gives up, leaving the index to the next)."""
     built = []
     c.execute(text("SET maintenance_work_mem = '512MB'"))  # the graph in memory while it is built
+    if timeout_s is not None:
+        c.execute(text(f"SET statement_timeout = '{int(timeout_s)}s'"))
     try:
         for table in vs.KINDS:
             name = f"{table}_embedding"
@@ -167,13 +173,16 @@ def build_indexes(c: Connection, say: Callable[[str], None] = log.info) -> tuple
             built.append(name)
     finally:
         c.execute(text("RESET maintenance_work_mem"))
+        c.execute(text("RESET statement_timeout"))
     return tuple(built)
 
 
-def enable(db: Database, progress: Callable[[str], None] | None = None) -> Enabled | None:
+def enable(db: Database, progress: Callable[[str], None] | None = None, index_timeout_s: int | None = None
+           ) -> Enabled | None:
     """Every step still to do, as the tables' owner (see ``vector_search.may_enable``), each in its own short
     transaction; None when another process is enabling it now. ``progress``: a line per stage and every tenth of
-    the copy (default: the log). Refuses another encoder's vectors (``VectorsMismatch``) before changing anything."""
+    the copy (default: the log); ``index_timeout_s``: see ``build_indexes``. Refuses another encoder's vectors
+    (``VectorsMismatch``) before changing anything."""
     say = progress or (lambda line: log.info("store %s: %s", db.url.display, line))
     with db.engine.execution_options(isolation_level="AUTOCOMMIT").connect() as lock:
         if not lock.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": _LOCK}).scalar():
@@ -190,7 +199,7 @@ def enable(db: Database, progress: Callable[[str], None] | None = None) -> Enabl
                 db.write(finish_copy)
                 say(f"{copied:,} stored vectors copied: the database searches them from now on (by an exact scan "
                     "until the HNSW indexes are built)")
-            built = build_indexes(lock, say)
+            built = build_indexes(lock, say, index_timeout_s)
             if built:
                 say(f"HNSW indexes built: {', '.join(built)}")
             return Enabled(copied, built, db.read(vs.status))
