@@ -26,6 +26,7 @@ watches ends, or says where it stopped, and running it again resumes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy import Connection, text
+from sqlalchemy.exc import DBAPIError
 
 from graphrag.language.encoding import DIM, MODEL_NAME
 from graphrag.store import vector_search as vs
@@ -204,7 +206,8 @@ def enable(db: Database, progress: Callable[[str], None] | None = None, index_ti
                 say(f"HNSW indexes built: {', '.join(built)}")
             return Enabled(copied, built, db.read(vs.status))
         finally:
-            lock.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _LOCK})
+            with contextlib.suppress(DBAPIError):  # a connection lost has released it already
+                lock.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _LOCK})
 
 
 def _copy_all(db: Database, say: Callable[[str], None]) -> int:
