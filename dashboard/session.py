@@ -28,6 +28,7 @@ GENERATOR = "generator"
 GENERATE_MODEL = "generate_model"
 ANSWER_ID = "answer_id"  # the answer shown on the ask page
 ANSWER_WARNINGS = "answer_warnings"
+ANSWER_SEARCH_NOTE = "answer_search_note"  # how the shown answer's question was searched, when not as usual
 ASK_SCOPED = "ask_scoped"  # set by "Ask only in <document>": the ask page asks again, scoped, on its next run
 ASK_DOCUMENTS = "ask_documents"  # the ask page's document scope (a widget key)
 REVIEW_ANSWER = "review_answer_filter"  # the review page's answer filter (a widget key)

@@ -39,7 +39,7 @@ def sidebar(s: Store) -> None:
     sb.caption(counts_text(shown_counts(s)))  # what this viewer may see, never the whole store
     if s.url.kind == "postgresql":  # where a team's vectors are searched, and how to move it into the database
         found = s.vector_search()
-        sb.caption(plain(f"Vector search by the database (pgvector {found.pgvector})" if found.in_database
+        sb.caption(plain(f"Vector search by the database (pgvector {found.pgvector})" if found.index_ready
                          else f"Vector search: {found.note}"))
     job_panel()
     if me.team:

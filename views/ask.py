@@ -111,6 +111,7 @@ if asked and question.strip():
                                           asker=resources.asker(resources.store_path()))
             st.session_state[session.ANSWER_ID] = outcome.answer.id
             st.session_state[session.ANSWER_WARNINGS] = list(outcome.warnings)
+            st.session_state[session.ANSWER_SEARCH_NOTE] = outcome.search_note
         except GraphRAGError as exc:
             st.error(render.plain(exc))
         else:
@@ -170,9 +171,12 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.session_state[session.PENDING_REVIEW_ANSWER] = answer.id
         st.session_state.pop(session.REVIEW_CURRENT, None)
         st.switch_page("views/review.py")
+    note = st.session_state.get(session.ANSWER_SEARCH_NOTE)
     if not answer.answered and answer.text:
         for w in warnings:
             st.warning(render.plain(w))
+        if note:  # the database's index still building: the search was exact, only slower
+            st.caption(render.plain(note))
         show_unanswered(answer, sources)
         return
     if answer.claims:
@@ -183,6 +187,8 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.badge("no answer", color="gray")
     for w in warnings:
         st.warning(render.plain(w))
+    if note:
+        st.caption(render.plain(note))
     if not answer.text:
         st.info("No answer: nothing visible to you is about this question. Rephrase it, add access labels in the "
                 "sidebar, or ingest the documents that answer it.")

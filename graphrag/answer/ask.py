@@ -22,6 +22,7 @@ from graphrag.answer.reader.scorer import Passage
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve
+from graphrag.answer.retrieval.server import search_note
 from graphrag.answer.themes import CHANGES, LOCAL, MODES, changes_draft, theme_draft
 from graphrag.errors import BackendFailed, InputError, ModelUnavailable
 from graphrag.language.embed import get_embedder
@@ -48,6 +49,9 @@ class AskOutcome:
 
     answer: Answer
     warnings: tuple[str, ...] = ()
+    # how the question was searched, when not as usual (the database's index still building): for the asker,
+    # not part of the answer
+    search_note: str | None = None
 
 
 def _model_option(model: str | None) -> dict[str, str]:
@@ -135,10 +139,10 @@ class Asker:
                 warnings.append(f"Support not checked: {exc}")
         return claims, status
 
-    def _save(self, answer: Answer, warnings: list[str]) -> AskOutcome:
+    def _save(self, answer: Answer, warnings: list[str], graph: KnowledgeGraph) -> AskOutcome:
         stored = self.store.answer(self.store.save_answer(answer))
         assert stored is not None
-        return AskOutcome(stored, tuple(warnings))
+        return AskOutcome(stored, tuple(warnings), search_note(self.store, graph))
 
     def ask_global(self, question: str, settings: AskSettings) -> AskOutcome:
         """Answer a global question from the graph's communities (``settings.mode`` "themes"), or say what two
@@ -156,7 +160,7 @@ class Asker:
         return self._save(Answer(question, settings, draft.text, draft.seeds, tuple(c.route for c in draft.context),
                                  draft.context, tuple(claims), status,
                                  disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
-                                 answered=draft.answered and bool(claims)), warnings)
+                                 answered=draft.answered and bool(claims)), warnings, graph)
 
     def ask(self, question: str, settings: AskSettings = AskSettings()) -> AskOutcome:
         """Answer ``question``: retrieve, generate, attribute claims, check their support, save; the answer is
@@ -202,4 +206,4 @@ class Asker:
         answer = Answer(question, settings, text, found.seeds, found.reached, found.context, tuple(claims), status,
                         generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
                         answered=answered, answerable=reading.probability if reading is not None else None)
-        return self._save(answer, warnings)
+        return self._save(answer, warnings, graph)

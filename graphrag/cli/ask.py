@@ -109,13 +109,15 @@ def run(args: argparse.Namespace) -> int:
         names = store.entity_names()
         ans = outcome.answer
         layouts = store.span_layouts(cited_keys(ans))
+        if outcome.search_note:  # how it was searched: for the asker, on stderr, never in the answer
+            print(f"note: {outcome.search_note}", file=sys.stderr)
         if args.json:
             def sentence(doc: str, version: int, idx: int) -> str | None:
                 span = store.span(doc, version, idx)
                 return span.text if span else None
 
-            print(json.dumps(answer_json(ans, names, outcome.warnings, sentence, layouts), indent=2,
-                             ensure_ascii=False))
+            print(json.dumps({**answer_json(ans, names, outcome.warnings, sentence, layouts),
+                              "search_note": outcome.search_note}, indent=2, ensure_ascii=False))
             return 0
     for w in outcome.warnings:
         print(f"note: {w}", file=sys.stderr)

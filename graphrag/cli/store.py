@@ -81,7 +81,8 @@ def _setup(args: argparse.Namespace) -> int:
         except (OSError, UnicodeDecodeError, IndexError) as exc:
             raise InputError(f"--app-password-file {args.app_password_file}: cannot read a password from it "
                              f"({exc or 'empty'})") from None
-    report = setup_roles(args.owner_url, args.app_role, password, by=principal(args))
+    report = setup_roles(args.owner_url, args.app_role, password, by=principal(args),
+                         progress=lambda line: print(f"store setup: {line}", file=sys.stderr))
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
         return 0
@@ -105,6 +106,7 @@ def _info(args: argparse.Namespace) -> int:
         info = {"store": store.url.display, "kind": store.url.kind, "schema": store.database.version,
                 "documents": counts["documents"], "sentences": counts["sentences"], "entities": counts["entities"],
                 "vector_search": "database" if found.in_database else "process", "pgvector": found.pgvector,
+                "vector_stage": found.stage.value, "vector_index_ready": found.index_ready,
                 "vector_encoder": found.encoder, "note": found.note}
     if args.json:
         print(json.dumps(info, indent=2))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -18,7 +19,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 
 from graphrag.access.identity import Viewer
 from graphrag.access.rule import Footprint, Sources
@@ -36,7 +38,18 @@ from graphrag.model import (
     SpanLayout,
     Verdict,
 )
-from graphrag.store import answers, audit, cache, checkers, documents, graph, layout, removals, verdicts
+from graphrag.store import (
+    answers,
+    audit,
+    cache,
+    checkers,
+    documents,
+    graph,
+    layout,
+    removals,
+    vector_enable,
+    verdicts,
+)
 from graphrag.store import vector_search as pgvec
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
@@ -50,7 +63,7 @@ from graphrag.store.url import StoreURL, parse_store
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-_VECTOR_LOCK = 7_351_002  # pg_advisory_xact_lock key: one process enables the database's vector search
+VECTOR_STATUS_S = 5.0  # how old the vector search's status may be before it is read again
 # How far the database's clock may be behind this process's when a lost verdict is looked for again.
 _CLOCK_SKEW = timedelta(minutes=10)
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
@@ -79,6 +92,7 @@ class Store:
         self._footprints: dict[int, Footprint] = {}  # answers change only on removal: see answer_footprints
         self._footprints_generation = -1
         self._footprint_lock = threading.Lock()
+        self._vector_read_at = 0.0
         try:
             self.database.migrate()
             self._vector_search = self._prepare_vector_search()
@@ -87,32 +101,42 @@ class Store:
             raise
 
     def _prepare_vector_search(self) -> pgvec.VectorSearch:
-        """Where this store's vectors are searched; on PostgreSQL, the database's search is enabled first when
-        the server offers pgvector 0.8 and this role may (the owner; see ``pgvec.may_enable``)."""
+        """Where this store's vectors are searched; on PostgreSQL, when the server offers pgvector 0.8 and this role
+        may enable it (the owner; see ``pgvec.may_enable``), a small store is enabled (or its enabling finished)
+        now, and a large one is left to ``graphrag store setup`` (see ``vector_enable``)."""
         found = self._read(pgvec.status)
-        if found.in_database or self.database.readonly or not self._read(pgvec.may_enable):
+        self._vector_read_at = time.monotonic()
+        if found.stage == pgvec.Stage.READY or self.database.readonly or not self._read(pgvec.may_enable):
             if not found.in_database and self.url.kind == "postgresql":
                 log.info("store %s: %s", self.url.display, found.note)
             return found
-
-        def run(c: Connection) -> int:
-            c.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _VECTOR_LOCK})  # one process enables it
-            return 0 if pgvec.status(c).in_database else pgvec.enable(c)
-
+        if not self._read(vector_enable.is_small):
+            log.info("store %s: %s", self.url.display, found.note if found.stage != pgvec.Stage.PROCESS else
+                     f"{found.note} (a store of {vector_enable.OPEN_BELOW:,} rows or more is not enabled on open: "
+                     "copying its vectors and building its index takes minutes)")
+            return found
         try:
-            copied = self._write(run)
+            done = vector_enable.enable(self.database, index_timeout_s=vector_enable.OPEN_INDEX_TIMEOUT_S)
         except StoreError as exc:  # another encoder's vectors, a privilege missing: the in-process search stays
             log.warning("store %s: the database's vector search was not enabled: %s", self.url.display, exc)
+            return self._read(pgvec.status)
+        except DBAPIError as exc:  # a table's lock not had in time, an index build cancelled: the next open resumes
+            log.warning("store %s: enabling the database's vector search stopped (the next open goes on): %s",
+                        self.url.display, str(exc.orig).splitlines()[0] if exc.orig else exc)
+            return self._read(pgvec.status)
+        if done is None:  # another process is enabling it
             return found
-        if copied:
-            log.info("store %s: %d stored vectors copied into pgvector columns", self.url.display, copied)
-        return self._read(pgvec.status)
+        if done.copied:
+            log.info("store %s: %d stored vectors copied into pgvector columns", self.url.display, done.copied)
+        return done.status
 
     def vector_search(self, refresh: bool = False) -> pgvec.VectorSearch:
-        """Where this store's vectors are searched (the database, or each process), with a line for people;
-        read when the store was opened, or again with ``refresh``."""
-        if refresh:
+        """Where this store's vectors are searched (the database, or each process), with a line for people; read
+        again (one statement) when ``refresh`` or when the last read is ``VECTOR_STATUS_S`` old, so a process notices
+        an index becoming ready, or going."""
+        if refresh or time.monotonic() - self._vector_read_at >= VECTOR_STATUS_S:
             self._vector_search = self._read(pgvec.status)
+            self._vector_read_at = time.monotonic()
         return self._vector_search
 
     def nearest_sentences(self, query: str, k: int, asker: pgvec.AskerFilter) -> list[tuple[str, int, int]]:

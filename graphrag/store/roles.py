@@ -16,6 +16,7 @@ Run again after upgrading graphrag: it migrates as the owner and grants on new t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,7 +25,7 @@ from sqlalchemy import Connection, make_url, text
 from graphrag.access.identity import Viewer
 from graphrag.config import is_secret_key, redact
 from graphrag.errors import InputError
-from graphrag.store import audit, vector_search
+from graphrag.store import audit, vector_enable, vector_search
 from graphrag.store.db import Database
 from graphrag.store.schema import RECORD_TABLES, SCHEMA_VERSION, metadata
 from graphrag.store.url import StoreURL, parse_store
@@ -69,10 +70,12 @@ class RolesReport:
 
 
 def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None = None, *,
-                by: Viewer) -> RolesReport:
-    """Migrate the store as its owner, then create ``app_role`` (if missing) and grant it exactly
-    what the product needs, in one transaction with its audit row (``by``). ``password``: for a new
-    role (none: the server's other authentication applies, e.g. peer or a certificate)."""
+                by: Viewer, progress: Callable[[str], None] | None = None) -> RolesReport:
+    """Migrate the store as its owner, enable the database's vector search where the server offers pgvector
+    (``vector_enable``: in short steps, ``progress`` told of each; resumed where an earlier run stopped), then
+    create ``app_role`` (if missing) and grant it exactly what the product needs, in one transaction with its
+    audit row (``by``). ``password``: for a new role (none: the server's other authentication applies, e.g. peer
+    or a certificate)."""
     url = parse_store(owner_url)
     if url.kind != "postgresql":
         raise InputError(f"store setup is for PostgreSQL (a SQLite file has no roles): {url.display}")
@@ -81,11 +84,13 @@ def setup_roles(owner_url: str | StoreURL, app_role: str, password: str | None =
     db = Database(url)
     try:
         db.migrate()  # as the owner: refused with SchemaBehind when this URL is not the owner's
+        # the database's vector search (pgvector), enabled here when the server offers it and this owner may
+        if (db.read(vector_search.status).stage != vector_search.Stage.READY and db.read(vector_search.may_enable)
+                and vector_enable.enable(db, progress) is None and progress is not None):
+                progress("another process is enabling the database's vector search now: run this again later "
+                         "to see it finished")
 
         def run(c: Connection) -> RolesReport:
-            # the database's vector search (pgvector), created here when the server offers it and this owner may
-            if not vector_search.status(c).in_database and vector_search.may_enable(c):
-                vector_search.enable(c)
             report = replace(_grant(c, app_role, password, url), vector_search=vector_search.status(c).note)
             audit.add(c, audit.event(by, audit.AuditKind.STORE_SETUP, app_role=report.app_role, owner=report.owner,
                                      created=report.created, schema=report.schema))

@@ -11,6 +11,11 @@ removal deletes the row, and PostgreSQL its index entries). A vector of another 
 trigger with a message; the encoder that made the vectors is recorded (meta ``vector_encoder``) and retrieval
 refuses a store whose vectors another encoder made (``check_encoder``).
 
+Enabling it on a store is ``vector_enable`` (in short, resumable steps); ``status`` tells its stages apart
+(``Stage``): vectors still being copied (each process searches its own copy), an HNSW index missing, being built or
+invalid (the database searches by an exact scan: the same rows, slower; ``index_ready`` False, and the note says
+so), ready.
+
 The search settings (an iterative scan, ``hnsw.ef_search``) are set once when a connection opens
 (``db.PGVECTOR_SETTINGS``): no extra round trip per search. Half precision halves the table and index against
 ``vector`` (768 bytes a row at 384 dimensions); retrieval
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from enum import StrEnum
 
 from sqlalchemy import Connection, text
 
@@ -32,8 +38,11 @@ log = logging.getLogger(__name__)
 MIN_PGVECTOR = (0, 8)  # halfvec (0.7) and iterative index scans (0.8), which keep a filtered search's recall
 ENCODER_KEY = "vector_encoder"  # meta row: "<model>/<dimensions>" of the vectors in the embedding columns
 KINDS = ("sentences", "entities")
+COPY_KEY = "vector_copy"  # meta row while the stored vectors are copied: "<copied>/<to copy>"
 ENABLE = ("run `graphrag store setup --owner-url <owner's URL> --app-role <role>` as a role that may CREATE "
           "EXTENSION vector (a superuser, or once the extension exists, the tables' owner)")
+RESUME = ("`graphrag store setup --owner-url <owner's URL> --app-role <role>` finishes it (it goes on where it "
+          "stopped; dashboards keep answering meanwhile)")
 
 
 class VectorsMismatch(StoreError):
@@ -45,6 +54,15 @@ def encoder_id() -> str:
     return f"{MODEL_NAME}/{DIM}"
 
 
+class Stage(StrEnum):
+    """How far a store is in having the database search its vectors (``graphrag.store.vector_enable``)."""
+
+    PROCESS = "process"  # no pgvector columns (SQLite, a server without pgvector, not enabled yet)
+    COPYING = "copying"  # the columns exist, the stored vectors are being copied into them: searched in process
+    INDEXING = "indexing"  # every vector copied, an HNSW index missing, being built or invalid: an exact scan
+    READY = "ready"  # searched by the database through the HNSW indexes
+
+
 @dataclass(frozen=True)
 class VectorSearch:
     """Where a store's vectors are searched, and a line for people saying so (with how to change it)."""
@@ -53,39 +71,74 @@ class VectorSearch:
     note: str
     pgvector: str | None = None  # the extension's version in this database, when installed
     encoder: str | None = None  # the encoder recorded for the embedding columns
+    stage: Stage = Stage.PROCESS
+    # the HNSW indexes are built and valid; while not, the database's search is an exact scan (correct, slower)
+    index_ready: bool = False
+    index_state: str = ""  # while not ready: the HNSW index "being built (progress)", or missing or invalid
 
 
 def _version(v: str | None) -> tuple[int, ...]:
     return tuple(int(p) for p in v.split(".")[:2] if p.isdigit()) if v else ()
 
 
+# Everything ``status`` needs in one statement (it is read again every few seconds: ``Store.vector_search``).
+# pg_available_extensions reads the server's extension files: only asked when the extension is not installed.
+_STATUS = text(f"""
+SELECT x.installed,
+       CASE WHEN x.installed IS NULL THEN (SELECT default_version FROM pg_available_extensions
+                                           WHERE name = 'vector') END,
+       (SELECT count(*) FROM pg_attribute WHERE attrelid IN (to_regclass('sentences'), to_regclass('entities'))
+                                            AND attname = 'embedding' AND NOT attisdropped),
+       (SELECT value FROM meta WHERE key = '{ENCODER_KEY}'),
+       (SELECT value FROM meta WHERE key = '{COPY_KEY}'),
+       (SELECT count(*) FROM pg_index WHERE indisvalid AND indexrelid IN
+            (to_regclass('sentences_embedding'), to_regclass('entities_embedding'))),
+       (SELECT string_agg(c.relname || ': ' || p.phase || CASE
+                WHEN p.tuples_total > 0 THEN ' ' || (100 * p.tuples_done / p.tuples_total) || '%'
+                WHEN p.blocks_total > 0 THEN ' ' || (100 * p.blocks_done / p.blocks_total) || '%' ELSE '' END, '; ')
+          FROM pg_stat_progress_create_index p JOIN pg_class c ON c.oid = p.relid
+         WHERE p.relid IN (to_regclass('sentences'), to_regclass('entities')))
+FROM (SELECT (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS installed) AS x""")
+
+
 def status(c: Connection) -> VectorSearch:
-    """Where ``c``'s store has its vectors searched, read from the database."""
+    """Where ``c``'s store has its vectors searched, read from the database (one statement on PostgreSQL)."""
     if c.dialect.name != "postgresql":
         return VectorSearch(False, "vectors searched in each process (a SQLite store: faiss above 100,000 rows)")
-    installed = c.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
-    available = c.execute(text("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'")).scalar()
-    columns = _has_columns(c)
-    encoder = c.execute(text("SELECT value FROM meta WHERE key = :k"), {"k": ENCODER_KEY}).scalar()
-    if installed and columns:
-        return VectorSearch(True, f"vectors searched by the database (pgvector {installed}: HNSW over halfvec, "
-                                  "cosine, the asker's labels in the query)", installed, encoder)
+    row = c.execute(_STATUS).one()
+    installed, available, columns, encoder, copied, valid, building = row
+    if installed and columns == len(KINDS):
+        if encoder is None:  # the copy is not complete: the columns cannot answer for every row yet
+            return VectorSearch(False, "vectors searched in each process while the stored vectors are copied into "
+                                       f"pgvector columns ({_copy_progress(copied)}); " + RESUME, installed,
+                                stage=Stage.COPYING)
+        if valid == len(KINDS):
+            return VectorSearch(True, f"vectors searched by the database (pgvector {installed}: HNSW over halfvec, "
+                                      "cosine, the asker's labels in the query)", installed, encoder, Stage.READY,
+                                index_ready=True)
+        doing = f"being built ({building})" if building else "missing or left invalid by an interrupted build"
+        return VectorSearch(True, f"vectors searched by the database by an exact scan (the same rows, slower): its "
+                                  f"HNSW index is {doing}; " + (RESUME if not building else "the search speeds up "
+                                  "when it is ready"), installed, encoder, Stage.INDEXING, index_state=doing)
     in_process = "vectors searched in each process (faiss above 100,000 rows, an index per host)"
-    if available is None:
+    if installed is None and available is None:
         return VectorSearch(False, f"{in_process}: this PostgreSQL server has no pgvector; to let the database "
                                    "search them, install pgvector 0.8 or later on the server, then " + ENABLE)
     have = installed or available
     if _version(have) < MIN_PGVECTOR:
         return VectorSearch(False, f"{in_process}: pgvector {have} on this server is older than 0.8 (needed for "
                                    "halfvec and filtered iterative scans); upgrade it, then " + ENABLE, installed)
-    return VectorSearch(False, f"{in_process}: pgvector {available} is available on this server but not enabled "
+    return VectorSearch(False, f"{in_process}: pgvector {have} is available on this server but not enabled "
                                "for this store; " + ENABLE, installed)
 
 
-def _has_columns(c: Connection) -> bool:
-    n = c.execute(text("SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
-                       "AND table_name IN ('sentences', 'entities') AND column_name = 'embedding'")).scalar()
-    return n == len(KINDS)
+def _copy_progress(copied: str | None) -> str:
+    """'12,000 of 100,000 copied (12%)' from the meta row the copy keeps (``<copied>/<to copy>``)."""
+    done, _, total = (copied or "").partition("/")
+    if not (done.isdigit() and total.isdigit()):
+        return "not started"
+    share = f" ({100 * int(done) // int(total)}%)" if int(total) else ""
+    return f"{int(done):,} of {int(total):,} copied{share}"
 
 
 def may_enable(c: Connection) -> bool:
@@ -101,45 +154,6 @@ def may_enable(c: Connection) -> bool:
                            "WHERE c.oid = 'meta'::regclass")).scalar()
     superuser = c.execute(text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).scalar()
     return bool(owner) and bool(installed or superuser)
-
-
-def enable(c: Connection) -> int:
-    """Create what the database's search needs, as the tables' owner (see ``may_enable``): the extension (when
-    missing), the embedding columns, the trigger keeping them in step, the vectors already stored copied into
-    them, then the HNSW indexes; the number of rows copied. Idempotent; refuses vectors of another dimension."""
-    c.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
-    recorded = c.execute(text("SELECT value FROM meta WHERE key = :k"), {"k": ENCODER_KEY}).scalar()
-    if recorded is not None and recorded != encoder_id():
-        raise VectorsMismatch(mismatch_message(str(recorded)))
-    for table in KINDS:
-        stored = c.execute(text(f"SELECT length(vector) FROM {table} WHERE vector IS NOT NULL "
-                                f"AND length(vector) <> :n LIMIT 1"), {"n": 4 * DIM}).scalar()
-        if stored is not None:
-            raise VectorsMismatch(f"the {table} of this store hold vectors of {int(stored) // 4} dimensions, this "
-                                  f"version encodes {DIM} ({MODEL_NAME}): they were made by another encoder. Ingest "
-                                  "the documents into a new store; the vector search was not enabled")
-    c.execute(text(_CONVERT))
-    c.execute(text(_TRIGGER_FUNCTION.replace("{dim}", str(DIM))))
-    copied = 0
-    for table in KINDS:
-        c.execute(text(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedding halfvec({DIM})"))
-        c.execute(text(f"DROP TRIGGER IF EXISTS graphrag_embedding ON {table}"))
-        c.execute(text(f"CREATE TRIGGER graphrag_embedding BEFORE INSERT OR UPDATE OF vector ON {table} "
-                       "FOR EACH ROW EXECUTE FUNCTION graphrag_embedding()"))
-        copied += c.execute(text(f"UPDATE {table} SET embedding = graphrag_halfvec(vector) "
-                                 "WHERE vector IS NOT NULL AND embedding IS NULL")).rowcount or 0
-    for table in KINDS:
-        build_index(c, table)
-    c.execute(text("INSERT INTO meta (key, value) VALUES (:k, :v) ON CONFLICT (key) DO UPDATE SET value = "
-                   "excluded.value"), {"k": ENCODER_KEY, "v": encoder_id()})
-    return copied
-
-
-def build_index(c: Connection, table: str) -> None:
-    """The HNSW index over ``table``'s embeddings (a bulk load drops it first and builds it once after)."""
-    c.execute(text("SET LOCAL maintenance_work_mem = '512MB'"))  # the graph in memory while it is built
-    c.execute(text(f"CREATE INDEX IF NOT EXISTS {table}_embedding ON {table} "
-                   "USING hnsw (embedding halfvec_cosine_ops)"))
 
 
 def mismatch_message(recorded: str) -> str:
@@ -216,32 +230,3 @@ def sizes(c: Connection) -> dict[str, int]:
         out[f"{table}_table_bytes"] = int(c.execute(text(
             "SELECT pg_total_relation_size(to_regclass(:t))"), {"t": table}).scalar() or 0)
     return out
-
-
-# float32 little-endian bytes (the ``vector`` column) to halfvec, in SQL: sign, exponent and mantissa of each
-# 4 bytes (a denormal, below 1e-38, is 0 in half precision anyway). About 1 ms a 384-dimension row.
-_CONVERT = """
-CREATE OR REPLACE FUNCTION graphrag_halfvec(b bytea) RETURNS halfvec LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-SELECT ('[' || string_agg(CASE WHEN e = 0 THEN '0' ELSE ((1 - 2 * sg) * (1 + m / 8388608.0::float8)
-                                                         * power(2::float8, e - 127))::text END, ',' ORDER BY i)
-        || ']')::halfvec
-FROM (SELECT i, get_byte(b, 4 * i + 3) >> 7 AS sg,
-             ((get_byte(b, 4 * i + 3) & 127) << 1) | (get_byte(b, 4 * i + 2) >> 7) AS e,
-             ((get_byte(b, 4 * i + 2) & 127) << 16) | (get_byte(b, 4 * i + 1) << 8) | get_byte(b, 4 * i) AS m
-      FROM generate_series(0, length(b) / 4 - 1) AS i) AS parts $$"""
-
-# The embedding follows the float32 vector in the same statement; a writer may give it already (a bulk load).
-_TRIGGER_FUNCTION = """
-CREATE OR REPLACE FUNCTION graphrag_embedding() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.vector IS NULL THEN
-    NEW.embedding := NULL;
-  ELSIF length(NEW.vector) <> 4 * {dim} THEN
-    RAISE EXCEPTION 'a vector of % dimensions: this store holds vectors of {dim} (%); they were made by another '
-                    'encoder, so the row was not written', length(NEW.vector) / 4, TG_TABLE_NAME
-      USING ERRCODE = 'data_exception';
-  ELSIF NEW.embedding IS NULL OR (TG_OP = 'UPDATE' AND NEW.vector IS DISTINCT FROM OLD.vector) THEN
-    NEW.embedding := graphrag_halfvec(NEW.vector);
-  END IF;
-  RETURN NEW;
-END $$"""

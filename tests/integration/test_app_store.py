@@ -151,3 +151,23 @@ def test_the_sidebar_says_where_a_team_stores_vectors_are_searched(monkeypatch, 
         assert "Vector search by the database (pgvector 0.8" in shown, shown
     else:
         assert "this PostgreSQL server has no pgvector" in shown and "graphrag store setup" in shown, shown
+
+
+@pytest.mark.postgresql
+def test_the_sidebar_says_when_the_database_searches_by_an_exact_scan(monkeypatch, pgvector_server) -> None:
+    """A running dashboard notices that the HNSW index is gone (read again at most every few seconds: here at
+    every run) and says its search is an exact scan, with how to build the index."""
+    import psycopg
+
+    from graphrag.store import core
+
+    monkeypatch.setattr(core, "VECTOR_STATUS_S", 0.0)
+    url = pgvector_server.new_database()
+    at = app(monkeypatch, url)
+    at.run()
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as c:
+        c.execute("DROP INDEX sentences_embedding")
+    at.run()
+    assert _errors(at) == ""
+    shown = " ".join(str(c.value) for c in at.sidebar.caption).replace("\\", "").replace("\u2060", "")
+    assert "exact scan" in shown and "HNSW index is missing" in shown and "graphrag store setup" in shown, shown

@@ -78,3 +78,17 @@ class ServerIndex:
         if visible is not None:  # the query's filter, checked again against the graph's own rule
             rows = rows[visible[rows]]
         return rows
+
+
+def search_note(store: Store, graph: KnowledgeGraph) -> str | None:
+    """What an asker is told about how their question was searched, when it differs from the usual: the graph's
+    rows are searched by the database while its HNSW index is not ready (an exact scan: the same rows, slower).
+    The store's status is at most a few seconds old (``Store.vector_search``)."""
+    indexes = graph.indexes
+    if indexes is None or (indexes.server_sentences is None and indexes.server_entities is None):
+        return None
+    found = store.vector_search()
+    if found.index_ready or not found.in_database:
+        return None
+    return (f"Searched by an exact scan (the same sentences, slower than usual): the database's HNSW index is "
+            f"{found.index_state}.")
