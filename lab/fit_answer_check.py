@@ -12,6 +12,11 @@ It is trained from the packaged all-MiniLM-L6-v2 weights (a fresh one-logit head
   paragraph (negative), and for each question written to look answerable, the sentence holding its plausible
   answer (negative: the near miss the data was written for).
 
+- with ``--product-rows DIR``, the sentences the product itself put first for the abstention fit's training questions
+  (``nq_train_fit.rows.json``, written by ``lab/fit_abstain.py --product DIR``): for an answerable question each of
+  them, positive when it holds the short answer; for a question against its article without the evidence, or
+  against an absent article, each of them negative. These are the sentences the check reads in the product.
+
 Held out: the articles ``lab/fit_abstain.py`` keeps for its dev figures (title hash) and the SQuAD article of the
 abstention panel, so the abstention fit and the panel never see examples this model trained on.
 
@@ -94,6 +99,25 @@ def nq_pairs(path: Path, rng: random.Random) -> list[Pair]:
         if others:
             ranked = sorted(others, key=lambda s: -len(qw & words(s)))
             out.append(Pair(q, title, rng.choice(ranked[:3]), 0, dev, "nq"))
+    return out
+
+
+def product_pairs(rows_file: Path, nq_file: Path) -> list[Pair]:
+    """Pairs from the sentences the product read first for the abstention fit's training questions (all of them of
+    the fit articles: none held out)."""
+    shorts = {}
+    for line in nq_file.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            shorts[r["question"]] = clean_answer(r.get("short_answer") or "")
+    out: list[Pair] = []
+    for r in json.loads(rows_file.read_text(encoding="utf-8"))["rows"]:
+        short = shorts.get(r["question"], "")
+        if r["kind"] == "answerable" and not short:
+            continue
+        for text in r.get("check_texts") or []:
+            label = int(r["kind"] == "answerable" and holds(text, short))
+            out.append(Pair(r["question"], "", text, label, False, f"product_{r['kind']}"))
     return out
 
 
@@ -252,6 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="SQuAD training pairs kept (every near miss, then others at random): time on 2 cores")
     ap.add_argument("--limit", type=int, default=0, help="train on the first N pairs only (a smoke run)")
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--product-rows", type=Path, metavar="DIR",
+                    help="also train on the sentences the product read first (DIR/nq_train_fit.rows.json)")
     args = ap.parse_args(argv)
     log = sys.stderr
     data, out = Path(args.data), Path(args.out)
@@ -262,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rest = [p for p in squad if not p.dev and p not in near]
     rng.shuffle(rest)
     pairs = nq_pairs(nq_file, rng) + [p for p in squad if p.dev] + near + rest[:max(0, args.squad_pairs - len(near))]
+    if args.product_rows:
+        pairs += product_pairs(args.product_rows / "nq_train_fit.rows.json", nq_file)
     train_pairs = [p for p in pairs if not p.dev]
     dev_pairs = [p for p in pairs if p.dev]
     if args.limit:
@@ -310,7 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "head_lr": args.lr * 10, "frozen": f"embeddings and the lower {args.freeze_layers} layers",
                    "seed": args.seed, "train_pairs": len(train_pairs),
                    "train_positive": sum(p.label for p in train_pairs), "train_seconds": seconds,
-                   "data": {nq_file.name: file_sha(nq_file), squad_file.name: file_sha(squad_file)}},
+                   "data": {nq_file.name: file_sha(nq_file), squad_file.name: file_sha(squad_file),
+                            **({"nq_train_fit.rows.json": file_sha(args.product_rows / "nq_train_fit.rows.json")}
+                               if args.product_rows else {})}},
         "held_out": figures,
     }
     (out / CHECK_CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
