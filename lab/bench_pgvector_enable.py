@@ -25,8 +25,9 @@ from lab.million_store import Layout, build
 from lab.pg_server import PgServer, pgvector_bin
 
 
-def _other_connection(conninfo: str, stop: threading.Event, waits: list[float]) -> None:
-    """A dashboard's read and an ingest's write, over and over, each wait recorded."""
+def other_connection(conninfo: str, stop: threading.Event, waits: list[float], pause_s: float = 0.05,
+                     prefix: str = "bench") -> None:
+    """A dashboard's read and an ingest's write, over and over until ``stop``, each wait recorded in ``waits``."""
     vector = np.ones(DIM, dtype=np.float32).tobytes()
     with psycopg.connect(conninfo, autocommit=True) as c:
         n = 0
@@ -34,10 +35,10 @@ def _other_connection(conninfo: str, stop: threading.Event, waits: list[float]) 
             t0 = time.perf_counter()
             c.execute("SELECT 1 FROM sentences LIMIT 1").fetchall()
             c.execute("INSERT INTO entities (key, name, type, vector) VALUES (%s, 'x', 'thing', %s)",
-                      (f"bench:{n}", vector))
+                      (f"{prefix}:{n}", vector))
             waits.append(time.perf_counter() - t0)
             n += 1
-            time.sleep(0.05)
+            time.sleep(pause_s)
 
 
 def measure(sentences: int) -> dict[str, Any]:
@@ -65,7 +66,7 @@ def measure(sentences: int) -> dict[str, Any]:
 
         waits: list[float] = []
         stop = threading.Event()
-        other = threading.Thread(target=_other_connection, args=(conninfo, stop, waits))
+        other = threading.Thread(target=other_connection, args=(conninfo, stop, waits))
         other.start()
         db = Database(parse_store(url))
         try:

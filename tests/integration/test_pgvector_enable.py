@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Iterator
 
-import numpy as np
 import psycopg
 import pytest
 
@@ -23,6 +22,7 @@ from graphrag.store import Store, vector_enable
 from graphrag.store.db import Database
 from graphrag.store.url import parse_store
 from graphrag.store.vector_search import Stage, status
+from lab.bench_pgvector_enable import other_connection
 from lab.million_store import Layout, build
 
 pytestmark = pytest.mark.postgresql
@@ -87,20 +87,7 @@ def test_other_connections_read_and_write_while_a_store_is_enabled(rows_before_p
     monkeypatch.setattr(vector_enable, "BATCH", 300)
     waits: list[float] = []
     stop = threading.Event()
-    vector = np.ones(DIM, dtype=np.float32).tobytes()
-
-    def other_connection() -> None:  # a dashboard's read and an ingest's write, over and over
-        with psycopg.connect(_conninfo(url), autocommit=True) as c:
-            n = 0
-            while not stop.is_set():
-                t0 = time.perf_counter()
-                c.execute("SELECT 1 FROM sentences LIMIT 1").fetchall()
-                c.execute("INSERT INTO entities (key, name, type, vector) VALUES (%s, 'x', 'thing', %s)",
-                          (f"other:{n}", vector))
-                waits.append(time.perf_counter() - t0)
-                n += 1
-
-    thread = threading.Thread(target=other_connection)
+    thread = threading.Thread(target=other_connection, args=(_conninfo(url), stop, waits, 0.0, "other"))
     thread.start()
     try:
         time.sleep(0.3)
