@@ -32,7 +32,7 @@ import numpy as np
 from graphrag.language.encoding import DIM
 from graphrag.language.sentences import normalise
 from graphrag.store import Store, now
-from graphrag.store.vector_search import KINDS
+from graphrag.store.vector_search import KINDS, stored_halfvec_text
 
 RELATION_TYPES = ("part of", "located in", "founded", "member of", "works for", "created", "born in", "related to")
 EXTRACTOR = "synthetic"
@@ -348,11 +348,10 @@ def _copy(cur: Any, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
 
 
 def _with_embedding(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
-    """Rows whose last value is a float32 vector's bytes, with the halfvec's text after it (5 decimals: finer than
-    half precision holds)."""
+    """Rows whose last value is a float32 vector's bytes, with the halfvec's text after it (as the enabling's copy
+    writes it, so a bulk-loaded store holds the halfvecs the trigger would have made)."""
     for r in rows:
-        values = np.round(np.frombuffer(r[-1], dtype=np.float32), 5).tolist()
-        yield (*r, "[" + ",".join(map(repr, values)) + "]")
+        yield (*r, stored_halfvec_text(r[-1]))
 
 
 def _write_postgresql(store: Store, t: _Tables, generation: str) -> dict[str, float]:

@@ -32,7 +32,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import DBAPIError
 
@@ -118,7 +117,7 @@ def copy_batch(c: Connection, table: str, after: tuple[object, ...] | None, n: i
     todo = [r for r in rows if r[-1] is not None]
     if todo:
         params: dict[str, object] = {f"k{i}": [r[i] for r in todo] for i in range(len(names))}
-        params["e"] = ["[" + ",".join(map(repr, np.frombuffer(r[-1], dtype="<f4").tolist())) + "]" for r in todo]
+        params["e"] = [vs.stored_halfvec_text(r[-1]) for r in todo]
         arrays = ", ".join(f"CAST(:k{i} AS {kind}[])" for i, (_, kind) in enumerate(KEYS[table]))
         copied = c.execute(text(
             f"UPDATE {table} t SET embedding = CAST(v.e AS halfvec) FROM unnest({arrays}, CAST(:e AS text[])) "

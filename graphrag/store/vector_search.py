@@ -28,6 +28,7 @@ import logging
 from dataclasses import dataclass
 from enum import StrEnum
 
+import numpy as np
 from sqlalchemy import Connection, text
 
 from graphrag.errors import StoreError
@@ -172,6 +173,12 @@ def check_encoder(vs: VectorSearch) -> None:
 def halfvec_text(vector: object) -> str:
     """A vector as pgvector's text form (``[x,y,...]``)."""
     return "[" + ",".join(repr(float(x)) for x in vector) + "]"  # type: ignore[attr-defined]
+
+
+def stored_halfvec_text(blob: bytes) -> str:
+    """A stored float32 vector (the ``vector`` column's little-endian bytes) as pgvector's text form, its exact
+    values: the server rounds them to half precision as the trigger's conversion does."""
+    return halfvec_text(np.frombuffer(blob, dtype="<f4").tolist())
 
 
 @dataclass(frozen=True)
