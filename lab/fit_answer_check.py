@@ -46,7 +46,7 @@ from graphrag.answer.reader.check import CHECK_CONFIG, CHECK_ONNX, OnnxAnswerChe
 from graphrag.language.encoding import model_path
 from graphrag.language.sentences import split_sentences
 from lab.evaluate.matching import squad_held_out
-from lab.fit_reader import Steps, clean_answer, fit_platt, holds, quantize, say, words
+from lab.fit_reader import Steps, clean_answer, fit_platt, holds, quantize, say, shuffled_batches, words
 
 MAX_TOKENS = 96
 
@@ -213,14 +213,10 @@ def train(model: CrossEncoder, pairs: list[Pair], args: argparse.Namespace, log:
                             weight_decay=0.01)
     steps = Steps(opt, params, math.ceil(len(pairs) / args.batch) * args.epochs, log)
     model.body.train()
-    for epoch in range(args.epochs):
-        order = pairs[:]
-        rng.shuffle(order)
-        for i in range(0, len(order), args.batch):
-            batch = order[i:i + args.batch]
-            logits = model.logits(model.batch([(b.question, check_text(b.title, b.sentence)) for b in batch]))
-            steps.take(torch.nn.functional.binary_cross_entropy_with_logits(
-                logits, torch.tensor([float(b.label) for b in batch])), epoch)
+    for epoch, batch in shuffled_batches(pairs, args.batch, args.epochs, rng):
+        logits = model.logits(model.batch([(b.question, check_text(b.title, b.sentence)) for b in batch]))
+        steps.take(torch.nn.functional.binary_cross_entropy_with_logits(
+            logits, torch.tensor([float(b.label) for b in batch])), epoch)
     model.body.eval()
 
 

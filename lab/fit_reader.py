@@ -38,7 +38,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import numpy as np
 
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     import torch
     from tokenizers import Tokenizer
 
+T = TypeVar("T")  # an item of a batch
 MAX_ONNX_BYTES = 25 * 1024 * 1024
 MIN_AGREEMENT = 0.99
 _WORD = re.compile(r"[a-z0-9]+")
@@ -227,17 +228,23 @@ def train(enc: Encoder, examples: list[tuple[str, str, str | None]], args: argpa
     opt = torch.optim.AdamW([p for p in enc.model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
     steps = Steps(opt, [p for p in enc.model.parameters() if p.requires_grad], total, log, every=5)
     enc.model.train()
-    for epoch in range(args.epochs):
-        order = examples[:]
-        rng.shuffle(order)
-        for i in range(0, len(order), args.batch):
-            batch = order[i:i + args.batch]
-            qs = [b[0] for b in batch]
-            docs = [b[1] for b in batch] + [b[2] if b[2] is not None else rng.choice(all_sentences) for b in batch]
-            qv, dv = enc(qs), enc(docs)
-            logits = args.scale * qv @ dv.T
-            steps.take(torch.nn.functional.cross_entropy(logits, torch.arange(len(batch))), epoch)
+    for epoch, batch in shuffled_batches(examples, args.batch, args.epochs, rng):
+        qs = [b[0] for b in batch]
+        docs = [b[1] for b in batch] + [b[2] if b[2] is not None else rng.choice(all_sentences) for b in batch]
+        qv, dv = enc(qs), enc(docs)
+        logits = args.scale * qv @ dv.T
+        steps.take(torch.nn.functional.cross_entropy(logits, torch.arange(len(batch))), epoch)
     enc.model.eval()
+
+
+def shuffled_batches(items: Sequence[T], size: int, epochs: int, rng: random.Random) -> Iterator[tuple[int, list[T]]]:
+    """(epoch, batch) over ``epochs`` passes of ``items``, each pass in a new order drawn from ``rng`` when the
+    pass before it has been consumed."""
+    for epoch in range(epochs):
+        order = list(items)
+        rng.shuffle(order)
+        for i in range(0, len(order), size):
+            yield epoch, order[i:i + size]
 
 
 class Steps:
