@@ -214,10 +214,10 @@ class ExtractiveGenerator:
         if not candidates:
             return Generation("", self.name, None)
         phrases = _Phrases(question, candidates, self.settings)
-        base, ranked = self._rank(question, candidates, phrases)
+        chain = self._bridge_chain(question, candidates) if self.settings.bridge_chains else None
+        base, ranked = self._rank(question, candidates, phrases, bridged=chain is not None)
         best = ranked[0]
         fact = answer_type(question) is not AnswerType.NONE
-        chain = self._bridge_chain(question, candidates) if self.settings.bridge_chains else None
         bridge_text = self._bridge_answer(question, chain, best, phrases, fact) if chain is not None else ""
         quotes = _Quotes(self.settings.max_sentences, self.settings.repeat_overlap, [best])
         self._quote_links_the_question_needs(question, candidates, quotes)
@@ -234,18 +234,19 @@ class ExtractiveGenerator:
             phrases.of(q)
         return Generation(self._compose(quotes.items, phrases.known, chain_answer, quotes.chained), self.name, None)
 
-    def _rank(self, question: str, candidates: list[ContextItem], phrases: _Phrases
+    def _rank(self, question: str, candidates: list[ContextItem], phrases: _Phrases, bridged: bool = False
               ) -> tuple[dict[ContextItem, float], list[ContextItem]]:
         """Each candidate's quote score, and the candidates in the quotes' order, one of each near-repeat.
 
-        ``base`` is the score the floor and margin were set on; the order is blended with the answer scorer's
-        when the reader has one (on its own scale the floor cut most further quotes: NQ dev, 1.81 -> 1.27
+        ``base`` is the score the floor and margin were set on; the order is the answer scorer's when the reader
+        has one, blended with ``base`` for a question a bridge chain answers (``bridged``: the scorer learned
+        questions one sentence answers; on its own scale the floor cut most further quotes: NQ dev, 1.81 -> 1.27
         citations per answer)."""
         has = [phrases.known[c] is not None for c in candidates]
         count = self.facts.sentence_count
         base = dict(zip(candidates, quote_scores(question, candidates, has, count)))
         fit = base if self.answer_scores is None else dict(zip(candidates, quote_scores(
-            question, candidates, has, count, [self.answer_scores.get(c.n, 0.0) for c in candidates])))
+            question, candidates, has, count, [self.answer_scores.get(c.n, 0.0) for c in candidates], bridged)))
         ranked = _newest_of_repeats(sorted(candidates, key=lambda c: (-fit[c], c.n)), self.settings.repeat_overlap)
         return base, ranked
 

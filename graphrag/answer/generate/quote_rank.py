@@ -39,20 +39,25 @@ ANSWER_BONUS = 0.15  # added when the sentence holds a phrase of the asked-for k
 # score above the rest. Measured on the whole panel (the same stores and readings, only this weight changed;
 # NQ dev first citation inside / any / short answer; MuSiQue first / any / short; real PDFs first, any):
 # 0.5: 0.508 / 0.646 / 0.353; 0.60 / 0.86 / 0.43; 1, 2 of 8
-# 0.85: 0.574 / 0.718 / 0.427; 0.60 / 0.88 / 0.43; 1, 2 of 8 (shipped: no set lower)
+# 0.85: 0.574 / 0.718 / 0.427; 0.60 / 0.88 / 0.43; 1, 2 of 8
 # 1.0: 0.611 / 0.762 / 0.495; 0.55 / 0.88 / 0.44; 2, 2 of 8 (MuSiQue's first citation 5 questions lower)
 # The sample corpus is the same at every weight. Ordered by the scorer alone, a multi-hop question's first quote
-# is more often a sentence of a page off the question's chain.
+# is more often a sentence of a page off the question's chain: the scorer was trained on questions one sentence
+# answers. So a bridge question (the walk's chain answers it: ``ExtractiveGenerator._bridge_chain``) keeps the
+# blend at 0.85, and every other question is ordered by the scorer alone: 0.611 / 0.762 / 0.495; 0.61 / 0.87 /
+# 0.43 (one MuSiQue question more cites its evidence first, one fewer anywhere); 2, 2 of 8.
 SCORER_WEIGHT = 0.85
+SCORER_WEIGHT_SINGLE = 1.0
 
 
 def quote_scores(question: str, items: Sequence[ContextItem], has_answer: Sequence[bool],
-                 sentence_count: SentenceCount | None = None, answer_scores: Sequence[float] | None = None
-                 ) -> list[float]:
+                 sentence_count: SentenceCount | None = None, answer_scores: Sequence[float] | None = None,
+                 bridged: bool = False) -> list[float]:
     """A score per item: the probability that it is the sentence answering ``question``, plus
     ``ANSWER_BONUS`` when it holds a phrase of the kind asked for (``has_answer``; ``sentence_count``:
     how many sentences its document version has, for its relative position); blended with the answer
-    scorer's ``answer_scores`` when the reader has one (``SCORER_WEIGHT``)."""
+    scorer's ``answer_scores`` when the reader has one (``SCORER_WEIGHT`` for a question a bridge chain answers,
+    ``bridged``; else ``SCORER_WEIGHT_SINGLE``)."""
     candidates = [Candidate(" ".join(c.span.text.split()), similarity=float(c.score), index=c.span.sentence_index,
                             count=(sentence_count(c.span.document_id, c.span.version) if sentence_count
                                    else c.span.sentence_index + 1),
@@ -65,5 +70,6 @@ def quote_scores(question: str, items: Sequence[ContextItem], has_answer: Sequen
         out.append(BLEND * p + (1 - BLEND) * (float(item.score) + OVERLAP_WEIGHT * overlap)
                    + (ANSWER_BONUS if answer else 0.0))
     if answer_scores is not None:
-        out = [(1 - SCORER_WEIGHT) * o + SCORER_WEIGHT * float(a) for o, a in zip(out, answer_scores)]
+        w = SCORER_WEIGHT if bridged else SCORER_WEIGHT_SINGLE
+        out = [(1 - w) * o + w * float(a) for o, a in zip(out, answer_scores)]
     return out

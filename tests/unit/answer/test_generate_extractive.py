@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from graphrag.answer.generate import extractive
+from graphrag.answer.generate import extractive, quote_rank
 from graphrag.answer.generate.extractive import ExtractiveGenerator, ExtractiveSettings, GraphFacts
 from graphrag.answer.generate.facts import graph_facts
 from graphrag.answer.retrieval.graph import KnowledgeGraph
@@ -415,3 +415,20 @@ def test_the_graph_tells_the_generator_specificity_titles_and_page_lengths() -> 
     assert (facts.title("open", 1), facts.title("secret", 1), facts.title("open", 2)) == ("Open", "Secret", None)
     assert (facts.sentence_count("open", 1), facts.sentence_count("secret", 1), facts.sentence_count("gone", 1)) == (
         5, 1, 1)
+
+
+def test_the_answer_scorer_alone_orders_a_question_no_chain_answers() -> None:
+    """The reader's scorer judges which sentence answers; the older score (similarity, question words) judges topic.
+    A sentence sharing the question's words but not answering it ("founded" and "Larkspur" both there) is quoted
+    after the one the scorer puts first, however much more similar it is; a bridge question keeps the blend."""
+    question = "Who founded Larkspur?"
+    ctx = [item(1, "Larkspur was founded as a backup service for small teams.", 0.92),
+           item(2, "Its first two engineers, Ada Brook and Tom Vale, started the company in a garage.", 0.31)]
+    scores = {1: 0.55, 2: 0.58}
+    text = ExtractiveGenerator().with_answer_scores(scores).generate(question, ctx).text
+    assert re.search(r"\[(\d)\]", text).group(1) == "2"  # type: ignore[union-attr]
+    plain = quote_rank.quote_scores(question, ctx, [False, False])
+    alone = quote_rank.quote_scores(question, ctx, [False, False], answer_scores=[0.55, 0.58])
+    blended = quote_rank.quote_scores(question, ctx, [False, False], answer_scores=[0.55, 0.58], bridged=True)
+    assert plain[0] > plain[1] and alone == pytest.approx([0.55, 0.58])
+    assert blended[0] > blended[1]  # the blend keeps the similar sentence first here
