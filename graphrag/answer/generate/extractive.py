@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from graphrag.answer.generate.base import Generation
 from graphrag.answer.generate.extractive_settings import ExtractiveSettings
 from graphrag.answer.generate.facts import GraphFacts, TitleOf, graph_facts
-from graphrag.answer.generate.quote_rank import quote_scores
+from graphrag.answer.generate.quote_rank import quote_scores, with_answer_scores
 from graphrag.answer.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
 from graphrag.answer.rank import quotable
 from graphrag.language.lexical import content_stems
@@ -245,8 +245,8 @@ class ExtractiveGenerator:
         has = [phrases.known[c] is not None for c in candidates]
         count = self.facts.sentence_count
         base = dict(zip(candidates, quote_scores(question, candidates, has, count)))
-        fit = base if self.answer_scores is None else dict(zip(candidates, quote_scores(
-            question, candidates, has, count, [self.answer_scores.get(c.n, 0.0) for c in candidates], bridged)))
+        fit = base if self.answer_scores is None else dict(zip(candidates, with_answer_scores(
+            [base[c] for c in candidates], [self.answer_scores.get(c.n, 0.0) for c in candidates], bridged)))
         ranked = _newest_of_repeats(sorted(candidates, key=lambda c: (-fit[c], c.n)), self.settings.repeat_overlap)
         return base, ranked
 

@@ -51,13 +51,10 @@ SCORER_WEIGHT_SINGLE = 1.0
 
 
 def quote_scores(question: str, items: Sequence[ContextItem], has_answer: Sequence[bool],
-                 sentence_count: SentenceCount | None = None, answer_scores: Sequence[float] | None = None,
-                 bridged: bool = False) -> list[float]:
+                 sentence_count: SentenceCount | None = None) -> list[float]:
     """A score per item: the probability that it is the sentence answering ``question``, plus
     ``ANSWER_BONUS`` when it holds a phrase of the kind asked for (``has_answer``; ``sentence_count``:
-    how many sentences its document version has, for its relative position); blended with the answer
-    scorer's ``answer_scores`` when the reader has one (``SCORER_WEIGHT`` for a question a bridge chain answers,
-    ``bridged``; else ``SCORER_WEIGHT_SINGLE``)."""
+    how many sentences its document version has, for its relative position)."""
     candidates = [Candidate(" ".join(c.span.text.split()), similarity=float(c.score), index=c.span.sentence_index,
                             count=(sentence_count(c.span.document_id, c.span.version) if sentence_count
                                    else c.span.sentence_index + 1),
@@ -69,7 +66,11 @@ def quote_scores(question: str, items: Sequence[ContextItem], has_answer: Sequen
         overlap = len(q & set(content_stems(item.span.text))) / len(q) if q else 0.0
         out.append(BLEND * p + (1 - BLEND) * (float(item.score) + OVERLAP_WEIGHT * overlap)
                    + (ANSWER_BONUS if answer else 0.0))
-    if answer_scores is not None:
-        w = SCORER_WEIGHT if bridged else SCORER_WEIGHT_SINGLE
-        out = [(1 - w) * o + w * float(a) for o, a in zip(out, answer_scores)]
     return out
+
+
+def with_answer_scores(scores: Sequence[float], answer_scores: Sequence[float], bridged: bool = False) -> list[float]:
+    """``quote_scores``'s ``scores`` blended with the reader's ``answer_scores`` for the same items: at
+    ``SCORER_WEIGHT`` for a question a bridge chain answers (``bridged``), else at ``SCORER_WEIGHT_SINGLE``."""
+    w = SCORER_WEIGHT if bridged else SCORER_WEIGHT_SINGLE
+    return [(1 - w) * float(o) + w * float(a) for o, a in zip(scores, answer_scores)]

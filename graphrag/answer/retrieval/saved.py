@@ -13,9 +13,10 @@ Files: ``<store file>.graph.json`` (the state: format, generation, marks, relati
 versions in graph order) names a folder ``<store file>.graph.<token>/`` holding ``arrays.npz`` (entity keys and
 names, mentions, sentence rows, relations) and the two vector matrices ``sentences.npy`` and ``entities.npy``,
 mapped read-only: their pages come from the file cache, shared by every process on the host, and cost no fresh
-memory; the scattered rows a question reads are read from the files (``file_rows.FileRows``). A save writes a new folder and then replaces the state file, so a reader sees the old files or the new
-ones, never a mix; the folder it replaced is removed after (a process still mapping it keeps its pages). For
-PostgreSQL the same names sit in the cache folder ``indexed.folder`` gives.
+memory; the scattered rows a question reads are read from the files (``file_rows.FileRows``). A save writes a new
+folder and then replaces the state file, so a reader sees the old files or the new ones, never a mix; the folder
+it replaced is removed after (a process still mapping it keeps its pages). For PostgreSQL the same names sit in the
+cache folder ``indexed.folder`` gives.
 """
 
 from __future__ import annotations

@@ -428,7 +428,7 @@ def test_the_answer_scorer_alone_orders_a_question_no_chain_answers() -> None:
     text = ExtractiveGenerator().with_answer_scores(scores).generate(question, ctx).text
     assert re.search(r"\[(\d)\]", text).group(1) == "2"  # type: ignore[union-attr]
     plain = quote_rank.quote_scores(question, ctx, [False, False])
-    alone = quote_rank.quote_scores(question, ctx, [False, False], answer_scores=[0.55, 0.58])
-    blended = quote_rank.quote_scores(question, ctx, [False, False], answer_scores=[0.55, 0.58], bridged=True)
+    alone = quote_rank.with_answer_scores(plain, [0.55, 0.58])
+    blended = quote_rank.with_answer_scores(plain, [0.55, 0.58], bridged=True)
     assert plain[0] > plain[1] and alone == pytest.approx([0.55, 0.58])
     assert blended[0] > blended[1]  # the blend keeps the similar sentence first here
