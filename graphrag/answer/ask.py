@@ -11,7 +11,7 @@ as its context (``Answer.answered`` False); no model is called.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from graphrag.answer.generate import Generator, make_generator
@@ -19,6 +19,7 @@ from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.generate.ollama import OllamaGenerator
 from graphrag.answer.reader.read import Reader, Reading, not_answered_text
 from graphrag.answer.reader.scorer import Passage
+from graphrag.answer.reader.second_view import stored_vectors
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve
@@ -113,6 +114,12 @@ class Asker:
                            title(sp.document_id, sp.version) or "")
         return passage
 
+    def read(self, question: str, context: Sequence[ContextItem], graph: KnowledgeGraph) -> Reading:
+        """The reader on ``context``: each item with its neighbours and title, the second view from the stored
+        vectors."""
+        return self.reader.read(question, context, self._passages(graph), encoder=getattr(self.embedder, "name", None),
+                                vectors_of=stored_vectors(self.store, _titles(graph)))
+
     def graph(self) -> KnowledgeGraph:
         """The knowledge graph as the store holds it now."""
         return load_graph(self.store)
@@ -181,15 +188,14 @@ class Asker:
         best = max((c.score for c in found.context), default=None)
         reading: Reading | None = None
         if best is not None and best >= settings.min_relevance:
-            reading = self.reader.read(question, found.context, self._passages(graph),
-                                       encoder=getattr(self.embedder, "name", None))
+            reading = self.read(question, found.context, graph)
         if reading is not None and not reading.answered:
             # The documents are about the question but do not answer it: said in words, no claim is made, and
             # the closest passages stay as the context (shown as passages, never queued for review).
             text, model = not_answered_text(question), None
         elif reading is not None:
             if reading.scores is not None and isinstance(generator, ExtractiveGenerator):
-                generator = generator.with_answer_scores(reading.scores)
+                generator = generator.with_answer_scores(reading.scores, reading.order)
             generation = generator.generate(question, found.context)
             text, model = generation.text, generation.model
         elif best is not None:

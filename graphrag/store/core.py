@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
@@ -50,6 +51,7 @@ from graphrag.store import (
     vector_enable,
     verdicts,
 )
+from graphrag.store import passage_vectors as sentence_views
 from graphrag.store import vector_search as pgvec
 from graphrag.store.codec import Row, now
 from graphrag.store.db import Database
@@ -59,6 +61,7 @@ from graphrag.store.documents import (  # DocumentWrite: also re-exported
     Relabelled,
     Written,
 )
+from graphrag.store.passage_vectors import Key as SentenceKey
 from graphrag.store.url import StoreURL, parse_store
 
 T = TypeVar("T")
@@ -67,6 +70,7 @@ VECTOR_STATUS_S = 5.0  # how old the vector search's status may be before it is 
 # How far the database's clock may be behind this process's when a lost verdict is looked for again.
 _CLOCK_SKEW = timedelta(minutes=10)
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
+PASSAGE_VECTORS_SCHEMA = 13  # the schema that added the reader's second view of each sentence
 REMOVALS_SCHEMA = 6  # the schema that added document removal
 CLAIM_DIGEST_SCHEMA = 8  # the schema that added the judged claim's digest to verdicts
 
@@ -325,6 +329,34 @@ class Store:
     def cache_put(self, key: str, value: str, sources: Sequence[str] = ()) -> None:
         """Cache a model reply at once, outside any document's transaction."""
         self.database.write_one(lambda c: cache.put(c, key, value, sources))
+
+    # --- the reader's second view of each sentence ----------------------------------------
+
+    def passage_vectors(self, model: str, keys: Sequence[SentenceKey]) -> dict[SentenceKey, np.ndarray]:
+        """The stored ``model`` vectors of these sentences (doc_id, version, index); those missing are absent."""
+        if self.database.version < PASSAGE_VECTORS_SCHEMA or not keys:
+            return {}
+        return self._read(lambda c: sentence_views.get(c, model, keys))
+
+    def save_passage_vectors(self, model: str, rows: Sequence[tuple[SentenceKey, np.ndarray]]) -> bool:
+        """Keep vectors a question computed, outside any document's transaction; False when this store is read-only
+        (or older than the table), so nothing was kept."""
+        if self.database.readonly or self.database.version < PASSAGE_VECTORS_SCHEMA or not rows:
+            return False
+        self.database.write_one(lambda c: sentence_views.put(c, model, rows))
+        return True
+
+    def passage_vector_count(self, model: str) -> int:
+        """How many sentences have a ``model`` vector stored."""
+        if self.database.version < PASSAGE_VECTORS_SCHEMA:
+            return 0
+        return self._read(lambda c: sentence_views.count(c, model))
+
+    def sentences_without_passage_vectors(self, model: str, limit: int = 512) -> list[tuple[SentenceKey, str, str]]:
+        """Up to ``limit`` sentences with no ``model`` vector: (key, title, text), in document order."""
+        if self.database.version < PASSAGE_VECTORS_SCHEMA:
+            return []
+        return self._read(lambda c: sentence_views.missing(c, model, limit))
 
     def reply_cache(self) -> StoreCache:
         """This store as an extractor's reply cache."""

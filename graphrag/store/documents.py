@@ -19,7 +19,7 @@ from sqlalchemy import Connection, bindparam, text
 
 from graphrag.access.identity import library_viewer
 from graphrag.model import PUBLIC, AuditEvent, Document, Span
-from graphrag.store import audit, layout
+from graphrag.store import audit, layout, passage_vectors
 from graphrag.store.codec import blob, document, now
 from graphrag.store.layout import LayoutWrite
 
@@ -83,6 +83,9 @@ class DocumentWrite:
     guard: Guard | None = None
     # Who writes it: the audit row of a narrowing this version brings to the older ones (see ``write``).
     actor: AuditEvent | None = None
+    # The reader's second view of each sentence (``graphrag.store.passage_vectors``) and the model that made it.
+    passage_vectors: np.ndarray | None = None
+    passage_model: str = ""
 
 
 class Written(int):
@@ -199,6 +202,9 @@ def write(c: Connection, w: DocumentWrite, public: str = PUBLIC) -> Written:
                   [{"doc_id": d.id, "version": version, "idx": i, "start": s.start, "end": s.end, "text": s.text,
                     "vector": None if vecs is None else blob(vecs[i])}
                    for i, s in enumerate(map(SentenceRow._make, w.sentences))])
+    if w.sentences and w.passage_vectors is not None and w.passage_model:
+        passage_vectors.put(c, w.passage_model, [((d.id, version, i), w.passage_vectors[i])
+                                                 for i in range(len(w.sentences))])
     if w.entities:
         # sorted: concurrent writers touch shared entity rows in one order (no deadlock on PostgreSQL)
         c.execute(text("INSERT INTO entities (key, name, type, vector) VALUES (:key, :name, :type, :vector) "
@@ -374,6 +380,8 @@ def relabel(c: Connection, doc_id: str, sha256: str, title: str, effective_date:
     audit.add(c, replace(event, detail=detail))
     c.execute(text("UPDATE documents SET title=:t, effective_date=:e, access=:a WHERE doc_id=:d AND version=:v"),
               {"t": title, "e": effective_date, "a": labels, "d": doc_id, "v": target.version})
+    if title != target.title:
+        passage_vectors.clear(c, doc_id, target.version)  # the title is part of the text they encode
     for v in narrowed:
         c.execute(text("UPDATE documents SET access=:a WHERE doc_id=:d AND version=:v"),
                   {"a": labels, "d": doc_id, "v": v})

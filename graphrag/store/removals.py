@@ -59,7 +59,7 @@ class RemovalRecord:
     access: tuple[str, ...]
 
 
-_PER_VERSION = ("span_layout", "page_sizes", "document_files", "sentences", "documents")
+_PER_VERSION = ("passage_vectors", "span_layout", "page_sizes", "document_files", "sentences", "documents")
 
 
 def _in(sql: str, name: str) -> TextClause:

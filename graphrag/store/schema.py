@@ -343,6 +343,21 @@ def _v12(c: Connection) -> None:
         c.exec_driver_sql("ALTER TABLE span_layout ADD COLUMN ocr_confidence DOUBLE PRECISION")
 
 
+# Schema 13: the reader's second view of each sentence (graphrag/store/passage_vectors.py): a vector per sentence of a
+# document version and per model, a cache of the text (older stores fill it as questions read their sentences).
+passage_vectors = Table(
+    "passage_vectors", metadata,
+    Column("doc_id", Text, nullable=False), Column("version", Integer, nullable=False),
+    Column("idx", Integer, nullable=False), Column("model", Text, nullable=False),
+    Column("vector", LargeBinary, nullable=False),  # float32 little-endian bytes, like the sentences' vectors
+    _key("doc_id", "version", "idx", "model"),
+)
+
+
+def _v13(c: Connection) -> None:
+    create_tables(c, passage_vectors)
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7,
-                                                       8: _v8, 9: _v9, 10: _v10, 11: _v11, 12: _v12}
+                                                       8: _v8, 9: _v9, 10: _v10, 11: _v11, 12: _v12, 13: _v13}
 SCHEMA_VERSION = max(MIGRATIONS)

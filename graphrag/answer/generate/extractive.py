@@ -185,24 +185,29 @@ class ExtractiveGenerator:
     name = "extractive"
 
     def __init__(self, settings: ExtractiveSettings | None = None, facts: GraphFacts | None = None,
-                 answer_scores: Mapping[int, float] | None = None, model: str | None = None) -> None:
+                 answer_scores: Mapping[int, float] | None = None, model: str | None = None,
+                 order: Mapping[int, float] | None = None) -> None:
         self.settings = settings or ExtractiveSettings()
         self.facts = facts or GraphFacts()
         # The reader's answer scorer's score per context item number: blended into the quotes' order
         # (``quote_rank``); None while the reader has none.
         self.answer_scores = answer_scores
+        # The reader's order with its second view (``reader.second_view``), for a question no chain answers.
+        self.order = order
 
     def knowing(self, facts: GraphFacts) -> ExtractiveGenerator:
         """A copy that knows ``facts`` of the graph (hubs kept out of chains, titles, page lengths)."""
-        return ExtractiveGenerator(self.settings, facts, self.answer_scores)
+        return ExtractiveGenerator(self.settings, facts, self.answer_scores, order=self.order)
 
     def for_graph(self, graph: KnowledgeGraph) -> ExtractiveGenerator:
         """A copy that knows what ``graph`` can tell a generator (``graph_facts``)."""
         return self.knowing(graph_facts(graph))
 
-    def with_answer_scores(self, scores: Mapping[int, float]) -> ExtractiveGenerator:
-        """A copy that orders its quotes with the answer scorer's ``scores`` (per context item number) too."""
-        return ExtractiveGenerator(self.settings, self.facts, scores)
+    def with_answer_scores(self, scores: Mapping[int, float], order: Mapping[int, float] | None = None
+                           ) -> ExtractiveGenerator:
+        """A copy that orders its quotes with the answer scorer's ``scores`` (per context item number) too, or by
+        the reader's ``order`` (the scorer with the second view) for a question no chain answers."""
+        return ExtractiveGenerator(self.settings, self.facts, scores, order=order)
 
     # --- one answer, step by step ---------------------------------------------------------------------------
 
@@ -238,15 +243,21 @@ class ExtractiveGenerator:
               ) -> tuple[dict[ContextItem, float], list[ContextItem]]:
         """Each candidate's quote score, and the candidates in the quotes' order, one of each near-repeat.
 
-        ``base`` is the score the floor and margin were set on; the order is the answer scorer's when the reader
-        has one, blended with ``base`` for a question a bridge chain answers (``bridged``: the scorer learned
+        ``base`` is the score the floor and margin were set on; the order is the reader's (its answer scorer with
+        its second view, ``self.order``, else the scorer alone) when the reader has one, the scorer blended with
+        ``base`` for a question a bridge chain answers (``bridged``: the scorer learned
         questions one sentence answers; on its own scale the floor cut most further quotes: NQ dev, 1.81 -> 1.27
         citations per answer)."""
         has = [phrases.known[c] is not None for c in candidates]
         count = self.facts.sentence_count
         base = dict(zip(candidates, quote_scores(question, candidates, has, count)))
-        fit = base if self.answer_scores is None else dict(zip(candidates, with_answer_scores(
-            [base[c] for c in candidates], [self.answer_scores.get(c.n, 0.0) for c in candidates], bridged)))
+        if self.answer_scores is None:
+            fit = base
+        elif self.order is not None and not bridged:
+            fit = {c: self.order.get(c.n, float("-inf")) for c in candidates}
+        else:
+            fit = dict(zip(candidates, with_answer_scores(
+                [base[c] for c in candidates], [self.answer_scores.get(c.n, 0.0) for c in candidates], bridged)))
         ranked = _newest_of_repeats(sorted(candidates, key=lambda c: (-fit[c], c.n)), self.settings.repeat_overlap)
         return base, ranked
 

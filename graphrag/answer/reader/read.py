@@ -17,6 +17,9 @@ from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
 from graphrag.answer.reader.check import AnswerCheck, check_text, load_check
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
+from graphrag.answer.reader.second_view import VectorsOf, combined_order
+from graphrag.config import Config
+from graphrag.language.passage_encoder import PassageEncoder, load_passage_encoder
 from graphrag.model import ContextItem
 
 PassageOf = Callable[[ContextItem], Passage]
@@ -34,6 +37,8 @@ class Reading:
     scores: Mapping[int, float] | None = None  # the answer scorer's score per context item number
     # the answer check's probability that the item states the answer, for the items it read (the scorer's first)
     checks: Mapping[int, float] | None = None
+    # the quotes' order per context item number: the scorer with the second view (e5) when both are there
+    order: Mapping[int, float] | None = None
 
     def closest(self, context: Sequence[ContextItem], n: int = 3) -> list[ContextItem]:
         """The ``n`` items that come closest to answering: by the scorer's score, else by similarity."""
@@ -51,24 +56,27 @@ CHECKED = 3
 
 
 class Reader:
-    """The answer scorer and the answer check (when they ship) and the abstention model, loaded together once."""
+    """The answer scorer, the answer check and the second view (when they ship) and the abstention model, loaded
+    together once."""
 
     def __init__(self, scorer: AnswerScorer | None = None, abstain: AbstainModel | None = None,
-                 check: AnswerCheck | None = None) -> None:
-        self.scorer, self.check = scorer, check
+                 check: AnswerCheck | None = None, second: PassageEncoder | None = None) -> None:
+        self.scorer, self.check, self.second = scorer, check, second
         self.abstain = abstain or load_abstain_model(with_scorer=scorer is not None, with_check=check is not None)
 
     @classmethod
     def load(cls) -> Reader:
-        """The shipped reader: the trained scorer and check if their weights ship, and the fitted abstention
-        model."""
-        return cls(load_scorer(), check=load_check())
+        """The shipped reader: the trained scorer and check if their weights ship, the second view if installed
+        (and not switched off: GRAPHRAG_PASSAGE_VECTORS), and the fitted abstention model."""
+        second = load_passage_encoder() if Config.from_env().passage_vectors else None
+        return cls(load_scorer(), check=load_check(), second=second)
 
     def read(self, question: str, context: Sequence[ContextItem], passage_of: PassageOf | None = None,
-             ner: bool = True, encoder: str | None = None) -> Reading:
+             ner: bool = True, encoder: str | None = None, vectors_of: VectorsOf | None = None) -> Reading:
         """Score ``context`` for answering ``question`` and decide whether it does (``passage_of`` gives each item
         its neighbours and title for the scorer; ``ner=False`` types short answers by patterns only; ``encoder``:
-        the name of the sentence encoder that measured the items' similarities)."""
+        the name of the sentence encoder that measured the items' similarities; ``vectors_of``: the items' stored
+        second-view vectors, without which the quotes keep the scorer's order)."""
         scores: dict[int, float] | None = None
         passages = [(passage_of or _plain)(c) for c in context] if context and (self.scorer or self.check) else []
         if self.scorer is not None and context:
@@ -84,10 +92,14 @@ class Reader:
                                    [float(c.score) for c in context],
                                    [scores[c.n] for c in context] if scores is not None else None, ner,
                                    list(checks.values()) if checks is not None else None)
-        if not self.abstain.calibrated_for(encoder):
-            return Reading(features, None, True, scores, checks)
-        p = self.abstain.probability(features)
-        return Reading(features, p, self.abstain.answers(p), scores, checks)
+        p = self.abstain.probability(features) if self.abstain.calibrated_for(encoder) else None
+        answered = p is None or self.abstain.answers(p)
+        order = None
+        # the second view orders quotes: an abstention quotes nothing, so it is not asked
+        if answered and scores is not None and self.second is not None and vectors_of is not None and len(context) > 1:
+            similarities = vectors_of(self.second, context) @ self.second.query(question)
+            order = combined_order(context, scores, similarities)
+        return Reading(features, p, answered, scores, checks, order)
 
 
 _SUBJECT_QUESTION = re.compile(r"^(who|what|which|whose)\b(?!\s+(?:is|are|was|were|do|does|did|has|have|had|can|"

@@ -41,3 +41,23 @@ class ScriptedCheck:
 def always(answers: bool) -> AbstainModel:
     """An abstention model that answers every question (True) or none (False)."""
     return AbstainModel(("top_similarity",), (0.0,), 10.0 if answers else -10.0, 0.5)
+
+
+class ScriptedPassages:
+    """The second view's double: a passage holding ``answers`` is close to every question, any other far from it;
+    records every passage text it encoded."""
+
+    name = "scripted-passages"
+    dim = 4
+
+    def __init__(self, answers: str) -> None:
+        self.answers = answers.lower()
+        self.encoded: list[str] = []
+
+    def query(self, text: str) -> np.ndarray:
+        return np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.encoded.extend(texts)
+        return np.array([[1.0, 0.0, 0.0, 0.0] if self.answers in t.lower() else [0.0, 1.0, 0.0, 0.0]
+                         for t in texts], dtype=np.float32).reshape(len(texts), self.dim)

