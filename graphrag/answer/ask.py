@@ -100,25 +100,29 @@ class Asker:
             self._embedder = get_embedder()
         return self._embedder
 
-    def _passages(self, graph: KnowledgeGraph) -> Callable[[ContextItem], Passage]:
-        """Each context item as the answer scorer reads it: the sentence, its neighbours and its title."""
-        title = _titles(graph)
+    def _passages(self, title: Callable[[str, int], str | None], neighbours: bool) -> Callable[[ContextItem], Passage]:
+        """Each context item as the answer scorer reads it: the sentence, its title and, when the scorer reads them
+        (``neighbours``), the sentences before and after it (two store reads per item)."""
 
         def passage(item: ContextItem) -> Passage:
             sp = item.span
 
             def near(i: int) -> str:
-                got = self.store.span(sp.document_id, sp.version, i) if i >= 0 else None
+                got = self.store.span(sp.document_id, sp.version, i) if neighbours and i >= 0 else None
                 return " ".join(got.text.split()) if got is not None else ""
             return Passage(" ".join(sp.text.split()), near(sp.sentence_index - 1), near(sp.sentence_index + 1),
                            title(sp.document_id, sp.version) or "")
         return passage
 
     def read(self, question: str, context: Sequence[ContextItem], graph: KnowledgeGraph) -> Reading:
-        """The reader on ``context``: each item with its neighbours and title, the second view from the stored
-        vectors."""
-        return self.reader.read(question, context, self._passages(graph), encoder=getattr(self.embedder, "name", None),
-                                vectors_of=stored_vectors(self.store, _titles(graph)))
+        """The reader on ``context``: each item with its title (and its neighbours if the scorer reads them), the
+        second view from the stored vectors."""
+        title = _titles(graph)
+        # the shipped scorer reads no neighbours (context_words 0); one that does not say is given them
+        neighbours = getattr(getattr(self.reader.scorer, "config", None), "context_words", 1) > 0
+        return self.reader.read(question, context, self._passages(title, neighbours),
+                                encoder=getattr(self.embedder, "name", None),
+                                vectors_of=stored_vectors(self.store, title))
 
     def graph(self) -> KnowledgeGraph:
         """The knowledge graph as the store holds it now."""

@@ -150,12 +150,12 @@ def test_a_when_question_is_not_refused_for_want_of_a_year():
 def test_the_answer_check_reads_the_scorers_first_sentences_with_their_titles(ref_store, embedder):
     question = "What happens to exports after cancellation?"
     both = AskSettings(min_relevance=0.0, access=("internal", "public"))
-    asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker())
-    found = asker.retrieve(question, both)
-    assert len(found.context) > CHECKED
     check = ScriptedCheck("falcon key")
     reader = Reader(scorer=ScriptedScorer("falcon key"), abstain=always(True), check=check)
-    reading = reader.read(question, found.context, asker._passages(asker.graph()))
+    asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=reader)
+    found = asker.retrieve(question, both)
+    assert len(found.context) > CHECKED
+    reading = asker.read(question, found.context, asker.graph())
     (_, texts), = check.read
     assert len(texts) == CHECKED  # only the scorer's first few: one cross-encoder pass each
     assert "falcon key" in texts[0].lower()  # the scorer's best first, with its document's title before it
