@@ -76,7 +76,7 @@ def product_rows(data: dict[str, Any], store_path: Path, settings: AskSettings =
         asker = Asker(store, embedder=embedder)
         reader = asker.reader
         graph = asker.graph()
-        passages = asker._passages(graph)  # the scorer's passages, exactly as an ask builds them
+        passages = asker.passages(graph)  # the scorer's passages, exactly as an ask builds them
         t0 = time.monotonic()
         for n, q in enumerate(questions):
             found = asker.retrieve(q.text, replace(settings, documents=q.documents))

@@ -114,13 +114,19 @@ class Asker:
                            title(sp.document_id, sp.version) or "")
         return passage
 
+    def passages(self, graph: KnowledgeGraph, title: Callable[[str, int], str | None] | None = None
+                 ) -> Callable[[ContextItem], Passage]:
+        """Each context item as the reader's scorer reads it in an ask (``title``: the graph's titles, if already
+        looked up)."""
+        # the shipped scorer reads no neighbours (context_words 0); one that does not say is given them
+        neighbours = getattr(getattr(self.reader.scorer, "config", None), "context_words", 1) > 0
+        return self._passages(title or _titles(graph), neighbours)
+
     def read(self, question: str, context: Sequence[ContextItem], graph: KnowledgeGraph) -> Reading:
         """The reader on ``context``: each item with its title (and its neighbours if the scorer reads them), the
         second view from the stored vectors."""
         title = _titles(graph)
-        # the shipped scorer reads no neighbours (context_words 0); one that does not say is given them
-        neighbours = getattr(getattr(self.reader.scorer, "config", None), "context_words", 1) > 0
-        return self.reader.read(question, context, self._passages(title, neighbours),
+        return self.reader.read(question, context, self.passages(graph, title),
                                 encoder=getattr(self.embedder, "name", None),
                                 vectors_of=stored_vectors(self.store, title))
 
