@@ -179,6 +179,8 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         ["store", "migrate", "--from", str(work), "--to", str(tmp_path / "copy.db"), "--json"],  # refused: not empty
         ["store", "setup", "--owner-url", str(work), "--app-role", "graphrag_app"],  # refused: SQLite has no roles
         ["store", "info", *s], ["store", "info", *s, "--json"],  # counts and where the vectors are searched
+        # the reader's passage vectors filled in: model names and counts only
+        ["store", "passages", *s], ["store", "passages", *s, "--json"],
         # the estimate of what nobody reviewed (drawing its sample), and the signed pack: made, its key, checked
         ["record", "estimate", *s, *pub], ["record", "estimate", *s, *pub, "--json"],
         ["export", "--format", "pack", "--out", str(tmp_path / "pack.zip"), *s, *pub],
@@ -629,7 +631,8 @@ def test_no_page_shows_a_reviewer_another_verdict_before_their_own(blind_store, 
 # log, the checker's refit (its counts), removals and the store copy (the command line runs with
 # the store's own access; a team's record is read through the dashboard, where these are an admin's).
 NO_VERDICTS_SHOWN = {"ask", "entity", "ingest", "eval", "bench", "delete", "checker list", "checker fit",
-                     "checker rollback", "audit export", "store migrate", "store setup", "store info", "review policy",
+                     "checker rollback", "audit export", "store migrate", "store setup", "store info", "store passages",
+                     "review policy",
                      "pack key", "pack verify"}  # a key; a pack's digests and signature checked, no content
 
 

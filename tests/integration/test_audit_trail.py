@@ -47,6 +47,7 @@ NOT_AUDITED = {
     "bench reader": "times the reader and ask on a store it only reads (its answers are not kept)",
     "store migrate": "copies into an empty database; meta 'copied_from' names the source, the audit rows come along",
     "store info": "reads the store's counts and where its vectors are searched",
+    "store passages": "keeps the reader's passage vectors, a cache of stored sentences: no text, nothing of the record",
 }
 
 
