@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from graphrag.answer.generate import GENERATORS
     from graphrag.answer.overview import Overview
+    from graphrag.answer.reader.read import stored_encoders
     from graphrag.answer.retrieval.graph import KnowledgeGraph
     from graphrag.answer.retrieval.load import load_graph
     from graphrag.answer.themes import ThemeView, visible_themes
@@ -49,6 +50,7 @@ _EXPORTS = {
     "opening_entity": "graphrag.answer.entities",
     "relation_counts": "graphrag.answer.entities",
     "search_entities": "graphrag.answer.entities",
+    "stored_encoders": "graphrag.answer.reader.read",
     "viewer_overview": "graphrag.answer.actions",
     "visible_entity": "graphrag.answer.entities",
 }
@@ -68,6 +70,7 @@ __all__ = [
     "opening_entity",
     "relation_counts",
     "search_entities",
+    "stored_encoders",
     "viewer_overview",
     "visible_entity",
     "visible_themes",

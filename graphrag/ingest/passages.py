@@ -1,6 +1,7 @@
-"""Filling in the reader's second view for sentences stored without it (a store ingested before schema 13, or
-with ``GRAPHRAG_PASSAGE_VECTORS=0``): ``graphrag store passages``. A question would encode the ones it reads anyway
-(and keep them); this does every sentence now, so no question pays for it."""
+"""Filling in the reader's passage vectors (the answer scorer's and the second view's) for sentences stored without
+them (a store ingested before, with ``GRAPHRAG_PASSAGE_VECTORS=0``, or since the scorer was refitted):
+``graphrag store passages``. A question would encode the ones it reads anyway (and keep them); this does every
+sentence now, so no question pays for it."""
 
 from __future__ import annotations
 
@@ -20,13 +21,15 @@ class Filled:
 
     encoded: int
     model: str
+    dropped: int = 0  # vectors of the model's earlier weights deleted
 
 
 def fill_passage_vectors(store: Store, encoder: PassageEncoder, progress: Callable[[Progress], None] | None = None,
                          total: int | None = None) -> Filled:
-    """Encode and keep every sentence's second-view vector that ``store`` lacks, ``CHUNK`` at a time (each chunk
-    committed: a stopped run keeps what it did and a rerun goes on from there). ``total``: the sentences to expect,
-    for the progress line."""
+    """Encode and keep every sentence's ``encoder`` vector that ``store`` lacks, ``CHUNK`` at a time (each chunk
+    committed: a stopped run keeps what it did and a rerun goes on from there), after deleting those its earlier
+    weights left. ``total``: the sentences to expect, for the progress line."""
+    dropped = store.drop_superseded_passage_vectors(encoder.name)
     done = 0
     while batch := store.sentences_without_passage_vectors(encoder.name, CHUNK):
         vectors = encoder.passages([passage_text(title, body) for _, title, body in batch])
@@ -35,4 +38,4 @@ def fill_passage_vectors(store: Store, encoder: PassageEncoder, progress: Callab
         done += len(batch)
         if progress is not None:
             progress(Progress(done, max(total or 0, done), "sentences encoded"))
-    return Filled(done, encoder.name)
+    return Filled(done, encoder.name, dropped)

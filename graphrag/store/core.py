@@ -352,6 +352,13 @@ class Store:
             return 0
         return self._read(lambda c: sentence_views.count(c, model))
 
+    def drop_superseded_passage_vectors(self, model: str) -> int:
+        """Delete the vectors earlier weights of ``model``'s family left (``model`` named ``family@digest``); how
+        many rows went (0 on a read-only or older store)."""
+        if self.database.readonly or self.database.version < PASSAGE_VECTORS_SCHEMA:
+            return 0
+        return self.database.write_one(lambda c: sentence_views.drop_superseded(c, model))
+
     def sentences_without_passage_vectors(self, model: str, limit: int = 512) -> list[tuple[SentenceKey, str, str]]:
         """Up to ``limit`` sentences with no ``model`` vector: (key, title, text), in document order."""
         if self.database.version < PASSAGE_VECTORS_SCHEMA:

@@ -1,8 +1,9 @@
-"""The reader's second view of each sentence (``graphrag.language.passage_encoder``): one vector per sentence of
-a document version and per model, written by the ingest beside the sentence and, for sentences stored before
-(or a title changed since), by the first question that reads them. A cache of the text: removing a version removes
-its rows with its sentences (``removals._PER_VERSION``), and a new title clears them (the title is in the text
-encoded)."""
+"""The reader's passage vectors of each sentence: one vector per sentence of a document version and per model (the
+second view, ``graphrag.language.passage_encoder``, and the answer scorer when it reads "title. sentence" alone),
+written by the ingest beside the sentence or by the first question that reads them (``graphrag store passages``
+fills the rest). A cache of the text: removing a version removes its rows with its sentences
+(``removals._PER_VERSION``), a new title clears them (the title is in the text encoded), and a model's refitted
+weights (a new ``@digest`` in its name) supersede its earlier rows."""
 
 from __future__ import annotations
 
@@ -56,3 +57,19 @@ def missing(c: Connection, model: str, limit: int) -> list[tuple[Key, str, str]]
 def count(c: Connection, model: str) -> int:
     """How many sentences have a ``model`` vector."""
     return int(c.execute(text("SELECT COUNT(*) FROM passage_vectors WHERE model=:m"), {"m": model}).scalar() or 0)
+
+
+def drop_superseded(c: Connection, model: str) -> int:
+    """Delete the vectors of earlier weights of ``model``'s family (a name ``family@digest``: a refitted model keeps
+    its vectors under a new digest, and no reader asks for the old ones again); how many rows went."""
+    family, sep, _ = model.partition("@")
+    if not sep:
+        return 0
+    result = c.execute(text("DELETE FROM passage_vectors WHERE model LIKE :f ESCAPE '!' AND model <> :m"),
+                       {"f": _literal(family) + "@%", "m": model})
+    return int(result.rowcount or 0)
+
+
+def _literal(s: str) -> str:
+    """``s`` matched literally by LIKE ... ESCAPE '!'."""
+    return s.replace("!", "!!").replace("%", "!%").replace("_", "!_")

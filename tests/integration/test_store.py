@@ -580,3 +580,16 @@ def test_the_second_view_is_kept_per_sentence_and_goes_with_its_document(any_sto
     any_store.remove_document("one", actor="admin", by=ADMIN)
     assert any_store.passage_vectors(view.name, keys) == {}
     assert any_store.passage_vectors(view.name, [("two", 1, 0)])  # the other document's stay
+
+
+def test_a_refitted_models_vectors_supersede_its_earlier_weights(any_store: Store) -> None:
+    """Vectors kept under ``family@digest``: filling for new weights deletes the family's other digests' rows (no
+    reader asks for them again) and leaves every other model's, including a name that only looks alike."""
+    Ingestor(any_store, PatternExtractor(), HashEmbedder()).ingest([Source("one", "One", doc_text(1))])
+    key, vec = ("one", 1, 0), np.ones(4, dtype=np.float32)
+    for model in ("scorer@old", "scorer@new", "scorer-large@old", "scorer_x@old", "e5"):
+        assert any_store.save_passage_vectors(model, [(key, vec)])
+    assert any_store.drop_superseded_passage_vectors("scorer@new") == 1
+    assert any_store.passage_vectors("scorer@old", [key]) == {}
+    assert all(any_store.passage_vectors(m, [key]) for m in ("scorer@new", "scorer-large@old", "scorer_x@old", "e5"))
+    assert any_store.drop_superseded_passage_vectors("e5") == 0  # a name without a digest supersedes nothing

