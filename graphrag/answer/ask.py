@@ -66,8 +66,11 @@ def _cited(claims: list[Claim]) -> list[ContextItem]:
 
 
 def _titles(graph: KnowledgeGraph) -> Callable[[str, int], str | None]:
-    titles = {(d.id, d.version): d.title for d in graph.docs}
-    return lambda doc, version: titles.get((doc, version))
+    """A document version's title through the graph's own index (nothing built per ask, whatever the store's size)."""
+    def title(doc: str, version: int) -> str | None:
+        i = graph.doc_index.get((doc, version))
+        return None if i is None else graph.docs[i].title
+    return title
 
 
 class Asker:
