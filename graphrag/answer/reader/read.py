@@ -79,7 +79,8 @@ class Reader:
         """Score ``context`` for answering ``question`` and decide whether it does (``passage_of`` gives each item
         its neighbours and title for the scorer; ``ner=False`` types short answers by patterns only; ``encoder``:
         the name of the sentence encoder that measured the items' similarities; ``vectors_of``: the items' stored
-        second-view vectors, without which the quotes keep the scorer's order)."""
+        passage vectors per model: the scorer's, when it reads "title. sentence" alone, and the second view's, without
+        which the quotes keep the scorer's order)."""
         scores: dict[int, float] | None = None
         passages = [(passage_of or _plain)(c) for c in context] if context and (self.scorer or self.check) else []
         if self.scorer is not None and context:

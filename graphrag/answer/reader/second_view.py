@@ -42,8 +42,9 @@ def combined_order(context: Sequence[ContextItem], scores: Mapping[int, float], 
 
 
 def stored_vectors(store: Store, title: Callable[[str, int], str | None]) -> VectorsOf:
-    """The items' second-view vectors as ``store`` holds them (written at ingest); those missing (a store ingested
-    before, or a title changed since) are encoded now and kept, so each is encoded once."""
+    """The items' passage vectors under the given encoder (the second view's, written at ingest; the answer
+    scorer's) as ``store`` holds them; those missing (a store ingested before, a title changed since, a sentence no
+    question read yet) are encoded now and kept, so each is encoded once per model."""
 
     def vectors_of(encoder: PassageEncoder, items: Sequence[ContextItem]) -> np.ndarray:
         keys = [(c.span.document_id, c.span.version, c.span.sentence_index) for c in items]
