@@ -133,9 +133,9 @@ def bench_ingest(corpus: str | Path, *, limit: int | None = None, bulk_limit: bo
         re_calls = again.timings.extract_calls + again.timings.encode_calls - calls
         unchanged = sum(d.status == "unchanged" for d in again.documents)
         # The same texts the pipeline encoded: every stored sentence and every entity name.
-        docs = store.documents()
-        texts = [sp.text for d in docs for sp in store.sentences(d.id, d.version)]
-        passages = [passage_text(d.title, sp.text) for d in docs for sp in store.sentences(d.id, d.version)]
+        stored = [(d.title, sp.text) for d in store.documents() for sp in store.sentences(d.id, d.version)]
+        texts = [body for _, body in stored]
+        passages = [passage_text(title, body) for title, body in stored]
         names = list(store.entity_names().values())
     second = ingestor.passage_encoder
     bulk = _bulk_limit(texts, names, passages=passages, passage_encoder=second) if bulk_limit else None

@@ -11,8 +11,9 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# The reader's second view (multilingual-e5-small, ~20 ms a sentence) is off unless a test turns it on or passes an
-# encoder: tests/unit/answer/test_second_view.py covers it with a double, tests/model/... with the real engine.
+# The reader's second view (multilingual-e5-small, ~30 ms a sentence) is off unless a test turns it on or passes an
+# encoder: tests/unit/answer/test_second_view.py covers it with a double, tests/integration/test_second_view_engine.py
+# with the real engine.
 os.environ.setdefault("GRAPHRAG_PASSAGE_VECTORS", "0")
 sys.path.insert(0, str(Path(__file__).parent / "support"))  # helpers, doubles and fakes, imported by bare name
 

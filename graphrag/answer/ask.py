@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from graphrag.answer.generate import Generator, make_generator
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.generate.ollama import OllamaGenerator
-from graphrag.answer.reader.read import Reader, Reading, not_answered_text
+from graphrag.answer.reader.read import Reader, Reading, not_answered_text, stored_scorer
 from graphrag.answer.reader.scorer import Passage
 from graphrag.answer.reader.second_view import stored_vectors
 from graphrag.answer.retrieval.graph import KnowledgeGraph
@@ -103,9 +103,13 @@ class Asker:
             self._embedder = get_embedder()
         return self._embedder
 
-    def _passages(self, title: Callable[[str, int], str | None], neighbours: bool) -> Callable[[ContextItem], Passage]:
-        """Each context item as the answer scorer reads it: the sentence, its title and, when the scorer reads them
-        (``neighbours``), the sentences before and after it (two store reads per item)."""
+    def passages(self, graph: KnowledgeGraph, title: Callable[[str, int], str | None] | None = None
+                 ) -> Callable[[ContextItem], Passage]:
+        """Each context item as the reader's scorer reads it in an ask: the sentence, its title (``title``: the
+        graph's titles, if already looked up) and, when the scorer reads them, the sentences before and after it (two
+        store reads per item; the shipped scorer reads "title. sentence" alone)."""
+        neighbours = stored_scorer(self.reader.scorer) is None
+        title = title or _titles(graph)
 
         def passage(item: ContextItem) -> Passage:
             sp = item.span
@@ -116,14 +120,6 @@ class Asker:
             return Passage(" ".join(sp.text.split()), near(sp.sentence_index - 1), near(sp.sentence_index + 1),
                            title(sp.document_id, sp.version) or "")
         return passage
-
-    def passages(self, graph: KnowledgeGraph, title: Callable[[str, int], str | None] | None = None
-                 ) -> Callable[[ContextItem], Passage]:
-        """Each context item as the reader's scorer reads it in an ask (``title``: the graph's titles, if already
-        looked up)."""
-        # the shipped scorer reads no neighbours (context_words 0); one that does not say is given them
-        neighbours = getattr(getattr(self.reader.scorer, "config", None), "context_words", 1) > 0
-        return self._passages(title or _titles(graph), neighbours)
 
     def read(self, question: str, context: Sequence[ContextItem], graph: KnowledgeGraph) -> Reading:
         """The reader on ``context``: each item with its title (and its neighbours if the scorer reads them), the

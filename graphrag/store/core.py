@@ -70,7 +70,7 @@ VECTOR_STATUS_S = 5.0  # how old the vector search's status may be before it is 
 # How far the database's clock may be behind this process's when a lost verdict is looked for again.
 _CLOCK_SKEW = timedelta(minutes=10)
 LAYOUT_SCHEMA = 2  # the schema that added pages and boxes
-PASSAGE_VECTORS_SCHEMA = 13  # the schema that added the reader's second view of each sentence
+PASSAGE_VECTORS_SCHEMA = 13  # the schema that added the reader's passage vectors of each sentence
 REMOVALS_SCHEMA = 6  # the schema that added document removal
 CLAIM_DIGEST_SCHEMA = 8  # the schema that added the judged claim's digest to verdicts
 
@@ -330,7 +330,7 @@ class Store:
         """Cache a model reply at once, outside any document's transaction."""
         self.database.write_one(lambda c: cache.put(c, key, value, sources))
 
-    # --- the reader's second view of each sentence ----------------------------------------
+    # --- the reader's passage vectors of each sentence (the second view's, the answer scorer's) ---------
 
     def passage_vectors(self, model: str, keys: Sequence[SentenceKey]) -> dict[SentenceKey, np.ndarray]:
         """The stored ``model`` vectors of these sentences (doc_id, version, index); those missing are absent."""

@@ -83,7 +83,8 @@ class DocumentWrite:
     guard: Guard | None = None
     # Who writes it: the audit row of a narrowing this version brings to the older ones (see ``write``).
     actor: AuditEvent | None = None
-    # The reader's second view of each sentence (``graphrag.store.passage_vectors``) and the model that made it.
+    # The reader's second view of each sentence (``graphrag.store.passage_vectors``) and the model that made it (the
+    # answer scorer's vectors are written by the questions that read them, or ``graphrag store passages``).
     passage_vectors: np.ndarray | None = None
     passage_model: str = ""
 

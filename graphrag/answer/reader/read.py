@@ -82,7 +82,10 @@ class Reader:
         passage vectors per model: the scorer's, when it reads "title. sentence" alone, and the second view's, without
         which the quotes keep the scorer's order)."""
         scores: dict[int, float] | None = None
-        passages = [(passage_of or _plain)(c) for c in context] if context and (self.scorer or self.check) else []
+        # the items' text is read only by the check and by a scorer without kept vectors
+        reads_text = self.check is not None or (self.scorer is not None and (vectors_of is None or
+                                                                          stored_scorer(self.scorer) is None))
+        passages = [(passage_of or _plain)(c) for c in context] if context and reads_text else []
         if self.scorer is not None and context:
             got = self._scores(question, context, passages, vectors_of)
             scores = {c.n: float(s) for c, s in zip(context, got)}
@@ -105,26 +108,29 @@ class Reader:
             order = combined_order(context, scores, similarities)
         return Reading(features, p, answered, scores, checks, order)
 
-
     def _scores(self, question: str, context: Sequence[ContextItem], passages: Sequence[Passage],
                 vectors_of: VectorsOf | None) -> np.ndarray:
         """The scorer's probabilities: from the candidates' stored vectors when the scorer reads "title. sentence"
         alone (the question is then its one forward pass: the same vectors, so the same scores), else encoded
         now."""
-        scorer = self.scorer
-        assert scorer is not None
-        if vectors_of is not None and getattr(scorer, "stores_passages", False):
-            encoder = cast("StoredScorer", scorer)
-            return encoder.calibrated(vectors_of(encoder, context) @ encoder.query(question))
-        return scorer.score(question, passages)
+        assert self.scorer is not None
+        kept = stored_scorer(self.scorer)
+        if vectors_of is not None and kept is not None:
+            return kept.calibrated(vectors_of(kept, context) @ kept.query(question))
+        return self.scorer.score(question, passages)
+
+
+def stored_scorer(scorer: AnswerScorer | None) -> StoredScorer | None:
+    """``scorer`` when it reads "title. sentence" alone (no neighbours), so the store can keep its passage vectors;
+    else None (a scorer that does not say is read with its neighbours, encoded at every ask)."""
+    return cast("StoredScorer", scorer) if getattr(scorer, "stores_passages", False) else None
 
 
 def stored_encoders() -> list[PassageEncoder]:
     """The reader's models whose passage vectors a store keeps (``graphrag store passages`` fills them): the answer
     scorer when it reads "title. sentence" alone, and the second view when it is installed and on."""
     reader = Reader.load()
-    scorer = [cast("StoredScorer", reader.scorer)] if getattr(reader.scorer, "stores_passages", False) else []
-    return [*scorer, *([reader.second] if reader.second is not None else [])]
+    return [m for m in (stored_scorer(reader.scorer), reader.second) if m is not None]
 
 
 class StoredScorer(PassageEncoder, Protocol):
