@@ -3,6 +3,7 @@ loopback name or one listed in GRAPHRAG_ALLOWED_HOSTS, over HTTP and on the webs
 
 from __future__ import annotations
 
+import http.client
 import socket
 import urllib.error
 import urllib.request
@@ -73,3 +74,39 @@ def test_loopback_names_and_listed_names_are_served(server: tuple[str, int], nam
     assert _get(port, "/_stcore/health", f"{name.upper()}.:{port}") == 200  # names are case-blind, dot or not
     assert _websocket(port, name, f"http://{name}:{port}")
     assert _websocket(port, name, None)  # a client that sends no Origin (not a browser)
+
+
+def _other_port(port: int) -> int:
+    return port + 1 if port < 65535 else port - 1
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost", "[::1]", "dashboard.lan"])
+def test_a_page_of_another_local_origin_gets_no_websocket_and_no_page(server: tuple[str, int], name: str) -> None:
+    """Another web server on this machine (a dev server, another local app) serves a page from another port or
+    scheme: the browser sends the dashboard's own Host but that page's Origin, which must be refused."""
+    _, port = server
+    other = _other_port(port)
+    for origin in (f"http://{name}:{other}", f"http://localhost:{other}", f"http://127.0.0.1:{other}",
+                   f"https://{name}", f"http://{name}", "https://localhost", f"chrome-extension://{name}:{port}"):
+        assert not _websocket(port, name, origin), origin
+        assert _get(port, "/", f"{name}:{port}", origin=origin) == 403, origin
+    # the same port under another loopback name is another origin too
+    for alias in {"127.0.0.1", "localhost", "[::1]"} - {name}:
+        assert not _websocket(port, name, f"http://{alias}:{port}"), alias
+
+
+def test_two_origin_or_host_headers_are_refused(server: tuple[str, int]) -> None:
+    """No browser sends two: which one Streamlit would read is not this guard's to guess."""
+    _, port = server
+    for headers in ([("Host", f"localhost:{port}"), ("Origin", "http://evil.example"),
+                     ("Origin", f"http://localhost:{port}")],
+                    [("Host", "evil.example"), ("Host", f"localhost:{port}")]):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            c.putrequest("GET", "/", skip_host=True)
+            for k, v in headers:
+                c.putheader(k, v)
+            c.endheaders()
+            assert c.getresponse().status in (400, 403), headers
+        finally:
+            c.close()
