@@ -7,6 +7,11 @@ a BEL or a carriage return would recolour, ring, rewrite earlier lines or retitl
 and argparse message passes ``escape_controls`` in this one place. Escapes are written as ``\\u001b``: readable on a
 terminal, and inside a JSON string they decode back to the original character, so ``--json`` output stays exact.
 ``--out FILE`` writes an export's bytes as they are.
+
+The product's own layout is not escaped: a carriage return right before a newline (a CSV row's end, which rewrites
+nothing on a terminal), so a CSV written to stdout is byte for byte the file ``--out`` writes; and the carriage return
+with which a progress bar (tqdm's, the model-loading bars included) starts each redraw, passed only at the start of a
+write made by tqdm's own bar printer, never in what a command prints.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
 from graphrag.access import VIA_CLI, Viewer, local_principal
@@ -117,14 +123,28 @@ def write_out(text: str, out: str | None, what: str) -> int:
     return 0
 
 
-# C0 controls but tab and newline, DEL, C1 controls (U+0080-U+009F: U+009B is a one-character CSI), and the
-# bidirectional overrides and isolates that reorder what a terminal shows.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but tab, newline and a carriage return ending a line, DEL, C1 controls (U+0080-U+009F: U+009B is a
+# one-character CSI), and the bidirectional overrides and isolates that reorder what a terminal shows.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
 
 
 def escape_controls(text: str) -> str:
-    """``text`` with every control character but tab and newline written as ``\\uXXXX``."""
+    """``text`` with every control character but tab, newline and a carriage return right before a newline (a line's
+    end, as in a CSV row: it rewrites nothing) written as ``\\uXXXX``."""
     return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# tqdm's functions that redraw or clear a bar (``tqdm.write``, which prints what it is handed, is not one)
+_BAR_PRINTERS = frozenset({"fp_write", "clear"})
+
+
+def _from_progress_bar(frame: FrameType | None) -> bool:
+    """Whether ``frame`` (the caller of a stream's ``write``) is tqdm's bar printer (``fp_write`` or ``clear`` in
+    ``tqdm.std``, maybe through the wrapper ``tqdm.utils`` puts around the stream)."""
+    if frame is not None and frame.f_globals.get("__name__") == "tqdm.utils":
+        frame = frame.f_back
+    return (frame is not None and frame.f_code.co_name in _BAR_PRINTERS
+            and frame.f_globals.get("__name__") == "tqdm.std")
 
 
 class SafeStream:
@@ -134,8 +154,12 @@ class SafeStream:
         self.raw = raw
 
     def write(self, text: str) -> int:
-        """Write ``text`` escaped; the count is of the characters given, as a text stream's is."""
-        self.raw.write(escape_controls(text))
+        """Write ``text`` escaped (but the carriage return a progress bar starts its redraw with); the count is of
+        the characters given, as a text stream's is."""
+        if text.startswith("\r") and _from_progress_bar(sys._getframe(1)):
+            self.raw.write("\r" + escape_controls(text[1:]))
+        else:
+            self.raw.write(escape_controls(text))
         return len(text)
 
     def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding: the terminal's own
