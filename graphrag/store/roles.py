@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, make_url, text
+from sqlalchemy import Connection, text
+from sqlalchemy.engine import URL
 
 from graphrag.access.identity import Viewer
 from graphrag.config import is_secret_key, redact
@@ -135,14 +136,30 @@ def _grant(c: Connection, app: str, password: str | None, url: StoreURL) -> Role
     c.exec_driver_sql(f'GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{app}"')
     c.exec_driver_sql(f'GRANT EXECUTE ON FUNCTION graphrag_withdraw_answer(bigint) TO "{app}"')
     assert url.url is not None
-    # URL.set(password=None) keeps the password (None means "unchanged" there): _replace clears it. The owner's
-    # secrets in the query (?password=, sslpassword=, passfile=) are not the role's: dropped, not masked.
-    owner_url = make_url(url.url)
-    role_url = owner_url._replace(username=app, password=None).difference_update_query(
-        [k for k in owner_url.query if is_secret_key(k)])
-    app_url = redact(role_url.render_as_string(hide_password=False))
+    app_url = redact(role_url(url.url, app).render_as_string(hide_password=False))
     return RolesReport(owner, app, created, SCHEMA_VERSION, tuple(t for t in tables if t in RECORD_TABLES),
                        tuple(t for t in tables if t not in RECORD_TABLES), app_url)
 
 
-__all__ = ["RolesReport", "setup_roles"]
+# Query keys that say who connects: the driver takes a query's ``user`` over the URL's user name, so
+# ``...@host/db?user=owner`` connects as the owner whatever name stands before the ``@``.
+_IDENTITY_KEYS = frozenset({"user"})
+
+
+def role_url(owner_url: URL, app: str) -> URL:
+    """The owner's URL made the application role's: its host, port, database and options, with ``app`` as the user,
+    and nothing of the owner's identity or secrets (no password, no ``?user=``, ``password=``, ``sslpassword=``,
+    ``passfile=``: dropped, not masked). Checked against the connection arguments the driver would be given, so the
+    URL printed for the dashboard can only connect as ``app``."""
+    # URL.set(password=None) keeps the password (None means "unchanged" there): _replace clears it.
+    url = owner_url._replace(username=app, password=None).difference_update_query(
+        [k for k in owner_url.query if is_secret_key(k) or k.strip().lower() in _IDENTITY_KEYS])
+    from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+
+    _, params = PGDialect_psycopg().create_connect_args(url)
+    if params.get("user") != app or any(is_secret_key(k) for k in params):
+        raise InputError(f"the application role's URL would not connect as {app}: {redact(str(url))}")
+    return url
+
+
+__all__ = ["RolesReport", "role_url", "setup_roles"]

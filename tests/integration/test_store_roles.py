@@ -4,6 +4,7 @@ even by switching the append-only triggers off first; and the product works thro
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +171,21 @@ def test_store_setup_never_prints_the_owners_password(pg_server, roles, capsys, 
     assert f"GRAPHRAG_STORE=postgresql+psycopg://{app}@127.0.0.1:{pg_server.port}/{database}" in shown.out
     with Store(_app_url(pg_server, app, database)) as s:
         assert "Own3r-pw" not in repr([a.detail for a in s.audit()])
+
+
+@pytest.mark.parametrize("form", ["query", "query and userinfo"])
+def test_the_printed_application_url_connects_as_the_application_role(pg_server, roles, capsys, form: str) -> None:
+    """The driver takes a query's ``user=`` over the name before the ``@``: an owner URL naming its user there
+    printed an "app" URL that still connected as the owner."""
+    owner_url, app, database = roles
+    owner = owner_url.split("//")[1].split("@")[0]
+    bare = f"postgresql+psycopg://127.0.0.1:{pg_server.port}/{database}"
+    given = {"query": f"{bare}?user={owner}&application_name=setup",
+             "query and userinfo": owner_url.replace(f"//{owner}@", f"//{app}@") + f"?user={owner}"}[form]
+    assert main(["store", "setup", "--owner-url", given, "--app-role", app, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)["app_url"]
+    assert "user=" not in printed and printed.startswith(f"postgresql+psycopg://{app}@127.0.0.1:{pg_server.port}/")
+    with Store(printed) as s, s.database.engine.connect() as c:
+        assert c.exec_driver_sql("SELECT current_user").scalar() == app
+    assert main(["store", "setup", "--owner-url", given, "--app-role", app]) == 0
+    assert f"GRAPHRAG_STORE={printed} " in capsys.readouterr().out
