@@ -11,6 +11,14 @@ Latin dotless i; it is not the whole of confusables.txt. Of the PyPI packages we
 released in 2021, ``confusable-homoglyphs`` detects mixed scripts but gives no skeleton, and PyICU's SpoofChecker
 needs the ICU C library built in. Digits are not folded into
 letters ("l" / "1", "O" / "0"): names differing there are rare and telling them apart matters more.
+
+Marks and compatibility forms fold too: NFKD (not NFKC) splits "ạ", "á", "Ａ", "ﬁ" into a base letter and its
+combining marks, and the marks are dropped, so "ạna", "a\u0323na", "ána" and "Άna" are "ana" (the look-alike table
+alone left "ạna" another reviewer, who could settle ana's own dispute). Invisible format characters (zero-width
+spaces and joiners, soft hyphens, bidi marks) are dropped as well. A mark is dropped wherever it sits on a Latin,
+Greek or Cyrillic letter or on no letter; the generic diacritics (U+0300-036F and the like) and variation selectors
+everywhere; a script's own vowel signs and marks on its own letters are kept (Devanagari, Thai, Arabic, ...), where
+they spell different names rather than decorate one.
 """
 
 from __future__ import annotations
@@ -32,9 +40,41 @@ _CONFUSABLES = str.maketrans({
 })
 
 
+# Scripts whose letters take marks only as diacritics: a mark on one of them is dropped.
+_FOLDED_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
+# Marks that decorate any letter and spell none: combining diacritics (and their extension, supplement, for symbols,
+# half marks), variation selectors, Mongolian free variation selectors.
+_GENERIC_MARKS = ((0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F),
+                  (0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x180B, 0x180F))
+
+
+def _generic_mark(ch: str) -> bool:
+    return any(lo <= ord(ch) <= hi for lo, hi in _GENERIC_MARKS)
+
+
+def _drop_marks(text: str) -> str:
+    """``text`` (decomposed) without format characters, and without the marks that decorate rather than spell:
+    every mark on a Latin, Greek or Cyrillic letter or on no letter, and the generic ones on any letter."""
+    out: list[str] = []
+    folds = True  # a mark with no letter under it is dropped
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category == "Cf":
+            continue
+        if category.startswith("M"):
+            if not folds and not _generic_mark(ch):
+                out.append(ch)
+            continue
+        folds = not category.startswith("L") or unicodedata.name(ch, "").split(" ", 1)[0] in _FOLDED_SCRIPTS
+        out.append(ch)
+    return "".join(out)
+
+
 def reviewer_key(name: str) -> str:
-    """What two reviewer names must share to be one reviewer: case, width, spacing and look-alike letters folded."""
-    text = unicodedata.normalize("NFKC", name).translate(_CONFUSABLES).casefold().translate(_CONFUSABLES)
+    """What two reviewer names must share to be one reviewer: case, width, spacing, compatibility forms, combining
+    marks, invisible characters and look-alike letters folded."""
+    text = unicodedata.normalize("NFKD", name).translate(_CONFUSABLES).casefold()
+    text = _drop_marks(unicodedata.normalize("NFKD", text)).translate(_CONFUSABLES)
     return " ".join(text.split())
 
 

@@ -232,7 +232,8 @@ def test_the_review_page_does_not_let_a_party_settle_its_dispute(store: Store, m
     assert any("took no part" in str(c.value) for c in at.caption)
 
 
-ONE_PERSON = ("Ana", "ana", "\u0430na", "ANA", "Аna", "\u0391na")  # Cyrillic а, Cyrillic А, Greek Α
+ONE_PERSON = ("Ana", "ana", "\u0430na", "ANA", "Аna", "\u0391na",  # Cyrillic а, Cyrillic А, Greek Α
+              "\u1ea1na", "a\u0323na", "\u00e1na", "\uff41na")  # ạ (composed and not), á, full-width ａ
 
 
 def test_names_differing_by_case_or_look_alike_letters_are_one_reviewer(store: Store, capsys) -> None:
