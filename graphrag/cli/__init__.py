@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -57,11 +58,37 @@ def _not_utf8(argv: Sequence[str]) -> str | None:
     return None
 
 
+# A reader that stopped reading (``graphrag export | head``): 128 + SIGPIPE, the status a shell shows for a
+# command the closed pipe ended.
+CLOSED_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit code is 0 on success, 2 for bad input, 1 for other failures, 130 when
-    interrupted. Everything it writes to stdout and stderr has its control characters escaped."""
-    with safe_terminal():
-        return _main(argv)
+    interrupted, 141 when what reads its output closed the pipe (quietly: no traceback). Everything it writes to
+    stdout and stderr has its control characters escaped."""
+    try:
+        with safe_terminal():  # it flushes both streams as it ends: a closed pipe shows there at the latest
+            return _main(argv)
+    except BrokenPipeError:
+        _silence_closed_pipes()
+        return CLOSED_PIPE
+
+
+def _silence_closed_pipes() -> None:
+    """Point stdout and stderr, where their reader is gone, at /dev/null: what is still buffered would raise again
+    when Python flushes them at exit ("Exception ignored ... BrokenPipeError")."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, stream.fileno())
+            finally:
+                os.close(devnull)
+        except (OSError, ValueError):  # not a real file (a test's capture), or closed: nothing to flush at exit
+            pass
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -89,4 +116,4 @@ def _main(argv: Sequence[str] | None) -> int:
         return 130
 
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["CLOSED_PIPE", "COMMANDS", "build_parser", "main"]
