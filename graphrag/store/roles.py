@@ -156,7 +156,9 @@ def role_url(owner_url: URL, app: str) -> URL:
         [k for k in owner_url.query if is_secret_key(k) or k.strip().lower() in _IDENTITY_KEYS])
     from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 
-    _, params = PGDialect_psycopg().create_connect_args(url)
+    # what the driver is handed (SQLAlchemy's dialect is untyped: its own word, not a copy of its rules)
+    dialect: Any = PGDialect_psycopg
+    _, params = dialect().create_connect_args(url)
     if params.get("user") != app or any(is_secret_key(k) for k in params):
         raise InputError(f"the application role's URL would not connect as {app}: {redact(str(url))}")
     return url
