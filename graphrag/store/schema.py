@@ -358,6 +358,16 @@ def _v13(c: Connection) -> None:
     create_tables(c, passage_vectors)
 
 
+def _v14(c: Connection) -> None:
+    # Schema 14: on PostgreSQL the owner's guards (graphrag/store/guards.py) also bound what the application role may
+    # add: a document version's rows only with the version, an answer's only with the answer, a version superseded
+    # only by a newer one stored with it, a removal and a withdrawal only for a version really deleted. Installed
+    # again (they replace schema 8's); SQLite has no roles and nothing to install.
+    if c.dialect.name == "postgresql":
+        install_guards(c)
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7,
-                                                       8: _v8, 9: _v9, 10: _v10, 11: _v11, 12: _v12, 13: _v13}
+                                                       8: _v8, 9: _v9, 10: _v10, 11: _v11, 12: _v12, 13: _v13,
+                                                       14: _v14}
 SCHEMA_VERSION = max(MIGRATIONS)
