@@ -196,6 +196,10 @@ def show_estimate() -> None:
                       "sample\"); the share they judge unsupported, weighted by stratum, estimates the rest. 95% "
                       "interval: Wilson's on the design's effective sample size")
     est = unreviewed_estimate(store, viewer, resources.config())
+    # one sample per set of labels: say whose claims this one covers
+    st.caption(render.plain(f"Sample for the labels {', '.join(est.labels) or '(none)'}"
+                            + (f", drawn {est.drawn_at}" if est.drawn_at else "")
+                            + ": it covers the claims these labels show; each set of labels has its own sample."))
     if est.unsupported_share is None or est.ci_low is None or est.ci_high is None:
         st.caption(render.plain(est.reason))
     else:
@@ -288,12 +292,22 @@ st.download_button("Audit log (CSV)", audit_csv, "audit.csv", "text/csv", icon="
                    key="record_audit_csv", on_click="ignore")
 
 
+st.caption("The evidence pack: the answers, claims, cited sentences, every verdict, audit log, policy and estimate "
+           "your labels can see, with a report, signed with this store's key (`graphrag pack verify` checks it).")
+# A pack is never narrowed by blind review (graphrag.verify.pack): in local mode, where nobody signs in, the
+# exporter says they will read every verdict; a team admin sees the whole record anyway.
+whole = False
+if policy.blind and not viewer.team:
+    whole = st.checkbox("Every verdict, those still judged blind and disputes included", key="record_pack_whole",
+                        help="Blind review is on: the pack shows you verdicts on claims you may not have judged yet. "
+                             "Tick this once you are done reviewing them (or let someone who does not review export)")
+
+
 def evidence_pack() -> bytes:
     """The signed evidence pack for download, built when clicked; the role is checked and the export audited."""
-    return export_pack(store, actor.refreshed(viewer), cfg).data
+    return export_pack(store, actor.refreshed(viewer), cfg, whole_record=whole).data
 
 
-st.caption("The evidence pack: the answers, claims, cited sentences, verdicts, audit log, policy and estimate your "
-           "labels can see, with a report, signed with this store's key (`graphrag pack verify` checks it).")
 st.download_button("Evidence pack (signed zip)", evidence_pack, "evidence-pack.zip", "application/zip",
-                   icon=":material/download:", key="record_pack", on_click="ignore")
+                   icon=":material/download:", key="record_pack", on_click="ignore",
+                   disabled=policy.blind and not viewer.team and not whole)

@@ -24,6 +24,10 @@ def register(subparsers: Subparsers) -> None:
                    help="pack: a zip with the answers, verdicts, audit log, policy, estimate and a report, signed "
                         "with the store's key (needs --out)")
     s.add_argument("--out", help="file to write (default: stdout; a pack needs a file)")
+    s.add_argument("--whole-record", action="store_true",
+                   help="pack, local mode, blind review: export every verdict, those still judged blind and disputes "
+                        "included (you will read them); a pack is never narrowed by blind review, so without this "
+                        "it is refused while such verdicts exist")
     add_store_arg(s)
     add_access_arg(s)
     add_me_arg(s)
@@ -37,12 +41,17 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "pack":
         if not args.out:
             raise InputError("an evidence pack is a zip file: give --out PATH.zip")
+        if args.me:  # a self-declared name narrows nothing in a pack: it holds every verdict or is refused
+            print("note: --me does not change an evidence pack: it holds every verdict its labels show",
+                  file=sys.stderr)
         with open_store(args) as store:
-            pack = export_pack(store, principal(args), args.config, me=args.me)
+            pack = export_pack(store, principal(args), args.config, whole_record=args.whole_record)
         Path(args.out).write_bytes(pack.data)
         print(f"wrote an evidence pack of {counted(pack.answers, 'answer')} and {counted(pack.verdicts, 'verdict')} "
               f"(labels {', '.join(pack.labels)}) to {args.out}, signed by {pack.signer}", file=sys.stderr)
         return 0
+    if args.whole_record:
+        raise InputError("--whole-record is for --format pack (csv and json follow blind review: see --me)")
     with open_store(args) as store:
         done = export_record(store, principal(args), args.config, args.format, me=args.me)
     return write_out(done.text, args.out, counted(done.rows, "verdict"))

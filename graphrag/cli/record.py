@@ -32,7 +32,7 @@ def register(subparsers: Subparsers) -> None:
     add_json_arg(rs)
     est_parser = r.add_parser("estimate", help="the estimated share of claims without a verdict that reviewers "
                                                "would judge unsupported, with its 95%% interval, from a stratified "
-                                               "sample they judge")
+                                               "sample they judge (one sample per set of --access labels)")
     est_parser.add_argument("--draw", action="store_true",
                      help="draw a new sample (one is drawn when there is none); its claims come first in the queue")
     est_parser.add_argument("--size", type=int, default=None, help="claims to draw (default 60)")
@@ -57,8 +57,12 @@ def run_estimate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**est.to_json(), "drawn_now": drawn}, indent=2, ensure_ascii=False))
         return 0
+    labels = ", ".join(est.labels) or "(none)"
     if drawn is not None:
-        print(f"drew {drawn} claims without a verdict into the queue as the estimate sample")
+        print(f"drew {drawn} claims without a verdict into the queue as the estimate sample for the labels {labels}")
+    else:
+        print(f"estimate sample for the labels {labels}"
+              + (f" (drawn {est.drawn_at}; each set of labels has its own)" if est.drawn_at else ""))
     if est.unsupported_share is None:
         print(est.reason)
     else:

@@ -88,8 +88,8 @@ EVENTS: dict[AuditKind, EventSpec] = {
         "`graphrag store setup` creates or grants the application role (PostgreSQL)",
         "the store, in the setup's transaction", ("app_role", "owner", "created", "schema")),
     AuditKind.ESTIMATE_SAMPLE: EventSpec(
-        "claims without a verdict are drawn for the estimate of what nobody reviewed (the latest row is the sample "
-        "in force)", "verify.draw_estimate_sample", ("labels", "size", "drawn", "strata")),
+        "claims without a verdict are drawn for the estimate of what nobody reviewed (the latest row drawn with a "
+        "set of labels is that set's sample in force)", "verify.draw_estimate_sample", ("labels", "size", "drawn", "strata")),
 }
 
 
@@ -114,6 +114,12 @@ def rows(c: Connection, since: str | None = None) -> list[AuditEvent]:
     where = " WHERE at >= :since" if since else ""
     return [AuditEvent(r["event"], r["subject"], r["email"], json.loads(r["detail"]), r["at"], r["id"])
             for r in c.execute(text(f"SELECT * FROM audit{where} ORDER BY id"), {"since": since}).mappings()]
+
+
+def of_event(c: Connection, event: str) -> list[AuditEvent]:
+    """Every row of ``event``, oldest first."""
+    return [AuditEvent(r["event"], r["subject"], r["email"], json.loads(r["detail"]), r["at"], r["id"])
+            for r in c.execute(text("SELECT * FROM audit WHERE event=:event ORDER BY id"), {"event": event}).mappings()]
 
 
 def latest(c: Connection, event: str) -> AuditEvent | None:

@@ -538,6 +538,10 @@ class Store:
         """The audit log, oldest first."""
         return self._read(lambda c: audit.rows(c, since))
 
+    def audit_of(self, event: str) -> list[AuditEvent]:
+        """Every audit row of ``event``, oldest first."""
+        return self._read(lambda c: audit.of_event(c, event))
+
     def latest_audit(self, event: str) -> AuditEvent | None:
         """The newest audit row of ``event``, if any."""
         return self._read(lambda c: audit.latest(c, event))

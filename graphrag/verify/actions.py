@@ -104,11 +104,13 @@ def export_record(store: Store, viewer: Viewer, config: Config, fmt: str, *, me:
     return exports.export_record(store, fmt, by=viewer, me=me)
 
 
-def export_pack(store: Store, viewer: Viewer, config: Config, *, me: str | None = None) -> exports.PackExport:
-    """The verification record the viewer's labels can see as a signed evidence pack (graphrag.verify.pack).
-    Needs the admin role; audited as ``export``."""
+def export_pack(store: Store, viewer: Viewer, config: Config, *, whole_record: bool = False
+                ) -> exports.PackExport:
+    """The verification record the viewer's labels can see, every verdict on it included, as a signed evidence pack
+    (graphrag.verify.pack). Needs the admin role; under blind review, a team admin or, in local mode, ``whole_record``
+    (else ``PackRefused``); audited as ``export``."""
     require(viewer, ADMIN, "export the verification record")
-    return exports.export_pack(store, by=viewer, me=me)
+    return exports.export_pack(store, by=viewer, whole_record=whole_record)
 
 
 def signing_key(store: Store, viewer: Viewer, config: Config) -> str:
@@ -130,7 +132,7 @@ def draw_estimate_sample(store: Store, viewer: Viewer, config: Config, size: int
 
 def unreviewed_estimate(store: Store, viewer: Viewer, config: Config) -> Estimate:
     """The estimated share of claims without a verdict that reviewers would judge unsupported, from the sample in
-    force (graphrag.verify.estimate)."""
+    force for the viewer's label set (graphrag.verify.estimate; its ``labels`` name the set)."""
     from graphrag.verify.sampling import record_estimate
 
     return record_estimate(store, viewer.labels)

@@ -87,6 +87,7 @@ class Estimate:
     strata: tuple[StratumCount, ...]
     reason: str = ""  # why there is no estimate
     drawn_at: str | None = None
+    labels: tuple[str, ...] = ()  # the access labels whose claims the sample covers (one sample per label set)
 
     @property
     def too_small(self) -> bool:
@@ -101,7 +102,7 @@ class Estimate:
         return {"unsupported_share": num(self.unsupported_share), "ci_low": num(self.ci_low),
                 "ci_high": num(self.ci_high), "confidence": 0.95, "population": self.population,
                 "sampled": self.sampled, "judged": self.judged, "too_small": self.too_small, "reason": self.reason,
-                "drawn_at": self.drawn_at, "method": "stratified proportion, Wilson interval on the effective sample "
+                "drawn_at": self.drawn_at, "labels": list(self.labels), "method": "stratified proportion, Wilson interval on the effective sample "
                                                     "size (Korn and Graubard 1998)",
                 "strata": [{"stratum": s.name, "population": s.population, "sampled": s.sampled, "judged": s.judged,
                             "unsupported": s.unsupported} for s in self.strata]}

@@ -6,7 +6,12 @@ claims, citations with the cited sentence and its digest, and each cited documen
 ``verdicts.json`` (every verdict row, as the record's export), ``audit.json`` (the audit log), ``policy.json``,
 ``estimate.json``, ``report.html`` (the same, readable), ``public_key.txt`` (the signer's public half), then
 ``manifest.json`` (the SHA-256 and size of every other file) and ``manifest.sig`` (the Ed25519 signature of the
-manifest's bytes, hex). Everything in it is what the exporter's labels may see.
+manifest's bytes, hex). Everything in it is what the exporter's labels may see, and all of that: blind review does
+not narrow a pack. Under blind review a pack needs an exporter who may read every verdict (a team admin, signed in;
+in local mode, where nobody signs in, one who says so with ``whole_record``), else it is refused (``PackRefused``)
+before anything is written: never a pack whose verdict file quietly leaves out the verdicts still judged blind (or a
+live dispute) while its report says "no verdict". What it leaves out (audit rows naming what its labels do not show)
+is counted in ``scope.json`` and the report.
 
 Verifying reads the zip in memory and writes nothing: every entry is checked for size, compression ratio and a
 name that could escape a folder before any is read, so a hostile file gives a clear refusal, not a traceback.
@@ -17,7 +22,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import struct
 import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,7 +32,7 @@ from html import escape
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from graphrag.access.identity import Viewer
+from graphrag.access.identity import Forbidden, Viewer
 from graphrag.errors import InputError
 from graphrag.model import Answer
 from graphrag.store import Store
@@ -42,6 +49,11 @@ MAX_RATIO = 200  # uncompressed / compressed: JSON compresses about 10x; a bomb,
 
 class PackError(InputError):
     """A file that cannot be read as a pack at all (not a zip, a bomb, an escaping name, no manifest)."""
+
+
+class PackRefused(Forbidden):
+    """A pack that would leave out verdicts blind review hides from its exporter: refused, the message says what to
+    do."""
 
 
 def _json(data: Any) -> bytes:
@@ -94,22 +106,92 @@ class PackContents:
     estimate: dict[str, Any]
 
 
-def gather(store: Store, by: Viewer, me: str | None, created_at: str, store_kind: str, sight: Sight) -> PackContents:
-    """Everything ``by``'s labels may see, read after the export's own audit row was written (so the log in the
-    pack names this export). Blind review applies to the verdicts as in the record's export."""
+@dataclass(frozen=True)
+class BlindCount:
+    """The verdicts on the answers a label set shows that blind review hides from someone who has judged nothing
+    (on claims still in review or disputed), and on how many claims."""
+
+    verdicts: int
+    claims: int
+
+
+def blind_verdicts(store: Store, labels: Iterable[str]) -> BlindCount:
+    """What blind review hides, of the answers ``labels`` show, from an unnamed viewer (nothing without it)."""
+    from graphrag.verify.carry import verdict_rows
+    from graphrag.verify.policy import ANYONE, visible_verdicts
+    from graphrag.verify.review import visible_answers
+    from graphrag.verify.status import review_policy
+
+    policy = review_policy(store)
+    if not policy.blind:
+        return BlindCount(0, 0)
+    shown = {a.id for a in visible_answers(store, tuple(labels))}
+    rows = [v for v in verdict_rows(store) if v.answer_id in shown]
+    seen = {id(v) for v in visible_verdicts(rows, policy, ANYONE)}
+    hidden = [v for v in rows if id(v) not in seen]
+    return BlindCount(len(hidden), len({(v.answer_id, v.claim_index, v.kind) for v in hidden}))
+
+
+def sees_whole_record(by: Viewer) -> bool:
+    """Whether ``by`` may read every verdict whatever blind review hides: a team admin (signed in; the identity
+    provider says who). A local name is self-declared and says nothing of the kind."""
+    from graphrag.verify.review import review_viewer
+
+    return by.team and review_viewer(by).oversees
+
+
+def check_pack_allowed(store: Store, by: Viewer, whole_record: bool) -> BlindCount:
+    """Refuse (``PackRefused``) a pack that blind review would narrow for ``by``: under blind review, unless ``by``
+    is a team admin or, in local mode, says ``whole_record`` (they will read every verdict). Refused whether or not
+    a verdict is hidden right now, so the refusal says nothing derived from others' verdicts. The verdicts blind
+    review hides from whoever has not judged them, which the pack holds (counted in its scope)."""
+    from graphrag.verify.status import review_policy
+
+    if review_policy(store).blind and not sees_whole_record(by) and not (whole_record and not by.team):
+        if by.team:
+            raise PackRefused("blind review is on, and an evidence pack holds every verdict, those still judged blind "
+                              f"included: a team admin exports it (your role: {by.role or 'none'})")
+        raise PackRefused(
+            "blind review is on, and an evidence pack holds every verdict, those still judged blind and disputes "
+            "included (it is never narrowed to what one reviewer may see): exporting shows them to you. Add "
+            "--whole-record to export the whole record (on the Record page: tick \"Every verdict\"), once you are "
+            "done reviewing or by someone who does not review; or export as an admin signed in to the team's "
+            "dashboard")
+    return blind_verdicts(store, by.labels)
+
+
+def _os_user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container)
+        return ""
+
+
+def gather(store: Store, by: Viewer, created_at: str, store_kind: str, sight: Sight,
+           blind: BlindCount | None = None) -> PackContents:
+    """Everything ``by``'s labels may see, every verdict on it included whatever blind review hides (the caller
+    checked that ``by`` may read them: ``check_pack_allowed``, whose count is ``blind``), read after the export's
+    own audit row was written (so the log in the pack names this export)."""
     from graphrag.verify.audit import audit_to_json
-    from graphrag.verify.review import export_rows, review_viewer, visible_answers
+    from graphrag.verify.policy import ReviewViewer
+    from graphrag.verify.review import export_rows, visible_answers
     from graphrag.verify.sampling import record_estimate
     from graphrag.verify.status import review_policy
 
     labels = sorted(by.labels)
-    rows = export_rows(store, labels, review_viewer(by, me))
+    rows = export_rows(store, labels, ReviewViewer(oversees=True))  # the whole record these labels show
     every = store.audit()
     events = [e for e in every if sight.shows(e)]
     policy = review_policy(store)
     who = by.identity
     scope = {"format": FORMAT, "created_at": created_at, "labels": labels, "store": store_kind,
-             "exported_by": {"subject": who.subject, "email": who.email} if who else {"local": me or ""},
+             "exported_by": ({"subject": who.subject, "email": who.email} if who else
+                             {"local": _os_user(), "via": by.via}),
+             "verdicts": "every verdict on the answers these labels show (blind review does not narrow a pack)",
+             "blind_verdicts_included": blind.verdicts if blind else 0,
+             "blind_claims_included": blind.claims if blind else 0, "withheld_verdicts": 0,
              "withheld_audit_rows": len(every) - len(events)}
     return PackContents(scope, answers_json(store, visible_answers(store, labels)), [dict(r) for r in rows],
                         json.loads(audit_to_json(events)),
@@ -161,13 +243,127 @@ def _safe_name(name: str) -> bool:
             and ":" not in name and "\x00" not in name and not name.endswith("/"))
 
 
+_LOCAL, _CENTRAL, _END, _DESCRIPTOR = b"PK\x03\x04", b"PK\x01\x02", b"PK\x05\x06", b"PK\x07\x08"
+_LOCAL_FMT, _CENTRAL_FMT, _END_FMT = "<4sHHHHHIIIHH", "<4sHHHHHHIIIHHHHHII", "<4sHHHHIIH"
+_STORED, _DEFLATED = 0, 8
+MAX_EXTRA = 256  # bytes of an entry's extra field (a pack's have none; zip tools add timestamps, ~30 bytes)
+
+
+@dataclass
+class _Entry:
+    name: bytes
+    flags: int
+    method: int
+    crc: int
+    compressed: int
+    size: int
+    offset: int
+    data_start: int = 0  # where its compressed bytes begin, once its local header is read
+
+
+def _central_directory(data: bytes) -> tuple[list[_Entry], int]:
+    """The central directory's entries and where it starts, refused unless the zip ends with its end record (no
+    comment, no bytes after it) right after the directory, with no ZIP64 or multi-disk records."""
+    end = struct.calcsize(_END_FMT)
+    if len(data) < end or data[-end:-end + 4] != _END:
+        raise PackError("refused: the zip does not end with its directory's end record (bytes after the zip, or a "
+                        "comment): a pack is its entries and nothing else")
+    _, disk, cd_disk, on_disk, count, cd_size, cd_start, comment = struct.unpack(_END_FMT, data[-end:])
+    if comment or disk or cd_disk or on_disk != count or 0xFFFFFFFF in (cd_size, cd_start) or count == 0xFFFF:
+        raise PackError("refused: the zip's end record is not a pack's (a comment, several disks or ZIP64)")
+    if cd_start + cd_size != len(data) - end:
+        raise PackError(f"refused: {len(data) - end - cd_start - cd_size} bytes stand before the zip's first entry "
+                        "or between its directory and its end record: a pack is its entries and nothing else")
+    entries, at, fixed = [], cd_start, struct.calcsize(_CENTRAL_FMT)
+    for _ in range(count):
+        if data[at:at + 4] != _CENTRAL or at + fixed > cd_start + cd_size:
+            raise PackError("refused: the zip's directory does not hold the entries its end record counts")
+        (_, _, _, flags, method, _, _, crc, compressed, size, n, m, k, _, _, _,
+         offset) = struct.unpack(_CENTRAL_FMT, data[at:at + fixed])
+        if k or m > MAX_EXTRA:  # room for a zip tool's timestamps, not for bytes hidden beside the entries
+            raise PackError("refused: an entry of the zip carries a comment or a long extra field: a pack is its "
+                            "entries and nothing else")
+        entries.append(_Entry(data[at + fixed:at + fixed + n], flags, method, crc, compressed, size, offset))
+        at += fixed + n + m + k
+    if at != cd_start + cd_size:
+        raise PackError("refused: the zip's directory holds bytes that are no entry of it")
+    return entries, cd_start
+
+
+def check_layout(data: bytes) -> list[_Entry]:
+    """Refuse (``PackError``) a zip that is anything but its entries, back to back from its first byte, then their
+    directory and its end record: no bytes before, between or after them, each entry's local header saying what the
+    directory says (name, method, flags, CRC and sizes), nothing encrypted, stored or deflated only. A reader that
+    starts from the directory at the end (``pack verify``'s) and one that streams the local headers from the start
+    then read the same entries: a forged zip placed in front of a genuine pack, or one appended to it, is refused.
+    The entries in the directory's order (``read_members`` then checks that each deflated one ends where it says)."""
+    entries, cd_start = _central_directory(data)
+    fixed = struct.calcsize(_LOCAL_FMT)
+    expected = 0
+    for e in sorted(entries, key=lambda e: e.offset):
+        if e.offset != expected:
+            raise PackError(f"refused: {abs(e.offset - expected)} bytes stand before the zip's first entry or "
+                            "between its entries, or two entries share their bytes: a pack is its entries and "
+                            "nothing else")
+        # encrypted; a method a pack never uses; ZIP64; or stored with its size after it, which a streaming reader
+        # can only find by a signature the stored bytes themselves may hold
+        if (e.flags & 0x1 or e.method not in (_STORED, _DEFLATED) or 0xFFFFFFFF in (e.compressed, e.size, e.offset)
+                or (e.method == _STORED and (e.flags & 0x8 or e.compressed != e.size))):
+            raise PackError(f"refused: the zip's entry {e.name.decode('utf-8', 'replace')!r} is encrypted, ZIP64, "
+                            "or stored or compressed in a way a pack never is")
+        head = data[e.offset:e.offset + fixed]
+        if len(head) < fixed or head[:4] != _LOCAL:
+            raise PackError("refused: an entry of the zip's directory has no local header where it says")
+        _, _, flags, method, _, _, crc, compressed, size, n, m = struct.unpack(_LOCAL_FMT, head)
+        name = data[e.offset + fixed:e.offset + fixed + n]
+        if m > MAX_EXTRA:
+            raise PackError("refused: an entry of the zip carries a long extra field: a pack is its entries and "
+                            "nothing else")
+        described = (crc, compressed, size) == (e.crc, e.compressed, e.size)
+        if name != e.name or flags != e.flags or method != e.method or not (described or flags & 0x8):
+            raise PackError(f"refused: the local header of {e.name.decode('utf-8', 'replace')!r} does not say what "
+                            "the zip's directory says of it")
+        e.data_start = e.offset + fixed + n + m
+        expected = e.data_start + e.compressed
+        if flags & 0x8:  # sizes in a data descriptor after the data (a zip written to a stream)
+            sig = data[expected:expected + 4] == _DESCRIPTOR
+            crc, compressed, size = struct.unpack("<III", data[expected + 4 * sig:expected + 4 * sig + 12].ljust(12, b"\0"))
+            if (crc, compressed, size) != (e.crc, e.compressed, e.size):
+                raise PackError(f"refused: the data descriptor of {e.name.decode('utf-8', 'replace')!r} does not say "
+                                "what the zip's directory says of it")
+            expected += 4 * sig + 12
+    if expected != cd_start:
+        raise PackError(f"refused: {cd_start - expected} bytes stand between the zip's last entry and its directory: "
+                        "a pack is its entries and nothing else")
+    return entries
+
+
+def _deflated_exactly(raw: bytes, size: int) -> bool:
+    """Whether ``raw`` is one raw deflate stream of ``size`` bytes that ends at its last byte (nothing after it
+    that a streaming reader would take for the next entry); output bounded by ``size``."""
+    d = zlib.decompressobj(-zlib.MAX_WBITS)
+    out, chunk = 0, raw
+    try:
+        while chunk and not d.eof:
+            out += len(d.decompress(chunk, 1 << 20))
+            if out > size:
+                return False
+            chunk = d.unconsumed_tail
+        out += len(d.flush())
+    except zlib.error:
+        return False
+    return d.eof and not d.unused_data and not d.unconsumed_tail and out == size
+
+
 def read_members(data: bytes) -> dict[str, bytes]:
-    """Every entry of the zip ``data``, refused whole (``PackError``) when it is not a zip, holds too many or too
-    large entries, a name that could escape a folder, or one name twice."""
+    """Every entry of the zip ``data``, refused whole (``PackError``) when it is not a zip, is anything but its
+    entries (``check_layout``: bytes before, between or after them), holds too many or too large entries, a name
+    that could escape a folder, or one name twice."""
     try:
         z = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
         raise PackError(f"not a zip file: {exc}") from None
+    layout = check_layout(data)
     infos = z.infolist()
     if len(infos) > MAX_ENTRIES:
         raise PackError(f"the zip holds {len(infos)} entries; a pack holds at most {MAX_ENTRIES}")
@@ -192,6 +388,11 @@ def read_members(data: bytes) -> dict[str, bytes]:
         if len(body) != i.file_size:
             raise PackError(f"refused: {i.filename} is not the size its zip header declares")
         out[i.filename] = body
+    for e in layout:
+        raw = data[e.data_start:e.data_start + e.compressed]
+        if e.method == _DEFLATED and not _deflated_exactly(raw, e.size):
+            raise PackError(f"refused: the compressed bytes of {e.name.decode('utf-8', 'replace')!r} do not end "
+                            "where the zip says: a pack is its entries and nothing else")
     return out
 
 
@@ -279,9 +480,12 @@ def _e(x: object) -> str:
 
 
 def _estimate(e: dict[str, Any]) -> str:
+    covers = (f"<p>The estimate sample for the labels <b>{_e(', '.join(e.get('labels') or ()) or '(none)')}</b>"
+              + (f", drawn {_e(e['drawn_at'])}" if e.get("drawn_at") else "")
+              + " (each set of labels has its own sample).</p>")
     if e.get("unsupported_share") is None:
-        return f"<p>{_e(e.get('reason'))}</p>"
-    return (f"<p>Of the {e['population']} claims that had no verdict when the sample was drawn ({_e(e['drawn_at'])}), "
+        return covers + f"<p>{_e(e.get('reason'))}</p>"
+    return covers + (f"<p>Of the {e['population']} claims that had no verdict when the sample was drawn ({_e(e['drawn_at'])}), "
             f"an estimated <b>{e['unsupported_share']:.1%}</b> would be judged unsupported "
             f"(95% interval {e['ci_low']:.1%} to {e['ci_high']:.1%}; {e['judged']} of {e['sampled']} sampled claims "
             f"settled; {_e(e['method'])}).</p>")
@@ -303,7 +507,11 @@ def report_html(c: PackContents, signer: str) -> str:
              f"<h2>Review policy</h2><p>{c.policy['required_verdicts']} independent verdict(s) per claim"
              f"{' (blind review)' if c.policy['blind'] else ''}.</p>",
              f"<h2>Verdicts</h2><p>{len(c.verdicts)} verdict rows: "
-             + _e(", ".join(f"{k or 'correction'} {n}" for k, n in sorted(counts.items()))) + ".</p>",
+             + _e(", ".join(f"{k or 'correction'} {n}" for k, n in sorted(counts.items()))) + ". "
+             f"Every verdict on these answers is here ({_e(c.scope.get('withheld_verdicts', 0))} left out)"
+             + (f": blind review does not narrow a pack ({_e(c.scope.get('blind_verdicts_included', 0))} of them "
+                "on claims still judged blind or disputed when it was exported)" if c.policy["blind"] else "")
+             + ". \"no verdict\" below means nobody has judged the claim.</p>",
              "<h2>What nobody reviewed</h2>", _estimate(c.estimate),
              f"<h2>Answers ({len(c.answers)})</h2>"]
     for a in c.answers:

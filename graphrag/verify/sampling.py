@@ -2,7 +2,8 @@
 
 Drawing writes one ``estimate-sample`` audit row holding the strata (name, how many claims each held, the claims
 drawn) and the labels of whoever drew it: the log is append-only, so the sample cannot be redrawn quietly, and the
-latest such row is the sample in force. Reviewers judge the sampled claims in their ordinary queue (they come first
+latest such row drawn with a set of labels is that set's sample in force (graphrag.verify.sample_in_force): one
+sample per label set, so an admin's estimate always describes the claims their own labels show. Reviewers judge the sampled claims in their ordinary queue (they come first
 among the claims still to judge, marked "estimate sample"); ``record_estimate`` reads their settled verdicts.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from graphrag.access.identity import Viewer
@@ -22,7 +24,7 @@ from graphrag.verify.carry import verdict_rows
 from graphrag.verify.estimate import DEFAULT_SAMPLE, Estimate, StratumCount, band, draw, stratified
 from graphrag.verify.policy import ClaimStatus, claim_state, latest
 from graphrag.verify.review import reviewable, visible_claims
-from graphrag.verify.sample_in_force import Key, sample_row
+from graphrag.verify.sample_in_force import Key, label_set, sample_row
 from graphrag.verify.status import review_policy
 
 MIN_DOCUMENT_STRATUM = 10  # a document with fewer claims to estimate joins "other documents"
@@ -57,7 +59,7 @@ def _strata(store: Store, claims: Iterable[dict[str, Any]]) -> dict[str, list[Ke
 
 def draw_sample(store: Store, by: Viewer, size: int = DEFAULT_SAMPLE, seed: int | None = None) -> int:
     """Draw a new estimate sample of about ``size`` claims among those ``by`` may see that have no verdict; the
-    number drawn. The use case checks the role (admin: it sets what reviewers are asked to judge first); audited."""
+    number drawn. It becomes the sample in force of ``by``'s label set (others' samples stay theirs). The use case checks the role (admin: it sets what reviewers are asked to judge first); audited."""
     if not 1 <= size <= MAX_SAMPLE:
         raise InputError(f"an estimate sample holds from 1 to {MAX_SAMPLE} claims, got {size}")
     policy = review_policy(store)
@@ -70,18 +72,21 @@ def draw_sample(store: Store, by: Viewer, size: int = DEFAULT_SAMPLE, seed: int 
     sample = draw(units, size, rng)
     strata = [{"stratum": h, "population": len(units[h]), "claims": [list(k) for k in sorted(sample[h])]}
               for h in sorted(units)]
-    store.add_audit(event(by, AuditKind.ESTIMATE_SAMPLE, labels=sorted(by.labels), size=size,
+    store.add_audit(event(by, AuditKind.ESTIMATE_SAMPLE, labels=list(label_set(by.labels)), size=size,
                           drawn=sum(len(s) for s in sample.values()), strata=strata))
     return sum(len(s) for s in sample.values())
 
 
 def record_estimate(store: Store, labels: Iterable[str]) -> Estimate:
-    """The estimate from the sample in force and the verdicts that settled its claims (verified claims: the team's
-    outcome, which blind review shows to everyone)."""
+    """The estimate from the sample in force for the label set ``labels`` (one drawn with exactly these labels)
+    and the verdicts that settled its claims (verified claims: the team's outcome, which blind review shows to
+    everyone). ``labels`` of the estimate names the set either way."""
+    labels = label_set(labels)
     row = sample_row(store, labels)
     if row is None:
-        return Estimate(None, None, None, 0, 0, 0, (), reason="no estimate sample drawn (for your labels) yet: "
-                        "run `graphrag record estimate --draw`, or draw one on the Record page")
+        return Estimate(None, None, None, 0, 0, 0, (), labels=labels,
+                        reason=f"no estimate sample drawn for the labels {', '.join(labels) or '(none)'} yet: run "
+                               "`graphrag record estimate --draw`, or draw one on the Record page")
     policy = review_policy(store)
     current = _current(store)
     strata = []
@@ -90,4 +95,4 @@ def record_estimate(store: Store, labels: Iterable[str]) -> Estimate:
         settled = [st.verdict for st in labels_of if st.status == ClaimStatus.VERIFIED]
         strata.append(StratumCount(s["stratum"], int(s["population"]), len(s["claims"]), len(settled),
                                    sum(1 for x in settled if x == VerdictLabel.UNSUPPORTED)))
-    return stratified(strata, drawn_at=row["at"])
+    return replace(stratified(strata, drawn_at=row["at"]), labels=labels)

@@ -41,3 +41,27 @@ def test_carry_over_the_sample_and_a_pack_on_either_store(any_store: Store, tmp_
     pack = export_pack(any_store, by=ADMIN, config_home=tmp_path / "config")
     assert verify_pack(pack.data, public_key(any_store, config_home=tmp_path / "config")).ok
     assert len(any_store.verdicts()) == 1
+
+
+def test_one_sample_per_label_set_and_a_blind_pack_on_either_store(any_store: Store, tmp_path: Path) -> None:
+    from graphrag.access import VIA_CLI, local_principal
+    from graphrag.verify.pack import PackRefused
+    from graphrag.verify.policy import ReviewPolicy
+    from graphrag.verify.sampling import record_estimate
+    from graphrag.verify.status import keep_review_policy
+
+    write_version(any_store, [KEPT, "Backups run nightly."])
+    answer = answer_citing(any_store, ["Exports remain available for 30 days.", "Backups run nightly."])
+    both = local_principal(["public", "internal"], via=VIA_CLI)
+    draw_sample(any_store, ADMIN, size=1, seed=1)
+    drawn = draw_sample(any_store, both, size=1, seed=1)
+    assert draw_sample(any_store, ADMIN, size=2, seed=2) == 2  # the public set's again: the other set's stays
+    assert record_estimate(any_store, ["internal", "public"]).sampled == drawn
+    public = record_estimate(any_store, ["public"])
+    assert public.labels == ("public",) and public.sampled == 2
+    keep_review_policy(any_store, ReviewPolicy(2), by=ADMIN)
+    record_verdict(any_store, answer, answer.claims[0], answer.claims[0].citations[0], V.SUPPORTED, "ana")
+    with pytest.raises(PackRefused):
+        export_pack(any_store, by=ADMIN, config_home=tmp_path / "config")
+    pack = export_pack(any_store, by=ADMIN, whole_record=True, config_home=tmp_path / "config")
+    assert pack.verdicts == 1 and verify_pack(pack.data, public_key(any_store, config_home=tmp_path / "config")).ok

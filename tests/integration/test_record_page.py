@@ -144,3 +144,50 @@ def test_the_estimate_of_what_nobody_reviewed_is_drawn_with_its_interval(monkeyp
     assert len(spec) == 1  # the point with its interval
     strata = next(d.value for d in at.dataframe if "stratum" in d.value.columns)
     assert strata["settled"].sum() == 24
+
+
+def test_a_local_pack_under_blind_review_holds_every_verdict_once_asked_and_the_sample_names_its_labels(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import io
+    import json
+    import zipfile
+
+    from streamlit.testing.v1 import app_test
+
+    from graphrag.access import VIA_CLI, local_principal
+    from graphrag.verify.policy import ReviewPolicy
+    from graphrag.verify.sampling import draw_sample
+    from graphrag.verify.status import keep_review_policy
+
+    managers: list[app_test.MediaFileManager] = []  # each run's, to fetch a deferred download as a click would
+
+    class Recording(app_test.MediaFileManager):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            managers.append(self)
+
+    monkeypatch.setattr(app_test, "MediaFileManager", Recording)
+    with _store(tmp_path / "s.db") as s:
+        keep_review_policy(s, ReviewPolicy(2), by=local_principal(["public"], via=VIA_CLI))
+        answer = _answer(s, [0.9, 0.2, 0.5])
+        _judge(s, answer, "ana", [S, U, None])
+        _judge(s, answer, "bo", [None, S, None])  # claim 1 a live dispute, claim 0 still judged blind
+        draw_sample(s, local_principal(["public", "internal"], via=VIA_CLI), size=1, seed=1)  # not the page's set
+    at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
+    captions = [t.replace("\\", "") for t in texts(at.caption)]
+    assert any(t.startswith("Sample for the labels public: it covers the claims these labels show") for t in captions)
+    assert any("no estimate sample drawn for the labels public yet" in t for t in captions), captions
+    (button,) = [b for b in at.get("download_button") if b.proto.label == "Evidence pack (signed zip)"]
+    assert button.proto.disabled  # no pack that quietly leaves out the blind verdicts and the dispute
+    at = ok(at.checkbox(key="record_pack_whole").check())
+    (button,) = [b for b in at.get("download_button") if b.proto.label == "Evidence pack (signed zip)"]
+    assert not button.proto.disabled
+    url = managers[-1].execute_deferred(button.proto.deferred_file_id)
+    data = managers[-1]._storage.get_file(url.rsplit("/", 1)[-1]).content  # what the browser would download
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert len(json.loads(z.read("verdicts.json"))) == 3  # ana's two, bo's one: the dispute included
+        assert json.loads(z.read("scope.json"))["blind_verdicts_included"] == 3
+        assert json.loads(z.read("estimate.json"))["labels"] == ["public"]
+    with Store(tmp_path / "s.db") as s:
+        (export,) = [e for e in s.audit() if e.event == "export"]
+    assert export.detail["what"] == "evidence pack"

@@ -16,7 +16,7 @@ from graphrag.store import Store
 from graphrag.store.audit import AuditKind
 from graphrag.verify.estimate import MIN_JUDGED, StratumCount, allocate, draw, stratified
 from graphrag.verify.review import review_queue
-from graphrag.verify.sample_in_force import sample_keys
+from graphrag.verify.sample_in_force import sample_keys, sample_row
 from graphrag.verify.sampling import draw_sample, record_estimate
 from helpers import write_document_rows
 from seeds import recorded_answer
@@ -133,3 +133,59 @@ def test_record_estimate_json_draws_when_there_is_none(store: Store, capsys) -> 
     assert {"unsupported_share", "ci_low", "ci_high", "population", "sampled", "strata"} <= set(out)
     assert main(["record", "estimate", "--json", "--store", str(store.path)]) == 0
     assert json.loads(capsys.readouterr().out)["drawn_now"] is None  # the sample in force stays
+
+
+# --- one sample in force per label set (issue 58, MEDIUM 5) --------------------------------------------------
+
+INTERNAL_ADMIN = local_principal(["public", "internal"], via=VIA_CLI)
+
+
+def test_each_label_set_has_its_own_sample_in_force(store: Store, capsys) -> None:
+    recorded_answer(store, [0.2, 0.7] * 5)  # 10 public claims
+    recorded_answer(store, [0.2, 0.7] * 5, doc="ops", access=("internal",))  # 10 internal claims
+    assert draw_sample(store, ADMIN, size=4, seed=1) == 4  # a public admin draws last...
+    internal = record_estimate(store, ["internal", "public"])
+    # ...and the internal admin's estimate does not quietly describe the public claims only
+    assert internal.labels == ("internal", "public") and not internal.strata
+    assert internal.reason.startswith("no estimate sample drawn for the labels internal, public")
+    assert record_estimate(store, ["public"]).labels == ("public",)
+    assert record_estimate(store, ["public"]).population == 10
+    assert draw_sample(store, INTERNAL_ADMIN, size=8, seed=2) == 8
+    row = sample_row(store, ["public", "internal"])
+    assert row is not None and row["labels"] == ["internal", "public"]
+    internal_keys = {(a, i) for st in row["strata"] for a, i in st["claims"]}
+    assert draw_sample(store, ADMIN, size=6, seed=3) == 6  # a later public draw replaces the public sample only
+    assert record_estimate(store, ["public", "internal"]).population == 20  # the order of labels is no matter
+    assert record_estimate(store, ["internal", "public", "public"]).sampled == 8
+    public = record_estimate(store, ["public"])
+    assert (public.population, public.sampled, public.labels) == (10, 6, ("public",))
+    assert json.loads(json.dumps(public.to_json()))["labels"] == ["public"]
+    # a reviewer holding both sets' labels judges both samples' claims first; a public one only the public's
+    public_keys = sample_keys(store, ["public"])
+    assert len(public_keys) == 6 and sample_keys(store, ["public", "internal"]) == internal_keys | public_keys
+    assert {q.key for q in review_queue(store, INTERNAL_ADMIN) if q.sample} == internal_keys | public_keys
+
+
+def test_record_estimate_and_the_pack_name_the_labels_the_sample_covers(store: Store, tmp_path: Path,
+                                                                       capsys) -> None:
+    import io
+    import zipfile
+
+    recorded_answer(store, [0.2, 0.7] * 5)
+    recorded_answer(store, [0.2, 0.7] * 5, doc="ops", access=("internal",))
+    draw_sample(store, ADMIN, size=4, seed=1)
+    s = ["--store", str(store.path)]
+    assert main(["record", "estimate", *s, "--access", "public"]) == 0
+    assert "estimate sample for the labels public (drawn " in capsys.readouterr().out
+    assert main(["record", "estimate", *s, "--access", "public", "internal", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["labels"] == ["internal", "public"] and out["drawn_now"] == 20 == out["population"]
+    assert main(["record", "estimate", *s, "--access", "internal", "public"]) == 0
+    assert "estimate sample for the labels internal, public" in capsys.readouterr().out
+    pack = tmp_path / "p.zip"
+    assert main(["export", "--format", "pack", "--out", str(pack), *s, "--access", "internal", "public"]) == 0
+    with zipfile.ZipFile(io.BytesIO(pack.read_bytes())) as z:
+        est = json.loads(z.read("estimate.json"))
+        report = z.read("report.html").decode()
+    assert est["labels"] == ["internal", "public"] and est["sampled"] == 20
+    assert "estimate sample for the labels <b>internal, public</b>" in report
