@@ -6,7 +6,8 @@ compression and XML elements; HTML markup; a PDF's pages, the objects and glyphs
 time spent on them; the words the parser will be given. Each format checks them in one function, before its
 parser loads anything whole: ``word.check_archive``, ``webpage.check_markup``, ``pdf_survey`` (run in a child
 process with a memory and time ceiling, since PDFium parses a page's content before anything can be counted),
-and ``budget.check_words`` for the text of every format. The target they serve: any file up to the upload
+``picture_child`` (pictures are decoded only in such a child, after their headers are checked) and
+``budget.check_words`` for the text of every format. The target they serve: any file up to the upload
 limit (50 MB) is refused or read within about 20 s and 1 GB; the values were measured with hostile files
 (tests/integration/test_large_documents.py) and a real 300-page manual.
 """
@@ -80,6 +81,20 @@ class ReadLimits:
     # report: on the test scans (rendered, turned and speckled) every real line scored over 0.8, specks and
     # smudges read as a letter or two under 0.6.
     ocr_confidence_floor: float = 0.6
+
+    # --- pictures (``picture_child``): an upload's frames are decoded, and a scanned page drawn for OCR, only in a
+    # child process under these ceilings, after every frame's header (size, colour mode, frame count) and a JPEG's
+    # scans are checked. A decoder's time need not follow the file's size (a 0.7 MB progressive JPEG of 10,000
+    # scans took 36 s), nor its memory the first frame's (a TIFF's later frames).
+    jpeg_scans: int = 100  # scans in one JPEG picture: each is a pass over the whole picture; encoders write about 10
+    # (libtiff stops at 100 too); 99 scans of 40 M pixels took 3.9 s
+    picture_frame_seconds: float = 20.0  # processor time to decode one page and store it losslessly (40 M pixels of
+    # noise, the worst a photo can be: about 10 s; a 300 dpi A4 page of text: 0.1 s)
+    picture_seconds: float = 300.0  # for all of an upload's pages (21 pages of 40 M blank pixels: about 18 s)
+    picture_render_seconds: float = 15.0  # to draw one scanned page for OCR (a picture of 40 M pixels: about 2 s)
+    picture_memory: int = 1_500 * MB  # the child's address space (a 40 M-pixel photo of noise needs 1.2 GB of it)
+    picture_wall_seconds: float = 900.0  # the upload's decoding by the clock, for a loaded machine
+    picture_render_wall_seconds: float = 90.0  # one page's drawing by the clock
 
     # --- tables: each row is read with its header's labels (``tables``), so a row's text grows with the table's
     # width; past this many columns a row keeps its cells only. Real tables have a few to a few dozen.

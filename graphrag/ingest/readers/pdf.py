@@ -37,6 +37,7 @@ from graphrag.ingest.readers.limits import LIMITS, ReadLimits
 from graphrag.ingest.readers.ocr import CONFIDENCE_FLOOR, OcrLine, OcrPage, PageProgress, blank, read_picture
 from graphrag.ingest.readers.pdf_kinds import END_MATTER, IN_TEXT, NAMES, REPORT_ORDER, LineKind, classify
 from graphrag.ingest.readers.pdf_survey import Survey, SurveyFailed, run_survey
+from graphrag.ingest.readers.picture_child import Refused, Stopped, render_page
 from graphrag.ingest.readers.tables import ROW, TableTally, has_header, too_wide
 from graphrag.language.sentences import FOOTNOTE_MARK, counted, split_sentences
 from graphrag.model import PageSize
@@ -476,7 +477,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
             title = (doc.get_metadata_value("Title") or "").strip() or None
             pages: list[PageSize] = []
             per_page: list[_PageRead] = []
-            ocr_clock = [0.0]  # processor seconds spent on OCR so far
+            ocr_clock = [0.0, 0.0]  # processor seconds spent on OCR so far, and drawing pages for it (in the child)
             to_ocr, ocr_done = sum(1 for g in survey.glyphs if not g), 0
             if on_ocr_page is not None and to_ocr:
                 on_ocr_page(0, to_ocr)
@@ -495,7 +496,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
                         textpage.close()
                     if n == 0 and (pictures := _pictures(page)):  # no text layer but a picture: a scanned page
                         _check_pictures(pictures, p + 1, limits)
-                        per_page[-1] = _ocr_page(page, p + 1, n_pages, limits, ocr_clock)
+                        per_page[-1] = _ocr_page(data, page, p + 1, n_pages, limits, ocr_clock)
                     if n == 0 and on_ocr_page is not None and to_ocr:
                         ocr_done += 1
                         on_ocr_page(min(ocr_done, to_ocr), to_ocr)
@@ -503,7 +504,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES, max_chars_per_page: int
                     page.close()
                 label = " ".join((doc.get_page_label(p) or "").split())[:40] or None
                 pages.append(PageSize(p + 1, round(w, 2), round(h, 2), label))
-                spent = time.thread_time() - cpu_started
+                spent = time.thread_time() - cpu_started + ocr_clock[1]  # pages drawn in the child count too
                 if spent > limits.pdf_read_seconds:
                     raise ReadError(f"reading took {spent:.0f} s of processor time by page {p + 1:,} of {n_pages:,}; "
                                     f"the limit is {limits.pdf_read_seconds:g} s a document: split it")
@@ -541,14 +542,17 @@ def _check_pictures(pictures: list[tuple[int, int]], number: int, limits: ReadLi
                     "scan has 35 million): scale the scan down")
 
 
-def _ocr_page(page: pdfium.PdfPage, number: int, pages: int, limits: ReadLimits, clock: list[float]) -> _PageRead:
+def _ocr_page(data: bytes, page: pdfium.PdfPage, number: int, pages: int, limits: ReadLimits,
+              clock: list[float]) -> _PageRead:
     """A page without a text layer, rendered and read by OCR (``ocr``): its lines in reading order as the
-    upright page has them, in points; each line's characters spread evenly over its box. A blank page is
+    upright page has them, in points; each line's characters spread evenly over its box. The page is drawn (its
+    pictures decoded) in a child process under its own ceilings (``picture_child``), never here. A blank page is
     skipped without the engine; a page, or the document's OCR in all, past its bound on processor time (the
-    process's, the engine's threads included) refuses the PDF."""
+    process's, the engine's threads included) refuses the PDF. ``clock``: the document's processor seconds of OCR
+    and of drawing pages in the child so far, added to here."""
     w, h = page.get_size()
     scale = min(limits.ocr_dpi / 72, (limits.ocr_page_pixels / max(w * h, 1.0)) ** 0.5)
-    pixels = np.asarray(page.render(scale=scale).to_pil().convert("RGB"))
+    pixels = _drawn(data, number, scale, limits, clock)
     if blank(pixels):
         return _PageRead([], scanned=True)
     started = time.process_time()  # the engine's threads included; by the clock a loaded machine would refuse
@@ -564,6 +568,36 @@ def _ocr_page(page: pdfium.PdfPage, number: int, pages: int, limits: ReadLimits,
                         f"{limits.ocr_seconds:g} s a document: split it")
     return _PageRead([], upright=read.turned == 0, ocr=_ocr_lines(read, number, scale), ocr_low=list(read.low),
                      scanned=True)
+
+
+def _drawn(data: bytes, number: int, scale: float, limits: ReadLimits, clock: list[float]) -> np.ndarray:
+    """Page ``number`` of the PDF drawn at ``scale`` as an RGB array, by the child (``picture_child``), its processor
+    time added to ``clock[1]``; a ReadError when its pictures are refused there or a ceiling stops it."""
+    try:
+        width, height, rgb, seconds = render_page(data, number - 1, scale, limits)
+    except Refused as no:
+        if no.kind == "scans":
+            raise ReadError(f"page {number:,} draws a JPEG of {no.value:,} scans; the limit is {limits.jpeg_scans:,} (a "
+                            "progressive JPEG has about 10, and each scan is a pass of the decoder over the whole "
+                            "picture): re-export the scan") from None
+        if no.kind == "undecodable":
+            raise ReadError(f"corrupt PDF: page {number:,} cannot be drawn for OCR ({no.detail})") from None
+        raise ReadError(f"drawing page {number:,} for OCR needed more than {limits.picture_memory // 1_000_000:,} MB "
+                        "of memory: its pictures are too large, or built to exhaust the reader") from None
+    except Stopped as stop:
+        if stop.reason == "start":
+            raise ReadError(f"page {number:,} could not be drawn for OCR: no process could be started ({stop.detail}); "
+                            "try again when the machine is less busy") from None
+        if stop.reason == "time":
+            raise ReadError(f"drawing page {number:,} for OCR passed its bound on time "
+                            f"({limits.picture_render_seconds:g} s of processor time, "
+                            f"{limits.picture_render_wall_seconds:g} s by the clock): its pictures are too complex to "
+                            "decode, or built to exhaust the reader") from None
+        raise ReadError(f"drawing page {number:,} for OCR needed more than {limits.picture_memory // 1_000_000:,} MB "
+                        "of memory, or the decoder failed on it: its pictures are too large, corrupt, or built to "
+                        "exhaust the reader") from None
+    clock[1] += seconds
+    return np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
 
 
 def _ocr_lines(read: OcrPage, number: int, scale: float) -> list[_Line]:
