@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import statistics
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from graphrag.errors import InputError
 from graphrag.ingest.removal import on_removed
 from graphrag.model import Document
+from graphrag.present.printed import Line, page_lines
 from graphrag.present.rewrap import INK, column_span, rewrap
 
 DPI = 150
@@ -130,6 +132,9 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
                 # it the way the PDF says the page is shown (/Rotate is clockwise).
                 rotation = pg.get_rotation()
                 image = pg.render(scale=scale, rotation=(360 - rotation) % 360).to_pil().convert("RGB")
+                # where the lines and words are, for rewrapping (an upright page's text layer; else its ink)
+                printed = page_lines(pg) if wrap is not None and around is not None and on_page and not rotation \
+                    else []
             finally:
                 pg.close()
         finally:
@@ -139,6 +144,7 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
         for x0, y0, x1, y1, colour in outlines:
             draw.rectangle((x0 * scale - 1, y0 * scale - 1, x1 * scale + 1, y1 * scale + 1), outline=colour, width=2)
     plain = image  # without the highlight: where rewrapping finds the print
+    lines: list[Line] = []  # the crop's printed lines, in its pixels
     if on_page:
         overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
         draw = ImageDraw.Draw(overlay)
@@ -155,14 +161,52 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
             if wrap is not None:  # the lines around it whole, out to the edges of their column
                 band = np.asarray(plain.crop((0, int(y0), plain.width, int(y1))).convert("L")) < INK
                 x0, x1 = column_span(band, int(x0), int(x1), gutter=10 * scale)
+                lines, y0, y1 = crop_lines(printed, scale, x0, y0, x1, y1, image.height)
             image, plain = (im.crop((int(x0), int(y0), int(x1), int(y1))) for im in (image, plain))
     if rotation:
         image, plain = (im.rotate(-rotation, expand=True) for im in (image, plain))
     if wrap is not None and around is not None and on_page:
-        image = rewrap(plain, image, wrap)
+        image = rewrap(plain, image, wrap, lines)
     buf = io.BytesIO()
     image.save(buf, format="PNG", compress_level=3)
     return buf.getvalue()
+
+
+def crop_lines(printed: Sequence[Line], scale: float, x0: float, y0: float, x1: float, y1: float,
+               height: int) -> tuple[list[Line], int, int]:
+    """The printed lines (in points) a crop [x0, x1) x [y0, y1) of a picture drawn at ``scale`` holds, in the crop's
+    pixels, and the crop's top and bottom moved to take them whole: a line whose middle is in the crop, with the
+    words whose middle is. Each line may reach halfway to the nearest line left out above or below it in its column
+    (its ``ceiling`` and ``floor``), never into it. ``height``: the picture's. No lines: the crop as it was."""
+    def px(ln: Line) -> Line:
+        return Line(ln.top * scale, ln.bottom * scale, (ln.core[0] * scale, ln.core[1] * scale),
+                    [(a * scale, b * scale) for a, b in ln.words])
+
+    near = [px(ln) for ln in printed]
+    near = [ln for ln in near if any(x0 <= (a + b) / 2 < x1 for a, b in ln.words)]
+    inside = [y0 <= (ln.core[0] + ln.core[1]) / 2 < y1 for ln in near]
+    kept = [ln for ln, ok in zip(near, inside) if ok]
+    if not kept:
+        return [], int(y0), math.ceil(y1)
+    out_lines = [ln for ln, ok in zip(near, inside) if not ok]
+    reach = 0.3 * statistics.median(ln.height for ln in kept)
+    for ln in kept:
+        ln.ceiling, ln.floor = ln.top - reach, ln.bottom + reach
+        for other in out_lines:
+            if other.x1 <= ln.x0 or ln.x1 <= other.x0:  # another column
+                continue
+            if other.core[1] <= ln.core[0]:
+                ln.ceiling = max(ln.ceiling, min((other.bottom + ln.top) / 2, ln.core[0]))
+            elif other.core[0] >= ln.core[1]:
+                ln.floor = min(ln.floor, max((ln.bottom + other.top) / 2, ln.core[1]))
+    new_y0 = max(0.0, min(ln.ceiling for ln in kept))
+    new_y1 = min(float(height), max(ln.floor for ln in kept))
+    top = int(new_y0)
+    out = [Line(ln.top - top, ln.bottom - top, (ln.core[0] - top, ln.core[1] - top),
+                [(max(a, x0) - x0, min(b, x1) - x0) for a, b in ln.words if x0 <= (a + b) / 2 < x1],
+                ln.ceiling - top, ln.floor - top)
+           for ln in kept]
+    return out, top, math.ceil(new_y1)
 
 
 def forget(file_sha256: str) -> None:

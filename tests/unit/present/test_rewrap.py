@@ -62,3 +62,14 @@ def test_the_crop_widens_to_its_column_not_into_the_next() -> None:
     ink[:, 100:400:20] = True  # a column of text: ink every 20 pixels
     ink[:, 460:900:20] = True  # the next column, 60 pixels across the gutter
     assert column_span(ink, 200, 260, gutter=30) == (100, 381)
+
+
+def test_two_lines_whose_marks_touch_are_two_lines() -> None:
+    """A scanned page set tightly: a raised mark over one line touches the line above (no white row between
+    them), yet they are two lines, parted where the ink is thinnest."""
+    a = np.full((70, 600), 255, dtype=np.uint8)
+    a[5:25, 10:590:12] = 0  # line one: letters every 12 pixels
+    a[35:55, 10:590:12] = 0  # line two
+    a[25:35, 300:303] = 0  # a mark of line two reaching up to line one
+    rows = text_rows(np.asarray(a) < 128)
+    assert len(rows) == 2 and rows[0][0] == 5 and rows[1][1] == 55 and 25 <= rows[0][1] == rows[1][0] <= 35
