@@ -35,6 +35,7 @@ REVIEW_ANSWER = "review_answer_filter"  # the review page's answer filter (a wid
 PENDING_REVIEW_ANSWER = "pending_review_answer"  # set by "review this answer", read once by the review page
 REVIEW_CURRENT = "review_current"  # (answer id, claim index) under review, or REVIEW_END past the last one
 REVIEW_END = "end"  # the review queue's end: nothing left for this reviewer
+REVIEW_ORDER = "review_order"  # (the filters, the queue's keys in the order shown): claims keep their numbers
 REVIEW_NOTE = "review_note"  # the note typed for the next verdict
 REVIEW_UNDO = "review_undo"  # the verdict just given: (verdict id, answer id, claim index), while it can be undone
 LAST_REPORT = "last_report"

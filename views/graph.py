@@ -9,10 +9,12 @@ from dashboard import actor, render, resources, session
 from graphrag.answer import load_graph, opening_entity, relation_counts, search_entities, visible_themes
 from graphrag.language.sentences import counted
 from graphrag.present import (
+    cited_in_order,
     display_numbers,
     graph_entity,
     neighbourhood,
     neighbourhood_html,
+    route_height,
     route_html,
     route_list_html,
     route_steps,
@@ -74,11 +76,9 @@ kind = "type not known" if entity.type == "unknown" else f"type {render.plain(en
 st.caption(f"{kind} · {counted(len(mentions), 'mention')} · "
            f"{counted(len(relations), 'relation')} (superseded versions marked)")
 
-# The last answer's routes come first: how retrieval went from the question's entity to each cited sentence.
-cited = []
-if answer is not None:
-    used = {c.item.n for cl in answer.claims for c in cl.citations if c.valid and c.item is not None}
-    cited = [item for item in answer.context if item.n in used]
+# The last answer's routes come first: how retrieval went from the question's entity to each cited sentence, [1]
+# first, numbered as the Ask page numbers them.
+cited = cited_in_order(answer) if answer is not None else []
 titles = ["Neighbourhood", f"Mentions ({len(mentions)})", f"Relations ({len(relations)})"]
 tabs = st.tabs(([f"Route of answer #{answer_id}"] if cited else []) + titles)
 tab_g, tab_m, tab_r = tabs[-3:]
@@ -92,7 +92,7 @@ if cited and answer is not None:
         steps = route_steps(store, viewer, resources.config(), item.route)
         route_names = {k: kg.names[kg.index[k]] if k in kg.index else k for k in item.route.entities()}
         words = next((sd.mention for sd in answer.seeds if sd.entity == item.route.seed), "")
-        height = 90 + 95 * (len(steps) + 2)
+        height = route_height(steps)
         st.caption(render.plain(f"Q: {answer.question}"))
         st.iframe(route_html(item, route_names, steps, height=height, marker=numbers.get(item.n, item.n)),
                   height=height + 56, alt="Route graph")

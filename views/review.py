@@ -20,6 +20,7 @@ from graphrag.present import (
     renumbered,
     review_board,
     review_items,
+    route_height,
     route_html,
     route_list_html,
     route_text,
@@ -103,11 +104,19 @@ END = session.REVIEW_END
 JUDGED = "review_judged"
 judged_now = st.session_state.pop(JUDGED, False)
 
-# Questions the documents did not answer make no claim: nothing of them is queued, and the page says so.
-if unanswered := board.unanswered:
-    st.caption(render.plain(
-        "Not in the queue, because the documents did not answer them (no claim was made; their closest passages "
-        "are passages, not claims): " + "; ".join(f"#{a.id} “{a.question}” ({a.text})" for a in unanswered)))
+
+
+def unanswered_note() -> None:
+    """Questions the documents did not answer make no claim: nothing of them is queued, and the page says so, each
+    question once, the newest few, folded (under the claim, so the verdict buttons stay on the first screen)."""
+    if not (unanswered := board.unanswered):
+        return
+    more = board.unanswered_more
+    with st.expander(f"Not in the queue: {counted(len(unanswered) + more, 'question')} the documents did not answer",
+                     icon=":material/block:"):
+        st.caption("No claim was made for them: their closest passages are passages, not claims.")
+        st.markdown("\n".join(f"- #{a.id} “{render.plain(a.question)}”: {render.plain(a.text)}" for a in unanswered)
+                    + (f"\n\n…and {counted(more, 'earlier question')}." if more else ""))
 
 
 def keys_text(kind: VerdictKind) -> str:
@@ -156,6 +165,7 @@ def feedback() -> None:
 
 
 if not items:
+    unanswered_note()
     if not board.any_answers:
         st.info("Nothing to review yet: ask a question on the Ask page; its claims will appear here.")
     else:
@@ -165,8 +175,12 @@ if not items:
 
 # The reviewer's work order (graphrag.verify.worklist): what they judged, then what is left for them, then the rest;
 # past the last claim, the queue's end.
-work = work_queue(items, onlooker, disputes=disputes)
+# The order shown stays while the reviewer works with these filters: a claim keeps its number after its verdict.
+shown_for = (st.session_state.get(session.REVIEW_ANSWER), flagged, mine, disputes, me)
+kept = st.session_state.get(session.REVIEW_ORDER)
+work = work_queue(items, onlooker, disputes=disputes, order=kept[1] if kept and kept[0] == shown_for else ())
 keys = work.keys
+st.session_state[session.REVIEW_ORDER] = (shown_for, keys)
 current = st.session_state.get(session.REVIEW_CURRENT)
 if current == END and work.left and not st.session_state.get("review_at_end"):
     current = work.left[0]  # claims came in (or a verdict was undone) since the end was reached
@@ -243,7 +257,7 @@ def judge(label: VerdictLabel) -> None:
         v.id, answer.id, claim.index, f"Recorded “{v.words}” for claim {claim.index + 1} "
                                       f"of answer #{answer.id}.", time.time())
     try:
-        fresh = work_queue(queue(), actor.viewer_for_review(), disputes=disputes)
+        fresh = work_queue(queue(), actor.viewer_for_review(), disputes=disputes, order=keys)
     except GraphRAGError:
         return  # the verdict is stored; the page's own run reads the queue again, or says why it cannot
     st.session_state[session.REVIEW_CURRENT] = fresh.next_left(here) or END
@@ -251,8 +265,9 @@ def judge(label: VerdictLabel) -> None:
 
 
 nav = st.columns([4, 1.4, 1.1], vertical_alignment="center")  # labels whole at 1280 px
+# one numbering in the line: the queue's (the claim's place in its answer heads the claim column)
 nav[0].markdown(f"**Claim {pos + 1} of {len(keys)}** in the queue · {len(work.left)} left for you · "
-                f"answer #{answer.id} · claim {claim.index + 1} of {len(answer.claims)}")
+                f"from answer #{answer.id}")
 nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
               shortcut="B")
 nav[2].button("Next", on_click=go, args=(1,), width="stretch", key="rv_next", icon=":material/arrow_forward:",
@@ -350,11 +365,11 @@ with col_route:
         route_steps = source.steps
         route_names = {k: name(k) for k in route.entities()}
         words = next((s.mention for s in answer.seeds if s.entity == route.seed), "")
-        drawing_height = 90 + 95 * (len(route_steps) + 2)
+        drawing_height = route_height(route_steps)  # its boxes as wide as the column, its labels legible
         # The route names its claim and marker with the numbers the claim column shows.
         tag = {"marker": numbers.get(cit.item.n, cit.item.n), "claim": claim.index + 1}
         st.iframe(route_html(cit.item, route_names, route_steps, height=drawing_height, **tag),
-                  height=drawing_height + 56, alt="Route graph")
+                  height=drawing_height + 84, alt="Route graph")  # the legend: five lines in the column
         st.html(route_list_html(cit.item, route_names, route_steps, words, **tag))
         st.caption(render.plain(route_text(route, route_names)) + f" · found via {cit.item.via}")
     else:
@@ -420,6 +435,7 @@ with st.expander(f"Verdict history for this claim ({len(history)})", expanded=Fa
     else:
         st.caption("No verdicts yet.")
 
+unanswered_note()
 with st.expander(f"Queue ({counted(len(items), 'claim')})"):
     render.table(pd.DataFrame([{
         "answer": q.answer_id, "claim": q.claim_index + 1, "text": q.text,

@@ -21,7 +21,17 @@ from graphrag.access.rule import Access
 from graphrag.answer.entities import EntityView, visible_entity
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.config import Config
-from graphrag.model import Answer, Citation, Claim, Disagreement, Document, Span, SpanLayout, Verdict
+from graphrag.model import (
+    Answer,
+    Citation,
+    Claim,
+    ContextItem,
+    Disagreement,
+    Document,
+    Span,
+    SpanLayout,
+    Verdict,
+)
 from graphrag.present.conflicts import Conflict, possible_conflicts
 from graphrag.present.reading import display_numbers
 from graphrag.present.sheets import route_steps
@@ -49,7 +59,9 @@ class ReviewBoard:
     policy: ReviewPolicy
     answers: dict[int, str]  # answer id -> question: the answers with claims left to judge that the viewer sees
     claims: list[dict[str, Any]]  # the visible claims' summaries (the queue is built from them)
-    unanswered: list[Answer]  # the newest visible questions the documents did not answer (no claim to queue)
+    unanswered: list[Answer]  # the newest visible questions the documents did not answer (no claim to queue), each
+    # question once (its newest answer), at most UNANSWERED_SHOWN of them
+    unanswered_more: int  # how many more such questions (told apart the same way) were asked before them
     any_answers: bool  # whether the store holds any answer (else: "ask a question first")
     total_verdicts: int | None  # the store's verdict count, only for an exporter and where blind review hides nothing
     may_judge: bool  # the reviewer role
@@ -59,15 +71,36 @@ class ReviewBoard:
     team: bool
 
 
+UNANSWERED_SHOWN = 5  # questions the documents did not answer that the Review page names
+_UNANSWERED_READ = 40  # newest unanswered answers read to find them (and to count the rest among them)
+
+
+def question_key(question: str) -> str:
+    """A question as the Review page tells questions apart: the same words in any case, spacing or closing
+    punctuation are one question."""
+    return " ".join(question.casefold().split()).rstrip(" ?!.")
+
+
+def distinct_questions(answers: list[Answer], shown: int = UNANSWERED_SHOWN) -> tuple[list[Answer], int]:
+    """``answers`` (newest first) with each question once, its newest answer: the first ``shown`` of them and how
+    many more there are."""
+    seen: dict[str, Answer] = {}
+    for a in answers:
+        seen.setdefault(question_key(a.question), a)
+    distinct = list(seen.values())
+    return distinct[:shown], max(0, len(distinct) - shown)
+
+
 def review_board(store: Store, viewer: Viewer, config: Config, onlooker: ReviewViewer) -> ReviewBoard:
     """The Review page's frame for ``viewer`` (``onlooker``: the same viewer under blind review)."""
     claims = visible_claims(store, viewer)
     policy = review_policy(store)
     counts = store.counts()
     may_export = viewer.may(ADMIN)
+    unanswered, more = distinct_questions(visible_unanswered(store, viewer, limit=_UNANSWERED_READ))
     return ReviewBoard(
         policy=policy, answers=visible_answer_questions(store, viewer, reviewable(claims)), claims=claims,
-        unanswered=visible_unanswered(store, viewer, limit=5), any_answers=bool(counts["answers"]),
+        unanswered=unanswered, unanswered_more=more, any_answers=bool(counts["answers"]),
         total_verdicts=counts["verdicts"] if may_export and (not policy.blind or onlooker.oversees) else None,
         may_judge=viewer.may(REVIEWER), may_export=may_export, may_adjudicate=viewer.may(ADJUDICATOR),
         role=viewer.role, team=viewer.team)
@@ -160,6 +193,14 @@ def cited_source(store: Store, viewer: Viewer, config: Config, citation: Citatio
         conflicts = possible_conflicts(store, sp, keys, viewer)
     return CitedSource(route_steps(store, viewer, config, item.route), sp, doc, layout,
                        stored[1] if stored else None, window, current, conflicts)
+
+
+def cited_in_order(answer: Answer) -> list[ContextItem]:
+    """The context items ``answer``'s claims cite, in the numbers the pages write them with: [1] first (retrieval's
+    order put a sentence cited as [2] first, and the Graph page's route opened on it)."""
+    used = {c.item.n for cl in answer.claims for c in cl.citations if c.valid and c.item is not None}
+    numbers = display_numbers(answer)
+    return sorted((item for item in answer.context if item.n in used), key=lambda item: numbers.get(item.n, item.n))
 
 
 def ask_scope(store: Store, viewer: Viewer, config: Config) -> dict[str, str]:

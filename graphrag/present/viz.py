@@ -95,8 +95,14 @@ html, body { margin: 0; padding: 0; background: #fff; font-family: sans-serif; }
                                 data.options);
   // Freeze once laid out, so the drawing stops moving while the reviewer reads it; then fit
   // the whole drawing into the frame (a long route would otherwise be cut at the edges).
-  network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); network.fit(); });
-  network.once("afterDrawing", function () { network.fit(); window.graphReady = true; });
+  // never smaller than __MINZOOM__ of the labels' size: a route drawn for a narrow column is laid out to fit it
+  function fit() {
+    network.fit();
+    if (network.getScale() < __MINZOOM__) { network.moveTo({scale: __MINZOOM__}); }
+    window.graphScale = network.getScale();
+  }
+  network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); fit(); });
+  network.once("afterDrawing", function () { fit(); window.graphReady = true; });
 })();
 </script>
 </body></html>
@@ -111,6 +117,7 @@ class Drawing:
     caption: str
     legend: str
     height: int
+    min_zoom: float = 0.0  # the drawing is never shrunk below this (a route: its labels stay legible)
 
 
 def render(d: Drawing) -> str:
@@ -118,9 +125,9 @@ def render(d: Drawing) -> str:
     nodes, edges, _heading, _h, _w, options = d.net.get_network_data()
     data = {"nodes": nodes, "edges": edges, "options": json.loads(options), "caption": d.caption,
             "legend": d.legend}
-    values = {"HEIGHT": str(int(d.height)), "DATA": script_json(data), "VIS": _vis_js()}
+    values = {"HEIGHT": str(int(d.height)), "DATA": script_json(data), "VIS": _vis_js(), "MINZOOM": f"{d.min_zoom:g}"}
     # One pass over the template only: text inside the data is never scanned for placeholders.
-    return re.sub(r"__(HEIGHT|DATA|VIS)__", lambda m: values[m.group(1)], _PAGE)
+    return re.sub(r"__(HEIGHT|DATA|VIS|MINZOOM)__", lambda m: values[m.group(1)], _PAGE)
 
 
 def _network(options: dict[str, object]) -> Network:
@@ -192,6 +199,18 @@ def route_tag(marker: int, claim: int | None = None) -> str:
     return (f"claim {claim} · " if claim is not None else "") + f"[{marker}]"
 
 
+ROUTE_WIDTH = 170  # pixels a route's widest box takes: the Review page's route column at 1280 (about 195 wide)
+ROUTE_LEVEL = 72  # pixels from one level of a route to the next
+ROUTE_MIN_ZOOM = 0.9  # a route is never drawn smaller than this: its 14-pixel labels stay 12.6 pixels or more
+
+
+def route_height(steps: Sequence[ShownStep] | int) -> int:
+    """The pixels a route of these steps (or this many) takes drawn top-down: its start, each entity reached and
+    the cited sentence, one level each, at most two lines of label a box."""
+    n = steps if isinstance(steps, int) else len(steps)
+    return 40 + ROUTE_LEVEL * (n + 2)
+
+
 def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],
                   height: int | None = None, *, marker: int | None = None, claim: int | None = None) -> Drawing:
     """The path retrieval took to a context item: where it started, each edge followed (its
@@ -209,12 +228,14 @@ def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[S
     tag = route_tag(item.n if marker is None else marker, claim)
     net = _network({
         # Top-down: a route's levels stack vertically, so long names and relation labels stay
-        # readable in a narrow column.
+        # readable in a narrow column. Boxes no wider than the column: a long label wraps in its box instead of
+        # widening the drawing, which the frame then shrank to fit, labels and all, to a few pixels.
         "layout": {"hierarchical": {"enabled": True, "direction": "UD", "sortMethod": "directed",
-                                    "levelSeparation": 95, "nodeSpacing": 160}},
+                                    "levelSeparation": ROUTE_LEVEL, "nodeSpacing": 160}},
         "physics": {"enabled": False},
         "interaction": {"hover": True, "dragView": True, "zoomView": False},
-        "nodes": {"font": {"face": "sans-serif", "size": 14}, "margin": 8},
+        "nodes": {"font": {"face": "sans-serif", "size": 14}, "margin": 6,
+                  "widthConstraint": {"maximum": ROUTE_WIDTH}},
         "edges": {"font": {"size": 12, "align": "horizontal", "background": "#ffffff", "strokeWidth": 0},
                   "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}},
     })
@@ -252,14 +273,14 @@ def route_drawing(item: ContextItem, names: Mapping[str, str], steps: Sequence[S
     net.add_node(sid, label=f"{tag} " + short(item.span.text, 40),
                  title=f"cited sentence, {tag}\n“{item.span.text}”\n({item.span.document_id} v{item.span.version})",
                  shape="box", color={"background": "#fff3b0", "border": "#b59b00"}, borderWidth=2,
-                 font={"face": "sans-serif", "size": 12}, level=len(ids))
+                 font={"face": "sans-serif", "size": 13}, level=len(ids))
     net.add_edge(ids[-1], sid, label="named in", dashes=True, arrows={"to": {"enabled": False}},
                  **_edge_style(False, None))
     path = " → ".join(short(names.get(k, k), 24) if not k.startswith("hidden:") else "…" for k in ids)
     legend = (f"{tag.capitalize()}: ★ start ({'named in the question' if from_question else 'from similarity'}) · thick green: the "
               "entity the cited sentence names · yellow: the cited sentence · dashed edge: co-mention")
     return Drawing(net, f"Route to source {tag}: {path}", legend,
-                   height if height is not None else 90 + 95 * (len(ids) + 1))
+                   height if height is not None else route_height(len(ids) - 1), ROUTE_MIN_ZOOM)
 
 
 def route_list_html(item: ContextItem, names: Mapping[str, str], steps: Sequence[ShownStep],

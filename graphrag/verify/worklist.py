@@ -1,10 +1,12 @@
 """The review queue as one reviewer's work: the order they go through it, what is left for them, how far they are.
 
 ``review_queue`` sorts claims by what needs a verdict most, so a claim just judged drops to the back and the next
-one is always first: a position computed from it never moves. The work order here is stable while a reviewer
-works: the claims they judged (in the order they judged them), then the claims left for them (in the queue's
-order), then the claims others settled. Judging a claim moves it from the middle group to the end of the first, so
-the position of the next claim is one further on.
+one is always first: a position computed from it never moves. The work order here starts as the claims the
+reviewer judged (in the order they judged them), then the claims left for them (in the queue's order), then the
+claims others settled; and it stays as it began while they work (``order``: the page keeps the one it showed), so a
+claim keeps its number: "claim 8 of 40" is claim 8 before and after its verdict, and the next is 9, whichever claims
+the reviewer skipped (a verdict once moved the claim judged to the end of the first group and every claim skipped
+before it one on: "claim 8" became "claim 7"). Claims that came in since are numbered after the rest.
 """
 
 from __future__ import annotations
@@ -31,14 +33,19 @@ class WorkQueue:
         return [q.key for q in self.items]
 
     def next_left(self, after: tuple[int, int] | None = None) -> tuple[int, int] | None:
-        """The first claim left for the reviewer other than ``after``; None at the end of their queue."""
-        return next((k for k in self.left if k != after), None)
+        """The next claim left for the reviewer after ``after`` in the work order (from the start again past the end);
+        the first one left when ``after`` is None or not in the queue; None at the end of their queue."""
+        keys = self.keys
+        start = keys.index(after) + 1 if after in keys else 0
+        waiting = set(self.left) - {after}
+        return next((k for k in keys[start:] + keys[:start] if k in waiting), None)
 
 
 def work_queue(items: Sequence[QueueItem], viewer: ReviewViewer, *, disputes: bool = False,
-               today: str | None = None) -> WorkQueue:
+               today: str | None = None, order: Sequence[tuple[int, int]] = ()) -> WorkQueue:
     """``items`` (a ``review_queue``) in ``viewer``'s work order. A claim is left for them when it still needs a
-    verdict and is not theirs; in the dispute queue (``disputes``), when they took no part in it."""
+    verdict and is not theirs; in the dispute queue (``disputes``), when they took no part in it. ``order``: the work
+    order shown before (its keys): the claims still in the queue keep it, claims new to it follow in work order."""
     day = (today or now())[:10]
 
     def own_time(q: QueueItem) -> str:
@@ -50,5 +57,10 @@ def work_queue(items: Sequence[QueueItem], viewer: ReviewViewer, *, disputes: bo
     mine = sorted((q for q in items if q.mine), key=own_time)
     left = [q for q in items if not q.mine and is_left(q)]
     rest = [q for q in items if not q.mine and not is_left(q)]
-    return WorkQueue(tuple(mine + left + rest), tuple(q.key for q in left),
+    ordered = mine + left + rest
+    if order:
+        place = {k: i for i, k in enumerate(order)}
+        ordered = (sorted((q for q in ordered if q.key in place), key=lambda q: place[q.key])
+                   + [q for q in ordered if q.key not in place])
+    return WorkQueue(tuple(ordered), tuple(q.key for q in ordered if not q.mine and is_left(q)),
                      sum(own_time(q)[:10] == day for q in mine))

@@ -81,3 +81,44 @@ def test_every_verdict_control_is_whole_and_on_screen_at_1280x720_for_a_long_ans
                 .map(e => e.innerText)""")
             assert not clipped, (key, clipped)
         ctx.close()
+
+
+def test_the_route_is_legible_and_unanswered_questions_do_not_push_the_verdicts_off_screen(tmp_path: Path) -> None:
+    """Issue 60: the route panel was a tall narrow box whose labels the frame shrank to a few pixels, and the
+    questions the documents did not answer, duplicates included, were listed above the claim, pushing the verdict
+    buttons below the fold. The route is drawn at its labels' size (at least 0.9) in a box about as tall as its
+    levels, its legend whole; the unanswered questions are folded under the claim, each once."""
+    path = tmp_path / "store.db"
+    with Store(path) as store:
+        _long_answer(store)
+        for i in range(12):
+            question = ("Who founded Larkspur, and in which city was the company first registered for tax?" if i % 2
+                        else f"What did the board decide about the regional office in meeting number {i}?")
+            store.save_answer(Answer(question, AskSettings(), f"The documents do not say. {question}", (), (), (), (),
+                                     answered=False))
+    with streamlit_server(path, tmp_path / "server.log", sample=False) as url, sync_api.sync_playwright() as pw:
+        ctx = chromium_profile(pw, tmp_path / "profile", viewport={"width": 1280, "height": 800})
+        page = ctx.new_page()
+        page.set_default_timeout(120_000)
+        page.goto(f"{url}/review?reviewer=kim")
+        page.locator(".st-key-rv_supported button").wait_for()
+        wait_for_app_run(page)
+        handle = page.wait_for_selector('iframe[title="Route graph"]')
+        assert handle is not None
+        frame = handle.content_frame()
+        assert frame is not None
+        frame.wait_for_function("() => window.graphReady === true", timeout=30_000)
+        page.wait_for_timeout(800)
+        (ROOT / "test-artifacts").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "test-artifacts" / "17-review-route-1280x800.png"))
+        assert frame.evaluate("() => window.graphScale") >= 0.9  # 14-pixel labels drawn at 12.6 pixels or more
+        box = handle.bounding_box()
+        assert box is not None and box["height"] <= 360, box  # a seed and the cited sentence: two levels
+        # the legend is whole inside its frame: nothing to scroll
+        assert frame.evaluate("() => document.documentElement.scrollHeight <= window.innerHeight + 1")
+        for key in ("rv_supported", "rv_partial", "rv_unsupported"):
+            b = page.locator(f".st-key-{key}").first.bounding_box()
+            assert b is not None and b["y"] + b["height"] <= 800, (key, b)
+        folded = page.get_by_text("Not in the queue: 7 questions the documents did not answer")
+        assert folded.count() == 1
+        ctx.close()

@@ -289,3 +289,45 @@ def test_after_a_verdict_the_answer_selector_keeps_what_the_browser_picks(store:
     at = ok(at.selectbox(key="review_answer_filter").set_value(1))
     assert at.selectbox(key="review_answer_filter").value == 1
     assert not at.selectbox(key="review_answer_filter").proto.set_value
+
+
+def test_a_claim_keeps_its_number_after_its_verdict_and_the_line_numbers_once(store: Store,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 60: "Claim 8 of 40" became "Claim 7 of 40" after a verdict (the claim judged moved to the end of the
+    judged ones, every claim skipped before it one on), and the line also said "claim 2 of 2" of the answer: one
+    numbering, which a verdict does not move. Here the reviewer skips the first claim and judges the second."""
+    at = _review(monkeypatch, store)
+    at = ok(at.button(key="rv_next").click())
+    assert re.search(rf"Claim 2 of {CLAIMS}\*\* in the queue · {CLAIMS} left for you · from answer #1$", _header(at))
+    judged = at.session_state["review_current"]
+    at = ok(at.button(key="rv_supported").click())
+    # on to the next claim, number 3; the claim skipped is still number 1 and still left
+    assert re.search(rf"Claim 3 of {CLAIMS}\*\* in the queue · {CLAIMS - 1} left for you", _header(at)), _header(at)
+    at = ok(at.button(key="rv_prev").click())
+    assert at.session_state["review_current"] == judged and f"Claim 2 of {CLAIMS}**" in _header(at)
+    assert not re.search(r"claim \d+ of \d+", _header(at))  # no second numbering in the line
+    # the core: the order shown before is kept, whatever the verdicts since
+    ana = ReviewViewer("ana", adjudicates=True)
+    first = work_queue(review_queue(store, library_viewer(["public"]), viewer=ana), ana)
+    _mark(store, first.keys[1][1], "ana", "supported")
+    again = work_queue(review_queue(store, library_viewer(["public"]), viewer=ana), ana, order=first.keys)
+    # the one claim left (ada judged one on the page, ana another) is the next, from the start again
+    assert again.keys == first.keys and again.left == (first.keys[0],) and again.next_left(first.keys[1]) == first.keys[0]
+    assert work_queue(review_queue(store, library_viewer(["public"]), viewer=ana), ana).keys != first.keys
+
+
+def test_the_questions_the_documents_did_not_answer_are_folded_under_the_claim(store: Store,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 60: the paragraph naming every question the documents did not answer, duplicates included, came before
+    the claim and pushed the verdict buttons off a laptop's screen. It is folded, under the claim, each question once."""
+    for question in ("Who founded Larkspur?", "Who founded Larkspur?", "What is the capital of Peru?"):
+        store.save_answer(Answer(question, AskSettings(), "The documents do not say.", (), (), (), (), answered=False))
+    at = _review(monkeypatch, store)
+    folded = [e for e in at.expander if str(e.label).startswith("Not in the queue")]
+    assert [str(e.label) for e in folded] == ["Not in the queue: 2 questions the documents did not answer"]
+    assert not folded[0].proto.expanded
+    assert " ".join(str(m.value) for m in folded[0].markdown).count("Larkspur") == 1
+    assert not [c for c in at.caption if "Not in the queue" in str(c.value)]
+    # after the verdict buttons: the claim and its buttons come first on the page
+    order = [str(getattr(e, "label", "")) for e in at.main if getattr(e, "label", None)]
+    assert order.index("Backed") < next(i for i, label in enumerate(order) if label.startswith("Not in the queue"))

@@ -151,3 +151,39 @@ def test_the_boards_queue_follows_its_filters_and_reads_verdicts_fresh(answered:
     assert mine.mine and [v.reviewer for v in mine.verdicts] == ["ben@example.com"]
     assert review_items(store, ana, CONFIG, board, review_viewer(ana), mine_only=True) == []
     assert review_items(store, ben, CONFIG, board, review_viewer(ben), answer_id=answer.id + 1) == []
+
+
+def test_the_review_board_names_each_unanswered_question_once_and_only_the_newest_few(tmp_path: Path) -> None:
+    """Issue 60: the Review page listed every question the documents did not answer, duplicates included, and
+    pushed the verdict buttons off the screen. Each question is named once (its newest answer), at most five, and the
+    rest counted."""
+    from graphrag.model import AskSettings
+    from graphrag.present.boards import UNANSWERED_SHOWN
+
+    with Store(tmp_path / "s.db") as store:
+        asked = ["Who founded Larkspur?", "who founded  larkspur", "What is the capital of Peru?",
+                 *(f"What is question {i}?" for i in range(6)), "Who founded Larkspur?"]
+        ids = [store.save_answer(Answer(q, AskSettings(access=("public",)), "The documents do not say.", (), (), (),
+                                        (), answered=False)) for q in asked]
+        who = person("ana", "reviewer")
+        board = review_board(store, who, CONFIG, review_viewer(who))
+    questions = [a.question for a in board.unanswered]
+    assert len(questions) == UNANSWERED_SHOWN and questions[0] == "Who founded Larkspur?"
+    assert board.unanswered[0].id == ids[-1]  # the newest answer of a question asked three times
+    assert sum("larkspur" in q.casefold() for q in questions) == 1
+    # eight questions told apart: Larkspur, Peru and six numbered ones; five named, three more counted
+    assert board.unanswered_more == 8 - UNANSWERED_SHOWN
+
+
+def test_the_routes_of_an_answer_come_in_the_numbers_the_pages_write() -> None:
+    """Issue 60: the Graph page's route tab opened on citation [2], the sentence retrieval ranked first, not on [1]:
+    the answer's cited sentences come in the order of their numbers on the page."""
+    from graphrag.model import AskSettings, Citation, Claim, ContextItem, Route, Span
+    from graphrag.present import cited_in_order
+
+    first, second, unused = (ContextItem(n, Span("doc", 1, n, 0, 4, f"Sentence {n}."), Route("export"), 0.9, "mention")
+                             for n in (1, 2, 3))
+    claims = (Claim(0, "Sentence 2.", 0, 11, (Citation("2", True, second),)),
+              Claim(1, "Sentence 1.", 12, 23, (Citation("1", True, first),)))
+    answer = Answer("q", AskSettings(), "Sentence 2. [2] Sentence 1. [1]", (), (), (first, second, unused), claims)
+    assert [item.n for item in cited_in_order(answer)] == [2, 1]  # written [1] and [2]: [1] first

@@ -201,3 +201,19 @@ def test_a_route_carries_the_numbers_of_its_claim_and_marker_as_the_page_shows_t
     listed = route_list_html(_item(), NAMES, steps, marker=4, claim=3)
     assert "Cited <b>claim 3 · [4]</b>" in listed and "[1]" not in listed
     assert "list-style:disc" in listed  # the steps carry no numbers of their own to be taken for claims
+
+
+def test_a_route_fits_a_narrow_column_at_its_labels_size() -> None:
+    """Issue 60: a route was drawn 160 pixels a level apart with a box as wide as its cited sentence's label, in a
+    frame 95 pixels a level tall; in the Review page's 195-pixel column the frame shrank it to fit, labels to a few
+    pixels. Boxes are no wider than the column, the frame about as tall as the route's levels, and the drawing is
+    never shrunk below 0.9 of its labels' size."""
+    from graphrag.present.viz import ROUTE_MIN_ZOOM, ROUTE_WIDTH, route_height
+
+    steps = shown_steps(ROUTE, _span_of)
+    page = route_html(_item(), NAMES, steps)
+    data = _data(page)
+    assert data["options"]["nodes"]["widthConstraint"]["maximum"] == ROUTE_WIDTH <= 180
+    assert f"network.getScale() < {ROUTE_MIN_ZOOM:g}" in page and ROUTE_MIN_ZOOM >= 0.9
+    # a seed, two steps and the cited sentence: four levels in under 330 pixels (it was 470)
+    assert route_height(steps) == route_height(2) < 330 and f"height: {route_height(steps)}px" in page
