@@ -24,6 +24,7 @@ from graphrag.present import (
     AnswerSources,
     answer_sources,
     ask_scope,
+    changes_scope,
     cited_words,
     citing_claims,
     closest_passages,
@@ -50,20 +51,29 @@ st.title("Ask")
 store = resources.store()
 viewer = actor.require_role("viewer", "ask questions")
 
+# How the question is answered and from which documents come first, outside the form: the page says at once what
+# a choice needs ("what changed" a scope of two), never only in red after the click.
+# A global question is answered theme by theme from the graph's communities; "what changed" compares the two
+# documents (or one document's two newest versions) chosen below.
+mode = st.radio("Answer", list(MODES), key="ask_mode", horizontal=True, format_func=MODES.__getitem__,
+                help="From the nearest sentences: a question about something the documents say. Themes: a "
+                     "question about the documents as a whole (“What are these documents about?”), one cited "
+                     "statement per theme. What changed: choose two documents, or one with an older version, "
+                     "below")
+# Scope: only these documents are read (inside retrieval, like the access labels); none chosen: all.
+scope_docs = ask_scope(store, viewer, resources.config())  # id -> title, the documents this viewer sees
+scope = st.multiselect("Only these documents", list(scope_docs), key=session.ASK_DOCUMENTS,
+                       format_func=lambda i: f"{scope_docs.get(i, i)} ({i})", placeholder="All documents you can see",
+                       help="Answer only from the chosen documents; leave empty to use every document you can see")
+needs = (changes_scope(store, viewer, resources.config(), [d for d in scope if d in scope_docs])
+         if mode == "changes" else None)
+if needs:
+    st.info(render.plain(needs), icon=":material/compare_arrows:")
+
 with st.form("ask_form", border=False):
-    st.text_area("Question", height=68, **session.persist(session.QUESTION, callback=False), placeholder="How long are exports kept after cancellation?")
-    # Scope: only these documents are read (inside retrieval, like the access labels); none chosen: all.
-    scope_docs = ask_scope(store, viewer, resources.config())  # id -> title, the documents this viewer sees
-    scope = st.multiselect("Only these documents", list(scope_docs), key=session.ASK_DOCUMENTS,
-                           format_func=lambda i: f"{scope_docs.get(i, i)} ({i})", placeholder="All documents you can see",
-                           help="Answer only from the chosen documents; leave empty to use every document you can see")
-    # A global question is answered theme by theme from the graph's communities; "what changed" compares the two
-    # documents (or one document's two newest versions) chosen above.
-    mode = st.radio("Answer", list(MODES), key="ask_mode", horizontal=True, format_func=MODES.__getitem__,
-                    help="From the nearest sentences: a question about something the documents say. Themes: a "
-                         "question about the documents as a whole (“What are these documents about?”), one cited "
-                         "statement per theme. What changed: choose two documents, or one with an older version, "
-                         "above")
+    # the hint reads as a hint, not as a question already typed
+    st.text_area("Question", height=68, **session.persist(session.QUESTION, callback=False),
+                 placeholder="Type your question here, for example: How long are exports kept after cancellation?")
     # How retrieval walks the graph and which model writes: the defaults answer well, so they stay folded.
     with st.expander("Retrieval settings", expanded=False):
         c = st.columns([1, 1, 1.2, 1.4, 1.8, 1.6])
@@ -77,7 +87,8 @@ with st.form("ask_form", border=False):
         c[4].text_input("Ollama model", help="Used when the generator is ollama",
                         **session.persist(session.GENERATE_MODEL, callback=False))
         superseded = c[5].checkbox("Use superseded versions", key="ask_superseded")
-    asked = st.form_submit_button("Ask", type="primary")
+    asked = st.form_submit_button("Ask", type="primary", disabled=needs is not None,
+                                  help=needs or None)
 # Folded settings still act: any that differ from their defaults are named beside the labels.
 changed = [f"{name} {value}" for name, value, default in (
     ("seeds", k, 3), ("hops", hops, 2), ("direction", direction, "both"),
@@ -92,8 +103,11 @@ asked = st.session_state.pop(session.ASK_SCOPED, False) or asked
 if asked:
     session.commit(session.QUESTION, session.GENERATOR, session.GENERATE_MODEL)
 question = str(st.session_state[session.QUESTION])
-# An empty box is not asked, and is no error either: it is what the form submits when the browser's text was lost.
-if asked and question.strip():
+# An empty box is not asked, and is no error either (it is also what the form submits when the browser's text was
+# lost): the page says what is needed.
+if asked and not question.strip():
+    st.info("Nothing was asked: the question box is empty. Type a question, then press Ask.", icon=":material/edit:")
+elif asked:
     if not has_documents(store, viewer, resources.config()):
         st.warning("The store is empty: ingest documents first (Ingest page).")
     elif not actor.access():
@@ -114,6 +128,9 @@ if asked and question.strip():
             st.session_state[session.ANSWER_SEARCH_NOTE] = outcome.search_note
         except GraphRAGError as exc:
             st.error(render.plain(exc))
+            # the answer shown before is not this question's: it would read as the answer under the error
+            for key in (session.ANSWER_ID, session.ANSWER_WARNINGS, session.ANSWER_SEARCH_NOTE):
+                st.session_state.pop(key, None)
         else:
             st.rerun()  # so the sidebar's counts, drawn before this page, include the new answer
 

@@ -13,6 +13,7 @@ the viewer's labels show; none writes. Tested without a page (tests/unit/present
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -201,6 +202,22 @@ def cited_in_order(answer: Answer) -> list[ContextItem]:
     used = {c.item.n for cl in answer.claims for c in cl.citations if c.valid and c.item is not None}
     numbers = display_numbers(answer)
     return sorted((item for item in answer.context if item.n in used), key=lambda item: numbers.get(item.n, item.n))
+
+
+def changes_scope(store: Store, viewer: Viewer, config: Config, documents: Sequence[str]) -> str | None:
+    """Why "what changed" cannot be asked with ``documents`` as its scope, in the Ask page's words; None when it can:
+    two documents the viewer sees, or one with two versions they see (the one it compares with the current). Said
+    before the question is asked, not as an error after it."""
+    ids = list(dict.fromkeys(documents))
+    if len(ids) not in (1, 2):
+        return ("“What changed” compares two documents, or two versions of one: choose them in “Only these "
+                "documents”" + (f" ({len(ids)} chosen)." if ids else "."))
+    sees = Access.of(viewer.labels, include_superseded=True)
+    versions = {i: sum(d.id == i and sees.sees(d.access, d.superseded) for d in load_graph(store).docs) for i in ids}
+    if len(ids) == 1 and versions[ids[0]] < 2:
+        return (f"“What changed” compares two versions of one document, and {ids[0]} has one you can see: choose a "
+                "second document in “Only these documents”.")
+    return None
 
 
 def ask_scope(store: Store, viewer: Viewer, config: Config) -> dict[str, str]:
