@@ -15,7 +15,9 @@ from dashboard.jobs import runner, watch_job
 from dashboard.render import counts_text, plain
 from dashboard.resources import config
 from dashboard.session import LAST_REPORT
+from graphrag.answer import Overview
 from graphrag.ingest import DONE, FAILED, Ingestor, IngestReport, JobStatus, ProgressFn, Work
+from graphrag.language.sentences import counted
 from graphrag.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,12 +58,23 @@ def _export_pending() -> bool:
         return False
 
 
+def first_start_text(stored: int, shown: Overview) -> str:
+    """The first start's last word: the files it stored, counted as its progress counted them, then what this
+    viewer's labels show of them in the sidebar's words, so the two counts read as one ("15 files stored as 15
+    document versions, 14 of them under your labels: 13 documents (14 versions) ..."; it once said 15 documents,
+    then 13 (14 versions), with nothing to tie them)."""
+    under = (f", {shown.versions} of them under your labels" if shown.versions != stored else "")
+    return (f"First start: ingested the sample corpus, {counted(stored, 'file')} stored as "
+            f"{counted(stored, 'document version')}{under}: {counts_text(shown)}. Ask a question on the Ask page.")
+
+
 def _first_start_done(s: Store) -> Callable[[JobStatus], str]:
     def done(status: JobStatus) -> str:
         # The sidebar's own figures (the store as this viewer's labels show it), not the report's totals, which
         # add up entities per document: one entity named in three documents counted three times.
-        return (f"First start: ingested the sample corpus: {counts_text(shown_counts(s))}. "
-                "Ask a question on the Ask page.")
+        report = status.report
+        stored = sum(not d.not_ingested for d in report.documents) if report is not None else s.counts()["versions"]
+        return first_start_text(stored, shown_counts(s))
 
     return done
 

@@ -14,8 +14,8 @@ import streamlit as st
 from dashboard.actor import principal
 from dashboard.render import plain
 from dashboard.resources import store_path
-from dashboard.session import session_token
-from graphrag.ingest import FAILED, QUEUED, RUNNING, IngestJob, JobRunner, JobStatus, format_eta
+from dashboard.session import INGEST_DISMISSED, INGEST_SEEN, session_token
+from graphrag.ingest import FAILED, QUEUED, RUNNING, IngestJob, IngestReport, JobRunner, JobStatus, format_eta
 from graphrag.language.sentences import counted
 
 
@@ -32,8 +32,24 @@ def runner() -> JobRunner:
     return job_runner(store_path())
 
 
+def outcome_text(report: IngestReport | None) -> str:
+    """What an ingest stored and refused, in counts only (never a document's name): "15 files: 15 stored, none
+    refused"; "3 files: 1 stored, 1 unchanged, 1 refused (see the Ingest page)"."""
+    if report is None:
+        return "nothing reported"
+    docs = report.documents
+    refused = sum(d.not_ingested for d in docs)
+    unchanged = sum(d.status == "unchanged" for d in docs)
+    parts = [f"{len(docs) - refused - unchanged} stored"] + ([f"{unchanged} unchanged"] if unchanged else [])
+    parts.append(f"{refused} refused" if refused else "none refused")
+    skipped = " · files skipped, see the Ingest page" if report.skipped else ""
+    return f"{counted(len(docs), 'file')}: {', '.join(parts)}" + skipped
+
+
 def job_text(s: JobStatus) -> str:
-    """One line about a job, built from counts and our own labels only (never a document's name)."""
+    """One line about a job, built from counts and our own labels only (never a document's name). Its files are
+    counted as the first start's message and the Ingest page count them; time left only once there is an estimate
+    (a short job never has one: its line said "estimating…" until it went)."""
     if s.state == QUEUED:
         return f"{s.label}: queued behind another ingest"
     if s.state == RUNNING:
@@ -41,10 +57,11 @@ def job_text(s: JobStatus) -> str:
             return f"{s.label}: reading the files, {s.detail}…"
         if not s.total or s.loading_models:
             return f"{s.label}: starting (loading the models)…"
-        return f"{s.label}: {s.done:,} of {counted(s.total, 'document')}, {format_eta(s.eta_s)}"
+        return (f"{s.label}: {s.done:,} of {counted(s.total, 'file')} stored"
+                + (f", {format_eta(s.eta_s)}" if s.eta_s is not None else ""))
     if s.state == FAILED:
         return f"{s.label}: failed"
-    return f"{s.label}: done"
+    return f"{s.label}: done · {outcome_text(s.report)}"
 
 
 def watch_job(job: IngestJob, label: str, done_label: Callable[[JobStatus], str] | None = None) -> JobStatus:
@@ -63,26 +80,36 @@ def watch_job(job: IngestJob, label: str, done_label: Callable[[JobStatus], str]
 
 
 def job_panel() -> None:
-    """The sidebar's line about ingests: live progress while one runs (on every page)."""
+    """The sidebar's line about ingests: live progress while one runs (on every page), then how it ended (what
+    it stored and refused) until put away: the line used to vanish with no word that the ingest was done."""
     if shown_jobs():
         with st.sidebar:
             _live_jobs()
+    seen = st.session_state.get(INGEST_SEEN, set())
+    put_away = st.session_state.setdefault(INGEST_DISMISSED, set())
+    ended = [j for j in shown_jobs(every=True) if j.id in seen and j.id not in put_away and not j.active]
+    for s in ended[-1:]:  # the latest: an earlier one's outcome was on screen before it
+        line = st.sidebar.columns([5, 1], vertical_alignment="center")
+        (line[0].error if s.state == FAILED else line[0].success)(plain(job_text(s)))
+        line[1].button("✕", key=f"ingest_dismiss_{s.id}", help="Put this away", on_click=put_away.add, args=(s.id,))
 
 
-def shown_jobs() -> list[JobStatus]:
-    """The running ingests this viewer may know of: every one locally; in team mode only this session's and
-    the first start's (the sample corpus), since another's upload count is activity their labels may not show."""
-    active = runner().active()
+def shown_jobs(every: bool = False) -> list[JobStatus]:
+    """The running ingests this viewer may know of (``every``: ended ones too): every one locally; in team mode only
+    this session's and the first start's (the sample corpus), since another's upload count is activity their
+    labels may not show."""
+    jobs = runner().jobs() if every else runner().active()
     if not principal().team:
-        return active
+        return jobs
     mine = session_token()
-    return [j for j in active if j.owner in (None, mine)]
+    return [j for j in jobs if j.owner in (None, mine)]
 
 
 @st.fragment(run_every=1.0)
 def _live_jobs() -> None:
     active = shown_jobs()
+    st.session_state.setdefault(INGEST_SEEN, set()).update(s.id for s in active)  # say how they end
     if not active:
-        st.rerun()  # the ingest ended: redraw the whole page so counts and lists include it
+        st.rerun()  # the ingest ended: redraw the whole page so counts and lists include it, and its outcome
     for s in active:
         st.progress(s.fraction, text=job_text(s))

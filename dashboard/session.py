@@ -41,6 +41,8 @@ REVIEW_UNDO = "review_undo"  # the verdict just given: (verdict id, answer id, c
 LAST_REPORT = "last_report"
 QUESTION = "question"
 INGEST_JOB = "ingest_job"  # the id of the job this session submitted on the Ingest page
+INGEST_SEEN = "ingest_seen"  # ids of the ingests the sidebar showed running: it says how each ended
+INGEST_DISMISSED = "ingest_dismissed"  # ids of the ended ingests whose outcome the person put away
 SESSION_TOKEN = "_session_token"
 
 def init_session() -> None:
