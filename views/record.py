@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard import actor, render, resources
+from dashboard import actor, render, resources, session
 from graphrag.language.sentences import counted
 from graphrag.model import VERDICT_WORDS, VerdictKind, VerdictLabel
 from graphrag.present import checker_in_use
@@ -216,6 +216,13 @@ def show_estimate() -> None:
                      x2="high:Q", y=y)
                  + alt.Chart(point).mark_point(size=120, filled=True).encode(x=alt.X("share:Q", scale=scale), y=y))
         st.altair_chart(chart.properties(height=90), width="stretch")
+    # where the sample is judged: the Review page, its claims alone (the figures above wait for them)
+    if est.sampled > est.judged and st.button(
+            f"Review the sample: {counted(est.sampled - est.judged, 'claim')} to settle", key="record_to_sample",
+            icon=":material/fact_check:", help="The Review page with only the estimate sample's claims"):
+        st.session_state[session.PENDING_REVIEW_SAMPLE] = True  # the Review page turns its filter on once
+        st.session_state.pop(session.REVIEW_CURRENT, None)
+        st.switch_page("views/review.py")
     if est.strata:
         render.table(pd.DataFrame([{"stratum": x.name, "claims when drawn": x.population, "sampled": x.sampled,
                                     "settled": x.judged, "unsupported": x.unsupported} for x in est.strata]),
@@ -236,8 +243,11 @@ else:
                "claim in other words “Does the source back it?”.")
     sections = list(by_kind.values())
     titles = [f"{k.question} ({counted(s.claims, *KIND_CLAIMS[k])})" for k, s in by_kind.items()]
-    for title, tab, kind_stats in zip(titles, st.tabs(titles) if len(sections) > 1 else [st.container()], sections,
-                                      strict=True):
+    # open on the judgement that has verdicts: a first verdict on a claim in other words once opened the page on the
+    # verbatim quotes' tab, saying "No verdicts yet" beside a sidebar counting one
+    judged = next((t for t, s in zip(titles, sections, strict=True) if s.verdicts), None)
+    for title, tab, kind_stats in zip(titles, st.tabs(titles, default=judged) if len(sections) > 1
+                                      else [st.container()], sections, strict=True):
         with tab:
             if len(sections) == 1:
                 st.markdown(f"**{title}**")

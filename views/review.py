@@ -44,9 +44,12 @@ config = resources.config()  # read on the script's run: the downloads' callable
 board = review_board(store, viewer, config, onlooker)  # what this viewer may filter, see and do here
 may_judge, may_export = board.may_judge, board.may_export
 
-# "Review this answer" on the ask page leaves the answer here; the filter widget takes it once.
+# "Review this answer" on the ask page leaves the answer here; the filter widget takes it once. "Review the sample" on
+# the Record page likewise turns the estimate sample's filter on.
 if session.PENDING_REVIEW_ANSWER in st.session_state:
     st.session_state[session.REVIEW_ANSWER] = st.session_state.pop(session.PENDING_REVIEW_ANSWER)
+if st.session_state.pop(session.PENDING_REVIEW_SAMPLE, False):
+    st.session_state[session.REVIEW_SAMPLE] = True
 
 # never list what the viewer cannot see, nor answers withdrawn with a removed document (nothing to judge)
 answers = board.answers
@@ -60,12 +63,15 @@ policy = board.policy
 top = st.columns([4.0, 0.8, 0.8], vertical_alignment="bottom")
 top[0].selectbox("Answer", [None, *answers], key=session.REVIEW_ANSWER,
                  format_func=lambda a: "All answers" if a is None else f"#{a}: {answers[a][:70]}")
-filters = st.columns(3)
+filters = st.columns(4)
 flagged = filters[0].toggle("Flagged only", key="review_flagged", help="Claims the checker flagged")
 mine = filters[1].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
 disputes = filters[2].toggle("Disputes", key="review_disputes",
                          help="Claims whose required reviewers disagree: your verdict settles one you took no part "
                               "in, as its adjudicator" + (" (needs the adjudicator role)" if board.team else ""))
+sample = filters[3].toggle("Estimate sample", key=session.REVIEW_SAMPLE,
+                           help="The random sample of unreviewed claims the Record page's estimate of what nobody "
+                                "reviewed waits for (its claims come first in the queue anyway)")
 st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} per claim"
            + (" · blind: other reviewers' verdicts on a claim show once you have given yours" if policy.blind else ""))
 
@@ -74,7 +80,8 @@ def queue() -> list[QueueItem]:
     return review_items(store, viewer, config, board, onlooker, answer_id=st.session_state.get(session.REVIEW_ANSWER),
                         flagged_only=st.session_state.get("review_flagged", False),
                         mine_only=st.session_state.get("review_mine", False),
-                        disputed_only=st.session_state.get("review_disputes", False))
+                        disputed_only=st.session_state.get("review_disputes", False),
+                        sample_only=st.session_state.get(session.REVIEW_SAMPLE, False))
 
 
 
@@ -170,13 +177,15 @@ if not items:
         st.info("Nothing to review yet: ask a question on the Ask page; its claims will appear here.")
     else:
         st.info("No disputed claims: every disagreement is settled." if disputes else
+                "No claim of the estimate sample is left to show: draw a sample on the Record page, or switch "
+                "“Estimate sample” off." if sample else
                 "No claims match these filters (or the answers use documents outside your access labels).")
     st.stop()
 
 # The reviewer's work order (graphrag.verify.worklist): what they judged, then what is left for them, then the rest;
 # past the last claim, the queue's end.
 # The order shown stays while the reviewer works with these filters: a claim keeps its number after its verdict.
-shown_for = (st.session_state.get(session.REVIEW_ANSWER), flagged, mine, disputes, me)
+shown_for = (st.session_state.get(session.REVIEW_ANSWER), flagged, mine, disputes, sample, me)
 kept = st.session_state.get(session.REVIEW_ORDER)
 work = work_queue(items, onlooker, disputes=disputes, order=kept[1] if kept and kept[0] == shown_for else ())
 keys = work.keys
@@ -267,7 +276,7 @@ def judge(label: VerdictLabel) -> None:
 nav = st.columns([4, 1.4, 1.1], vertical_alignment="center")  # labels whole at 1280 px
 # one numbering in the line: the queue's (the claim's place in its answer heads the claim column)
 nav[0].markdown(f"**Claim {pos + 1} of {len(keys)}** in the queue · {len(work.left)} left for you · "
-                f"from answer #{answer.id}")
+                f"from answer #{answer.id}" + (" · in the estimate sample" if item.sample else ""))
 nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
               shortcut="B")
 nav[2].button("Next", on_click=go, args=(1,), width="stretch", key="rv_next", icon=":material/arrow_forward:",

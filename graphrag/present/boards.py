@@ -109,11 +109,13 @@ def review_board(store: Store, viewer: Viewer, config: Config, onlooker: ReviewV
 
 def review_items(store: Store, viewer: Viewer, config: Config, board: ReviewBoard, onlooker: ReviewViewer, *,
                  answer_id: int | None = None, flagged_only: bool = False, mine_only: bool = False,
-                 disputed_only: bool = False) -> list[QueueItem]:
+                 disputed_only: bool = False, sample_only: bool = False) -> list[QueueItem]:
     """The review queue of ``board``'s claims under these filters, in the order ``viewer`` should take them, each
-    with only the verdicts ``onlooker`` may see (read fresh: a verdict just given moves it)."""
-    return review_queue(store, viewer, viewer=onlooker, answer_id=answer_id, flagged_only=flagged_only,
-                        mine_only=mine_only, disputed_only=disputed_only, claims=board.claims, policy=board.policy)
+    with only the verdicts ``onlooker`` may see (read fresh: a verdict just given moves it). ``sample_only``: the
+    claims of the estimate sample in force (what the Record page's estimate waits for)."""
+    items = review_queue(store, viewer, viewer=onlooker, answer_id=answer_id, flagged_only=flagged_only,
+                         mine_only=mine_only, disputed_only=disputed_only, claims=board.claims, policy=board.policy)
+    return [q for q in items if q.sample] if sample_only else items
 
 
 @dataclass(frozen=True)

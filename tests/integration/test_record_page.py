@@ -191,3 +191,48 @@ def test_a_local_pack_under_blind_review_holds_every_verdict_once_asked_and_the_
     with Store(tmp_path / "s.db") as s:
         (export,) = [e for e in s.audit() if e.event == "export"]
     assert export.detail["what"] == "evidence pack"
+
+
+def test_the_estimate_says_where_its_sample_is_reviewed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Issue 60: the estimate said "0 sampled claims settled, 20 needed" without saying where the sample is judged.
+    A button opens the Review page on the sample's claims alone, each marked as the sample's."""
+    from graphrag.access import VIA_CLI, local_principal
+    from graphrag.verify.sampling import draw_sample
+
+    with _store(tmp_path / "s.db") as s:
+        _answer(s, [0.2, 0.8] * 4)
+        drawn = draw_sample(s, local_principal(["public"], via=VIA_CLI), size=3, seed=5)  # a claim a stratum at least
+    at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
+    assert any("too small to say" in t for t in texts(at.caption))
+    assert at.button(key="record_to_sample").label == f"Review the sample: {drawn} claims to settle"
+    at = ok(at.button(key="record_to_sample").click())
+    assert at.toggle(key="review_sample").value  # the Review page, its sample filter on
+    header = " ".join(str(m.value) for m in at.markdown if "in the queue" in str(m.value))
+    assert f"Claim 1 of {drawn}** in the queue" in header and "in the estimate sample" in header, header
+
+
+def _opened_tab(at) -> str:  # `at`: an AppTest
+    """The label of the tab a set of tabs opens on (its container's default; the first when none is set)."""
+    stack = [at._tree]
+    while stack:
+        node = stack.pop()
+        proto = getattr(node, "proto", None)
+        if proto is not None and proto.DESCRIPTOR.name == "Block" and proto.WhichOneof("type") == "tab_container":
+            return at.tabs[proto.tab_container.default_tab_index].label
+        stack.extend(getattr(node, "children", {}).values())
+    raise AssertionError("no tabs")
+
+
+def test_the_page_opens_on_the_judgement_that_has_verdicts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Issue 60: after one verdict on a claim in other words, the Record page opened on the verbatim quotes' tab and
+    said "No verdicts yet" while the sidebar counted one verdict. It opens on the tab that has verdicts."""
+    with _store(tmp_path / "s.db") as s:
+        answer = _answer(s, [0.9, 0.2])
+        quoted = replace(answer.claims[0], flags=(ClaimFlag.VERBATIM_QUOTE,))  # asked whether it answers
+        answer = s.answer(s.save_answer(replace(answer, id=None, claims=(quoted, *answer.claims[1:]))))
+        assert answer is not None
+        _judge(s, answer, "ana", [None, S])  # one verdict, on the claim in other words
+    at = page(ok(app(monkeypatch, tmp_path / "s.db")), "record")
+    labels = [t.label for t in at.tabs]
+    assert labels[0].startswith("Does this answer the question?"), labels  # the quotes' tab still comes first
+    assert _opened_tab(at).startswith("Does the source back it?"), _opened_tab(at)
