@@ -92,11 +92,17 @@ def _queue(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
+    if not rows:
+        print("nothing in the queue" + (" of disputes" if args.action == "disputes" else "")
+              + (f" for answer {args.answer}" if args.answer is not None else ""))
+        return 0
+    # columns named: the answer and claim are what `review mark --answer --claim` takes
+    print(f"{'answer':>6} {'claim':>5}  {'check':<14} {'verdicts (or status)':<28} claim text")
     for r in rows:
         done = ", ".join(f"{v['reviewer']}: {v['judgement']}" + (f" ({v['tampered']})" if v["tampered"] else "")
                          + (f" (from answer {v['carried_from_answer']})" if v["carried_from"] else "")
                          for v in r["verdicts"]) or r["status"]
-        print(f"{r['answer_id']:>4}.{r['claim']:<3} {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
+        print(f"{r['answer_id']:>6} {r['claim']:>5}  {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
     return 0
 
 

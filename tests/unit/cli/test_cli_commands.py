@@ -116,3 +116,24 @@ def test_checker_actions_are_subcommands_with_their_own_options(tmp_path, capsys
         main(["checker", "list", "--to", "1", "--store", store])  # --to belongs to rollback
     assert exit_.value.code == 2 and "--to" in capsys.readouterr().err
     assert not (tmp_path / "s.db").exists()
+
+
+def test_review_list_names_its_columns_and_says_when_the_queue_is_empty(tmp_path: Path, capsys) -> None:
+    """Issue 60: `graphrag review list` printed rows with no column headers, and nothing at all for an empty queue."""
+    from graphrag.store import Store
+    from helpers import write_document_rows
+    from seeds import recorded_answer
+
+    path = tmp_path / "s.db"
+    with Store(path) as s:
+        write_document_rows(s, "policy", "Snapshot exports remain available for 30 days.", ("public",), ["export"], [])
+    assert main(["review", "list", "--store", str(path), "--access", "public"]) == 0
+    assert capsys.readouterr().out == "nothing in the queue\n"
+    with Store(path) as s:
+        answer = recorded_answer(s, [0.9, 0.2])
+    assert main(["review", "list", "--store", str(path), "--access", "public"]) == 0
+    head, *rows = capsys.readouterr().out.splitlines()
+    assert head.split() == ["answer", "claim", "check", "verdicts", "(or", "status)", "claim", "text"], head
+    assert len(rows) == 2 and all(r.split()[:2] in ([str(answer.id), "0"], [str(answer.id), "1"]) for r in rows), rows
+    # each column starts where its header does
+    assert all(r.index(r.split()[2]) == head.index("check") for r in rows), (head, rows)
