@@ -70,6 +70,9 @@ def _pages() -> None:
                    "show now is recorded.", icon=":material/restart_alt:")
     try:
         first_start.first_start(store)
+        # the reader, its encoders and spaCy load while the page is read, not on the first question; after a first
+        # start's ingest, never beside it (docs/figures.md: loading beside it made the first start slower)
+        resources.warm_models()
         sidebar.sidebar(store)
         page.run()
     except StoreError as exc:  # e.g. the database server is down: retried already, nothing confirmed is lost

@@ -8,6 +8,8 @@ the session: the session's keys, who acts and the pages build on this module.
 
 from __future__ import annotations
 
+import logging
+import threading
 from pathlib import Path
 
 import streamlit as st
@@ -20,6 +22,8 @@ from graphrag.language.embed import get_embedder
 from graphrag.language.encoding import Embedder
 from graphrag.ollama_util import OllamaStatus, ollama_status, resolve_host
 from graphrag.store import Store
+
+log = logging.getLogger(__name__)
 
 
 @st.cache_resource(show_spinner=False)
@@ -81,6 +85,28 @@ def asker(path: str) -> Asker:
     """The asker for the store at ``path``, shared by every session; its reader (answer scorer and abstention
     model) loads here with the encoder, not on the first question."""
     return Asker(open_store(path), embedder=embedder()).warm()
+
+
+def warm_models() -> None:
+    """Load the embedding model and the reader in the background, once per server process, as the first page is
+    drawn: the first question after a (re)start found them unloaded and waited about 5 s for them. A question asked
+    meanwhile waits for the same load (``asker``'s lock), never for a second one."""
+    _warming(store_path())
+
+
+@st.cache_resource(show_spinner=False)
+def _warming(path: str) -> threading.Thread:
+    thread = threading.Thread(target=_warm, args=(path,), name="graphrag-warm-models", daemon=True)
+    thread.start()
+    return thread
+
+
+def _warm(path: str) -> None:
+    try:
+        asker(path)
+    except Exception:  # noqa: BLE001 - not loaded now: the first question loads it and says why it cannot
+        log.warning("the models could not be loaded in the background; the first question will load them",
+                    exc_info=True)
 
 
 @st.cache_data(ttl=30, show_spinner=False)

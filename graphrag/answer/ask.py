@@ -92,8 +92,22 @@ class Asker:
         return self._reader
 
     def warm(self) -> Asker:
-        """Load the sentence encoder and the reader now (at start), not on the first question."""
-        _ = self.embedder, self.reader
+        """Load now (at start), not on the first question, all a question loads: the sentence encoder and the reader,
+        each encoder the reader queries run once (its first query builds its session) and the English pipeline that
+        finds the question's phrases. The first question after a restart waited about 5 s for the last two."""
+        from graphrag.answer.reader.read import stored_scorer
+        from graphrag.answer.retrieval.anchors import question_phrases
+
+        sample = "How long are exports kept?"
+        reader = self.reader
+        self.embedder.encode([sample])
+        try:
+            question_phrases(sample)
+        except ModelUnavailable:  # no English pipeline: the question says so, as it did
+            pass
+        for encoder in (getattr(reader, "second", None), stored_scorer(getattr(reader, "scorer", None))):
+            if encoder is not None:
+                encoder.query(sample)
         return self
 
     @property
