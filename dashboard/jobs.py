@@ -91,7 +91,8 @@ def job_panel() -> None:
     for s in ended[-1:]:  # the latest: an earlier one's outcome was on screen before it
         line = st.sidebar.columns([5, 1], vertical_alignment="center")
         (line[0].error if s.state == FAILED else line[0].success)(plain(job_text(s)))
-        line[1].button("✕", key=f"ingest_dismiss_{s.id}", help="Put this away", on_click=put_away.add, args=(s.id,))
+        line[1].button("", icon=":material/close:", key=f"ingest_dismiss_{s.id}", help="Put this away",
+                       on_click=put_away.add, args=(s.id,))
 
 
 def shown_jobs(every: bool = False) -> list[JobStatus]:

@@ -80,7 +80,7 @@ def embedder() -> Embedder:
     return get_embedder()
 
 
-@st.cache_resource(show_spinner="Loading the reader…")
+@st.cache_resource(show_spinner=False)  # the Ask page's own spinner is up while it loads; the warm thread has none
 def asker(path: str) -> Asker:
     """The asker for the store at ``path``, shared by every session; its reader (answer scorer and abstention
     model) loads here with the encoder, not on the first question."""
@@ -90,8 +90,10 @@ def asker(path: str) -> Asker:
 def warm_models() -> None:
     """Load the embedding model and the reader in the background, once per server process, as the first page is
     drawn: the first question after a (re)start found them unloaded and waited about 5 s for them. A question asked
-    meanwhile waits for the same load (``asker``'s lock), never for a second one."""
-    _warming(store_path())
+    meanwhile waits for the same load (``asker``'s lock), never for a second one. GRAPHRAG_WARM=0 leaves them to
+    the first question (the tests' pages load no model they are not asked for)."""
+    if config().warm:
+        _warming(store_path())
 
 
 @st.cache_resource(show_spinner=False)

@@ -123,6 +123,8 @@ class Config:
                           "postgresql+psycopg://user:password@host:port/db", _text)
     sample: bool = _setting("GRAPHRAG_SAMPLE", True, "the dashboard ingests the sample corpus into an empty "
                             "store at its first start", _flag)
+    warm: bool = _setting("GRAPHRAG_WARM", True, "the dashboard loads the models in the background as its first "
+                          "page is drawn (0: on the first question)", _flag)
     reviewer: str = _setting("GRAPHRAG_REVIEWER", "", "the dashboard's reviewer name until one is typed "
                              "(local mode)", _text, unset="none")
     mode: str = _setting("GRAPHRAG_MODE", "local", "local (one person, no sign-in) or team (sign-in and an "

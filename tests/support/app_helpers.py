@@ -124,6 +124,7 @@ def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240)
     monkeypatch.setenv("GRAPHRAG_STORE", str(store))
     monkeypatch.setenv("GRAPHRAG_SAMPLE", "1" if sample else "0")
     monkeypatch.setenv("GRAPHRAG_REVIEWER", "ada")
+    monkeypatch.setenv("GRAPHRAG_WARM", "0")  # no model loads in the background of a page in a test
     monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port()}")
     monkeypatch.delenv("GRAPHRAG_MODE", raising=False)
     # The tests' corpora live in temporary folders: the Ingest page may read there and in the repository.
