@@ -95,7 +95,7 @@ def check(path: Path, every: int) -> int:
 
     from graphrag.present import pages
     from graphrag.present.printed import page_lines
-    from graphrag.present.rewrap import INK, WRAP_LINES, column_span, plan
+    from graphrag.present.rewrap import INK, INKED, WRAP_LINES, column_span, plan
 
     doc = pdfium.PdfDocument(path.read_bytes())
     bad = total = 0
@@ -118,7 +118,8 @@ def check(path: Path, every: int) -> int:
             total += 1
             if pieces is None:
                 continue
-            widest = WRAP_LINES * float(np.median([ln.height for ln in kept])) / scale if kept else 1e9
+            # a word wider than a piece (a long web address) is cut between its letters: not counted as cut
+            widest = WRAP_LINES * INKED * float(np.median([ln.height for ln in kept])) / scale if kept else 1e9
             found = problems(pieces, gl, scale, (x0, top, x1, bottom), (y0, y1), widest)
             if found:
                 bad += 1

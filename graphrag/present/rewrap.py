@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 INK = 160  # grey level below which a pixel is print (the highlight's yellow and white paper are lighter)
 WRAP_LINES = 20  # a rewrapped piece is at most this many line heights wide: about 40 characters of body text
 SLACK = 1.25  # a picture up to this much wider is left as printed (drawn at 0.8 of the wrapped size, still legible)
+INKED = 0.85  # a text line's inked height (ascenders to descenders) in its font's box (the text layer's line height)
 
 Piece = tuple[int, int, int, int]  # left, top, right, bottom: a rectangle of the picture, in pixels
 
@@ -272,7 +273,8 @@ def _rows(ink: np.ndarray, lines: Sequence[Line] | None) -> tuple[list[_Row], fl
     if lines:
         rows = [_Row(ln.top, ln.bottom, ln.x0, ln.x1, ln.words, ln.core, (ln.ceiling, ln.floor))
                 for ln in lines if ln.words]
-        height = statistics.median(ln.height for ln in lines)
+        # the print's height, ascenders to descenders, as the ink measures a line: about 0.85 of the font's box
+        height = INKED * statistics.median(ln.height for ln in lines)
         # ink no text line covers (a picture, a rule, a formula drawn as lines): its own rows, cut at its gaps
         left = ink.copy()
         for ln in lines:  # each line's own rectangle: a picture beside it is still found
