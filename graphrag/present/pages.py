@@ -133,8 +133,10 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
                 rotation = pg.get_rotation()
                 image = pg.render(scale=scale, rotation=(360 - rotation) % 360).to_pil().convert("RGB")
                 # where the lines and words are, for rewrapping (an upright page's text layer; else its ink)
-                printed = page_lines(pg) if wrap is not None and around is not None and on_page and not rotation \
-                    else []
+                printed = []
+                if wrap is not None and around is not None and on_page and not rotation:  # the crop's band only
+                    top_pt, bottom_pt = min(b[1] for b in on_page) - around, max(b[3] for b in on_page) + around
+                    printed = page_lines(pg, (top_pt - 2 * around, bottom_pt + 2 * around))
             finally:
                 pg.close()
         finally:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 WORD_GAP = 0.25  # a gap wider than this share of the line's height is a space between words, whatever the PDF says
 LEAP = 12.0  # a run read on to the right further than this many line heights: another column's text
+MAX_RUNS = 3000  # pieces of text read in one picture's band at most: joining them costs their number squared
 COLUMN_GAP = 1.0  # pieces of one height further apart than a line height are in different columns or cells (a gutter)
 
 
@@ -64,8 +65,11 @@ class _Glyph:
     space_before: bool
 
 
-def page_lines(page: pdfium.PdfPage) -> list[Line]:
-    """The printed lines of ``page`` (upright text only), in no particular order; empty for a page with no text."""
+def page_lines(page: pdfium.PdfPage, band: tuple[float, float] | None = None) -> list[Line]:
+    """The printed lines of ``page`` (upright text only), in no particular order; empty for a page with no text, and
+    for one whose text is too scattered to be lines (over ``MAX_RUNS`` pieces: its picture is then rewrapped from
+    the ink, in bounded time). ``band``: only the glyphs whose middle lies between these two heights (points from
+    the page's top): a picture of a few lines reads only theirs."""
     import pypdfium2.raw as pdfium_c
 
     left, _bottom, _right, top = page.get_cropbox()
@@ -91,7 +95,7 @@ def page_lines(page: pdfium.PdfPage) -> list[Line]:
                 continue
             x0, x1, ly0, ly1 = rect.left - left, rect.right - left, top - rect.top, top - rect.bottom
             h = ly1 - ly0
-            if h <= 0 or x1 < x0:
+            if h <= 0 or x1 < x0 or (band is not None and not band[0] <= (ly0 + ly1) / 2 < band[1]):
                 continue
             ink_top = ly0
             if pdfium_c.FPDFText_GetCharBox(raw, i, gl, gr, gb, gt) and gt.value > gb.value:
@@ -110,6 +114,8 @@ def page_lines(page: pdfium.PdfPage) -> list[Line]:
             elif not runs:
                 runs.append([])
             runs[-1].append(g)
+            if len(runs) > MAX_RUNS:  # glyphs scattered one by one (or a page built to be): no lines to find
+                return []
     finally:
         textpage.close()
     return _join([r for r in runs if r])

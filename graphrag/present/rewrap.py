@@ -210,12 +210,17 @@ def _table(columns: list[list[_Row]], height: float) -> bool:
     return paired >= 0.6 * len(lines)
 
 
+MAX_ROWS = 300  # lines in a picture past which they are read top to bottom only (telling columns apart costs more)
+
+
 def _reading_order(rows: list[_Row], height: float) -> list[_Row]:
     """``rows`` in reading order. A table's short cells on one line are one line, left to right. The rest is read a
     column at a time: lines that share some width are one column, columns left to right, each top to bottom; a line
     across two columns (a heading, a paragraph under a picture with its caption beside) ends them, and what follows
     it is read after it. Each row's ``block`` tells its column apart from the others (a line's band reaches only
     to its neighbours in its column)."""
+    if len(rows) > MAX_ROWS:  # a picture of hundreds of lines (a page of tiny print): top to bottom, in bounded time
+        return sorted(rows, key=lambda r: (r.top, r.x0))
     joined: list[_Row] = []
     for r in sorted(rows, key=lambda r: (r.top, r.x0)):
         cell = next((o for o in joined if o.cell_of(r, height)), None)
@@ -311,12 +316,13 @@ def plan(ink: np.ndarray, width_lines: float = WRAP_LINES, lines: Sequence[Line]
     pieces: list[Piece] = []
     reach = int(0.3 * line)  # past the first and last line of a column: their highlight, not the line beyond
     pad = max(2, int(0.1 * line))
-    for r in rows:
+    for i, r in enumerate(rows):
         # each line's band reaches halfway to the lines over and under it (in whatever column), so the highlight
         # around its words comes with it and no other line's print does
         mid = sum(r.core) / 2
-        over = [o.bottom for o in rows if o is not r and o.across(r) and sum(o.core) / 2 < mid]
-        under = [o.top for o in rows if o is not r and o.across(r) and sum(o.core) / 2 > mid]
+        near = rows if len(rows) <= MAX_ROWS else rows[max(0, i - 1):i + 2]  # bounded: the lines stacked beside it
+        over = [o.bottom for o in near if o is not r and o.across(r) and sum(o.core) / 2 < mid]
+        under = [o.top for o in near if o is not r and o.across(r) and sum(o.core) / 2 > mid]
         top = int(max(0, r.top - reach, r.room[0], *((b + r.top) / 2 for b in over)))
         bottom = int(min(ink.shape[0], np.ceil(r.bottom) + reach, r.room[1], *((r.bottom + t) / 2 for t in under)))
         if bottom <= top:

@@ -169,3 +169,29 @@ def test_a_tightly_set_page_is_rewrapped_large_enough_to_read_in_the_review_colu
     # 10-point print must stay at least 14 pixels a line there (drawn at the printed width it was about 7).
     on_screen = SIZE * DPI / 72 * min(1.0, 325 / picture.width)
     assert on_screen >= 14, (picture.width, on_screen)
+
+
+def test_a_page_of_scattered_glyphs_is_drawn_in_bounded_time() -> None:
+    """A page whose text layer is thousands of glyphs each read apart (here drawn right to left, a line up or down in
+    turn, each one a piece of its own) joins no lines: that costs the pieces' number squared (8.5 s for 3,500 of them,
+    hours for a page's 100,000). Its picture is rewrapped from the ink."""
+    import time
+
+    from reportlab.pdfgen import canvas
+
+    from graphrag.present.printed import MAX_RUNS, page_lines
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792))
+    c.setFont("Times-Roman", 10)
+    for k in range(MAX_RUNS + 500):  # each glyph left of the one before and a line up or down: a piece each
+        c.drawString(560 - (k * 6) % 540, 700 + (k % 2) * 7, "ab"[k % 2])
+    c.showPage()
+    c.save()
+    data = buf.getvalue()
+    import pypdfium2 as pdfium
+
+    assert page_lines(pdfium.PdfDocument(data)[0]) == []
+    started = time.perf_counter()
+    render_page(data, 1, [(1, 72, 82, 560, 94)], around=40, wrap=20)
+    assert time.perf_counter() - started < 20
