@@ -121,6 +121,8 @@ ALLOWED = {
     ("graphrag/config.py", "read"): "the one place configuration is read",
     ("graphrag/language/embed.py", "setdefault"): "tells the transformers library to stay offline; reads no setting",
     ("graphrag/serve.py", "copy"): "hands this environment, with a few settings changed, to the dashboard it starts",
+    ("graphrag/ingest/readers/picture_child.py", "copy"): "hands this environment, with one thread for BLAS, to the "
+                                                          "bounded child that decodes pictures",
 }
 
 
