@@ -183,7 +183,7 @@ STATUS_COLOURS: dict[str, BadgeColour] = {"verified": "green", "auto-checked": "
 
 def claim_status(claim: Claim, verdicts: Sequence[Verdict],
                  state: ClaimState | None = None) -> tuple[str, BadgeColour]:
-    """(status, colour): verified when judged as the review policy asks, disputed or in review,
+    """(status, colour): judged (in the verdicts' words) when reviewed as the review policy asks, disputed or in review,
     auto-checked when scored, else cited / uncited. ``verdicts``: those the viewer may see."""
     if state is not None and state.status == ClaimStatus.DISPUTED:
         return "disputed · awaiting an adjudicator", "red"
@@ -283,7 +283,8 @@ def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
         check += f" ({flagged} flagged)"
     judged = {v.claim_index for v in verdicts}
     unsupported = len({v.claim_index for v in verdicts if v.verdict == VerdictLabel.UNSUPPORTED})
-    verified = sum(s.status == ClaimStatus.VERIFIED for s in states)
+    reviewed = sum(s.status == ClaimStatus.REVIEWED for s in states)
+    partly = [s for s in states if s.status == ClaimStatus.REVIEWED and s.verdict == VerdictLabel.PARTIAL]
     disputed = sum(s.status == ClaimStatus.DISPUTED for s in states)
     stale = sum(s.status == ClaimStatus.STALE for s in states)
     of = (lambda k: f"{k} of {counted(n, 'claim')}") if n > 1 else (lambda k: "the claim")
@@ -292,7 +293,10 @@ def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
         return f"{check}; {of(unsupported)} judged {said}", "red"
     if disputed:
         return f"{check}; {of(disputed)} disputed, awaiting an adjudicator", "red"
-    if n and verified == n:
+    if n and reviewed == n and partly:  # reviewed, not verified: "verified" is only what reviewers found supported
+        said = " or ".join(sorted({judged_as(v) for v in verdicts if v.verdict == VerdictLabel.PARTIAL}))
+        return f"{check}; reviewed: {of(len(partly))} judged {said}", "orange"
+    if n and reviewed == n:
         reviewers = len({reviewer_key(v.reviewer) for v in verdicts if v.role != "adjudicator"})
         return f"{check}; verified by {counted(reviewers, 'reviewer')}", "green"
     if stale:

@@ -448,11 +448,12 @@ class AskSettings:
 
 
 class AnswerStatus(str, Enum):
-    """Where an answer stands: cited, checked by the checker, verified by reviewers, or withdrawn."""
+    """Where an answer stands: cited, checked by the checker, reviewed or verified by reviewers, or withdrawn."""
 
     CITED = "cited"  # markers resolved (or flagged), support not yet scored everywhere
     AUTO_CHECKED = "auto-checked"  # every claim scored by a checker
-    VERIFIED = "verified"  # a reviewer judged every claim
+    VERIFIED = "verified"  # every claim reviewed (as the review policy asks) and judged supported
+    REVIEWED = "reviewed"  # every claim reviewed, and not every one judged supported
     # A document it drew on was removed: text, claims' text, routes and context are gone; the
     # question, the claims' scores and every verdict stay (graphrag.ingest.removal).
     WITHDRAWN = "withdrawn"

@@ -67,9 +67,10 @@ def show_stats(stats: RecordStats) -> None:
     m = st.columns(5)
     m[0].metric("Claims", stats.claims)
     m[1].metric("Unreviewed", stats.unreviewed)
-    m[2].metric("Reviewed", stats.verified, help="Claims whose required verdicts agree (or an adjudicator settled "
-                                                 "them) on a current version, whatever the verdict: the table below "
-                                                 f"says how many were judged {yes}")
+    m[2].metric("Reviewed", stats.reviewed_claims,
+                help="Claims whose required verdicts agree (or an adjudicator settled them) on a current version, "
+                     f"whatever the verdict: the table below says how many were judged {yes} (only these are "
+                     "verified)")
     m[3].metric("Disputed", stats.disputed, help="Reviewers' current verdicts on the claim differ")
     m[4].metric("Stale", stats.stale, help="Every verdict judged a version that has since been superseded or removed")
     if stats.tampered:

@@ -36,7 +36,7 @@ from graphrag.model import (
     ContextItem,
 )
 from graphrag.store import Store
-from graphrag.verify.attribution import attribute
+from graphrag.verify.attribution import attribute, in_reading_order
 from graphrag.verify.disagreement import find_disagreements
 from graphrag.verify.support import SupportChecker, checker_for_store
 from graphrag.verify.support.claims import check_claims
@@ -185,10 +185,10 @@ class Asker:
             draft = theme_draft(self.store, graph, self.embedder, question, settings)
         settings = draft.settings or settings
         warnings = list(draft.warnings)
-        claims, status = self._checked(attribute(draft.text, draft.context) if draft.answered else [], settings,
-                                       warnings)
-        return self._save(Answer(question, settings, draft.text, draft.seeds, tuple(c.route for c in draft.context),
-                                 draft.context, tuple(claims), status,
+        text, context = in_reading_order(draft.text, draft.context) if draft.answered else (draft.text, draft.context)
+        claims, status = self._checked(attribute(text, context) if draft.answered else [], settings, warnings)
+        return self._save(Answer(question, settings, text, draft.seeds, tuple(c.route for c in context),
+                                 context, tuple(claims), status,
                                  disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
                                  answered=draft.answered and bool(claims)), warnings, graph)
 
@@ -231,8 +231,10 @@ class Asker:
             text, model = "", None
             warnings.append("No evidence found among the documents you can see: nothing to answer from.")
         answered = bool(text) and reading is not None and reading.answered
-        claims, status = self._checked(attribute(text, found.context) if answered else [], settings, warnings)
-        answer = Answer(question, settings, text, found.seeds, found.reached, found.context, tuple(claims), status,
+        # one numbering, decided here: [1] is the first source the text cites, on every surface and in the record
+        text, context = in_reading_order(text, found.context) if answered else (text, tuple(found.context))
+        claims, status = self._checked(attribute(text, context) if answered else [], settings, warnings)
+        answer = Answer(question, settings, text, found.seeds, found.reached, context, tuple(claims), status,
                         generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
                         answered=answered, answerable=reading.probability if reading is not None else None)
         return self._save(answer, warnings, graph)

@@ -1,5 +1,6 @@
 """``graphrag record stats``: progress, reviewer agreement, the checker against reviewers and bad sources,
-from the verification record; ``graphrag record estimate``: how much of what nobody reviewed is likely unsupported."""
+from the verification record; ``graphrag record estimate``: how much of what nobody reviewed is likely unsupported;
+``graphrag record carried``: the verdicts carried over, and those the rule before issue 60 carried besides."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from graphrag.cli.common import add_access_arg, add_json_arg, add_me_arg, add_st
 
 if TYPE_CHECKING:
     from graphrag.cli.common import Subparsers
+    from graphrag.verify import RecordStats
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``record stats`` with its filters, and ``record estimate``."""
+    """Add ``record stats`` with its filters, ``record estimate`` and ``record carried``."""
     s = subparsers.add_parser("record", help="the verification record as a measurement")
     r = s.add_subparsers(dest="what", required=True)
     rs = r.add_parser("stats", help="progress, reviewer agreement, the checker against reviewers, bad sources")
@@ -40,7 +42,38 @@ def register(subparsers: Subparsers) -> None:
     add_store_arg(est_parser)
     add_access_arg(est_parser)
     add_json_arg(est_parser)
+    rc = r.add_parser("carried", help="how many verdicts carry over to claims they were not given on, and which ones "
+                                      "the rule before issue 60 carried besides (whether a quote answers, carried to "
+                                      "an answer to another question): the claims to judge again")
+    add_store_arg(rc)
+    add_access_arg(rc)
+    add_me_arg(rc)
+    add_json_arg(rc)
     s.set_defaults(run=run)
+
+
+def run_carried(args: argparse.Namespace) -> int:
+    """Print what carry-over shows now and what the old rule carried besides, one line per such verdict."""
+    from graphrag.language.sentences import counted
+    from graphrag.verify import carry_check, review_viewer
+
+    with open_store(args) as store:
+        check = carry_check(store, principal(args), review_viewer(principal(args), args.me))
+    if args.json:
+        print(json.dumps(check.to_json(), indent=2, ensure_ascii=False))
+        return 0
+    print(f"{counted(check.carried, 'verdict')} carried over to claims they were not given on (the same claim's "
+          "words and cited sentence; whether a quote answers, to the same question only)")
+    old = check.old_rule_only
+    if not old:
+        print("the rule before issue 60 carried no other verdict here")
+        return 0
+    print(f"the rule before issue 60 also carried {counted(len(old), 'verdict')} on whether a quote answers to an "
+          "answer to another question; carried no more, those quotes are back in the queue:")
+    for v, question, source in old:
+        print(f"  answer {v.answer_id}, claim {v.claim_index} ({question!r}): {v.words!r} by {v.reviewer}, given on "
+              f"answer {v.carried_answer} ({source!r})")
+    return 0
 
 
 def run_estimate(args: argparse.Namespace) -> int:
@@ -76,42 +109,109 @@ def run_estimate(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``record stats``: the statistics of the verdicts the filters and access labels select; ``record estimate``:
-    the estimate of what nobody reviewed."""
+    """``record stats``: the statistics of the verdicts the filters and access labels select, each kind of
+    judgement apart in its own words (as the Record page); ``record estimate``: the estimate of what nobody
+    reviewed; ``record carried``: what carries over."""
     if args.what == "estimate":
         return run_estimate(args)
+    if args.what == "carried":
+        return run_carried(args)
     from graphrag.model import VerdictKind
-    from graphrag.verify import RecordFilter, record_stats, review_viewer
+    from graphrag.verify import RecordFilter, record_by_kind, record_stats, review_viewer
 
     flt = RecordFilter(args.since, args.until, args.reviewer, args.document, args.question,
                        VerdictKind(args.kind) if args.kind else None)
     with open_store(args) as store:
-        stats = record_stats(store, principal(args), flt, review_viewer(principal(args), args.me))
-    data = stats.to_json()
-    if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
-        return 0
-    p, g, c = data["progress"], data["agreement"], data["checker"]
-    if data["question"]:
-        print(f"{data['question']} ({data['kind']})")
-    print(f"claims {p['claims']}: {p['unreviewed']} unreviewed, {p['verified']} verified, {p['disputed']} disputed, "
-          f"{p['stale']} stale, {p['source_removed']} whose source was removed ({p['verdicts']} current verdicts)")
-    for counts in (data["reviewed"], *data["by_reviewer"]):
-        who = f"by {counts['reviewer']}" if counts["reviewer"] else "reviewed claims (settled verdict)"
-        print(f"{who}: {counts['n']} judged; " + ", ".join(
-            f"{kind} {x['n']} (95% CI {x['ci95'][0]}–{x['ci95'][1]})"
-            for kind in ("supported", "partially_supported", "unsupported") for x in [counts[kind]]))
-    print(f"agreement: Krippendorff's alpha (nominal) {g['krippendorff_alpha_nominal']} over {g['alpha_claims']} "
-          f"claims judged twice or more; reviewers: {', '.join(g['reviewers']) or 'none'}")
-    for pair in g["cohen_kappa_pairs"]:
-        print(f"  Cohen's kappa {' / '.join(pair['reviewers'])}: {pair['kappa']} (n={pair['n']})")
-    print(f"checker vs reviewers (n={c['n']}): AUROC {c['auroc']}, balanced accuracy {c['balanced_accuracy']}, "
-          f"unsupported found in the first 20% of the queue {c['triage_unsupported_in_first_20pct']} "
-          f"(random {c['triage_random']})")
-    for b in c["reliability"]:
-        print(f"  score {b['low']:.1f}-{b['high']:.1f}: n={b['n']}, judged supported {b['judged_supported']}")
-    for src in data["sources"][:10]:
-        picked = ", ".join(f"{who} {n}" for who, n in src["picked_by"].items() if n)
-        print(f"  {src['document']} v{src['version']}: {src['unsupported']} of {src['judged']} unsupported"
-              + (f" (picked by {picked})" if picked else ""))
+        who, me = principal(args), review_viewer(principal(args), args.me)
+        if args.json:
+            print(json.dumps(record_stats(store, who, flt, me).to_json(), indent=2, ensure_ascii=False))
+            return 0
+        sections = ([record_stats(store, who, flt, me)] if flt.kind is not None
+                    else [s for s in record_by_kind(store, who, flt, me).values() if s.claims])
+    if not sections:
+        print("no claims match" + (" these filters" if flt != RecordFilter() else " yet: ask a question first"))
+    for stats in sections:
+        _print_stats(stats)
     return 0
+
+
+# what each kind's claims are, as the Record page's tabs name them
+_KIND_CLAIMS = {"answers": ("verbatim quote", "verbatim quotes"), "backs": ("claim in other words",
+                                                                           "claims in other words")}
+
+
+def _print_stats(stats: RecordStats) -> None:
+    """One kind's figures in the Record page's words: reviewed (whatever was found) apart from what reviewers found
+    supported, each verdict in its kind's words, and every figure that cannot be computed said so in words."""
+    from graphrag.language.sentences import counted
+    from graphrag.model import VERDICT_WORDS, VerdictKind, VerdictLabel
+    from graphrag.verify import MIN_PAIR_CLAIMS
+
+    kind = stats.kind or VerdictKind.BACKS
+    words = VERDICT_WORDS[kind]
+    yes, partly, no = (words[x] for x in (VerdictLabel.SUPPORTED, VerdictLabel.PARTIAL, VerdictLabel.UNSUPPORTED))
+    r = stats.reviewed
+    print(f"{kind.question} ({counted(stats.claims, *_KIND_CLAIMS[kind.value])})")
+    print(f"  claims {stats.claims}: {stats.unreviewed} unreviewed, {stats.reviewed_claims} reviewed ("
+          f"{r.supported.k} {yes}, {r.partial.k} {partly}, {r.unsupported.k} {no}), {stats.disputed} disputed, "
+          f"{stats.stale} stale, {stats.source_removed} whose source was removed "
+          f"({counted(stats.verdicts, 'current verdict')})")
+    if stats.tampered:
+        print(f"  {counted(stats.tampered, 'verdict')} tampered (the claim's or its sentence's words changed after "
+              "it): counted for nothing here")
+    for label, counts in (("reviewed claims (settled verdict)", r),
+                          *((f"by {c.who}", c) for c in stats.by_reviewer)):
+        print(f"  {label}: {counted(counts.n, 'judged', 'judged')}; {yes} {counts.supported}, {partly} "
+              f"{counts.partial}, {no} {counts.unsupported}")
+    if not stats.reviewers:
+        print("  agreement: no verdicts yet")
+    elif len(stats.reviewers) < 2:
+        print(f"  agreement: one reviewer so far ({stats.reviewers[0]}); agreement needs two who judge the same claims")
+    elif stats.alpha is None:
+        print(f"  agreement: not enough overlapping verdicts to compute Krippendorff's alpha ("
+              f"{counted(stats.alpha_units, 'claim')} judged by two or more reviewers"
+              + ("" if not stats.alpha_units else ", all alike: nothing to agree on") + f"); reviewers: "
+              f"{', '.join(stats.reviewers)}")
+    else:
+        print(f"  agreement: Krippendorff's alpha (nominal) {stats.alpha:.2f} over "
+              f"{counted(stats.alpha_units, 'claim')} judged twice or more; reviewers: {', '.join(stats.reviewers)}")
+    for pair in stats.pairs:
+        kappa = (f"{pair.kappa:.2f}" if pair.kappa is not None else f"needs {MIN_PAIR_CLAIMS} shared claims"
+                 if pair.n < MIN_PAIR_CLAIMS else "cannot be computed (one label only)")
+        print(f"    Cohen's kappa {' / '.join(pair.reviewers)}: {kappa} ({counted(pair.n, 'shared claim')})")
+    _print_check(stats, yes, no)
+    for src in stats.sources[:10]:
+        picked = ", ".join(f"{by} {n}" for by, n in (("retrieval", src.retrieval), ("the generator", src.generator),
+                                                     ("the document", src.by_document)) if n)
+        print(f"    {src.document} v{src.version}: {src.unsupported} of {src.judged} {no}"
+              + (f" (picked by {picked})" if picked else ""))
+
+
+def _print_check(stats: RecordStats, yes: str, no: str) -> None:
+    """The automatic check against the reviewers, or in words why there is nothing to say yet."""
+    from graphrag.model import VerdictKind
+
+    check = ("the reader's probability that the documents answer" if stats.kind is VerdictKind.ANSWERS
+             else "the support checker")
+    if not stats.checker_n:
+        print(f"  {check} against the reviewers: nothing to compare yet (no judged claim it scored"
+              + ("" if stats.kind is VerdictKind.ANSWERS else "; verbatim quotes are left out") + ")")
+        return
+    if stats.auroc is None or stats.balanced_accuracy is None:
+        print(f"  {check} against the reviewers ({counted_claims(stats.checker_n)}): AUROC and balanced accuracy "
+              f"need claims judged {yes} and claims judged not")
+    else:
+        triage = ("no claim judged " + no + " to find" if stats.triage_found is None
+                  else f"{stats.triage_found:.2f} of those judged {no} (random {stats.triage_random:.2f})")
+        print(f"  {check} against the reviewers ({counted_claims(stats.checker_n)}): AUROC {stats.auroc:.2f}, "
+              f"balanced accuracy {stats.balanced_accuracy:.2f}, found in the first 20% of the queue: {triage}")
+    for b in stats.calibration:
+        if b.n and b.judged_supported is not None:
+            print(f"    score {b.low:.1f}-{b.high:.1f}: {counted_claims(b.n)}, judged {yes} {b.judged_supported:.2f}")
+
+
+def counted_claims(n: int) -> str:
+    """"1 claim", "3 claims"."""
+    from graphrag.language.sentences import counted
+
+    return counted(n, "claim")

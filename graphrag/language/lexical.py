@@ -86,6 +86,22 @@ def coverage(claim: str, evidence: str) -> tuple[float, list[str]]:
     return 1.0 - len(missing) / len(claim_words), missing
 
 
+def absent_words(claim_words: list[str], evidence: str) -> list[str]:
+    """Of a claim's words (``coverage``'s misses, say), those the evidence does not hold, to be named "not in source":
+    a word by its stem, a number by its value in whatever form either side writes it ("1869" is in "In 1869,
+    however", "1,869" in "1869", "ninth" in "9th"). ``coverage`` itself reads "1869," as a word of its own: that
+    measure stays as the checker was fitted on; only what is said of the evidence must be true of it."""
+    stems = set(content_stems(evidence))
+    values = Q.keys(evidence)
+    out = []
+    for w in claim_words:
+        said = Q.quantities(w)
+        if stem(w) in stems or (said and all(q.keys[0] in values for q in said)):
+            continue
+        out.append(w.rstrip(","))
+    return out
+
+
 def bigram_coverage(claim: str, evidence: str) -> float:
     """Share of consecutive content-stem pairs of the claim that also occur in the evidence.
 

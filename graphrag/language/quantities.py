@@ -38,7 +38,13 @@ _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10
 # "second" (a qualifier, a unit of time) are read in the source but never demanded of it.
 _NOT_DEMANDED = frozenset({"once", "single", "half", "first", "second"})
 
-_DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+# Thousands grouped by commas, or by the narrow spaces typesetting uses ("1\u202f869", "10\u00a0000"; a plain space is
+# left alone: "page 1 869" is two numbers as often as one); a decimal point not after a letter ("c.1869" is 1869).
+_GROUP_SPACES = "\u00a0\u2009\u202f"
+_DIGITS = (r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[" + _GROUP_SPACES + r"]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+           r"|(?<![A-Za-z])\.\d+")
+# Characters a PDF leaves inside a word that a reader does not see: soft hyphen, zero-width spaces and joiners.
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 _WORD_NUMBER = "|".join(sorted([*_UNITS, *_ORDINALS, "half"], key=len, reverse=True))
 _DATE_PATTERNS = [
     # 2024-03-03
@@ -50,7 +56,9 @@ _DATE_PATTERNS = [
     re.compile(r"\b" + _MONTH.format("mon") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(?P<y>\d{4}))?(?!\d)"),
 ]
 _NUMBER = re.compile(
-    r"(?<![\d.,])(?P<num>" + _DIGITS + r")(?P<ord>st|nd|rd|th)?(?![\d])"
+    # not inside another number: after a digit, a point or a comma; but a year listed after a year ("1866,1869") and
+    # a number after an abbreviation's point ("c.1869", "No.5") start a number of their own
+    r"(?:(?<![\d.,])|(?<=\d{4},)(?=\d{4}(?!\d))|(?<=[A-Za-z]\.))(?P<num>" + _DIGITS + r")(?P<ord>st|nd|rd|th)?(?![\d])"
     r"|\b(?P<word>(?:" + _WORD_NUMBER + r")(?:-(?:" + _WORD_NUMBER + r"))?)\b",
     re.IGNORECASE,
 )
@@ -113,9 +121,10 @@ def quantities(text: str) -> list[Quantity]:
     """Every number and date of ``text`` with its canonical keys, in reading order.
 
     Dates become ``date:YYYY-MM-DD`` (or ``date:--MM-DD`` without a year); numbers become their
-    value in plain digits: "1,869" and "1869" -> "1869", "9th" and "ninth" -> "9",
+    value in plain digits: "1,869", "1\u202f869" and "1869" -> "1869", "9th" and "ninth" -> "9",
     "$5 million" and "5,000,000" -> "5000000", "twenty-one" -> "21", "2.50" -> "2.5".
     """
+    text = text.translate(_INVISIBLE)
     found, taken = _dates(text)
     for m in _NUMBER.finditer(text):
         if any(s < m.end() and m.start() < e for s, e in taken):
@@ -123,7 +132,7 @@ def quantities(text: str) -> list[Quantity]:
         end = m.end()
         if m.group("num"):
             try:
-                value = Decimal(m.group("num").replace(",", ""))
+                value = Decimal(re.sub("[," + _GROUP_SPACES + "]", "", m.group("num")))
             except InvalidOperation:
                 continue
             demanded = True

@@ -1,20 +1,20 @@
 """An answer as a reader meets it: citation markers numbered in reading order, and the words of a cited
 sentence that its claim uses.
 
-The stored markers are the context items' numbers, given by retrieval rank, so an answer can read
-"[6] ... [5] ... [3]". The stored text, claims and verdicts keep those numbers (a verdict names the
-marker it judged); a surface shows ``display_numbers`` instead: [1] for the first source the text
-cites, [2] for the next new one, and so on, the same numbers in its list of sources.
+An answer is stored numbered in reading order ([1] for the first source the text cites, [2] for the next new
+one: ``graphrag.verify.attribution.in_reading_order``, decided once as it is composed), so its text, claims,
+verdicts and every surface hold the same numbers. An answer stored before that keeps retrieval's numbers ("[6] ...
+[5] ... [3]"; a verdict names the marker it judged); a surface shows ``display_numbers`` instead, the identity on a
+newer answer, the same numbers in its list of sources.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from difflib import SequenceMatcher
 
 from graphrag.model import Answer
-from graphrag.verify.attribution import display_numbers, parse_markers
+from graphrag.verify.attribution import display_numbers, renumbered
 
 __all__ = ["cited_words", "citing_claims", "display_numbers", "renumbered"]
 
@@ -32,21 +32,6 @@ def citing_claims(answer: Answer) -> dict[int, list[int]]:
             if c.item is not None and claim.index + 1 not in out.setdefault(c.item.n, []):
                 out[c.item.n].append(claim.index + 1)
     return out
-
-
-def renumbered(text: str, numbers: Mapping[int, int]) -> str:
-    """``text`` with every numeric marker rewritten by ``numbers`` ("[6, 5]" -> "[1, 2]"). A number outside it
-    (a marker past the context, flagged on its claim) and a malformed marker are left as written: the numbers
-    shown run 1..N over the N context items, so a number past the context cannot be mistaken for one of them."""
-    out, at = [], 0
-    for m in parse_markers(text):
-        if m.malformed:
-            continue
-        out.append(text[at:m.start])
-        out.append("[" + ", ".join(str(numbers.get(n, n)) for n in m.numbers) + "]")
-        at = m.end
-    out.append(text[at:])
-    return "".join(out)
 
 
 def cited_words(sentence: str, claim: str) -> list[tuple[int, int]]:

@@ -117,8 +117,9 @@ def claim_summaries(c: Connection) -> list[dict[str, Any]]:
 
 
 def claim_citations(c: Connection, answer_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
-    """Every valid citation of every claim (of ``answer_ids``, when given): the claim's words and flags (JSON) and
-    the cited sentence as stored, with its document version and whether that version is superseded."""
+    """Every valid citation of every claim (of ``answer_ids``, when given): the claim's words and flags (JSON), its
+    answer's question, and the cited sentence as stored, with its document version and whether that version is
+    superseded."""
     where = ""
     params: dict[str, Any] = {}
     if answer_ids is not None:
@@ -128,8 +129,9 @@ def claim_citations(c: Connection, answer_ids: Sequence[int] | None = None) -> l
             return []
     return [dict(r) for r in c.execute(text(
         "SELECT ci.answer_id, ci.claim_idx, cl.text AS claim_text, cl.flags AS claim_flags, ci.marker, x.doc_id, x.version, s.start, "
-        's."end", s.text AS sentence, d.superseded FROM citations ci JOIN claims cl ON cl.answer_id=ci.answer_id '
-        "AND cl.idx=ci.claim_idx JOIN context_items x ON x.answer_id=ci.answer_id AND x.n=ci.n "
+        's."end", s.text AS sentence, d.superseded, a.question FROM citations ci JOIN claims cl ON cl.answer_id=ci.answer_id '
+        "AND cl.idx=ci.claim_idx JOIN answers a ON a.id=ci.answer_id "
+        "JOIN context_items x ON x.answer_id=ci.answer_id AND x.n=ci.n "
         "JOIN sentences s ON s.doc_id=x.doc_id AND s.version=x.version AND s.idx=x.sentence_idx "
         "JOIN documents d ON d.doc_id=x.doc_id AND d.version=x.version" + where + " ORDER BY ci.answer_id, "
         "ci.claim_idx, ci.pos"), params).mappings()]

@@ -50,8 +50,10 @@ if TYPE_CHECKING:
     )
     from graphrag.verify.record import (
         MIN_PAIR_CLAIMS,
+        CarryCheck,
         RecordFilter,
         RecordStats,
+        carry_check,
         record_by_kind,
         record_stats,
     )
@@ -98,8 +100,10 @@ _EXPORTS = {
     "MIN_PAIR_CLAIMS": "graphrag.verify.record",
     "DISAGREE_OPENING": "graphrag.verify.disagreement",
     "QueueItem": "graphrag.verify.review",
+    "CarryCheck": "graphrag.verify.record",
     "RecordFilter": "graphrag.verify.record",
     "RecordStats": "graphrag.verify.record",
+    "carry_check": "graphrag.verify.record",
     "RefitRefused": "graphrag.verify.support.learn",
     "ReviewPolicy": "graphrag.verify.policy",
     "ReviewViewer": "graphrag.verify.policy",
@@ -149,6 +153,7 @@ __all__ = [
     "MAX_REQUIRED",
     "MIN_PAIR_CLAIMS",
     "UNDO_SECONDS",
+    "CarryCheck",
     "ClaimState",
     "ClaimStatus",
     "Estimate",
@@ -165,6 +170,7 @@ __all__ = [
     "SupportChecker",
     "WorkQueue",
     "answer_status",
+    "carry_check",
     "checker_for_store",
     "claim_state",
     "clean_reviewer",

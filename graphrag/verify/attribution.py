@@ -9,8 +9,8 @@ that is one of its cited sentences word for word is flagged ``verbatim_quote``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from graphrag.language.sentences import split_sentences
 from graphrag.model import Answer, Citation, Claim, ClaimFlag, ContextItem
@@ -57,16 +57,61 @@ def parse_markers(text: str) -> list[Marker]:
 
 def display_numbers(answer: Answer) -> dict[int, int]:
     """Context item number -> the number a reader sees: 1, 2, 3 in the order the answer first cites them,
-    then the items no claim cites, in their own order. The store keeps retrieval's numbers; every surface (the
-    pages, the export of the record) shows these."""
+    then the items no claim cites, in their own order. An answer is stored numbered so (``in_reading_order``), and
+    this is then the identity; an answer stored before keeps retrieval's numbers, and every surface (the pages, the
+    export of the record, the pack) shows these."""
+    return _reading_order(answer.claims, answer.context)
+
+
+def _reading_order(claims: Sequence[Claim], context: Sequence[ContextItem]) -> dict[int, int]:
     order: dict[int, int] = {}
-    for claim in answer.claims:  # claims run in the text's order, citations in their markers' order
+    for claim in claims:  # claims run in the text's order, citations in their markers' order
         for c in claim.citations:
             if c.valid and c.item is not None and c.item.n not in order:
                 order[c.item.n] = len(order) + 1
-    for item in sorted(answer.context, key=lambda i: i.n):
+    for item in sorted(context, key=lambda i: i.n):
         order.setdefault(item.n, len(order) + 1)
     return order
+
+
+def in_reading_order(text: str, context: Sequence[ContextItem]) -> tuple[str, tuple[ContextItem, ...]]:
+    """An answer's text and context numbered as a reader meets them, decided once as the answer is composed: [1]
+    for the first source the text cites, [2] for the next new one, then the items no claim cites in retrieval's
+    order (the numbers ``display_numbers`` gives). Stored so, the answer, its verdicts (which name the marker they
+    judged) and every surface (the pages, ``graphrag ask``, the export, the pack) hold one numbering; each item
+    keeps its retrieval score. A context not numbered 1..N (none is) is left as it is: a number past it, flagged on
+    its claim, could then be taken for one of the new numbers."""
+    items = tuple(context)
+    if sorted(i.n for i in items) != list(range(1, len(items) + 1)):
+        return text, items
+    numbers = _reading_order(attribute(text, items), items)
+    if all(new == old for old, new in numbers.items()):
+        return text, items
+    moved = tuple(sorted((replace(i, n=numbers[i.n]) for i in items), key=lambda i: i.n))
+    return renumbered(text, numbers), moved
+
+
+def shown_marker(marker: str | None, shown: Mapping[int, int]) -> str | None:
+    """The number the surfaces show for a stored marker (``shown``: ``display_numbers``); a marker outside the
+    context as stored."""
+    if marker is None or not marker.isdigit():
+        return marker
+    return str(shown.get(int(marker), marker))
+
+
+def renumbered(text: str, numbers: Mapping[int, int]) -> str:
+    """``text`` with every numeric marker rewritten by ``numbers`` ("[6, 5]" -> "[1, 2]"). A number outside it
+    (a marker past the context, flagged on its claim) and a malformed marker are left as written: the numbers
+    shown run 1..N over the N context items, so a number past the context cannot be mistaken for one of them."""
+    out, at = [], 0
+    for m in parse_markers(text):
+        if m.malformed:
+            continue
+        out.append(text[at:m.start])
+        out.append("[" + ", ".join(str(numbers.get(n, n)) for n in m.numbers) + "]")
+        at = m.end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def strip_markers(text: str) -> str:

@@ -15,8 +15,15 @@ because nothing was judged again):
 A verdict carries only from an answer that whoever sees the receiving answer may see too (judged by the document
 versions each shows and their labels), so no one learns of an answer or a reviewer they may not see. Anything else in the words (another word,
 a number) is another claim, and a verdict carries only to a claim
-asked the same question (whether a quote answers, or whether the source backs a claim). Adjudications and tampered or retracted
+asked the same question (whether a quote answers, or whether the source backs a claim). A verdict of the *answers*
+kind judged a quote against its answer's question: it carries only to an answer asked the same question (its words
+compared as claim words are: ``claim_words``), never to another ("does not answer" where it was born is no answer to
+when). A *backs* verdict judged the claim against its source, whatever was asked, and carries to any question.
+Adjudications and tampered or retracted
 verdicts do not carry: an adjudication settles one dispute, and a tampered verdict judged words no longer there.
+
+``old_rule_carries`` says what the rule before issue 60 carried besides (an *answers* verdict to another question):
+``graphrag record carried`` counts it in a store.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from graphrag.access.rule import Footprint
-from graphrag.model import Verdict, asked_kind
+from graphrag.model import Verdict, VerdictKind, asked_kind
 from graphrag.store import Store, sha256_text
 from graphrag.verify.policy import REVIEWER, latest, person
 
@@ -77,6 +84,23 @@ def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | 
     """The verdict rows of one claim, one answer or all (history included, oldest first), with carry-over: the
     stored rows (a verdict whose sentence the current version keeps is not stale) and, after them, the verdicts
     carried from other claims with the same pair. What every reader of verdicts goes through."""
+    return _rows(store, answer_id, claim_index, same_question=True)
+
+
+def old_rule_carries(store: Store) -> list[Verdict]:
+    """The verdicts the carry-over rule before issue 60 showed on claims they did not judge, which this rule does not:
+    an *answers* verdict carried to a quote of an answer to another question. Each as that rule carried it (its
+    ``carried_from`` the row, ``carried_answer`` its answer). Derived, like every carried verdict: nothing is stored."""
+    now = {_carry_key(v) for v in _rows(store, None, None, same_question=True) if v.carried_from is not None}
+    return [v for v in _rows(store, None, None, same_question=False)
+            if v.carried_from is not None and _carry_key(v) not in now]
+
+
+def _carry_key(v: Verdict) -> tuple[int, int, int | None, str]:
+    return v.answer_id, v.claim_index, v.carried_from, v.kind.value
+
+
+def _rows(store: Store, answer_id: int | None, claim_index: int | None, *, same_question: bool) -> list[Verdict]:
     versions = _Versions(store)
     cites = store.claim_citations(None if answer_id is None else [answer_id])
     if answer_id is None:
@@ -96,8 +120,9 @@ def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | 
     if not candidates:
         return own
     more = sorted({v.answer_id for v in candidates} - {answer_id}) if answer_id is not None else []
-    words = {(r["answer_id"], r["claim_idx"]): claim_words(r["claim_text"])
-             for r in [*cites, *(store.claim_citations(more) if more else [])]}
+    rows = [*cites, *(store.claim_citations(more) if more else [])]
+    words = {(r["answer_id"], r["claim_idx"]): claim_words(r["claim_text"]) for r in rows}
+    questions = {r["answer_id"]: claim_words(r["question"] or "") for r in rows}
     sources: dict[Pair, list[Verdict]] = {}
     for v in candidates:
         if (v.answer_id, v.claim_index) in words:
@@ -117,6 +142,9 @@ def verdict_rows(store: Store, answer_id: int | None = None, claim_index: int | 
             who = person(src)
             # a verdict answers one question (graphrag.model.VerdictKind): it carries to a claim asked the same one
             if (src.answer_id, src.claim_index) == key or who in has_rows.get(key, set()) or src.kind != asked:
+                continue
+            # whether a quote answers is a question of the question asked: it carries to the same question only
+            if same_question and src.kind is VerdictKind.ANSWERS and questions[src.answer_id] != questions[key[0]]:
                 continue
             if not _within(fps.get(src.answer_id), fps.get(key[0]), labels):
                 continue

@@ -36,7 +36,9 @@ from graphrag.access.identity import Forbidden, Viewer
 from graphrag.errors import InputError
 from graphrag.model import Answer
 from graphrag.store import Store
+from graphrag.verify.attribution import display_numbers, shown_marker
 from graphrag.verify.audit import Sight
+from graphrag.verify.review import RETRACTED
 from graphrag.verify.signing import PUBLIC_PREFIX, SigningKey, parse_public, public_text, verifies
 
 FORMAT = "graphrag-evidence-pack/1"
@@ -78,11 +80,14 @@ def answers_json(store: Store, answers: Iterable[Answer]) -> list[dict[str, Any]
     out = []
     for a in answers:
         claims = []
+        # the numbers every surface shows: the stored ones, but for an answer stored before they were decided as it was
+        # composed (retrieval's numbers, shown renumbered in reading order)
+        shown = display_numbers(a)
         for cl in a.claims:
             cites = []
             for ct in cl.citations:
                 sp = ct.item.span if ct.item else None
-                cites.append({"marker": ct.marker, "valid": ct.valid,
+                cites.append({"marker": ct.marker, "citation": shown_marker(ct.marker, shown), "valid": ct.valid,
                               **({"document": sp.document_id, "version": sp.version, "sentence": sp.sentence_index,
                                   "start": sp.start, "end": sp.end, "text": sp.text,
                                   "sentence_sha256": sha256(sp.text.encode("utf-8")),
@@ -491,12 +496,30 @@ def _estimate(e: dict[str, Any]) -> str:
             f"settled; {_e(e['method'])}).</p>")
 
 
+_UNDONE = "taken back by an undo"
+_UNDO = "undo (a correction row)"
+# the Record page's order: yes, partly, no; the answers kind first, as its tab is
+_ORDER = {w: i for i, w in enumerate(
+    ["answers", "partly answers", "does not answer", "backed", "partly backed", "not backed", _UNDONE, _UNDO])}
+
+
+def _said(v: dict[str, Any]) -> str:
+    """A verdict row of verdicts.json in the Record page's words: its judgement in its kind's words, or what an
+    undo made of it."""
+    judgement = str(v.get("judgement") or "")
+    if judgement == RETRACTED:
+        return _UNDONE
+    return judgement or (_UNDO if v.get("retracts") or not v.get("verdict") else str(v.get("verdict")))
+
+
 def report_html(c: PackContents, signer: str) -> str:
     """The report of one pack's contents, signed by ``signer`` (its public key)."""
     verdicts_by_claim: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
     for v in c.verdicts:
         verdicts_by_claim.setdefault((v["answer_id"], v["claim_index"]), []).append(v)
-    counts = Counter(str(v["verdict"]) for v in c.verdicts)
+    # one vocabulary with the Record page: each verdict in its kind's words ("backed", "does not answer"); a verdict
+    # an undo took back, and the undo's own row, said as such
+    counts = Counter(_said(v) for v in c.verdicts)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Evidence pack</title><style>{_STYLE}</style>"
              "</head><body><h1>Verification record: evidence pack</h1>",
              f"<p>Exported {_e(c.scope['created_at'])} from a {_e(c.scope['store'])} store. Labels covered: "
@@ -507,7 +530,8 @@ def report_html(c: PackContents, signer: str) -> str:
              f"<h2>Review policy</h2><p>{c.policy['required_verdicts']} independent verdict(s) per claim"
              f"{' (blind review)' if c.policy['blind'] else ''}.</p>",
              f"<h2>Verdicts</h2><p>{len(c.verdicts)} verdict rows: "
-             + _e(", ".join(f"{k or 'correction'} {n}" for k, n in sorted(counts.items()))) + ". "
+             + _e(", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kn: (_ORDER.get(kn[0], 9),
+                                                                                            kn[0])))) + ". "
              f"Every verdict on these answers is here ({_e(c.scope.get('withheld_verdicts', 0))} left out)"
              + (f": blind review does not narrow a pack ({_e(c.scope.get('blind_verdicts_included', 0))} of them "
                 "on claims still judged blind or disputed when it was exported)" if c.policy["blind"] else "")
@@ -518,11 +542,12 @@ def report_html(c: PackContents, signer: str) -> str:
         parts.append(f"<h3>Answer {_e(a['answer_id'])}: {_e(a['question'])}</h3><p>asked {_e(a['asked_at'])}, "
                      f"{_e(a['status'])}</p><table><tr><th>claim</th><th>cited sentence</th><th>verdicts</th></tr>")
         for cl in a["claims"]:
-            cites = "".join(f"<blockquote>[{_e(ct['marker'])}] {_e(ct.get('text', '(marker not in the context)'))}"
+            cites = "".join(f"<blockquote>[{_e(ct.get('citation', ct['marker']))}] "
+                            f"{_e(ct.get('text', '(marker not in the context)'))}"
                             f"<br><small>{_e(ct.get('document'))} v{_e(ct.get('version'))}, sentence sha256 "
                             f"{_e(str(ct.get('sentence_sha256', ''))[:16])}…</small></blockquote>"
                             for ct in cl["citations"])
-            vs = "<br>".join(f"{_e(v['verdict'] or 'correction')} by {_e(v['reviewer'])} ({_e(v['time'])})"
+            vs = "<br>".join(f"{_e(_said(v))} by {_e(v['reviewer'])} ({_e(v['time'])})"
                              + (f" <i>{_e(v['tampered'])}</i>" if v.get("tampered") else "")
                              for v in verdicts_by_claim.get((a["answer_id"], cl["index"]), []))
             parts.append(f"<tr><td>{_e(cl['text'])}</td><td>{cites}</td><td>{vs or 'no verdict'}</td></tr>")

@@ -1,7 +1,7 @@
 """The review policy: how many independent verdicts a claim needs, blind review, disputes.
 
-With the default (one verdict), a claim is verified by its first verdict, as before. With two or
-more, review is blind, a claim is verified when the required number of reviewers agree, and a
+With the default (one verdict), a claim is *reviewed* (settled) by its first verdict, as before. With two or
+more, review is blind, a claim is reviewed when the required number of reviewers agree, and a
 disagreement among them makes it *disputed* until an adjudicator's verdict (stored as such,
 append-only like any other) settles it. An adjudicator is never one of the claim's reviewers: an
 adjudication by one of them is refused when given and ignored if found in the record.
@@ -9,7 +9,7 @@ adjudication by one of them is refused when given and ignored if found in the re
 Blind review has one rule, ``visible_verdicts``, which every surface that shows verdicts or
 anything computed from them (queues, badges, history, statistics, exports) applies first: a viewer
 sees nobody else's verdict on a claim (nor its count, state, notes or dispute) until they have
-given their own, with three exceptions: a *verified* claim (its required reviewers agree, or an
+given their own, with three exceptions: a *reviewed* claim (its required reviewers agree, or an
 adjudicator settled it) is the team's outcome and shows to all; a *disputed* claim shows to who
 may adjudicate it; and a viewer who oversees the record (a team's admin, who exports it) sees
 every verdict.
@@ -18,6 +18,9 @@ A verdict answers one of two questions, its kind (``graphrag.model.VerdictKind``
 claim, or does the quote answer the question. The policy applies to each kind on its own: a claim's verdicts
 of one kind are counted, agreed, disputed and shown blind apart from those of the other, and a claim's state is
 that of the kind it is asked (``asked_kind``: *answers* for a verbatim quote, *backs* otherwise).
+
+*Reviewed* says the review is done, whatever it found; *verified* is said only of what reviewers found supported
+(backed, or answering): an answer is verified when every claim is reviewed and settled so (``answer_status``).
 """
 
 from __future__ import annotations
@@ -40,9 +43,9 @@ MAX_REQUIRED = 5
 
 @dataclass(frozen=True)
 class ReviewPolicy:
-    """How many independent verdicts a claim needs before it counts as verified."""
+    """How many independent verdicts a claim needs before it counts as reviewed."""
 
-    required: int = 1  # independent verdicts a claim needs before it can be verified
+    required: int = 1  # independent verdicts a claim needs before it is reviewed (settled)
 
     def __post_init__(self) -> None:
         if not 1 <= self.required <= MAX_REQUIRED:
@@ -59,7 +62,8 @@ class ClaimStatus(str, Enum):
 
     UNREVIEWED = "unreviewed"
     IN_REVIEW = "in review"  # some verdicts, fewer than required
-    VERIFIED = "verified"  # required verdicts agree, or an adjudicator settled it
+    REVIEWED = "reviewed"  # required verdicts agree, or an adjudicator settled it: whatever they found
+    VERIFIED = "reviewed"  # the name before issue 60 (an alias of REVIEWED): a reviewed claim may be unsupported
     DISPUTED = "disputed"  # reviewers disagree and no adjudicator has settled it
     STALE = "stale"  # every verdict judged a version that has since been superseded
 
@@ -69,7 +73,7 @@ class ClaimState:
     """A claim's review status with the figures behind it."""
 
     status: ClaimStatus
-    verdict: VerdictLabel | None  # the settled verdict when verified
+    verdict: VerdictLabel | None  # the settled verdict when reviewed
     reviews: int  # current reviewer verdicts (the latest per reviewer; adjudications apart)
     required: int
     adjudicated: bool = False
@@ -124,7 +128,7 @@ def claim_state(verdicts: Sequence[Verdict], policy: ReviewPolicy, kind: Verdict
     # a tampered verdict (the claim's words changed after it) counts no more than a stale one
     live = [v for v in reviews if not v.stale and not v.tampered]
     if adjudication is not None and not adjudication.stale and not adjudication.tampered:
-        return ClaimState(ClaimStatus.VERIFIED, adjudication.verdict, len(reviews), policy.required, True)
+        return ClaimState(ClaimStatus.REVIEWED, adjudication.verdict, len(reviews), policy.required, True)
     if verdicts and not live and (adjudication is None or adjudication.stale or adjudication.tampered):
         return ClaimState(ClaimStatus.STALE, None, len(reviews), policy.required)
     if not live:
@@ -134,20 +138,22 @@ def claim_state(verdicts: Sequence[Verdict], policy: ReviewPolicy, kind: Verdict
     labels = {v.verdict for v in live}
     if len(labels) > 1:
         return ClaimState(ClaimStatus.DISPUTED, None, len(live), policy.required)
-    return ClaimState(ClaimStatus.VERIFIED, next(iter(labels)), len(live), policy.required)
+    return ClaimState(ClaimStatus.REVIEWED, next(iter(labels)), len(live), policy.required)
 
 
 def answer_status(answer: Answer, current: Sequence[Verdict], policy: ReviewPolicy) -> AnswerStatus:
-    """An answer's status given its current verdicts: *verified* when it has claims, was not withdrawn and
-    every claim is verified under ``policy``; else the status it was stored with."""
+    """An answer's status given its current verdicts, when it has claims and was not withdrawn: *verified* when
+    every claim is reviewed under ``policy`` and settled as supported (backed, or answering the question);
+    *reviewed* when every claim is reviewed and one was judged otherwise; else the status it was stored with."""
     if not answer.claims or answer.status == AnswerStatus.WITHDRAWN:
         return answer.status
     by_claim: dict[int, list[Verdict]] = {}
     for v in current:
         by_claim.setdefault(v.claim_index, []).append(v)
-    if all(claim_state(by_claim.get(c.index, []), policy, asked_kind(c.flags)).status == ClaimStatus.VERIFIED
-           for c in answer.claims):
-        return AnswerStatus.VERIFIED
+    states = [claim_state(by_claim.get(c.index, []), policy, asked_kind(c.flags)) for c in answer.claims]
+    if all(s.status == ClaimStatus.REVIEWED for s in states):
+        supported = all(s.verdict == VerdictLabel.SUPPORTED for s in states)
+        return AnswerStatus.VERIFIED if supported else AnswerStatus.REVIEWED
     return answer.status
 
 
@@ -195,7 +201,7 @@ def shows_claim(current: Sequence[Verdict], policy: ReviewPolicy, viewer: Review
     if not policy.blind or viewer.oversees or viewer.judged(current):
         return True
     status = claim_state(current, policy).status
-    return status == ClaimStatus.VERIFIED or (status == ClaimStatus.DISPUTED and viewer.adjudicates)
+    return status == ClaimStatus.REVIEWED or (status == ClaimStatus.DISPUTED and viewer.adjudicates)
 
 
 def visible_verdicts(verdicts: Iterable[Verdict], policy: ReviewPolicy, viewer: ReviewViewer) -> list[Verdict]:

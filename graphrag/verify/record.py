@@ -179,7 +179,7 @@ class RecordStats:
 
     claims: int  # visible claims matching the filter
     unreviewed: int  # no verdict yet, or fewer than the review policy requires
-    verified: int  # the required reviewers agree (or an adjudicator settled it), not stale
+    reviewed_claims: int  # the required reviewers agree (or an adjudicator settled it), not stale: whatever they found
     disputed: int  # reviewers disagree and no adjudicator has settled it
     stale: int  # every verdict on the claim judged a since-superseded version
     verdicts: int  # current verdicts counted
@@ -196,10 +196,16 @@ class RecordStats:
     sources: tuple[SourceQuality, ...] = field(default=())
     source_removed: int = 0  # claims of answers withdrawn because a document they drew on was removed
     tampered: int = 0  # current verdicts whose claim's or sentence's words changed after them (left out of figures)
-    # "Reviewed" is not "supported": what the reviewed (verified) claims were settled as, and what each reviewer said.
+    # "Reviewed" is not "supported": what the reviewed claims were settled as, and what each reviewer said.
     reviewed: VerdictCounts = field(default_factory=lambda: verdict_counts(None, []))
     by_reviewer: tuple[VerdictCounts, ...] = ()
     kind: VerdictKind | None = None  # the judgement counted (None: each claim's asked one)
+
+    @property
+    def verified(self) -> int:
+        """Reviewed claims that reviewers found supported (backed, or answering the question): "verified" is said of
+        these only, never of a claim reviewed and judged partly or not supported."""
+        return self.reviewed.supported.k
 
     def to_json(self) -> dict[str, Any]:
         """The statistics as JSON-ready data, NaN written as null."""
@@ -216,7 +222,8 @@ class RecordStats:
         return {
             "kind": None if self.kind is None else self.kind.value,
             "question": None if self.kind is None else self.kind.question,
-            "progress": {"claims": self.claims, "unreviewed": self.unreviewed, "verified": self.verified,
+            "progress": {"claims": self.claims, "unreviewed": self.unreviewed, "reviewed": self.reviewed_claims,
+                         "verified": self.verified,
                          "disputed": self.disputed, "stale": self.stale, "source_removed": self.source_removed,
                          "verdicts": self.verdicts, "tampered": self.tampered},
             "reviewed": counts(self.reviewed),
@@ -303,7 +310,7 @@ def record_stats(store: Store, by: Viewer, flt: RecordFilter = RecordFilter(),
     states = {key: claim_state(current.get(key, []), policy) for key in wanted}
     count = Counter(st.status for st in states.values())
     unreviewed = count[ClaimStatus.UNREVIEWED] + count[ClaimStatus.IN_REVIEW]
-    verified, disputed, stale = count[ClaimStatus.VERIFIED], count[ClaimStatus.DISPUTED], count[ClaimStatus.STALE]
+    reviewed, disputed, stale = count[ClaimStatus.REVIEWED], count[ClaimStatus.DISPUTED], count[ClaimStatus.STALE]
     # A tampered verdict judged words that are not the claim's any more: counted, and left out of the figures.
     tampered = sum(1 for vs in current.values() for v in vs if v.tampered)
     # Agreement is between reviewers: an adjudicator's verdict settles a claim but is no rating.
@@ -369,9 +376,9 @@ def record_stats(store: Store, by: Viewer, flt: RecordFilter = RecordFilter(),
                                     xs.count(PickedBy.GENERATOR), xs.count(PickedBy.DOCUMENT))
                       for (d, ver), xs in per_source.items()),
                      key=lambda s: (-s.unsupported_rate, -s.judged, s.document, s.version))
-    settled = [st.verdict for st in states.values() if st.status == ClaimStatus.VERIFIED and st.verdict is not None]
+    settled = [st.verdict for st in states.values() if st.status == ClaimStatus.REVIEWED and st.verdict is not None]
     by_reviewer = tuple(verdict_counts(name, [x for x in row if x is not None]) for name, row in zip(reviewers, table))
-    return RecordStats(len(wanted), unreviewed, verified, disputed, stale, sum(len(v) for v in current.values()),
+    return RecordStats(len(wanted), unreviewed, reviewed, disputed, stale, sum(len(v) for v in current.values()),
                        reviewers, krippendorff_alpha(table), alpha_units, tuple(pairs), len(scored), auroc, bacc,
                        tuple(calibration), triage, TRIAGE_SHARE, tuple(sources),
                        sum(1 for c in wanted.values() if ClaimFlag.SOURCE_REMOVED in c["flags"]), tampered,
@@ -389,3 +396,39 @@ def _verbatim(flags: Sequence[ClaimFlag]) -> bool:
     # A verbatim quote checked against its own sentence scores as supported by construction: its
     # score says nothing about the checker, so it is left out of the comparison.
     return any(getattr(f, "value", f) == "verbatim_quote" for f in flags)
+
+
+@dataclass(frozen=True)
+class CarryCheck:
+    """What carry-over shows on the claims a viewer may see (``graphrag.verify.carry``): how many verdicts it carries
+    now, and the verdicts the rule before issue 60 carried besides (whether a quote answers, carried to an answer
+    to another question), each with the question it was given on and the one it was carried to."""
+
+    carried: int
+    old_rule_only: tuple[tuple[Verdict, str, str], ...]  # (the verdict as carried, its question, its source's)
+
+    def to_json(self) -> dict[str, Any]:
+        """The check as JSON-ready data."""
+        return {"carried": self.carried, "old_rule_only": len(self.old_rule_only),
+                "old_rule_verdicts": [
+                    {"answer_id": v.answer_id, "claim_index": v.claim_index, "question": q, "reviewer": v.reviewer,
+                     "kind": v.kind.value, "judgement": v.words, "carried_from": v.carried_from,
+                     "carried_from_answer": v.carried_answer, "carried_from_question": src}
+                    for v, q, src in self.old_rule_only]}
+
+
+def carry_check(store: Store, by: Viewer, viewer: ReviewViewer = ANYONE) -> CarryCheck:
+    """Carry-over on the claims ``by`` may see, from the verdicts ``viewer`` may see under blind review: a verdict
+    the old rule carried is listed only when the row it came from is one they may see, on an answer they see."""
+    from graphrag.verify.carry import old_rule_carries, verdict_rows
+    from graphrag.verify.policy import visible_verdicts
+
+    claims = claims_seen(store, by.labels)
+    seen = {(c["answer_id"], c["index"]) for c in claims}
+    questions: dict[int | None, str] = {c["answer_id"]: c["question"] for c in claims}
+    rows = visible_verdicts(verdict_rows(store), review_policy(store), viewer)
+    shown = {v.id for v in rows if v.id is not None}
+    carried = sum(1 for v in rows if v.carried_from is not None and (v.answer_id, v.claim_index) in seen)
+    old = tuple((v, questions[v.answer_id], questions[v.carried_answer]) for v in old_rule_carries(store)
+                if (v.answer_id, v.claim_index) in seen and v.carried_from in shown and v.carried_answer in questions)
+    return CarryCheck(carried, old)

@@ -19,7 +19,7 @@ import io
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -47,7 +47,7 @@ from graphrag.store import Store, now, sha256_text
 from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
 from graphrag.store.verdicts import SPAN_TAMPERED
-from graphrag.verify.attribution import display_numbers
+from graphrag.verify.attribution import display_numbers, shown_marker
 from graphrag.verify.policy import (
     ADJUDICATOR,
     ANYONE,
@@ -455,7 +455,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
             layout = _verdict_layout(store, v, cl)
             rows.append({
                 "verdict_id": v.id, "answer_id": a.id, "question": a.question, "claim_index": v.claim_index,
-                "claim": cl.text if cl else "", "citation": _shown_marker(v.marker, shown),
+                "claim": cl.text if cl else "", "citation": shown_marker(v.marker, shown),
                 "citation_retrieval": v.marker, "document": v.document_id,
                 "version": v.version, "page": layout.page if layout else None,
                 "page_label": layout.page_label if layout else None, "start": v.start, "end": v.end, "span": span_text,
@@ -485,13 +485,6 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
             elif (v.id or 0) in retracts:
                 rows[-1]["verdict"] = rows[-1]["judgement"] = ""
     return rows
-
-
-def _shown_marker(marker: str | None, shown: Mapping[int, int]) -> str | None:
-    """The number a page showed for the stored (retrieval's) marker; a marker outside the context as stored."""
-    if marker is None or not marker.isdigit():
-        return marker
-    return str(shown.get(int(marker), marker))
 
 
 def undo_links(history: Sequence[Verdict]) -> dict[int, int]:

@@ -168,6 +168,7 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         ["export", "--format", "csv", *s, *pub], ["export", "--format", "json", *s, *pub],
         ["ingest", str(extra), *s], ["ingest", str(extra), *s, "--json"],
         ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
+        ["record", "carried", *s, *pub], ["record", "carried", *s, *pub, "--json"],
         ["checker", "list", *s], ["checker", "list", *s, "--json"],
         # refused (too few verdicts) with its figures, and nothing to roll back to: counts and versions only
         ["checker", "fit", "--from-verdicts", *s], ["checker", "fit", "--from-verdicts", *s, "--json"],
@@ -322,6 +323,7 @@ def test_no_cli_command_shows_a_public_viewer_canaries_of_nested_misspelt_or_rel
         ["review", "disputes", *s, *pub, "--json"],
         ["export", "--format", "csv", *s, *pub], ["export", "--format", "json", *s, *pub],
         ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
+        ["record", "carried", *s, *pub], ["record", "carried", *s, *pub, "--json"],
         ["ingest", str(corpus), *s], ["ingest", str(corpus), *s, "--json"],  # the report names no canary
         ["audit", "export", *s], ["audit", "export", "--format", "json", *s],
     ]
@@ -652,6 +654,7 @@ def test_no_command_shows_a_reviewer_another_verdict_before_their_own(blind_stor
                     ["--document", "policy"], ["--question", "exports"]):
             commands += [["record", "stats", *s, *who, *flt], ["record", "stats", *s, *who, *flt, "--json"]]
         commands += [["record", "estimate", *s], ["record", "estimate", *s, "--json"]]
+        commands += [["record", "carried", *s, *who], ["record", "carried", *s, *who, "--json"]]
     # Refused: claim 0 is no dispute (the refusal must not say its state); then, last, her adjudication of
     # the dispute, which makes it the team's outcome.
     commands += [["review", "mark", "--answer", "1", "--claim", "0", "--verdict", "supported", *me, *s,

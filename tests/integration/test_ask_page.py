@@ -59,12 +59,13 @@ def test_markers_are_numbered_in_reading_order(monkeypatch: pytest.MonkeyPatch, 
     with Store(store_path) as s:
         answer = s.answer(s.answer_ids()[0]["id"])
     assert answer is not None
-    stored = re.findall(r"\[(\d+)\]", answer.text)
-    assert stored != sorted(stored, key=int) or stored[0] != "1", "the question no longer shows the case"
+    # the numbers are decided as the answer is composed (issue 60): stored as the page shows them
+    stored = list(dict.fromkeys(int(n) for n in re.findall(r"\[(\d+)\]", answer.text)))
+    assert len(stored) >= 2 and stored == list(range(1, len(stored) + 1)), answer.text
     shown = next(h for h in bodies(at) if "Question:" in h)
     numbers = [int(n) for n in re.findall(r"\[(\d+)\]", shown.split('class="gr-box">', 1)[1])]
     firsts = list(dict.fromkeys(numbers))
-    assert firsts == list(range(1, len(firsts) + 1)), shown
+    assert firsts == stored, shown
     # the sources under the claims carry the same numbers
     sources = [int(m) for h in bodies(at) for m in re.findall(r'gr-meta">\[(\d+)\] <b>', h)]
     assert sorted(set(sources)) == firsts
@@ -115,7 +116,7 @@ def test_routes_carry_the_numbers_of_their_claims_on_the_ask_and_review_pages(
     # reading order: the n-th item first cited is shown as [n]
     order = list(dict.fromkeys(c.item.n for cl in answer.claims for c in cl.citations if c.item is not None))
     shown = {n: i + 1 for i, n in enumerate(order)}
-    assert shown != {n: n for n in order}, "the question no longer shows the case"
+    assert len(shown) >= 2 and shown == {n: n for n in order}  # stored as shown: decided as composed (issue 60)
     # Ask page: each claim is numbered, and the context table names the claims citing each item beside its route.
     assert sum(f'gr-meta">Claim {c.index + 1}</div>' in h for c in answer.claims for h in bodies(at)) == len(
         answer.claims)

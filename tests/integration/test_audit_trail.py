@@ -38,7 +38,7 @@ AUDITED_ON_POSTGRESQL = {"store setup": "store-setup"}
 NOT_AUDITED = {
     "ask": "asks; the answer it stores is not yet part of the verification record (a verdict on it is)",
     "entity": "reads the graph", "review list": "reads the queue", "review disputes": "reads the queue",
-    "record stats": "reads the record", "checker list": "reads the checker versions",
+    "record stats": "reads the record", "record carried": "reads the record", "checker list": "reads the checker versions",
     "pack verify": "reads a pack file, writes nothing", "pack key": "prints the store's public key",
     "eval retrieval": "reads a benchmark file", "eval answers": "asks benchmark questions in its own stores", "eval themes": "asks benchmark questions in its own stores", "eval support": "reads a benchmark file",
     "bench ask": "a throwaway store", "bench documents": "a throwaway store", "bench ingest": "a throwaway store",

@@ -96,11 +96,12 @@ def pair_features(
     # The reason names a negation problem only against the best-matching sentence: a "not" in
     # a neighbouring sentence is no reason to doubt a claim quoted word for word.
     negation_best = L.negation_mismatch(claim, sentences[pair.order[0]])
-    # The reason says a number is "not in source" only when no evidence sentence states it,
-    # not merely the ones the selection kept.
+    # The reason says a number or a word is "not in source" only when no evidence sentence states it (a number in
+    # any form it is written in), not merely the ones the selection kept.
     absent_numbers = L.missing_numbers(claim, pair.all_text)
+    absent_words = L.absent_words(pair.coverage[1], pair.all_text)
     return PairFeatures(values, sorted(pair.selected), len(sentences), absent_numbers, pair.missing_terms,
-                        source_terms, pair.coverage[1], pair.qualifiers, negation_best)
+                        source_terms, absent_words, pair.qualifiers, negation_best)
 
 
 def _quote(items: Sequence[str], n: int = 3) -> str:

@@ -41,3 +41,15 @@ def test_after_review() -> None:
     one_bad = [verdict(0, VerdictLabel.SUPPORTED, "ana"), verdict(1, VerdictLabel.UNSUPPORTED, "ana")]
     text, colour = answer_summary(claims, [verified, verified, UNREVIEWED], one_bad)
     assert text.endswith("; 1 of 3 claims judged not backed") and colour == "red"  # in the verdict's kind's words
+
+
+def test_reviewed_is_not_verified_when_a_claim_was_found_partly_supported() -> None:
+    """Issue 60: every claim reviewed, one settled as partly answering: reviewed, said in the kind's words, never
+    "verified" (which is only what reviewers found supported)."""
+    claims = [claim(0), claim(1)]
+    yes = ClaimState(ClaimStatus.REVIEWED, VerdictLabel.SUPPORTED, 1, 1)
+    partly = ClaimState(ClaimStatus.REVIEWED, VerdictLabel.PARTIAL, 1, 1)
+    said = [verdict(0, VerdictLabel.SUPPORTED, "ana"), verdict(1, VerdictLabel.PARTIAL, "ana")]
+    text, colour = answer_summary(claims, [yes, partly], said)
+    assert text == "2 quotes, checked automatically; reviewed: 1 of 2 claims judged partly backed", text
+    assert colour == "orange" and "verified" not in text

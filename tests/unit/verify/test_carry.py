@@ -126,4 +126,4 @@ def test_review_list_json_says_where_a_verdict_came_from(store: Store, capsys) -
     (row,) = json.loads(capsys.readouterr().out)
     (v,) = row["verdicts"]
     assert (row["status"], v["reviewer"], v["verdict"], v["carried_from_answer"]) == (
-        "verified", "ana", "unsupported", first.id)
+        "reviewed", "ana", "unsupported", first.id)  # reviewed, and judged unsupported: not verified

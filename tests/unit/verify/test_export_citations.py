@@ -47,3 +47,19 @@ def test_the_export_names_the_citation_the_reviewer_saw(store: Store, fmt: str) 
     answer = store.answer(1)
     assert answer is not None
     assert display_numbers(answer) == {5: 1, 3: 2, 7: 3}  # the numbers the Ask and Review pages show
+
+
+def test_the_pack_names_an_older_answer_s_citations_as_the_pages_do(store: Store, tmp_path: Path) -> None:
+    """Issue 60: an answer stored before its numbers were decided as it was composed (retrieval's 5 then 3) reads
+    [1] and [2] on the pages; the pack's answers and report say the same (its stored marker kept beside)."""
+    import zipfile
+
+    from graphrag.verify.exports import export_pack
+
+    pack = export_pack(store, by=ADMIN, config_home=tmp_path / "config")
+    with zipfile.ZipFile(io.BytesIO(pack.data)) as z:
+        (answer,) = json.loads(z.read("answers.json"))
+        report = z.read("report.html").decode()
+    assert [(c["marker"], c["citation"]) for cl in answer["claims"] for c in cl["citations"]] == [("5", "1"),
+                                                                                                ("3", "2")]
+    assert "<blockquote>[1] " in report and "<blockquote>[2] " in report and "<blockquote>[5] " not in report

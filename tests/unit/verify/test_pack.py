@@ -251,7 +251,7 @@ def test_the_whole_record_is_the_same_pack_whatever_me_says(store: Store, tmp_pa
     assert "ana" not in json.dumps(scope["exported_by"]) and "zed" not in json.dumps(
         json.loads(packs["--me zed"]["scope.json"])["exported_by"])  # --me names nobody in the pack
     report = packs[""]["report.html"].decode()
-    assert "no verdict</td>" not in report and "unsupported by ana" in report and "supported by bo" in report
+    assert "no verdict</td>" not in report and "not backed by ana" in report and "backed by bo" in report
     assert "3 of them on claims still judged blind or disputed" in report
 
 
@@ -463,3 +463,21 @@ def test_forged_bytes_inside_the_entries_are_refused(store: Store) -> None:
     # a stored entry whose size follows it: a streaming reader finds its end only by a signature it may hold
     with pytest.raises(PackError, match="stored or compressed in a way a pack never is"):
         verify_pack(_raw_zip(genuine, stored_streamed=True))
+
+
+def test_the_report_counts_verdicts_in_the_record_page_s_words(store: Store) -> None:
+    """Issue 60: the report counted "partially_supported 2, retracted 1, correction 1". It says each verdict in its
+    kind's words, as the Record page does, and what an undo made of one."""
+    from graphrag.verify.review import record_verdict
+    from graphrag.verify.undo import undo_verdict
+
+    answer = recorded_answer(store, [0.5, 0.5, 0.5])
+    for claim in answer.claims:
+        record_verdict(store, answer, claim, claim.citations[0], V.PARTIAL, "bo")
+    undo_verdict(store, answer, store.verdicts()[-1].id or 0, "bo")
+    report = _members(_pack(store))["report.html"].decode()
+    # the first answer's claims hold the same words and sentence: their verdicts carry to the new answer's, both ways
+    assert ("10 verdict rows: 2 backed, 4 partly backed, 2 not backed, 1 taken back by an undo, "
+            "1 undo (a correction row).") in report, report
+    assert "partially_supported" not in report and "correction 1" not in report and "retracted" not in report
+    assert "partly backed by bo" in report and "taken back by an undo by bo" in report

@@ -55,7 +55,7 @@ def test_stats_on_a_planted_record(store: Store, capsys) -> None:
     _judge(store, answer, "ana", pattern_a)
     _judge(store, answer, "ben", pattern_b)
     stats = record_stats(store, library_viewer(["public"]))
-    assert (stats.claims, stats.unreviewed, stats.verified, stats.disputed) == (20, 0, 15, 5)
+    assert (stats.claims, stats.unreviewed, stats.reviewed_claims, stats.disputed) == (20, 0, 15, 5)
     assert stats.reviewers == ("ana", "ben") and stats.alpha_units == 20
     assert stats.alpha == pytest.approx(0.48)  # the same pattern five times: D_o = 10/40, D_e = 750/1560
     (pair,) = stats.pairs
@@ -99,7 +99,8 @@ def test_reviewed_claims_are_counted_by_what_they_were_judged(store: Store) -> N
     _judge(store, answer, "ben", [S, U, U, U] * 5)
     stats = record_stats(store, library_viewer(["public"]))
     reviewed = stats.reviewed
-    assert stats.verified == reviewed.n == 15  # "reviewed" is not "supported":
+    assert stats.reviewed_claims == reviewed.n == 15  # "reviewed" is not "supported":
+    assert stats.verified == 5 and stats.to_json()["progress"]["verified"] == 5  # verified: found supported
     assert (reviewed.supported.k, reviewed.partial.k, reviewed.unsupported.k) == (5, 0, 10)
     # 95% Wilson interval of 5 of 15 (hand-computed: centre (p + z²/2n) / (1 + z²/n), z = 1.96)
     assert (reviewed.supported.low, reviewed.supported.high) == (pytest.approx(0.1518, abs=1e-3),
@@ -110,3 +111,36 @@ def test_reviewed_claims_are_counted_by_what_they_were_judged(store: Store) -> N
     assert str(stats.by_reviewer[0].supported) == "10 (50%, 95% CI 30%–70%)"
     progress = stats.to_json()["reviewed"]
     assert progress["n"] == 15 and progress["unsupported"]["n"] == 10
+
+
+def test_record_stats_says_reviewed_apart_from_verified_in_the_record_page_s_words(store: Store, capsys) -> None:
+    """Issue 60: `record stats` said "10 verified" where 4 of the 10 were judged unsupported, and "alpha None".
+    Reviewed claims are counted by what they were judged, in the kind's words; "verified" is only what reviewers
+    found supported; a figure that cannot be computed is said so in words."""
+    answer = _answer(store, [0.9] * 6 + [0.2] * 4)
+    _judge(store, answer, "ana", [S] * 6 + [U] * 4)
+    assert main(["record", "stats", "--store", str(store.path)]) == 0
+    out = capsys.readouterr().out
+    assert "Does the source back it? (10 claims in other words)" in out
+    assert "claims 10: 0 unreviewed, 10 reviewed (6 backed, 0 partly backed, 4 not backed)" in out
+    assert "verified" not in out and "None" not in out and "unsupported" not in out, out
+    assert "agreement: one reviewer so far (ana)" in out
+    assert main(["record", "stats", "--store", str(store.path), "--json"]) == 0
+    progress = __import__("json").loads(capsys.readouterr().out)["progress"]
+    assert (progress["reviewed"], progress["verified"]) == (10, 6)
+    _judge(store, answer, "ben", [S] * 6 + [U] * 4)
+    assert main(["record", "stats", "--store", str(store.path), "--kind", "backs"]) == 0
+    assert "agreement: Krippendorff's alpha (nominal) 1.00 over 10 claims" in capsys.readouterr().out
+
+
+def test_figures_that_cannot_be_computed_are_said_in_words(store: Store, capsys) -> None:
+    answer = _answer(store, [0.9, 0.9, 0.9])
+    _judge(store, answer, "ana", [S, S, S])
+    _judge(store, answer, "ben", [S, S, S])  # every judgement alike: alpha is undefined, and so is AUROC
+    assert main(["record", "stats", "--store", str(store.path)]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out, out
+    assert "agreement: not enough overlapping verdicts to compute Krippendorff's alpha (3 claims judged by two or " \
+           "more reviewers, all alike: nothing to agree on)" in out
+    assert "Cohen's kappa ana / ben: needs 20 shared claims (3 shared claims)" in out
+    assert "AUROC and balanced accuracy need claims judged backed and claims judged not" in out

@@ -103,11 +103,17 @@ def test_an_answer_is_verified_when_every_claim_is_and_otherwise_keeps_its_store
     # the store returns the status an answer was saved with; the policy says when it is verified
     answer = Answer("q?", AskSettings(), "a [1]", (), (), (), (Claim(0, "a", 0, 1), Claim(1, "b", 0, 1)),
                     AnswerStatus.AUTO_CHECKED)
-    both = [v("ana", S, claim=0), v("ana", P, claim=1)]
+    both = [v("ana", S, claim=0), v("ana", S, claim=1)]
     assert answer_status(answer, both, ONE) == AnswerStatus.VERIFIED
     assert answer_status(answer, both[:1], ONE) == AnswerStatus.AUTO_CHECKED  # claim 1 not judged
     assert answer_status(answer, both, TWO) == AnswerStatus.AUTO_CHECKED  # each claim needs a second reviewer
-    assert answer_status(answer, [*both, v("ben", S, claim=0), v("ben", P, claim=1)], TWO) == AnswerStatus.VERIFIED
+    assert answer_status(answer, [*both, v("ben", S, claim=0), v("ben", S, claim=1)], TWO) == AnswerStatus.VERIFIED
+    # issue 60: "verified" only for what reviewers found supported; a claim judged partly (or not) supported leaves
+    # the answer reviewed, not verified
+    partly = [v("ana", S, claim=0), v("ana", P, claim=1)]
+    assert answer_status(answer, partly, ONE) == AnswerStatus.REVIEWED
+    assert answer_status(answer, [v("ana", U, claim=0), v("ana", S, claim=1)], ONE) == AnswerStatus.REVIEWED
+    assert claim_state(partly[1:], ONE).status == ClaimStatus.REVIEWED == "reviewed"
     withdrawn = replace(answer, status=AnswerStatus.WITHDRAWN)
     assert answer_status(withdrawn, both, ONE) == AnswerStatus.WITHDRAWN  # a removal withdrew it: never verified
     assert answer_status(replace(answer, claims=()), [], ONE) == AnswerStatus.AUTO_CHECKED  # nothing to verify

@@ -148,8 +148,9 @@ def test_the_record_counts_and_checks_each_kind_apart(store: Store) -> None:
     _mark(store, WRITTEN, "ana", "backed")
     kinds = record_by_kind(store, library_viewer(["public"]))
     answers, backs = kinds[VerdictKind.ANSWERS], kinds[VerdictKind.BACKS]
-    assert (answers.claims, answers.verified, answers.reviewed.unsupported.k) == (1, 1, 1)  # the quote: does not
-    assert (backs.claims, backs.verified, backs.reviewed.supported.k) == (1, 1, 1)  # the written claim: backed
+    assert (answers.claims, answers.reviewed_claims, answers.reviewed.unsupported.k) == (1, 1, 1)  # does not answer
+    assert (backs.claims, backs.reviewed_claims, backs.reviewed.supported.k) == (1, 1, 1)  # the written claim: backed
+    assert (answers.verified, backs.verified) == (0, 1)  # verified: what reviewers found supported, only
     # the automatic check each kind is set against: the reader's probability for quotes, the checker's score else
     assert answers.checker_n == 1 and backs.checker_n == 1
     assert answers.to_json()["question"] == "Does this answer the question?"
