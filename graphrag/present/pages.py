@@ -1,4 +1,4 @@
-"""Cited pages as images: a PDF page rendered on the server with a sentence's boxes drawn on it.
+"""Cited pages as images: a PDF page, drawn in a bounded child process, with a sentence's boxes drawn on it.
 
 The review page shows these beside the cited text, so the lines are legible without opening the
 whole PDF in the browser's viewer (``document_view``, a button away); nothing is fetched from elsewhere.
@@ -7,10 +7,22 @@ Every render is bounded: a page is drawn at ``DPI`` unless that would take more 
 pixels, in which case it is drawn smaller (a PDF page may be 200 inches a side: at 150 dpi that
 is 900 M pixels, over 10 GB with the overlay). A page that still cannot be drawn raises
 ``PageNotDrawn`` with a message for the reader, never the library's exception. A sentence may
-span hundreds of pages: ``pages_to_show`` picks the few drawn at once. Renders are cached by
-(file hash, page, boxes, scale, crop) within a byte budget; a document version never changes, so
-entries stay valid until it is removed (``forget``, called for every removal this process makes:
-the module listens to graphrag.ingest.removal when it is loaded, which is before anything is cached).
+span hundreds of pages: ``pages_to_show`` picks the few drawn at once.
+
+The page's picture (its pixels: every picture on it decoded) is drawn in the bounded child process that draws
+scanned pages at ingest (``picture_child``'s ``render`` job: its JPEGs' scans counted first, then its processor
+time, memory and clock ceilings, ``LIMITS``), never in this process: a stored page with a text layer was never
+drawn at ingest, and a JPEG of thousands of scans on it cost its whole decoding here each time it was shown. A
+page the child refuses, or that a ceiling stops, is ``PageNotDrawn`` with the bound it passed ("page 3's picture
+could not be drawn within the limits: ..."); the caller shows it in the picture's place. The boxes, crop and
+rewrap are drawn here on the child's pixels. One child runs at a time from this process.
+
+Caches, all per process: the child's pixels by (file hash, page, scale, turn) within a byte budget, so a page is
+drawn once whatever is drawn on it (the crop, the whole page, the kinds' outlines); a refusal by the same key, so a
+hostile page costs its bound once, not on every rerun (a child that could not be started is not kept); the PNGs by
+(file hash, page, boxes, scale, crop) within their own budget. A document version never changes, so entries stay
+valid until it is removed (``forget``, called for every removal this process makes: the module listens to
+graphrag.ingest.removal when it is loaded, which is before anything is cached).
 """
 
 from __future__ import annotations
@@ -22,12 +34,17 @@ import statistics
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from graphrag.errors import InputError
+from graphrag.ingest.readers.limits import LIMITS
 from graphrag.ingest.removal import on_removed
 from graphrag.model import Document
 from graphrag.present.printed import Line, page_lines
 from graphrag.present.rewrap import INK, column_span, rewrap
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as Picture
 
 DPI = 150
 MAX_PIXELS = 8_000_000  # a letter page at 150 dpi is 2.1 M; 8 M is an A2 sheet, about 100 MB to draw
@@ -38,6 +55,14 @@ _CACHE_ENTRIES = 64
 _CACHE_BYTES = 48_000_000
 _cache: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
 _cache_lock = threading.Lock()
+# the child's pixels, (width, height, RGB bytes) by (file hash, page, scale, turn): a letter page at 150 dpi is 6.3 MB,
+# the largest picture (MAX_PIXELS) 24 MB; the last one drawn is always kept
+_PIXEL_ENTRIES = 8
+_PIXEL_BYTES = 32_000_000
+_pixels: OrderedDict[tuple[object, ...], tuple[int, int, bytes]] = OrderedDict()
+_REFUSALS = 1_024  # refusals kept (a message each), by the same key
+_refusals: OrderedDict[tuple[object, ...], str] = OrderedDict()
+_child_lock = threading.Lock()  # one child at a time from this process (each may take LIMITS.picture_memory)
 
 Box = Sequence[float]  # (page, x0, y0, x1, y1) in points, origin top-left
 Colour = tuple[int, int, int]
@@ -87,13 +112,14 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
 
     on_page = tuple(tuple(float(v) for v in b[1:5]) for b in boxes if int(b[0]) == page)
     lines = tuple((float(o[1]), float(o[2]), float(o[3]), float(o[4]), o[5]) for o in outlines if int(o[0]) == page)
-    key = (file_sha256 or hashlib.sha256(data).hexdigest(), page, on_page, dpi, around, max_pixels, lines, wrap)
+    sha = file_sha256 or hashlib.sha256(data).hexdigest()
+    key = (sha, page, on_page, dpi, around, max_pixels, lines, wrap)
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
     try:
-        png = _draw(data, page, on_page, dpi, around, max_pixels, lines, wrap)
+        png = _draw(data, page, on_page, dpi, around, max_pixels, lines, wrap, sha)
     except PageNotDrawn:
         raise
     except InputError as exc:  # the PDF cannot be opened: the reader's message says why
@@ -113,13 +139,13 @@ def render_page(data: bytes, page: int, boxes: Sequence[Box] = (), dpi: int = DP
 
 def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: int, around: float | None,
           max_pixels: int, outlines: tuple[tuple[float, float, float, float, Colour], ...] = (),
-          wrap: float | None = None) -> bytes:
+          wrap: float | None = None, sha: str | None = None) -> bytes:
     import numpy as np
     from PIL import Image, ImageDraw
 
     from graphrag.ingest.readers.pdf import PDFIUM_LOCK, _open
 
-    with PDFIUM_LOCK:
+    with PDFIUM_LOCK:  # here only the page's size, turn and text layer: no picture on it is decoded
         doc = _open(data)
         try:
             if not 1 <= page <= len(doc):
@@ -131,7 +157,6 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
                 # Boxes are in the page's unrotated space: draw on the unrotated picture, then turn
                 # it the way the PDF says the page is shown (/Rotate is clockwise).
                 rotation = pg.get_rotation()
-                image = pg.render(scale=scale, rotation=(360 - rotation) % 360).to_pil().convert("RGB")
                 # where the lines and words are, for rewrapping (an upright page's text layer; else its ink)
                 printed = []
                 if wrap is not None and around is not None and on_page and not rotation:  # the crop's band only
@@ -141,6 +166,7 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
                 pg.close()
         finally:
             doc.close()
+    image = _picture(data, sha or hashlib.sha256(data).hexdigest(), page, scale, (360 - rotation) % 360)
     if outlines:
         draw = ImageDraw.Draw(image)
         for x0, y0, x1, y1, colour in outlines:
@@ -172,6 +198,75 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
     buf = io.BytesIO()
     image.save(buf, format="PNG", compress_level=3)
     return buf.getvalue()
+
+
+def _picture(data: bytes, sha: str, page: int, scale: float, turn: int) -> Picture:
+    """Page ``page`` (1-based) drawn at ``scale`` and turned ``turn`` degrees past its /Rotate, by the bounded child
+    (kept, see above). Raises PageNotDrawn with the bound it passed."""
+    from PIL import Image
+
+    from graphrag.ingest.readers import picture_child
+    from graphrag.ingest.readers.picture_child import Refused, Stopped
+
+    key = (sha, page, scale, turn)
+    if (kept := _kept(key)) is not None:  # without waiting for a child drawing another page
+        return kept
+    with _child_lock:
+        if (kept := _kept(key)) is not None:  # a second ask for the same page waited for the first: it is kept
+            return kept
+        try:
+            width, height, rgb, _ = picture_child.render_page(data, page - 1, scale, LIMITS, rotation=turn)
+        except Refused as no:
+            message = _refusal(page, no.kind, no.value)
+        except Stopped as stop:
+            if stop.reason == "start":  # the machine's own limits, for now: asked again on the next show
+                raise PageNotDrawn(f"page {page} could not be drawn: no process could be started on the server; "
+                                   "try again when the machine is less busy") from None
+            message = _refusal(page, stop.reason)
+        else:
+            message = ""
+        with _cache_lock:
+            if message:
+                _refusals[key] = message
+                while len(_refusals) > _REFUSALS:
+                    _refusals.popitem(last=False)
+            else:
+                _pixels[key] = (width, height, rgb)
+                while len(_pixels) > 1 and (len(_pixels) > _PIXEL_ENTRIES
+                                            or sum(len(v[2]) for v in _pixels.values()) > _PIXEL_BYTES):
+                    _pixels.popitem(last=False)
+    if message:
+        raise PageNotDrawn(message) from None
+    return Image.frombytes("RGB", (width, height), rgb)
+
+
+def _kept(key: tuple[object, ...]) -> Picture | None:
+    """The kept pixels of ``key`` as a picture; None when there are none; PageNotDrawn when it was refused."""
+    from PIL import Image
+
+    with _cache_lock:
+        if key in _refusals:
+            raise PageNotDrawn(_refusals[key]) from None
+        if key not in _pixels:
+            return None
+        _pixels.move_to_end(key)
+        width, height, rgb = _pixels[key]
+    return Image.frombytes("RGB", (width, height), rgb)
+
+
+def _refusal(page: int, kind: str, value: int = 0) -> str:
+    """What the reader is told in the picture's place: the bound the page's picture passed in the child."""
+    if kind == "undecodable":  # the decoder's words: they are not shown (the old message, kept)
+        return f"page {page} could not be drawn: PDFium or the image library failed on it"
+    why = {
+        "scans": f"it draws a JPEG of {value:,} scans; the limit is {LIMITS.jpeg_scans:,} (a progressive JPEG has "
+                 "about 10, and each scan is a pass of the decoder over the whole picture)",
+        "time": f"drawing it passed {LIMITS.picture_render_seconds:g} s of processor time or "
+                f"{LIMITS.picture_render_wall_seconds:g} s by the clock (its pictures are too complex to decode, or "
+                "built to exhaust the server)",
+    }.get(kind, f"drawing it needed more than {LIMITS.picture_memory // 1_000_000:,} MB of memory, or the decoder "
+                "failed on it (its pictures are too large, corrupt, or built to exhaust the server)")
+    return f"page {page}'s picture could not be drawn within the limits: {why}"
 
 
 def crop_lines(printed: Sequence[Line], scale: float, x0: float, y0: float, x1: float, y1: float,
@@ -212,10 +307,11 @@ def crop_lines(printed: Sequence[Line], scale: float, x0: float, y0: float, x1: 
 
 
 def forget(file_sha256: str) -> None:
-    """Drop this process's renders of a file (its document was removed)."""
+    """Drop this process's renders of a file, its pixels and refusals (its document was removed)."""
     with _cache_lock:
-        for key in [k for k in _cache if k[0] == file_sha256]:
-            del _cache[key]
+        for kept in (_cache, _pixels, _refusals):
+            for key in [k for k in kept if k[0] == file_sha256]:
+                del kept[key]
 
 
 def _forget_removed(versions: Sequence[Document]) -> None:

@@ -10,13 +10,17 @@ sentence over 281 pages drew 562 images on every rerun.
 from __future__ import annotations
 
 import io
+import re
 import time
+from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
 from doc_helpers import PDF_PATH, shared_stream_pdf
+from graphrag.ingest.readers import picture_child
+from graphrag.ingest.readers.picture_child import Refused
 from graphrag.present import pages
 from graphrag.present.pages import MAX_PIXELS, PageNotDrawn, pages_to_show, render_page
 
@@ -26,7 +30,8 @@ pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
 @pytest.fixture(autouse=True)
 def empty_cache() -> None:
-    pages._cache.clear()
+    for kept in (pages._cache, pages._pixels, pages._refusals):
+        kept.clear()
 
 
 def picture(png: bytes) -> Image.Image:
@@ -62,13 +67,14 @@ def test_a_normal_page_keeps_its_resolution() -> None:
     MemoryError(),
     Image.DecompressionBombError("Image size (1000000000 pixels) exceeds limit; /srv/graphrag/.venv/PIL/Image.py"),
     pdfium.PdfiumError("Failed to render /srv/graphrag/data/upload.pdf"),
+    Refused("undecodable", 2, detail="Failed to render /srv/graphrag/data/upload.pdf"),  # the child's decoder said no
 ])
 def test_a_page_that_cannot_be_drawn_gives_a_message_without_server_details(
         failure: Exception, monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*args: object, **kwargs: object) -> None:
         raise failure
 
-    monkeypatch.setattr(pdfium.PdfPage, "render", fail)
+    monkeypatch.setattr(picture_child, "render_page", fail)  # the page is drawn in the child, read back here
     with pytest.raises(PageNotDrawn) as err:
         render_page(PDF_PATH.read_bytes(), 2)
     message = str(err.value)
@@ -150,3 +156,83 @@ def test_the_review_page_says_when_a_page_cannot_be_drawn() -> None:
     assert not at.exception and _images(at) == 0
     (warning,) = at.warning
     assert warning.value.startswith("Page 1 could not be drawn") and "/" not in warning.value.split(":", 1)[1]
+
+
+# --- a stored page whose picture the bounded child refuses (issue 58, MEDIUM 4) --------------------------------------
+
+def _unescaped(shown: str) -> str:
+    """A warning's words as the reader sees them (``render.plain`` escapes Markdown's characters with a backslash)."""
+    return re.sub(r"\\(.)", r"\1", shown)
+
+
+def _cited_then_text_script(pdf: bytes) -> None:
+    import streamlit as st
+
+    from dashboard.cited_pages import show_cited_pages
+    from graphrag.model import SpanLayout
+    from hostile_pdf import BOX, SENTENCE
+
+    show_cited_pages(pdf, None, SpanLayout(page=1, boxes=(BOX,)), "cite")
+    st.markdown(SENTENCE)  # what the Review page shows after the pictures: the cited text
+
+
+def test_the_pictures_section_says_why_a_page_was_not_drawn_and_the_page_goes_on() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from hostile_pdf import SENTENCE, many_scans, text_page
+
+    at = AppTest.from_function(_cited_then_text_script, args=(text_page(many_scans(3_000)),), default_timeout=60)
+    at.run()
+    assert not at.exception and _images(at) == 0
+    (warning,) = at.warning
+    assert _unescaped(warning.value).startswith(
+        "Page 1's picture could not be drawn within the limits: it draws a JPEG of 3,0")
+    assert [m.value for m in at.markdown][-1] == SENTENCE
+
+
+def _hostile_store(path: Path) -> str:
+    """A store holding ``notice.pdf`` (a page with a text layer and a JPEG of 3,000 scans, stored without being
+    drawn) and one answer citing its sentence; returns the answer's id."""
+    from doubles.extract import ScriptedExtractor, ScriptEntity
+    from graphrag.ingest.pipeline import Ingestor
+    from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route
+    from graphrag.store import Store
+    from hostile_pdf import SENTENCE, many_scans, text_page
+    from proc_helpers import HashEmbedder
+
+    docs = path.parent / "notice-docs"
+    docs.mkdir()
+    (docs / "notice.pdf").write_bytes(text_page(many_scans(3_000)))
+    with Store(path) as store:
+        report = Ingestor(store, ScriptedExtractor([ScriptEntity("Badges", "Badges are returned")]),
+                          HashEmbedder()).ingest_paths([docs])
+        assert all(d.status == "ok" for d in report.documents), report
+        (span,) = store.sentences("notice", 1)
+        (seed,) = store.entity_names()
+        item = ContextItem(1, span, Route(seed), 0.8, "similarity")
+        text = f"{SENTENCE[:-1]} [1]."
+        claim = Claim(0, SENTENCE, 0, len(text), (Citation("1", True, item),))
+        return store.save_answer(Answer("When are badges returned?", AskSettings(access=("public",)), text, (), (),
+                                        (item,), (claim,)))
+
+
+@pytest.mark.slow
+def test_the_review_page_shows_the_refusal_in_the_pictures_place_and_the_cited_text(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Before, the dashboard decoded the JPEG's 3,000 scans itself (about 2 s of processor time a show; 10,000
+    scans of a larger picture cost 36 s) and showed the picture."""
+    from app_helpers import app, ok, page, texts
+    from hostile_pdf import SENTENCE
+
+    answer_id = _hostile_store(tmp_path / "store.db")
+    at = ok(app(monkeypatch, tmp_path / "store.db"))
+    at.session_state["review_current"] = (answer_id, 0)
+    started = time.perf_counter()
+    at = page(at, "review")
+    assert time.perf_counter() - started < 60
+    warnings = [_unescaped(w) for w in texts(at.warning) if "picture could not be drawn" in w]
+    assert len(warnings) == 1 and warnings[0].startswith(
+        "Page 1's picture could not be drawn within the limits: it draws a JPEG of 3,0"), texts(at.warning)
+    assert _images(at) == 0
+    boxes = " ".join(h.proto.body for h in at.get("html"))
+    assert SENTENCE.split(" by ")[0] in boxes  # the cited sentence, in its context box

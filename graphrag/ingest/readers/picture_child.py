@@ -9,7 +9,8 @@ are imported in the child only, after its ceilings are set):
 - ``convert``: a PNG, JPEG or TIFF upload becomes a PDF of its frames (``images``). Before a pixel is decoded
   the frame count, every frame's header (size and colour mode) and, for a JPEG, its scans (counted from its
   markers) are checked; then each frame is decoded under its own processor-time ceiling.
-- ``render``: one page of a PDF drawn for OCR (``pdf``); the scans of each JPEG the page draws are counted first.
+- ``render``: one page of a PDF drawn for OCR (``pdf``) or for display (``graphrag.present.pages``: the Review
+  page's pictures of a cited page); the scans of each JPEG the page draws are counted first.
 
 The child writes one JSON line, then the bytes (the PDF; the page's RGB pixels). A refusal is a JSON line that
 names what was past which bound; a decoder's error is the document's refusal, never an exception in the server.
@@ -248,7 +249,8 @@ def _held(exc: BaseException) -> int:
 
 
 def _render(data: bytes, params: dict[str, Any]) -> None:
-    """Page ``params["page"]`` (0-based) drawn at ``params["scale"]`` as RGB pixels, after its JPEGs' scans are
+    """Page ``params["page"]`` (0-based) drawn at ``params["scale"]`` (and turned ``params["rotation"]`` degrees
+    clockwise past its own /Rotate, as pypdfium2's ``render`` takes it) as RGB pixels, after its JPEGs' scans are
     counted."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
@@ -258,12 +260,15 @@ def _render(data: bytes, params: dict[str, Any]) -> None:
     try:
         doc = pdfium.PdfDocument(data)
         page = doc[params["page"]]
-        for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=4):
+        # as deep as PDFium draws forms (about 40; a JPEG 5 forms deep was drawn uncounted at a depth of 4), each
+        # JPEG under its other filters (a Flate-packed one had no markers to count). Pictures drawn by a pattern, a
+        # Type 3 glyph or an annotation are not listed here: the ceilings bound them.
+        for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=64):
             if isinstance(obj, pdfium.PdfImage) and "DCTDecode" in obj.get_filters():
-                scans = jpeg_scans(bytes(obj.get_data(decode_simple=False)))
+                scans = jpeg_scans(bytes(obj.get_data(decode_simple=True)))
                 if scans > params["jpeg_scans"]:
                     raise _Refuse({"refused": "scans", "page": number, "value": scans}) from None
-        rgb = page.render(scale=params["scale"]).to_pil().convert("RGB")
+        rgb = page.render(scale=params["scale"], rotation=params.get("rotation", 0)).to_pil().convert("RGB")
     except _Refuse:
         raise
     except MemoryError:
@@ -351,10 +356,11 @@ def convert_picture(data: bytes, expected: str, limits: Any) -> bytes:
     return pdf
 
 
-def render_page(data: bytes, page: int, scale: float, limits: Any) -> tuple[int, int, bytes, float]:
+def render_page(data: bytes, page: int, scale: float, limits: Any, rotation: int = 0) -> tuple[int, int, bytes, float]:
     """(width, height, RGB bytes, the child's processor seconds) of page ``page`` (0-based) of a PDF drawn at
-    ``scale``, in the child. Raises ``Refused`` or ``Stopped``."""
-    params = {"job": "render", "page": page, "scale": scale, "jpeg_scans": limits.jpeg_scans,
+    ``scale``, turned ``rotation`` degrees (0, 90, 180 or 270) past the page's own /Rotate, in the child. Raises
+    ``Refused`` or ``Stopped``."""
+    params = {"job": "render", "page": page, "scale": scale, "rotation": rotation, "jpeg_scans": limits.jpeg_scans,
               "seconds": limits.picture_render_seconds, "memory": limits.picture_memory}
     answer, pixels = _run(data, params, limits.picture_render_wall_seconds)
     w, h = int(answer["width"]), int(answer["height"])
