@@ -574,7 +574,7 @@ def fit(model: SpanModel, examples: Sequence[Example], held: Sequence[Question],
         sched.load_state_dict(state["sched"])
         step, curve, spent_before = state["step"], state["curve"], state["seconds"]
         say(log, f"resumed at step {step}/{total} ({spent_before / 3600:.2f} h spent before)")
-    if step >= total:
+    if step >= total or args.finish_now:
         return True
     stop, t0, deadline = Stop(), time.perf_counter(), time.perf_counter() + args.hours * 3600
     probe = sample_questions(held, args.eval_questions, args.seed)
@@ -739,6 +739,7 @@ def finish(model: SpanModel, held: dict[str, list[Question]], args: argparse.Nam
     config = SpanConfig(args.max_tokens, args.context_words, args.max_answer_tokens, platt["slope"],
                         platt["intercept"], threshold, digest)
     config.write(out / SPAN_CONFIG, {"recipe": recipe(args), "figures": report, "curve": state.get("curve", []),
+                                     "steps": f"{state.get('step')} of {state.get('total')}",
                                      "hours": state.get("hours"), "data": data_files})
     say(log, json.dumps(report, indent=1))
 
@@ -771,6 +772,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--eval-every", type=int, default=300)
     p.add_argument("--eval-questions", type=int, default=150)
     p.add_argument("--save-every", type=int, default=100)
+    p.add_argument("--finish-now", action="store_true",
+                   help="export, calibrate and report the checkpoint as it stands, without further steps")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: every core)")
     args = p.parse_args(argv)
     import torch
@@ -789,7 +792,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         model = SpanModel(config, device)
         done = fit(model, examples, held["choose"], args, args.work, log)
         state = torch.load(args.work / "checkpoint.pt", map_location="cpu", weights_only=False)
-        (args.work / "curve.json").write_text(json.dumps({"curve": state["curve"],
+        (args.work / "curve.json").write_text(json.dumps({"curve": state["curve"], "step": state["step"],
+                                                           "total": state["total"],
                                                            "hours": round(state["seconds"] / 3600, 2)}, indent=1))
         if not done:
             return 0
