@@ -148,7 +148,7 @@ def unparsed_questions(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(anchors, "question_phrases", no_pipeline)
     # ... nor are answer sentences for names: short answers come from patterns only (numbers, dates).
-    from graphrag.answer.generate import short_answer
+    from graphrag.answer.reader import short_answer
 
     monkeypatch.setattr(short_answer, "_parse", lambda sentences, chunks: None)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphrag.answer.rank.kinds import quotable
+from graphrag.answer.reader.rank.kinds import quotable
 from graphrag.model import (
     Answer,
     Citation,

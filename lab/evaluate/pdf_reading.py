@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from graphrag.answer.rank import SentenceKind, sentence_kind
+from graphrag.answer.reader.rank import SentenceKind, sentence_kind
 from graphrag.ingest.readers.pdf import read_pdf
 from graphrag.language.sentences import split_sentences
 

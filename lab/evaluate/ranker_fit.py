@@ -1,6 +1,6 @@
-"""Fitting the answer ranker (``graphrag.answer.rank``) and printing its figures; the product only reads the JSON.
+"""Fitting the answer ranker (``graphrag.answer.reader.rank``) and printing its figures; the product only reads the JSON.
 
-    python -m lab.evaluate.ranker_fit --out graphrag/answer/rank/ranker_params.json
+    python -m lab.evaluate.ranker_fit --out graphrag/answer/reader/rank/ranker_params.json
 
 Training questions (from ``--data``, default ``../shared/data``):
 
@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.answer.rank import FEATURES, NOT_A_CLAIM, Candidate, RankerParams, sentence_kind
-from graphrag.answer.rank.features import feature_rows
+from graphrag.answer.reader.rank import FEATURES, NOT_A_CLAIM, Candidate, RankerParams, sentence_kind
+from graphrag.answer.reader.rank.features import feature_rows
 from graphrag.language import lexical as L
 from graphrag.language.sentences import split_sentences
 
@@ -361,7 +361,7 @@ def latency(params: RankerParams, runs: int = 100) -> dict[str, float]:
     from graphrag.language.embed import get_embedder
 
     embedder = get_embedder()
-    from graphrag.answer.rank import score_sentences
+    from graphrag.answer.reader.rank import score_sentences
 
     question = "Who can set up single sign-on for the workspace?"
     texts = [f"Sentence {i} says that workspace owners on the Business plan configured SAML in 2021 for {i} teams."

@@ -204,7 +204,7 @@ def test_a_papers_title_authors_and_addresses_are_lines_of_their_own() -> None:
 
 
 def test_a_generated_two_column_paper_gives_prose_only_as_quotable_sentences() -> None:
-    from graphrag.answer.rank import quotable
+    from graphrag.answer.reader.rank import quotable
     from paper_pdf import BODY_SENTENCES, NOT_PROSE, paper_pdf
 
     text, _, layout = read_pdf(paper_pdf())

@@ -3,7 +3,7 @@
 The answer reads as an answer: for a fact question (who, when, where, how many, how long...)
 it opens with the short answer, a phrase taken from the best evidence sentence as a claim of
 its own citing that sentence, then that sentence quoted; then at most two more quotes, each
-only when it answers nearly as well (``quote_rank``) or is a chain link the question needs.
+only when it answers nearly as well (``reader.quotes``) or is a chain link the question needs.
 Only statements are quoted (``kinds``): never a FAQ's question, a heading, a caption, a table
 row, a reference entry or an author line. When quoted sources from different documents or
 versions state different values about the same thing, the answer says so in words, the
@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING
 from graphrag.answer.generate.base import Generation
 from graphrag.answer.generate.extractive_settings import ExtractiveSettings
 from graphrag.answer.generate.facts import GraphFacts, TitleOf, graph_facts
-from graphrag.answer.generate.quote_rank import quote_scores, with_answer_scores
-from graphrag.answer.generate.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
-from graphrag.answer.rank import quotable
+from graphrag.answer.reader.quotes import quote_scores, with_answer_scores
+from graphrag.answer.reader.rank import quotable
+from graphrag.answer.reader.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
 from graphrag.language.lexical import content_stems
 from graphrag.language.sentences import ends_with_abbreviation
 from graphrag.model import ContextItem, Disagreement, RouteStart
@@ -190,7 +190,7 @@ class ExtractiveGenerator:
         self.settings = settings or ExtractiveSettings()
         self.facts = facts or GraphFacts()
         # The reader's answer scorer's score per context item number: blended into the quotes' order
-        # (``quote_rank``); None while the reader has none.
+        # (``reader.quotes``); None while the reader has none.
         self.answer_scores = answer_scores
         # The reader's order with its second view (``reader.second_view``), for a question no chain answers.
         self.order = order

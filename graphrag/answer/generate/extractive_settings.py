@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphrag.answer.generate.quote_rank import ANSWER_THRESHOLD, QUOTE_MARGIN
+from graphrag.answer.reader.quotes import ANSWER_THRESHOLD, QUOTE_MARGIN
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class ExtractiveSettings:
     # other side of a disagreement). Five buried the answer among sentences that did not answer (NQ articles: 4.84
     # citations per answer; "Answers").
     max_sentences: int = 3
-    # A further quote scores within this much of the best one (the blended score of ``quote_rank``) ...
+    # A further quote scores within this much of the best one (the quote score of ``reader.quotes``) ...
     margin: float = QUOTE_MARGIN
     # ... and at least this much.
     threshold: float = ANSWER_THRESHOLD

@@ -6,5 +6,6 @@ Retrieval (fused candidates) stays as it is; the reader re-scores the context it
 while no weights ship, and the quotes keep their order), ``features`` (what the reader knows about
 a question and its sentences), ``abstain`` (a calibrated probability that the documents answer,
 fitted by ``lab/fit_abstain.py``, with its threshold) and ``read`` (``Reader``: all of it, loaded
-once with the encoder). The typed short answer itself is ``graphrag.answer.generate.short_answer``.
+once with the encoder). The typed short answer itself is ``short_answer``, the learned sentence ranker
+``rank`` and the quotes' score ``quotes``.
 """

@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields
 
-from graphrag.answer.generate.short_answer import AnswerType, answer_type, find_short_answers
-from graphrag.answer.rank import quotable
+from graphrag.answer.reader.rank import quotable
+from graphrag.answer.reader.short_answer import AnswerType, answer_type, find_short_answers
 from graphrag.language.lexical import capitalised_terms, content_stems
 
 # The kinds a context must hold a phrase of for the question to be answerable (``ENTITY``, "which standard", is too

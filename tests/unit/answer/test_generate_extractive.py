@@ -9,9 +9,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from graphrag.answer.generate import extractive, quote_rank
+from graphrag.answer.generate import extractive
 from graphrag.answer.generate.extractive import ExtractiveGenerator, ExtractiveSettings, GraphFacts
 from graphrag.answer.generate.facts import graph_facts
+from graphrag.answer.reader import quotes as quote_rank
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import DocVersion
 from graphrag.language.encoding import DIM

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag.answer.generate.short_answer import (
+from graphrag.answer.reader.short_answer import (
     AnswerType,
     answer_type,
     find_short_answers,

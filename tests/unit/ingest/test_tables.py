@@ -76,7 +76,7 @@ def test_a_table_of_ten_thousand_columns_is_read_as_cells_within_the_bounds() ->
 
 
 def test_a_row_of_figures_read_with_its_header_is_a_statement_the_answer_may_quote() -> None:
-    from graphrag.answer.rank.kinds import SentenceKind, quotable, sentence_kind
+    from graphrag.answer.reader.rank.kinds import SentenceKind, quotable, sentence_kind
 
     # Before: mostly figures, so a table row that no answer quotes, though every figure says what it is.
     assert quotable(row_statement(["Year", "Q1", "Q2", "Q3", "Q4"], ["2011", "12", "14", "15", "16"]))

@@ -1,6 +1,6 @@
 """How well each candidate sentence answers the question: the one score that orders the quotes.
 
-The learned sentence ranker (``graphrag.answer.rank.score_sentences``: MiniLM similarity, lexical
+The learned sentence ranker (``graphrag.answer.reader.rank.score_sentences``: MiniLM similarity, lexical
 overlap, answer-type cues, the sentence's kind and position, fitted on Natural Questions and
 MuSiQue) gives the probability that a sentence is the one answering the question; it is blended
 with the sentence's similarity to the question plus the share of the question's content words it
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from graphrag.answer.rank import Candidate, score_sentences
+from graphrag.answer.reader.rank import Candidate, score_sentences
 from graphrag.language.lexical import content_stems
 from graphrag.model import ContextItem
 

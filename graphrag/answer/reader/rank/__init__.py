@@ -2,7 +2,7 @@
 
 Interface (what the answer composer calls)::
 
-    from graphrag.answer.rank import Candidate, score_sentences, ANSWER_THRESHOLD
+    from graphrag.answer.reader.rank import Candidate, score_sentences, ANSWER_THRESHOLD
 
     scores = score_sentences(question, [Candidate(text, similarity=cos, index=i, count=n), ...], embedder)
     quotes = [c for c, p in zip(candidates, scores) if p >= ANSWER_THRESHOLD]
@@ -38,14 +38,13 @@ from typing import Any
 
 import numpy as np
 
-from graphrag.answer.rank.features import FEATURES, AnswerType, Candidate, answer_type, cues, feature_rows
-from graphrag.answer.rank.kinds import NOT_A_CLAIM, SentenceKind, quotable, sentence_kind
+from graphrag.answer.reader.rank.features import FEATURES, Candidate, cue_type, cues, feature_rows
+from graphrag.answer.reader.rank.kinds import NOT_A_CLAIM, SentenceKind, quotable, sentence_kind
 from graphrag.errors import ModelUnavailable
 from graphrag.language.encoding import Embedder
 
-__all__ = ["ANSWER_THRESHOLD", "FEATURES", "NOT_A_CLAIM", "PARAMS_PATH", "AnswerType", "Candidate", "RankerParams",
-           "SentenceKind", "answer_type", "cues", "feature_rows", "load_params", "quotable", "score_sentences",
-           "sentence_kind"]
+__all__ = ["ANSWER_THRESHOLD", "FEATURES", "NOT_A_CLAIM", "PARAMS_PATH", "Candidate", "RankerParams", "SentenceKind",
+           "cue_type", "cues", "feature_rows", "load_params", "quotable", "score_sentences", "sentence_kind"]
 
 PARAMS_PATH = Path(__file__).with_name("ranker_params.json")
 

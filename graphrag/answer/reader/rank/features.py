@@ -1,6 +1,6 @@
 """Features of a (question, candidate sentence) pair for the answer ranker: all cheap, no model.
 
-Besides MiniLM's cosine (computed by the caller or by ``graphrag.answer.rank.score_sentences``), the
+Besides MiniLM's cosine (computed by the caller or by ``graphrag.answer.reader.rank.score_sentences``), the
 ranker reads the surface: how many of the question's words the sentence has (weighted by how
 rare each word is among the candidates, so the article's title word everywhere counts little),
 whether it has the kind of thing the question asks for (a name for "who", a date for "when", a
@@ -17,9 +17,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 
-from graphrag.answer.rank.kinds import SentenceKind
+from graphrag.answer.reader.rank.kinds import SentenceKind
+from graphrag.answer.reader.short_answer import AnswerType
 from graphrag.language import lexical as L
 
 
@@ -47,23 +47,15 @@ _YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)\b")
 
 # --- what the question asks for -------------------------------------------------------------
 
-class AnswerType(str, Enum):
-    """The kind of thing a question asks for, from its wh-phrase."""
-
-    PERSON = "person"  # who, whom, whose
-    TIME = "time"  # when, what year, what date
-    PLACE = "place"  # where, what country/city
-    COUNT = "count"  # how many, how much, what number/percentage
-    DURATION = "duration"  # how long
-    OTHER = "other"  # what, which, why, how, yes/no
-
-
+# The ranker's own reading of the question's wh-phrase, coarser than ``short_answer.answer_type`` (the kinds its
+# cues can see: a name, a date, a count, a duration) and the one its parameters were fitted with; it names its kinds
+# with the reader's one ``AnswerType`` (a "when" is a DATE, a "how many" a QUANTITY, the rest NONE).
 _TYPE_PATTERNS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (AnswerType.DURATION, re.compile(r"\bhow long\b", re.I)),
-    (AnswerType.COUNT, re.compile(r"\bhow (?:many|much|old|far|tall|big|large|high|deep|fast)\b|"
-                                  r"\b(?:what|which) (?:is the )?(?:number|percentage|amount|population|size)\b",
-                                  re.I)),
-    (AnswerType.TIME, re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|day|month|century|decade|time|age|era)\b",
+    (AnswerType.QUANTITY, re.compile(r"\bhow (?:many|much|old|far|tall|big|large|high|deep|fast)\b|"
+                                     r"\b(?:what|which) (?:is the )?(?:number|percentage|amount|population|size)\b",
+                                     re.I)),
+    (AnswerType.DATE, re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|day|month|century|decade|time|age|era)\b",
                                  re.I)),
     (AnswerType.PLACE, re.compile(r"\bwhere\b|\b(?:what|which) (?:country|city|state|place|town|county|region|"
                                   r"continent|island|river|location)\b", re.I)),
@@ -72,12 +64,12 @@ _TYPE_PATTERNS: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
 )
 
 
-def answer_type(question: str) -> AnswerType:
-    """What the question asks for; OTHER when its wh-phrase names no type."""
+def cue_type(question: str) -> AnswerType:
+    """What the question asks for, as the ranker's cues read it; NONE when its wh-phrase names no type."""
     for kind, pattern in _TYPE_PATTERNS:
         if pattern.search(question):
             return kind
-    return AnswerType.OTHER
+    return AnswerType.NONE
 
 
 _MONTHS = ("january february march april may june july august september october november december "
@@ -109,8 +101,8 @@ def cues(sentence: str, question: str) -> dict[str, bool]:
 _EXPECTS = {
     AnswerType.PERSON: ("name",),
     AnswerType.PLACE: ("name",),
-    AnswerType.TIME: ("date",),
-    AnswerType.COUNT: ("count",),
+    AnswerType.DATE: ("date",),
+    AnswerType.QUANTITY: ("count",),
     AnswerType.DURATION: ("duration", "date"),
 }
 
@@ -143,7 +135,7 @@ def feature_rows(question: str, candidates: Sequence[Candidate], cos: Sequence[f
     s_stems = [set(L.content_stems(c.text)) for c in candidates]
     idf = _idf(q_stems, s_stems)
     q_weight = sum(idf.values()) or 1.0
-    want = _EXPECTS.get(answer_type(question), ())
+    want = _EXPECTS.get(cue_type(question), ())
     best_cos = max(cos, default=0.0)
     order = sorted(range(len(cos)), key=lambda i: -cos[i])
     rank = {i: r for r, i in enumerate(order)}
