@@ -22,6 +22,7 @@ from graphrag.model import (
 )
 from graphrag.present import (
     AnswerSources,
+    answer_html,
     answer_sources,
     ask_scope,
     changes_scope,
@@ -31,6 +32,7 @@ from graphrag.present import (
     display_numbers,
     has_documents,
     offers_scope,
+    offers_themes,
     quoted_documents,
     renumbered,
     route_text,
@@ -159,6 +161,22 @@ def show_unanswered(answer: Answer, sources: AnswerSources) -> None:
                        meta=f"<b>{render.esc(title)}</b> · v{c.span.version}")
 
 
+def by_themes() -> None:
+    """Ask the same question again, answered by themes (a button's callback: it runs before the widgets)."""
+    st.session_state["ask_mode"] = "themes"
+    st.session_state[session.ASK_SCOPED] = True
+
+
+def offer_themes(answer: Answer) -> None:
+    """Under an answer from the nearest sentences to a question that may be about the documents as a whole: the
+    themes answer, one click away."""
+    if not offers_themes(answer):
+        return
+    st.caption("This question may be about the documents as a whole: the themes answer quotes what each theme of "
+               "them says.")
+    st.button("Answer by themes", key="ask_by_themes", on_click=by_themes, icon=":material/hub:")
+
+
 def offer_scope(answer: Answer, sources: AnswerSources) -> None:
     """When the quotes come from several documents: which ones, and a button to ask only in each."""
     docs = list(dict.fromkeys(d for d, _ in quoted_documents(answer)))
@@ -195,6 +213,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
         if note:  # the database's index still building: the search was exact, only slower
             st.caption(render.plain(note))
         show_unanswered(answer, sources)
+        offer_themes(answer)
         return
     if answer.claims:
         asked = [v for vs in judged.values() for v in vs]  # each claim's verdicts of the judgement it is asked
@@ -210,17 +229,19 @@ def show(answer: Answer, warnings: list[str]) -> None:
         st.info("No answer: nothing visible to you is about this question. Rephrase it, add access labels in the "
                 "sidebar, or ingest the documents that answer it.")
         return
-    render.box(render.esc(renumbered(answer.text, numbers)), meta=f"Question: {render.esc(answer.question)}"
+    # a theme answer's blocks as blocks, its quotes as a list under each theme's name
+    render.box(answer_html(renumbered(answer.text, numbers)), meta=f"Question: {render.esc(answer.question)}"
                + (f" · only from: {render.esc(', '.join(answer.settings.documents))}" if answer.settings.documents
                   else ""))
     for d in answer.disagreements:
         render.disagreement_box(d, numbers=numbers)
     if offers_scope(answer):
         offer_scope(answer, sources)
+    offer_themes(answer)
     anchors = ", ".join(names.get(s.entity, s.entity) for s in answer.seeds)
     if answer.seeding.value == "theme":
-        st.caption(render.plain(f"Each statement quotes the sentences that best represent one theme (a community of "
-                                f"the graph's entities, named by its most central ones): {anchors}"))
+        st.caption(render.plain(f"Each theme quotes the sentences that best represent it (a community of the "
+                                f"graph's entities, named by the key phrases of its sentences): {anchors}"))
     else:
         st.caption(render.plain(f"Routes start at entities the question names: {anchors}"
                                 if answer.seeding.value == "question"

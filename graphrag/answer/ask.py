@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphrag.answer.generate import Generator, make_generator
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.generate.ollama import OllamaGenerator
+from graphrag.answer.global_question import is_global
 from graphrag.answer.reader.read import Reader, Reading, not_answered_text, stored_scorer
 from graphrag.answer.reader.scorer import Passage
 from graphrag.answer.reader.second_view import stored_vectors
@@ -24,7 +25,7 @@ from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve
 from graphrag.answer.retrieval.server import search_note
-from graphrag.answer.themes import CHANGES, LOCAL, MODES, changes_draft, theme_draft
+from graphrag.answer.themes import CHANGES, LOCAL, MODES, THEMES, changes_draft, theme_draft
 from graphrag.errors import BackendFailed, InputError, ModelUnavailable
 from graphrag.language.embed import get_embedder
 from graphrag.language.encoding import Embedder
@@ -174,19 +175,22 @@ class Asker:
         assert stored is not None
         return AskOutcome(stored, tuple(warnings), search_note(self.store, graph))
 
-    def ask_global(self, question: str, settings: AskSettings) -> AskOutcome:
+    def ask_global(self, question: str, settings: AskSettings, routed: bool = False) -> AskOutcome:
         """Answer a global question from the graph's communities (``settings.mode`` "themes"), or say what two
         documents or versions state differently ("changes"): every statement cited, checked and saved like any
-        answer (``graphrag.answer.themes``)."""
+        answer (``graphrag.answer.themes``). ``routed``: a question asked in the default mode that asks about the
+        documents as a whole (``global_question.is_global``); its answer says it was answered by themes."""
         graph = self.graph()
         if settings.mode == CHANGES:
             draft = changes_draft(self.store, graph, settings)
         else:
-            draft = theme_draft(self.store, graph, self.embedder, question, settings)
+            draft = theme_draft(self.store, graph, self.embedder, question, settings, routed=routed)
         settings = draft.settings or settings
         warnings = list(draft.warnings)
         text, context = in_reading_order(draft.text, draft.context) if draft.answered else (draft.text, draft.context)
-        claims, status = self._checked(attribute(text, context) if draft.answered else [], settings, warnings)
+        # the themes' names (and a routed answer's opening) are no claims: each quote under them is one
+        claims, status = self._checked(attribute(text, context, draft.headings) if draft.answered else [], settings,
+                                       warnings)
         return self._save(Answer(question, settings, text, draft.seeds, tuple(c.route for c in context),
                                  context, tuple(claims), status,
                                  disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
@@ -201,6 +205,9 @@ class Asker:
             raise InputError(f"unknown answer mode {settings.mode!r}: choose one of {', '.join(MODES)}")
         if settings.mode != LOCAL:
             return self.ask_global(question, settings)
+        if is_global(question):
+            # "What are these documents about?": the nearest sentences would give one stray quote; themes answer it
+            return self.ask_global(question, replace(settings, mode=THEMES), routed=True)
         found = self.retrieve(question, settings)
         warnings: list[str] = []
         generator = self._generator or make_generator(settings.generator, **_model_option(settings.generator_model))

@@ -51,8 +51,9 @@ def register(subparsers: Subparsers) -> None:
                    help="answer only when a visible sentence is at least this similar to the question "
                         f"(default {AskSettings.min_relevance})")
     s.add_argument("--mode", choices=["local", "themes", "changes"], default="local",
-                   help="local: from the sentences nearest the question (default); themes: a global question "
-                        "(\"What are these documents about?\") answered theme by theme from the graph's communities; "
+                   help="local: from the sentences nearest the question (default; a question about the documents "
+                        "as a whole, \"What are these documents about?\", is answered by themes); themes: a global "
+                        "question answered theme by theme from the graph's communities; "
                         "changes: what two documents (two --document) or two versions of one (one --document) "
                         "state differently")
     s.add_argument("--generator", choices=list(GENERATORS), default="extractive",
@@ -85,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         closest_passages,
         is_verbatim,
         offers_scope,
+        offers_themes,
         quoted_documents,
         route_text,
         support_json,
@@ -117,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
                 return span.text if span else None
 
             print(json.dumps({**answer_json(ans, names, outcome.warnings, sentence, layouts),
-                              "search_note": outcome.search_note}, indent=2, ensure_ascii=False))
+                              "offer_themes": offers_themes(ans), "search_note": outcome.search_note},
+                             indent=2, ensure_ascii=False))
             return 0
     for w in outcome.warnings:
         print(f"note: {w}", file=sys.stderr)
@@ -132,6 +135,9 @@ def run(args: argparse.Namespace) -> int:
         print("  the quotes come from several documents: "
               + ", ".join(f"{d} v{v}" for d, v in quoted_documents(ans))
               + "; ask again with --document ID to answer from one of them")
+    if offers_themes(ans):
+        print("  this question may be about the documents as a whole: ask again with --mode themes to answer it "
+              "theme by theme")
     for d in ans.disagreements:
         print("  sources disagree: " + "; ".join(
             f"[{s.n}] {s.document_id} v{s.version} ({s.effective_date or 'no date'}) says {s.says}" for s in d.sides))

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         open_cited_document,
         text_html,
     )
+    from graphrag.present.outline import Block, answer_blocks, answer_html, offers_themes
     from graphrag.present.page_kinds import KIND_COLOURS, render_kinds
     from graphrag.present.pages import pages_to_show, render_page
     from graphrag.present.reading import cited_words, citing_claims, display_numbers, renumbered
@@ -101,6 +102,10 @@ _EXPORTS = {
     "VERBATIM": "graphrag.present.serialize",
     "VERBATIM_CHECKS": "graphrag.present.serialize",
     "answer_json": "graphrag.present.serialize",
+    "Block": "graphrag.present.outline",
+    "answer_blocks": "graphrag.present.outline",
+    "answer_html": "graphrag.present.outline",
+    "offers_themes": "graphrag.present.outline",
     "cited_words": "graphrag.present.reading",
     "citing_claims": "graphrag.present.reading",
     "display_numbers": "graphrag.present.reading",
@@ -131,6 +136,7 @@ __all__ = [
     "VERBATIM_CHECKS",
     "WRAP_LINES",
     "AnswerSources",
+    "Block",
     "CitedDocument",
     "CitedSource",
     "ClaimReview",
@@ -139,6 +145,8 @@ __all__ = [
     "GraphEntity",
     "Highlight",
     "ReviewBoard",
+    "answer_blocks",
+    "answer_html",
     "answer_json",
     "answer_sources",
     "ask_scope",
@@ -159,6 +167,7 @@ __all__ = [
     "neighbourhood",
     "neighbourhood_html",
     "offers_scope",
+    "offers_themes",
     "open_cited_document",
     "pages_to_show",
     "possible_conflicts",

@@ -9,7 +9,7 @@ that is one of its cited sentences word for word is flagged ``verbatim_quote``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from graphrag.language.sentences import split_sentences
@@ -158,25 +158,55 @@ def _claim_ranges(answer: str) -> list[tuple[int, int]]:
     return ranges
 
 
+_DOUBLE_QUOTES = str.maketrans({"“": "‘", "”": "’", '"': "'"})
+
+
 def _canonical(text: str) -> str:
     """Text as a quote carries it: whitespace collapsed, square brackets as parentheses (the
-    extractive generator's one change to a source), no space before punctuation."""
-    s = " ".join(text.replace("[", "(").replace("]", ")").split())
+    extractive generator's one change to a source), double quotation marks as single ones (a quotation
+    holding one writes it so), no space before punctuation."""
+    s = " ".join(text.replace("[", "(").replace("]", ")").translate(_DOUBLE_QUOTES).split())
     return re.sub(r"\s+([.,;:!?])", r"\1", s).rstrip(" .!?…")
 
 
+def _unquoted(claim: str) -> str:
+    """The claim without one pair of double quotation marks around the whole of it (a theme's bullet quotes its
+    sentence so), or as it is."""
+    s = claim.strip()
+    if len(s) > 2 and ((s[0] == "“" and s[-1] == "”") or (s[0] == s[-1] == '"')) and not \
+            set(s[1:-1]) & set('“”"'):
+        return s[1:-1]
+    return claim
+
+
 def _verbatim(claim: str, cited: Sequence[str]) -> bool:
-    """The claim is one cited sentence word for word: checking it against that sentence
-    measures the copy, not whether it answers anything."""
-    c = _canonical(claim)
+    """The claim is one cited sentence word for word (or that sentence in quotation marks): checking it against
+    that sentence measures the copy, not whether it answers anything."""
+    c = _canonical(_unquoted(claim))
     return bool(c) and any(_canonical(t) == c for t in cited)
 
 
-def attribute(answer: str, context: Sequence[ContextItem]) -> list[Claim]:
-    """Claims of ``answer`` with citations resolved against ``context`` (numbered from 1)."""
+def _line_ranges(answer: str, lines: Collection[str]) -> list[tuple[int, int]]:
+    """(start, end) of each line of ``answer`` whose text, stripped, is one of ``lines``."""
+    out, at = [], 0
+    for line in answer.splitlines(keepends=True):
+        if line.strip() and line.strip() in lines:
+            out.append((at, at + len(line)))
+        at += len(line)
+    return out
+
+
+def attribute(answer: str, context: Sequence[ContextItem], not_claims: Collection[str] = ()) -> list[Claim]:
+    """Claims of ``answer`` with citations resolved against ``context`` (numbered from 1). ``not_claims``: lines
+    of the answer that are no claim, given by what composed it (a theme's name over its quotes, an opening that
+    says how the answer was made: ``graphrag.answer.themes``); a sentence lying in one of them is left out. A line
+    the text itself presents as a heading is still a claim: only its composer can say it states nothing."""
     items = {c.n: c for c in context}
     claims: list[Claim] = []
+    headings = _line_ranges(answer, not_claims) if not_claims else []
     for start, end in _claim_ranges(answer):
+        if any(a <= start and end <= b for a, b in headings):
+            continue
         sentence = answer[start:end]
         text = strip_markers(sentence)
         markers = parse_markers(sentence)

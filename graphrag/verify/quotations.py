@@ -7,9 +7,11 @@ are left out because an apostrophe looks the same as a closing one.
 
 from __future__ import annotations
 
-# Statements made of quotes, each named by its source: "Theme Messi and Barcelona (in Lionel Messi and Zinedine
-# Zidane): Lionel Messi says “…” [1]; Zinedine Zidane says “…” [2]." and "Only Policy v2 says “…” [3]."
-# (graphrag.answer.themes writes them; the support check finds each quote in the sentence its marker cites).
+# Statements made of quotes, each named by its source: "Only Policy v2 says “…” [3]." (graphrag.answer.themes writes
+# them for "what changed"), and "Theme Messi and Barcelona (in Lionel Messi and Zinedine Zidane): Lionel Messi says
+# “…” [1]; Zinedine Zidane says “…” [2]." as theme answers were written before each theme became a block of quoted
+# bullets (each a verbatim quote of its one cited sentence). The support check finds each quote in the sentence its
+# marker cites.
 THEME_OPENING = "Theme "
 ONLY_OPENING = "Only "
 

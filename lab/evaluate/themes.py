@@ -42,22 +42,26 @@ def measure(store: Store, question: str = QUESTION) -> dict[str, Any]:
     t2 = time.perf_counter()
     asker.ask(question, settings)
     again = time.perf_counter() - t2
-    themes = {t.community.id: t for t in themes_of(graph, settings, asker.embedder.encode([question])[0])}
+    # a community's documents, over the themes it splits into (its documents that share only generic words)
+    spans: dict[int, set[str]] = {}
+    for t in themes_of(graph, settings, asker.embedder.encode([question])[0]):
+        spans.setdefault(t.community.id, set()).update(graph.docs[d].id for d in t.documents)
     from graphrag.answer.communities import communities
 
     found = communities(graph, settings.access)
     inside = 0
     for claim in answer.claims:
         items = [c.item for c in claim.citations if c.item is not None]
-        theme = themes.get(found.community_of(graph.entity_index(items[0].route.seed))) if items else None
-        docs = {graph.docs[d].id for d in theme.documents} if theme is not None else set()
+        docs = spans.get(found.community_of(graph.entity_index(items[0].route.seed)), set()) if items else set()
         inside += bool(items) and all(i.span.document_id in docs for i in items)
     cited = {c.item.span.document_id for cl in answer.claims for c in cl.citations if c.item is not None}
     return {
         "articles": len({d.id for d in graph.docs}),
         "articles_cited": len(cited),
         "not_cited": sorted({d.title for d in graph.docs if d.id not in cited}),
-        "themes": len(answer.claims),
+        "themes": sum("\n- " in block for block in answer.text.split("\n\n")),  # one block per theme
+        "claims": len(answer.claims),
+        "claims_uncited": sum(not claim.citations for claim in answer.claims),
         "quotes": sum(len(cl.citations) for cl in answer.claims),
         "claims_inside_their_theme": inside / len(answer.claims) if answer.claims else None,
         "claims_supported": sum(cl.support is not None and cl.support.label == SupportLabel.SUPPORTED

@@ -149,7 +149,35 @@ def test_themes_choice_answers_theme_by_theme(monkeypatch: pytest.MonkeyPatch, s
     with Store(store_path) as s:
         answer = s.answer(s.answer_ids()[0]["id"])
     assert answer is not None and answer.settings.mode == "themes" and answer.claims
-    assert all(cl.text.startswith("Theme ") for cl in answer.claims)
+    assert all(cl.text.startswith("“") and len(cl.citations) == 1 for cl in answer.claims)
     assert {c.item.span.document_id for cl in answer.claims for c in cl.citations if c.item} == {"exports", "faq"}
-    assert any("best represent one theme" in t for t in texts(at.caption))
+    assert any("best represent it" in t for t in texts(at.caption))
     assert not any(b.proto.label.startswith("Ask only in") for b in at.button)  # themes span documents
+    # drawn as blocks: each theme's name above its quotes, a list, not one paragraph of markers
+    box = next(h for h in bodies(at) if "Question: What are these documents about?" in h)
+    assert box.count("<ul") == len(answer.text.split("\n\n")) and box.count("<li") == len(answer.claims)
+
+
+def test_a_global_question_in_the_default_mode_is_answered_by_themes(monkeypatch: pytest.MonkeyPatch,
+                                                                     store_path: Path) -> None:
+    at = ask(ok(app(monkeypatch, store_path)), "What are these documents about?")
+    with Store(store_path) as s:
+        answer = s.answer(s.answer_ids()[0]["id"])
+    assert answer is not None and answer.settings.mode == "themes" and answer.claims
+    box = next(h for h in bodies(at) if "Question: What are these documents about?" in h)
+    assert "Answered by themes" in box and "<li" in box
+
+
+def test_a_question_that_may_be_global_offers_themes_in_one_click(monkeypatch: pytest.MonkeyPatch,
+                                                                  store_path: Path) -> None:
+    at = ask(ok(app(monkeypatch, store_path)), "What topics about exports do these documents cover?")
+    with Store(store_path) as s:
+        first = s.answer(s.answer_ids()[0]["id"])
+    assert first is not None and first.settings.mode == "local"
+    at = ok(at.button(key="ask_by_themes").click())
+    with Store(store_path) as s:
+        ids = s.answer_ids()
+        again = s.answer(max(i["id"] for i in ids))
+    assert len(ids) == 2 and again is not None and again.settings.mode == "themes"
+    assert again.question == first.question
+    assert not any(b.proto.label == "Answer by themes" for b in at.button)  # answered: no offer under it

@@ -267,10 +267,44 @@ def test_ask_mode_themes_quotes_the_handbook_theme_by_theme(sample_store, capsys
                        "--json")
     data = json.loads(out)
     assert code == 0 and data["answered"] and data["mode"] == "themes"
-    assert all(c["text"].startswith("Theme ") for c in data["claims"])
+    # every claim is a quote with its citation: the themes' names are no claims (issue 60: 44 of 73 were uncited)
+    assert data["claims"] and all(c["text"].startswith("“") and len(c["citations"]) == 1 for c in data["claims"])
+    assert not any("uncited" in c["flags"] for c in data["claims"])
     cited = {c["document"] for cl in data["claims"] for c in cl["citations"]}
     assert len(cited) >= 10, cited  # most of the handbook's pages, not the two nearest the question
     assert "operations" not in cited  # internal: not visible to the default public access
+    # never a heading ("Data centres") or a question quoted; no theme named by a date or a number
+    quoted = [c["sentence"] for cl in data["claims"] for c in cl["citations"]]
+    assert "Data centres" not in [q.strip() for q in quoted] and not any(q.strip().endswith("?") for q in quoted)
+    blocks = data["answer"].split("\n\n")
+    for block in blocks:
+        name, *bullets = block.split("\n")
+        assert name.endswith("):") and not any(ch.isdigit() for ch in name.split(" (in ", 1)[0]), name
+        assert 2 <= len(bullets) <= 4 and all(b.startswith("- “") for b in bullets), block
+
+
+def test_ask_what_are_these_documents_about_is_answered_by_themes_in_the_default_mode(sample_store, capsys):
+    """The README's own example, asked with no mode: themes, each its own block in the text output, saying so
+    and how to ask about one thing instead; a factual question stays as it was."""
+    capsys.readouterr()
+    code, out, _ = run(capsys, "ask", "What are these documents about?", "--store", sample_store)
+    assert code == 0
+    text = out.split("\n\nanswer ", 1)[0]
+    opening, *blocks = text.split("\n\n")
+    assert opening.startswith("Answered by themes") and "name it in the question" in opening
+    assert len(blocks) >= 3 and all(b.split("\n")[1].startswith("- “") for b in blocks)
+    code, out, _ = run(capsys, "ask", "What are these documents about?", "--store", sample_store, "--json")
+    data = json.loads(out)
+    assert data["mode"] == "themes" and data["answered"] and not data["offer_themes"]
+    assert all(len(c["citations"]) == 1 for c in data["claims"])
+    code, out, _ = run(capsys, "ask", "How long do exports stay available after cancellation?", "--store",
+                       sample_store, "--json")
+    data = json.loads(out)
+    assert data["mode"] == "local" and not data["answer"].startswith("Answered by themes")
+    assert not data["offer_themes"]
+    # not sure: answered as asked, with the themes answer offered
+    code, out, _ = run(capsys, "ask", "What topics about exports do these documents cover?", "--store", sample_store)
+    assert code == 0 and "ask again with --mode themes" in out
 
 
 def test_ask_mode_changes_between_two_versions_and_bad_scope(sample_store, capsys):

@@ -32,7 +32,7 @@ DOCS = {
                 "Barcelona won La Liga with Messi.\n",
     "zidane.md": "Zidane won La Liga with Madrid. Zidane coached Madrid after playing. "
                  "Madrid beat Barcelona in La Liga.\n",
-    "ops.md": "The Falcon key guards Halley telemetry. The Falcon key rotates with the Sun.\n",
+    "ops.md": "The Falcon key guards Halley telemetry from the Sun. The Falcon key rotates with the Sun.\n",
 }
 MANIFEST = "".join(f'[[documents]]\nfile = "{name}"\nid = "{name[:-3]}"\ntitle = "{title}"\n{extra}\n'
                    for name, title, extra in (("halley.md", "Halley's Comet", ""), ("tails.md", "Comet tails", ""),
@@ -72,20 +72,22 @@ def test_what_are_these_about_quotes_every_document_theme_by_theme(themed: Store
     out = asker(themed).ask("What are these documents about?", AskSettings(mode="themes"))
     ans = out.answer
     assert ans.answered and ans.status == AnswerStatus.AUTO_CHECKED
-    assert all(cl.text.startswith("Theme ") for cl in ans.claims)
-    # every public document is quoted somewhere; the comet theme and the football theme are two statements
+    assert all(cl.text.startswith("“") and ClaimFlag.VERBATIM_QUOTE in cl.flags for cl in ans.claims)
+    # every public document is quoted somewhere; the comet theme and the football themes are blocks of their own
     assert set().union(*map(cited_documents, ans.claims)) == {"halley", "tails", "messi", "zidane"}
-    comet = [cl for cl in ans.claims if cited_documents(cl) & {"halley", "tails"}]
-    football = [cl for cl in ans.claims if cited_documents(cl) & {"messi", "zidane"}]
-    assert comet and football and not set(map(id, comet)) & set(map(id, football))
-    for cl in ans.claims:
-        named = cl.text.split("): ", 1)[0]  # "Theme Halley, Sun and tail (in Halley's Comet and Comet tails)"
-        titles = {"halley": "Halley's Comet", "tails": "Comet tails", "messi": "Lionel Messi",
-                  "zidane": "Zinedine Zidane"}
-        # each quote lies in a document the theme names, and each is checked as a quote of its sentence
-        assert all(titles[d] in named for d in cited_documents(cl))
-        assert cl.support is not None and cl.support.score == 1.0 and ClaimFlag.LOW_SUPPORT not in cl.flags
-        assert all(c.item is not None and c.item.route.start.value == "theme" for c in cl.citations)
+    blocks = ans.text.split("\n\n")
+    titles = {"halley": "Halley's Comet", "tails": "Comet tails", "messi": "Lionel Messi", "zidane": "Zinedine Zidane"}
+    for block in blocks:
+        named, *bullets = block.split("\n")  # "Halley and Sun (in Halley's Comet and Comet tails):", then quotes
+        mine = [cl for cl in ans.claims if f"{cl.text} [" in block]
+        assert len(mine) == len(bullets) >= 2
+        assert not ({"halley", "tails"} & set().union(*map(cited_documents, mine))
+                    and {"messi", "zidane"} & set().union(*map(cited_documents, mine)))
+        for cl in mine:
+            # each quote lies in a document the theme names, and each is checked as a quote of its sentence
+            assert all(titles[d] in named for d in cited_documents(cl))
+            assert cl.support is not None and cl.support.score == 1.0 and ClaimFlag.LOW_SUPPORT not in cl.flags
+            assert all(c.item is not None and c.item.route.start.value == "theme" for c in cl.citations)
 
 
 def test_a_theme_never_shows_what_the_viewer_cannot_see(themed: Store) -> None:
@@ -106,7 +108,8 @@ def test_a_changed_quote_is_checked_not_passed_as_a_quote(themed: Store) -> None
     claim = ans.claims[0]
     first = claim.citations[0].item
     assert first is not None
-    forged = ans.text.split("\n\n")[0].replace(" ".join(first.span.text.split()).rstrip("."), "Halley is made of cheese", 1)
+    bullet = next(line for line in ans.text.split("\n") if line.startswith(f"- {claim.text}"))
+    forged = bullet[2:].replace(" ".join(first.span.text.split()).rstrip("."), "Halley is made of cheese", 1)
     checker = ScriptedChecker()
     [checked] = check_claims(themed, attribute(forged, ans.context), checker)
     assert checker.queries, "a statement whose quote is not in its source goes to the checker"
@@ -189,7 +192,7 @@ def test_the_facade_takes_the_mode(themed: Store) -> None:
 
     out = ask_question(themed, "What are these documents about?", embedder=HashEmbedder(), checker=ScriptedChecker(),
                        mode="themes")
-    assert out.answer.settings.mode == "themes" and all(cl.text.startswith("Theme ") for cl in out.answer.claims)
+    assert out.answer.settings.mode == "themes" and all(cl.text.startswith("“") for cl in out.answer.claims)
     with pytest.raises(InputError, match="unknown answer mode"):
         ask_question(themed, "What are these documents about?", embedder=HashEmbedder(), checker=ScriptedChecker(),
                      mode="summary")
