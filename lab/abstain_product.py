@@ -84,6 +84,7 @@ def product_rows(data: dict[str, Any], store_path: Path, settings: AskSettings =
             texts: tuple[str, ...] = ()
             if found.context:
                 reading = reader.read(q.text, found.context, passages, encoder=embedder.name)
+                assert reading.features is not None  # read without a relevance floor: every item is read
                 features = reading.features.vector()
                 scores = reading.scores or {}
                 first = sorted(found.context, key=lambda c: (-scores.get(c.n, c.score), c.n))[:CHECKED]

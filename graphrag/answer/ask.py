@@ -3,9 +3,10 @@
 The one entry point the CLI and the pages share. Every citation leaves here with a measured
 support (or explicitly "not checked" when the checker could not run), and every answer is
 stored with its settings, context items and routes, claims and citations. The reader
-(``graphrag.answer.reader``) decides before any generator runs whether the documents answer:
-when they do not, the answer says so in words, makes no claim, and keeps the closest passages
-as its context (``Answer.answered`` False); no model is called.
+(``graphrag.answer.reader``) decides before any generator runs whether the documents answer and
+which sentence answers: when they do not, the answer says so in words, makes no claim, and keeps
+the closest passages as its context (``Answer.answered`` False); no model is called. When they
+do, the generator composes the answer from the reader's ``Reading``.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from dataclasses import dataclass, replace
 
 from graphrag.answer.generate import Generator, make_generator
 from graphrag.answer.generate.extractive import ExtractiveGenerator
+from graphrag.answer.generate.facts import graph_facts
 from graphrag.answer.generate.ollama import OllamaGenerator
 from graphrag.answer.global_question import is_global
-from graphrag.answer.reader.read import Reader, Reading, not_answered_text, stored_scorer
+from graphrag.answer.reader.read import Reader, Reading, Why, not_answered_text, stored_scorer
 from graphrag.answer.reader.scorer import Passage
 from graphrag.answer.reader.second_view import stored_vectors
 from graphrag.answer.retrieval.graph import KnowledgeGraph
@@ -136,13 +138,16 @@ class Asker:
                            title(sp.document_id, sp.version) or "")
         return passage
 
-    def read(self, question: str, context: Sequence[ContextItem], graph: KnowledgeGraph) -> Reading:
+    def read(self, question: str, context: Sequence[ContextItem], graph: KnowledgeGraph,
+             min_relevance: float | None = None) -> Reading:
         """The reader on ``context``: each item with its title (and its neighbours if the scorer reads them), the
-        second view from the stored vectors."""
+        second view from the stored vectors, the ranker with each document version's length; nothing is read when
+        no item is at least ``min_relevance`` similar to the question."""
         title = _titles(graph)
         return self.reader.read(question, context, self.passages(graph, title),
                                 encoder=getattr(self.embedder, "name", None),
-                                vectors_of=stored_vectors(self.store, title))
+                                vectors_of=stored_vectors(self.store, title), min_relevance=min_relevance,
+                                sentence_count=graph_facts(graph).sentence_count)
 
     def graph(self) -> KnowledgeGraph:
         """The knowledge graph as the store holds it now."""
@@ -215,33 +220,26 @@ class Asker:
         if isinstance(generator, (ExtractiveGenerator, OllamaGenerator)):
             # hub entities kept out of quoted chains; document titles to name sources that disagree
             generator = generator.for_graph(graph)
-        best = max((c.score for c in found.context), default=None)
-        reading: Reading | None = None
-        if best is not None and best >= settings.min_relevance:
-            reading = self.read(question, found.context, graph)
-        if reading is not None and not reading.answered:
-            # The documents are about the question but do not answer it: said in words, no claim is made, and
-            # the closest passages stay as the context (shown as passages, never queued for review).
-            text, model = not_answered_text(question), None
-        elif reading is not None:
-            if reading.scores is not None and isinstance(generator, ExtractiveGenerator):
-                generator = generator.with_answer_scores(reading.scores, reading.order)
-            generation = generator.generate(question, found.context)
+        reading = self.read(question, found.context, graph, settings.min_relevance)
+        if reading.answered:
+            generation = generator.generate(question, found.context, reading)
             text, model = generation.text, generation.model
-        elif best is not None:
-            # Quoting the least unrelated sentences would look like an answer, and each quote
-            # would check as "supported" by itself: say there is no answer instead.
-            text, model = not_answered_text(question), None
-            warnings.append(f"Nothing you can see is about this question: the closest sentence has similarity "
-                            f"{best:.2f}, below the {settings.min_relevance:.2f} needed to answer from it.")
-        else:
+        elif reading.why is Why.NO_CANDIDATE:
             text, model = "", None
             warnings.append("No evidence found among the documents you can see: nothing to answer from.")
-        answered = bool(text) and reading is not None and reading.answered
+        else:
+            # The documents are about the question but do not answer it (or nothing is close enough to be about
+            # it: quoting the least unrelated sentences would look like an answer, and each quote would check as
+            # "supported" by itself): said in words, no claim is made, and the closest passages stay as the
+            # context (shown as passages, never queued for review).
+            text, model = not_answered_text(question), None
+            if reading.why is Why.BELOW_RELEVANCE:
+                warnings.append(f"Nothing you can see is about this question: {reading.reason}.")
+        answered = bool(text) and reading.answered
         # one numbering, decided here: [1] is the first source the text cites, on every surface and in the record
         text, context = in_reading_order(text, found.context) if answered else (text, tuple(found.context))
         claims, status = self._checked(attribute(text, context) if answered else [], settings, warnings)
         answer = Answer(question, settings, text, found.seeds, found.reached, context, tuple(claims), status,
                         generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
-                        answered=answered, answerable=reading.probability if reading is not None else None)
+                        answered=answered, answerable=reading.probability)
         return self._save(answer, warnings, graph)

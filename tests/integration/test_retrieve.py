@@ -156,7 +156,7 @@ class CitingGenerator:
     def __init__(self, good: str) -> None:
         self.good = good
 
-    def generate(self, question, context):
+    def generate(self, question, context, reading=None):
         from graphrag.answer.generate.base import Generation
 
         good = next(c.n for c in context if self.good in c.span.text)

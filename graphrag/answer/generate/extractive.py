@@ -3,9 +3,11 @@
 The answer reads as an answer: for a fact question (who, when, where, how many, how long...)
 it opens with the short answer, a phrase taken from the best evidence sentence as a claim of
 its own citing that sentence, then that sentence quoted; then at most two more quotes, each
-only when it answers nearly as well (``reader.quotes``) or is a chain link the question needs.
-Only statements are quoted (``kinds``): never a FAQ's question, a heading, a caption, a table
-row, a reference entry or an author line. When quoted sources from different documents or
+only when it answers nearly as well or is a chain link the question needs. Which sentence answers
+is the reader's judgement (``graphrag.answer.reader``: its ``Reading`` of the candidates holds the
+quotes' order, their scores and their typed short answers, ``reader.quotes``); the generator
+composes the answer from it. Only statements are quoted (``reader.rank.kinds``): never a FAQ's
+question, a heading, a caption, a table row, a reference entry or an author line. When quoted sources from different documents or
 versions state different values about the same thing, the answer says so in words, the
 current source first (``graphrag.verify.disagreement``).
 
@@ -24,7 +26,7 @@ the answer is the short answer (from the chain's last link, or from the best sen
 bridge entity) and then the chain's sentences in order, up to five quotes. Every other question keeps the short
 shape, and so does a chain whose dated sources disagree (said in the short shape).
 
-``generate`` runs in named steps: rank the statements (``_rank``), read a bridge question as its chain
+``generate`` runs in named steps: take the statements in the reader's order (``_rank``), read a bridge question as its chain
 (``_bridge_answer``), quote the best sentence and the links the question needs (``_quote_links_the_question_needs``),
 follow the chain for a fact question (``_follow_the_chain``), add close answers (``_quote_close_answers``) and both
 sides of a disagreement (``_quote_both_sides``), then compose. What the generator may know of the graph is one
@@ -35,22 +37,22 @@ record, ``GraphFacts`` (``facts.py``); its tuned numbers are one frozen record, 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphrag.answer.generate.base import Generation
 from graphrag.answer.generate.extractive_settings import ExtractiveSettings
 from graphrag.answer.generate.facts import GraphFacts, TitleOf, graph_facts
-from graphrag.answer.reader.quotes import quote_scores, with_answer_scores
-from graphrag.answer.reader.rank import quotable
-from graphrag.answer.reader.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
+from graphrag.answer.reader.quotes import QuoteReading, ShortAnswers, read_quotes
+from graphrag.answer.reader.short_answer import AnswerType, ShortAnswer, answer_type
 from graphrag.language.lexical import content_stems
 from graphrag.language.sentences import ends_with_abbreviation
 from graphrag.model import ContextItem, Disagreement, RouteStart
 from graphrag.verify.disagreement import disagreement_sentence, find_disagreements
 
 if TYPE_CHECKING:
+    from graphrag.answer.reader.read import Reading
     from graphrag.answer.retrieval.graph import KnowledgeGraph
 
 __all__ = ["ExtractiveGenerator", "ExtractiveSettings", "GraphFacts", "TitleOf"]
@@ -127,23 +129,6 @@ def _newest_of_repeats(ranked: list[ContextItem], overlap: float) -> list[Contex
     return out
 
 
-class _Phrases:
-    """The short answer (a phrase of the asked-for kind) each candidate holds: looked for at first in the
-    sentences most like the question only, in any other sentence once it is about to be quoted."""
-
-    def __init__(self, question: str, candidates: list[ContextItem], settings: ExtractiveSettings) -> None:
-        self.question, self.ner = question, settings.ner
-        first = sorted(candidates, key=lambda c: (-c.score, c.n))[:settings.phrase_candidates]
-        self._looked = dict(zip(first, find_short_answers(question, [_text(c) for c in first], self.ner)))
-        self.known: dict[ContextItem, ShortAnswer | None] = {c: self._looked.get(c) for c in candidates}
-
-    def of(self, item: ContextItem) -> ShortAnswer | None:
-        """The item's phrase, looked for now if it was not yet."""
-        if item not in self._looked:
-            self._looked[item] = self.known[item] = find_short_answers(self.question, [_text(item)], self.ner)[0]
-        return self.known[item]
-
-
 @dataclass
 class _Quotes:
     """The quotes of one answer as they are chosen: at most ``cap``, no near-repeat, chain links marked."""
@@ -185,45 +170,39 @@ class ExtractiveGenerator:
     name = "extractive"
 
     def __init__(self, settings: ExtractiveSettings | None = None, facts: GraphFacts | None = None,
-                 answer_scores: Mapping[int, float] | None = None, model: str | None = None,
-                 order: Mapping[int, float] | None = None) -> None:
+                 model: str | None = None) -> None:
         self.settings = settings or ExtractiveSettings()
         self.facts = facts or GraphFacts()
-        # The reader's answer scorer's score per context item number: blended into the quotes' order
-        # (``reader.quotes``); None while the reader has none.
-        self.answer_scores = answer_scores
-        # The reader's order with its second view (``reader.second_view``), for a question no chain answers.
-        self.order = order
 
     def knowing(self, facts: GraphFacts) -> ExtractiveGenerator:
         """A copy that knows ``facts`` of the graph (hubs kept out of chains, titles, page lengths)."""
-        return ExtractiveGenerator(self.settings, facts, self.answer_scores, order=self.order)
+        return ExtractiveGenerator(self.settings, facts)
 
     def for_graph(self, graph: KnowledgeGraph) -> ExtractiveGenerator:
         """A copy that knows what ``graph`` can tell a generator (``graph_facts``)."""
         return self.knowing(graph_facts(graph))
 
-    def with_answer_scores(self, scores: Mapping[int, float], order: Mapping[int, float] | None = None
-                           ) -> ExtractiveGenerator:
-        """A copy that orders its quotes with the answer scorer's ``scores`` (per context item number) too, or by
-        the reader's ``order`` (the scorer with the second view) for a question no chain answers."""
-        return ExtractiveGenerator(self.settings, self.facts, scores, order=order)
-
     # --- one answer, step by step ---------------------------------------------------------------------------
 
-    def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
+    def generate(self, question: str, context: Sequence[ContextItem], reading: Reading | None = None) -> Generation:
         """The short answer (for a fact question), the best sentence, and up to ``max_sentences`` quotes in
         all, each with its marker; a disagreement between quoted sources said in words. Empty when no
-        context sentence is a statement."""
-        candidates = [c for c in context if quotable(_text(c))]
+        context sentence is a statement. The quotes' order and short answers are the reader's ``reading`` of
+        ``context``; without one (a test, a lab sweep) the statements are read here as the reader reads them
+        without its answer scorer (``reader.quotes.read_quotes``)."""
+        quoting = reading.quotes if reading is not None else None
+        if quoting is None:
+            quoting = read_quotes(question, context, sentence_count=self.facts.sentence_count,
+                                  phrase_candidates=self.settings.phrase_candidates, ner=self.settings.ner)
+        candidates = list(quoting.candidates)
         if not candidates:
             return Generation("", self.name, None)
-        phrases = _Phrases(question, candidates, self.settings)
+        phrases = quoting.phrases()
         chain = self._bridge_chain(question, candidates) if self.settings.bridge_chains else None
-        base, ranked = self._rank(question, candidates, phrases, bridged=chain is not None)
+        base, ranked = self._rank(quoting, bridged=chain is not None)
         best = ranked[0]
         fact = answer_type(question) is not AnswerType.NONE
-        bridge_text = self._bridge_answer(question, chain, best, phrases, fact) if chain is not None else ""
+        bridge_text = self._bridge_answer(chain, best, phrases, fact) if chain is not None else ""
         quotes = _Quotes(self.settings.max_sentences, self.settings.repeat_overlap, [best])
         self._quote_links_the_question_needs(question, candidates, quotes)
         chain_answer = self._follow_the_chain(question, candidates, quotes, phrases) if fact else None
@@ -239,29 +218,14 @@ class ExtractiveGenerator:
             phrases.of(q)
         return Generation(self._compose(quotes.items, phrases.known, chain_answer, quotes.chained), self.name, None)
 
-    def _rank(self, question: str, candidates: list[ContextItem], phrases: _Phrases, bridged: bool = False
-              ) -> tuple[dict[ContextItem, float], list[ContextItem]]:
-        """Each candidate's quote score, and the candidates in the quotes' order, one of each near-repeat.
+    def _rank(self, quoting: QuoteReading, bridged: bool = False) -> tuple[dict[ContextItem, float], list[ContextItem]]:
+        """Each statement's quote score, and the statements in the reader's order of the quotes (for a question a
+        bridge chain answers when ``bridged``), one of each near-repeat. ``base`` is the score the floor and margin
+        of further quotes were set on."""
+        ranked = _newest_of_repeats(quoting.ranked(bridged), self.settings.repeat_overlap)
+        return dict(quoting.base), ranked
 
-        ``base`` is the score the floor and margin were set on; the order is the reader's (its answer scorer with
-        its second view, ``self.order``, else the scorer alone) when the reader has one, the scorer blended with
-        ``base`` for a question a bridge chain answers (``bridged``: the scorer learned
-        questions one sentence answers; on its own scale the floor cut most further quotes: NQ dev, 1.81 -> 1.27
-        citations per answer)."""
-        has = [phrases.known[c] is not None for c in candidates]
-        count = self.facts.sentence_count
-        base = dict(zip(candidates, quote_scores(question, candidates, has, count)))
-        if self.answer_scores is None:
-            fit = base
-        elif self.order is not None and not bridged:
-            fit = {c: self.order.get(c.n, float("-inf")) for c in candidates}
-        else:
-            fit = dict(zip(candidates, with_answer_scores(
-                [base[c] for c in candidates], [self.answer_scores.get(c.n, 0.0) for c in candidates], bridged)))
-        ranked = _newest_of_repeats(sorted(candidates, key=lambda c: (-fit[c], c.n)), self.settings.repeat_overlap)
-        return base, ranked
-
-    def _bridge_answer(self, question: str, chain: _Chain, best: ContextItem, phrases: _Phrases, fact: bool) -> str:
+    def _bridge_answer(self, chain: _Chain, best: ContextItem, phrases: ShortAnswers, fact: bool) -> str:
         """A bridge question's answer text: the short answer, then the chain the walk followed.
 
         The best sentence answers by itself when it holds a phrase of the asked-for kind that is not the entity
@@ -276,7 +240,7 @@ class ExtractiveGenerator:
             quotes = [best, *(c for c in quotes if c is not best)][:self.settings.chain_sentences]
         elif phrase is not None and not any(e in said or said in e for e in chain.bridges):
             last = best  # the short answer cites it; the chain's quotes keep their order
-        return self._compose_chain(question, quotes, last)
+        return self._compose_chain(quotes, last, phrases)
 
     def _quote_links_the_question_needs(self, question: str, candidates: list[ContextItem], quotes: _Quotes) -> None:
         """A step sentence of the best quote's route that covers question words the quotes lack (the film's
@@ -291,7 +255,7 @@ class ExtractiveGenerator:
             if link is not None and link is not best and (asked & set(content_stems(link.span.text))) - quotes.stems():
                 quotes.add(link, chain=True)
 
-    def _follow_the_chain(self, question: str, candidates: list[ContextItem], quotes: _Quotes, phrases: _Phrases
+    def _follow_the_chain(self, question: str, candidates: list[ContextItem], quotes: _Quotes, phrases: ShortAnswers
                           ) -> ContextItem | None:
         """For a fact question, the chain continues through a quoted sentence when the next link holds a phrase
         of the asked-for kind the quotes do not (the film's sentence names the director; the director's
@@ -333,7 +297,7 @@ class ExtractiveGenerator:
         return chain_answer
 
     def _quote_close_answers(self, ranked: list[ContextItem], base: dict[ContextItem, float], quotes: _Quotes,
-                             phrases: _Phrases, fact: bool) -> None:
+                             phrases: ShortAnswers, fact: bool) -> None:
         """Further quotes in the quotes' order, each scoring within ``margin`` of the best and at least
         ``threshold``; for a fact question each must hold a phrase of the asked-for kind too."""
         floor = max(self.settings.threshold, base[ranked[0]] - self.settings.margin)
@@ -465,13 +429,13 @@ class ExtractiveGenerator:
         bridges = {st.entity.casefold() for st in opening.route.steps if st.entity and st.entity.casefold() not in asked}
         return _Chain(chosen, last if last in chosen else chosen[-1], bridges)
 
-    def _compose_chain(self, question: str, chain: list[ContextItem], last: ContextItem) -> str:
+    def _compose_chain(self, chain: list[ContextItem], last: ContextItem, phrases: ShortAnswers) -> str:
         """A bridge answer: the short answer from the chain's last link (else its first sentence holding
         one), then the chain's sentences in order, each a quote with its marker."""
         parts: list[str] = []
         if self.settings.short_answer:
             order = [last, *(c for c in chain if c is not last)]
-            for item, short in zip(order, find_short_answers(question, [_text(c) for c in order], self.settings.ner)):
+            for item, short in zip(order, phrases.each(order)):
                 if short is not None:
                     parts.append(_with_marker(short.text, item.n))
                     break

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphrag.answer.reader.quotes import ANSWER_THRESHOLD, QUOTE_MARGIN
+from graphrag.answer.reader.quotes import ANSWER_THRESHOLD, PHRASE_CANDIDATES, QUOTE_MARGIN
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,9 @@ class ExtractiveSettings:
     # such as the handbook's company name joins any sentence to any other (0.4 to 0.65 the same; "Retrieval").
     min_join_specificity: float = 0.55
     # The short answer is looked for in the sentences most like the question only (and in chain links once
-    # quoted): spaCy on every context sentence costs more than the rest of the answer.
-    phrase_candidates: int = 4
+    # quoted): spaCy on every context sentence costs more than the rest of the answer. The reader's own number
+    # (``reader.quotes.PHRASE_CANDIDATES``); this one is used only where the generator is given no reading.
+    phrase_candidates: int = PHRASE_CANDIDATES
     # Links a fact question's quotes follow onward through a quoted sentence (film -> director -> birthplace).
     fact_links: int = 2
     # Quotes in a bridge answer (the chain the walk followed across short pages, "Answers").
@@ -55,7 +56,8 @@ class ExtractiveSettings:
     # a policy is quoted once, from the newer source.
     repeat_overlap: float = 0.7
     # Switches, not tuned: the short answer first; spaCy's entities for who/where/which answers (off: numbers,
-    # durations and dates only); bridge questions read as their chain.
+    # durations and dates only; like ``phrase_candidates``, only where the generator is given no reading: the
+    # reader types the short answers); bridge questions read as their chain.
     short_answer: bool = True
     ner: bool = True
     bridge_chains: bool = True

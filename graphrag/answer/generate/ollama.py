@@ -28,6 +28,7 @@ from graphrag.model import ContextItem
 from graphrag.ollama_util import DEFAULT_GENERATE_MODEL, MalformedReply, OllamaChat, reply_text
 
 if TYPE_CHECKING:
+    from graphrag.answer.reader.read import Reading
     from graphrag.answer.retrieval.graph import KnowledgeGraph
 
 log = logging.getLogger(__name__)
@@ -163,8 +164,9 @@ class OllamaGenerator:
         bound.title_of = facts.title
         return bound
 
-    def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
-        """Ask the model for a cited answer; with no context, a fixed reply and no call."""
+    def generate(self, question: str, context: Sequence[ContextItem], reading: Reading | None = None) -> Generation:
+        """Ask the model for a cited answer; with no context, a fixed reply and no call. The model reads the context
+        in its order and chooses its quotes itself: the ``reading`` decided only that the documents answer."""
         if not context:
             # Nothing to cite: asking the model would only invite an answer from memory.
             log.info("no context items for %r; not calling %s", question, self.model)

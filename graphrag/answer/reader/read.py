@@ -1,10 +1,12 @@
-"""The reader stage between retrieval and the answer: scores the retrieved sentences for answering the
-question, and decides whether the documents answer it at all.
+"""The reader stage between retrieval and the answer: the one place that decides which sentence answers the
+question, and whether the documents answer it at all.
 
 ``Reader.read`` takes the context items retrieval returned (its fused candidates, ``AskSettings.max_context``
-of them) and gives a ``Reading``: the answer scorer's score per item (None while no scorer ships: the quotes
-keep today's order), the reader's features and the calibrated probability that the documents answer, and the
-decision at the shipped threshold. The extractive and the Ollama generators both run only when it answers.
+of them) and gives one ``Reading``: whether the documents answer and why not (no candidate, nothing relevant
+enough, the calibrated probability below the shipped threshold, no phrase of the asked kind), the answer scorer's
+score per item (None while no scorer ships), the reader's features and probability, and for an answered question
+the quotes' order with each statement's quote score and typed short answer (``quotes.QuoteReading``). The
+generators run only when it answers, and compose the answer from it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol, cast
 
 import numpy as np
@@ -19,6 +22,7 @@ import numpy as np
 from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
 from graphrag.answer.reader.check import AnswerCheck, check_text, load_check
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
+from graphrag.answer.reader.quotes import PHRASE_CANDIDATES, QuoteReading, SentenceCount, read_quotes
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
 from graphrag.answer.reader.second_view import VectorsOf, combined_order
 from graphrag.config import Config
@@ -28,13 +32,25 @@ from graphrag.model import ContextItem
 PassageOf = Callable[[ContextItem], Passage]
 
 
+class Why(str, Enum):
+    """Why a reading answers or not."""
+
+    ANSWERED = "answered"  # at or above the shipped threshold, or no calibrated decision for this encoder
+    NO_CANDIDATE = "no candidate"  # retrieval found nothing the asker may see
+    BELOW_RELEVANCE = "below relevance"  # the closest sentence is less similar than the ask's ``min_relevance``
+    ABSTAINED = "abstained"  # the calibrated probability that the documents answer is below the threshold
+    NO_PHRASE = "no phrase of the asked kind"  # it asks for a person, date, number ... no sentence holds one
+
+
 @dataclass(frozen=True)
 class Reading:
-    """What the reader made of a question's context items."""
+    """What the reader made of a question's context items: whether they answer, why, and the quotes' order."""
 
-    features: ReaderFeatures
+    # None when the reader did not read the items (no candidate, nothing relevant enough)
+    features: ReaderFeatures | None
     # That the documents answer the question; None when the abstention model was not fitted for the encoder that
-    # measured the similarities (then the question is answered: no calibrated decision to abstain by).
+    # measured the similarities (then the question is answered: no calibrated decision to abstain by), or when the
+    # reader did not read the items.
     probability: float | None
     answered: bool  # the probability is at or above the shipped threshold (or there is none)
     scores: Mapping[int, float] | None = None  # the answer scorer's score per context item number
@@ -42,6 +58,10 @@ class Reading:
     checks: Mapping[int, float] | None = None
     # the quotes' order per context item number: the scorer with the second view (e5) when both are there
     order: Mapping[int, float] | None = None
+    why: Why = Why.ANSWERED
+    reason: str = ""  # ``why`` in words, with its figures ("probability 0.12 < threshold 0.31")
+    # for an answered question: the statements' quote scores, typed short answers and the quotes' order
+    quotes: QuoteReading | None = None
 
     def closest(self, context: Sequence[ContextItem], n: int = 3) -> list[ContextItem]:
         """The ``n`` items that come closest to answering: by the scorer's score, else by similarity."""
@@ -75,12 +95,23 @@ class Reader:
         return cls(load_scorer(), check=load_check(), second=second)
 
     def read(self, question: str, context: Sequence[ContextItem], passage_of: PassageOf | None = None,
-             ner: bool = True, encoder: str | None = None, vectors_of: VectorsOf | None = None) -> Reading:
-        """Score ``context`` for answering ``question`` and decide whether it does (``passage_of`` gives each item
-        its neighbours and title for the scorer; ``ner=False`` types short answers by patterns only; ``encoder``:
-        the name of the sentence encoder that measured the items' similarities; ``vectors_of``: the items' stored
-        passage vectors per model: the scorer's, when it reads "title. sentence" alone, and the second view's, without
-        which the quotes keep the scorer's order)."""
+             ner: bool = True, encoder: str | None = None, vectors_of: VectorsOf | None = None,
+             min_relevance: float | None = None, sentence_count: SentenceCount | None = None) -> Reading:
+        """Score ``context`` for answering ``question``, decide whether it does, and for an answered question read
+        the quotes' order (``passage_of`` gives each item its neighbours and title for the scorer; ``ner=False``
+        types short answers by patterns only; ``encoder``: the name of the sentence encoder that measured the items'
+        similarities; ``vectors_of``: the items' stored passage vectors per model: the scorer's, when it reads
+        "title. sentence" alone, and the second view's, without which the quotes keep the scorer's order;
+        ``min_relevance``: below this similarity of the closest item nothing is read and nothing answered;
+        ``sentence_count``: how many sentences each item's document version has, for the ranker)."""
+        if min_relevance is not None:
+            best = max((float(c.score) for c in context), default=None)
+            if best is None:
+                return Reading(None, None, False, why=Why.NO_CANDIDATE, reason="no candidate: nothing to answer from")
+            if best < min_relevance:
+                return Reading(None, None, False, why=Why.BELOW_RELEVANCE,
+                               reason=f"the closest sentence has similarity {best:.2f}, below the "
+                                      f"{min_relevance:.2f} needed to answer from it")
         scores: dict[int, float] | None = None
         # the items' text is read only by the check and by a scorer without kept vectors
         reads_text = self.check is not None or (self.scorer is not None and (vectors_of is None or
@@ -101,12 +132,22 @@ class Reader:
                                    list(checks.values()) if checks is not None else None)
         p = self.abstain.probability(features) if self.abstain.calibrated_for(encoder) else None
         answered = p is None or self.abstain.answers(p)
+        if not answered:
+            assert p is not None
+            if self.abstain.requires_type and not features.type_in_context:
+                return Reading(features, p, False, scores, checks, why=Why.NO_PHRASE,
+                               reason="no phrase of the asked kind in any sentence")
+            return Reading(features, p, False, scores, checks, why=Why.ABSTAINED,
+                           reason=f"abstained: probability {p:.3f} < threshold {self.abstain.threshold:.3f}")
         order = None
         # the second view orders quotes: an abstention quotes nothing, so it is not asked
-        if answered and scores is not None and self.second is not None and vectors_of is not None and len(context) > 1:
+        if scores is not None and self.second is not None and vectors_of is not None and len(context) > 1:
             similarities = vectors_of(self.second, context) @ self.second.query(question)
             order = combined_order(context, scores, similarities)
-        return Reading(features, p, answered, scores, checks, order)
+        quotes = read_quotes(question, context, scores, order, sentence_count, PHRASE_CANDIDATES, ner)
+        reason = (f"probability {p:.3f} >= threshold {self.abstain.threshold:.3f}" if p is not None
+                  else f"no calibrated decision for the encoder {encoder}")
+        return Reading(features, p, answered, scores, checks, order, Why.ANSWERED, reason, quotes)
 
     def _scores(self, question: str, context: Sequence[ContextItem], passages: Sequence[Passage],
                 vectors_of: VectorsOf | None) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphrag.answer.generate.base import Generation
+from graphrag.answer.reader.read import Reading
 from graphrag.model import ContextItem
 
 
@@ -15,8 +16,10 @@ class ScriptedGenerator:
         self.text = text
         self.name = name
         self.calls: list[tuple[str, tuple[ContextItem, ...]]] = []  # what it was asked, in order
+        self.readings: list[Reading | None] = []  # the reader's reading it was given with each call
 
-    def generate(self, question: str, context: Sequence[ContextItem]) -> Generation:
+    def generate(self, question: str, context: Sequence[ContextItem], reading: Reading | None = None) -> Generation:
         """Record the call and return the fixed text."""
         self.calls.append((question, tuple(context)))
+        self.readings.append(reading)
         return Generation(self.text, self.name)

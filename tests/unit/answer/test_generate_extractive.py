@@ -13,6 +13,7 @@ from graphrag.answer.generate import extractive
 from graphrag.answer.generate.extractive import ExtractiveGenerator, ExtractiveSettings, GraphFacts
 from graphrag.answer.generate.facts import graph_facts
 from graphrag.answer.reader import quotes as quote_rank
+from graphrag.answer.reader.read import Reading
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import DocVersion
 from graphrag.language.encoding import DIM
@@ -40,7 +41,7 @@ def item(n: int, text: str, score: float, date: str | None = None) -> ContextIte
 
 def _scored(monkeypatch: pytest.MonkeyPatch, scores: dict[int, float]) -> None:
     """The ranker's scores given, by marker: these tests are about choosing and composing quotes."""
-    monkeypatch.setattr(extractive, "quote_scores", lambda q, items, *a: [scores[c.n] for c in items])
+    monkeypatch.setattr(quote_rank, "quote_scores", lambda q, items, *a: [scores[c.n] for c in items])
 
 
 def test_quotes_relevant_sentences_with_markers_and_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -426,10 +427,34 @@ def test_the_answer_scorer_alone_orders_a_question_no_chain_answers() -> None:
     ctx = [item(1, "Larkspur was founded as a backup service for small teams.", 0.92),
            item(2, "Its first two engineers, Ada Brook and Tom Vale, started the company in a garage.", 0.31)]
     scores = {1: 0.55, 2: 0.58}
-    text = ExtractiveGenerator().with_answer_scores(scores).generate(question, ctx).text
+    reading = Reading(None, None, True, scores, quotes=quote_rank.read_quotes(question, ctx, scores, ner=False))
+    text = ExtractiveGenerator().generate(question, ctx, reading).text
     assert re.search(r"\[(\d)\]", text).group(1) == "2"  # type: ignore[union-attr]
     plain = quote_rank.quote_scores(question, ctx, [False, False])
     alone = quote_rank.with_answer_scores(plain, [0.55, 0.58])
     blended = quote_rank.with_answer_scores(plain, [0.55, 0.58], bridged=True)
     assert plain[0] > plain[1] and alone == pytest.approx([0.55, 0.58])
     assert blended[0] > blended[1]  # the blend keeps the similar sentence first here
+
+
+def test_one_reading_composes_the_same_answer_every_time() -> None:
+    """A reading is the reader's judgement, not the generator's scratch space: the short answers the generator looks
+    up while composing (a quote that joined late) are not written back into it, so a second answer from the same
+    reading is the same, and the reading's typed short answers are as the reader left them."""
+    question = "How long are nightly snapshots kept?"
+
+    def source(n: int, doc: str, text: str, score: float, date: str) -> ContextItem:
+        return ContextItem(n, Span(doc, 1, 0, 0, len(text), text), Route("e"), score, "mention", effective_date=date)
+
+    ctx = [source(1, "policy", "Nightly snapshots are kept for 35 days.", 0.9, "2025-06-01"),
+           source(2, "faq", "Nightly snapshots are kept for 14 days.", 0.8, "2023-04-01")]
+    quotes = quote_rank.read_quotes(question, ctx, phrase_candidates=1, ner=False)
+    typed = dict(quotes.typed)
+    assert list(typed) == [ctx[0]]  # the reader typed the statement most like the question only
+    reading = Reading(None, None, True, quotes=quotes)
+    first = ExtractiveGenerator().generate(question, ctx, reading).text
+    assert "[2]" in first  # the older source joined late (a disagreement's other side): its phrase looked up then
+    assert ExtractiveGenerator().generate(question, ctx, reading).text == first
+    assert dict(quotes.typed) == typed
+    # without a reading the generator reads the statements itself, as the reader does without its scorer
+    assert ExtractiveGenerator(ExtractiveSettings(phrase_candidates=1)).generate(question, ctx).text == first

@@ -7,12 +7,13 @@ import json
 
 import pytest
 
+from doubles.generate import ScriptedGenerator
 from doubles.reader import ScriptedCheck, ScriptedScorer, always
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.ollama import OllamaGenerator
 from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
-from graphrag.answer.reader.read import CHECKED, Reader, not_answered_text
+from graphrag.answer.reader.read import CHECKED, Reader, Why, not_answered_text
 from graphrag.errors import ModelUnavailable
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
@@ -88,6 +89,55 @@ def test_the_scorer_orders_the_quotes(ref_store, embedder):
     # the scorer read each candidate with its neighbours and its document's title
     _, passages = scorer.asked[0]
     assert any(p.title for p in passages) and any(p.before or p.after for p in passages)
+
+
+def test_one_reading_says_whether_the_documents_answer_and_why(ref_store, embedder):
+    """The reader is the one place that decides: its reading says whether the documents answer, why not in words,
+    and for an answered question the quotes' order and each statement's typed short answer."""
+    question = "What happens to exports after cancellation?"
+    both = AskSettings(min_relevance=0.0, access=("internal", "public"))
+    no = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(abstain=always(False)))
+    graph = no.graph()
+    found = no.retrieve(question, both)
+    assert found.context
+    nothing = no.read(question, [], graph, 0.0)
+    assert (nothing.answered, nothing.why, nothing.probability, nothing.features, nothing.quotes) == (
+        False, Why.NO_CANDIDATE, None, None, None)
+    below = no.read(question, found.context, graph, 2.0)
+    assert below.why is Why.BELOW_RELEVANCE and not below.answered and below.features is None
+    assert "below the 2.00 needed" in below.reason
+    abstained = no.read(question, found.context, graph, 0.0)
+    assert abstained.why is Why.ABSTAINED and abstained.quotes is None and abstained.features is not None
+    assert abstained.reason.startswith("abstained: probability ") and "< threshold 0.500" in abstained.reason
+    yes = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(),
+                reader=Reader(scorer=ScriptedScorer("falcon key"), abstain=always(True)))
+    answered = yes.read(question, found.context, graph, 0.0)
+    assert answered.answered and answered.why is Why.ANSWERED and answered.quotes is not None
+    assert "Falcon" in answered.quotes.ranked()[0].span.text  # the scorer's order is the quotes' order
+    assert set(answered.quotes.candidates) <= set(found.context)
+    assert set(answered.quotes.typed) <= set(answered.quotes.candidates)
+    # ... and the answer is composed from it: its first quote is the reading's first
+    first = yes.ask(question, both).answer.claims[0].citations[0].item
+    assert first is not None and "Falcon" in first.span.text
+    # any generator is handed the reading (no generator is special-cased)
+    scripted = ScriptedGenerator("Exports stay available [1].")
+    Asker(ref_store, embedder=embedder, generator=scripted, checker=ScriptedChecker(),
+          reader=Reader(scorer=ScriptedScorer("falcon key"), abstain=always(True))).ask(question, both)
+    (given,) = scripted.readings
+    assert given is not None and given.answered and given.quotes is not None
+
+
+def test_a_question_asking_for_a_kind_no_sentence_holds_says_so(ref_store, embedder):
+    """ "Who ...?" against sentences naming no one (short answers by patterns here: no person is found) is not
+    answered, and the reading says why."""
+    model = AbstainModel(("top_similarity",), (0.0,), 10.0, 0.5, requires_type=True)
+    asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(abstain=model))
+    found = asker.retrieve("Who founded Larkspur?", ANY)
+    reading = asker.read("Who founded Larkspur?", found.context, asker.graph(), 0.0)
+    assert (reading.answered, reading.why, reading.probability) == (False, Why.NO_PHRASE, 0.0)
+    answered = asker.read("How long do exports remain available?", asker.retrieve(
+        "How long do exports remain available?", ANY).context, asker.graph(), 0.0)
+    assert answered.answered and answered.why is Why.ANSWERED
 
 
 def test_abstention_model_threshold_and_features():

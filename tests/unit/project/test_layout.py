@@ -55,3 +55,17 @@ def test_no_import_runs_upward(monkeypatch: pytest.MonkeyPatch, capsys: pytest.C
     code = lint_imports(str(pyproject), limit_to_contracts=("domain-layers", "language-floor"), no_cache=True, no_logo=True)
     assert code == 0, capsys.readouterr().out
 
+
+
+def test_the_reader_decides_and_the_generators_compose(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    # Inside graphrag.answer: ask runs the reader and hands its Reading to a generator; the generators import the
+    # reader's reading, never the other way (issue 59: one place decides which sentence answers).
+    pyproject = ROOT / "pyproject.toml"
+    contracts = tomllib.loads(pyproject.read_text())["tool"]["importlinter"]["contracts"]
+    (reader,) = [c for c in contracts if c["id"] == "answer-reader-decides"]
+    assert reader["layers"] == ["ask", "generate", "reader"] and reader["containers"] == ["graphrag.answer"]
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT))
+    code = lint_imports(str(pyproject), limit_to_contracts=("answer-reader-decides",), no_cache=True, no_logo=True)
+    assert code == 0, capsys.readouterr().out
