@@ -43,8 +43,11 @@ def test_an_abstention_is_said_in_words_with_passages_and_never_queued(monkeypat
         assert s.claim_summaries() == []
     at.switch_page("views/review.py")
     at = ok(at)
-    shown = " ".join(texts(at.caption))
-    assert "the documents did not answer them" in shown and f"#{answer.id}" in shown, shown
+    # named once, folded under the claim (no claim here), never queued
+    folded = " ".join(e.label for e in at.expander)
+    assert "1 question the documents did not answer" in folded, folded
+    assert any(f"#{answer.id} “How long do exports stay available" in m for m in texts(at.markdown))
+    assert any("not claims" in c for c in texts(at.caption))
     assert not [b for b in at.button if (b.key or "").startswith("rv_")]  # no verdict buttons: no claim queued
 
 
