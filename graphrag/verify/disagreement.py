@@ -59,7 +59,7 @@ def differing_values(a: str, b: str, same_date: bool = False) -> tuple[str, str]
     if _about_other_things(a, b):
         return None
     va, vb = _values(a), _values(b)
-    for unit in va.keys() & vb.keys():
+    for unit in (u for u in va if u in vb):  # in the order of ``a`` (a set's order changes with the hash seed)
         if va[unit][0] != vb[unit][0]:
             return va[unit][1], vb[unit][1]
     if negated(a) != negated(b) and not same_date:

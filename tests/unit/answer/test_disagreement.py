@@ -77,3 +77,17 @@ def test_a_disagreement_survives_its_stored_form() -> None:
     d = find_disagreements([_item(1, "faq", "Larkspur keeps nightly snapshots for 14 days.", "2023-04-01"),
                             _item(2, "retention", "Nightly snapshots are kept for 35 days.", "2025-06-01")])[0]
     assert disagreement_from_json(disagreement_json(d)) == d
+
+
+def test_two_units_that_both_differ_give_the_same_pair_whatever_the_hash_seed() -> None:
+    # The pair named is the first unit of the first sentence, not whichever a set yields first (which changed with
+    # PYTHONHASHSEED, so two runs of the same store could say "108 cm" or "42.5 inches").
+    import os
+    import subprocess
+    import sys
+
+    code = ("from graphrag.verify.disagreement import differing_values; print(differing_values("
+            "'The desk is 108 cm wide and 42.5 inches deep.', 'The desk is 110 cm wide and 40 inches deep.'))")
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in range(6)}
+    assert seen == {"('108 cm', '110 cm')"}
