@@ -328,6 +328,10 @@ PAGE_NOT_AUDITED = {
     ("dashboard/signin.py", "Sign in"): "hands over to the identity provider; the sign-in is audited when the "
                                        "identity arrives (sign-in)",
     ("dashboard/signin.py", "Sign out"): "ends the session", ("dashboard/sidebar.py", "Sign out"): "ends the session",
+    ("views/ask.py", "Answer by themes"): "asks the same question of the themes, as Ask does",
+    ("views/ask.py", "key:scope_"): "asks the same question in one document, as Ask does",
+    ("views/record.py", "key:record_to_sample"): "opens the Review page on the estimate sample's claims",
+    ("dashboard/jobs.py", "key:ingest_dismiss_"): "puts an ended ingest's line away in this session",
     ("dashboard/first_start.py", "Retry the first start"): "ingests the sample corpus into an empty local store, as the "
                                                      "first start does: no one's documents, no record yet",
 }
@@ -343,12 +347,16 @@ def _page_buttons() -> set[tuple[str, str]]:
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in BUTTONS
                     and node.args):
                 continue
-            if isinstance(node.args[0], ast.Constant):
+            if isinstance(node.args[0], ast.Constant) and node.args[0].value:
                 found.add((str(path.relative_to(ROOT)), str(node.args[0].value)))
                 continue
+            # a computed or empty label (an icon button): named by its key, or by the key's constant start where
+            # the key is computed too (one of many buttons made alike)
             key = next((k.value for k in node.keywords if k.arg == "key"), None)
-            if isinstance(key, ast.Constant):  # (a computed key names one of many buttons made alike)
-                found.add((str(path.relative_to(ROOT)), f"key:{key.value}"))
+            if isinstance(key, ast.JoinedStr) and key.values and isinstance(key.values[0], ast.Constant):
+                key = key.values[0]
+            assert isinstance(key, ast.Constant), f"{path.name}:{node.lineno}: a button with neither label nor key"
+            found.add((str(path.relative_to(ROOT)), f"key:{key.value}"))
     return found
 
 

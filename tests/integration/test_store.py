@@ -142,8 +142,12 @@ def test_answers_and_verdicts_round_trip_with_span_hashes(any_store: Store) -> N
     assert [x.note for x in current_verdicts(any_store, a.id)] == ["changed my mind"]
     for cl in a.claims[1:]:
         record_verdict(any_store, a, cl, next((c for c in cl.citations if c.valid), None), "partial", "ana")
-    # the store keeps the status the answer was saved with; "verified" is the review policy's word
-    assert any_store.answer(a.id).status == a.status != AnswerStatus.VERIFIED
+    # the store keeps the status the answer was saved with; "reviewed" and "verified" are the review policy's
+    # words: every claim judged, with one judged unsupported, is reviewed; every one judged supported, verified
+    assert any_store.answer(a.id).status == a.status not in (AnswerStatus.VERIFIED, AnswerStatus.REVIEWED)
+    assert load_answer(any_store, a.id).status == AnswerStatus.REVIEWED
+    for cl in a.claims:
+        record_verdict(any_store, a, cl, next((c for c in cl.citations if c.valid), None), "supported", "ana")
     assert load_answer(any_store, a.id).status == AnswerStatus.VERIFIED
     assert visible_answer(any_store, a.id, library_viewer(["public"])).status == AnswerStatus.VERIFIED  # the CLI, the exports
     claims = any_store.claim_summaries()
