@@ -1,0 +1,123 @@
+"""An answer's standing (issue 62, items 1 and 4), on SQLite and PostgreSQL: derived from the record when read, in
+the same words wherever it is asked for, and *source changed* the moment a new version edits or drops a sentence a
+verified claim cites. No model: documents and answers are written as rows."""
+
+from __future__ import annotations
+
+from graphrag.ingest.documents import Source
+from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route
+from graphrag.store import DocumentWrite, Store
+from graphrag.verify.policy import ReviewPolicy, ReviewViewer
+from graphrag.verify.review import record_verdict
+from graphrag.verify.standing import StandingKind, answer_standing
+from graphrag.verify.status import keep_review_policy
+from helpers import ADMIN
+
+SENTENCES = ("Refunds are paid within 14 days.", "Exports are kept for 30 days.", "Support answers in a day.")
+
+
+def write_doc(store: Store, sentences: tuple[str, ...] = SENTENCES, doc_id: str = "policy",
+              access: tuple[str, ...] = ("public",)) -> int:
+    """One version of a document whose sentences are ``sentences``; its version number."""
+    text = " ".join(sentences)
+    rows, at = [], 0
+    for s in sentences:
+        rows.append((at, at + len(s), s))
+        at += len(s) + 1
+    src = Source(doc_id, doc_id.title(), text, access=access)
+    return int(store.write_document(DocumentWrite(src.as_document(), "scripted", "ok", rows, None, [], {}, [], [])))
+
+
+def save_answer(store: Store, question: str = "How long are refunds and exports?", doc_id: str = "policy",
+                version: int = 1, cited: tuple[int, ...] = (0, 1)) -> Answer:
+    """An answer with one claim per cited sentence (the claim is the sentence), each citing it."""
+    items, claims = [], []
+    for n, idx in enumerate(cited, start=1):
+        span = store.span(doc_id, version, idx)
+        assert span is not None
+        item = ContextItem(n, span, Route("refund"), 0.9, "similarity")
+        items.append(item)
+        claims.append(Claim(n - 1, f"claim about {span.text}", 0, 1, (Citation(str(n), True, item),)))
+    answer = Answer(question, AskSettings(), " ".join(f"{c.text} [{c.index + 1}]" for c in claims), (), (),
+                    tuple(items), tuple(claims))
+    stored = store.answer(store.save_answer(answer))
+    assert stored is not None
+    return stored
+
+
+def judge(store: Store, answer: Answer, claim: int, verdict: str, reviewer: str) -> None:
+    c = answer.claims[claim]
+    record_verdict(store, answer, c, c.citations[0], verdict, reviewer)
+
+
+def test_each_standing_in_words(any_store: Store) -> None:
+    write_doc(any_store)
+    a = save_answer(any_store)
+    s = answer_standing(any_store, a)
+    assert (s.kind, s.words) == (StandingKind.NOT_REVIEWED, "not yet reviewed")
+    judge(any_store, a, 0, "supported", "ana")
+    s = answer_standing(any_store, a)
+    assert s.kind is StandingKind.PARTLY_VERIFIED and s.waiting == (1,) and s.verified_claims == (0,)
+    assert s.words.startswith("partly verified: 1 of 2 claims verified by ana on ")
+    assert s.words.endswith("claim 2 waits for review")
+    judge(any_store, a, 1, "supported", "ben")
+    s = answer_standing(any_store, a)
+    assert s.kind is StandingKind.VERIFIED and s.verified and s.reviewers == ("ana", "ben")
+    assert s.words.startswith("verified by ana and ben on ") and s.words.endswith("sources unchanged")
+    assert s.verified_on is not None and s.verified_on[:4] in s.words
+    judge(any_store, a, 1, "unsupported", "ben")  # a changed mind is a new row: the answer is contradicted now
+    s = answer_standing(any_store, a)
+    assert s.kind is StandingKind.CONTRADICTED and s.contradicted == (1,)
+    assert s.words == "contradicted by a reviewer: claim 2 judged not backed by ben"
+
+
+def test_disputed_under_two_reviewers_and_blind_to_who_has_not_judged(any_store: Store) -> None:
+    write_doc(any_store)
+    a = save_answer(any_store, cited=(0,))
+    keep_review_policy(any_store, ReviewPolicy(2), by=ADMIN)
+    judge(any_store, a, 0, "supported", "ana")
+    assert answer_standing(any_store, a).kind is StandingKind.NOT_REVIEWED  # one verdict of the two required
+    judge(any_store, a, 0, "unsupported", "ben")
+    ana = ReviewViewer("ana", adjudicates=True)
+    s = answer_standing(any_store, a, ana)
+    assert s.kind is StandingKind.DISPUTED and s.words == "disputed: reviewers disagree on claim 1; awaiting an adjudicator"
+    # blind review: someone who judged nothing and may not adjudicate is told nothing of the verdicts
+    assert answer_standing(any_store, a, ReviewViewer("cy")).kind is StandingKind.NOT_REVIEWED
+    record_verdict(any_store, a, a.claims[0], a.claims[0].citations[0], "supported", "dee", adjudicate=True)
+    s = answer_standing(any_store, a, ReviewViewer("cy"))
+    assert s.kind is StandingKind.VERIFIED and "dee" in s.reviewers
+    assert "each claim by 2 reviewers who agree" in s.words
+
+
+def test_a_new_version_that_keeps_the_sentences_leaves_it_verified(any_store: Store) -> None:
+    write_doc(any_store)
+    a = save_answer(any_store)
+    judge(any_store, a, 0, "supported", "ana")
+    judge(any_store, a, 1, "supported", "ana")
+    assert write_doc(any_store, (*SENTENCES, "A new sentence at the end.")) == 2
+    s = answer_standing(any_store, a)
+    assert s.kind is StandingKind.VERIFIED and not s.changes
+
+
+def test_an_edited_or_dropped_sentence_turns_it_source_changed(any_store: Store) -> None:
+    write_doc(any_store)
+    a = save_answer(any_store)
+    judge(any_store, a, 0, "supported", "ana")
+    judge(any_store, a, 1, "supported", "ana")
+    verdicts_before = [(v.id, v.verdict, v.created_at) for v in any_store.verdicts(a.id)]
+    edited = ("Refunds are paid within 14 days.", "Exports are kept for 60 days.", "Support answers in a day.")
+    write_doc(any_store, edited)
+    s = answer_standing(any_store, a)
+    assert s.kind is StandingKind.SOURCE_CHANGED and not s.verified
+    assert s.words.startswith("source changed: verified by ana on ")
+    assert "claim 2 cites has changed since" in s.words
+    [change] = s.changes
+    assert (change.claim_index, change.document_id, change.cited_version, change.current_version) == (1, "policy", 1, 2)
+    assert (change.old, change.new) == ("Exports are kept for 30 days.", "Exports are kept for 60 days.")
+    assert s.waiting == (1,) and s.verified_claims == (0,)  # the unchanged claim's verdict still stands
+    # a third version drops the sentence: nothing alike is left
+    write_doc(any_store, ("Refunds are paid within 14 days.", "Support answers in a day."))
+    [change] = answer_standing(any_store, a).changes
+    assert change.new is None and change.current_version == 3 and "is no longer there" in change.words
+    # derived, never written: the verdict rows are as they were
+    assert [(v.id, v.verdict, v.created_at) for v in any_store.verdicts(a.id)] == verdicts_before
