@@ -104,6 +104,9 @@ class QueueItem:
     mine: bool = False  # the viewer has given their own verdict
     kind: VerdictKind = VerdictKind.BACKS  # the judgement asked of this claim; ``verdicts`` and ``state`` are of it
     sample: bool = False  # drawn for the estimate of what nobody reviewed (graphrag.verify.sampling): judged first
+    # Its answer was verified and a sentence it cites has changed since (graphrag.verify.standing): to judge again,
+    # before anything else, by every reviewer who has not judged it since the change (``mine`` says whether they have).
+    changed: bool = False
 
     @property
     def key(self) -> tuple[int, int]:
@@ -112,7 +115,10 @@ class QueueItem:
 
     @property
     def reviewed(self) -> bool:
-        """Judged as far as the policy asks (verified, disputed or stale), or by this viewer."""
+        """Judged as far as the policy asks (verified, disputed or stale), or by this viewer; a claim whose source
+        changed since its answer was verified, only by this viewer since the change."""
+        if self.changed:
+            return self.mine
         return self.mine or self.state.status not in (ClaimStatus.UNREVIEWED, ClaimStatus.IN_REVIEW)
 
     @property
@@ -236,7 +242,8 @@ def review_queue(store: Store, by: Viewer, *, reviewer: str | None = None,
                  flagged_only: bool = False, mine_only: bool = False, disputed_only: bool = False,
                  claims: list[dict[str, Any]] | None = None, policy: ReviewPolicy | None = None) -> list[QueueItem]:
     """Every claim ``by`` may see to review, in the order a reviewer should take them: first the claims
-    that still need a verdict and that this reviewer has not judged, the estimate sample's first, then lowest
+    that still need a verdict and that this reviewer has not judged: those of verified answers whose cited sentence
+    has changed since first (``graphrag.verify.standing.changed_claims``), then the estimate sample's, then lowest
     support first (the checker's triage); then the rest.
 
     ``viewer`` (or just a local ``reviewer``'s name): who the queue is for. Each item carries
@@ -246,6 +253,7 @@ def review_queue(store: Store, by: Viewer, *, reviewer: str | None = None,
     whole answers loaded.
     """
     from graphrag.verify.sample_in_force import sample_keys
+    from graphrag.verify.standing import changed_claims
 
     policy = review_policy(store) if policy is None else policy
     viewer = viewer if viewer is not None else ReviewViewer(reviewer, adjudicates=True) if reviewer else ANYONE
@@ -254,13 +262,18 @@ def review_queue(store: Store, by: Viewer, *, reviewer: str | None = None,
     for v in visible_current(store, viewer, answer_id, policy):
         current.setdefault((v.answer_id, v.claim_index), []).append(v)
     items: list[QueueItem] = []
-    for c in reviewable(claims_seen(store, by.labels) if claims is None else claims):
+    pool = reviewable(claims_seen(store, by.labels) if claims is None else claims)
+    changed = changed_claims(store, by.labels, viewer, seen={c["answer_id"] for c in pool})
+    for c in pool:
         if answer_id is not None and c["answer_id"] != answer_id:
             continue
         kind = asked_kind(c["flags"])
         vs = [v for v in current.get((c["answer_id"], c["index"]), []) if v.kind == kind]
         state = claim_state(vs, policy)
-        mine = viewer.judged(vs)
+        since = changed.get((c["answer_id"], c["index"]))
+        # a claim whose source changed is theirs again only once they judged it after the change
+        mine = viewer.judged(vs) if since is None else any(
+            viewer.owns(v) and v.role != ADJUDICATOR and (v.created_at or "") > since for v in vs)
         if flagged_only and not c["flags"]:
             continue
         if mine_only and not mine:
@@ -268,8 +281,9 @@ def review_queue(store: Store, by: Viewer, *, reviewer: str | None = None,
         if disputed_only and state.status != ClaimStatus.DISPUTED:
             continue
         items.append(QueueItem(c["answer_id"], c["question"], c["index"], c["text"], c["flags"], c["support"],
-                               tuple(vs), state, mine, kind, (c["answer_id"], c["index"]) in sampled))
-    items.sort(key=lambda q: (q.reviewed, not q.sample, q.score if q.score is not None else -1.0, -q.answer_id,
+                               tuple(vs), state, mine, kind, (c["answer_id"], c["index"]) in sampled,
+                               since is not None))
+    items.sort(key=lambda q: (q.reviewed, not q.changed, not q.sample, q.score if q.score is not None else -1.0, -q.answer_id,
                               q.claim_index))
     return items
 

@@ -22,7 +22,7 @@ told only what the verdicts they may see say.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
@@ -56,6 +56,8 @@ class SourceChange:
     current_version: int | None  # None: the document has no current version (removed)
     old: str  # the sentence as cited
     new: str | None  # the current version's sentence most like it; None: dropped (nothing alike)
+    changed_in: int | None = None  # the first version after the cited one without the sentence
+    changed_at: str | None = None  # when that version was ingested (ISO time)
 
     @property
     def words(self) -> str:
@@ -70,8 +72,8 @@ class SourceChange:
     def to_json(self) -> dict[str, Any]:
         """The change as JSON-ready data."""
         return {"claim_index": self.claim_index, "document": self.document_id, "cited_version": self.cited_version,
-                "current_version": self.current_version, "old": self.old, "new": self.new,
-                "removed": self.new is None}
+                "current_version": self.current_version, "changed_in_version": self.changed_in,
+                "changed_at": self.changed_at, "old": self.old, "new": self.new, "removed": self.new is None}
 
 
 @dataclass(frozen=True)
@@ -132,9 +134,11 @@ def _standing(store: Store, answer: Answer, asked: dict[int, list[Verdict]], now
               judged: dict[int, ClaimState], policy: ReviewPolicy) -> Standing:
     claims = [c.index for c in answer.claims]
     n = len(claims)
-    contradicted = tuple(i for i in claims if now[i].status == ClaimStatus.REVIEWED
-                         and now[i].verdict != VerdictLabel.SUPPORTED)
-    disputed = tuple(i for i in claims if now[i].status == ClaimStatus.DISPUTED)
+    # A verdict against a claim, or a dispute, stands whatever became of the source since: it judged the words the
+    # answer still cites.
+    contradicted = tuple(i for i in claims if judged[i].status == ClaimStatus.REVIEWED
+                         and judged[i].verdict != VerdictLabel.SUPPORTED)
+    disputed = tuple(i for i in claims if judged[i].status == ClaimStatus.DISPUTED)
     verified = tuple(i for i in claims if _supported(now[i]))
     waiting = tuple(i for i in claims if i not in verified and i not in contradicted and i not in disputed)
     def standing(kind: StandingKind, words: str, who: tuple[str, ...] = (), when: str | None = None,
@@ -142,7 +146,7 @@ def _standing(store: Store, answer: Answer, asked: dict[int, list[Verdict]], now
         return Standing(kind, words, who, when, verified, waiting, disputed, contradicted, changes, policy.required)
 
     if contradicted:
-        said = "; ".join(f"claim {i + 1} judged {_said(asked[i], now[i])}" for i in contradicted)
+        said = "; ".join(f"claim {i + 1} judged {_said(asked[i], judged[i])}" for i in contradicted)
         return standing(StandingKind.CONTRADICTED, f"contradicted by a reviewer: {said}")
     if disputed:
         return standing(StandingKind.DISPUTED,
@@ -173,7 +177,7 @@ def _supported(s: ClaimState) -> bool:
 
 def _said(verdicts: list[Verdict], state: ClaimState) -> str:
     """What settled a claim, in its kind's words, and by whom: "not backed by ana"."""
-    settling = [v for v in verdicts if v.verdict == state.verdict and not v.stale and not v.tampered]
+    settling = [v for v in verdicts if v.verdict == state.verdict and not v.tampered]
     if state.adjudicated:
         settling = [v for v in settling if v.role == "adjudicator"][-1:]
     words = settling[0].words if settling else (state.verdict.value if state.verdict else "")
@@ -214,9 +218,8 @@ def _day(when: str | None) -> str:
 
 def source_changes(store: Store, claims: Sequence[Claim]) -> tuple[SourceChange, ...]:
     """Each cited sentence of ``claims`` that the current version of its document does not hold with the same
-    words: once per claim and sentence, in claim order."""
-    current: dict[str, tuple[int, dict[str, str], list[str]] | None] = {}
-    before: dict[tuple[str, int], set[str]] = {}
+    words: once per claim and sentence, in claim order, with the first version that did not hold it."""
+    docs = _Docs(store)
     out: list[SourceChange] = []
     for claim in claims:
         seen: set[tuple[str, int, int]] = set()
@@ -225,24 +228,114 @@ def source_changes(store: Store, claims: Sequence[Claim]) -> tuple[SourceChange,
             if sp is None or (sp.document_id, sp.version, sp.sentence_index) in seen:
                 continue
             seen.add((sp.document_id, sp.version, sp.sentence_index))
-            if sp.document_id not in current:
-                doc = store.current_document(sp.document_id)
-                if doc is None:
-                    current[sp.document_id] = None
-                else:
-                    texts = [s.text for s in store.sentences(sp.document_id, doc.version)]
-                    current[sp.document_id] = (doc.version, {sha256_text(t): t for t in texts}, texts)
-            now = current[sp.document_id]
-            if now is not None and sha256_text(sp.text) in now[1]:
+            now = docs.current(sp.document_id)
+            digest = sha256_text(sp.text)
+            if now is not None and digest in docs.digests(sp.document_id, now):
                 continue
+            # the first later version without the sentence: where it changed, and when that version came in
+            later = [v for v in docs.versions(sp.document_id) if v > sp.version]
+            first = next((v for v in later if digest not in docs.digests(sp.document_id, v)), None)
             new = None
             if now is not None:
                 # what the sentence became: the most alike of the sentences the cited version did not hold already
-                if (sp.document_id, sp.version) not in before:
-                    before[(sp.document_id, sp.version)] = {s.text for s in store.sentences(sp.document_id,
-                                                                                            sp.version)}
-                fresh = [t for t in now[2] if t not in before[(sp.document_id, sp.version)]]
+                old_texts = set(docs.texts(sp.document_id, sp.version))
+                fresh = [t for t in docs.texts(sp.document_id, now) if t not in old_texts]
                 best = difflib.get_close_matches(sp.text, fresh, n=1, cutoff=0.6)
                 new = best[0] if best else None
-            out.append(SourceChange(claim.index, sp.document_id, sp.version, now[0] if now else None, sp.text, new))
+            out.append(SourceChange(claim.index, sp.document_id, sp.version, now, sp.text, new, first,
+                                    docs.ingested(sp.document_id, first)))
     return tuple(out)
+
+
+class _Docs:
+    """Document versions and their sentences, each read once."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._rows: dict[tuple[str, int], Any] | None = None
+        self._texts: dict[tuple[str, int], list[str]] = {}
+        self._digests: dict[tuple[str, int], set[str]] = {}
+
+    def _all(self) -> dict[tuple[str, int], Any]:
+        if self._rows is None:
+            self._rows = {(r["doc_id"], int(r["version"])): r for r in self.store.graph_documents()}
+        return self._rows
+
+    def versions(self, doc_id: str) -> list[int]:
+        return sorted(v for d, v in self._all() if d == doc_id)
+
+    def current(self, doc_id: str) -> int | None:
+        return next((v for (d, v), r in self._all().items() if d == doc_id and not r["superseded"]), None)
+
+    def ingested(self, doc_id: str, version: int | None) -> str | None:
+        row = self._all().get((doc_id, version)) if version is not None else None
+        return None if row is None else str(row["ingested_at"])
+
+    def texts(self, doc_id: str, version: int) -> list[str]:
+        if (doc_id, version) not in self._texts:
+            self._texts[(doc_id, version)] = [s.text for s in self.store.sentences(doc_id, version)]
+        return self._texts[(doc_id, version)]
+
+    def digests(self, doc_id: str, version: int) -> set[str]:
+        if (doc_id, version) not in self._digests:
+            self._digests[(doc_id, version)] = {sha256_text(t) for t in self.texts(doc_id, version)}
+        return self._digests[(doc_id, version)]
+
+
+CHANGES_FIELDS = ("answer_id", "question", "verified_by", "verified_on", "claim_index", "claim", "document",
+                  "cited_version", "changed_in_version", "changed_at", "current_version", "old_words", "new_words")
+
+
+@dataclass(frozen=True)
+class ChangedAnswer:
+    """A verified answer whose sources changed since: its standing says which sentences, and what they now read."""
+
+    answer: Answer
+    standing: Standing
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per changed sentence (``CHANGES_FIELDS``): the listing, the page's table and the export."""
+        claims = {c.index: c.text for c in self.answer.claims}
+        return [{"answer_id": self.answer.id, "question": self.answer.question,
+                 "verified_by": ", ".join(self.standing.reviewers), "verified_on": self.standing.verified_on,
+                 "claim_index": c.claim_index, "claim": claims.get(c.claim_index, ""), "document": c.document_id,
+                 "cited_version": c.cited_version, "changed_in_version": c.changed_in, "changed_at": c.changed_at,
+                 "current_version": c.current_version, "old_words": c.old, "new_words": c.new}
+                for c in self.standing.changes]
+
+
+def changed_answers(store: Store, labels: Iterable[str], viewer: ReviewViewer = ANYONE, *,
+                    seen: Iterable[int] | None = None) -> list[ChangedAnswer]:
+    """The verified answers a holder of ``labels`` may see whose cited sentences changed since (*source changed*),
+    newest first. Only answers with a verdict on a since-superseded version are read again: none other can be.
+    ``seen``: the ids of the answers ``labels`` see, when the caller has them (``claims_seen``)."""
+    from graphrag.verify.review import claims_seen
+    from graphrag.verify.status import review_policy
+
+    judged_old = {v.answer_id for v in store.verdicts() if v.stale and not v.source_removed}
+    if not judged_old:
+        return []
+    shown = set(seen) if seen is not None else {c["answer_id"] for c in claims_seen(store, labels)}
+    policy = review_policy(store)
+    out = []
+    for aid in sorted(judged_old & shown, reverse=True):
+        answer = store.answer(aid)
+        if answer is None:
+            continue
+        standing = answer_standing(store, answer, viewer, policy=policy)
+        if standing.kind is StandingKind.SOURCE_CHANGED:
+            out.append(ChangedAnswer(answer, standing))
+    return out
+
+
+def changed_claims(store: Store, labels: Iterable[str], viewer: ReviewViewer = ANYONE, *,
+                   seen: Iterable[int] | None = None) -> dict[tuple[int, int], str]:
+    """(answer id, claim index) -> when its cited sentence changed (ISO time), for each claim of a verified answer
+    whose source changed: the review queue puts them first, for a reviewer who has not judged them since."""
+    out: dict[tuple[int, int], str] = {}
+    for changed in changed_answers(store, labels, viewer, seen=seen):
+        assert changed.answer.id is not None
+        for c in changed.standing.changes:
+            key = (changed.answer.id, c.claim_index)
+            out[key] = max(out.get(key, ""), c.changed_at or "")
+    return out

@@ -4,12 +4,13 @@ verified claim cites. No model: documents and answers are written as rows."""
 
 from __future__ import annotations
 
+from graphrag.access import library_viewer
 from graphrag.ingest.documents import Source
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route
 from graphrag.store import DocumentWrite, Store
 from graphrag.verify.policy import ReviewPolicy, ReviewViewer
-from graphrag.verify.review import record_verdict
-from graphrag.verify.standing import StandingKind, answer_standing
+from graphrag.verify.review import record_verdict, review_queue
+from graphrag.verify.standing import StandingKind, answer_standing, changed_answers
 from graphrag.verify.status import keep_review_policy
 from helpers import ADMIN
 
@@ -25,7 +26,8 @@ def write_doc(store: Store, sentences: tuple[str, ...] = SENTENCES, doc_id: str 
         rows.append((at, at + len(s), s))
         at += len(s) + 1
     src = Source(doc_id, doc_id.title(), text, access=access)
-    return int(store.write_document(DocumentWrite(src.as_document(), "scripted", "ok", rows, None, [], {}, [], [])))
+    return int(store.write_document(DocumentWrite(src.as_document(), "scripted", "ok", rows, None,
+                                                  [("refund", "Refund", "thing")], {}, [("refund", 0, "", False)], [])))
 
 
 def save_answer(store: Store, question: str = "How long are refunds and exports?", doc_id: str = "policy",
@@ -121,3 +123,39 @@ def test_an_edited_or_dropped_sentence_turns_it_source_changed(any_store: Store)
     assert change.new is None and change.current_version == 3 and "is no longer there" in change.words
     # derived, never written: the verdict rows are as they were
     assert [(v.id, v.verdict, v.created_at) for v in any_store.verdicts(a.id)] == verdicts_before
+
+
+def test_a_changed_source_puts_exactly_the_affected_claims_first_in_the_queue(any_store: Store) -> None:
+    write_doc(any_store)
+    verified = save_answer(any_store)
+    judge(any_store, verified, 0, "supported", "ana")
+    judge(any_store, verified, 1, "supported", "ana")
+    waiting = save_answer(any_store, "When are refunds paid?", cited=(0, 2))  # newer, never judged
+    reader = library_viewer(["public"])
+    before = review_queue(any_store, reader, reviewer="cy")
+    assert {q.key for q in before[:2]} == {(waiting.id, 0), (waiting.id, 1)} and not any(q.changed for q in before)
+    write_doc(any_store, ("Refunds are paid within 14 days.", "Exports are kept for 60 days.",
+                          "Support answers in a day."))
+    after = review_queue(any_store, reader, reviewer="cy")
+    assert after[0].key == (verified.id, 1) and after[0].changed and not after[0].reviewed
+    assert [q.key for q in after if q.changed] == [(verified.id, 1)]  # claim 1's sentence is unchanged
+    assert [(c.answer.id, [r["claim_index"] for r in c.rows()]) for c in changed_answers(any_store, ["public"])] \
+        == [(verified.id, [1])]
+    # ana judges it again (on the cited words, now gone): it is no longer first for her; still for cy
+    again = any_store.answer(verified.id)
+    assert again is not None
+    judge(any_store, again, 1, "unsupported", "ana")
+    assert review_queue(any_store, reader, reviewer="ana")[0].key != (verified.id, 1)
+    assert answer_standing(any_store, again).kind is StandingKind.CONTRADICTED
+    assert changed_answers(any_store, ["public"]) == []  # contradicted now, not a verified answer whose source changed
+
+
+def test_a_changed_source_is_listed_only_to_who_sees_the_answer(any_store: Store) -> None:
+    write_doc(any_store, doc_id="ops", access=("internal",))
+    a = save_answer(any_store, doc_id="ops")
+    judge(any_store, a, 0, "supported", "ana")
+    judge(any_store, a, 1, "supported", "ana")
+    write_doc(any_store, ("Refunds are paid within 10 days.", *SENTENCES[1:]), doc_id="ops", access=("internal",))
+    assert [c.answer.id for c in changed_answers(any_store, ["internal"])] == [a.id]
+    assert changed_answers(any_store, ["public"]) == []
+    assert review_queue(any_store, library_viewer(["public"]), reviewer="cy") == []
