@@ -71,6 +71,16 @@ if TYPE_CHECKING:
         visible_to,
         visible_unanswered,
     )
+    from graphrag.verify.standing import (
+        CHANGES_FIELDS,
+        ChangedAnswer,
+        SourceChange,
+        Standing,
+        StandingKind,
+        answer_standing,
+        export_source_changes,
+        source_changed_answers,
+    )
     from graphrag.verify.status import current_verdicts, load_answer, review_policy
     from graphrag.verify.support import CHECKERS, SupportChecker, checker_for_store, make_checker
     from graphrag.verify.support.learn import RefitRefused
@@ -114,6 +124,14 @@ _EXPORTS = {
     "checker_for_store": "graphrag.verify.support",
     "claim_state": "graphrag.verify.policy",
     "clean_reviewer": "graphrag.verify.review",
+    "CHANGES_FIELDS": "graphrag.verify.standing",
+    "ChangedAnswer": "graphrag.verify.standing",
+    "SourceChange": "graphrag.verify.standing",
+    "Standing": "graphrag.verify.standing",
+    "StandingKind": "graphrag.verify.standing",
+    "answer_standing": "graphrag.verify.standing",
+    "export_source_changes": "graphrag.verify.standing",
+    "source_changed_answers": "graphrag.verify.standing",
     "current_verdicts": "graphrag.verify.status",
     "export_audit_log": "graphrag.verify.actions",
     "export_record": "graphrag.verify.actions",
@@ -148,12 +166,14 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "CHANGES_FIELDS",
     "CHECKERS",
     "DISAGREE_OPENING",
     "MAX_REQUIRED",
     "MIN_PAIR_CLAIMS",
     "UNDO_SECONDS",
     "CarryCheck",
+    "ChangedAnswer",
     "ClaimState",
     "ClaimStatus",
     "Estimate",
@@ -167,8 +187,12 @@ __all__ = [
     "RefitRefused",
     "ReviewPolicy",
     "ReviewViewer",
+    "SourceChange",
+    "Standing",
+    "StandingKind",
     "SupportChecker",
     "WorkQueue",
+    "answer_standing",
     "answer_status",
     "carry_check",
     "checker_for_store",
@@ -179,6 +203,7 @@ __all__ = [
     "export_audit_log",
     "export_pack",
     "export_record",
+    "export_source_changes",
     "judge_claim",
     "latest",
     "load_answer",
@@ -200,6 +225,7 @@ __all__ = [
     "rollback_checker",
     "set_review_policy",
     "signing_key",
+    "source_changed_answers",
     "undo_verdict",
     "undoable",
     "unreviewed_estimate",
