@@ -40,6 +40,7 @@ from graphrag.present import (
 from graphrag.verify import (
     ClaimState,
     ClaimStatus,
+    answer_for,
     claim_state,
     load_answer,
     review_policy,
@@ -297,8 +298,16 @@ def show_claim(claim: Claim, numbers: dict[int, int], state: ClaimState, verdict
 
 answer_id = st.session_state.get(session.ANSWER_ID)
 answer = load_answer(store, answer_id) if answer_id is not None else None  # its badge: verified or not
+# the team may hold unverified answers back from readers (graphrag.verify.held): asked again at every rerun
+held = answer_for(store, viewer, resources.config(), answer) if answer is not None else None
 if answer is not None and not visible_to(answer, viewer, store):
     st.info("This answer drew on documents outside your current access labels; it is hidden.")
+elif held is not None:
+    st.subheader(f"Answer #{held.answer_id}")
+    st.badge(held.badge, color="orange", icon=":material/hourglass_top:")
+    st.info(render.plain(f"Q: {held.question}"))
+    st.info(render.plain(held.words), icon=":material/lock_clock:")
+    st.button("Check again", key="ask_held_check", icon=":material/refresh:")
 elif answer is not None and answer.status == AnswerStatus.WITHDRAWN:
     # Nothing of a removed document is shown: not its sentences, nor claims that may quote them.
     st.subheader(f"Answer #{answer.id}")

@@ -21,6 +21,7 @@ from graphrag.verify import (
     draw_estimate_sample,
     export_audit_log,
     export_pack,
+    held_until_verified,
     record_by_kind,
     record_stats,
     refit_checker,
@@ -267,9 +268,18 @@ with pol:
     required = st.number_input("Independent verdicts each claim needs", 1, MAX_REQUIRED, policy.required,
                                key="record_required",
                                help="With two or more, review is blind and disagreements go to the dispute queue")
-    if st.button("Save the policy", key="record_save_policy", disabled=required == policy.required):
+    holds = held_until_verified(store)
+    hold = st.toggle("Hold answers until verified", holds, key="record_held",
+                     help="Readers (signed in, below reviewer) see an answer only once reviewers verify it; until "
+                          "then they see that it waits for review and where it stands in the queue. Reviewers and "
+                          "admins see every answer.")
+    if not viewer.team:
+        st.caption("Holding applies to readers signed in to a team dashboard: in local mode nobody signs in and every "
+                   "answer is shown.")
+    if st.button("Save the policy", key="record_save_policy",
+                 disabled=required == policy.required and hold == holds):
         with render.stop_if_forbidden():  # the use case checks the role with who is signed in now, and audits
-            set_review_policy(store, actor.principal(), resources.config(), int(required))
+            set_review_policy(store, actor.principal(), resources.config(), int(required), held_until_verified=hold)
         st.rerun()
 with chk:
     active = checker_in_use(store, viewer, resources.config())

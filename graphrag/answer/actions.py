@@ -3,7 +3,8 @@
 It takes ``(store, viewer, config)`` like every door's use case, checks the viewer's role, and answers only from what
 the viewer's labels can see: the labels an answer is asked with are the viewer's, whatever a surface put in the
 settings. An answer is stored, but asking writes no audit row: the answer is not yet part of the verification
-record (a verdict on it is, and is audited).
+record (a verdict on it is, and is audited). Where the team holds answers back until they are verified, a reader
+below reviewer gets the question and where it stands in the review queue instead (``held_back``, graphrag.verify.held).
 """
 
 from __future__ import annotations
@@ -30,7 +31,20 @@ def answer_question(store: Store, viewer: Viewer, config: Config, question: str,
 
     require(viewer, VIEWER, "ask questions")
     runner = asker if asker is not None else Asker(store)
-    return runner.ask(question, replace(settings, access=tuple(sorted(viewer.labels))))
+    return held_back(store, viewer, runner.ask(question, replace(settings, access=tuple(sorted(viewer.labels)))))
+
+
+def held_back(store: Store, viewer: Viewer, outcome: AskOutcome) -> AskOutcome:
+    """``outcome`` as ``viewer`` may read it: where the team holds unverified answers back from readers
+    (graphrag.verify.held), an answer not yet verified keeps only its question and id, and says why it waits."""
+    from graphrag.answer.ask import AskOutcome
+    from graphrag.verify.held import held_answer, withheld
+
+    held = held_answer(store, viewer, outcome.answer)
+    if held is None:
+        return outcome
+    # a new outcome, not a copy: nothing else it carries (warnings, the reader's reading) reaches the reader
+    return AskOutcome(withheld(outcome.answer), held=held)
 
 
 def viewer_overview(store: Store, viewer: Viewer, config: Config, onlooker: ReviewViewer) -> Overview:

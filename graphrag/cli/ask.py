@@ -108,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
                   "the ids are those `graphrag ingest` reports (first column)", file=sys.stderr)
             return 2
         outcome = answer_question(store, principal(args), args.config, args.question, _settings(args))
+        if outcome.held is not None:  # the team holds it until verified: only the question and where it stands
+            print(json.dumps(outcome.held.to_json(), indent=2, ensure_ascii=False) if args.json
+                  else outcome.held.words)
+            return 0
         names = store.entity_names()
         ans = outcome.answer
         layouts = store.span_layouts(cited_keys(ans))

@@ -45,8 +45,13 @@ def register(subparsers: Subparsers) -> None:
     add_store_arg(m)
     add_access_arg(m)
     add_json_arg(m)
-    p = actions.add_parser("policy", help="show or set (--required N) how many independent verdicts a claim needs")
+    p = actions.add_parser("policy", help="show or set (--required N) how many independent verdicts a claim needs, "
+                                          "and whether team readers wait for verified answers")
     p.add_argument("--required", type=int, help="independent verdicts each claim needs (1 to 5)")
+    p.add_argument("--held-until-verified", choices=["on", "off"],
+                   help="on: readers signed in to a team dashboard (below reviewer) see an answer only once it is "
+                        "verified, and until then where it stands in the review queue; off by default, and nothing "
+                        "is held in local mode")
     add_store_arg(p)
     add_json_arg(p)
     s.set_defaults(run=run)
@@ -58,15 +63,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _policy(args: argparse.Namespace) -> int:
-    from graphrag.verify import review_policy, set_review_policy
+    from graphrag.verify import held_until_verified, review_policy, set_review_policy
 
+    held = None if args.held_until_verified is None else args.held_until_verified == "on"
     with open_store(args) as store:
         # set (role checked, audited) by the verify door's use case, as the Record page does
-        policy = (set_review_policy(store, principal(args), args.config, args.required) if args.required is not None
-                  else review_policy(store))
-    print(json.dumps({"required_verdicts": policy.required, "blind": policy.blind}) if args.json else
+        policy = (set_review_policy(store, principal(args), args.config, args.required, held_until_verified=held)
+                  if args.required is not None or held is not None else review_policy(store))
+        holds = held_until_verified(store)
+    print(json.dumps({"required_verdicts": policy.required, "blind": policy.blind, "held_until_verified": holds})
+          if args.json else
           f"each claim needs {policy.required} independent verdict(s)"
-          + ("; review is blind, disagreements go to the dispute queue" if policy.blind else ""))
+          + ("; review is blind, disagreements go to the dispute queue" if policy.blind else "")
+          + ("; held until verified: team readers see an answer once reviewers verify it" if holds else ""))
     return 0
 
 

@@ -73,8 +73,9 @@ EVENTS: dict[AuditKind, EventSpec] = {
         "document versions are removed", "the store, in the removal's transaction",
         ("document", "versions", "actor", "answers_withdrawn", "answers")),
     AuditKind.REVIEW_POLICY: EventSpec(
-        "the review policy (verdicts required per claim) is set", "the store, in the setting's transaction",
-        ("required",)),
+        "the review policy (verdicts required per claim; whether readers wait for verified answers) is set",
+        "the store, in the setting's transaction; a change refused for want of the admin role by verify.set_review_policy "
+        "(`refused` says why, `asked` what was asked; it sets nothing)", ("required", "held_until_verified", "refused", "asked")),
     AuditKind.CHECKER_REFIT: EventSpec(
         "the checker is refitted from the verdicts: adopted (a new version) or refused",
         "the store, in the new version's transaction; a refusal by verify.refit_checker",

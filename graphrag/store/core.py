@@ -551,12 +551,14 @@ class Store:
         (1 when never set). Its rules are ``graphrag.verify.policy``'s (``verify.status.review_policy``)."""
         return self._read(verdicts.required_verdicts)
 
-    def set_required_verdicts(self, required: int, *, by: Viewer) -> None:
+    def set_required_verdicts(self, required: int, *, by: Viewer, held_until_verified: bool | None = None) -> None:
         """Keep how many independent verdicts a claim needs (checked by ``graphrag.verify.policy.ReviewPolicy``
-        before it comes here); ``by`` is audited with it."""
+        before it comes here); ``by`` is audited with it. ``held_until_verified``, when given, goes into the same
+        audit row, which is where that setting is kept (``verify.status.held_until_verified`` reads the latest)."""
         def run(c: Connection) -> None:
+            held = {} if held_until_verified is None else {"held_until_verified": held_until_verified}
             # the audit row first: on PostgreSQL the application role's change needs it (guards.py)
-            audit.add(c, audit.event(by, audit.AuditKind.REVIEW_POLICY, required=required))
+            audit.add(c, audit.event(by, audit.AuditKind.REVIEW_POLICY, required=required, **held))
             verdicts.set_required_verdicts(c, required)
 
         self._write(run)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from graphrag.model import Answer, Citation, Claim, Verdict, VerdictKind, VerdictLabel
     from graphrag.store import Store
     from graphrag.verify.estimate import Estimate
+    from graphrag.verify.held import Held
     from graphrag.verify.support.team import FitOutcome
 
 
@@ -69,14 +70,32 @@ def undo_verdict(store: Store, viewer: Viewer, config: Config, answer: Answer, v
     return append_correction(store, answer, verdict_id, reviewer, by=viewer)
 
 
-def set_review_policy(store: Store, viewer: Viewer, config: Config, required: int) -> ReviewPolicy:
-    """Set how many independent verdicts each claim needs (two or more: blind review); needs the admin role;
-    audited as ``review-policy``. Returns the policy now in force."""
-    require(viewer, ADMIN, "set the review policy")
+def set_review_policy(store: Store, viewer: Viewer, config: Config, required: int | None = None, *,
+                      held_until_verified: bool | None = None) -> ReviewPolicy:
+    """Set how many independent verdicts each claim needs (two or more: blind review) and whether team readers wait
+    for verified answers (``held_until_verified``, graphrag.verify.held); None keeps a setting as it is. Needs the
+    admin role: audited as ``review-policy`` (one row stating the whole policy), and a change refused for want of
+    the role is audited too, as a ``review-policy`` row saying ``refused`` (it sets nothing). Returns the policy now
+    in force."""
     from graphrag.verify.status import keep_review_policy, review_policy
 
-    keep_review_policy(store, ReviewPolicy(required), by=viewer)
+    asked = {k: v for k, v in (("required", required), ("held_until_verified", held_until_verified)) if v is not None}
+    if not viewer.may(ADMIN):
+        store.add_audit(event(viewer, AuditKind.REVIEW_POLICY, asked=asked,
+                              refused=f"needs the admin role (theirs: {viewer.role or 'none'})"))
+    require(viewer, ADMIN, "set the review policy")
+    keep_review_policy(store, ReviewPolicy(review_policy(store).required if required is None else required),
+                       by=viewer, held=held_until_verified)
     return review_policy(store)
+
+
+def answer_for(store: Store, viewer: Viewer, config: Config, answer: Answer) -> Held | None:
+    """Whether ``viewer`` may read ``answer`` now (one their labels show): None when they may, else ``Held`` (the
+    team holds unverified answers back from readers below reviewer: graphrag.verify.held). Every surface that shows a
+    stored answer to a viewer asks here first."""
+    from graphrag.verify.held import held_answer
+
+    return held_answer(store, viewer, answer)
 
 
 def refit_checker(store: Store, viewer: Viewer, config: Config) -> FitOutcome:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from graphrag.access.identity import Viewer
-from graphrag.model import Answer, AnswerStatus, Verdict
+from graphrag.model import Answer, AnswerStatus, AuditEvent, Verdict
 from graphrag.store import Store
+from graphrag.store.audit import AuditKind
 from graphrag.verify.policy import ReviewPolicy, answer_status, latest
 
 
@@ -22,9 +23,27 @@ def review_policy(store: Store) -> ReviewPolicy:
     return ReviewPolicy(store.required_verdicts())
 
 
-def keep_review_policy(store: Store, policy: ReviewPolicy, *, by: Viewer) -> None:
-    """Keep ``policy`` as the team's; ``by`` (an admin) is audited with the change by the store."""
-    store.set_required_verdicts(policy.required, by=by)
+def keep_review_policy(store: Store, policy: ReviewPolicy, *, by: Viewer, held: bool | None = None) -> None:
+    """Keep ``policy`` as the team's; ``by`` (an admin) is audited with the change by the store. ``held``: whether
+    readers wait for verified answers (``held_until_verified``), written in the same audit row; None keeps it as it
+    is, written again so that every ``review-policy`` row states the whole policy in force from then on."""
+    store.set_required_verdicts(policy.required, by=by,
+                                held_until_verified=held_until_verified(store) if held is None else held)
+
+
+def held_until_verified(store: Store) -> bool:
+    """Whether the team holds answers back from readers until they are verified (graphrag.verify.held): the latest
+    ``review-policy`` audit row says so. The row is the setting, so it cannot change without its audit row; off when
+    no row says it (every store before issue 62). Read only where it matters (a team reader's answer, the Record
+    page, the pack): it reads the audit log's rows of that event."""
+    rows = policy_rows(store)
+    return bool(rows) and rows[-1].detail.get("held_until_verified") is True
+
+
+def policy_rows(store: Store) -> list[AuditEvent]:
+    """The ``review-policy`` audit rows that set the policy, oldest first: not those of a change refused (they say
+    ``refused``, and set nothing)."""
+    return [e for e in store.audit_of(str(AuditKind.REVIEW_POLICY)) if "refused" not in e.detail]
 
 
 def current_verdicts(store: Store, answer_id: int | None = None) -> list[Verdict]:
