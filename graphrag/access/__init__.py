@@ -13,92 +13,29 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
-    from graphrag.access.deployment import (
-        Deployment,
-        allowed_path,
-        cached_policy,
-        deployment_for,
-        ingest_roots,
-        provider_name,
-    )
-    from graphrag.access.identity import (
-        ADJUDICATOR,
-        ADMIN,
-        REVIEWER,
-        VIA_CLI,
-        VIA_DASHBOARD,
-        VIA_PYTHON,
-        Forbidden,
-        Viewer,
-        library_viewer,
-        local_principal,
-        require,
-    )
-    from graphrag.access.rule import (
-        Access,
-        Footprint,
-        Sources,
-        answer_visible,
-        footprint,
-        footprint_of_routes,
-        withdrawn_footprint,
-    )
+    from graphrag.access.deployment import Deployment as Deployment
+    from graphrag.access.deployment import allowed_path as allowed_path
+    from graphrag.access.deployment import cached_policy as cached_policy
+    from graphrag.access.deployment import deployment_for as deployment_for
+    from graphrag.access.deployment import ingest_roots as ingest_roots
+    from graphrag.access.deployment import provider_name as provider_name
+    from graphrag.access.identity import ADJUDICATOR as ADJUDICATOR
+    from graphrag.access.identity import ADMIN as ADMIN
+    from graphrag.access.identity import REVIEWER as REVIEWER
+    from graphrag.access.identity import VIA_CLI as VIA_CLI
+    from graphrag.access.identity import VIA_DASHBOARD as VIA_DASHBOARD
+    from graphrag.access.identity import VIA_PYTHON as VIA_PYTHON
+    from graphrag.access.identity import Forbidden as Forbidden
+    from graphrag.access.identity import Viewer as Viewer
+    from graphrag.access.identity import library_viewer as library_viewer
+    from graphrag.access.identity import local_principal as local_principal
+    from graphrag.access.identity import require as require
+    from graphrag.access.rule import Access as Access
+    from graphrag.access.rule import Footprint as Footprint
+    from graphrag.access.rule import Sources as Sources
+    from graphrag.access.rule import answer_visible as answer_visible
+    from graphrag.access.rule import footprint as footprint
+    from graphrag.access.rule import footprint_of_routes as footprint_of_routes
+    from graphrag.access.rule import withdrawn_footprint as withdrawn_footprint
 
-# Name -> the module that defines it. Imported on first use, so importing the package (or one of its
-# modules) loads nothing else and no import cycle can run through this door.
-_EXPORTS = {
-    "ADJUDICATOR": "graphrag.access.identity",
-    "ADMIN": "graphrag.access.identity",
-    "Access": "graphrag.access.rule",
-    "Deployment": "graphrag.access.deployment",
-    "Footprint": "graphrag.access.rule",
-    "Forbidden": "graphrag.access.identity",
-    "REVIEWER": "graphrag.access.identity",
-    "Sources": "graphrag.access.rule",
-    "VIA_CLI": "graphrag.access.identity",
-    "VIA_DASHBOARD": "graphrag.access.identity",
-    "VIA_PYTHON": "graphrag.access.identity",
-    "Viewer": "graphrag.access.identity",
-    "allowed_path": "graphrag.access.deployment",
-    "answer_visible": "graphrag.access.rule",
-    "cached_policy": "graphrag.access.deployment",
-    "deployment_for": "graphrag.access.deployment",
-    "footprint": "graphrag.access.rule",
-    "footprint_of_routes": "graphrag.access.rule",
-    "ingest_roots": "graphrag.access.deployment",
-    "library_viewer": "graphrag.access.identity",
-    "local_principal": "graphrag.access.identity",
-    "provider_name": "graphrag.access.deployment",
-    "require": "graphrag.access.identity",
-    "withdrawn_footprint": "graphrag.access.rule",
-}
-
-__all__ = [
-    "ADJUDICATOR",
-    "ADMIN",
-    "REVIEWER",
-    "VIA_CLI",
-    "VIA_DASHBOARD",
-    "VIA_PYTHON",
-    "Access",
-    "Deployment",
-    "Footprint",
-    "Forbidden",
-    "Sources",
-    "Viewer",
-    "allowed_path",
-    "answer_visible",
-    "cached_policy",
-    "deployment_for",
-    "footprint",
-    "footprint_of_routes",
-    "ingest_roots",
-    "library_viewer",
-    "local_principal",
-    "provider_name",
-    "require",
-    "withdrawn_footprint",
-]
-
-
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__)

@@ -15,66 +15,25 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
-    from graphrag.answer.actions import answer_question, viewer_overview
-    from graphrag.answer.ask import Asker, AskOutcome
-    from graphrag.answer.entities import (
-        EntityView,
-        opening_entity,
-        relation_counts,
-        search_entities,
-        visible_entity,
+    from graphrag.answer.actions import answer_question as answer_question
+    from graphrag.answer.actions import viewer_overview as viewer_overview
+    from graphrag.answer.ask import Asker as Asker
+    from graphrag.answer.ask import AskOutcome as AskOutcome
+    from graphrag.answer.entities import EntityView as EntityView
+    from graphrag.answer.entities import opening_entity as opening_entity
+    from graphrag.answer.entities import relation_counts as relation_counts
+    from graphrag.answer.entities import search_entities as search_entities
+    from graphrag.answer.entities import visible_entity as visible_entity
+    from graphrag.answer.generate import GENERATORS as GENERATORS
+    from graphrag.answer.overview import Overview as Overview
+    from graphrag.answer.reader.read import stored_encoders as stored_encoders
+    from graphrag.answer.retrieval.graph import KnowledgeGraph as KnowledgeGraph
+    from graphrag.answer.retrieval.load import load_graph as load_graph
+    from graphrag.answer.themes import ThemeView as ThemeView
+    from graphrag.answer.themes import visible_themes as visible_themes
+    from graphrag.model import (
+        disagreement_from_json as disagreement_from_json,  # the codec sits by the record
     )
-    from graphrag.answer.generate import GENERATORS
-    from graphrag.answer.overview import Overview
-    from graphrag.answer.reader.read import stored_encoders
-    from graphrag.answer.retrieval.graph import KnowledgeGraph
-    from graphrag.answer.retrieval.load import load_graph
-    from graphrag.answer.themes import ThemeView, visible_themes
-    from graphrag.model import disagreement_from_json, disagreement_json
+    from graphrag.model import disagreement_json as disagreement_json
 
-# Name -> the module that defines it. Imported on first use, so importing the package (or one of its
-# modules) loads nothing else and no import cycle can run through this door.
-_EXPORTS = {
-    "AskOutcome": "graphrag.answer.ask",
-    "Asker": "graphrag.answer.ask",
-    "EntityView": "graphrag.answer.entities",
-    "GENERATORS": "graphrag.answer.generate",
-    "KnowledgeGraph": "graphrag.answer.retrieval.graph",
-    "Overview": "graphrag.answer.overview",
-    "disagreement_from_json": "graphrag.model",  # the codec sits beside the record (the store uses it)
-    "disagreement_json": "graphrag.model",
-    "answer_question": "graphrag.answer.actions",
-    "load_graph": "graphrag.answer.retrieval.load",
-    "ThemeView": "graphrag.answer.themes",
-    "visible_themes": "graphrag.answer.themes",
-    "opening_entity": "graphrag.answer.entities",
-    "relation_counts": "graphrag.answer.entities",
-    "search_entities": "graphrag.answer.entities",
-    "stored_encoders": "graphrag.answer.reader.read",
-    "viewer_overview": "graphrag.answer.actions",
-    "visible_entity": "graphrag.answer.entities",
-}
-
-__all__ = [
-    "GENERATORS",
-    "AskOutcome",
-    "Asker",
-    "EntityView",
-    "KnowledgeGraph",
-    "Overview",
-    "ThemeView",
-    "answer_question",
-    "disagreement_from_json",
-    "disagreement_json",
-    "load_graph",
-    "opening_entity",
-    "relation_counts",
-    "search_entities",
-    "stored_encoders",
-    "viewer_overview",
-    "visible_entity",
-    "visible_themes",
-]
-
-
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__)

@@ -15,177 +15,59 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
-    from graphrag.present.boards import (
-        CitedSource,
-        ClaimReview,
-        GraphEntity,
-        ReviewBoard,
-        ask_scope,
-        changes_scope,
-        cited_in_order,
-        cited_source,
-        claim_review,
-        graph_entity,
-        review_board,
-        review_items,
-    )
-    from graphrag.present.conflicts import Conflict, possible_conflicts
-    from graphrag.present.document_view import (
-        CitedDocument,
-        DocumentHidden,
-        Highlight,
-        open_cited_document,
-        text_html,
-    )
-    from graphrag.present.outline import Block, answer_blocks, answer_html, offers_themes
-    from graphrag.present.page_kinds import KIND_COLOURS, render_kinds
-    from graphrag.present.pages import pages_to_show, render_page
-    from graphrag.present.reading import cited_words, citing_claims, display_numbers, renumbered
-    from graphrag.present.rewrap import WRAP_LINES
-    from graphrag.present.serialize import (
-        VERBATIM,
-        VERBATIM_CHECKS,
-        answer_json,
-        cited_keys,
-        closest_passages,
-        entity_json,
-        is_verbatim,
-        offers_scope,
-        quoted_documents,
-        route_text,
-        support_json,
-    )
-    from graphrag.present.sheets import (
-        AnswerSources,
-        answer_sources,
-        checker_in_use,
-        has_documents,
-        route_steps,
-    )
-    from graphrag.present.viz import (
-        neighbourhood,
-        neighbourhood_html,
-        route_height,
-        route_html,
-        route_list_html,
-        shown_steps,
-    )
+    from graphrag.present.boards import CitedSource as CitedSource
+    from graphrag.present.boards import ClaimReview as ClaimReview
+    from graphrag.present.boards import GraphEntity as GraphEntity
+    from graphrag.present.boards import ReviewBoard as ReviewBoard
+    from graphrag.present.boards import ask_scope as ask_scope
+    from graphrag.present.boards import changes_scope as changes_scope
+    from graphrag.present.boards import cited_in_order as cited_in_order
+    from graphrag.present.boards import cited_source as cited_source
+    from graphrag.present.boards import claim_review as claim_review
+    from graphrag.present.boards import graph_entity as graph_entity
+    from graphrag.present.boards import review_board as review_board
+    from graphrag.present.boards import review_items as review_items
+    from graphrag.present.conflicts import Conflict as Conflict
+    from graphrag.present.conflicts import possible_conflicts as possible_conflicts
+    from graphrag.present.document_view import CitedDocument as CitedDocument
+    from graphrag.present.document_view import DocumentHidden as DocumentHidden
+    from graphrag.present.document_view import Highlight as Highlight
+    from graphrag.present.document_view import open_cited_document as open_cited_document
+    from graphrag.present.document_view import text_html as text_html
+    from graphrag.present.outline import Block as Block
+    from graphrag.present.outline import answer_blocks as answer_blocks
+    from graphrag.present.outline import answer_html as answer_html
+    from graphrag.present.outline import offers_themes as offers_themes
+    from graphrag.present.page_kinds import KIND_COLOURS as KIND_COLOURS
+    from graphrag.present.page_kinds import render_kinds as render_kinds
+    from graphrag.present.pages import pages_to_show as pages_to_show
+    from graphrag.present.pages import render_page as render_page
+    from graphrag.present.reading import cited_words as cited_words
+    from graphrag.present.reading import citing_claims as citing_claims
+    from graphrag.present.reading import display_numbers as display_numbers
+    from graphrag.present.reading import renumbered as renumbered
+    from graphrag.present.rewrap import WRAP_LINES as WRAP_LINES
+    from graphrag.present.serialize import VERBATIM as VERBATIM
+    from graphrag.present.serialize import VERBATIM_CHECKS as VERBATIM_CHECKS
+    from graphrag.present.serialize import answer_json as answer_json
+    from graphrag.present.serialize import cited_keys as cited_keys
+    from graphrag.present.serialize import closest_passages as closest_passages
+    from graphrag.present.serialize import entity_json as entity_json
+    from graphrag.present.serialize import is_verbatim as is_verbatim
+    from graphrag.present.serialize import offers_scope as offers_scope
+    from graphrag.present.serialize import quoted_documents as quoted_documents
+    from graphrag.present.serialize import route_text as route_text
+    from graphrag.present.serialize import support_json as support_json
+    from graphrag.present.sheets import AnswerSources as AnswerSources
+    from graphrag.present.sheets import answer_sources as answer_sources
+    from graphrag.present.sheets import checker_in_use as checker_in_use
+    from graphrag.present.sheets import has_documents as has_documents
+    from graphrag.present.sheets import route_steps as route_steps
+    from graphrag.present.viz import neighbourhood as neighbourhood
+    from graphrag.present.viz import neighbourhood_html as neighbourhood_html
+    from graphrag.present.viz import route_height as route_height
+    from graphrag.present.viz import route_html as route_html
+    from graphrag.present.viz import route_list_html as route_list_html
+    from graphrag.present.viz import shown_steps as shown_steps
 
-# Name -> the module that defines it. Imported on first use, so importing the package (or one of its
-# modules) loads nothing else and no import cycle can run through this door.
-_EXPORTS = {
-    "ClaimReview": "graphrag.present.boards",
-    "CitedSource": "graphrag.present.boards",
-    "GraphEntity": "graphrag.present.boards",
-    "ReviewBoard": "graphrag.present.boards",
-    "ask_scope": "graphrag.present.boards",
-    "changes_scope": "graphrag.present.boards",
-    "cited_source": "graphrag.present.boards",
-    "claim_review": "graphrag.present.boards",
-    "graph_entity": "graphrag.present.boards",
-    "review_board": "graphrag.present.boards",
-    "review_items": "graphrag.present.boards",
-    "AnswerSources": "graphrag.present.sheets",
-    "answer_sources": "graphrag.present.sheets",
-    "checker_in_use": "graphrag.present.sheets",
-    "has_documents": "graphrag.present.sheets",
-    "route_steps": "graphrag.present.sheets",
-    "Conflict": "graphrag.present.conflicts",
-    "CitedDocument": "graphrag.present.document_view",
-    "DocumentHidden": "graphrag.present.document_view",
-    "Highlight": "graphrag.present.document_view",
-    "open_cited_document": "graphrag.present.document_view",
-    "text_html": "graphrag.present.document_view",
-    "possible_conflicts": "graphrag.present.conflicts",
-    "KIND_COLOURS": "graphrag.present.page_kinds",
-    "render_kinds": "graphrag.present.page_kinds",
-    "VERBATIM": "graphrag.present.serialize",
-    "VERBATIM_CHECKS": "graphrag.present.serialize",
-    "answer_json": "graphrag.present.serialize",
-    "Block": "graphrag.present.outline",
-    "answer_blocks": "graphrag.present.outline",
-    "answer_html": "graphrag.present.outline",
-    "offers_themes": "graphrag.present.outline",
-    "cited_words": "graphrag.present.reading",
-    "citing_claims": "graphrag.present.reading",
-    "display_numbers": "graphrag.present.reading",
-    "renumbered": "graphrag.present.reading",
-    "cited_keys": "graphrag.present.serialize",
-    "closest_passages": "graphrag.present.serialize",
-    "offers_scope": "graphrag.present.serialize",
-    "quoted_documents": "graphrag.present.serialize",
-    "entity_json": "graphrag.present.serialize",
-    "is_verbatim": "graphrag.present.serialize",
-    "neighbourhood": "graphrag.present.viz",
-    "neighbourhood_html": "graphrag.present.viz",
-    "pages_to_show": "graphrag.present.pages",
-    "render_page": "graphrag.present.pages",
-    "WRAP_LINES": "graphrag.present.rewrap",
-    "route_height": "graphrag.present.viz",
-    "route_html": "graphrag.present.viz",
-    "route_list_html": "graphrag.present.viz",
-    "cited_in_order": "graphrag.present.boards",
-    "route_text": "graphrag.present.serialize",
-    "shown_steps": "graphrag.present.viz",
-    "support_json": "graphrag.present.serialize",
-}
-
-__all__ = [
-    "KIND_COLOURS",
-    "VERBATIM",
-    "VERBATIM_CHECKS",
-    "WRAP_LINES",
-    "AnswerSources",
-    "Block",
-    "CitedDocument",
-    "CitedSource",
-    "ClaimReview",
-    "Conflict",
-    "DocumentHidden",
-    "GraphEntity",
-    "Highlight",
-    "ReviewBoard",
-    "answer_blocks",
-    "answer_html",
-    "answer_json",
-    "answer_sources",
-    "ask_scope",
-    "changes_scope",
-    "checker_in_use",
-    "cited_in_order",
-    "cited_keys",
-    "cited_source",
-    "cited_words",
-    "citing_claims",
-    "claim_review",
-    "closest_passages",
-    "display_numbers",
-    "entity_json",
-    "graph_entity",
-    "has_documents",
-    "is_verbatim",
-    "neighbourhood",
-    "neighbourhood_html",
-    "offers_scope",
-    "offers_themes",
-    "open_cited_document",
-    "pages_to_show",
-    "possible_conflicts",
-    "quoted_documents",
-    "render_kinds",
-    "render_page",
-    "renumbered",
-    "review_board",
-    "review_items",
-    "route_height",
-    "route_html",
-    "route_list_html",
-    "route_steps",
-    "route_text",
-    "shown_steps",
-    "support_json",
-    "text_html",
-]
-
-
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__)

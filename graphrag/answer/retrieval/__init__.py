@@ -13,7 +13,8 @@
   (a ``Reach``);
 - ``anchors`` (the entities a question names), ``seeds`` (similarity seeds when it names none), ``context``
   (ranking, fusion, spreading, the numbered items), ``rivals`` (the other side of a disagreement);
-- ``retrieve``: the use of all of them for one question (``retrieve``, ``retrieve_vector``, ``Retrieval``).
+- ``retrieve``: the use of all of them for one question (``retrieve``, ``retrieve_vector``, ``Retrieval``; the
+  function ``retrieve`` is imported from its module: the door cannot hand out a name its module shadows).
 
 Import the names below from ``graphrag.answer.retrieval``; each is loaded on first use.
 """
@@ -25,42 +26,17 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
-    from graphrag.answer.retrieval.anchors import find_anchors
-    from graphrag.answer.retrieval.graph import KnowledgeGraph
-    from graphrag.answer.retrieval.load import build_graph, load_graph
-    from graphrag.answer.retrieval.records import DocVersion, Frontier, Reach, Reached, Walk
-    from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve, retrieve_vector
+    from graphrag.answer.retrieval.anchors import find_anchors as find_anchors
+    from graphrag.answer.retrieval.graph import KnowledgeGraph as KnowledgeGraph
+    from graphrag.answer.retrieval.load import build_graph as build_graph
+    from graphrag.answer.retrieval.load import load_graph as load_graph
+    from graphrag.answer.retrieval.records import DocVersion as DocVersion
+    from graphrag.answer.retrieval.records import Frontier as Frontier
+    from graphrag.answer.retrieval.records import Reach as Reach
+    from graphrag.answer.retrieval.records import Reached as Reached
+    from graphrag.answer.retrieval.records import Walk as Walk
+    from graphrag.answer.retrieval.retrieve import Retrieval as Retrieval
+    from graphrag.answer.retrieval.retrieve import clean_question as clean_question
+    from graphrag.answer.retrieval.retrieve import retrieve_vector as retrieve_vector
 
-_EXPORTS = {
-    "DocVersion": "graphrag.answer.retrieval.records",
-    "Frontier": "graphrag.answer.retrieval.records",
-    "KnowledgeGraph": "graphrag.answer.retrieval.graph",
-    "Reach": "graphrag.answer.retrieval.records",
-    "Reached": "graphrag.answer.retrieval.records",
-    "Retrieval": "graphrag.answer.retrieval.retrieve",
-    "Walk": "graphrag.answer.retrieval.records",
-    "build_graph": "graphrag.answer.retrieval.load",
-    "clean_question": "graphrag.answer.retrieval.retrieve",
-    "find_anchors": "graphrag.answer.retrieval.anchors",
-    "load_graph": "graphrag.answer.retrieval.load",
-    "retrieve": "graphrag.answer.retrieval.retrieve",
-    "retrieve_vector": "graphrag.answer.retrieval.retrieve",
-}
-
-__all__ = [
-    "DocVersion",
-    "Frontier",
-    "KnowledgeGraph",
-    "Reach",
-    "Reached",
-    "Retrieval",
-    "Walk",
-    "build_graph",
-    "clean_question",
-    "find_anchors",
-    "load_graph",
-    "retrieve",
-    "retrieve_vector",
-]
-
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__)
