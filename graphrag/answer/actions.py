@@ -24,14 +24,27 @@ if TYPE_CHECKING:
 
 
 def answer_question(store: Store, viewer: Viewer, config: Config, question: str, settings: AskSettings = AskSettings(),
-                    *, asker: Asker | None = None) -> AskOutcome:
+                    *, asker: Asker | None = None, fresh: bool = False) -> AskOutcome:
     """Answer ``question`` from the documents ``viewer`` may see, and store the answer. Needs the viewer role.
-    ``asker``: one already prepared on ``store`` (the dashboard keeps one per store, with its embedder loaded)."""
-    from graphrag.answer.ask import Asker
+    ``asker``: one already prepared on ``store`` (the dashboard keeps one per store, with its embedder loaded).
+
+    A question asked before (its words normalised, under the same labels, scope and mode) whose newest verified
+    answer cites only sentences unchanged since is answered with that answer, nothing stored (``earlier``, not
+    outdated), unless ``fresh``; when one of its sentences changed, the question is answered afresh and ``earlier``
+    names the verified answer as outdated (graphrag.verify.reuse)."""
+    from graphrag.answer.ask import Asker, AskOutcome
+    from graphrag.verify.reuse import verified_before
+    from graphrag.verify.review import review_viewer
 
     require(viewer, VIEWER, "ask questions")
-    runner = asker if asker is not None else Asker(store)
-    return held_back(store, viewer, runner.ask(question, replace(settings, access=tuple(sorted(viewer.labels)))))
+    settings = replace(settings, access=tuple(sorted(viewer.labels)))
+    earlier = None if fresh else verified_before(store, question, settings, viewer.labels, review_viewer(viewer))
+    if earlier is not None and not earlier.outdated:
+        outcome = AskOutcome(earlier.answer, earlier=earlier)
+    else:
+        runner = asker if asker is not None else Asker(store)
+        outcome = replace(runner.ask(question, settings), earlier=earlier)
+    return held_back(store, viewer, outcome)
 
 
 def held_back(store: Store, viewer: Viewer, outcome: AskOutcome) -> AskOutcome:

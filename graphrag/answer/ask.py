@@ -42,6 +42,7 @@ from graphrag.store import Store
 from graphrag.verify.attribution import attribute, in_reading_order
 from graphrag.verify.disagreement import find_disagreements
 from graphrag.verify.held import Held
+from graphrag.verify.reuse import Reuse
 from graphrag.verify.support import SupportChecker, checker_for_store
 from graphrag.verify.support.claims import check_claims
 
@@ -57,6 +58,9 @@ class AskOutcome:
     # how the question was searched, when not as usual (the database's index still building): for the asker,
     # not part of the answer
     search_note: str | None = None
+    # an earlier answer to the same question that reviewers verified (graphrag.verify.reuse): the answer given, reused
+    # (``answer`` is it); or, outdated because a sentence it cites changed since, named beside a fresh ``answer``
+    earlier: Reuse | None = None
     # the team holds this answer back from the asker until reviewers verify it (graphrag.verify.held): ``answer``
     # then keeps only its question and id
     held: Held | None = None

@@ -62,6 +62,9 @@ def register(subparsers: Subparsers) -> None:
     s.add_argument("--checker", choices=list(CHECKERS), default="embedded",
                    help=f"the support checker: {choices_help(CHECKERS, 'embedded')}")
     s.add_argument("--checker-model", help="model for the ollama support checker")
+    s.add_argument("--fresh", action="store_true",
+                   help="answer afresh, even when an earlier answer to the same question (same labels, scope and mode) "
+                        "is verified and its sources unchanged (by default that verified answer is given, saying so)")
     add_json_arg(s)
     s.set_defaults(run=run)
 
@@ -91,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         route_text,
         support_json,
     )
+    from graphrag.verify import answer_standing, review_viewer
 
     empty = (f"error: the store {args.store} holds no documents; ingest some first, e.g. `graphrag ingest "
              "sample_corpus/` (or point --store / GRAPHRAG_STORE at another store)")
@@ -107,13 +111,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: no document with id {', '.join(map(repr, unknown))} in {args.store}; "
                   "the ids are those `graphrag ingest` reports (first column)", file=sys.stderr)
             return 2
-        outcome = answer_question(store, principal(args), args.config, args.question, _settings(args))
+        outcome = answer_question(store, principal(args), args.config, args.question, _settings(args),
+                                  fresh=args.fresh)
         if outcome.held is not None:  # the team holds it until verified: only the question and where it stands
             print(json.dumps(outcome.held.to_json(), indent=2, ensure_ascii=False) if args.json
                   else outcome.held.words)
             return 0
         names = store.entity_names()
         ans = outcome.answer
+        # where it stands with its reviewers, in the words every surface uses (graphrag.verify.standing)
+        standing = answer_standing(store, ans, review_viewer(principal(args)))
         layouts = store.span_layouts(cited_keys(ans))
         if outcome.search_note:  # how it was searched: for the asker, on stderr, never in the answer
             print(f"note: {outcome.search_note}", file=sys.stderr)
@@ -123,13 +130,19 @@ def run(args: argparse.Namespace) -> int:
                 return span.text if span else None
 
             print(json.dumps({**answer_json(ans, names, outcome.warnings, sentence, layouts),
-                              "offer_themes": offers_themes(ans), "search_note": outcome.search_note},
+                              "offer_themes": offers_themes(ans), "search_note": outcome.search_note,
+                              "standing": standing.to_json(),
+                              "earlier": outcome.earlier.to_json() if outcome.earlier is not None else None},
                              indent=2, ensure_ascii=False))
             return 0
     for w in outcome.warnings:
         print(f"note: {w}", file=sys.stderr)
+    if outcome.earlier is not None:  # a verified answer reused, or named as outdated beside a fresh one
+        print(outcome.earlier.words + ("" if outcome.earlier.outdated else " Ask again with --fresh for a new answer.")
+              + "\n")
     print(ans.text or "(no answer)")
     print(f"\nanswer {ans.id}: {ans.status.value if ans.claims else 'no answer'}")
+    print(f"  standing: {standing.words}")
     if not ans.answered and ans.context:
         print("  closest passages (not claims; nothing to review):")
         for passage in closest_passages(ans):

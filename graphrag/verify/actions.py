@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from graphrag.access.identity import ADJUDICATOR, ADMIN, REVIEWER, Viewer, require
 from graphrag.config import Config
+from graphrag.errors import InputError
 from graphrag.store.audit import AuditKind, event
 from graphrag.verify import exports
 from graphrag.verify.estimate import DEFAULT_SAMPLE
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from graphrag.store import Store
     from graphrag.verify.estimate import Estimate
     from graphrag.verify.held import Held
+    from graphrag.verify.standing import ChangedAnswer
     from graphrag.verify.support.team import FitOutcome
 
 
@@ -130,6 +132,33 @@ def export_pack(store: Store, viewer: Viewer, config: Config, *, whole_record: b
     (else ``PackRefused``); audited as ``export``."""
     require(viewer, ADMIN, "export the verification record")
     return exports.export_pack(store, by=viewer, whole_record=whole_record)
+
+
+def source_changed_answers(store: Store, viewer: Viewer, config: Config, *, me: str | None = None
+                           ) -> list[ChangedAnswer]:
+    """The verified answers the viewer's labels see whose cited sentences changed since (graphrag.verify.standing),
+    newest first; ``me``: the name a local user judges under, for blind review. A read, like the record's
+    statistics: no role beyond seeing the answers, no audit row."""
+    from graphrag.verify.review import review_viewer
+    from graphrag.verify.standing import changed_answers
+
+    return changed_answers(store, viewer.labels, review_viewer(viewer, me))
+
+
+def export_source_changes(store: Store, viewer: Viewer, config: Config, fmt: str, *, me: str | None = None
+                          ) -> exports.Export:
+    """``source_changed_answers`` as CSV or JSON, one row per changed sentence (which answer and claim, the
+    document, the version cited and the one that changed it, the old and new words). Needs the admin role, like every
+    export of the record; audited as ``export``."""
+    from graphrag.verify.standing import changes_export
+
+    require(viewer, ADMIN, "export the verified answers whose sources changed")
+    if fmt not in exports.FORMATS:
+        raise InputError(f"export format must be one of {', '.join(exports.FORMATS)}, got {fmt!r}")
+    rows = [r for c in source_changed_answers(store, viewer, config, me=me) for r in c.rows()]
+    store.add_audit(event(viewer, AuditKind.EXPORT, what="verified answers whose sources changed", format=fmt,
+                          rows=len(rows)))
+    return exports.Export(changes_export(rows, fmt), len(rows))
 
 
 def signing_key(store: Store, viewer: Viewer, config: Config) -> str:

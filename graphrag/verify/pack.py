@@ -77,7 +77,12 @@ def answers_json(store: Store, answers: Iterable[Answer]) -> list[dict[str, Any]
             docs[(doc_id, version)] = d.sha256 if d else None
         return docs[(doc_id, version)]
 
+    from graphrag.verify.policy import ReviewViewer
+    from graphrag.verify.standing import answer_standing
+    from graphrag.verify.status import review_policy
+
     out = []
+    policy = review_policy(store)
     for a in answers:
         claims = []
         # the numbers every surface shows: the stored ones, but for an answer stored before they were decided as it was
@@ -94,8 +99,10 @@ def answers_json(store: Store, answers: Iterable[Answer]) -> list[dict[str, Any]
                                   "document_sha256": doc_digest(sp.document_id, sp.version)} if sp else {})})
             claims.append({"index": cl.index, "text": cl.text, "flags": [f.value for f in cl.flags],
                            "support_score": cl.support.score if cl.support else None, "citations": cites})
+        # its standing as every surface words it; a pack holds every verdict, so it is said as its overseer reads it
+        standing = answer_standing(store, a, ReviewViewer(oversees=True), policy=policy)
         out.append({"answer_id": a.id, "question": a.question, "asked_at": a.created_at, "text": a.text,
-                    "status": a.status.value, "claims": claims})
+                    "status": a.status.value, "claims": claims, "standing": standing.to_json()})
     return out
 
 
@@ -539,8 +546,9 @@ def report_html(c: PackContents, signer: str) -> str:
              "<h2>What nobody reviewed</h2>", _estimate(c.estimate),
              f"<h2>Answers ({len(c.answers)})</h2>"]
     for a in c.answers:
+        standing = a.get("standing", {}).get("words")  # a pack written before standings had none
         parts.append(f"<h3>Answer {_e(a['answer_id'])}: {_e(a['question'])}</h3><p>asked {_e(a['asked_at'])}, "
-                     f"{_e(a['status'])}</p><table><tr><th>claim</th><th>cited sentence</th><th>verdicts</th></tr>")
+                     f"{_e(a['status'])}" + (f"; standing: <b>{_e(standing)}</b>" if standing else "") + "</p><table><tr><th>claim</th><th>cited sentence</th><th>verdicts</th></tr>")
         for cl in a["claims"]:
             cites = "".join(f"<blockquote>[{_e(ct.get('citation', ct['marker']))}] "
                             f"{_e(ct.get('text', '(marker not in the context)'))}"

@@ -76,7 +76,8 @@ EXPORT_FIELDS = ("verdict_id", "answer_id", "question", "claim_index", "claim", 
                  "page", "page_label", "start", "end", "span", "span_sha256", "verdict", "reviewer", "role", "time",
                  "note", "stale", "claim_kind", "source", "reviewer_subject", "reviewer_email", "tampered",
                  "retracted_by", "retracted_verdict", "retracts", "kind", "question_asked", "judgement",
-                 "carried_from", "carried_from_answer", "kept_in_version", "sentence_now", "span_kind")
+                 "carried_from", "carried_from_answer", "kept_in_version", "sentence_now", "span_kind",
+                 "answer_standing")
 # An undo appends a correction whose note names the verdict it takes back (graphrag.verify.undo).
 UNDO_NOTE = "undo of verdict #{}"
 _UNDO_NOTE = re.compile(r"undo of verdict #(\d+)")
@@ -441,6 +442,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
     """The verification record: one row per verdict (history included) that ``viewer`` may see,
     oldest first."""
     from graphrag.verify.carry import carried_json, changed_sentence, verdict_rows
+    from graphrag.verify.standing import answer_standing
 
     rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
@@ -455,6 +457,8 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
         retracts = undo_links(history)
         shown = display_numbers(a)  # the reviewer saw [1], [2] in reading order, not retrieval's numbers
         retracted_by = {undone: fix for fix, undone in retracts.items()}
+        # the answer's standing, as every surface words it, from the verdicts this viewer may see
+        standing = answer_standing(store, a, viewer, policy=policy, current=latest(history)).words
         for v in history:
             cl = claims.get(v.claim_index)
             span_text, span_read = "", False
@@ -493,6 +497,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                 **carried_json(v), "sentence_now": changed_sentence(store, v),
                 # what the judged sentence is ("caption", "table row", "body text"; empty where not known)
                 "span_kind": layout.kind_words if layout else None,
+                "answer_standing": standing,
             })
             if (v.id or 0) in retracted_by:
                 rows[-1]["verdict"] = rows[-1]["judgement"] = RETRACTED

@@ -28,12 +28,8 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from graphrag.access.identity import ADMIN, Viewer, require
-from graphrag.config import Config
-from graphrag.errors import InputError
 from graphrag.model import Answer, AnswerStatus, Claim, Verdict, VerdictLabel, asked_kind
 from graphrag.store import Store, sha256_text
-from graphrag.verify.exports import Export
 from graphrag.verify.policy import ANYONE, ClaimState, ClaimStatus, ReviewPolicy, ReviewViewer, claim_state
 
 
@@ -345,41 +341,20 @@ def changed_claims(store: Store, labels: Iterable[str], viewer: ReviewViewer = A
     return out
 
 
-# --- the use cases a surface calls (through the verify door) --------------------------------------------------------
-
-
-def source_changed_answers(store: Store, viewer: Viewer, config: Config, *, me: str | None = None
-                           ) -> list[ChangedAnswer]:
-    """The verified answers ``viewer``'s labels see whose cited sentences changed since, newest first (``me``: the
-    name a local user judges under, for blind review). A read: no audit row, like the record's statistics."""
-    from graphrag.verify.review import review_viewer
-
-    return changed_answers(store, viewer.labels, review_viewer(viewer, me))
-
-
-def export_source_changes(store: Store, viewer: Viewer, config: Config, fmt: str, *, me: str | None = None
-                          ) -> Export:
-    """``source_changed_answers`` as CSV or JSON, one row per changed sentence (``CHANGES_FIELDS``). Needs the admin
-    role, like every export of the record; audited as ``export``."""
+def changes_export(rows: Sequence[dict[str, Any]], fmt: str) -> str:
+    """Rows of ``ChangedAnswer.rows`` as CSV (a cell a spreadsheet would run as a formula defused, as in the
+    record's export) or JSON."""
     import csv
     import io
     import json
 
     from graphrag.language.sentences import spreadsheet_safe
-    from graphrag.store.audit import AuditKind, event
-    from graphrag.verify.exports import FORMATS
 
-    require(viewer, ADMIN, "export the verified answers whose sources changed")
-    if fmt not in FORMATS:
-        raise InputError(f"export format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    rows = [r for c in source_changed_answers(store, viewer, config, me=me) for r in c.rows()]
-    store.add_audit(event(viewer, AuditKind.EXPORT, what="verified answers whose sources changed", format=fmt,
-                          rows=len(rows)))
     if fmt == "json":
-        return Export(json.dumps(rows, indent=2, ensure_ascii=False), len(rows))
+        return json.dumps(list(rows), indent=2, ensure_ascii=False)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CHANGES_FIELDS)
     w.writeheader()
-    for r in rows:  # a cell a spreadsheet would run as a formula is defused, as in the record's export
+    for r in rows:
         w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
-    return Export(buf.getvalue(), len(rows))
+    return buf.getvalue()

@@ -31,16 +31,18 @@ def write_doc(store: Store, sentences: tuple[str, ...] = SENTENCES, doc_id: str 
 
 
 def save_answer(store: Store, question: str = "How long are refunds and exports?", doc_id: str = "policy",
-                version: int = 1, cited: tuple[int, ...] = (0, 1)) -> Answer:
-    """An answer with one claim per cited sentence (the claim is the sentence), each citing it."""
+                version: int = 1, cited: tuple[int, ...] = (0, 1), words: str = "claim about",
+                access: tuple[str, ...] = ("public",)) -> Answer:
+    """An answer asked under ``access`` with one claim per cited sentence (``words`` and the sentence), each citing
+    it."""
     items, claims = [], []
     for n, idx in enumerate(cited, start=1):
         span = store.span(doc_id, version, idx)
         assert span is not None
         item = ContextItem(n, span, Route("refund"), 0.9, "similarity")
         items.append(item)
-        claims.append(Claim(n - 1, f"claim about {span.text}", 0, 1, (Citation(str(n), True, item),)))
-    answer = Answer(question, AskSettings(), " ".join(f"{c.text} [{c.index + 1}]" for c in claims), (), (),
+        claims.append(Claim(n - 1, f"{words} {span.text}", 0, 1, (Citation(str(n), True, item),)))
+    answer = Answer(question, AskSettings(access=access), " ".join(f"{c.text} [{c.index + 1}]" for c in claims), (), (),
                     tuple(items), tuple(claims))
     stored = store.answer(store.save_answer(answer))
     assert stored is not None
