@@ -17,236 +17,80 @@ from typing import TYPE_CHECKING
 from graphrag.registry import lazy_exports
 
 if TYPE_CHECKING:
-    from graphrag.language.names import reviewer_key
-    from graphrag.verify.actions import (
-        answer_for,
-        draw_estimate_sample,
-        export_audit_log,
-        export_pack,
-        export_record,
-        export_source_changes,
-        judge_claim,
-        mark_verdict,
-        record_sign_in,
-        refit_checker,
-        rollback_checker,
-        set_review_policy,
-        signing_key,
-        source_changed_answers,
-        undo_verdict,
-        unreviewed_estimate,
-    )
-    from graphrag.verify.disagreement import DISAGREE_OPENING
-    from graphrag.verify.estimate import Estimate
-    from graphrag.verify.exports import Export
-    from graphrag.verify.held import Held
-    from graphrag.verify.pack import PackCheck, PackError, read_key_argument, read_pack_file, verify_pack
-    from graphrag.verify.policy import (
-        MAX_REQUIRED,
-        ClaimState,
-        ClaimStatus,
-        ReviewPolicy,
-        ReviewViewer,
-        answer_status,
-        claim_state,
-        latest,
-        parties,
-    )
-    from graphrag.verify.record import (
-        MIN_PAIR_CLAIMS,
-        CarryCheck,
-        RecordFilter,
-        RecordStats,
-        carry_check,
-        record_by_kind,
-        record_stats,
-    )
-    from graphrag.verify.review import (
-        QueueItem,
-        clean_reviewer,
-        review_queue,
-        review_viewer,
-        reviewable,
-        visible_answer,
-        visible_answer_questions,
-        visible_claims,
-        visible_current,
-        visible_history,
-        visible_to,
-        visible_unanswered,
-    )
-    from graphrag.verify.standing import (
-        CHANGES_FIELDS,
-        ChangedAnswer,
-        SourceChange,
-        Standing,
-        StandingKind,
-        answer_standing,
-    )
-    from graphrag.verify.status import current_verdicts, held_until_verified, load_answer, review_policy
-    from graphrag.verify.support import CHECKERS, SupportChecker, checker_for_store, make_checker
-    from graphrag.verify.support.learn import RefitRefused
-    from graphrag.verify.support.team import FitOutcome
-    from graphrag.verify.undo import UNDO_SECONDS, undoable
-    from graphrag.verify.worklist import WorkQueue, work_queue
+    from graphrag.language.names import reviewer_key as reviewer_key
+    from graphrag.verify.actions import answer_for as answer_for
+    from graphrag.verify.actions import draw_estimate_sample as draw_estimate_sample
+    from graphrag.verify.actions import export_audit_log as export_audit_log
+    from graphrag.verify.actions import export_pack as export_pack
+    from graphrag.verify.actions import export_record as export_record
+    from graphrag.verify.actions import export_source_changes as export_source_changes
+    from graphrag.verify.actions import judge_claim as judge_claim
+    from graphrag.verify.actions import mark_verdict as mark_verdict
+    from graphrag.verify.actions import record_sign_in as record_sign_in
+    from graphrag.verify.actions import refit_checker as refit_checker
+    from graphrag.verify.actions import rollback_checker as rollback_checker
+    from graphrag.verify.actions import set_review_policy as set_review_policy
+    from graphrag.verify.actions import signing_key as signing_key
+    from graphrag.verify.actions import source_changed_answers as source_changed_answers
+    from graphrag.verify.actions import undo_verdict as undo_verdict
+    from graphrag.verify.actions import unreviewed_estimate as unreviewed_estimate
+    from graphrag.verify.disagreement import DISAGREE_OPENING as DISAGREE_OPENING
+    from graphrag.verify.estimate import Estimate as Estimate
+    from graphrag.verify.exports import Export as Export
+    from graphrag.verify.held import Held as Held
+    from graphrag.verify.pack import PackCheck as PackCheck
+    from graphrag.verify.pack import PackError as PackError
+    from graphrag.verify.pack import read_key_argument as read_key_argument
+    from graphrag.verify.pack import read_pack_file as read_pack_file
+    from graphrag.verify.pack import verify_pack as verify_pack
+    from graphrag.verify.policy import MAX_REQUIRED as MAX_REQUIRED
+    from graphrag.verify.policy import ClaimState as ClaimState
+    from graphrag.verify.policy import ClaimStatus as ClaimStatus
+    from graphrag.verify.policy import ReviewPolicy as ReviewPolicy
+    from graphrag.verify.policy import ReviewViewer as ReviewViewer
+    from graphrag.verify.policy import answer_status as answer_status
+    from graphrag.verify.policy import claim_state as claim_state
+    from graphrag.verify.policy import latest as latest
+    from graphrag.verify.policy import parties as parties
+    from graphrag.verify.record import MIN_PAIR_CLAIMS as MIN_PAIR_CLAIMS
+    from graphrag.verify.record import CarryCheck as CarryCheck
+    from graphrag.verify.record import RecordFilter as RecordFilter
+    from graphrag.verify.record import RecordStats as RecordStats
+    from graphrag.verify.record import carry_check as carry_check
+    from graphrag.verify.record import record_by_kind as record_by_kind
+    from graphrag.verify.record import record_stats as record_stats
+    from graphrag.verify.review import QueueItem as QueueItem
+    from graphrag.verify.review import clean_reviewer as clean_reviewer
+    from graphrag.verify.review import record_verdict as record_verdict
+    from graphrag.verify.review import review_queue as review_queue
+    from graphrag.verify.review import review_viewer as review_viewer
+    from graphrag.verify.review import reviewable as reviewable
+    from graphrag.verify.review import visible_answer as visible_answer
+    from graphrag.verify.review import visible_answer_questions as visible_answer_questions
+    from graphrag.verify.review import visible_claims as visible_claims
+    from graphrag.verify.review import visible_current as visible_current
+    from graphrag.verify.review import visible_history as visible_history
+    from graphrag.verify.review import visible_to as visible_to
+    from graphrag.verify.review import visible_unanswered as visible_unanswered
+    from graphrag.verify.standing import CHANGES_FIELDS as CHANGES_FIELDS
+    from graphrag.verify.standing import ChangedAnswer as ChangedAnswer
+    from graphrag.verify.standing import SourceChange as SourceChange
+    from graphrag.verify.standing import Standing as Standing
+    from graphrag.verify.standing import StandingKind as StandingKind
+    from graphrag.verify.standing import answer_standing as answer_standing
+    from graphrag.verify.status import current_verdicts as current_verdicts
+    from graphrag.verify.status import held_until_verified as held_until_verified
+    from graphrag.verify.status import load_answer as load_answer
+    from graphrag.verify.status import review_policy as review_policy
+    from graphrag.verify.support import CHECKERS as CHECKERS
+    from graphrag.verify.support import SupportChecker as SupportChecker
+    from graphrag.verify.support import checker_for_store as checker_for_store
+    from graphrag.verify.support import make_checker as make_checker
+    from graphrag.verify.support.learn import RefitRefused as RefitRefused
+    from graphrag.verify.support.team import FitOutcome as FitOutcome
+    from graphrag.verify.undo import UNDO_SECONDS as UNDO_SECONDS
+    from graphrag.verify.undo import undoable as undoable
+    from graphrag.verify.worklist import WorkQueue as WorkQueue
+    from graphrag.verify.worklist import work_queue as work_queue
 
-# Name -> the module that defines it. Imported on first use, so importing the package (or one of its
-# modules) loads nothing else and no import cycle can run through this door.
-_EXPORTS = {
-    "answer_for": "graphrag.verify.actions",
-    "Held": "graphrag.verify.held",
-    "held_until_verified": "graphrag.verify.status",
-    "draw_estimate_sample": "graphrag.verify.actions",
-    "export_pack": "graphrag.verify.actions",
-    "signing_key": "graphrag.verify.actions",
-    "unreviewed_estimate": "graphrag.verify.actions",
-    "Estimate": "graphrag.verify.estimate",
-    "PackCheck": "graphrag.verify.pack",
-    "PackError": "graphrag.verify.pack",
-    "read_key_argument": "graphrag.verify.pack",
-    "read_pack_file": "graphrag.verify.pack",
-    "verify_pack": "graphrag.verify.pack",
-    "CHECKERS": "graphrag.verify.support",
-    "ClaimState": "graphrag.verify.policy",
-    "ClaimStatus": "graphrag.verify.policy",
-    "Export": "graphrag.verify.exports",
-    "FitOutcome": "graphrag.verify.support.team",
-    "MAX_REQUIRED": "graphrag.verify.policy",
-    "MIN_PAIR_CLAIMS": "graphrag.verify.record",
-    "DISAGREE_OPENING": "graphrag.verify.disagreement",
-    "QueueItem": "graphrag.verify.review",
-    "CarryCheck": "graphrag.verify.record",
-    "RecordFilter": "graphrag.verify.record",
-    "RecordStats": "graphrag.verify.record",
-    "carry_check": "graphrag.verify.record",
-    "RefitRefused": "graphrag.verify.support.learn",
-    "ReviewPolicy": "graphrag.verify.policy",
-    "ReviewViewer": "graphrag.verify.policy",
-    "SupportChecker": "graphrag.verify.support",
-    "UNDO_SECONDS": "graphrag.verify.undo",
-    "WorkQueue": "graphrag.verify.worklist",
-    "answer_status": "graphrag.verify.policy",
-    "checker_for_store": "graphrag.verify.support",
-    "claim_state": "graphrag.verify.policy",
-    "clean_reviewer": "graphrag.verify.review",
-    "CHANGES_FIELDS": "graphrag.verify.standing",
-    "ChangedAnswer": "graphrag.verify.standing",
-    "SourceChange": "graphrag.verify.standing",
-    "Standing": "graphrag.verify.standing",
-    "StandingKind": "graphrag.verify.standing",
-    "answer_standing": "graphrag.verify.standing",
-    "export_source_changes": "graphrag.verify.actions",
-    "source_changed_answers": "graphrag.verify.actions",
-    "current_verdicts": "graphrag.verify.status",
-    "export_audit_log": "graphrag.verify.actions",
-    "export_record": "graphrag.verify.actions",
-    "judge_claim": "graphrag.verify.actions",
-    "latest": "graphrag.verify.policy",
-    "load_answer": "graphrag.verify.status",
-    "make_checker": "graphrag.verify.support",
-    "mark_verdict": "graphrag.verify.actions",
-    "parties": "graphrag.verify.policy",
-    "record_sign_in": "graphrag.verify.actions",
-    "record_by_kind": "graphrag.verify.record",
-    "record_stats": "graphrag.verify.record",
-    "record_verdict": "graphrag.verify.review",
-    "review_policy": "graphrag.verify.status",
-    "review_queue": "graphrag.verify.review",
-    "review_viewer": "graphrag.verify.review",
-    "reviewer_key": "graphrag.language.names",
-    "reviewable": "graphrag.verify.review",
-    "set_review_policy": "graphrag.verify.actions",
-    "refit_checker": "graphrag.verify.actions",
-    "rollback_checker": "graphrag.verify.actions",
-    "undo_verdict": "graphrag.verify.actions",
-    "undoable": "graphrag.verify.undo",
-    "visible_answer": "graphrag.verify.review",
-    "visible_answer_questions": "graphrag.verify.review",
-    "visible_claims": "graphrag.verify.review",
-    "visible_current": "graphrag.verify.review",
-    "visible_history": "graphrag.verify.review",
-    "visible_to": "graphrag.verify.review",
-    "visible_unanswered": "graphrag.verify.review",
-    "work_queue": "graphrag.verify.worklist",
-}
-
-__all__ = [
-    "CHANGES_FIELDS",
-    "CHECKERS",
-    "DISAGREE_OPENING",
-    "MAX_REQUIRED",
-    "MIN_PAIR_CLAIMS",
-    "UNDO_SECONDS",
-    "CarryCheck",
-    "ChangedAnswer",
-    "ClaimState",
-    "ClaimStatus",
-    "Estimate",
-    "Export",
-    "FitOutcome",
-    "Held",
-    "PackCheck",
-    "PackError",
-    "QueueItem",
-    "RecordFilter",
-    "RecordStats",
-    "RefitRefused",
-    "ReviewPolicy",
-    "ReviewViewer",
-    "SourceChange",
-    "Standing",
-    "StandingKind",
-    "SupportChecker",
-    "WorkQueue",
-    "answer_for",
-    "answer_standing",
-    "answer_status",
-    "carry_check",
-    "checker_for_store",
-    "claim_state",
-    "clean_reviewer",
-    "current_verdicts",
-    "draw_estimate_sample",
-    "export_audit_log",
-    "export_pack",
-    "export_record",
-    "export_source_changes",
-    "held_until_verified",
-    "judge_claim",
-    "latest",
-    "load_answer",
-    "make_checker",
-    "mark_verdict",
-    "parties",
-    "read_key_argument",
-    "read_pack_file",
-    "record_by_kind",
-    "record_sign_in",
-    "record_stats",
-    "record_verdict",
-    "refit_checker",
-    "review_policy",
-    "review_queue",
-    "review_viewer",
-    "reviewable",
-    "reviewer_key",
-    "rollback_checker",
-    "set_review_policy",
-    "signing_key",
-    "source_changed_answers",
-    "undo_verdict",
-    "undoable",
-    "unreviewed_estimate",
-    "verify_pack",
-    "visible_answer",
-    "visible_answer_questions",
-    "visible_claims",
-    "visible_current",
-    "visible_history",
-    "visible_to",
-    "visible_unanswered",
-    "work_queue",
-]
-
-
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__)
