@@ -314,7 +314,9 @@ st.download_button("Audit log (CSV)", audit_csv, "audit.csv", "text/csv", icon="
 
 
 st.caption("The evidence pack: the answers, claims, cited sentences, every verdict, audit log, policy and estimate "
-           "your labels can see, with a report, signed with this store's key (`graphrag pack verify` checks it).")
+           "your labels can see, with a report that opens on the oversight report (who may review, the policy over "
+           "time, answers shown before verification, verified answers whose sources changed), signed with this "
+           "store's key (`graphrag pack verify` checks it).")
 # A pack is never narrowed by blind review (graphrag.verify.pack): in local mode, where nobody signs in, the
 # exporter says they will read every verdict; a team admin sees the whole record anyway.
 whole = False

@@ -131,7 +131,7 @@ def export_pack(store: Store, viewer: Viewer, config: Config, *, whole_record: b
     (graphrag.verify.pack). Needs the admin role; under blind review, a team admin or, in local mode, ``whole_record``
     (else ``PackRefused``); audited as ``export``."""
     require(viewer, ADMIN, "export the verification record")
-    return exports.export_pack(store, by=viewer, whole_record=whole_record)
+    return exports.export_pack(store, by=viewer, whole_record=whole_record, access_policy=config.access_policy)
 
 
 def source_changed_answers(store: Store, viewer: Viewer, config: Config, *, me: str | None = None

@@ -76,12 +76,12 @@ class PackExport:
     labels: tuple[str, ...]
 
 
-def export_pack(store: Store, *, by: Viewer, whole_record: bool = False, config_home: Path | None = None
-                ) -> PackExport:
+def export_pack(store: Store, *, by: Viewer, whole_record: bool = False, config_home: Path | None = None,
+                access_policy: Path | None = None) -> PackExport:
     """The record ``by``'s labels may see, every verdict on it included, as a signed evidence pack; audited (the
     pack's log holds that row). Under blind review it needs a team admin or, in local mode, ``whole_record`` (the
     exporter reads every verdict): else ``PackRefused``, nothing written (graphrag.verify.pack.check_pack_allowed). The store's signing key is made on first use
-    (graphrag.verify.signing)."""
+    (graphrag.verify.signing). ``access_policy``: the team's policy file, for the oversight report's "who may review"."""
     from graphrag.store import now
     from graphrag.verify.pack import build_pack, check_pack_allowed, gather
     from graphrag.verify.signing import store_key
@@ -90,7 +90,7 @@ def export_pack(store: Store, *, by: Viewer, whole_record: bool = False, config_
     key = store_key(store.url, config_home)
     store.add_audit(event(by, AuditKind.EXPORT, what="evidence pack", format=PACK, labels=sorted(by.labels),
                           signer=key.public_text))
-    contents = gather(store, by, now(), store.url.label, audit_sight(store, by.labels), blind)
+    contents = gather(store, by, now(), store.url.label, audit_sight(store, by.labels), blind, access_policy)
     return PackExport(build_pack(contents, key), len(contents.answers), len(contents.verdicts), key.public_text,
                       tuple(sorted(by.labels)))
 

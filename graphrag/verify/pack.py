@@ -116,6 +116,7 @@ class PackContents:
     audit: list[dict[str, Any]]
     policy: dict[str, Any]
     estimate: dict[str, Any]
+    oversight: dict[str, Any] = field(default_factory=dict)  # graphrag.verify.oversight: the auditor's questions
 
 
 @dataclass(frozen=True)
@@ -182,15 +183,17 @@ def _os_user() -> str:
 
 
 def gather(store: Store, by: Viewer, created_at: str, store_kind: str, sight: Sight,
-           blind: BlindCount | None = None) -> PackContents:
+           blind: BlindCount | None = None, access_policy: Path | None = None) -> PackContents:
     """Everything ``by``'s labels may see, every verdict on it included whatever blind review hides (the caller
     checked that ``by`` may read them: ``check_pack_allowed``, whose count is ``blind``), read after the export's
-    own audit row was written (so the log in the pack names this export)."""
+    own audit row was written (so the log in the pack names this export). ``access_policy``: the team's policy file,
+    whose grants of a reviewing role the oversight report names."""
     from graphrag.verify.audit import audit_to_json
+    from graphrag.verify.oversight import oversight
     from graphrag.verify.policy import ReviewViewer
     from graphrag.verify.review import export_rows, visible_answers
     from graphrag.verify.sampling import record_estimate
-    from graphrag.verify.status import review_policy
+    from graphrag.verify.status import held_until_verified, review_policy
 
     labels = sorted(by.labels)
     rows = export_rows(store, labels, ReviewViewer(oversees=True))  # the whole record these labels show
@@ -205,10 +208,14 @@ def gather(store: Store, by: Viewer, created_at: str, store_kind: str, sight: Si
              "blind_verdicts_included": blind.verdicts if blind else 0,
              "blind_claims_included": blind.claims if blind else 0, "withheld_verdicts": 0,
              "withheld_audit_rows": len(every) - len(events)}
-    return PackContents(scope, answers_json(store, visible_answers(store, labels)), [dict(r) for r in rows],
-                        json.loads(audit_to_json(events)),
-                        {"required_verdicts": policy.required, "blind": policy.blind},
-                        record_estimate(store, labels).to_json())
+    answers = visible_answers(store, labels)
+    verdicts = [dict(r) for r in rows]
+    estimate = record_estimate(store, labels).to_json()
+    return PackContents(scope, answers_json(store, answers), verdicts, json.loads(audit_to_json(events)),
+                        {"required_verdicts": policy.required, "blind": policy.blind,
+                         "held_until_verified": held_until_verified(store)}, estimate,
+                        oversight(store, labels, answers, verdicts, events, estimate, access_policy=access_policy,
+                                  team=by.team))
 
 
 def build_pack(contents: PackContents, key: SigningKey) -> bytes:
@@ -217,6 +224,7 @@ def build_pack(contents: PackContents, key: SigningKey) -> bytes:
         "scope.json": _json(contents.scope), "answers.json": _json(contents.answers),
         "verdicts.json": _json(contents.verdicts), "audit.json": _json(contents.audit),
         "policy.json": _json(contents.policy), "estimate.json": _json(contents.estimate),
+        "oversight.json": _json(contents.oversight),
         "report.html": report_html(contents, key.public_text).encode("utf-8"),
         PUBLIC_KEY: (key.public_text + "\n").encode("ascii"),
     }
@@ -520,7 +528,9 @@ def _said(v: dict[str, Any]) -> str:
 
 
 def report_html(c: PackContents, signer: str) -> str:
-    """The report of one pack's contents, signed by ``signer`` (its public key)."""
+    """The report of one pack's contents, signed by ``signer`` (its public key): the oversight report first."""
+    from graphrag.verify.oversight import oversight_html
+
     verdicts_by_claim: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
     for v in c.verdicts:
         verdicts_by_claim.setdefault((v["answer_id"], v["claim_index"]), []).append(v)
@@ -534,8 +544,10 @@ def report_html(c: PackContents, signer: str) -> str:
              f"<code>{_e(signer)}</code>.</p>",
              "<p>Check it with <code>graphrag pack verify PACK.zip --key KEY</code>, KEY being the public key the "
              "exporting store's <code>graphrag pack key</code> prints.</p>",
+             oversight_html(c.oversight) if c.oversight else "",
              f"<h2>Review policy</h2><p>{c.policy['required_verdicts']} independent verdict(s) per claim"
-             f"{' (blind review)' if c.policy['blind'] else ''}.</p>",
+             f"{' (blind review)' if c.policy['blind'] else ''}"
+             f"{'; answers held from readers until verified' if c.policy.get('held_until_verified') else ''}.</p>",
              f"<h2>Verdicts</h2><p>{len(c.verdicts)} verdict rows: "
              + _e(", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kn: (_ORDER.get(kn[0], 9),
                                                                                             kn[0])))) + ". "
