@@ -1,6 +1,7 @@
 """``graphrag record stats``: progress, reviewer agreement, the checker against reviewers and bad sources,
 from the verification record; ``graphrag record estimate``: how much of what nobody reviewed is likely unsupported;
-``graphrag record carried``: the verdicts carried over, and those the rule before issue 60 carried besides."""
+``graphrag record carried``: the verdicts carried over, and those the rule before issue 60 carried besides;
+``graphrag record changes``: the verified answers whose cited sentences changed since."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Subparsers) -> None:
-    """Add ``record stats`` with its filters, ``record estimate`` and ``record carried``."""
+    """Add ``record stats`` with its filters, ``record estimate``, ``record carried`` and ``record changes``."""
     s = subparsers.add_parser("record", help="the verification record as a measurement")
     r = s.add_subparsers(dest="what", required=True)
     rs = r.add_parser("stats", help="progress, reviewer agreement, the checker against reviewers, bad sources")
@@ -49,7 +50,43 @@ def register(subparsers: Subparsers) -> None:
     add_access_arg(rc)
     add_me_arg(rc)
     add_json_arg(rc)
+    ch = r.add_parser("changes", help="the verified answers whose sources changed since they were verified: which "
+                                      "sentence, its old and new words, the version that changed it")
+    ch.add_argument("--export", choices=("csv", "json"),
+                    help="print the list as CSV or JSON for a spreadsheet or an auditor (admin only; audited)")
+    add_store_arg(ch)
+    add_access_arg(ch)
+    add_me_arg(ch)
+    add_json_arg(ch)
     s.set_defaults(run=run)
+
+
+def run_changes(args: argparse.Namespace) -> int:
+    """List the verified answers whose cited sentences changed since, one line per changed sentence."""
+    from graphrag.language.sentences import counted
+    from graphrag.verify import export_source_changes, source_changed_answers
+
+    with open_store(args) as store:
+        if args.export:
+            print(export_source_changes(store, principal(args), args.config, args.export, me=args.me).text, end="")
+            return 0
+        changed = source_changed_answers(store, principal(args), args.config, me=args.me)
+    if args.json:
+        print(json.dumps([{"answer_id": c.answer.id, "question": c.answer.question, "standing": c.standing.to_json()}
+                          for c in changed], indent=2, ensure_ascii=False))
+        return 0
+    if not changed:
+        print("no verified answer's sources changed since it was verified")
+        return 0
+    print(f"{counted(len(changed), 'verified answer')} whose sources changed since (their changed claims come first "
+          "in the review queue):")
+    for c in changed:
+        print(f"\nanswer {c.answer.id} ({c.answer.question!r}): {c.standing.words}")
+        for ch in c.standing.changes:
+            when = f", {ch.changed_at[:10]}" if ch.changed_at else ""
+            version = f"v{ch.changed_in}{when}" if ch.changed_in is not None else "removed"
+            print(f"  claim {ch.claim_index + 1} ({version}): {ch.words}")
+    return 0
 
 
 def run_carried(args: argparse.Namespace) -> int:
@@ -116,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
         return run_estimate(args)
     if args.what == "carried":
         return run_carried(args)
+    if args.what == "changes":
+        return run_changes(args)
     from graphrag.model import VerdictKind
     from graphrag.verify import RecordFilter, record_by_kind, record_stats, review_viewer
 

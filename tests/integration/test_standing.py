@@ -4,10 +4,20 @@ verified claim cites. No model: documents and answers are written as rows."""
 
 from __future__ import annotations
 
-from graphrag.access import library_viewer
+import csv
+import io
+import json
+
+import pytest
+
+from graphrag.access import Forbidden, Viewer, library_viewer
+from graphrag.access.identity import Identity
+from graphrag.cli import main
+from graphrag.config import Config
 from graphrag.ingest.documents import Source
 from graphrag.model import Answer, AskSettings, Citation, Claim, ContextItem, Route
 from graphrag.store import DocumentWrite, Store
+from graphrag.verify.actions import export_source_changes, source_changed_answers
 from graphrag.verify.policy import ReviewPolicy, ReviewViewer
 from graphrag.verify.review import record_verdict, review_queue
 from graphrag.verify.standing import StandingKind, answer_standing, changed_answers
@@ -161,3 +171,38 @@ def test_a_changed_source_is_listed_only_to_who_sees_the_answer(any_store: Store
     assert [c.answer.id for c in changed_answers(any_store, ["internal"])] == [a.id]
     assert changed_answers(any_store, ["public"]) == []
     assert review_queue(any_store, library_viewer(["public"]), reviewer="cy") == []
+
+
+def test_record_changes_lists_and_an_admin_exports_them_audited(any_store: Store, store_url: str, capsys) -> None:
+    write_doc(any_store)
+    a = save_answer(any_store)
+    judge(any_store, a, 0, "supported", "ana")
+    judge(any_store, a, 1, "supported", "ana")
+
+    def cli(*args: str) -> str:
+        capsys.readouterr()
+        assert main(["record", "changes", *args, "--store", store_url]) == 0
+        return capsys.readouterr().out
+
+    assert cli() == "no verified answer's sources changed since it was verified\n"
+    write_doc(any_store, ("Refunds are paid within 14 days.", "Exports are kept for 60 days.", SENTENCES[2]))
+    printed = cli()
+    assert "answer 1 ('How long are refunds and exports?'): source changed: verified by ana on " in printed
+    assert "claim 2 (v2, " in printed and "“Exports are kept for 30 days.” now reads “Exports are kept for 60 days.”" \
+        in printed
+    [listed] = json.loads(cli("--json"))
+    assert listed["answer_id"] == 1 and listed["standing"]["kind"] == "source changed"
+    assert listed["standing"]["source_changes"][0]["changed_in_version"] == 2
+    rows = list(csv.DictReader(io.StringIO(cli("--export", "csv"))))
+    assert [(r["answer_id"], r["claim_index"], r["cited_version"], r["changed_in_version"], r["old_words"],
+             r["new_words"]) for r in rows] == [("1", "1", "1", "2", SENTENCES[1], "Exports are kept for 60 days.")]
+    row = any_store.audit_of("export")[-1]
+    assert row.detail["what"] == "verified answers whose sources changed" and row.detail["rows"] == 1
+    assert row.detail["via"] == "cli"
+    # only an admin exports the record, and a refusal changes nothing
+    reviewer = Viewer(Identity("sub-cat", "cat@example.com", frozenset(), "iss"), frozenset({"public"}), "reviewer",
+                      team=True)
+    with pytest.raises(Forbidden):
+        export_source_changes(any_store, reviewer, Config(), "csv")
+    assert len(any_store.audit_of("export")) == 1
+    assert [c.answer.id for c in source_changed_answers(any_store, reviewer, Config())] == [1]  # a read: theirs too
