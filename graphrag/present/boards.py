@@ -93,8 +93,11 @@ def distinct_questions(answers: list[Answer], shown: int = UNANSWERED_SHOWN) -> 
 
 
 def review_board(store: Store, viewer: Viewer, config: Config, onlooker: ReviewViewer) -> ReviewBoard:
-    """The Review page's frame for ``viewer`` (``onlooker``: the same viewer under blind review)."""
-    claims = visible_claims(store, viewer)
+    """The Review page's frame for ``viewer`` (``onlooker``: the same viewer under blind review). A reader the team
+    holds unverified answers from (graphrag.verify.held) gets only the claims of answers verified."""
+    from graphrag.verify.held import readable_claims
+
+    claims = readable_claims(store, viewer, visible_claims(store, viewer))
     policy = review_policy(store)
     counts = store.counts()
     may_export = viewer.may(ADMIN)

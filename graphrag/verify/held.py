@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Any
 
 from graphrag.access.identity import REVIEWER, Viewer
-from graphrag.model import Answer, AnswerStatus, VerdictLabel, asked_kind
+from graphrag.model import Answer, AnswerStatus, Verdict, VerdictLabel, asked_kind
 from graphrag.store import Store
 from graphrag.verify.policy import ClaimStatus, ReviewViewer, claim_state
 from graphrag.verify.standing import source_changes
@@ -116,6 +117,30 @@ def queue_place(store: Store, viewer: Viewer, answer_id: int) -> tuple[int | Non
     waiting = [q for q in review_queue(store, viewer, viewer=OVERSEER) if not q.reviewed]
     position = next((i for i, q in enumerate(waiting, 1) if q.answer_id == answer_id), None)
     return position, len(waiting)
+
+
+def readable_claims(store: Store, viewer: Viewer, claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Of claim summaries (``review.claims_seen``), those of answers ``viewer`` may read now: all of them, unless the
+    team holds answers back from them; then only those of verified answers (the Review page's queue and its answer
+    list are built from these, so a held answer's claims never reach a reader there either). The verdicts are read
+    once for every answer; only an answer verified by them is read whole, for its sources."""
+    if not holds_for(viewer) or not held_until_verified(store):
+        return claims
+    policy = review_policy(store)
+    by_claim: dict[tuple[int, int], list[Verdict]] = {}
+    for v in current_verdicts(store):
+        by_claim.setdefault((v.answer_id, v.claim_index), []).append(v)
+    settled: dict[int, bool] = {}
+    for c in claims:
+        state = claim_state(by_claim.get((c["answer_id"], c["index"]), []), policy, asked_kind(c["flags"]))
+        ok = state.status == ClaimStatus.REVIEWED and state.verdict == VerdictLabel.SUPPORTED
+        settled[c["answer_id"]] = settled.get(c["answer_id"], True) and ok
+    readable = set()
+    for aid in (a for a, ok in settled.items() if ok):
+        answer = store.answer(aid)
+        if answer is not None and held_answer(store, viewer, answer) is None:
+            readable.add(aid)
+    return [c for c in claims if c["answer_id"] in readable]
 
 
 def withheld(answer: Answer) -> Answer:

@@ -4,6 +4,7 @@ page's policy section has the switch for an admin only, and saving it is audited
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,24 @@ def test_the_record_page_switch_is_an_admins_and_its_change_is_audited(team) -> 
         row = s.audit_of("review-policy")[-1]
     assert (row.email, row.detail["held_until_verified"], row.detail["via"], row.detail["mode"]) == (
         "ana@example.com", True, "dashboard", "team")
+
+
+def test_the_review_page_shows_a_reader_no_claim_of_a_held_answer(team) -> None:
+    with Store(team.store) as s:
+        keep_review_policy(s, ReviewPolicy(1), by=ADMIN, held=True)
+
+    def review(who: str) -> tuple[AppTest, str]:
+        at = page(ok(team(who)), "review")
+        options = " ".join(str(o) for o in at.selectbox(key="review_answer_filter").options)
+        return at, shown(at) + " " + options
+
+    _, bob = review("bob")
+    assert not re.search("claim [01]", bob) and "30 days" not in bob and "exports kept" not in bob
+    _, cat = review("cat")
+    assert re.search("claim [01]", cat) and "exports kept" in cat
+    with Store(team.store) as s:
+        answer = s.answer(1)
+        assert answer is not None
+        judge(s, answer, "cat@example.com", [V.SUPPORTED, V.SUPPORTED])
+    _, bob = review("bob")  # verified: its claims are in the reader's queue (judged, so at its end) and listed
+    assert "2 claims in the queue" in bob and "#1: How long are exports kept?" in bob
