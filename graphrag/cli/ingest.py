@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Never, TextIO
 from tqdm import tqdm
 
 from graphrag.cli.common import add_json_arg, add_store_arg, choices_help, open_store, principal
-from graphrag.config import _count as parse_count
+from graphrag.config import parse_count
 from graphrag.ingest import DEFAULT_MAX_BYTES, EXTRACTORS, EtaClock, format_eta
 from graphrag.model import LOADING_MODELS, READING, Progress
 

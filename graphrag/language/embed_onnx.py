@@ -231,7 +231,9 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return pooled
 
 
-def _new_session(path: Path, threads: int) -> Any:
+def onnx_session(path: Path, threads: int) -> Any:
+    """An ONNX Runtime session of the model at ``path`` on the CPU, with ``threads`` threads that sleep when idle
+    (every ONNX model of the product is run through one)."""
     import onnxruntime as ort  # type: ignore[import-untyped]
 
     opts = ort.SessionOptions()
@@ -263,7 +265,7 @@ class OnnxMiniLMEmbedder:
         self._tokenizer = load_tokenizer(model_dir)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
         self._threads = max(1, threads)
-        self._sessions = {self._threads: _new_session(self.onnx_path, self._threads)}
+        self._sessions = {self._threads: onnx_session(self.onnx_path, self._threads)}
         self._local = threading.local()  # the thread count an ingest asked for, in its own thread only
         self._lock = threading.Lock()  # one encode at a time: the session already uses every thread it has
 
@@ -283,7 +285,7 @@ class OnnxMiniLMEmbedder:
     def _session(self) -> Any:
         n = getattr(self._local, "threads", None) or self._threads
         if n not in self._sessions:
-            self._sessions[n] = _new_session(self.onnx_path, n)  # under self._lock: encode holds it
+            self._sessions[n] = onnx_session(self.onnx_path, n)  # under self._lock: encode holds it
         return self._sessions[n]
 
     def _tokenize(self, texts: Sequence[str]) -> list[Encoding]:

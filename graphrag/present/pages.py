@@ -143,10 +143,10 @@ def _draw(data: bytes, page: int, on_page: tuple[tuple[float, ...], ...], dpi: i
     import numpy as np
     from PIL import Image, ImageDraw
 
-    from graphrag.ingest.readers.pdf import PDFIUM_LOCK, _open
+    from graphrag.ingest.readers.pdf import PDFIUM_LOCK, open_pdf
 
     with PDFIUM_LOCK:  # here only the page's size, turn and text layer: no picture on it is decoded
-        doc = _open(data)
+        doc = open_pdf(data)
         try:
             if not 1 <= page <= len(doc):
                 raise PageNotDrawn(f"page {page} is not in this PDF (it has {len(doc)} pages)")
@@ -304,6 +304,13 @@ def crop_lines(printed: Sequence[Line], scale: float, x0: float, y0: float, x1: 
                 ln.ceiling - top, ln.floor - top)
            for ln in kept]
     return out, top, math.ceil(new_y1)
+
+
+def forget_drawn_pages() -> None:
+    """Drop this process's page images (PNG) of every file, so the next ``render_page`` draws anew (a benchmark's
+    render of a page not yet seen); the pixels kept for drawing stay."""
+    with _cache_lock:
+        _cache.clear()
 
 
 def forget(file_sha256: str) -> None:

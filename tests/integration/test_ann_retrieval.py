@@ -92,7 +92,7 @@ def test_the_indexes_follow_an_ingest_and_are_read_back_not_rebuilt(store: Store
                        graph.indexes.sentences.index)[0].max() < 240
     # a new process: the files are read, not rebuilt, though the graph loaded whole orders its rows by document
     # (d12 between d1 and d2) where the extended one had them in ingest order: the index is renumbered
-    load._cache.clear()
+    load.forget_graphs()
     again = load_graph(store)
     assert len(builds) == 2 and again.indexes is not None and again.indexes.sentences is not None
     assert again.indexes.sentences.index.rows == 260
@@ -105,7 +105,7 @@ def test_the_indexes_follow_an_ingest_and_are_read_back_not_rebuilt(store: Store
     assert_holds_its_rows(again.indexes.sentences, again.sentence_vectors)
     # the renumbered index was written again; a third process reads it as it is
     assert np.array_equal(np.load(f"{tmp_path / 'store.db'}.sentences.ids.npy"), indexed.digests(again, "sentences"))
-    load._cache.clear()
+    load.forget_graphs()
     load_graph(store)
     assert len(builds) == 2
 
@@ -138,18 +138,18 @@ def test_files_of_another_store_state_are_rebuilt_not_trusted(tmp_path: Path, sm
         assert_holds_its_rows(graph.indexes.sentences, graph.sentence_vectors)  # type: ignore[union-attr]
         # a removal another process made: the files hold a removed row, and are not trusted
         two.remove_document("d40", actor="test", by=admin)
-        load._cache.clear()
+        load.forget_graphs()
         after = load_graph(two)
         assert builds[4:] == [200] and after.indexes is not None and after.indexes.sentences is not None
         assert after.indexes.sentences.index.rows == after.n_sentences == 200
         # files whose state does not match them (a row count, the vectors' sample: another encoder): rebuilt too
         meta = Path(f"{tmp_path / 'two.db'}.sentences.json")
         for change in ({"rows": 150}, {"fingerprint": "0" * 32}):
-            load._cache.clear()
+            load.forget_graphs()
             meta.write_text(json.dumps({**state(tmp_path / "two.db", "sentences"), **change}), encoding="utf-8")
             load_graph(two)
         assert builds[5:] == [200, 200]
-        load._cache.clear()
+        load.forget_graphs()
         load_graph(two)
         assert len(builds) == 7  # and the rebuilt files are trusted
     finally:

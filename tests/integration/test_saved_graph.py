@@ -56,7 +56,7 @@ def started(store: Store) -> KnowledgeGraph:
 
 
 def restart() -> None:
-    load._cache.clear()  # a process starting afresh: only the files beside the store remain
+    load.forget_graphs()  # a process starting afresh: only the files beside the store remain
 
 
 def answers(store: Store, graph: KnowledgeGraph, access: tuple[str, ...] = ("public",)) -> list[object]:

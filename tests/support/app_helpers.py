@@ -15,14 +15,8 @@ from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
 # The browser tests launch Chromium as `graphrag bench review --browser` does: its flags are kept in one place.
-from graphrag.serve import (  # noqa: F401 - re-exported
-    CHROMIUM,
-    DashboardProcess,
-    chromium,
-    chromium_profile,
-    dashboard,
-    free_port,
-)
+from graphrag.serve import DashboardProcess, dashboard, free_port
+from lab.browser import CHROMIUM, chromium, chromium_profile  # noqa: F401 - re-exported
 
 # Each AppTest run scans every installed distribution for component manifests (threads reading package metadata,
 # about a second of CPU); the installed packages do not change during a test session.

@@ -72,14 +72,14 @@ class OnnxAnswerCheck:
     batch would make a pair's score depend on its companions)."""
 
     def __init__(self, onnx_path: Path, config: CheckConfig, *, threads: int = 2) -> None:
-        from graphrag.language.embed_onnx import _new_session, load_tokenizer
+        from graphrag.language.embed_onnx import load_tokenizer, onnx_session
         from graphrag.language.encoding import model_path
 
         self.config, self.name = config, config.name
         self._tokenizer = load_tokenizer(model_path())
         self._tokenizer.enable_truncation(config.max_tokens)
         try:
-            self._session = _new_session(onnx_path, threads)
+            self._session = onnx_session(onnx_path, threads)
         except Exception as exc:  # onnxruntime raises its own (unexported) error types for a damaged file
             raise ScorerUnavailable(f"cannot load the answer check's weights {onnx_path}: {exc}") from exc
         self._lock = threading.Lock()

@@ -117,7 +117,7 @@ class OnnxAnswerScorer:
     Calls are serialised by a lock (the session already uses every thread it has)."""
 
     def __init__(self, onnx_path: Path, config: ScorerConfig, *, threads: int = 2) -> None:
-        from graphrag.language.embed_onnx import _new_session, load_tokenizer
+        from graphrag.language.embed_onnx import load_tokenizer, onnx_session
         from graphrag.language.encoding import model_path
 
         self.config = config
@@ -128,7 +128,7 @@ class OnnxAnswerScorer:
         self._tokenizer.enable_truncation(config.max_tokens)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
         try:
-            self._session = _new_session(onnx_path, threads)
+            self._session = onnx_session(onnx_path, threads)
         except Exception as exc:  # onnxruntime raises its own (unexported) error types for a damaged file
             raise ScorerUnavailable(f"cannot load the reader's weights {onnx_path}: {exc}") from exc
         self._lock = threading.Lock()

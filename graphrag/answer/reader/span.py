@@ -133,7 +133,7 @@ class OnnxSpanReader:
     a batch would make one candidate's reading depend on its companions)."""
 
     def __init__(self, onnx_path: Path, config: SpanConfig, *, threads: int = 2, verify: bool = True) -> None:
-        from graphrag.language.embed_onnx import _new_session, load_tokenizer
+        from graphrag.language.embed_onnx import load_tokenizer, onnx_session
         from graphrag.language.encoding import model_path
 
         if verify:
@@ -149,7 +149,7 @@ class OnnxSpanReader:
         self._counter.no_truncation()
         self._sep = self._tokenizer.token_to_id("[SEP]")
         try:
-            self._session = _new_session(onnx_path, threads)
+            self._session = onnx_session(onnx_path, threads)
         except Exception as exc:  # onnxruntime raises its own (unexported) error types for a damaged file
             raise ScorerUnavailable(f"cannot load the span reader's weights {onnx_path}: {exc}") from exc
         self._lock = threading.Lock()

@@ -61,10 +61,10 @@ class Phrase:
 
 def question_phrases(question: str) -> list[Phrase]:
     """The phrases of a question that may name an entity, in question order, unique by key."""
-    from graphrag.ingest.extract.rules import _nodes, load_spacy
+    from graphrag.ingest.extract.rules import graph_nodes, load_spacy
 
     doc = load_spacy()(question)
-    nodes, heads = _nodes(doc)
+    nodes, heads = graph_nodes(doc)
     found: dict[str, Phrase] = {}
 
     def add(text: str, aliases: Sequence[str] = (), proper: bool = True) -> None:

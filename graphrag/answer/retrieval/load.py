@@ -70,6 +70,13 @@ def load_graph(store: Store) -> KnowledgeGraph:
         return graph
 
 
+def forget_graphs() -> None:
+    """Drop every graph this process holds: the next ``load_graph`` builds each anew, or reads the files kept beside
+    its store, as a process starting afresh would (a benchmark's cold load, a test's restart)."""
+    with _cache_lock:
+        _cache.clear()
+
+
 def _start(store: Store) -> KnowledgeGraph:
     """The whole graph: the one saved beside the store when the store agrees with it (extended with what was
     added since), else built from the rows and saved for the next process."""

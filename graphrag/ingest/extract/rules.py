@@ -239,7 +239,7 @@ def _name(text: str) -> str | None:
     return name
 
 
-def _nodes(doc: Doc) -> tuple[dict[int, Node], dict[int, str]]:
+def graph_nodes(doc: Doc) -> tuple[dict[int, Node], dict[int, str]]:
     """Token index -> the graph node it stands for (named entity or noun chunk), and for each
     multi-word noun chunk its head noun alone ("Snapshot exports" -> "exports" -> "export")."""
     nodes: dict[int, Node] = {}
@@ -483,7 +483,7 @@ class RulesExtractor:
         try:
             entities: list[ExtractedEntity] = []
             relations: list[ExtractedRelation] = []
-            parsed = [_nodes(doc) for doc in docs]
+            parsed = [graph_nodes(doc) for doc in docs]
             # Keys this document names as nodes of their own: a chunk's head noun is also
             # mentioned only when it is one of them, so "Snapshot exports remain ..." joins the
             # "export" node of a document about exports without making every head a hub.
