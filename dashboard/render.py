@@ -267,11 +267,9 @@ PROBLEM_FLAGS = (ClaimFlag.UNCITED, ClaimFlag.INVALID_MARKER, ClaimFlag.MALFORME
                  ClaimFlag.SUPERSEDED_SOURCE, ClaimFlag.IRRELEVANT_CITATION)
 
 
-def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
-                   verdicts: Sequence[Verdict]) -> tuple[str, BadgeColour]:
-    """One status for a whole answer, in a reader's words: what the automatic check did, then where review
-    stands ("3 quotes, checked automatically; not yet reviewed", "verified by 2 reviewers", "1 of 3 claims
-    judged unsupported"). ``states``: each claim's, in order; ``verdicts``: the current ones the viewer may see."""
+def automatic_check(claims: Sequence[Claim]) -> str:
+    """What the automatic check did to an answer's claims, in a reader's words ("3 quotes, checked automatically",
+    "2 claims, 1 not checked automatically (1 flagged)")."""
     n = len(claims)
     quotes = sum(ClaimFlag.VERBATIM_QUOTE in c.flags for c in claims)
     unchecked = sum(c.support is None and ClaimFlag.VERBATIM_QUOTE not in c.flags for c in claims)
@@ -279,8 +277,17 @@ def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
     kinds = (counted(n, "quote") if quotes == n else counted(n, "claim") if not quotes
              else f"{counted(n, 'claim')}, {quotes} of them quoted word for word")
     check = f"{kinds}, checked automatically" if not unchecked else f"{kinds}, {unchecked} not checked automatically"
-    if flagged:
-        check += f" ({flagged} flagged)"
+    return check + (f" ({flagged} flagged)" if flagged else "")
+
+
+def answer_summary(claims: Sequence[Claim], states: Sequence[ClaimState],
+                   verdicts: Sequence[Verdict]) -> tuple[str, BadgeColour]:
+    """One status for a whole answer, in a reader's words: what the automatic check did, then where review
+    stands ("3 quotes, checked automatically; not yet reviewed", "verified by 2 reviewers", "1 of 3 claims
+    judged unsupported"). ``states``: each claim's, in order; ``verdicts``: the current ones the viewer may see."""
+    n = len(claims)
+    flagged = sum(any(f in PROBLEM_FLAGS for f in c.flags) for c in claims)
+    check = automatic_check(claims)
     judged = {v.claim_index for v in verdicts}
     unsupported = len({v.claim_index for v in verdicts if v.verdict == VerdictLabel.UNSUPPORTED})
     reviewed = sum(s.status == ClaimStatus.REVIEWED for s in states)

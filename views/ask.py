@@ -40,7 +40,9 @@ from graphrag.present import (
 from graphrag.verify import (
     ClaimState,
     ClaimStatus,
+    StandingKind,
     answer_for,
+    answer_standing,
     claim_state,
     load_answer,
     review_policy,
@@ -49,6 +51,12 @@ from graphrag.verify import (
 )
 
 MODES = {"local": "From the nearest sentences", "themes": "Themes", "changes": "What changed"}
+# An answer's standing with its reviewers (graphrag.verify.standing), coloured as the page colours what review found.
+STANDING_COLOURS: dict[StandingKind, render.BadgeColour] = {
+    StandingKind.VERIFIED: "green", StandingKind.PARTLY_VERIFIED: "orange", StandingKind.DISPUTED: "red",
+    StandingKind.CONTRADICTED: "red", StandingKind.SOURCE_CHANGED: "orange", StandingKind.NOT_REVIEWED: "blue"}
+ASK_FRESH = "ask_fresh"  # set by "Ask afresh": the next ask answers anew instead of reusing a verified answer
+ASK_EARLIER = "ask_earlier"  # the ask's earlier verified answer (reused, or outdated): (answer shown, words, outdated)
 
 st.title("Ask")
 store = resources.store()
@@ -125,8 +133,12 @@ elif asked:
         try:
             with st.spinner("Retrieving, answering and checking support…"):
                 outcome = answer_question(store, actor.principal(), resources.config(), question, settings,
-                                          asker=resources.asker(resources.store_path()))
+                                          asker=resources.asker(resources.store_path()),
+                                          fresh=st.session_state.pop(ASK_FRESH, False))
             st.session_state[session.ANSWER_ID] = outcome.answer.id
+            # a verified answer given again, or named as outdated beside a fresh one: said above the answer
+            st.session_state[ASK_EARLIER] = None if outcome.earlier is None else (
+                outcome.answer.id, outcome.earlier.words, outcome.earlier.outdated)
             st.session_state[session.ANSWER_WARNINGS] = list(outcome.warnings)
             st.session_state[session.ANSWER_SEARCH_NOTE] = outcome.search_note
         except GraphRAGError as exc:
@@ -190,6 +202,27 @@ def offer_scope(answer: Answer, sources: AnswerSources) -> None:
                       icon=":material/filter_alt:")
 
 
+def ask_afresh() -> None:
+    """Ask the same question again, answered anew (a button's callback: it runs before the widgets)."""
+    st.session_state[ASK_FRESH] = True
+    st.session_state[session.ASK_SCOPED] = True
+
+
+def show_earlier(answer: Answer) -> None:
+    """Above an answer given again because reviewers verified it: so it says, with a way to ask afresh; above a fresh
+    answer whose question had a verified answer since outdated: that answer and the sentence that changed."""
+    earlier = st.session_state.get(ASK_EARLIER)
+    if not earlier or earlier[0] != answer.id:
+        return
+    _, words, outdated = earlier
+    if outdated:
+        st.warning(render.plain(words), icon=":material/update:")
+        return
+    st.success(render.plain(words), icon=":material/verified:")
+    st.button("Ask afresh", key="ask_afresh", on_click=ask_afresh, icon=":material/refresh:",
+              help="Answer the question anew from the documents, instead of giving the verified answer again")
+
+
 def show(answer: Answer, warnings: list[str]) -> None:
     sources = answer_sources(store, viewer, resources.config(), answer)
     names = sources.names
@@ -216,10 +249,14 @@ def show(answer: Answer, warnings: list[str]) -> None:
         show_unanswered(answer, sources)
         offer_themes(answer)
         return
+    show_earlier(answer)
     if answer.claims:
-        asked = [v for vs in judged.values() for v in vs]  # each claim's verdicts of the judgement it is asked
-        status, colour = render.answer_summary(answer.claims, [states[c.index] for c in answer.claims], asked)
-        st.badge(render.plain(status), color=colour)
+        # what the automatic check did, then the answer's standing with its reviewers, in the words every surface uses
+        standing = answer_standing(store, answer, actor.viewer_for_review(), policy=policy, current=current)
+        flagged = any(f in render.PROBLEM_FLAGS for c in answer.claims for f in c.flags)
+        colour = STANDING_COLOURS.get(standing.kind, "gray")
+        st.badge(render.plain(f"{render.automatic_check(answer.claims)}; {standing.words}"),
+                 color="orange" if flagged and standing.kind is StandingKind.NOT_REVIEWED else colour)
     else:
         st.badge("no answer", color="gray")
     for w in warnings:

@@ -21,6 +21,7 @@ from graphrag.verify import (
     draw_estimate_sample,
     export_audit_log,
     export_pack,
+    export_source_changes,
     held_until_verified,
     record_by_kind,
     record_stats,
@@ -28,6 +29,7 @@ from graphrag.verify import (
     review_policy,
     rollback_checker,
     set_review_policy,
+    source_changed_answers,
     unreviewed_estimate,
 )
 
@@ -255,6 +257,42 @@ else:
                 st.markdown(f"**{title}**")
             show_stats(kind_stats)
     show_estimate()
+
+
+
+def show_source_changes() -> None:
+    """The verified answers whose cited sentences a newer version changed or dropped since (graphrag.verify.standing),
+    as `graphrag record changes` lists them; an admin downloads the list (audited)."""
+    st.subheader("Verified answers whose sources changed", anchor=False,
+                 help="An answer stays verified only while every sentence it cites is in its document's current "
+                      "version with the same words. Their changed claims come first in the review queue.")
+    changed = source_changed_answers(store, viewer, resources.config(), me=onlooker.name)
+    if not changed:
+        st.caption("None: every verified answer's cited sentences read as they did when it was verified.")
+    else:
+        st.caption(render.plain(f"{counted(len(changed), 'verified answer')} now rest on words that changed: judge "
+                                "the changed claims again (they lead the Review page's queue), or ask the question "
+                                "afresh."))
+        render.table(pd.DataFrame([{
+            "answer": r["answer_id"], "question": r["question"], "claim": r["claim_index"] + 1,
+            "document": r["document"], "version": f"v{r['cited_version']} → "
+            + (f"v{r['changed_in_version']}" if r["changed_in_version"] is not None else "removed"),
+            "changed on": (r["changed_at"] or "")[:10], "cited words": r["old_words"],
+            "now": r["new_words"] if r["new_words"] is not None else "(no longer there)",
+            "verified by": r["verified_by"], "verified on": (r["verified_on"] or "")[:10],
+        } for c in changed for r in c.rows()]), hide_index=True, width="stretch")
+    if viewer.may("admin"):  # the list as it is now, empty or not, for a spreadsheet or an auditor
+        cfg = resources.config()  # read on the script's run: the download's callable runs outside it
+
+        def changes_csv() -> str:
+            """The list for download, built when clicked; the role is checked here and the export audited."""
+            return export_source_changes(store, actor.refreshed(viewer), cfg, "csv", me=onlooker.name).text
+
+        st.download_button("Changed sources (CSV)", changes_csv, "changed-sources.csv", "text/csv",
+                           icon=":material/download:", key="record_changes_csv", on_click="ignore")
+
+
+show_source_changes()
 
 if not viewer.may("admin"):
     st.caption(render.plain(f"The review policy, the checker and the audit log are for admins (your role: "

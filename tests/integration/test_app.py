@@ -185,7 +185,8 @@ def test_the_ask_page_says_verified_once_every_claim_is(monkeypatch: pytest.Monk
         for claim in answer.claims:
             record_verdict(s, answer, claim, next((c for c in claim.citations if c.valid), None), "supported", "ada")
     at = ok(at)
-    assert any("-badge[" in str(m.value) and "verified by 1 reviewer" in str(m.value) for m in at.markdown)
+    # the answer's standing, in the words every surface uses (graphrag.verify.standing)
+    assert any("-badge[" in str(m.value) and "; verified by ada on " in str(m.value) for m in at.markdown)
 
 
 def test_review_moves_to_the_next_unreviewed_claim(monkeypatch: pytest.MonkeyPatch, store_path: Path) -> None:

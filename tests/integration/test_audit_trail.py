@@ -311,7 +311,7 @@ PAGE_AUDITED = {
     ("views/review.py", "JSON"): "export", ("views/record.py", "Save the policy"): "review-policy",
     ("views/record.py", "Refit from the verdicts"): "checker-refit", ("views/record.py", "Roll back"): "checker-rollback",
     ("views/record.py", "Audit log (CSV)"): "export", ("views/ingest.py", "Ingest"): "ingest",
-    ("views/record.py", "Evidence pack (signed zip)"): "export",
+    ("views/record.py", "Evidence pack (signed zip)"): "export", ("views/record.py", "Changed sources (CSV)"): "export",
     ("views/record.py", "Draw an estimate sample"): "estimate-sample",
     ("dashboard/removal.py", "Remove"): "remove",
 }
@@ -329,6 +329,8 @@ PAGE_NOT_AUDITED = {
                                        "identity arrives (sign-in)",
     ("dashboard/signin.py", "Sign out"): "ends the session", ("dashboard/sidebar.py", "Sign out"): "ends the session",
     ("views/ask.py", "Answer by themes"): "asks the same question of the themes, as Ask does",
+    ("views/ask.py", "Ask afresh"): "asks the same question anew instead of giving its verified answer again, as Ask "
+                                    "does",
     ("views/ask.py", "key:scope_"): "asks the same question in one document, as Ask does",
     ("views/record.py", "key:record_to_sample"): "opens the Review page on the estimate sample's claims",
     ("dashboard/jobs.py", "key:ingest_dismiss_"): "puts an ended ingest's line away in this session",
@@ -440,6 +442,7 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
     at = page(at, "record")
     audited(("views/record.py", "Audit log (CSV)"), lambda: download("Audit log (CSV)"))
     audited(("views/record.py", "Evidence pack (signed zip)"), lambda: download("Evidence pack (signed zip)"))
+    audited(("views/record.py", "Changed sources (CSV)"), lambda: download("Changed sources (CSV)"))
     audited(("views/record.py", "Draw an estimate sample"), lambda: ok(at.button(key="record_draw_sample").click()))
     audited(("views/record.py", "Roll back"), lambda: ok(at.button(key="record_rollback").click()))
     audited(("views/record.py", "Refit from the verdicts"), lambda: ok(at.button(key="record_refit").click()))
