@@ -213,6 +213,11 @@ USE_CASES: dict[str, tuple[str, str, Callable[[Store, Viewer, Config], object]]]
 }
 
 
+# Use cases whose refusal for want of the role is audited too, as a row of their event saying "refused" (issue 62: a
+# policy change without the admin role is refused and audited).
+REFUSAL_AUDITED = {"verify.set_review_policy"}
+
+
 @pytest.fixture
 def record(store: Store, tmp_path: Path) -> tuple[Store, Config]:
     """A store with a public document, an answer on it (claim 0 cites it) and a folder the deployment may read."""
@@ -230,9 +235,13 @@ def test_each_use_case_refuses_a_lesser_role_and_audits_itself_once(record: tupl
     lesser = ROLES[ROLES.index(role) - 1]
     with pytest.raises(Forbidden, match=f"needs the {role} role"):
         call(store, team_viewer(lesser), config)
-    assert store.audit() == [] and store.verdicts() == [] and store.document("policy", 1) is not None
+    # a refusal writes nothing, but where it is audited too: its own row, which says so and changes nothing
+    refusals = [(event, "sub-ana", "ana@example.com", "dashboard", "team")] if name in REFUSAL_AUDITED else []
+    assert [(e.event, e.subject, e.email, e.detail["via"], e.detail["mode"]) for e in store.audit()] == refusals
+    assert all(e.detail["refused"] == f"needs the {role} role (theirs: {lesser})" for e in store.audit())
+    assert store.verdicts() == [] and store.document("policy", 1) is not None
     call(store, team_viewer(role), config)
-    assert [(e.event, e.subject, e.email, e.detail["via"], e.detail["mode"]) for e in store.audit()] == [
+    assert [(e.event, e.subject, e.email, e.detail["via"], e.detail["mode"]) for e in store.audit()] == refusals + [
         (event, "sub-ana", "ana@example.com", "dashboard", "team")]
 
 
@@ -320,6 +329,7 @@ PAGE_AUDITED = {
 PAGE_NOT_AUDITED = {
     ("views/ask.py", "Ask"): "asks, as `graphrag ask` does: the answer is not yet part of the record (a verdict is)",
     ("views/ask.py", "Review this answer"): "opens the Review page on the answer",
+    ("views/ask.py", "Check again"): "reads again whether an answer held until verified may be shown (a read)",
     ("dashboard/document_viewer.py", "Open the document"): "shows a cited document the viewer's labels already see "
                                                            "(a read, like the cited source beside it)",
     ("views/review.py", "Previous"): "moves in the queue", ("views/review.py", "Next"): "moves in the queue",
