@@ -90,8 +90,10 @@ def test_a_disagreement_goes_to_the_dispute_queue_and_an_adjudicator_settles_it(
 
 
 def test_the_policy_is_set_and_read_through_the_cli(store: Store, capsys) -> None:
-    assert _cli(store, capsys, "review", "policy") == {"required_verdicts": 2, "blind": True}
-    assert _cli(store, capsys, "review", "policy", "--required", "1") == {"required_verdicts": 1, "blind": False}
+    off = {"held_until_verified": False}  # answers are not held from readers unless an admin says so
+    assert _cli(store, capsys, "review", "policy") == {"required_verdicts": 2, "blind": True, **off}
+    assert _cli(store, capsys, "review", "policy", "--required", "1") == {"required_verdicts": 1, "blind": False,
+                                                                           **off}
     assert main(["review", "policy", "--store", str(store.path), "--required", "9"]) == 2
 
 
