@@ -30,6 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from graphrag.config import Config
 
+# ONNX Runtime (1.29 on) sends telemetry from Linux unless told not to, and its process-info event parses the whole
+# command line with a recursive pattern when the runtime loads: a command line over about 32 KB (`graphrag ask` with
+# a 40,000-character question) overflowed the stack and killed the process (segmentation fault, onnxruntime 1.30). A
+# local product sends nothing: off before any model loads, unless the person running it set it otherwise.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
 if TYPE_CHECKING:
     from graphrag.access import Viewer
     from graphrag.answer.ask import AskOutcome

@@ -16,11 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from graphrag.answer.generate import Generator, make_generator
+from graphrag.answer.generate.abstention import closest_statements, not_answered_text
 from graphrag.answer.generate.extractive import ExtractiveGenerator
 from graphrag.answer.generate.facts import graph_facts
 from graphrag.answer.generate.ollama import OllamaGenerator
 from graphrag.answer.global_question import is_global
-from graphrag.answer.reader.read import Reader, Reading, Why, not_answered_text, stored_scorer
+from graphrag.answer.reader.read import Reader, Reading, Why, stored_scorer
 from graphrag.answer.reader.scorer import Passage
 from graphrag.answer.reader.second_view import stored_vectors
 from graphrag.answer.retrieval.graph import KnowledgeGraph
@@ -58,6 +59,11 @@ class AskOutcome:
     # how the question was searched, when not as usual (the database's index still building): for the asker,
     # not part of the answer
     search_note: str | None = None
+    # the reader's reading of the context the answer was read from (each quote's answer probability, its typed short
+    # answer, why the documents answer or not): for ``ask --json``, not stored with the answer; None for a theme or
+    # change answer
+    reading: Reading | None = None
+    read_from: tuple[ContextItem, ...] = ()  # the context as the reader read it, numbered as its scores are
     # an earlier answer to the same question that reviewers verified (graphrag.verify.reuse): the answer given, reused
     # (``answer`` is it); or, outdated because a sentence it cites changed since, named beside a fresh ``answer``
     earlier: Reuse | None = None
@@ -239,8 +245,10 @@ class Asker:
             # The documents are about the question but do not answer it (or nothing is close enough to be about
             # it: quoting the least unrelated sentences would look like an answer, and each quote would check as
             # "supported" by itself): said in words, no claim is made, and the closest passages stay as the
-            # context (shown as passages, never queued for review).
-            text, model = not_answered_text(question), None
+            # context (shown as passages, never queued for review). What the closest of them say is said beside what
+            # they lack, where a pattern is sure of both; nothing is said of passages that are not about the question.
+            about = reading.why is not Why.BELOW_RELEVANCE
+            text, model = not_answered_text(question, closest_statements(found.context) if about else ()), None
             if reading.why is Why.BELOW_RELEVANCE:
                 warnings.append(f"Nothing you can see is about this question: {reading.reason}.")
         answered = bool(text) and reading.answered
@@ -250,4 +258,4 @@ class Asker:
         answer = Answer(question, settings, text, found.seeds, found.reached, context, tuple(claims), status,
                         generator_model=model, disagreements=tuple(find_disagreements(_cited(claims), _titles(graph))),
                         answered=answered, answerable=reading.probability)
-        return self._save(answer, warnings, graph)
+        return replace(self._save(answer, warnings, graph), reading=reading, read_from=tuple(found.context))

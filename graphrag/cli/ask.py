@@ -129,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
                 span = store.span(doc, version, idx)
                 return span.text if span else None
 
-            print(json.dumps({**answer_json(ans, names, outcome.warnings, sentence, layouts),
+            print(json.dumps({**answer_json(ans, names, outcome.warnings, sentence, layouts, outcome.reading,
+                                            outcome.read_from),
                               "offer_themes": offers_themes(ans), "search_note": outcome.search_note,
                               "standing": standing.to_json(),
                               "earlier": outcome.earlier.to_json() if outcome.earlier is not None else None},

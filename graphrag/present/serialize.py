@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from graphrag.answer.reader.rank.kinds import quotable
+from graphrag.answer.generate.abstention import closest_statements
 from graphrag.model import (
     Answer,
     Citation,
@@ -20,6 +21,9 @@ from graphrag.model import (
     Support,
     disagreement_json,
 )
+
+if TYPE_CHECKING:
+    from graphrag.answer.reader.read import Reading
 
 # What a checker score cannot say about a verbatim quote, so a person must.
 VERBATIM_CHECKS = ("Does the quoted sentence answer the question?",
@@ -131,13 +135,66 @@ def context_json(c: ContextItem) -> dict[str, object]:
             "route": route_json(c.route)}
 
 
+Place = tuple[str, int, int]  # a sentence's document, version and index
+
+
+def _place(item: ContextItem) -> Place:
+    return item.span.document_id, item.span.version, item.span.sentence_index
+
+
+def phrase_span(sentence: str, phrase: str) -> tuple[int, int] | None:
+    """Where ``phrase`` (a short answer: its spaces collapsed, its first letter raised) stands in ``sentence``, as
+    character offsets; None when it is not there."""
+    words = phrase.split()
+    if not words:
+        return None
+    m = re.search(r"\s+".join(re.escape(w) for w in words), sentence, re.IGNORECASE)
+    return (m.start(), m.end()) if m else None
+
+
+class ReaderView:
+    """What the reader decided of each context sentence of one ask, found by the sentence's place (the answer is
+    numbered in reading order, the reading as retrieval numbered its context): the answer scorer's probability that
+    it answers, and its typed short answer with where it stands in the sentence."""
+
+    def __init__(self, reading: Reading, read_from: Sequence[ContextItem]) -> None:
+        self.reading = reading
+        self._n = {_place(c): c.n for c in read_from}
+        quotes = reading.quotes
+        self._typed = {_place(c): a for c, a in quotes.typed.items()} if quotes is not None else {}
+
+    def decision_json(self) -> dict[str, object]:
+        """Whether the reader found that the documents answer, why in words ("abstained: probability 0.120 <
+        threshold 0.310"), and its probability that they do."""
+        p = self.reading.probability
+        return {"answered": self.reading.answered, "why": self.reading.why.value, "reason": self.reading.reason,
+                "probability": None if p is None else round(p, 4)}
+
+    def quote_json(self, item: ContextItem, cited: bool = False) -> dict[str, object]:
+        """``item``'s reading: ``answer_probability``, the answer scorer's (null while no scorer ships, or when the
+        question was not read), and ``short_answer``, its typed short answer (``text``, ``kind``, and ``start`` and
+        ``end`` in the sentence; null when it holds none of the asked kind). The reader types the statements most
+        like the question; a ``cited`` one it did not is typed here as the answer typed it."""
+        place = _place(item)
+        scores, n = self.reading.scores, self._n.get(place)
+        got = scores.get(n) if scores is not None and n is not None else None
+        short = self._typed.get(place)
+        quotes = self.reading.quotes
+        if place not in self._typed and cited and quotes is not None:
+            from graphrag.answer.reader.short_answer import find_short_answers
+
+            short = find_short_answers(quotes.question, [" ".join(item.span.text.split())], quotes.ner)[0]
+        where = phrase_span(item.span.text, short.text) if short is not None else None
+        return {"answer_probability": None if got is None else round(got, 4),
+                "short_answer": None if short is None or where is None else {
+                    "text": short.text, "kind": short.kind.value, "start": where[0], "end": where[1]}}
+
+
 def closest_passages(a: Answer, n: int = 3) -> list[ContextItem]:
     """An unanswered question's closest passages: the ``n`` context sentences most like it (passages, not
-    claims: nothing cites them). Statements first: a heading ("Larkspur Security Handbook") tells the reader
-    nothing, so it is listed only when no statement is close."""
-    ranked = sorted(a.context, key=lambda c: (-c.score, c.n))
-    statements = [c for c in ranked if quotable(" ".join(c.span.text.split()))]
-    return (statements or ranked)[:n]
+    claims: nothing cites them), statements first (``closest_statements``: what the answer's words about what the
+    documents do say are taken from)."""
+    return closest_statements(a.context, n)
 
 
 def quoted_documents(a: Answer) -> list[tuple[str, int]]:
@@ -164,9 +221,17 @@ def cited_keys(a: Answer) -> list[tuple[str, int, int]]:
 
 
 def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = (),
-                sentence: SentenceLookup | None = None, layouts: Layouts | None = None) -> dict[str, object]:
+                sentence: SentenceLookup | None = None, layouts: Layouts | None = None,
+                reading: Reading | None = None, read_from: Sequence[ContextItem] = ()) -> dict[str, object]:
     """An answer as JSON: question, text, status, warnings, claims with their citations and support, the seeds
-    and routes, and the context."""
+    and routes, and the context. ``reading``: the reader's reading of this ask's context ``read_from`` (only a fresh
+    ask has one: ``AskOutcome.reading``): its decision (``reader``), and each citation's and each passage's
+    ``reader`` fields (``ReaderView.quote_json``)."""
+    reader = ReaderView(reading, read_from) if reading is not None else None
+
+    def read(item: ContextItem | None, cited: bool = False) -> dict[str, object]:
+        return {"reader": reader.quote_json(item, cited)} if reader is not None and item is not None else {}
+
     return {
         "answer_id": a.id,
         "question": a.question,
@@ -185,7 +250,7 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
              "support": VERBATIM if is_verbatim(cl) else support_json(cl.support),
              "still_for_a_person": list(VERBATIM_CHECKS) if is_verbatim(cl) else [],
              "citations": [{**citation_json(c, names, sentence, layouts),
-                            **({"support": VERBATIM} if is_verbatim(cl) else {})}
+                            **({"support": VERBATIM} if is_verbatim(cl) else {}), **read(c.item, cited=True)}
                            for c in cl.citations]}
             for cl in a.claims
         ],
@@ -200,7 +265,8 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
         "context": [context_json(c) for c in a.context],
         # Cited sources of different documents or versions that state different values; the current first.
         "disagreements": [disagreement_json(d) for d in a.disagreements],
-        "passages": [] if a.answered else [context_json(c) for c in closest_passages(a)],
+        "passages": [] if a.answered else [{**context_json(c), **read(c)} for c in closest_passages(a)],
+        **({"reader": reader.decision_json()} if reader is not None else {}),
         # The documents the quotes come from (each claim's citations name theirs); "offer_scope": the question
         # was not scoped and its evidence spans several documents (ask again with --document ID for one).
         "documents": [{"document": d, "version": v} for d, v in quoted_documents(a)],

@@ -240,9 +240,13 @@ def test_a_question_the_handbook_does_not_answer_says_so_in_words(sample_store, 
     code, out, _ = run(capsys, "ask", question, "--store", sample_store, "--json")
     a = json.loads(out)
     assert code == 0 and a["answered"] is False, a["answer"]
-    assert a["claims"] == [] and a["answer"].startswith("The documents do not")
+    # the plain form, or what the closest passage says and what it lacks
+    assert a["claims"] == [] and (a["answer"].startswith("The documents do not")
+                                  or (a["answer"].startswith("The documents say ") and ", but " in a["answer"]))
+    assert a["reader"]["answered"] is False and a["reader"]["why"] in ("abstained", "no phrase of the asked kind",
+                                                                       "below relevance")
     code, out, _ = run(capsys, "ask", question, "--store", sample_store)
-    assert out.startswith("The documents do not") and ": no answer" in out
+    assert out.startswith(a["answer"]) and ": no answer" in out
 
 
 def test_the_handbook_questions_are_still_answered(sample_store, capsys):

@@ -11,7 +11,6 @@ generators run only when it answers, and compose the answer from it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -104,10 +103,10 @@ class Reader:
         "title. sentence" alone, and the second view's, without which the quotes keep the scorer's order;
         ``min_relevance``: below this similarity of the closest item nothing is read and nothing answered;
         ``sentence_count``: how many sentences each item's document version has, for the ranker)."""
+        if not context:  # (not "abstained" nor "no phrase": nothing was read)
+            return Reading(None, None, False, why=Why.NO_CANDIDATE, reason="no candidate: nothing to answer from")
         if min_relevance is not None:
-            best = max((float(c.score) for c in context), default=None)
-            if best is None:
-                return Reading(None, None, False, why=Why.NO_CANDIDATE, reason="no candidate: nothing to answer from")
+            best = max(float(c.score) for c in context)
             if best < min_relevance:
                 return Reading(None, None, False, why=Why.BELOW_RELEVANCE,
                                reason=f"the closest sentence has similarity {best:.2f}, below the "
@@ -180,16 +179,3 @@ class StoredScorer(PassageEncoder, Protocol):
     def calibrated(self, cosines: np.ndarray) -> np.ndarray:
         """Probabilities from cosines."""
         ...
-
-
-_SUBJECT_QUESTION = re.compile(r"^(who|what|which|whose)\b(?!\s+(?:is|are|was|were|do|does|did|has|have|had|can|"
-                               r"could|will|would|should|may|might|must)\b)", re.IGNORECASE)
-
-
-def not_answered_text(question: str) -> str:
-    """The answer when the documents do not answer: "The documents do not say who founded Larkspur." for a
-    question that reads as a clause ("Who founded Larkspur?"), else the question quoted."""
-    q = " ".join(question.split()).rstrip(" ?.!")
-    if _SUBJECT_QUESTION.match(q):
-        return f"The documents do not say {q[:1].lower()}{q[1:]}."
-    return f"The documents do not answer the question “{q}?”"

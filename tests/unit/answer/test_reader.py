@@ -10,10 +10,11 @@ import pytest
 from doubles.generate import ScriptedGenerator
 from doubles.reader import ScriptedCheck, ScriptedScorer, always
 from graphrag.answer.ask import Asker
+from graphrag.answer.generate.abstention import not_answered_text
 from graphrag.answer.generate.ollama import OllamaGenerator
 from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
-from graphrag.answer.reader.read import CHECKED, Reader, Why, not_answered_text
+from graphrag.answer.reader.read import CHECKED, Reader, Why
 from graphrag.errors import ModelUnavailable
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
@@ -55,7 +56,7 @@ def test_ask_json_carries_answered_and_the_closest_passages(ref_store, embedder)
     asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(abstain=always(False)))
     no = answer_json(asker.ask("What does the enterprise plan cost?", ANY).answer)
     assert no["answered"] is False and no["claims"] == [] and 0 < len(no["passages"]) <= 3
-    assert no["answer"] == "The documents do not answer the question “What does the enterprise plan cost?”"
+    assert no["answer"] == "The documents do not say what the enterprise plan costs."
     yes_asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=Reader(abstain=always(True)))
     yes = answer_json(yes_asker.ask("How long do exports remain available?", ANY).answer)
     assert yes["answered"] is True and yes["claims"] and yes["passages"] == []
@@ -164,8 +165,8 @@ def test_broken_abstention_parameters_say_how_to_refit(tmp_path):
 @pytest.mark.parametrize("question, text", [
     ("Who founded Larkspur?", "The documents do not say who founded Larkspur."),
     ("which plans include SSO", "The documents do not say which plans include SSO."),
-    ("How much does the enterprise plan cost?",
-     "The documents do not answer the question “How much does the enterprise plan cost?”"),
+    ("How much does the enterprise plan cost?", "The documents do not say how much the enterprise plan costs."),
+    ("Is the enterprise plan refunded?", "The documents do not answer the question “Is the enterprise plan refunded?”"),
 ])
 def test_not_answered_wording(question, text):
     assert not_answered_text(question) == text

@@ -1,0 +1,273 @@
+"""The answer when the documents do not answer: what they lack, said in words where that can be said well.
+
+"The documents say how long snapshot exports remain available after an account is cancelled, but not who may extend
+it." The sentence is built from two clauses, each taken only when a pattern makes it certain:
+
+- what the documents do say (``stated_clause``): a closest statement about the question's subject that states a
+  duration, a date, an amount of money or a count of things (found by pattern, never by a model), turned into the
+  clause that phrase answers ("Larkspur runs two hosting regions." -> "how many hosting regions Larkspur runs");
+- what was asked (``asked_clause``): the question as a clause ("When was Larkspur founded?" -> "when Larkspur was
+  founded").
+
+Nothing is composed that a statement does not say: the stated clause is the statement's own words less the phrase
+it gives. A statement that is negated, has more than one clause, or whose phrase sits where the clause would change
+its meaning ("within 14 days of the first payment", "90 days after cancellation") is not used; a question asking for
+no kind of phrase (why, how, yes or no) or a statement of the kind asked (which might be the answer the reader did
+not trust) neither. Where no clause can be said, the plain form stays: "The documents do not say who founded
+Larkspur." The closest passages the answer lists are ``closest_statements``: the stated clause comes from one of
+them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from graphrag.answer.reader.rank.kinds import quotable
+from graphrag.answer.reader.short_answer import AnswerType, answer_type, find_short_answers
+from graphrag.language.lexical import content_stems
+from graphrag.model import ContextItem
+
+
+def _text(item: ContextItem) -> str:
+    return " ".join(item.span.text.split())
+
+
+def closest_statements(context: Sequence[ContextItem], n: int = 3) -> list[ContextItem]:
+    """An unanswered question's closest passages: the ``n`` context sentences most like it. Statements first: a
+    heading ("Larkspur Security Handbook") tells the reader nothing, so it is listed only when no statement is
+    close."""
+    ranked = sorted(context, key=lambda c: (-c.score, c.n))
+    statements = [c for c in ranked if quotable(_text(c))]
+    return (statements or ranked)[:n]
+
+
+# --- what was asked ----------------------------------------------------------------------------------------
+
+_AUX = r"is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must"
+_SUBJECT_QUESTION = re.compile(rf"^(who|what|which|whose)\b(?!\s+(?:{_AUX})\b)", re.IGNORECASE)
+# the question's wh-phrase, an optional preposition before it ("Within how many days ..."), then an auxiliary
+_INVERTED = re.compile(r"^((?:(?:in|on|at|for|within|after|by|from|to|until|since|with)\s+)?"
+                       r"(?:how\s+(?:long|soon|often|much|many|old|far|big|large)(?:\s+[a-z][\w\-]*)?"
+                       r"|when|where|who|whom|what|which(?:\s+[a-z][\w\-]*)?))\s+"
+                       rf"({_AUX})\s+(.+)$", re.IGNORECASE)
+_BE = {"is", "are", "was", "were"}
+_DO = {"do", "does", "did"}
+_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "its", "their", "his", "her", "our", "your",
+                "each", "every", "all", "my"}
+# past participles that do not end in -ed, and adjectives that close a "be" question ("How long are exports kept?")
+_PARTICIPLES = set("""kept held made done given taken known born built sent paid set run shown written seen found
+    sold told won put cut lost left led bought brought chosen drawn driven fallen grown hidden hit laid lent let lit
+    meant met read risen shut spent spoken stolen struck taught thrown understood worn begun become broken frozen
+    sung shown sworn withdrawn available open closed due free valid required allowed possible responsible able
+    eligible ready visible active supported""".split())
+_THIRD_PERSON = {"have": "has", "do": "does", "go": "goes", "be": "is"}
+_VERB_LIKE = re.compile(r"^[a-z][a-z\-]*$")
+
+
+def _third_person(verb: str) -> str:
+    """The verb's -s form ("have" -> "has", "cost" -> "costs", "carry" -> "carries")."""
+    if verb in _THIRD_PERSON:
+        return _THIRD_PERSON[verb]
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _subject_and_verb(words: list[str]) -> tuple[list[str], str, list[str]] | None:
+    """The subject, the verb and the rest of an inverted question's remainder ("Larkspur have" -> Larkspur, have),
+    when a pattern is sure where the subject ends: a name ("Larkspur", "Larkspur Cloud"), one plural noun
+    ("exports"), or any words before a verb that ends the question ("the enterprise plan cost"). None otherwise."""
+    if len(words) < 2:
+        return None
+    names = 0
+    while names < len(words) and words[names][:1].isupper():
+        names += 1
+    if names and names < len(words):
+        at = names
+    elif re.fullmatch(r"[a-z]+s", words[0]) and words[0] not in ("is", "was", "has", "does"):
+        at = 1
+    elif words[0].lower() in _DETERMINERS and len(words) <= 5:
+        at = len(words) - 1  # the verb ends the question
+    else:
+        return None
+    verb = words[at]
+    if not _VERB_LIKE.match(verb) or verb in _DETERMINERS:
+        return None
+    return words[:at], verb, words[at + 1:]
+
+
+def asked_clause(question: str) -> str | None:
+    """The question as a clause that can follow "not": "Who founded Larkspur?" -> "who founded Larkspur", "How many
+    employees does Larkspur have?" -> "how many employees Larkspur has", "When was Larkspur founded?" -> "when
+    Larkspur was founded". None when a pattern cannot be sure (a "did" question, a subject of several words before
+    further words)."""
+    q = " ".join(question.split()).rstrip(" ?.!")
+    if not q or len(q.split()) > _MAX_WORDS or not re.fullmatch(r"[\w\s'’\-,]+", q):
+        return None
+    # "Who can set up single sign-on": a modal and a verb after the wh-word, which is the subject
+    modal = re.match(r"^(?:who|what|which\s+[a-z][\w\-]*)\s+(?:can|could|will|would|should|may|might|must)\s+"
+                     r"([a-z][\w\-]*)\b", q, re.IGNORECASE)
+    if modal and modal.group(1) not in _DETERMINERS and modal.group(1) not in ("i", "you", "we", "they", "he", "she",
+                                                                                "it"):
+        return q[:1].lower() + q[1:]
+    # "Which plan does Larkspur recommend" is inverted after all: a do-auxiliary follows the wh-phrase
+    if _SUBJECT_QUESTION.match(q) and not re.match(r"^\w+(?:\s+\w+){0,2}\s+(?:do|does|did)\b", q, re.IGNORECASE):
+        return q[:1].lower() + q[1:]
+    m = _INVERTED.match(q)
+    if m is None:
+        return None
+    wh, aux, rest = m.group(1), m.group(2).lower(), m.group(3).split()
+    wh = wh[:1].lower() + wh[1:]
+    if aux in _BE:
+        at = next((i for i, w in enumerate(rest) if i > 0 and (w.lower() in _PARTICIPLES
+                                                                 or (len(w) > 4 and w.lower().endswith("ed")))), None)
+        if at is not None:
+            subject, tail = rest[:at], rest[at:]
+        elif rest[0].lower() in _DETERMINERS or rest[0][:1].isupper():
+            subject, tail = rest, []  # "What is the refund policy" -> "what the refund policy is"
+        else:
+            return None
+        if subject[0].lower() in (_AUX.split("|")):
+            return None
+        return " ".join([wh, *subject, aux, *tail])
+    parts = _subject_and_verb(rest)
+    if parts is None or aux == "did":
+        return None  # a past tense cannot be made by pattern ("did ... win" -> "won")
+    subject, verb, tail = parts
+    if aux == "does":
+        verb = _third_person(verb)
+    elif aux in _DO:
+        pass
+    else:
+        verb = f"{aux} {verb}"  # a modal stays: "can an owner reactivate" -> "an owner can reactivate"
+    return " ".join([wh, *subject, verb, *tail])
+
+
+# --- what the documents say ----------------------------------------------------------------------------------
+
+_NUMBER = (r"(?:\d[\d,]*(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+           r"thirty|forty|fifty|sixty|ninety|hundred)")
+_UNITS = (r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|quarters?|years?|decades?|"
+          r"business days?|working days?|one|an?)")
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+          r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)")
+_DATE = rf"(?:\d{{1,2}}\s+{_MONTH}\s+\d{{4}}|{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|{_MONTH}\s+\d{{4}}|(?:1[5-9]|20)\d\d)"
+_MONEY = r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion))?)"
+# (pattern, the kind of phrase it finds, how each preposition before it is asked)
+_PHRASES: tuple[tuple[re.Pattern[str], AnswerType, dict[str, str]], ...] = (
+    (re.compile(rf"\b(?:(for|within|after|every|in)\s+)?((?:one|a|an|{_NUMBER})\s+"
+                rf"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|quarters?|years?|decades?|"
+                rf"business days?|working days?))\b", re.IGNORECASE),
+     AnswerType.DURATION, {"for": "how long", "within": "how soon", "after": "after how long", "every": "how often",
+                           "in": "how soon"}),
+    (re.compile(rf"\b(?:(in|on|since|until)\s+)?({_DATE})\b"), AnswerType.DATE,
+     {"in": "when", "on": "when", "since": "since when", "until": "until when"}),
+    (re.compile(rf"(?:\b(for|at)\s+)?({_MONEY})"), AnswerType.MONEY, {"for": "for how much", "at": "at what price"}),
+    (re.compile(rf"\b(?:(in|on|across|to|into|from|with|by)\s+)?({_NUMBER}\s+(?:[a-z][\w\-]*\s+)?[a-z][\w\-]*s)\b"),
+     AnswerType.QUANTITY, {}),
+)
+# Words that tie a phrase to what comes before or after it, so that taking it out changes what the rest says.
+_BOUND_BEFORE = {"than", "of", "to", "from", "about", "under", "over", "at", "per", "up", "least", "most", "only",
+                 "just", "first", "last", "next", "every", "each", "by", "before", "after", "within", "for",
+                 "in", "on", "since", "until", "across", "into", "with", "and", "or", "nor", "some", "all"}
+_BOUND_AFTER = {"of", "after", "before", "later", "earlier", "ago", "old", "long", "from", "than", "and", "or", "to",
+                "per", "each", "apart", "beforehand", "prior"}
+# A phrase of these kinds may answer a question asking for the key's kind ("When are exports deleted?" "after 30
+# days"): a statement holding one is not said to be something else.
+_COULD_ANSWER = {
+    AnswerType.DATE: {AnswerType.DATE, AnswerType.DURATION},
+    AnswerType.DURATION: {AnswerType.DURATION, AnswerType.QUANTITY, AnswerType.DATE},
+    AnswerType.QUANTITY: {AnswerType.QUANTITY, AnswerType.DURATION, AnswerType.MONEY},
+    AnswerType.MONEY: {AnswerType.MONEY, AnswerType.QUANTITY},
+}
+_TIME_UNIT = re.compile(r"(?:second|minute|hour|day|night|week|month|quarter|year|decade)s$")
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|cannot|without)\b|n't\b", re.IGNORECASE)
+_MAX_WORDS = 25  # in a statement said as a clause, and in a question said as one
+_MAX_QUOTED = 200  # characters of a question quoted in the answer
+
+
+def _counted(kind: AnswerType, phrase: str) -> str:
+    """The wh-phrase asking for ``phrase``: "two hosting regions" -> "how many hosting regions"."""
+    if kind is AnswerType.QUANTITY:
+        return "how many " + phrase.split(None, 1)[1]
+    if kind is AnswerType.MONEY:
+        return "how much"
+    return "when" if kind is AnswerType.DATE else "how long"
+
+
+def _lower_case_words(texts: Sequence[str]) -> set[str]:
+    """The words written in lower case somewhere in ``texts``: a statement's first word is written so in the
+    clause only when it is one of them (or a function word), so a name ("Larkspur runs ...") keeps its capital."""
+    return {w for t in texts for w in re.findall(r"\b[a-z][\w\-]*", t)}
+
+
+def stated_clause(question: str, statement: str, context: Sequence[str] = ()) -> str | None:
+    """What ``statement`` says about the question's subject, as a clause: "Larkspur runs two hosting regions." ->
+    "how many hosting regions Larkspur runs". None when it cannot be said with certainty: a statement that is
+    negated, holds more than one clause, shares no content word with the question, holds no phrase the patterns
+    find, or one of the kind the question asks for (then it may be the answer the reader did not trust); and a
+    phrase tied to the words around it ("within 14 days of the first payment", "older than 30 days"). ``context``:
+    the other sentences read, to tell a name that opens the statement from a word written in lower case there."""
+    asked = answer_type(question)
+    text = " ".join(statement.split())
+    if asked is AnswerType.NONE or not text.endswith(".") or _NEGATION.search(text):
+        return None
+    body = text[:-1]
+    if re.search(r"[,;:()\[\]\"“”?!]", body) or len(body.split()) > _MAX_WORDS:
+        return None
+    for pattern, kind, preps in _PHRASES:
+        if kind in _COULD_ANSWER.get(asked, {asked}):
+            continue
+        found = list(pattern.finditer(body))
+        if len(found) != 1:
+            continue  # none, or several: which one the clause asks for would be a guess
+        m = found[0]
+        prep, phrase = (m.group(1) or "").lower(), m.group(2)
+        if kind is AnswerType.QUANTITY and _TIME_UNIT.search(phrase):
+            continue  # "30 days" is a duration, asked as one above
+        before, after = body[:m.start()].split(), body[m.end():].split()
+        # "for 30 days after an account is cancelled": after a preposition of its own, "after" begins another phrase
+        bound_after = _BOUND_AFTER - {"after", "before"} if prep else _BOUND_AFTER
+        if (before and before[-1].lower() in _BOUND_BEFORE) or (after and after[0].lower() in bound_after):
+            continue
+        if prep and prep not in preps and kind is not AnswerType.QUANTITY:
+            continue
+        if kind is AnswerType.QUANTITY:
+            wh = (f"{prep} " if prep else "") + _counted(kind, phrase)
+        else:
+            wh = preps[prep] if prep else _counted(kind, phrase)
+        rest = [*before, *after]
+        if len(rest) < 2 or not set(content_stems(" ".join(rest))) & set(content_stems(question)):
+            return None
+        first = rest[0][:1].lower() + rest[0][1:]
+        if first in _DETERMINERS or first in _lower_case_words([question, body, *context]):
+            rest[0] = first
+        return f"{wh} {' '.join(rest)}"
+    return None
+
+
+def not_answered_text(question: str, closest: Sequence[ContextItem] = (), ner: bool = True) -> str:
+    """The answer when the documents do not answer ``question``: what they say and what they lack where that can be
+    said well ("The documents say how many hosting regions Larkspur runs, but not who founded Larkspur."), from the
+    ``closest`` statements (``closest_statements``; none when nothing is about the question), each holding no phrase
+    of the asked kind (typed as the reader types short answers; ``ner=False``: by patterns only); else the plain
+    form: "The documents do not say who founded Larkspur.", or the question quoted."""
+    q = " ".join(question.split()).rstrip(" ?.!")
+    if len(q) > _MAX_QUOTED:  # a question of pages (up to 2,000 characters are read) is quoted by its start
+        q = q[:_MAX_QUOTED].rsplit(" ", 1)[0] + " …"
+    asked = asked_clause(question)
+    texts = [_text(c) for c in closest]
+    # a statement holding a phrase of the asked kind may be the answer the reader did not trust: never "not" it
+    typed = find_short_answers(question, texts, ner) if texts else []
+    stated = next((s for s, t in zip((stated_clause(question, x, texts) for x in texts), typed)
+                   if s and t is None), None)
+    if stated and asked:
+        return f"The documents say {stated}, but not {asked}."
+    if stated:
+        return f"The documents say {stated}, but do not answer the question “{q}?”"
+    if asked:
+        return f"The documents do not say {asked}."
+    return f"The documents do not answer the question “{q}?”"
