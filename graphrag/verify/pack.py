@@ -78,11 +78,13 @@ def answers_json(store: Store, answers: Iterable[Answer]) -> list[dict[str, Any]
         return docs[(doc_id, version)]
 
     from graphrag.verify.policy import ReviewViewer
-    from graphrag.verify.standing import answer_standing
+    from graphrag.verify.standing import Documents, answer_standing, current_by_answer
     from graphrag.verify.status import review_policy
 
     out = []
     policy = review_policy(store)
+    overseer = ReviewViewer(oversees=True)  # a pack holds every verdict: its standings are said as its overseer reads it
+    current, versions = current_by_answer(store, overseer, policy), Documents(store)
     for a in answers:
         claims = []
         # the numbers every surface shows: the stored ones, but for an answer stored before they were decided as it was
@@ -99,8 +101,9 @@ def answers_json(store: Store, answers: Iterable[Answer]) -> list[dict[str, Any]
                                   "document_sha256": doc_digest(sp.document_id, sp.version)} if sp else {})})
             claims.append({"index": cl.index, "text": cl.text, "flags": [f.value for f in cl.flags],
                            "support_score": cl.support.score if cl.support else None, "citations": cites})
-        # its standing as every surface words it; a pack holds every verdict, so it is said as its overseer reads it
-        standing = answer_standing(store, a, ReviewViewer(oversees=True), policy=policy)
+        # its standing as every surface words it
+        standing = answer_standing(store, a, overseer, policy=policy, current=current.get(a.id or 0, []),
+                                   docs=versions)
         out.append({"answer_id": a.id, "question": a.question, "asked_at": a.created_at, "text": a.text,
                     "status": a.status.value, "claims": claims, "standing": standing.to_json()})
     return out

@@ -442,7 +442,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
     """The verification record: one row per verdict (history included) that ``viewer`` may see,
     oldest first."""
     from graphrag.verify.carry import carried_json, changed_sentence, verdict_rows
-    from graphrag.verify.standing import answer_standing
+    from graphrag.verify.standing import Documents, answer_standing
 
     rows: list[dict[str, object]] = []
     texts: dict[tuple[str, int], str | None] = {}  # each document version read once, not once per verdict
@@ -450,6 +450,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
     by_answer: dict[int, list[Verdict]] = {}
     for v in verdict_rows(store):  # read once (carry-over included), not once per answer
         by_answer.setdefault(v.answer_id, []).append(v)
+    versions = Documents(store)  # each document version read once for every answer's standing
     for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
         assert a.id is not None  # a stored answer
@@ -458,7 +459,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
         shown = display_numbers(a)  # the reviewer saw [1], [2] in reading order, not retrieval's numbers
         retracted_by = {undone: fix for fix, undone in retracts.items()}
         # the answer's standing, as every surface words it, from the verdicts this viewer may see
-        standing = answer_standing(store, a, viewer, policy=policy, current=latest(history)).words
+        standing = answer_standing(store, a, viewer, policy=policy, current=latest(history), docs=versions).words
         for v in history:
             cl = claims.get(v.claim_index)
             span_text, span_read = "", False

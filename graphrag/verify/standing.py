@@ -106,11 +106,13 @@ class Standing:
 
 
 def answer_standing(store: Store, answer: Answer, viewer: ReviewViewer = ANYONE, *,
-                    policy: ReviewPolicy | None = None, current: Sequence[Verdict] | None = None) -> Standing:
+                    policy: ReviewPolicy | None = None, current: Sequence[Verdict] | None = None,
+                    docs: Documents | None = None) -> Standing:
     """``answer``'s standing for ``viewer`` (blind review: only the verdicts they may see count; ``ANYONE``, who
     judged nothing, sees the verdicts of settled claims). The caller has checked that the viewer may see the
     answer. ``policy``, ``current``: the review policy and the answer's current verdicts ``viewer`` may see
-    (``visible_current``), when the caller already has them."""
+    (``visible_current``), when the caller already has them; ``docs``: the document versions read so far, to share
+    between the answers of one listing."""
     from graphrag.verify.review import visible_current
     from graphrag.verify.status import review_policy
 
@@ -127,10 +129,10 @@ def answer_standing(store: Store, answer: Answer, viewer: ReviewViewer = ANYONE,
     # As judged, whatever became of the sources since: a stale verdict counted as given (not a tampered one).
     judged = {i: claim_state([replace(v, stale=False) if v.stale and not v.source_removed else v for v in vs],
                              policy) for i, vs in asked.items()}
-    return _standing(store, answer, asked, now, judged, policy)
+    return _standing(docs or Documents(store), answer, asked, now, judged, policy)
 
 
-def _standing(store: Store, answer: Answer, asked: dict[int, list[Verdict]], now: dict[int, ClaimState],
+def _standing(docs: Documents, answer: Answer, asked: dict[int, list[Verdict]], now: dict[int, ClaimState],
               judged: dict[int, ClaimState], policy: ReviewPolicy) -> Standing:
     claims = [c.index for c in answer.claims]
     n = len(claims)
@@ -154,7 +156,7 @@ def _standing(store: Store, answer: Answer, asked: dict[int, list[Verdict]], now
     if all(_supported(judged[i]) for i in claims):
         who, when = _who_when(asked, claims)
         by = f"verified by {_names(who)} on {_day(when)}"
-        changes = source_changes(store, answer.claims)
+        changes = source_changes(docs.store, answer.claims, docs)
         if changes:
             changed = tuple(sorted({c.claim_index for c in changes}))
             return standing(StandingKind.SOURCE_CHANGED, f"source changed: {by}, but a sentence {_claims(changed)} "
@@ -216,10 +218,10 @@ def _day(when: str | None) -> str:
     return f"{t.day} {t:%b %Y}"
 
 
-def source_changes(store: Store, claims: Sequence[Claim]) -> tuple[SourceChange, ...]:
+def source_changes(store: Store, claims: Sequence[Claim], docs: Documents | None = None) -> tuple[SourceChange, ...]:
     """Each cited sentence of ``claims`` that the current version of its document does not hold with the same
     words: once per claim and sentence, in claim order, with the first version that did not hold it."""
-    docs = _Docs(store)
+    docs = docs or Documents(store)
     out: list[SourceChange] = []
     for claim in claims:
         seen: set[tuple[str, int, int]] = set()
@@ -247,8 +249,8 @@ def source_changes(store: Store, claims: Sequence[Claim]) -> tuple[SourceChange,
     return tuple(out)
 
 
-class _Docs:
-    """Document versions and their sentences, each read once."""
+class Documents:
+    """Document versions and their sentences, each read once (for one read of the record: not kept longer)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -262,21 +264,26 @@ class _Docs:
         return self._rows
 
     def versions(self, doc_id: str) -> list[int]:
+        """The document's version numbers, oldest first."""
         return sorted(v for d, v in self._all() if d == doc_id)
 
     def current(self, doc_id: str) -> int | None:
+        """Its current version's number; None when it has none (removed)."""
         return next((v for (d, v), r in self._all().items() if d == doc_id and not r["superseded"]), None)
 
     def ingested(self, doc_id: str, version: int | None) -> str | None:
+        """When that version was ingested (ISO time); None for no version."""
         row = self._all().get((doc_id, version)) if version is not None else None
         return None if row is None else str(row["ingested_at"])
 
     def texts(self, doc_id: str, version: int) -> list[str]:
+        """The version's sentences, in order."""
         if (doc_id, version) not in self._texts:
             self._texts[(doc_id, version)] = [s.text for s in self.store.sentences(doc_id, version)]
         return self._texts[(doc_id, version)]
 
     def digests(self, doc_id: str, version: int) -> set[str]:
+        """The SHA-256 of each of the version's sentences."""
         if (doc_id, version) not in self._digests:
             self._digests[(doc_id, version)] = {sha256_text(t) for t in self.texts(doc_id, version)}
         return self._digests[(doc_id, version)]
@@ -317,15 +324,30 @@ def changed_answers(store: Store, labels: Iterable[str], viewer: ReviewViewer = 
         return []
     shown = set(seen) if seen is not None else {c["answer_id"] for c in claims_seen(store, labels)}
     policy = review_policy(store)
+    by_answer = current_by_answer(store, viewer, policy)
+    docs = Documents(store)
     out = []
     for aid in sorted(judged_old & shown, reverse=True):
         answer = store.answer(aid)
         if answer is None:
             continue
-        standing = answer_standing(store, answer, viewer, policy=policy)
+        standing = answer_standing(store, answer, viewer, policy=policy, current=by_answer.get(aid, []), docs=docs)
         if standing.kind is StandingKind.SOURCE_CHANGED:
             out.append(ChangedAnswer(answer, standing))
     return out
+
+
+def current_by_answer(store: Store, viewer: ReviewViewer, policy: ReviewPolicy) -> dict[int, list[Verdict]]:
+    """Every answer's current verdicts ``viewer`` may see, read in one pass: for a listing of many answers' standings.
+    Read answer by answer, each read pulls in the verdicts of every answer citing its sentences, and a listing cost
+    the square of their number (16 s for 100 answers citing one document, against 0.4 s)."""
+    from graphrag.verify.carry import verdict_rows
+    from graphrag.verify.policy import latest, visible_verdicts
+
+    by_answer: dict[int, list[Verdict]] = {}
+    for v in latest(visible_verdicts(verdict_rows(store), policy, viewer)):
+        by_answer.setdefault(v.answer_id, []).append(v)
+    return by_answer
 
 
 def changed_claims(store: Store, labels: Iterable[str], viewer: ReviewViewer = ANYONE, *,
