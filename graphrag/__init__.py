@@ -92,7 +92,7 @@ def ingest_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *, extra
 
 
 def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC, embedder: Embedder | None = None,
-        generator: str | Generator = "extractive", checker: str | SupportChecker = "embedded",
+        generator: str | Generator = "extractive", checker: str | SupportChecker = "embedded", fresh: bool = False,
         **settings: Any) -> AskOutcome:
     """Answer ``question`` from the documents ``access`` may see, store the answer and return it.
 
@@ -102,6 +102,8 @@ def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC,
     ``AskSettings`` fields (``k``, ``hops``, ``direction``, ``min_relevance``, ``generator_model`` ...);
     ``mode="themes"`` answers a global question theme by theme from the graph's communities, and
     ``mode="changes"`` with ``documents=(A, B)`` (or one id with two versions) says what they state differently.
+    A question asked before under the same labels, scope and mode whose answer reviewers verified, its sources
+    unchanged, is answered with that answer (the outcome's ``earlier`` says so); ``fresh=True`` answers anew.
     """
     from graphrag.answer import answer_question
     from graphrag.answer.ask import Asker
@@ -112,7 +114,8 @@ def ask_question(store: Store, question: str, *, access: Sequence[str] = PUBLIC,
                                checker=checker if isinstance(checker, str) else checker.name, **settings)
     asker = Asker(store, embedder=embedder, generator=None if isinstance(generator, str) else generator,
                   checker=None if isinstance(checker, str) else checker)
-    return answer_question(store, _library_viewer(access), Config.from_env(), question, ask_settings, asker=asker)
+    return answer_question(store, _library_viewer(access), Config.from_env(), question, ask_settings, asker=asker,
+                           fresh=fresh)
 
 
 def review_claim(store: Store, answer_id: int, claim_index: int, verdict: str | VerdictLabel, reviewer: str, *,

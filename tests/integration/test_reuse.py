@@ -145,3 +145,14 @@ def test_the_standing_is_the_same_on_every_surface(verified: Store, store_url: s
     assert words.replace("&", "&amp;") in report
     # a viewer who oversees sees the same: the verified claims' verdicts show to all
     assert answer_standing(verified, a, ReviewViewer(oversees=True)).words == words
+
+
+def test_the_library_facade_reuses_and_asks_afresh(verified: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import graphrag
+
+    monkeypatch.setattr(Asker, "ask", FreshAsker.ask)
+    out = graphrag.ask_question(verified, QUESTION)
+    assert out.answer.id == 1 and out.earlier is not None and not out.earlier.outdated and FreshAsker.calls == 0
+    assert graphrag.ask_question(verified, QUESTION, fresh=True).answer.id == 2 and FreshAsker.calls == 1
+    # another label set is another ask: nothing verified under it
+    assert graphrag.ask_question(verified, QUESTION, access=["public", "internal"]).earlier is None
