@@ -7,6 +7,8 @@ on their next rerun.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import streamlit as st
 
 from dashboard.render import plain
@@ -48,10 +50,11 @@ def access() -> tuple[str, ...]:
     return tuple(sorted(principal().labels))
 
 
-def reviewer() -> str:
+def reviewer(p: Viewer | None = None) -> str:
     """The reviewer name as it will be stored, or "" when none (or an invalid one) is set. In team
-    mode it is the signed-in identity (and "" for someone who may not record verdicts)."""
-    me = principal()
+    mode it is the signed-in identity (and "" for someone who may not record verdicts). ``p``: who acts, when the
+    caller has it already; default: who acts now."""
+    me = principal() if p is None else p
     if me.team:
         return me.name if me.may("reviewer") else ""
     try:
@@ -66,6 +69,34 @@ def viewer_for_review(p: Viewer | None = None) -> ReviewViewer:
     ``p``: a principal already refreshed (deferred downloads); default: who acts now."""
     who = principal() if p is None else p
     return review_viewer(who, None if who.team else str(st.session_state.get(REVIEWER, "")))
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts, in the three forms a page needs, built once per run (``acting``): the principal (their identity,
+    labels and role), the reviewer name their verdicts are stored under ("" when none), and their stance under blind
+    review (whose verdicts they may see). A button's callback builds its own: it acts with who is signed in when it
+    runs, not when the button was drawn."""
+
+    principal: Viewer
+    reviewer: str
+    onlooker: ReviewViewer
+
+    def refreshed(self) -> Actor:
+        """The same person with their grant read again now: for code that runs outside the script run (a deferred
+        download's callable)."""
+        return replace(self, principal=refreshed(self.principal))
+
+
+def acting(p: Viewer | None = None) -> Actor:
+    """Who acts on this run as one ``Actor``; ``p``: the principal when the caller has it already."""
+    who = principal() if p is None else p
+    return Actor(who, reviewer(who), viewer_for_review(who))
+
+
+def require_actor(role: str, action: str) -> Actor:
+    """``require_role`` for a page that acts: stop the run unless the viewer holds ``role``, else who acts."""
+    return acting(require_role(role, action))
 
 
 def require_role(role: str, action: str) -> Viewer:

@@ -40,12 +40,26 @@ REVIEW_END = "end"  # the review queue's end: nothing left for this reviewer
 REVIEW_ORDER = "review_order"  # (the filters, the queue's keys in the order shown): claims keep their numbers
 REVIEW_NOTE = "review_note"  # the note typed for the next verdict
 REVIEW_UNDO = "review_undo"  # the verdict just given: (verdict id, answer id, claim index), while it can be undone
+REVIEW_FLAGGED = "review_flagged"  # the review page's "Flagged only" filter (a widget key)
+REVIEW_MINE = "review_mine"  # the review page's "Reviewed by me" filter (a widget key)
+REVIEW_DISPUTES = "review_disputes"  # the review page's "Disputes" filter (a widget key): verdicts adjudicate
+REVIEW_JUDGED = "review_judged"  # set by a verdict button's callback: a press without it was drawn before a restart
+REVIEW_AT_END = "review_at_end"  # the reviewer moved to the queue's end themselves: it stays there
+REVIEW_TOAST = "review_toast"  # what the last action did, said once on the next run
+REVIEW_ERROR = "review_error"  # why the last action failed, said once on the next run
+REVIEW_CITATION = "rv_cite"  # the citation chosen for one claim (a widget key per claim: review_citation_key)
 LAST_REPORT = "last_report"
 QUESTION = "question"
 INGEST_JOB = "ingest_job"  # the id of the job this session submitted on the Ingest page
 INGEST_SEEN = "ingest_seen"  # ids of the ingests the sidebar showed running: it says how each ended
 INGEST_DISMISSED = "ingest_dismissed"  # ids of the ended ingests whose outcome the person put away
 SESSION_TOKEN = "_session_token"
+
+
+def review_citation_key(answer_id: int | None, claim_index: int) -> str:
+    """The key of the citation chosen for one claim on the review page (each claim keeps its own choice)."""
+    return f"{REVIEW_CITATION}_{answer_id}_{claim_index}"
+
 
 def init_session() -> None:
     """Defaults for the keys every page reads, set once per session before any widget uses them."""

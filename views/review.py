@@ -37,9 +37,10 @@ from graphrag.verify import (
 )
 
 store = resources.store()
-viewer = actor.require_role("viewer", "read the review queue")
-me = actor.reviewer()
-onlooker = actor.viewer_for_review()  # blind review: whose verdicts this run may show (graphrag.verify.policy)
+# who acts, once for this run: the principal, their reviewer name, their blind-review stance (whose verdicts this run
+# may show, graphrag.verify.policy); a callback builds its own, with who is signed in when it runs
+person = actor.require_actor("viewer", "read the review queue")
+viewer, me, onlooker = person.principal, person.reviewer, person.onlooker
 config = resources.config()  # read on the script's run: the downloads' callables run outside it
 board = review_board(store, viewer, config, onlooker)  # what this viewer may filter, see and do here
 may_judge, may_export = board.may_judge, board.may_export
@@ -64,9 +65,9 @@ top = st.columns([4.0, 0.8, 0.8], vertical_alignment="bottom")
 top[0].selectbox("Answer", [None, *answers], key=session.REVIEW_ANSWER,
                  format_func=lambda a: "All answers" if a is None else f"#{a}: {answers[a][:70]}")
 filters = st.columns(4)
-flagged = filters[0].toggle("Flagged only", key="review_flagged", help="Claims the checker flagged")
-mine = filters[1].toggle("Reviewed by me", key="review_mine", help="Claims you have judged")
-disputes = filters[2].toggle("Disputes", key="review_disputes",
+flagged = filters[0].toggle("Flagged only", key=session.REVIEW_FLAGGED, help="Claims the checker flagged")
+mine = filters[1].toggle("Reviewed by me", key=session.REVIEW_MINE, help="Claims you have judged")
+disputes = filters[2].toggle("Disputes", key=session.REVIEW_DISPUTES,
                          help="Claims whose required reviewers disagree: your verdict settles one you took no part "
                               "in, as its adjudicator" + (" (needs the adjudicator role)" if board.team else ""))
 sample = filters[3].toggle("Estimate sample", key=session.REVIEW_SAMPLE,
@@ -78,9 +79,9 @@ st.caption(f"Review policy: {counted(policy.required, 'independent verdict')} pe
 
 def queue() -> list[QueueItem]:
     return review_items(store, viewer, config, board, onlooker, answer_id=st.session_state.get(session.REVIEW_ANSWER),
-                        flagged_only=st.session_state.get("review_flagged", False),
-                        mine_only=st.session_state.get("review_mine", False),
-                        disputed_only=st.session_state.get("review_disputes", False),
+                        flagged_only=st.session_state.get(session.REVIEW_FLAGGED, False),
+                        mine_only=st.session_state.get(session.REVIEW_MINE, False),
+                        disputed_only=st.session_state.get(session.REVIEW_DISPUTES, False),
                         sample_only=st.session_state.get(session.REVIEW_SAMPLE, False))
 
 
@@ -89,7 +90,7 @@ def queue() -> list[QueueItem]:
 def export(fmt: str) -> str:
     """The verification record for download, built when the button is clicked (outside the script
     run): the role is checked here against the policy as it is now, and the export is audited."""
-    return export_record(store, actor.refreshed(viewer), config, fmt, me=me).text
+    return export_record(store, person.refreshed().principal, config, fmt, me=me).text
 
 
 # Deferred downloads: the record is built when the button is clicked, not on every rerun. No
@@ -108,8 +109,7 @@ items = queue()
 END = session.REVIEW_END
 # Set by a verdict button's callback. A button that reports a press its callback never saw was pressed on a page
 # drawn by an earlier session (the dashboard restarted): that press recorded nothing, and the page says so.
-JUDGED = "review_judged"
-judged_now = st.session_state.pop(JUDGED, False)
+judged_now = st.session_state.pop(session.REVIEW_JUDGED, False)
 
 
 
@@ -139,22 +139,22 @@ def undo_last() -> None:
     """Undo the verdict just given (a correction appended to the record, by the verify use case) and go back to
     its claim."""
     vid, aid, ci, _text, _at = st.session_state.pop(session.REVIEW_UNDO)
+    now = actor.acting()  # who acts when the button is pressed
     try:
-        who = actor.principal()
-        undo_verdict(store, who, config, visible_answer(store, aid, who), vid, actor.reviewer())
+        undo_verdict(store, now.principal, config, visible_answer(store, aid, now.principal), vid, now.reviewer)
     except GraphRAGError as exc:
-        st.session_state["review_error"] = str(exc)
+        st.session_state[session.REVIEW_ERROR] = str(exc)
         return
     st.session_state[session.REVIEW_CURRENT] = (aid, ci)
-    st.session_state["review_toast"] = (f"Verdict on claim {ci + 1} of answer #{aid} undone: recorded as a "
+    st.session_state[session.REVIEW_TOAST] = (f"Verdict on claim {ci + 1} of answer #{aid} undone: recorded as a "
                                         "correction, the claim is back in your queue.")
 
 
 def feedback() -> None:
     """What the last action did: the verdict just given with its Undo (while it can be undone), or an error."""
-    if msg := st.session_state.pop("review_toast", None):
+    if msg := st.session_state.pop(session.REVIEW_TOAST, None):
         st.toast(msg, icon=":material/check:")
-    if err := st.session_state.pop("review_error", None):
+    if err := st.session_state.pop(session.REVIEW_ERROR, None):
         st.error(render.plain(err))
     undo = st.session_state.get(session.REVIEW_UNDO)
     # Offered only while the store would honour it: the verdict is still this reviewer's latest on its claim, and
@@ -191,12 +191,12 @@ work = work_queue(items, onlooker, disputes=disputes, order=kept[1] if kept and 
 keys = work.keys
 st.session_state[session.REVIEW_ORDER] = (shown_for, keys)
 current = st.session_state.get(session.REVIEW_CURRENT)
-if current == END and work.left and not st.session_state.get("review_at_end"):
+if current == END and work.left and not st.session_state.get(session.REVIEW_AT_END):
     current = work.left[0]  # claims came in (or a verdict was undone) since the end was reached
 if current != END and current not in keys:
     current = work.left[0] if work.left else keys[0] if (mine or disputes) else END
 st.session_state[session.REVIEW_CURRENT] = current
-st.session_state.pop("review_at_end", None)
+st.session_state.pop(session.REVIEW_AT_END, None)
 
 
 def go(step: int) -> None:
@@ -205,7 +205,7 @@ def go(step: int) -> None:
     ring = [*keys, END]
     i = ring.index(here) if here in ring else len(keys)
     st.session_state[session.REVIEW_CURRENT] = ring[(i + step) % len(ring)]
-    st.session_state["review_at_end"] = ring[(i + step) % len(ring)] == END  # stay at the end the user asked for
+    st.session_state[session.REVIEW_AT_END] = ring[(i + step) % len(ring)] == END  # stay at the end the user asked for
 
 
 if current == END:
@@ -240,7 +240,7 @@ def shown_marker(c: Citation) -> str:
 
 
 def cite_key() -> str:
-    return f"rv_cite_{answer.id}_{claim.index}"
+    return session.review_citation_key(answer.id, claim.index)
 
 
 def chosen() -> Citation | None:
@@ -250,15 +250,16 @@ def chosen() -> Citation | None:
 
 def judge(label: VerdictLabel) -> None:
     """Append the verdict, then move on to the next claim nobody has judged yet."""
-    st.session_state[JUDGED] = True
+    st.session_state[session.REVIEW_JUDGED] = True
     # the note as typed: its widget's value is current before any callback runs (its own commit may run after)
     note = str(st.session_state.get(f"_w_{session.REVIEW_NOTE}", st.session_state.get(session.REVIEW_NOTE, "")))
+    # The role is checked by the use case, with who is signed in now (not when the button was drawn).
+    now = actor.acting()
     try:
-        # The role is checked by the use case, with who is signed in now (not when the button was drawn).
-        v = judge_claim(store, actor.principal(), config, answer, claim, chosen(), label, actor.reviewer(),
+        v = judge_claim(store, now.principal, config, answer, claim, chosen(), label, now.reviewer,
                         note=note, adjudicate=disputes, kind=item.kind)
     except GraphRAGError as exc:
-        st.session_state["review_error"] = str(exc)
+        st.session_state[session.REVIEW_ERROR] = str(exc)
         return
     st.session_state[session.REVIEW_NOTE] = st.session_state[f"_w_{session.REVIEW_NOTE}"] = ""
     here = item.key
@@ -266,17 +267,19 @@ def judge(label: VerdictLabel) -> None:
         v.id, answer.id, claim.index, f"Recorded “{v.words}” for claim {claim.index + 1} "
                                       f"of answer #{answer.id}.", time.time())
     try:
-        fresh = work_queue(queue(), actor.viewer_for_review(), disputes=disputes, order=keys)
+        fresh = work_queue(queue(), now.onlooker, disputes=disputes, order=keys)
     except GraphRAGError:
         return  # the verdict is stored; the page's own run reads the queue again, or says why it cannot
     st.session_state[session.REVIEW_CURRENT] = fresh.next_left(here) or END
-    st.session_state["review_at_end"] = st.session_state[session.REVIEW_CURRENT] == END
+    st.session_state[session.REVIEW_AT_END] = st.session_state[session.REVIEW_CURRENT] == END
 
 
 nav = st.columns([4, 1.4, 1.1], vertical_alignment="center")  # labels whole at 1280 px
 # one numbering in the line: the queue's (the claim's place in its answer heads the claim column)
 nav[0].markdown(f"**Claim {pos + 1} of {len(keys)}** in the queue · {len(work.left)} left for you · "
-                f"from answer #{answer.id}" + (" · in the estimate sample" if item.sample else ""))
+                f"from answer #{answer.id}" + (" · in the estimate sample" if item.sample else "")
+                + (" · **its cited sentence changed since the answer was verified**: judge it again"
+                   if item.changed else ""))
 nav[1].button("Previous", on_click=go, args=(-1,), width="stretch", key="rv_prev", icon=":material/arrow_back:",
               shortcut="B")
 nav[2].button("Next", on_click=go, args=(1,), width="stretch", key="rv_next", icon=":material/arrow_forward:",
