@@ -93,6 +93,8 @@ def _queue(args: argparse.Namespace) -> int:
         {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
          "flags": [f.value for f in q.flags], "support": support_json(q.support),
          "kind": q.kind.value, "question_asked": q.kind.question, "estimate_sample": q.sample,
+         # its answer was verified and a sentence it cites changed since: to judge again, first
+         "source_changed": q.changed,
          "verdicts": [{"reviewer": v.reviewer, "verdict": v.verdict.value, "kind": v.kind.value,
                        "judgement": v.words, "role": v.role, "stale": v.stale,
                        "tampered": v.tampered, "time": v.created_at, "carried_from": v.carried_from,
@@ -111,6 +113,8 @@ def _queue(args: argparse.Namespace) -> int:
         done = ", ".join(f"{v['reviewer']}: {v['judgement']}" + (f" ({v['tampered']})" if v["tampered"] else "")
                          + (f" (from answer {v['carried_from_answer']})" if v["carried_from"] else "")
                          for v in r["verdicts"]) or r["status"]
+        if r["source_changed"]:
+            done = f"source changed; {done}"
         print(f"{r['answer_id']:>6} {r['claim']:>5}  {r['support']['label']:<14} {done:<28} {r['text'][:70]}")
     return 0
 

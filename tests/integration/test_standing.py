@@ -137,7 +137,8 @@ def test_an_edited_or_dropped_sentence_turns_it_source_changed(any_store: Store)
     assert [(v.id, v.verdict, v.created_at) for v in any_store.verdicts(a.id)] == verdicts_before
 
 
-def test_a_changed_source_puts_exactly_the_affected_claims_first_in_the_queue(any_store: Store) -> None:
+def test_a_changed_source_puts_exactly_the_affected_claims_first_in_the_queue(any_store: Store, store_url: str,
+                                                                              capsys) -> None:
     write_doc(any_store)
     verified = save_answer(any_store)
     judge(any_store, verified, 0, "supported", "ana")
@@ -151,6 +152,11 @@ def test_a_changed_source_puts_exactly_the_affected_claims_first_in_the_queue(an
     after = review_queue(any_store, reader, reviewer="cy")
     assert after[0].key == (verified.id, 1) and after[0].changed and not after[0].reviewed
     assert [q.key for q in after if q.changed] == [(verified.id, 1)]  # claim 1's sentence is unchanged
+    capsys.readouterr()
+    assert main(["review", "list", "--json", "--reviewer", "cy", "--store", store_url]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(r["answer_id"], r["claim"]) for r in listed if r["source_changed"]] == [(verified.id, 1)]
+    assert (listed[0]["answer_id"], listed[0]["claim"]) == (verified.id, 1)
     assert [(c.answer.id, [r["claim_index"] for r in c.rows()]) for c in changed_answers(any_store, ["public"])] \
         == [(verified.id, [1])]
     # ana judges it again (on the cited words, now gone): it is no longer first for her; still for cy

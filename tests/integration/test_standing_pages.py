@@ -78,3 +78,7 @@ def test_a_changed_source_names_the_verified_answer_outdated_and_the_record_list
     assert table.value[["answer", "claim", "cited words", "now"]].values.tolist() == [
         [1, 2, SENTENCES[1], "Exports are kept for 60 days."]]
     assert [b for b in record.get("download_button") if b.proto.label == "Changed sources (CSV)"]
+    # the Review page opens on the changed claim, and says why it is back
+    review = page(record, "review")
+    assert "its cited sentence changed since the answer was verified" in shown(review).replace("*", "")
+    assert "from answer #1" in shown(review)
