@@ -29,7 +29,7 @@ from graphrag.verify import (
     UNDO_SECONDS,
     QueueItem,
     export_record,
-    judge_claim,
+    mark_verdict,
     undo_verdict,
     undoable,
     visible_answer,
@@ -253,11 +253,13 @@ def judge(label: VerdictLabel) -> None:
     st.session_state[session.REVIEW_JUDGED] = True
     # the note as typed: its widget's value is current before any callback runs (its own commit may run after)
     note = str(st.session_state.get(f"_w_{session.REVIEW_NOTE}", st.session_state.get(session.REVIEW_NOTE, "")))
-    # The role is checked by the use case, with who is signed in now (not when the button was drawn).
+    # The role is checked by the use case, with who is signed in now (not when the button was drawn): the one the
+    # command line's `graphrag review` calls, so both check alike and leave the same audit row.
     now = actor.acting()
+    cit = chosen()
     try:
-        v = judge_claim(store, now.principal, config, answer, claim, chosen(), label, now.reviewer,
-                        note=note, adjudicate=disputes, kind=item.kind)
+        v = mark_verdict(store, now.principal, config, item.answer_id, claim.index, label, now.reviewer, note=note,
+                         citation=cit.marker if cit is not None else None, adjudicate=disputes, kind=item.kind)
     except GraphRAGError as exc:
         st.session_state[session.REVIEW_ERROR] = str(exc)
         return

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from graphrag.verify.actions import export_pack as export_pack
     from graphrag.verify.actions import export_record as export_record
     from graphrag.verify.actions import export_source_changes as export_source_changes
-    from graphrag.verify.actions import judge_claim as judge_claim
     from graphrag.verify.actions import mark_verdict as mark_verdict
     from graphrag.verify.actions import record_sign_in as record_sign_in
     from graphrag.verify.actions import refit_checker as refit_checker

@@ -20,7 +20,7 @@ from graphrag.verify.estimate import DEFAULT_SAMPLE
 from graphrag.verify.policy import ReviewPolicy
 
 if TYPE_CHECKING:
-    from graphrag.model import Answer, Citation, Claim, Verdict, VerdictKind, VerdictLabel
+    from graphrag.model import Answer, Verdict, VerdictKind, VerdictLabel
     from graphrag.store import Store
     from graphrag.verify.estimate import Estimate
     from graphrag.verify.held import Held
@@ -34,23 +34,13 @@ def mark_verdict(store: Store, viewer: Viewer, config: Config, answer_id: int, c
     """Record ``viewer``'s verdict on a claim of a stored answer their labels can see, judged against the citation
     with marker ``citation`` (default: the claim's first valid one). ``kind``: the question answered, *backs* or
     *answers* (default: the one the claim is asked). Needs the reviewer role (and, to settle a dispute in team
-    mode, the adjudicator's); audited as ``verdict``."""
+    mode, the adjudicator's); audited as ``verdict``. The one use case of a verdict: the command line, the Review
+    page and the Python facade all call it."""
     from graphrag.verify.review import mark_claim
 
     _may_judge(viewer, adjudicate)
     return mark_claim(store, answer_id, claim_index, verdict, reviewer, sorted(viewer.labels), note=note,
                       citation=citation, adjudicate=adjudicate, by=viewer, kind=kind)
-
-
-def judge_claim(store: Store, viewer: Viewer, config: Config, answer: Answer, claim: Claim,
-                citation: Citation | None, verdict: str | VerdictLabel, reviewer: str, *, note: str = "",
-                adjudicate: bool = False, kind: str | VerdictKind | None = None) -> Verdict:
-    """``mark_verdict`` for a claim already on screen (the Review page holds the answer it shows)."""
-    from graphrag.verify.review import record_verdict
-
-    _may_judge(viewer, adjudicate)
-    return record_verdict(store, answer, claim, citation, verdict, reviewer, note, adjudicate=adjudicate,
-                          by=viewer, kind=kind)
 
 
 def _may_judge(viewer: Viewer, adjudicate: bool) -> None:

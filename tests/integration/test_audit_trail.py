@@ -183,12 +183,6 @@ def _mark(store: Store, viewer: Viewer, config: Config) -> object:
     return verify.mark_verdict(store, viewer, config, store.answer_ids()[0]["id"], 0, "supported", "ana")
 
 
-def _judge(store: Store, viewer: Viewer, config: Config) -> object:
-    answer = store.answer(store.answer_ids()[0]["id"])
-    assert answer is not None
-    return verify.judge_claim(store, viewer, config, answer, answer.claims[0], None, "partial", "ana")
-
-
 def _refit(store: Store, viewer: Viewer, config: Config) -> object:
     with pytest.raises(verify.RefitRefused):  # no verdicts to learn from: refused, audited all the same
         verify.refit_checker(store, viewer, config)
@@ -202,7 +196,6 @@ USE_CASES: dict[str, tuple[str, str, Callable[[Store, Viewer, Config], object]]]
     "ingest.folder_work": ("admin", "ingest", _folder),
     "ingest.remove_document": ("admin", "remove", _remove),
     "verify.mark_verdict": ("reviewer", "verdict", _mark),
-    "verify.judge_claim": ("reviewer", "verdict", _judge),
     "verify.set_review_policy": ("admin", "review-policy", lambda s, v, c: verify.set_review_policy(s, v, c, 2)),
     "verify.refit_checker": ("admin", "checker-refit", _refit),
     "verify.rollback_checker": ("admin", "checker-rollback", lambda s, v, c: verify.rollback_checker(s, v, c, 0)),

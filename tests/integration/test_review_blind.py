@@ -187,11 +187,11 @@ def test_in_team_mode_adjudication_needs_the_adjudicator_role_and_no_part_in_the
     record_verdict(store, a, cl, cl.citations[0], "supported", "x", by=signed_in("ana", "adjudicator"))
     record_verdict(store, a, cl, cl.citations[0], "unsupported", "x", by=signed_in("ben", "reviewer"))
     from graphrag.config import Config
-    from graphrag.verify import judge_claim
+    from graphrag.verify import mark_verdict
 
     with pytest.raises(Forbidden, match="needs the adjudicator role"):  # the use case checks the role
-        judge_claim(store, signed_in("cat", "reviewer"), Config.from_env({}), a, cl, cl.citations[0], "supported",
-                    "x", adjudicate=True)
+        mark_verdict(store, signed_in("cat", "reviewer"), Config.from_env({}), 1, cl.index, "supported", "x",
+                     citation=cl.citations[0].marker, adjudicate=True)
     with pytest.raises(Forbidden, match="took no part"):  # ana holds the role, but she is a party
         record_verdict(store, a, cl, cl.citations[0], "supported", "x", adjudicate=True, by=signed_in("ana", "admin"))
     v = record_verdict(store, a, cl, cl.citations[0], "unsupported", "x", adjudicate=True,

@@ -52,7 +52,7 @@ def test_a_team_verdict_names_the_signed_in_identity_and_is_audited(any_store: S
 @pytest.mark.unit
 def test_a_viewer_cannot_record_a_verdict_even_calling_the_use_case(any_store: Store) -> None:
     from graphrag.config import Config
-    from graphrag.verify import judge_claim
+    from graphrag.verify import mark_verdict
 
     _ingest(any_store, ("one", doc_text(1)))
     a = _answer(any_store)
@@ -60,9 +60,9 @@ def test_a_viewer_cannot_record_a_verdict_even_calling_the_use_case(any_store: S
     config = Config.from_env({})
     for who in (team("viewer"), team(None)):
         with pytest.raises(Forbidden, match="needs the reviewer role"):
-            judge_claim(any_store, who, config, a, claim, claim.citations[0], "supported", "x")
+            mark_verdict(any_store, who, config, a.id, claim.index, "supported", "x")
     with pytest.raises(Exception, match="no answer"):  # a reviewer who cannot see the answer
-        judge_claim(any_store, team("reviewer", ("other",)), config, a, claim, claim.citations[0], "supported", "x")
+        mark_verdict(any_store, team("reviewer", ("other",)), config, a.id, claim.index, "supported", "x")
     assert any_store.verdicts() == [] and any_store.audit() == []
 
 
