@@ -233,7 +233,7 @@ def show(answer: Answer, warnings: list[str]) -> None:
     judged = {c.index: [v for v in current if v.claim_index == c.index and v.kind == asked_kind(c.flags)]
               for c in answer.claims}
     states = {i: claim_state(vs, policy) for i, vs in judged.items()}
-    head = st.columns([4, 1])
+    head = st.columns([3, 1])  # wide enough for "Review this answer" at 1280 with the sidebar open
     head[0].subheader(f"Answer #{answer.id}")
     if answer.claims and head[1].button("Review this answer", type="primary", icon=":material/fact_check:",
                                         key="to_review"):
