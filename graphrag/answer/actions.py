@@ -43,7 +43,9 @@ def answer_question(store: Store, viewer: Viewer, config: Config, question: str,
         outcome = AskOutcome(earlier.answer, earlier=earlier)
     else:
         runner = asker if asker is not None else Asker(store)
-        outcome = replace(runner.ask(question, settings), earlier=earlier)
+        outcome = runner.ask(question, settings)
+        if earlier is not None:  # outdated: named beside the fresh answer
+            outcome = replace(outcome, earlier=earlier)
     return held_back(store, viewer, outcome)
 
 

@@ -39,6 +39,8 @@ NOT_AUDITED = {
     "ask": "asks; the answer it stores is not yet part of the verification record (a verdict on it is)",
     "entity": "reads the graph", "review list": "reads the queue", "review disputes": "reads the queue",
     "record stats": "reads the record", "record carried": "reads the record", "checker list": "reads the checker versions",
+    "record changes": "reads the record; its --export (an admin's) is an export and writes that row "
+                      "(tests/integration/test_standing.py)",
     "pack verify": "reads a pack file, writes nothing", "pack key": "prints the store's public key",
     "eval retrieval": "reads a benchmark file", "eval answers": "asks benchmark questions in its own stores", "eval themes": "asks benchmark questions in its own stores", "eval support": "reads a benchmark file",
     "bench ask": "a throwaway store", "bench documents": "a throwaway store", "bench ingest": "a throwaway store",
@@ -472,15 +474,15 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
 @pytest.mark.unit
 def test_a_question_is_answered_from_the_viewers_labels_only_and_needs_a_role(store: Store) -> None:
     """Asking stores an answer but writes no audit row (`ask` is in NOT_AUDITED); what it may read is the viewer's."""
-    from graphrag.answer import answer_question
-    from graphrag.model import AskSettings
+    from graphrag.answer import AskOutcome, answer_question
+    from graphrag.model import Answer, AskSettings
 
     asked: list[AskSettings] = []
 
-    class Recorder:  # stands for the Asker: records the settings it would answer with
-        def ask(self, question: str, settings: AskSettings) -> AskSettings:
+    class Recorder:  # stands for the Asker: records the settings it would answer with (an answer that says nothing)
+        def ask(self, question: str, settings: AskSettings) -> AskOutcome:
             asked.append(settings)
-            return settings
+            return AskOutcome(Answer(question, settings, "", (), (), (), ()))
 
     config = Config.from_env({})
     nobody = Viewer(ANA, frozenset(), None, team=True)  # signed in, granted nothing
