@@ -143,6 +143,7 @@ def _standing(docs: Documents, answer: Answer, asked: dict[int, list[Verdict]], 
     disputed = tuple(i for i in claims if judged[i].status == ClaimStatus.DISPUTED)
     verified = tuple(i for i in claims if _supported(now[i]))
     waiting = tuple(i for i in claims if i not in verified and i not in contradicted and i not in disputed)
+
     def standing(kind: StandingKind, words: str, who: tuple[str, ...] = (), when: str | None = None,
                  changes: tuple[SourceChange, ...] = ()) -> Standing:
         return Standing(kind, words, who, when, verified, waiting, disputed, contradicted, changes, policy.required)
