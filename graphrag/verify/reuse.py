@@ -12,10 +12,10 @@ answer is the stored one, read again.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from graphrag.model import Answer, AskSettings
+from graphrag.model import Answer, AnswerStatus, AskSettings
 from graphrag.store import Store
 from graphrag.verify.carry import claim_words
 from graphrag.verify.policy import ANYONE, ReviewViewer
@@ -61,8 +61,8 @@ def verified_before(store: Store, question: str, settings: AskSettings, labels: 
     """The newest earlier answer to ``question`` (normalised), asked with ``settings``' labels, scope and mode, that
     a holder of ``labels`` may see and that reviewers verified: to reuse when its sources are unchanged, to name as
     outdated when they changed; None when there is none."""
-    from graphrag.verify.review import claims_seen, sees_answer
-    from graphrag.verify.status import load_answer, review_policy
+    from graphrag.verify.review import sees_answer
+    from graphrag.verify.status import review_policy
 
     labels = tuple(sorted(labels))
     if tuple(sorted(settings.access)) != labels:
@@ -70,8 +70,12 @@ def verified_before(store: Store, question: str, settings: AskSettings, labels: 
     words = claim_words(question)
     if not words:
         return None
-    asked = sorted({c["answer_id"] for c in claims_seen(store, labels) if claim_words(c["question"] or "") == words},
-                   reverse=True)
+    # the answers to this question first (each question's words normalised once), then whether the asker may see
+    # each, newest first: not every answer's visibility on every ask
+    by_question: dict[str, set[int]] = {}
+    for c in store.claim_summaries():
+        by_question.setdefault(c["question"] or "", set()).add(c["answer_id"])
+    asked = sorted({aid for q, ids in by_question.items() if claim_words(q) == words for aid in ids}, reverse=True)
     policy = review_policy(store)
     for aid in asked:
         answer = store.answer(aid)
@@ -79,5 +83,6 @@ def verified_before(store: Store, question: str, settings: AskSettings, labels: 
             continue
         standing = answer_standing(store, answer, viewer, policy=policy)
         if standing.kind in (StandingKind.VERIFIED, StandingKind.SOURCE_CHANGED):
-            return Reuse(load_answer(store, aid) or answer, standing)  # its status as a reader sees it
+            # its status as a reader sees it (a verified standing is a verified status: every claim settled supported)
+            return Reuse(replace(answer, status=AnswerStatus.VERIFIED) if standing.verified else answer, standing)
     return None

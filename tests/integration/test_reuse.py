@@ -18,7 +18,7 @@ from graphrag.answer.actions import answer_question
 from graphrag.answer.ask import Asker, AskOutcome
 from graphrag.cli import main
 from graphrag.config import Config
-from graphrag.model import AskSettings
+from graphrag.model import AnswerStatus, AskSettings
 from graphrag.store import Store
 from graphrag.verify.actions import export_pack, export_record
 from graphrag.verify.policy import ReviewViewer
@@ -64,6 +64,7 @@ PUBLIC = library_viewer(["public"])
 def test_a_verified_answer_is_reused_saying_so_and_asked_afresh_on_request(verified: Store) -> None:
     out = answer_question(verified, PUBLIC, CONFIG, "  how long are REFUNDS and exports ", asker=FreshAsker(verified))
     assert FreshAsker.calls == 0 and out.answer.id == 1  # nothing composed, nothing stored
+    assert out.answer.status == AnswerStatus.VERIFIED and len(out.answer.claims) == 2
     assert out.earlier is not None and not out.earlier.outdated
     assert out.earlier.words.startswith("Answered before and verified: answer #1, verified by ana and ben on ")
     assert out.earlier.words.endswith("sources unchanged.")
