@@ -309,10 +309,11 @@ def test_the_surface_scan_finds_a_row_written_by_hand(code: str, tmp_path: Path)
 # Page actions (page, button label) that change or export the record, with the audit event each must write ...
 PAGE_AUDITED = {
     # the verdict buttons speak the claim's kind ("Answers", "Backed", ...): named by their keys
-    ("views/review.py", "key:rv_supported"): "verdict", ("views/review.py", "key:rv_partial"): "verdict",
-    ("views/review.py", "key:rv_unsupported"): "verdict", ("views/review.py", "Undo"): "verdict",
-    ("views/review.py", "CSV"): "export",
-    ("views/review.py", "JSON"): "export", ("views/record.py", "Save the policy"): "review-policy",
+    ("dashboard/review_verdict.py", "key:rv_supported"): "verdict",
+    ("dashboard/review_verdict.py", "key:rv_partial"): "verdict",
+    ("dashboard/review_verdict.py", "key:rv_unsupported"): "verdict", ("dashboard/review_nav.py", "Undo"): "verdict",
+    ("dashboard/review_frame.py", "CSV"): "export",
+    ("dashboard/review_frame.py", "JSON"): "export", ("views/record.py", "Save the policy"): "review-policy",
     ("views/record.py", "Refit from the verdicts"): "checker-refit", ("views/record.py", "Roll back"): "checker-rollback",
     ("views/record.py", "Audit log (CSV)"): "export", ("views/ingest.py", "Ingest"): "ingest",
     ("views/record.py", "Evidence pack (signed zip)"): "export", ("views/record.py", "Changed sources (CSV)"): "export",
@@ -327,7 +328,8 @@ PAGE_NOT_AUDITED = {
     ("views/ask.py", "Check again"): "reads again whether an answer held until verified may be shown (a read)",
     ("dashboard/document_viewer.py", "Open the document"): "shows a cited document the viewer's labels already see "
                                                            "(a read, like the cited source beside it)",
-    ("views/review.py", "Previous"): "moves in the queue", ("views/review.py", "Next"): "moves in the queue",
+    ("dashboard/review_nav.py", "Previous"): "moves in the queue",
+    ("dashboard/review_nav.py", "Next"): "moves in the queue",
     ("views/ingest.py", "Retry"): "runs a failed ingest's work again: the ingest was audited when it was submitted",
     ("dashboard/removal.py", "Preview the removal"): "the removal run and rolled back: nothing changes",
     ("dashboard/signin.py", "Sign in"): "hands over to the identity provider; the sign-in is audited when the "
@@ -439,11 +441,11 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
 
     at = page(at, "review")
     for key in ("rv_supported", "rv_partial", "rv_unsupported"):
-        audited(("views/review.py", f"key:{key}"), lambda key=key: ok(at.button(key=key).click()))
+        audited(("dashboard/review_verdict.py", f"key:{key}"), lambda key=key: ok(at.button(key=key).click()))
     # the verdict just given taken back: a correction appended, audited as a verdict naming the row it corrects
-    audited(("views/review.py", "Undo"), lambda: ok(at.button(key="rv_undo").click()))
+    audited(("dashboard/review_nav.py", "Undo"), lambda: ok(at.button(key="rv_undo").click()))
     for label in ("CSV", "JSON"):
-        audited(("views/review.py", label), lambda label=label: download(label))
+        audited(("dashboard/review_frame.py", label), lambda label=label: download(label))
     at = page(at, "record")
     audited(("views/record.py", "Audit log (CSV)"), lambda: download("Audit log (CSV)"))
     audited(("views/record.py", "Evidence pack (signed zip)"), lambda: download("Evidence pack (signed zip)"))
