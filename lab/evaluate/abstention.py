@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from graphrag.answer.ask import Asker
+from graphrag.answer.generate.abstention import SAYS
 from graphrag.ingest.documents import Source
 from graphrag.model import Answer, AskSettings, Span
 
@@ -100,7 +101,8 @@ def run_abstention(questions: Sequence[AbstainQuestion], asker: Asker, settings:
         seconds.append(time.perf_counter() - t0)
         right = answer.answered and q.answerable and _right(q, answer)
         rows.append({"question": q.text, "kind": q.kind, "answered": answer.answered, "right": right,
-                     "probability": answer.answerable, "answer": answer.text[:200]})
+                     "probability": answer.answerable, "answer": answer.text[:200],
+                     "says_what_lacks": not answer.answered and answer.text.startswith(SAYS)})
     return summarise_abstention(rows, seconds, detail)
 
 
@@ -117,6 +119,11 @@ def summarise_abstention(rows: Sequence[dict[str, Any]], seconds: Sequence[float
         rs = [r for r in rows if r["kind"] == kind]
         if rs:
             out[f"{kind}_abstained"] = share(sum(not r["answered"] for r in rs), len(rs))
+    # Of the abstentions on unanswerable questions, those whose words say what the closest passage states beside
+    # what was asked ("The documents say how long ..., but not who ..."); the rest say it the plain way.
+    lacks = [r for r in rows if r["kind"] != "answerable" and not r["answered"]]
+    if lacks and all("says_what_lacks" in r for r in lacks):
+        out["abstained_saying_what_lacks"] = share(sum(r["says_what_lacks"] for r in lacks), len(lacks))
     # (None: the question was not read, e.g. nothing visible about it; it counts as lowest)
     prob = [(r["kind"] == "answerable", -1.0 if r["probability"] is None else r["probability"]) for r in rows]
     out["auroc_no_answer_score"] = auroc([p for a, p in prob if a], [p for a, p in prob if not a])

@@ -439,6 +439,7 @@ ROWS = [
     ("in-domain unanswerable abstained", "abstention.in_domain_abstained"),
     ("absent topic abstained", "abstention.absent_abstained"),
     ("near miss abstained", "abstention.near_miss_abstained"),
+    ("  saying what the documents lack", "abstention.abstained_saying_what_lacks"),
     ("AUROC of the no-answer score", "abstention.auroc_no_answer_score"),
     ("  against in-domain only", "abstention.auroc_by_kind.in_domain"),
     ("  against absent only", "abstention.auroc_by_kind.absent"),

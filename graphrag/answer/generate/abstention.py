@@ -59,10 +59,21 @@ _DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "its", "thei
 _PARTICIPLES = set("""kept held made done given taken known born built sent paid set run shown written seen found
     sold told won put cut lost left led bought brought chosen drawn driven fallen grown hidden hit laid lent let lit
     meant met read risen shut spent spoken stolen struck taught thrown understood worn begun become broken frozen
-    sung shown sworn withdrawn available open closed due free valid required allowed possible responsible able
-    eligible ready visible active supported""".split())
+    sung shown sworn withdrawn""".split())
+_ADJECTIVES = set("available open closed due free valid possible responsible able eligible ready visible active".split())
+# words that open another clause or join two: a subject holding one is not one subject
+_CLAUSE_WORDS = {"when", "where", "who", "whom", "which", "that", "if", "because", "while", "after", "before", "and",
+                 "or", "but", "since", "until", "as", "he", "she", "it", "they", "we", "i", "you"}
+# a statement's words that point at something named elsewhere: beside another question they read as about its subject
+_PRONOUNS = {"he", "she", "it", "they", "his", "her", "hers", "its", "their", "theirs", "him", "them", "this", "these",
+             "those"}
 _THIRD_PERSON = {"have": "has", "do": "does", "go": "goes", "be": "is"}
 _VERB_LIKE = re.compile(r"^[a-z][a-z\-]*$")
+
+
+def _is_participle(word: str) -> bool:
+    w = word.lower()
+    return w in _PARTICIPLES or (len(w) > 4 and w.endswith("ed"))
 
 
 def _third_person(verb: str) -> str:
@@ -122,10 +133,13 @@ def asked_clause(question: str) -> str | None:
     wh, aux, rest = m.group(1), m.group(2).lower(), m.group(3).split()
     wh = wh[:1].lower() + wh[1:]
     if aux in _BE:
-        at = next((i for i, w in enumerate(rest) if i > 0 and (w.lower() in _PARTICIPLES
-                                                                 or (len(w) > 4 and w.lower().endswith("ed")))), None)
+        at = next((i for i, w in enumerate(rest) if i > 0 and (_is_participle(w) or w.lower() in _ADJECTIVES)), None)
+        if at is None and any(len(w) > 4 and w.lower().endswith("ing") for w in rest[1:]):
+            return None  # "is the tour starting", "is the opening date": which word ends the subject is a guess
         if at is not None:
             subject, tail = rest[:at], rest[at:]
+            if any(w.lower() in _CLAUSE_WORDS for w in subject):
+                return None  # "how old was messi when he started": the participle is another clause's
         elif rest[0].lower() in _DETERMINERS or rest[0][:1].isupper():
             subject, tail = rest, []  # "What is the refund policy" -> "what the refund policy is"
         else:
@@ -183,7 +197,22 @@ _COULD_ANSWER = {
     AnswerType.QUANTITY: {AnswerType.QUANTITY, AnswerType.DURATION, AnswerType.MONEY},
     AnswerType.MONEY: {AnswerType.MONEY, AnswerType.QUANTITY},
 }
+
+
+def kind_allowed(asked: AnswerType, kind: AnswerType) -> bool:
+    """Whether a statement's phrase of ``kind`` may be said as what the documents say beside a question asking for
+    ``asked`` (not when it may answer it)."""
+    return kind not in _COULD_ANSWER.get(asked, {asked})
+
+
+_OPENING = re.compile(rf"^(in|on|since|until|for|within|after)\s+(?:({_DATE}|{_MONTH}\s+\d{{1,2}})|((?:one|a|an|{_NUMBER})\s+"
+                      rf"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?)))\s*,\s*", re.IGNORECASE)
+_OPENING_ASKED = {"in": "when", "on": "when", "since": "since when", "until": "until when", "for": "for how long",
+                  "within": "how soon", "after": "after how long"}
 _TIME_UNIT = re.compile(r"(?:second|minute|hour|day|night|week|month|quarter|year|decade)s$")
+# before a participle, the words that make it the statement's verb ("are kept", "was founded", "has grown")
+_VERB_BEFORE = {"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "get", "gets", "got",
+                "can", "could", "will", "would", "should", "may", "might", "must"}
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|cannot|without)\b|n't\b", re.IGNORECASE)
 _MAX_WORDS = 25  # in a statement said as a clause, and in a question said as one
 _MAX_QUOTED = 200  # characters of a question quoted in the answer
@@ -205,6 +234,15 @@ def _lower_case_words(texts: Sequence[str]) -> set[str]:
 
 
 def stated_clause(question: str, statement: str, context: Sequence[str] = ()) -> str | None:
+    """What ``statement`` says about the question's subject, as a clause (``_stated_clause``); None when a word of it
+    points at something named elsewhere ("his success saw him named ...": whose is not said)."""
+    clause = _stated_clause(question, statement, context)
+    if clause is None or any(w.lower() in _PRONOUNS for w in re.findall(r"[\w']+", clause)):
+        return None
+    return clause
+
+
+def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -> str | None:
     """What ``statement`` says about the question's subject, as a clause: "Larkspur runs two hosting regions." ->
     "how many hosting regions Larkspur runs". None when it cannot be said with certainty: a statement that is
     negated, holds more than one clause, shares no content word with the question, holds no phrase the patterns
@@ -216,10 +254,26 @@ def stated_clause(question: str, statement: str, context: Sequence[str] = ()) ->
     if asked is AnswerType.NONE or not text.endswith(".") or _NEGATION.search(text):
         return None
     body = text[:-1]
+    # "In 2009, Robin announced ...": a date or a duration opening the statement, set off by a comma, is said
+    # as the clause the rest of it makes ("when Robin announced ...")
+    opening = _OPENING.match(body)
+    if opening is not None and kind_allowed(asked, AnswerType.DATE if opening.group(2) else AnswerType.DURATION):
+        rest = body[opening.end():].split()
+        if opening.group(1).lower() not in _OPENING_ASKED:
+            return None
+        said = " ".join(rest)  # ... holding no other time, number or amount: which one is meant would be a guess
+        if not re.search(r"[,;:()\[\]\"“”?!\d]", said) and 2 <= len(rest) <= _MAX_WORDS \
+                and not any(pattern.search(said) for pattern, _, _ in _PHRASES) \
+                and set(content_stems(said)) & set(content_stems(question)):
+            first = rest[0][:1].lower() + rest[0][1:]
+            if first in _DETERMINERS or first in _lower_case_words([question, body, *context]):
+                rest[0] = first
+            return f"{_OPENING_ASKED[opening.group(1).lower()]} {' '.join(rest)}"
+        return None
     if re.search(r"[,;:()\[\]\"“”?!]", body) or len(body.split()) > _MAX_WORDS:
         return None
     for pattern, kind, preps in _PHRASES:
-        if kind in _COULD_ANSWER.get(asked, {asked}):
+        if not kind_allowed(asked, kind):
             continue
         found = list(pattern.finditer(body))
         if len(found) != 1:
@@ -235,6 +289,10 @@ def stated_clause(question: str, statement: str, context: Sequence[str] = ()) ->
             continue
         if prep and prep not in preps and kind is not AnswerType.QUANTITY:
             continue
+        if not prep and kind in (AnswerType.DATE, AnswerType.DURATION):
+            continue  # "on its first edition back 1903": a bare date or duration leaves words that asked for it
+        if before and _is_participle(before[-1]) and (len(before) < 2 or before[-2].lower() not in _VERB_BEFORE):
+            continue  # "a pop music group formed in 1958": the phrase belongs to "formed", which describes the group
         if kind is AnswerType.QUANTITY:
             wh = (f"{prep} " if prep else "") + _counted(kind, phrase)
         else:
@@ -247,6 +305,9 @@ def stated_clause(question: str, statement: str, context: Sequence[str] = ()) ->
             rest[0] = first
         return f"{wh} {' '.join(rest)}"
     return None
+
+
+SAYS = "The documents say "  # how an abstention that says what the documents lack begins
 
 
 def not_answered_text(question: str, closest: Sequence[ContextItem] = (), ner: bool = True) -> str:
@@ -265,9 +326,9 @@ def not_answered_text(question: str, closest: Sequence[ContextItem] = (), ner: b
     stated = next((s for s, t in zip((stated_clause(question, x, texts) for x in texts), typed)
                    if s and t is None), None)
     if stated and asked:
-        return f"The documents say {stated}, but not {asked}."
+        return f"{SAYS}{stated}, but not {asked}."
     if stated:
-        return f"The documents say {stated}, but do not answer the question “{q}?”"
+        return f"{SAYS}{stated}, but do not answer the question “{q}?”"
     if asked:
         return f"The documents do not say {asked}."
     return f"The documents do not answer the question “{q}?”"
