@@ -123,7 +123,8 @@ def readable_claims(store: Store, viewer: Viewer, claims: list[dict[str, Any]]) 
     """Of claim summaries (``review.claims_seen``), those of answers ``viewer`` may read now: all of them, unless the
     team holds answers back from them; then only those of verified answers (the Review page's queue and its answer
     list are built from these, so a held answer's claims never reach a reader there either). The verdicts are read
-    once for every answer; only an answer verified by them is read whole, for its sources."""
+    once for every answer (``held_answer`` per answer would read them again each time), the citations of the verified
+    ones in one read, and only a verified answer citing a superseded version is read whole, for its sources."""
     if not holds_for(viewer) or not held_until_verified(store):
         return claims
     policy = review_policy(store)
@@ -135,10 +136,13 @@ def readable_claims(store: Store, viewer: Viewer, claims: list[dict[str, Any]]) 
         state = claim_state(by_claim.get((c["answer_id"], c["index"]), []), policy, asked_kind(c["flags"]))
         ok = state.status == ClaimStatus.REVIEWED and state.verdict == VerdictLabel.SUPPORTED
         settled[c["answer_id"]] = settled.get(c["answer_id"], True) and ok
-    readable = set()
-    for aid in (a for a, ok in settled.items() if ok):
+    verified = [a for a, ok in settled.items() if ok]
+    # verified: shown unless a cited sentence changed since, which only a citation of a superseded version can show
+    on_old = {r["answer_id"] for r in store.claim_citations(verified) if r["superseded"]}
+    readable = set(verified) - on_old
+    for aid in on_old:
         answer = store.answer(aid)
-        if answer is not None and held_answer(store, viewer, answer) is None:
+        if answer is not None and answer.status != AnswerStatus.WITHDRAWN and not source_changes(store, answer.claims):
             readable.add(aid)
     return [c for c in claims if c["answer_id"] in readable]
 
