@@ -53,6 +53,15 @@ QUESTION = "question"
 INGEST_JOB = "ingest_job"  # the id of the job this session submitted on the Ingest page
 INGEST_SEEN = "ingest_seen"  # ids of the ingests the sidebar showed running: it says how each ended
 INGEST_DISMISSED = "ingest_dismissed"  # ids of the ended ingests whose outcome the person put away
+INGEST_UPLOAD_ROUND = "ingest_upload_round"  # counts the Ingest page's uploads: a new one empties the uploader
+INGEST_JOB_SHOWN = "ingest_job_shown"  # the job whose end the Ingest page said (said once)
+INGEST_DONE = "ingest_done"  # (what the ended ingest did, how many documents had problems), said on the next run
+GRAPH_ENTITY = "graph_entity"  # the Graph page's entity (a widget key the page also moves)
+GRAPH_QUERY = "graph_query"  # the Graph page's search (a widget key)
+GRAPH_OPENED_FOR = "graph_opened_for"  # the answer the Graph page's entity picker was last opened on
+GRAPH_LAST_QUERY = "graph_last_query"  # the search the Graph page's picker last moved for
+GRAPH_TYPES = "graph_types"  # the Graph page's relation types (a widget key; picks a new hop count lacks dropped)
+GRAPH_DOCS = "graph_docs"  # the Graph page's documents (a widget key, likewise)
 SESSION_TOKEN = "_session_token"
 
 

@@ -23,8 +23,6 @@ from graphrag.present import (
 from graphrag.verify import load_answer, visible_to
 
 WIDE = {"sentence": st.column_config.TextColumn(width="large")}
-OPENED_FOR = "graph_opened_for"  # the answer the entity picker was last opened on
-LAST_QUERY = "graph_last_query"  # the search the picker last moved for
 GRAPH_HEIGHT = 620  # pixels of the neighbourhood canvas
 # How many entities the neighbourhood draws: 25 keeps every label readable; more on request.
 NODE_LIMITS = (25, 60, 150)
@@ -45,13 +43,13 @@ answer_id = st.session_state.get(session.ANSWER_ID)
 answer = load_answer(store, answer_id) if answer_id is not None else None
 if answer is not None and not visible_to(answer, viewer, store):
     answer = None
-if "graph_entity" not in st.session_state or st.session_state.get(OPENED_FOR) != answer_id:
-    st.session_state[OPENED_FOR] = answer_id
-    st.session_state["graph_entity"] = opening_entity(counts, answer)
-    st.session_state["graph_query"] = ""
+if session.GRAPH_ENTITY not in st.session_state or st.session_state.get(session.GRAPH_OPENED_FOR) != answer_id:
+    st.session_state[session.GRAPH_OPENED_FOR] = answer_id
+    st.session_state[session.GRAPH_ENTITY] = opening_entity(counts, answer)
+    st.session_state[session.GRAPH_QUERY] = ""
 
 c = st.columns([2, 3])
-query = c[0].text_input("Find an entity", key="graph_query", placeholder="e.g. export",
+query = c[0].text_input("Find an entity", key=session.GRAPH_QUERY, placeholder="e.g. export",
                         help="The exact name comes first, then names that start with it, then names that contain "
                              "it; the most connected first within each")
 names = ((kg.names[kg.index[k]], k) for k in counts)
@@ -59,13 +57,13 @@ matches = search_entities(names, query, counts)
 if not matches:
     st.warning(f"No visible entity matches “{render.plain(query)}”.")
     st.stop()
-if st.session_state.get(LAST_QUERY) != query or st.session_state.get("graph_entity") not in matches:
-    st.session_state[LAST_QUERY] = query
-    if query.strip() or st.session_state.get("graph_entity") not in matches:
-        st.session_state["graph_entity"] = matches[0]  # a new search opens on its best match
+if st.session_state.get(session.GRAPH_LAST_QUERY) != query or st.session_state.get(session.GRAPH_ENTITY) not in matches:
+    st.session_state[session.GRAPH_LAST_QUERY] = query
+    if query.strip() or st.session_state.get(session.GRAPH_ENTITY) not in matches:
+        st.session_state[session.GRAPH_ENTITY] = matches[0]  # a new search opens on its best match
 key = c[1].selectbox(f"Entity ({len(matches)} match{'es' if len(matches) != 1 else ''})", matches,
                      format_func=lambda k: f"{kg.names[kg.index[k]]} · {counted(counts[k], 'relation')}",
-                     key="graph_entity")
+                     key=session.GRAPH_ENTITY)
 shown = graph_entity(store, viewer, resources.config(), key)  # superseded mentions and relations listed, marked
 if shown is None:
     st.stop()
@@ -124,10 +122,10 @@ with tab_g:  # the drawing takes the page's whole width: a neighbourhood needs r
     around = neighbourhood(kg, key, viewer, hops=hops, include_superseded=old)
     types = sorted({e[3] for e in around.edges})
     doc_ids = sorted({e[4] for e in around.edges})
-    for k, opts in (("graph_types", types), ("graph_docs", doc_ids)):  # drop picks the new hop count lacks
+    for k, opts in ((session.GRAPH_TYPES, types), (session.GRAPH_DOCS, doc_ids)):  # drop picks the new hop count lacks
         st.session_state[k] = [x for x in st.session_state.get(k, []) if x in opts]
-    want_types = f[1].multiselect("Relation types", types, key="graph_types", placeholder="all")
-    want_docs = f[2].multiselect("Documents", doc_ids, key="graph_docs", placeholder="all")
+    want_types = f[1].multiselect("Relation types", types, key=session.GRAPH_TYPES, placeholder="all")
+    want_docs = f[2].multiselect("Documents", doc_ids, key=session.GRAPH_DOCS, placeholder="all")
     nb = neighbourhood(kg, key, viewer, hops=hops, relation_types=want_types or None, documents=want_docs or None,
                        include_superseded=old, max_nodes=limit)
     if nb.truncated:

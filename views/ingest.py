@@ -24,7 +24,9 @@ from graphrag.present import has_documents
 from graphrag.store import Store
 
 st.title("Ingest documents")
-actor.require_role("admin", "ingest documents")  # checked by the page itself, whatever the navigation shows
+# checked by the page itself, whatever the navigation shows; who acts, once for this run (the ingest is submitted on
+# the page's run, not in a callback)
+who = actor.require_actor("admin", "ingest documents")
 roots = resources.server_ingest_roots()  # none in team mode unless configured: the disk option is then off
 st.caption(f"Text, Markdown, PDF, HTML and DOCX files of up to {DOCUMENT_MAX_BYTES:,} bytes, each holding at most "
            f"{resources.config().max_document_chars:,} characters of text (about 500 pages of a manual). The nearest "
@@ -47,14 +49,14 @@ with left:
                                help="Only under: " + ", ".join(str(r) for r in roots))
     else:
         # A new key after each ingest empties the uploader: a second click must not store the files again.
-        upload_round = st.session_state.get("ingest_upload_round", 0)
+        upload_round = st.session_state.get(session.INGEST_UPLOAD_ROUND, 0)
         uploads = st.file_uploader("Text, Markdown, PDF, HTML, Word (.docx) or scanned page (PNG, JPEG, TIFF) files",
                                    type=["md", "txt", "pdf", "html", "htm", "docx", "png", "jpg", "jpeg", "tif", "tiff"],
                                    accept_multiple_files=True,
                                    key="ingest_uploads" if not upload_round else f"ingest_uploads_{upload_round}") or []
-        held = actor.access()
+        held = tuple(sorted(who.principal.labels))
         # in team mode only the labels the policy grants you: nobody gives a label they do not hold
-        label_options = upload_label_choices(store, actor.principal(), resources.config())
+        label_options = upload_label_choices(store, who.principal, resources.config())
         upload_labels = st.multiselect("Access labels for the uploaded files", label_options,
                                        default=[lab for lab in default_labels(held) if lab in label_options],
                                        key="ingest_labels",
@@ -99,7 +101,7 @@ if go:
         # job's thread has no session), check the folder against the configured roots before anything is read, and
         # write the ingest's audit row; the job reads the files (a scan's OCR page by page in its progress), and the
         # relabels it applies are audited as theirs.
-        me, cfg = actor.principal(), resources.config()
+        me, cfg = who.principal, resources.config()
         if uploads:
             # Read from memory, in the job, with the same checks (binary, empty, encoding, size) as a file
             # on disk; the upload's name never becomes a path on the server.
@@ -107,7 +109,7 @@ if go:
                                upload_labels, confirmed)
             label = f"Upload of {counted(len(uploads), 'file')}"
             # A new key empties the uploader: a second click must not store the files again.
-            st.session_state["ingest_upload_round"] = st.session_state.get("ingest_upload_round", 0) + 1
+            st.session_state[session.INGEST_UPLOAD_ROUND] = st.session_state.get(session.INGEST_UPLOAD_ROUND, 0) + 1
         else:
             work = folder_work(store, me, cfg, extractor(store), folder)
             label = "Folder ingest"
@@ -123,13 +125,13 @@ if job is not None:
     if status.active:
         status = jobs.watch_job(job, "Ingesting… (you can leave this page: the ingest goes on, and the sidebar "
                                       "shows its progress)")
-    if status.state == DONE and st.session_state.get("ingest_job_shown") != job.id:
-        st.session_state["ingest_job_shown"] = job.id
+    if status.state == DONE and st.session_state.get(session.INGEST_JOB_SHOWN) != job.id:
+        st.session_state[session.INGEST_JOB_SHOWN] = job.id
         report = status.report
         assert report is not None
         session.set_report(report)
         bad = sum(d.not_ingested for d in report.documents)
-        st.session_state["ingest_done"] = (f"Ingested {counted(len(report.documents), 'document')}"
+        st.session_state[session.INGEST_DONE] = (f"Ingested {counted(len(report.documents), 'document')}"
                                            + (f", {bad} with problems (see the message column)" if bad else "."), bad)
         st.rerun()  # so the sidebar's counts include what was just stored
     elif status.state == FAILED:
@@ -138,7 +140,7 @@ if job is not None:
             st.session_state[session.INGEST_JOB] = jobs.runner().retry(job.id).id
             st.rerun()
 
-if done := st.session_state.pop("ingest_done", None):
+if done := st.session_state.pop(session.INGEST_DONE, None):
     (st.warning if done[1] else st.success)(done[0])
 
 report = st.session_state.get(session.LAST_REPORT)
@@ -147,9 +149,9 @@ if report is not None:
     render.report_table(report)
     for line in report.skipped:
         st.info(render.plain(line))
-elif not has_documents(store, actor.principal(), resources.config()):
+elif not has_documents(store, who.principal, resources.config()):
     st.info("The store is empty: upload files or name a folder to begin.")
 
 # --- administration: kept apart so an access gate can wrap it whole ------------------------------
 st.divider()
-removal.removal_section(store, actor=actor.reviewer())
+removal.removal_section(store, actor=who.reviewer)
