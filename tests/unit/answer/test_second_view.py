@@ -142,3 +142,26 @@ def test_the_scorer_reads_kept_passage_vectors_and_encodes_only_the_question(sto
                                                 first.span.sentence_index)])
     asker.ask(QUESTION, BOTH)
     assert len(scorer.encoded) == encoded  # read back
+
+
+def test_by_default_neither_ingest_nor_ask_encodes_with_it(store, embedder, tmp_path, monkeypatch):
+    """Off unless asked for (GRAPHRAG_PASSAGE_VECTORS=1): it doubled the ingest's time for an order that did not carry
+    to held-out articles. Installed but not asked for, the ingest encodes nothing with it and the reader has none, so
+    an ask encodes no passage with it either; asked for, both use it."""
+    from graphrag.answer.reader import read
+    from graphrag.language import passage_encoder
+    from graphrag.store import Store
+
+    view = ScriptedPassages("falcon key")
+    monkeypatch.setattr(passage_encoder, "_loaded", [view])  # installed
+    monkeypatch.setattr(read, "load_scorer", lambda: None)
+    monkeypatch.setattr(read, "load_check", lambda: None)
+    monkeypatch.delenv("GRAPHRAG_PASSAGE_VECTORS", raising=False)
+    Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "off")])
+    assert _stored(store) == 0 and view.encoded == []
+    assert Reader.load().second is None
+    monkeypatch.setenv("GRAPHRAG_PASSAGE_VECTORS", "1")
+    assert Reader.load().second is view
+    with Store(tmp_path / "on.db") as fresh:
+        Ingestor(fresh, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "on")])
+        assert _stored(fresh) == _sentences(fresh) == len(view.encoded) > 0
