@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from graphrag.answer.reader.rank.kinds import quotable
 from graphrag.answer.reader.short_answer import AnswerType, answer_type, find_short_answers
-from graphrag.language.lexical import content_stems
+from graphrag.language.lexical import STOPWORDS, content_stems
 from graphrag.model import ContextItem
 
 
@@ -64,6 +64,7 @@ _ADJECTIVES = set("available open closed due free valid possible responsible abl
 # words that open another clause or join two: a subject holding one is not one subject
 _CLAUSE_WORDS = {"when", "where", "who", "whom", "which", "that", "if", "because", "while", "after", "before", "and",
                  "or", "but", "since", "until", "as", "he", "she", "it", "they", "we", "i", "you"}
+_PREPOSITIONS = {"of", "in", "on", "at", "by", "for", "with", "from", "to", "into", "about", "over", "under"}
 # a statement's words that point at something named elsewhere: beside another question they read as about its subject
 _PRONOUNS = {"he", "she", "it", "they", "his", "her", "hers", "its", "their", "theirs", "him", "them", "this", "these",
              "those"}
@@ -89,8 +90,9 @@ def _third_person(verb: str) -> str:
 
 def _subject_and_verb(words: list[str]) -> tuple[list[str], str, list[str]] | None:
     """The subject, the verb and the rest of an inverted question's remainder ("Larkspur have" -> Larkspur, have),
-    when a pattern is sure where the subject ends: a name ("Larkspur", "Larkspur Cloud"), one plural noun
-    ("exports"), or any words before a verb that ends the question ("the enterprise plan cost"). None otherwise."""
+    when a pattern is sure where the subject ends: a name ("Larkspur", "Larkspur Cloud"), or any words before a verb
+    that ends the question ("the enterprise plan cost"). None otherwise ("does avengers infinity war come out": a
+    lower-case title is no name)."""
     if len(words) < 2:
         return None
     names = 0
@@ -98,8 +100,6 @@ def _subject_and_verb(words: list[str]) -> tuple[list[str], str, list[str]] | No
         names += 1
     if names and names < len(words):
         at = names
-    elif re.fullmatch(r"[a-z]+s", words[0]) and words[0] not in ("is", "was", "has", "does"):
-        at = 1
     elif words[0].lower() in _DETERMINERS and len(words) <= 5:
         at = len(words) - 1  # the verb ends the question
     else:
@@ -116,6 +116,7 @@ def asked_clause(question: str) -> str | None:
     Larkspur was founded". None when a pattern cannot be sure (a "did" question, a subject of several words before
     further words)."""
     q = " ".join(question.split()).rstrip(" ?.!")
+    q = re.sub(r"^(who|what|where|when|how)['’]s\b", r"\1 is", q, flags=re.IGNORECASE)  # "who's the ..."
     if not q or len(q.split()) > _MAX_WORDS or not re.fullmatch(r"[\w\s'’\-,]+", q):
         return None
     # "Who can set up single sign-on": a modal and a verb after the wh-word, which is the subject
@@ -125,7 +126,10 @@ def asked_clause(question: str) -> str | None:
                                                                                 "it"):
         return q[:1].lower() + q[1:]
     # "Which plan does Larkspur recommend" is inverted after all: a do-auxiliary follows the wh-phrase
-    if _SUBJECT_QUESTION.match(q) and not re.match(r"^\w+(?:\s+\w+){0,2}\s+(?:do|does|did)\b", q, re.IGNORECASE):
+    inverted = re.match(rf"^\w+(?:\s+\w+){{0,2}}?\s+(?:do|does|did|(?:{_AUX})\s+(?:the|a|an|this|that|these|those|"
+                        rf"his|her|its|their|[A-Z]))", q, re.IGNORECASE)
+    # ("What radio station is the game on" too: an auxiliary, then the subject)
+    if _SUBJECT_QUESTION.match(q) and not inverted:
         return q[:1].lower() + q[1:]
     m = _INVERTED.match(q)
     if m is None:
@@ -138,8 +142,14 @@ def asked_clause(question: str) -> str | None:
             return None  # "is the tour starting", "is the opening date": which word ends the subject is a guess
         if at is not None:
             subject, tail = rest[:at], rest[at:]
-            if any(w.lower() in _CLAUSE_WORDS for w in subject):
-                return None  # "how old was messi when he started": the participle is another clause's
+            if any(w.lower() in _CLAUSE_WORDS or w.lower() in _BE | {"be", "been", "being"} for w in subject) \
+                    or subject[-1].lower() in _DETERMINERS | _PREPOSITIONS \
+                    or (len(tail) > 1 and tail[1].lower() not in _PREPOSITIONS) \
+                    or re.match(r"the (?:last|first|next) time\b", " ".join(subject), re.IGNORECASE):
+                # "how old was messi when he started", "when the last time the comet was was seen", "who the minister
+                # of magic in the is cursed child", "who the newly is elected prime minister": the participle is
+                # another clause's, or a name's, or describes the noun after it
+                return None
         elif rest[0].lower() in _DETERMINERS or rest[0][:1].isupper():
             subject, tail = rest, []  # "What is the refund policy" -> "what the refund policy is"
         else:
@@ -147,6 +157,8 @@ def asked_clause(question: str) -> str | None:
         if subject[0].lower() in (_AUX.split("|")):
             return None
         return " ".join([wh, *subject, aux, *tail])
+    if aux == "do":  # "how long do exports stay available": the same words without "do", whatever the subject
+        return " ".join([wh, *rest])
     parts = _subject_and_verb(rest)
     if parts is None or aux == "did":
         return None  # a past tense cannot be made by pattern ("did ... win" -> "won")
@@ -180,7 +192,8 @@ _PHRASES: tuple[tuple[re.Pattern[str], AnswerType, dict[str, str]], ...] = (
     (re.compile(rf"\b(?:(in|on|since|until)\s+)?({_DATE})\b"), AnswerType.DATE,
      {"in": "when", "on": "when", "since": "since when", "until": "until when"}),
     (re.compile(rf"(?:\b(for|at)\s+)?({_MONEY})"), AnswerType.MONEY, {"for": "for how much", "at": "at what price"}),
-    (re.compile(rf"\b(?:(in|on|across|to|into|from|with|by)\s+)?({_NUMBER}\s+(?:[a-z][\w\-]*\s+)?[a-z][\w\-]*s)\b"),
+    (re.compile(rf"\b(?:(in|on|across|to|into|from|with|by)\s+)?({_NUMBER}\s+(?:[a-z][\w\-]*\s+)?"
+                rf"(?!(?:as|is|was|has|does|this|thus|its|his|hers|yes|plus|across|less|unless|us)\b)[a-z][\w\-]+s)\b"),
      AnswerType.QUANTITY, {}),
 )
 # Words that tie a phrase to what comes before or after it, so that taking it out changes what the rest says.
@@ -205,6 +218,9 @@ def kind_allowed(asked: AnswerType, kind: AnswerType) -> bool:
     return kind not in _COULD_ANSWER.get(asked, {asked})
 
 
+_NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+                          r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+                          r"eighty|ninety|hundred|thousand|million|billion)\b", re.IGNORECASE)
 _OPENING = re.compile(rf"^(in|on|since|until|for|within|after)\s+(?:({_DATE}|{_MONTH}\s+\d{{1,2}})|((?:one|a|an|{_NUMBER})\s+"
                       rf"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?)))\s*,\s*", re.IGNORECASE)
 _OPENING_ASKED = {"in": "when", "on": "when", "since": "since when", "until": "until when", "for": "for how long",
@@ -225,6 +241,12 @@ def _counted(kind: AnswerType, phrase: str) -> str:
     if kind is AnswerType.MONEY:
         return "how much"
     return "when" if kind is AnswerType.DATE else "how long"
+
+
+def _cased(question: str) -> list[str]:
+    """``question`` as evidence of how words are written, when it is written with capitals (a question typed all in
+    lower case writes names so too: "when did cleveland ...")."""
+    return [question] if re.search(r"(?<=\w\W)[A-Z]|^\W*[A-Z]", question) else []
 
 
 def _lower_case_words(texts: Sequence[str]) -> set[str]:
@@ -254,6 +276,11 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
     if asked is AnswerType.NONE or not text.endswith(".") or _NEGATION.search(text):
         return None
     body = text[:-1]
+    first_word = body.split()[0].lower() if body.split() else ""
+    if first_word in _AUX.split("|") or (len(first_word) > 4 and first_word.endswith("ed")):
+        return None  # "Moved to new Bomber Command Museum hall ...": a line with no subject
+    if re.search(r"\b[A-Z]$", body):
+        return None  # "... Inaugural holder P.": a table's cells run together, cut at an initial
     # "In 2009, Robin announced ...": a date or a duration opening the statement, set off by a comma, is said
     # as the clause the rest of it makes ("when Robin announced ...")
     opening = _OPENING.match(body)
@@ -266,7 +293,7 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
                 and not any(pattern.search(said) for pattern, _, _ in _PHRASES) \
                 and set(content_stems(said)) & set(content_stems(question)):
             first = rest[0][:1].lower() + rest[0][1:]
-            if first in _DETERMINERS or first in _lower_case_words([question, body, *context]):
+            if first in _DETERMINERS or first in _lower_case_words([*_cased(question), body, *context]):
                 rest[0] = first
             return f"{_OPENING_ASKED[opening.group(1).lower()]} {' '.join(rest)}"
         return None
@@ -278,10 +305,14 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
         found = list(pattern.finditer(body))
         if len(found) != 1:
             continue  # none, or several: which one the clause asks for would be a guess
+        others = [o for other, _, _ in _PHRASES for o in other.finditer(body)
+                  if o.end() <= found[0].start() or o.start() >= found[0].end()]
+        if others:
+            return None  # "became chief minister in 1980 and remained in office for three years": which one is told
         m = found[0]
         prep, phrase = (m.group(1) or "").lower(), m.group(2)
-        if kind is AnswerType.QUANTITY and _TIME_UNIT.search(phrase):
-            continue  # "30 days" is a duration, asked as one above
+        if kind is AnswerType.QUANTITY and (_TIME_UNIT.search(phrase) or re.match(r"(?:1[5-9]|20)\d\d\b", phrase)):
+            continue  # "30 days" is a duration, asked as one above; "2016 elections" are a year's
         before, after = body[:m.start()].split(), body[m.end():].split()
         # "for 30 days after an account is cancelled": after a preposition of its own, "after" begins another phrase
         bound_after = _BOUND_AFTER - {"after", "before"} if prep else _BOUND_AFTER
@@ -297,11 +328,18 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
             wh = (f"{prep} " if prep else "") + _counted(kind, phrase)
         else:
             wh = preps[prep] if prep else _counted(kind, phrase)
+        if before and re.fullmatch(r"[A-Z]{1,2}", before[-1]):
+            continue  # "A $ 1 million": a currency's letters
         rest = [*before, *after]
-        if len(rest) < 2 or not set(content_stems(" ".join(rest))) & set(content_stems(question)):
+        said = " ".join(rest)
+        if len(rest) < 2 or re.search(r"\d", said) or _NUMBER_WORD.search(said) \
+                or not any(w.islower() and w not in STOPWORDS for w in rest) \
+                or not set(content_stems(said)) & set(content_stems(question)):
+            # a number left in it ("23 of the NHL's 31 teams", "Seventeen figure skaters have won"), or no word
+            # but names and function words ("Tara Knowles on Sons of Anarchy": no verb)
             return None
         first = rest[0][:1].lower() + rest[0][1:]
-        if first in _DETERMINERS or first in _lower_case_words([question, body, *context]):
+        if first in _DETERMINERS or first in _lower_case_words([*_cased(question), body, *context]):
             rest[0] = first
         return f"{wh} {' '.join(rest)}"
     return None
