@@ -236,8 +236,8 @@ def test_each_use_case_refuses_a_lesser_role_and_audits_itself_once(record: tupl
     assert all(e.detail["refused"] == f"needs the {role} role (theirs: {lesser})" for e in store.audit())
     assert store.verdicts() == [] and store.document("policy", 1) is not None
     call(store, team_viewer(role), config)
-    assert [(e.event, e.subject, e.email, e.detail["via"], e.detail["mode"]) for e in store.audit()] == refusals + [
-        (event, "sub-ana", "ana@example.com", "dashboard", "team")]
+    assert [(e.event, e.subject, e.email, e.detail["via"], e.detail["mode"]) for e in store.audit()] == [
+        *refusals, (event, "sub-ana", "ana@example.com", "dashboard", "team")]
 
 
 @pytest.mark.unit
