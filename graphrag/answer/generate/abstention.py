@@ -59,11 +59,12 @@ _DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "its", "thei
 _PARTICIPLES = set("""kept held made done given taken known born built sent paid set run shown written seen found
     sold told won put cut lost left led bought brought chosen drawn driven fallen grown hidden hit laid lent let lit
     meant met read risen shut spent spoken stolen struck taught thrown understood worn begun become broken frozen
-    sung shown sworn withdrawn""".split())
+    sung shown sworn withdrawn overthrown forgotten eaten beaten bitten ridden arisen torn borne shaken mistaken woven
+    stolen awoken proven sewn sown blown flown undertaken forbidden driven forgiven slain gone""".split())
 _ADJECTIVES = set("available open closed due free valid possible responsible able eligible ready visible active".split())
 # words that open another clause or join two: a subject holding one is not one subject
 _CLAUSE_WORDS = {"when", "where", "who", "whom", "which", "that", "if", "because", "while", "after", "before", "and",
-                 "or", "but", "since", "until", "as", "he", "she", "it", "they", "we", "i", "you"}
+                 "or", "but", "since", "until", "as", "he", "she", "it", "they", "we", "i", "you", "not", "never"}
 _PREPOSITIONS = {"of", "in", "on", "at", "by", "for", "with", "from", "to", "into", "about", "over", "under"}
 # a statement's words that point at something named elsewhere: beside another question they read as about its subject
 _PRONOUNS = {"he", "she", "it", "they", "his", "her", "hers", "its", "their", "theirs", "him", "them", "this", "these",
@@ -98,8 +99,8 @@ def _subject_and_verb(words: list[str]) -> tuple[list[str], str, list[str]] | No
     names = 0
     while names < len(words) and words[names][:1].isupper():
         names += 1
-    if names and names < len(words):
-        at = names
+    if names and names < len(words) and not re.search(r"['’]s$", words[names - 1]):
+        at = names  # (not "Ford's": the subject goes on after a possessive)
     elif words[0].lower() in _DETERMINERS and len(words) <= 5:
         at = len(words) - 1  # the verb ends the question
     else:
@@ -126,10 +127,11 @@ def asked_clause(question: str) -> str | None:
                                                                                 "it"):
         return q[:1].lower() + q[1:]
     # "Which plan does Larkspur recommend" is inverted after all: a do-auxiliary follows the wh-phrase
-    inverted = re.match(rf"^\w+(?:\s+\w+){{0,2}}?\s+(?:do|does|did|(?:{_AUX})\s+(?:the|a|an|this|that|these|those|"
+    inverted = re.match(rf"^\w+(?:\s+\w+){{0,4}}?\s+(?:do|does|did|(?:{_AUX})\s+(?:the|a|an|this|that|these|those|"
                         rf"his|her|its|their|[A-Z]))", q, re.IGNORECASE)
     # ("What radio station is the game on" too: an auxiliary, then the subject)
-    if _SUBJECT_QUESTION.match(q) and not inverted:
+    # (a do-auxiliary anywhere is an inverted question's: "What aspect of Western medicine did the Chinese like")
+    if _SUBJECT_QUESTION.match(q) and not inverted and not re.search(r"\b(?:do|does|did)\b", q, re.IGNORECASE):
         return q[:1].lower() + q[1:]
     m = _INVERTED.match(q)
     if m is None:
@@ -150,8 +152,11 @@ def asked_clause(question: str) -> str | None:
                 # of magic in the is cursed child", "who the newly is elected prime minister": the participle is
                 # another clause's, or a name's, or describes the noun after it
                 return None
-        elif rest[0].lower() in _DETERMINERS or rest[0][:1].isupper():
-            subject, tail = rest, []  # "What is the refund policy" -> "what the refund policy is"
+        elif (rest[0].lower() in _DETERMINERS or rest[0][:1].isupper()) and wh.split()[-1] not in ("when", "long",
+                                                                                                 "soon", "often"):
+            # "What is the refund policy" -> "what the refund policy is"; a "when" or "how long" asks of an event, whose
+            # verb this would miss if no pattern knows it ("when was the regime overthrown")
+            subject, tail = rest, []
         else:
             return None
         if subject[0].lower() in (_AUX.split("|")):
@@ -276,6 +281,8 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
     if asked is AnswerType.NONE or not text.endswith(".") or _NEGATION.search(text):
         return None
     body = text[:-1]
+    if not body[:1].isupper() and not body[:1].isdigit():
+        return None  # "in 1985 for Apple Macintosh computers.": the end of a sentence cut in two
     first_word = body.split()[0].lower() if body.split() else ""
     if first_word in _AUX.split("|") or (len(first_word) > 4 and first_word.endswith("ed")):
         return None  # "Moved to new Bomber Command Museum hall ...": a line with no subject
@@ -322,7 +329,8 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
             continue
         if not prep and kind in (AnswerType.DATE, AnswerType.DURATION):
             continue  # "on its first edition back 1903": a bare date or duration leaves words that asked for it
-        if before and _is_participle(before[-1]) and (len(before) < 2 or before[-2].lower() not in _VERB_BEFORE):
+        if before and (_is_participle(before[-1]) or (len(before[-1]) > 5 and before[-1].lower().endswith("ing"))) \
+                and (len(before) < 2 or before[-2].lower() not in _VERB_BEFORE):
             continue  # "a pop music group formed in 1958": the phrase belongs to "formed", which describes the group
         if kind is AnswerType.QUANTITY:
             wh = (f"{prep} " if prep else "") + _counted(kind, phrase)
@@ -330,6 +338,9 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
             wh = preps[prep] if prep else _counted(kind, phrase)
         if before and re.fullmatch(r"[A-Z]{1,2}", before[-1]):
             continue  # "A $ 1 million": a currency's letters
+        if kind is AnswerType.QUANTITY and before and before[-1].lower() in _DETERMINERS | {
+                "following", "whether", "if", "that", "several", "some", "many", "nearly", "almost", "over"}:
+            continue  # "The following four timelines show", "whether two graphs are": the count is inside a phrase
         rest = [*before, *after]
         said = " ".join(rest)
         if len(rest) < 2 or re.search(r"\d", said) or _NUMBER_WORD.search(said) \
@@ -339,7 +350,8 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
             # but names and function words ("Tara Knowles on Sons of Anarchy": no verb)
             return None
         first = rest[0][:1].lower() + rest[0][1:]
-        if first in _DETERMINERS or first in _lower_case_words([*_cased(question), body, *context]):
+        if first in _DETERMINERS or first in STOPWORDS or first in _lower_case_words([*_cased(question), body,
+                                                                                       *context]):
             rest[0] = first
         return f"{wh} {' '.join(rest)}"
     return None
