@@ -139,12 +139,16 @@ def asked_clause(question: str) -> str | None:
     wh, aux, rest = m.group(1), m.group(2).lower(), m.group(3).split()
     wh = wh[:1].lower() + wh[1:]
     if aux in _BE:
+        if "," in q or wh.lower() == "which":
+            return None  # an aside ("Where are Gila monsters found, in the country ..."): where the subject ends is
+            # a guess; "Which is the body of water": no noun to ask by
         at = next((i for i, w in enumerate(rest) if i > 0 and (_is_participle(w) or w.lower() in _ADJECTIVES)), None)
         if at is None and any(len(w) > 4 and w.lower().endswith("ing") for w in rest[1:]):
             return None  # "is the tour starting", "is the opening date": which word ends the subject is a guess
         if at is not None:
             subject, tail = rest[:at], rest[at:]
             if any(w.lower() in _CLAUSE_WORDS or w.lower() in _BE | {"be", "been", "being"} for w in subject) \
+                    or any(w.lower() in _AUX.split("|") for w in tail) \
                     or subject[-1].lower() in _DETERMINERS | _PREPOSITIONS \
                     or (len(tail) > 1 and tail[1].lower() not in _PREPOSITIONS) \
                     or re.match(r"the (?:last|first|next) time\b", " ".join(subject), re.IGNORECASE):
@@ -286,8 +290,8 @@ def _stated_clause(question: str, statement: str, context: Sequence[str] = ()) -
     first_word = body.split()[0].lower() if body.split() else ""
     if first_word in _AUX.split("|") or (len(first_word) > 4 and first_word.endswith("ed")):
         return None  # "Moved to new Bomber Command Museum hall ...": a line with no subject
-    if re.search(r"\b[A-Z]$", body):
-        return None  # "... Inaugural holder P.": a table's cells run together, cut at an initial
+    if re.search(r"\b[A-Z][a-z]?$", body):
+        return None  # "... Inaugural holder P.", "released by St.": cut at an initial or an abbreviation
     # "In 2009, Robin announced ...": a date or a duration opening the statement, set off by a comma, is said
     # as the clause the rest of it makes ("when Robin announced ...")
     opening = _OPENING.match(body)

@@ -54,6 +54,9 @@ def item(n: int, text: str, score: float) -> ContextItem:
     ("How old was messi when he started his career?", None),
     ("What aspect of Western medicine did the Chinese like?", None),
     ("What type of homes is Fresno known for?", None),
+    ("Where are Gila monsters found, in the country of that party?", None),
+    ("What is the debt load carried by the country where Dai Jitao was born?", None),
+    ("Which is the body of water by the birthplace of the author?", None),
     ("When will Ford's manufacturing plants close?", None),
     ("What are the government's commitments not limited to?", None),
     ("When was the regime in Pakistan overthrown by General Zia-ul-Haq?",
@@ -103,6 +106,7 @@ def test_the_question_as_a_clause(question, clause):
     ("Where did the Acadians move?", "The deportation of Acadians beginning in 1755 resulted in land for migrants.",
      None),
     ("What was Apple Talk?", "in 1985 for Apple Macintosh computers.", None),
+    ("Who wrote the book?", "The book was released in November 2001 by St.", None),
     ("Why is inflammation reserved for sleep?", "There are two theories as to why inflammation is reserved for sleep.",
      None),  # a question asking for no kind
     ("Where is inflammation reserved for sleep?", "There are two theories as to why inflammation is reserved for sleep.",
