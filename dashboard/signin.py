@@ -61,8 +61,9 @@ def sign_in_gate(s: Store, dep: Deployment) -> Viewer:
     assert me.identity is not None
     if st.session_state.get("_signed_in_as") != me.identity.subject:
         st.session_state["_signed_in_as"] = me.identity.subject
-        # One event per sign-in, not per tab or reload: the ID token's issue time names the sign-in.
-        key = (me.identity.subject, str(st.user.get("iat") or ""), str(st.user.get("nonce") or ""))
+        # One event per sign-in and store, not per tab or reload: the ID token's issue time names the sign-in
+        # (the store too: a process serving another store has not audited the sign-in there)
+        key = (s.url.display, me.identity.subject, str(st.user.get("iat") or ""), str(st.user.get("nonce") or ""))
         seen = _signins_seen()
         if key not in seen:
             seen.add(key)
@@ -71,7 +72,7 @@ def sign_in_gate(s: Store, dep: Deployment) -> Viewer:
 
 
 @st.cache_resource(show_spinner=False)
-def _signins_seen() -> set[tuple[str, str, str]]:
+def _signins_seen() -> set[tuple[str, str, str, str]]:
     return set()
 
 

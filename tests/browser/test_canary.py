@@ -169,6 +169,8 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
         ["ingest", str(extra), *s], ["ingest", str(extra), *s, "--json"],
         ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
         ["record", "carried", *s, *pub], ["record", "carried", *s, *pub, "--json"],
+        ["record", "changes", *s, *pub], ["record", "changes", *s, *pub, "--json"],
+        ["record", "changes", *s, *pub, "--export", "csv"],
         ["checker", "list", *s], ["checker", "list", *s, "--json"],
         # refused (too few verdicts) with its figures, and nothing to roll back to: counts and versions only
         ["checker", "fit", "--from-verdicts", *s], ["checker", "fit", "--from-verdicts", *s, "--json"],
@@ -324,6 +326,7 @@ def test_no_cli_command_shows_a_public_viewer_canaries_of_nested_misspelt_or_rel
         ["export", "--format", "csv", *s, *pub], ["export", "--format", "json", *s, *pub],
         ["record", "stats", *s, *pub], ["record", "stats", *s, *pub, "--json"],
         ["record", "carried", *s, *pub], ["record", "carried", *s, *pub, "--json"],
+        ["record", "changes", *s, *pub], ["record", "changes", *s, *pub, "--json"],
         ["ingest", str(corpus), *s], ["ingest", str(corpus), *s, "--json"],  # the report names no canary
         ["audit", "export", *s], ["audit", "export", "--format", "json", *s],
     ]
@@ -655,6 +658,8 @@ def test_no_command_shows_a_reviewer_another_verdict_before_their_own(blind_stor
             commands += [["record", "stats", *s, *who, *flt], ["record", "stats", *s, *who, *flt, "--json"]]
         commands += [["record", "estimate", *s], ["record", "estimate", *s, "--json"]]
         commands += [["record", "carried", *s, *who], ["record", "carried", *s, *who, "--json"]]
+        commands += [["record", "changes", *s, *who], ["record", "changes", *s, *who, "--json"],
+                     ["record", "changes", *s, *who, "--export", "json"]]
     # Refused: claim 0 is no dispute (the refusal must not say its state); then, last, her adjudication of
     # the dispute, which makes it the team's outcome.
     commands += [["review", "mark", "--answer", "1", "--claim", "0", "--verdict", "supported", *me, *s,
