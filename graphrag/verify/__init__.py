@@ -66,11 +66,11 @@ if TYPE_CHECKING:
     from graphrag.verify.review import reviewable as reviewable
     from graphrag.verify.review import visible_answer as visible_answer
     from graphrag.verify.review import visible_answer_questions as visible_answer_questions
-    from graphrag.verify.review import visible_claims as visible_claims
-    from graphrag.verify.review import visible_current as visible_current
-    from graphrag.verify.review import visible_history as visible_history
-    from graphrag.verify.review import visible_to as visible_to
     from graphrag.verify.review import visible_unanswered as visible_unanswered
+    from graphrag.verify.sight import visible_claims as visible_claims
+    from graphrag.verify.sight import visible_current as visible_current
+    from graphrag.verify.sight import visible_history as visible_history
+    from graphrag.verify.sight import visible_to as visible_to
     from graphrag.verify.standing import CHANGES_FIELDS as CHANGES_FIELDS
     from graphrag.verify.standing import ChangedAnswer as ChangedAnswer
     from graphrag.verify.standing import SourceChange as SourceChange

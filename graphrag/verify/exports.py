@@ -46,7 +46,7 @@ def export_record(store: Store, fmt: str, *, by: Viewer, me: str | None = None) 
 
 def audit_sight(store: Store, labels: Iterable[str]) -> Sight:
     """What a viewer holding ``labels`` may read of the audit log, from the store as it is now."""
-    from graphrag.verify.review import claims_seen
+    from graphrag.verify.sight import claims_seen
 
     versions = store.version_labels()
     return Sight(Access.of(labels, include_superseded=True), versions,

@@ -34,7 +34,7 @@ from graphrag.language.names import reviewer_key, same_reviewer
 from graphrag.model import ClaimFlag, SupportLabel, Verdict, VerdictKind, VerdictLabel, asked_kind
 from graphrag.store import Store
 from graphrag.verify.policy import ADJUDICATOR, ANYONE, ClaimStatus, ReviewViewer, claim_state
-from graphrag.verify.review import claims_seen, visible_current
+from graphrag.verify.sight import claims_seen, visible_current
 from graphrag.verify.status import review_policy
 
 MIN_PAIR_CLAIMS = 20  # Cohen's kappa for a pair of reviewers only with at least this many shared claims

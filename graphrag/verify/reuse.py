@@ -61,7 +61,7 @@ def verified_before(store: Store, question: str, settings: AskSettings, labels: 
     """The newest earlier answer to ``question`` (normalised), asked with ``settings``' labels, scope and mode, that
     a holder of ``labels`` may see and that reviewers verified: to reuse when its sources are unchanged, to name as
     outdated when they changed; None when there is none."""
-    from graphrag.verify.review import sees_answer
+    from graphrag.verify.sight import sees_answer
     from graphrag.verify.status import review_policy
 
     labels = tuple(sorted(labels))

@@ -26,7 +26,6 @@ from typing import Any
 from graphrag.access.identity import ADJUDICATOR as ROLE_ADJUDICATOR
 from graphrag.access.identity import ADMIN as ROLE_ADMIN
 from graphrag.access.identity import Forbidden, Viewer, library_viewer
-from graphrag.access.rule import Access, answer_visible, footprint
 from graphrag.errors import InputError
 from graphrag.language.names import reviewer_key
 from graphrag.language.sentences import spreadsheet_safe
@@ -61,6 +60,12 @@ from graphrag.verify.policy import (
     parties,
     visible_verdicts,
 )
+from graphrag.verify.sight import claims_seen as claims_seen
+from graphrag.verify.sight import sees_answer as sees_answer
+from graphrag.verify.sight import visible_claims as visible_claims
+from graphrag.verify.sight import visible_current as visible_current
+from graphrag.verify.sight import visible_history as visible_history
+from graphrag.verify.sight import visible_to as visible_to
 from graphrag.verify.status import load_answer, review_policy
 
 VERDICT_CHOICES = {"supported": VerdictLabel.SUPPORTED, "partial": VerdictLabel.PARTIAL,
@@ -133,38 +138,6 @@ class QueueItem:
         return bool(self.flags)
 
 
-def _viewer(access: Iterable[str]) -> Access:
-    # Reviewers see answers that cite superseded versions too: their verdicts are marked stale.
-    return Access.of(access, include_superseded=True)
-
-
-def sees_answer(answer: Answer, labels: Iterable[str], store: Store) -> bool:
-    """The one rule for showing an answer (see graphrag.access.rule.answer_visible), for a holder of ``labels``:
-    below the doors, where only labels are at hand (exports, packs)."""
-    fp = footprint(answer)
-    return answer_visible(fp, _viewer(labels), store.visibility_sources([fp]))
-
-
-def visible_to(answer: Answer, by: Viewer, store: Store) -> bool:
-    """Whether ``by`` may see ``answer`` (``sees_answer`` with their labels)."""
-    return sees_answer(answer, by.labels, store)
-
-
-def claims_seen(store: Store, labels: Iterable[str]) -> list[dict[str, Any]]:
-    """Claim summaries of every answer a holder of ``labels`` may see whole (a gone source hides it)."""
-    viewer = _viewer(labels)
-    claims = store.claim_summaries()
-    fps = store.answer_footprints()
-    sources = store.visibility_sources(fps.values())
-    ok = {aid: answer_visible(fp, viewer, sources) for aid, fp in fps.items()}
-    return [c for c in claims if ok.get(c["answer_id"], False)]
-
-
-def visible_claims(store: Store, by: Viewer) -> list[dict[str, Any]]:
-    """Claim summaries of every answer ``by`` may see whole (``claims_seen`` with their labels)."""
-    return claims_seen(store, by.labels)
-
-
 def reviewable(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The claims a reviewer can still judge: not those of answers withdrawn because a document they
     drew on was removed (no text is left to judge; their verdicts stay in the record)."""
@@ -220,22 +193,6 @@ def review_viewer(by: Viewer, name: str | None = None) -> ReviewViewer:
         return ReviewViewer(clean_reviewer(name), adjudicates=True) if name else ANYONE
     except InputError:
         return ANYONE
-
-
-def visible_history(store: Store, viewer: ReviewViewer, answer_id: int | None = None,
-                    claim_index: int | None = None, policy: ReviewPolicy | None = None) -> list[Verdict]:
-    """Verdict rows (history included, oldest first) of one claim, one answer or all, as many as
-    ``viewer`` may see under the review policy."""
-    policy = review_policy(store) if policy is None else policy
-    from graphrag.verify.carry import verdict_rows  # carried verdicts count as the reviewer's own
-
-    return visible_verdicts(verdict_rows(store, answer_id, claim_index), policy, viewer)
-
-
-def visible_current(store: Store, viewer: ReviewViewer, answer_id: int | None = None,
-                    policy: ReviewPolicy | None = None) -> list[Verdict]:
-    """The current verdicts (the latest per claim, reviewer and role) ``viewer`` may see."""
-    return latest(visible_history(store, viewer, answer_id, policy=policy))
 
 
 def review_queue(store: Store, by: Viewer, *, reviewer: str | None = None,

@@ -113,7 +113,7 @@ def answer_standing(store: Store, answer: Answer, viewer: ReviewViewer = ANYONE,
     answer. ``policy``, ``current``: the review policy and the answer's current verdicts ``viewer`` may see
     (``visible_current``), when the caller already has them; ``docs``: the document versions read so far, to share
     between the answers of one listing."""
-    from graphrag.verify.review import visible_current
+    from graphrag.verify.sight import visible_current
     from graphrag.verify.status import review_policy
 
     if answer.status == AnswerStatus.WITHDRAWN:
@@ -317,7 +317,7 @@ def changed_answers(store: Store, labels: Iterable[str], viewer: ReviewViewer = 
     """The verified answers a holder of ``labels`` may see whose cited sentences changed since (*source changed*),
     newest first. Only answers with a verdict on a since-superseded version are read again: none other can be.
     ``seen``: the ids of the answers ``labels`` see, when the caller has them (``claims_seen``)."""
-    from graphrag.verify.review import claims_seen
+    from graphrag.verify.sight import claims_seen
     from graphrag.verify.status import review_policy
 
     judged_old = {v.answer_id for v in store.verdicts() if v.stale and not v.source_removed}
