@@ -204,7 +204,11 @@ def show_estimate() -> None:
     st.caption(render.plain(f"Sample for the labels {', '.join(est.labels) or '(none)'}"
                             + (f", drawn {est.drawn_at}" if est.drawn_at else "")
                             + ": it covers the claims these labels show; each set of labels has its own sample."))
-    if est.unsupported_share is None or est.ci_low is None or est.ci_high is None:
+    if est.drawn_at is None and not est.sampled:  # the CLI's reason names the command; here the button is below
+        st.caption("No estimate sample has been drawn for these labels yet: "
+                   + ("draw one with the button below." if viewer.may("admin") else
+                      "an admin draws one on this page or with `graphrag record estimate --draw`."))
+    elif est.unsupported_share is None or est.ci_low is None or est.ci_high is None:
         st.caption(render.plain(est.reason))
     else:
         st.caption(render.plain(f"Of {est.population} claims without a verdict when the sample was drawn, an estimated "
