@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 # A sentence longer than this is cut at whitespace: a 200,000-character "sentence" is not
@@ -247,6 +248,21 @@ def spreadsheet_safe(value: object) -> object:
     """``value`` as a cell a spreadsheet will not run: text starting like a formula gets a leading ``'``
     (OWASP CSV injection); anything else, numbers included, is unchanged."""
     return "'" + value if isinstance(value, str) and value[:1] in FORMULA_START else value
+
+
+def spreadsheet_csv(rows: Iterable[Mapping[str, object]], fields: Sequence[str]) -> str:
+    """``rows`` as CSV with a header of ``fields``, every cell made ``spreadsheet_safe``: the one writer of the
+    record's, the audit log's and the changed sources' CSV exports (names, notes and quoted words come from people
+    and documents; a spreadsheet must never run them as formulas)."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fields))
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
+    return buf.getvalue()
 
 
 

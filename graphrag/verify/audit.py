@@ -3,15 +3,13 @@ the rows the admin's labels may read (``Sight``)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from graphrag.access.rule import Access
-from graphrag.language.sentences import spreadsheet_safe
+from graphrag.language.sentences import spreadsheet_csv
 from graphrag.model import AuditEvent
 from graphrag.store.audit import AuditKind
 
@@ -69,13 +67,8 @@ def audit_rows(events: Sequence[AuditEvent]) -> list[dict[str, object]]:
 
 def audit_to_csv(events: Sequence[AuditEvent]) -> str:
     """Audit events as CSV, cells that a spreadsheet would run as formulas defused."""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=AUDIT_FIELDS)
-    w.writeheader()
-    for r in audit_rows(events):
-        # names and emails come from the identity provider: never let a spreadsheet run them as formulas
-        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
-    return buf.getvalue()
+    # names and emails come from the identity provider: never let a spreadsheet run them as formulas
+    return spreadsheet_csv(audit_rows(events), AUDIT_FIELDS)
 
 
 def audit_to_json(events: Sequence[AuditEvent]) -> str:

@@ -14,8 +14,6 @@ reviewer name locally.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import unicodedata
@@ -28,7 +26,7 @@ from graphrag.access.identity import ADMIN as ROLE_ADMIN
 from graphrag.access.identity import Forbidden, Viewer, library_viewer
 from graphrag.errors import InputError
 from graphrag.language.names import reviewer_key
-from graphrag.language.sentences import spreadsheet_safe
+from graphrag.language.sentences import spreadsheet_csv
 from graphrag.model import (
     Answer,
     AnswerStatus,
@@ -510,14 +508,9 @@ def _verdict_layout(store: Store, v: Verdict, claim: Claim | None) -> SpanLayout
 
 def rows_to_csv(rows: Sequence[dict[str, object]]) -> str:
     """Export rows as CSV, cells that a spreadsheet would run as formulas defused."""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=EXPORT_FIELDS)
-    w.writeheader()
-    for r in rows:
-        # Cells starting with = + - @ (or a tab / carriage return, which spreadsheets skip before
-        # reading a formula) are neutralised so a spreadsheet never runs them (OWASP CSV injection).
-        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
-    return buf.getvalue()
+    # Cells starting with = + - @ (or a tab / carriage return, which spreadsheets skip before reading a formula)
+    # are neutralised so a spreadsheet never runs them (OWASP CSV injection).
+    return spreadsheet_csv(rows, EXPORT_FIELDS)
 
 
 def rows_to_json(rows: Sequence[dict[str, object]]) -> str:

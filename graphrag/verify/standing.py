@@ -367,17 +367,10 @@ def changed_claims(store: Store, labels: Iterable[str], viewer: ReviewViewer = A
 def changes_export(rows: Sequence[dict[str, Any]], fmt: str) -> str:
     """Rows of ``ChangedAnswer.rows`` as CSV (a cell a spreadsheet would run as a formula defused, as in the
     record's export) or JSON."""
-    import csv
-    import io
     import json
 
-    from graphrag.language.sentences import spreadsheet_safe
+    from graphrag.language.sentences import spreadsheet_csv
 
     if fmt == "json":
         return json.dumps(list(rows), indent=2, ensure_ascii=False)
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CHANGES_FIELDS)
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
-    return buf.getvalue()
+    return spreadsheet_csv(rows, CHANGES_FIELDS)
