@@ -148,6 +148,12 @@ def ids_with_claims(c: Connection) -> list[int]:
     return [int(r[0]) for r in c.execute(text("SELECT DISTINCT answer_id FROM claims"))]
 
 
+def questions_with_claims(c: Connection) -> list[tuple[int, str]]:
+    """(id, question) of every answer that has claims, newest first: one row an answer, not one a claim."""
+    return [(int(r[0]), str(r[1] or "")) for r in c.execute(text(
+        "SELECT id, question FROM answers WHERE id IN (SELECT DISTINCT answer_id FROM claims) ORDER BY id DESC"))]
+
+
 def footprints(c: Connection, ids: Sequence[int]) -> dict[int, Footprint]:
     """For these answers, everything each shows as references (see graphrag.access.rule)."""
     docs: dict[int, set[tuple[str, int]]] = {}

@@ -465,6 +465,10 @@ class Store:
         question, index, text, flags, support), newest answer first."""
         return self._read(answers.claim_summaries)
 
+    def answer_questions(self) -> list[tuple[int, str]]:
+        """(id, question) of every answer with claims, newest first (a reused answer is looked up by its question)."""
+        return self._read(answers.questions_with_claims)
+
     def claim_citations(self, answer_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """Each valid citation of each claim with the claim's words and the cited sentence (carry-over's pairs)."""
         return self._read(lambda c: answers.claim_citations(c, answer_ids))

@@ -70,12 +70,12 @@ def verified_before(store: Store, question: str, settings: AskSettings, labels: 
     words = claim_words(question)
     if not words:
         return None
-    # the answers to this question first (each question's words normalised once), then whether the asker may see
-    # each, newest first: not every answer's visibility on every ask
-    by_question: dict[str, set[int]] = {}
-    for c in store.claim_summaries():
-        by_question.setdefault(c["question"] or "", set()).add(c["answer_id"])
-    asked = sorted({aid for q, ids in by_question.items() if claim_words(q) == words for aid in ids}, reverse=True)
+    # the answers to this question first (one row an answer, each distinct question's words normalised once),
+    # then whether the asker may see each, newest first: not every answer's visibility on every ask
+    by_question: dict[str, list[int]] = {}
+    for aid, q in store.answer_questions():
+        by_question.setdefault(q, []).append(aid)
+    asked = sorted((aid for q, ids in by_question.items() if claim_words(q) == words for aid in ids), reverse=True)
     policy = review_policy(store)
     for aid in asked:
         answer = store.answer(aid)
