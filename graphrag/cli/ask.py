@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         offers_themes,
         quoted_documents,
         route_text,
+        status_words,
         support_json,
     )
     from graphrag.verify import answer_standing, review_viewer
@@ -142,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         print(outcome.earlier.words + ("" if outcome.earlier.outdated else " Ask again with --fresh for a new answer.")
               + "\n")
     print(ans.text or "(no answer)")
-    print(f"\nanswer {ans.id}: {ans.status.value if ans.claims else 'no answer'}")
+    print(f"\nanswer {ans.id}: {status_words(ans)}")
     print(f"  standing: {standing.words}")
     if not ans.answered and ans.context:
         print("  closest passages (not claims; nothing to review):")
@@ -163,10 +164,10 @@ def run(args: argparse.Namespace) -> int:
         s = support_json(cl.support)
         flags = f"  flags: {', '.join(f.value for f in cl.flags)}" if cl.flags else ""
         if is_verbatim(cl):  # a score of a quote against itself is not evidence
-            print(f"\n  claim {cl.index}: {cl.text}\n    verbatim quote: {VERBATIM['reason']}{flags}\n"
+            print(f"\n  claim {cl.index + 1}: {cl.text}\n    verbatim quote: {VERBATIM['reason']}{flags}\n"
                   f"    still for a person: {' '.join(VERBATIM_CHECKS)}")
         else:
-            print(f"\n  claim {cl.index}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
+            print(f"\n  claim {cl.index + 1}: {cl.text}\n    support: {s['label']} {s['score']}  ({s['reason']}){flags}")
             if cl.support is not None and cl.support.advisory is not None:
                 a = cl.support.advisory
                 print(f"    model judge (advisory): {a.label.value} {a.score:.2f}  ({a.reason})")

@@ -108,7 +108,7 @@ def run_carried(args: argparse.Namespace) -> int:
     print(f"the rule before issue 60 also carried {counted(len(old), 'verdict')} on whether a quote answers to an "
           "answer to another question; carried no more, those quotes are back in the queue:")
     for v, question, source in old:
-        print(f"  answer {v.answer_id}, claim {v.claim_index} ({question!r}): {v.words!r} by {v.reviewer}, given on "
+        print(f"  answer {v.answer_id}, claim {v.claim_index + 1} ({question!r}): {v.words!r} by {v.reviewer}, given on "
               f"answer {v.carried_answer} ({source!r})")
     return 0
 

@@ -32,7 +32,8 @@ def register(subparsers: Subparsers) -> None:
         add_json_arg(q)
     m = actions.add_parser("mark", help="record a verdict on a claim")
     m.add_argument("--answer", type=int, required=True)
-    m.add_argument("--claim", type=int, required=True)
+    m.add_argument("--claim", type=int, required=True,
+                   help="the claim's number as `graphrag ask`, `review list` and the pages show it (from 1)")
     m.add_argument("--verdict", choices=VERDICTS, required=True)
     m.add_argument("--kind", choices=KINDS,
                    help="the question answered: backs (does the source back the claim?) or answers (does the quote "
@@ -90,7 +91,7 @@ def _queue(args: argparse.Namespace) -> int:
         queue = review_queue(store, by, viewer=review_viewer(by, args.reviewer), answer_id=args.answer,
                              disputed_only=args.action == "disputes")
     rows: list[dict[str, Any]] = [
-        {"answer_id": q.answer_id, "claim": q.claim_index, "text": q.text, "status": q.state.status.value,
+        {"answer_id": q.answer_id, "claim": q.claim_index + 1, "claim_index": q.claim_index, "text": q.text, "status": q.state.status.value,
          "flags": [f.value for f in q.flags], "support": support_json(q.support),
          "kind": q.kind.value, "question_asked": q.kind.question, "estimate_sample": q.sample,
          # its answer was verified and a sentence it cites changed since: to judge again, first
@@ -120,14 +121,23 @@ def _queue(args: argparse.Namespace) -> int:
 
 
 def _mark(args: argparse.Namespace) -> int:
+    import sys
+
     from graphrag.verify import mark_verdict
 
+    if args.claim < 1:
+        print(f"error: --claim {args.claim}: claims are numbered from 1, as `graphrag ask`, `review list` and the "
+              "pages show them", file=sys.stderr)
+        return 2
     with open_store(args) as store:
-        # the command line acts locally (every role, the --access labels); the verdict is audited
-        v = mark_verdict(store, principal(args), args.config, args.answer, args.claim, args.verdict, args.reviewer,
+        # the command line acts locally (every role, the --access labels); the verdict is audited. The person types
+        # the number they read; the use case takes the claim's index.
+        v = mark_verdict(store, principal(args), args.config, args.answer, args.claim - 1, args.verdict, args.reviewer,
                          note=args.note or "", citation=args.citation, adjudicate=args.adjudicate, kind=args.kind)
-    print(json.dumps({"verdict_id": v.id, "verdict": v.verdict.value, "kind": v.kind.value, "judgement": v.words,
+    print(json.dumps({"verdict_id": v.id, "answer_id": v.answer_id, "claim": v.claim_index + 1,
+                      "verdict": v.verdict.value, "kind": v.kind.value, "judgement": v.words,
                       "reviewer": v.reviewer, "role": v.role})
-          if args.json else f"recorded verdict {v.id}: {v.words} ({v.kind.question}) by {v.reviewer}"
+          if args.json else f"recorded verdict {v.id} on claim {v.claim_index + 1} of answer {v.answer_id}: "
+                            f"{v.words} ({v.kind.question}) by {v.reviewer}"
           + (" (adjudication)" if args.adjudicate else ""))
     return 0

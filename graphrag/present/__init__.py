@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from graphrag.present.serialize import offers_scope as offers_scope
     from graphrag.present.serialize import quoted_documents as quoted_documents
     from graphrag.present.serialize import route_text as route_text
+    from graphrag.present.serialize import status_words as status_words
     from graphrag.present.serialize import support_json as support_json
     from graphrag.present.sheets import AnswerSources as AnswerSources
     from graphrag.present.sheets import answer_sources as answer_sources

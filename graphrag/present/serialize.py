@@ -220,6 +220,12 @@ def cited_keys(a: Answer) -> list[tuple[str, int, int]]:
             for cl in a.claims for c in cl.citations if c.item is not None]
 
 
+def status_words(a: Answer) -> str:
+    """Where an answer stands, as the command line and ``--json`` say it: "no answer" for an abstention (it makes
+    no claim, so "cited" or "verified" would claim what it does not), else its status."""
+    return a.status.value if a.claims else "no answer"
+
+
 def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tuple[str, ...] = (),
                 sentence: SentenceLookup | None = None, layouts: Layouts | None = None,
                 reading: Reading | None = None, read_from: Sequence[ContextItem] = ()) -> dict[str, object]:
@@ -241,10 +247,11 @@ def answer_json(a: Answer, names: Mapping[str, str] | None = None, warnings: tup
         "answered": a.answered,
         "answerable": None if a.answerable is None else round(a.answerable, 4),
         "mode": a.settings.mode,  # "local", "themes" (one statement per theme) or "changes" (two versions compared)
-        "status": a.status.value,
+        "status": status_words(a),
         "warnings": list(warnings),
         "claims": [
-            {"index": cl.index, "text": cl.text, "start": cl.start, "end": cl.end,
+            # "number" as every surface shows it and `review mark --claim` takes it; "index" as the Python API does
+            {"index": cl.index, "number": cl.index + 1, "text": cl.text, "start": cl.start, "end": cl.end,
              "flags": [f.value for f in cl.flags], "verbatim_quote": is_verbatim(cl),
              # A checker score of a quote against itself says nothing: not presented as evidence.
              "support": VERBATIM if is_verbatim(cl) else support_json(cl.support),

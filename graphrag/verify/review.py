@@ -340,10 +340,10 @@ def record_verdict(store: Store, answer: Answer, claim: Claim, citation: Citatio
         current = [v for v in latest(verdict_rows(store, answer.id, claim.index)) if v.kind == judged_kind]
         state = claim_state(current, review_policy(store))
         if state.status != ClaimStatus.DISPUTED:  # its state unsaid: under blind review it is not the caller's to see
-            raise InputError(f"claim {claim.index} of answer {answer.id} is not disputed: only a disagreement among "
+            raise InputError(f"claim {claim.index + 1} of answer {answer.id} is not disputed: only a disagreement among "
                              "the verdicts the review policy requires is adjudicated")
         if reviewer_key(reviewer) in parties(current) or (subject is not None and subject in parties(current)):
-            raise Forbidden(f"{reviewer} gave a verdict on claim {claim.index} of answer {answer.id}: a dispute is "
+            raise Forbidden(f"{reviewer} gave a verdict on claim {claim.index + 1} of answer {answer.id}: a dispute is "
                             "settled by an adjudicator who took no part in it")
     span = citation.item.span if citation and citation.item else None
     v = Verdict(answer.id, claim.index, label, reviewer, sha256_text(span.text if span else ""),
@@ -386,7 +386,8 @@ def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | Ve
     answer = answer_seen(store, answer_id, access)
     claim = next((c for c in answer.claims if c.index == claim_index), None)
     if claim is None:
-        raise InputError(f"answer {answer_id} has no claim {claim_index}")
+        raise InputError(f"answer {answer_id} has no claim {claim_index + 1} (its claims are numbered 1 to "
+                         f"{len(answer.claims)})" if answer.claims else f"answer {answer_id} has no claims to judge")
     cites = [c for c in claim.citations if c.valid]
     cited = next((c for c in cites if c.marker == citation), None) if citation else (cites[0] if cites else None)
     return record_verdict(store, answer, claim, cited, verdict, reviewer, note, adjudicate=adjudicate, by=by,

@@ -43,7 +43,7 @@ def _refusal(rows: Sequence[Verdict], answer_id: int, verdict_id: int, me: Revie
                 ": only a reviewer's verdict can be undone (record a new verdict instead)")
     own = [v for v in rows if v.claim_index == undone.claim_index and v.kind == undone.kind and me.owns(v)]
     if own[-1].id != verdict_id:
-        return (f"verdict {verdict_id} is no longer your latest on claim {undone.claim_index}: record a new verdict "
+        return (f"verdict {verdict_id} is no longer your latest on claim {undone.claim_index + 1}: record a new verdict "
                 "instead")
     if _age_seconds(undone.created_at, at) > window_s:
         return (f"verdict {verdict_id} was given more than {UNDO_SECONDS} seconds ago: it can no longer be undone; "

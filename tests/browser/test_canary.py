@@ -192,7 +192,7 @@ def test_no_cli_command_shows_a_public_viewer_an_internal_canary(canary_store, t
     for q in PUBLIC_QUESTIONS:
         commands += [["ask", q, *s, *pub], ["ask", q, *s, *pub, "--json"]]
     for aid in [*internal_ids, 999]:
-        commands.append(["review", "mark", "--answer", str(aid), "--claim", "0", "--verdict", "supported",
+        commands.append(["review", "mark", "--answer", str(aid), "--claim", "1", "--verdict", "supported",
                          "--reviewer", "pat", *s, *pub])
     # Removal (an administrator's command, no access labels): an unknown id and version, a refusal
     # without --yes, then real removals, last because they withdraw answers the commands above read;
@@ -660,11 +660,11 @@ def test_no_command_shows_a_reviewer_another_verdict_before_their_own(blind_stor
         commands += [["record", "carried", *s, *who], ["record", "carried", *s, *who, "--json"]]
         commands += [["record", "changes", *s, *who], ["record", "changes", *s, *who, "--json"],
                      ["record", "changes", *s, *who, "--export", "json"]]
-    # Refused: claim 0 is no dispute (the refusal must not say its state); then, last, her adjudication of
+    # Refused: claim 1 is no dispute (the refusal must not say its state); then, last, her adjudication of
     # the dispute, which makes it the team's outcome.
-    commands += [["review", "mark", "--answer", "1", "--claim", "0", "--verdict", "supported", *me, *s,
+    commands += [["review", "mark", "--answer", "1", "--claim", "1", "--verdict", "supported", *me, *s,
                   "--adjudicate"],
-                 ["review", "mark", "--answer", "1", "--claim", "2", "--verdict", "supported", *me, *s, "--json",
+                 ["review", "mark", "--answer", "1", "--claim", "3", "--verdict", "supported", *me, *s, "--json",
                   "--note", "settled", "--adjudicate"]]
     everything = _commands()
     crawled = {" ".join(argv[:2]) if " ".join(argv[:2]) in everything else argv[0] for argv in commands}

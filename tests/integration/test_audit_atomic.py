@@ -84,7 +84,7 @@ def test_the_cli_says_nothing_was_written_and_stored_no_verdict(store_url: str, 
     with Store(store_url) as s:
         answer = internal_route_answer(s)
         refuse_audit(s, "verdict")
-    assert main(["review", "mark", "--answer", str(answer.id), "--claim", "0", "--verdict", "supported",
+    assert main(["review", "mark", "--answer", str(answer.id), "--claim", "1", "--verdict", "supported",
                  "--reviewer", "ada", "--access", *LABELS, "--store", store_url]) == 1
     assert "nothing was written" in capsys.readouterr().err
     with Store(store_url) as s:

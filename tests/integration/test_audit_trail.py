@@ -85,7 +85,7 @@ def test_every_command_that_changes_or_exports_the_record_writes_an_audit_row_vi
         (answer_id,) = [a["id"] for a in store.answer_ids()]
     runs = {
         "ingest": ["ingest", str(tmp_path / "more"), *s],
-        "review mark": ["review", "mark", "--answer", str(answer_id), "--claim", "0", "--verdict", "supported",
+        "review mark": ["review", "mark", "--answer", str(answer_id), "--claim", "1", "--verdict", "supported",
                         "--reviewer", "ada", *s],
         "review policy": ["review", "policy", "--required", "2", *s],
         "export": ["export", "--out", str(tmp_path / "record.csv"), *s],

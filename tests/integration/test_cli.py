@@ -129,10 +129,10 @@ def test_ask_json_shape_and_records(sample_store, capsys):
 def test_review_mark_and_export(sample_store, capsys, tmp_path):
     _, out, _ = run(capsys, "ask", "What do exports use?", "--store", sample_store, "--json")
     aid = str(json.loads(out)["answer_id"])
-    code, out, _ = run(capsys, "review", "mark", "--answer", aid, "--claim", "0", "--verdict", "supported",
+    code, out, _ = run(capsys, "review", "mark", "--answer", aid, "--claim", "1", "--verdict", "supported",
                        "--reviewer", "=cmd|' /C calc'!A0", "--note", "checked", "--store", sample_store)
     assert code == 0
-    code, _, _ = run(capsys, "review", "mark", "--answer", aid, "--claim", "0", "--verdict", "unsupported",
+    code, _, _ = run(capsys, "review", "mark", "--answer", aid, "--claim", "1", "--verdict", "unsupported",
                      "--reviewer", "=cmd|' /C calc'!A0", "--store", sample_store)
     out_file = tmp_path / "record.csv"
     assert run(capsys, "export", "--format", "csv", "--out", str(out_file), "--store", sample_store)[0] == 0
@@ -142,8 +142,29 @@ def test_review_mark_and_export(sample_store, capsys, tmp_path):
     assert rows[0]["span"] and len(rows[0]["span_sha256"]) == 64
     code, out, _ = run(capsys, "review", "list", "--answer", aid, "--store", sample_store, "--json")
     items = json.loads(out)
-    assert items[-1]["claim"] == 0  # reviewed claims go to the back of the queue
+    assert items[-1]["claim"] == 1  # numbered from 1, as shown; reviewed claims go to the back of the queue
     assert [v["verdict"] for v in items[-1]["verdicts"]] == ["unsupported"]  # the latest is current
+
+
+def test_the_claim_number_a_person_reads_is_the_one_review_mark_takes(sample_store, capsys):
+    code, text, _ = run(capsys, "ask", "What do exports use?", "--store", sample_store)
+    a = json.loads(run(capsys, "ask", "What do exports use?", "--store", sample_store, "--json")[1])
+    last = a["claims"][-1]
+    assert code == 0 and f"claim {last['number']}: {last['text']}" in text and "claim 0:" not in text
+    code, out, _ = run(capsys, "review", "mark", "--answer", str(a["answer_id"]), "--claim", str(last["number"]),
+                       "--verdict", "supported", "--reviewer", "zoe", "--store", sample_store)
+    assert code == 0 and f"on claim {last['number']} of answer {a['answer_id']}" in out
+    listed = json.loads(run(capsys, "review", "list", "--answer", str(a["answer_id"]), "--store", sample_store,
+                            "--json")[1])
+    judged = [r for r in listed if any(v["reviewer"] == "zoe" for v in r["verdicts"])]
+    assert [(r["claim"], r["claim_index"], r["text"]) for r in judged] == [(last["number"], last["index"],
+                                                                            last["text"])]
+    code, _, err = run(capsys, "review", "mark", "--answer", str(a["answer_id"]), "--claim", "0", "--verdict",
+                       "supported", "--reviewer", "ana", "--store", sample_store)
+    assert code == 2 and "numbered from 1" in err
+    code, _, err = run(capsys, "review", "mark", "--answer", str(a["answer_id"]), "--claim",
+                       str(len(a["claims"]) + 1), "--verdict", "supported", "--reviewer", "ana", "--store", sample_store)
+    assert code == 2 and f"numbered 1 to {len(a['claims'])}" in err
 
 
 def test_errors_are_one_line_with_an_exit_code(sample_store, capsys):
@@ -151,7 +172,7 @@ def test_errors_are_one_line_with_an_exit_code(sample_store, capsys):
     assert code == 2 and "question is empty" in err
     code, _, err = run(capsys, "entity", "no such thing at all", "--store", sample_store)
     assert code == 2 and "no entity" in err
-    code, _, err = run(capsys, "review", "mark", "--answer", "99999", "--claim", "0", "--verdict", "supported",
+    code, _, err = run(capsys, "review", "mark", "--answer", "99999", "--claim", "1", "--verdict", "supported",
                        "--reviewer", "x", "--store", sample_store)
     assert code == 2 and "no answer" in err
 
@@ -246,6 +267,7 @@ def test_a_question_the_handbook_does_not_answer_says_so_in_words(sample_store, 
     a = json.loads(out)
     assert code == 0 and a["answered"] is False, a["answer"]
     # the plain form, or what the closest passage says and what it lacks
+    assert a["status"] == "no answer"  # as the text says it: an abstention claims nothing, so it is not "cited"
     assert a["claims"] == [] and (a["answer"].startswith("The documents do not")
                                   or (a["answer"].startswith("The documents say ") and ", but " in a["answer"]))
     assert a["reader"]["answered"] is False and a["reader"]["why"] in ("abstained", "no phrase of the asked kind",

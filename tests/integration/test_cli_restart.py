@@ -56,7 +56,7 @@ def test_ask_review_list_and_mark_go_through_a_database_restart(pg_server, tmp_p
     assert (code, "Traceback" in err) == (0, False), err
     assert {r["answer_id"] for r in json.loads(out)} == {answer["answer_id"]}
 
-    code, out, err = _restarted_inside(pg_server, "review", "mark", "--answer", str(answer["answer_id"]), "--claim", "0",
+    code, out, err = _restarted_inside(pg_server, "review", "mark", "--answer", str(answer["answer_id"]), "--claim", "1",
                                        "--verdict", "supported", "--reviewer", "ana", "--store", url, "--json")
     assert (code, "Traceback" in err) == (0, False), err
     with Store(url) as s:

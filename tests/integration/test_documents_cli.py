@@ -66,7 +66,7 @@ def test_plain_output_names_the_page(doc_store, capsys):
 def test_export_carries_the_page(doc_store, capsys, tmp_path):
     a = ask(capsys, doc_store, "Within how many hours are affected customers notified of a security incident?")
     claim = next(cl for cl in a["claims"] if any("72 hours" in (c["sentence"] or "") for c in cl["citations"]))
-    assert main(["review", "mark", "--answer", str(a["answer_id"]), "--claim", str(claim["index"]), "--verdict",
+    assert main(["review", "mark", "--answer", str(a["answer_id"]), "--claim", str(claim["number"]), "--verdict",
                  "supported", "--reviewer", "ana", "--store", doc_store]) == 0
     out = tmp_path / "record.csv"
     assert main(["export", "--format", "csv", "--out", str(out), "--store", doc_store]) == 0

@@ -71,11 +71,11 @@ def test_a_disagreement_goes_to_the_dispute_queue_and_an_adjudicator_settles_it(
     _mark(store, 1, "ana", "supported")
     _mark(store, 1, "ben", "unsupported")
     disputes = _cli(store, capsys, "review", "disputes", "--reviewer", "cat")
-    assert [(d["claim"], d["status"]) for d in disputes] == [(1, "disputed")]
+    assert [(d["claim"], d["status"]) for d in disputes] == [(2, "disputed")]  # numbered from 1, as shown
     assert {v["reviewer"] for v in disputes[0]["verdicts"]} == {"ana", "ben"}
     with pytest.raises(InputError, match="not disputed"):
         _mark(store, 0, "cat", "supported", adjudicate=True)
-    assert main(["review", "mark", "--store", str(store.path), "--answer", "1", "--claim", "1", "--verdict",
+    assert main(["review", "mark", "--store", str(store.path), "--answer", "1", "--claim", "2", "--verdict",
                  "unsupported", "--reviewer", "cat", "--adjudicate"]) == 0
     settled = {q.claim_index: q for q in review_queue(store, library_viewer(["public"]), reviewer="cat")}[1]
     assert settled.state.status == ClaimStatus.VERIFIED and settled.state.adjudicated
@@ -165,7 +165,7 @@ def test_a_party_to_a_dispute_cannot_adjudicate_it(store: Store, capsys) -> None
     _mark(store, 1, "ana", "supported")
     _mark(store, 1, "ben", "unsupported")
     for party in ("ana", "ben", " ana "):  # the name as stored, however typed
-        assert main(["review", "mark", "--store", str(store.path), "--answer", "1", "--claim", "1", "--verdict",
+        assert main(["review", "mark", "--store", str(store.path), "--answer", "1", "--claim", "2", "--verdict",
                      "supported", "--reviewer", party, "--adjudicate"]) == 1
         assert "took no part" in capsys.readouterr().err
     with pytest.raises(Forbidden, match="took no part"):

@@ -155,8 +155,8 @@ def test_a_changed_source_puts_exactly_the_affected_claims_first_in_the_queue(an
     capsys.readouterr()
     assert main(["review", "list", "--json", "--reviewer", "cy", "--store", store_url]) == 0
     listed = json.loads(capsys.readouterr().out)
-    assert [(r["answer_id"], r["claim"]) for r in listed if r["source_changed"]] == [(verified.id, 1)]
-    assert (listed[0]["answer_id"], listed[0]["claim"]) == (verified.id, 1)
+    assert [(r["answer_id"], r["claim_index"]) for r in listed if r["source_changed"]] == [(verified.id, 1)]
+    assert (listed[0]["answer_id"], listed[0]["claim_index"]) == (verified.id, 1)
     assert [(c.answer.id, [r["claim_index"] for r in c.rows()]) for c in changed_answers(any_store, ["public"])] \
         == [(verified.id, [1])]
     # ana judges it again (on the cited words, now gone): it is no longer first for her; still for cy

@@ -124,7 +124,7 @@ def test_the_product_works_end_to_end_through_the_application_role(pg_server, ro
     assert main(["ask", "How long do snapshot exports remain available?", *s]) == 0
     with Store(_app_url(pg_server, app, database)) as store:
         (answer_id,) = [a["id"] for a in store.answer_ids()]
-    assert main(["review", "mark", "--answer", str(answer_id), "--claim", "0", "--verdict", "supported",
+    assert main(["review", "mark", "--answer", str(answer_id), "--claim", "1", "--verdict", "supported",
                  "--reviewer", "ada", *s]) == 0
     assert main(["review", "policy", "--required", "2", *s]) == 0
     assert main(["export", "--out", str(tmp_path / "record.csv"), "--me", "ada", *s]) == 0  # blind: ada sees her own

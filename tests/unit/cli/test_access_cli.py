@@ -29,7 +29,7 @@ def store_path(tmp_path: Path) -> Path:
 
 
 def _mark(store: Path, answer: int, *extra: str) -> list[str]:
-    return ["review", "mark", "--store", str(store), "--answer", str(answer), "--claim", "0",
+    return ["review", "mark", "--store", str(store), "--answer", str(answer), "--claim", "1",
             "--verdict", "supported", *extra]
 
 

@@ -51,7 +51,7 @@ def test_every_command_module_registers_one_command_that_help_lists(capsys: pyte
 
 def test_review_mark_without_a_reviewer_is_refused_naming_the_option(tmp_path: Path, capsys) -> None:
     store = tmp_path / "s.db"
-    err = _refused(capsys, "review", "mark", "--answer", "1", "--claim", "0", "--verdict", "supported",
+    err = _refused(capsys, "review", "mark", "--answer", "1", "--claim", "1", "--verdict", "supported",
                    "--store", str(store))
     assert "graphrag review mark: error: the following arguments are required: --reviewer" in err
     assert not store.exists()
@@ -134,6 +134,6 @@ def test_review_list_names_its_columns_and_says_when_the_queue_is_empty(tmp_path
     assert main(["review", "list", "--store", str(path), "--access", "public"]) == 0
     head, *rows = capsys.readouterr().out.splitlines()
     assert head.split() == ["answer", "claim", "check", "verdicts", "(or", "status)", "claim", "text"], head
-    assert len(rows) == 2 and all(r.split()[:2] in ([str(answer.id), "0"], [str(answer.id), "1"]) for r in rows), rows
+    assert len(rows) == 2 and all(r.split()[:2] in ([str(answer.id), "1"], [str(answer.id), "2"]) for r in rows), rows  # from 1
     # each column starts where its header does
     assert all(r.index(r.split()[2]) == head.index("check") for r in rows), (head, rows)

@@ -114,7 +114,7 @@ def test_a_changed_sentence_is_not_carried_and_shows_what_changed(store: Store, 
     (row,) = [r for r in export_rows(store, ["public"]) if r["answer_id"] == answer.id]
     assert row["stale"] and row["sentence_now"] == changed
     assert main(["review", "list", "--json", "--store", str(store.path), "--reviewer", "ana"]) == 0
-    listed = {(r["answer_id"], r["claim"]): r for r in json.loads(capsys.readouterr().out)}
+    listed = {(r["answer_id"], r["claim_index"]): r for r in json.loads(capsys.readouterr().out)}
     assert listed[(answer.id, 0)]["status"] == "stale" and listed[(newer.id, 0)]["verdicts"] == []
 
 

@@ -205,11 +205,11 @@ def test_the_command_line_and_the_facade_take_the_kind(store: Store, capsys: pyt
     from graphrag import review_claim
     from graphrag.cli import main
 
-    assert main(["review", "mark", "--answer", "1", "--claim", str(QUOTE), "--verdict", "partial", "--kind", "backs",
+    assert main(["review", "mark", "--answer", "1", "--claim", str(QUOTE + 1), "--verdict", "partial", "--kind", "backs",
                  "--reviewer", "ana", "--store", str(store.path), "--json"]) == 0
     said = json.loads(capsys.readouterr().out)
     assert (said["kind"], said["judgement"]) == ("backs", "partly backed")
-    assert main(["review", "mark", "--answer", "1", "--claim", str(QUOTE), "--verdict", "does_not",
+    assert main(["review", "mark", "--answer", "1", "--claim", str(QUOTE + 1), "--verdict", "does_not",
                  "--reviewer", "ana", "--store", str(store.path)]) == 0
     assert "does not answer (Does this answer the question?) by ana" in capsys.readouterr().out
     v = review_claim(store, 1, WRITTEN, "unsupported", "ben", kind="answers")
