@@ -563,15 +563,28 @@ def fit(model: SpanModel, examples: Sequence[Example], held: Sequence[Question],
     total = len(batches)
     opt, sched, params = optimiser(model, args, total)
     ckpt = work / "checkpoint.pt"
-    step, curve, spent_before = 0, [], 0.0
+    step, curve, spent_before, extended = 0, [], 0.0, 0
     if ckpt.is_file():
         state = torch.load(ckpt, map_location=model.device, weights_only=False)
-        if state["total"] != total or state["recipe"] != recipe(args):
+        extended = int(state.get("extended_from", 0))
+        if (args.extend and state["total"] < total and state["step"] == state["total"] and not extended
+                and {**state["recipe"], "examples": args.examples} == recipe(args)):
+            # a finished fit goes on over the next examples of the same order: the weights and the optimiser's
+            # moments carry over; the rate restarts at half the peak and decays to zero at the new end
+            extended = state["total"]
+            say(log, f"extending the finished fit of {extended} steps to {total}")
+        elif not _same_run(state, total, args):
             raise SystemExit(f"{ckpt} was written by another recipe or data ({state['recipe']}, {state['total']} "
-                             f"steps); move it away to start afresh")
+                             f"steps); move it away to start afresh, or pass --extend to continue a finished fit "
+                             f"over more examples")
         model.load_state(state["model"])
         opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
+        if extended:
+            sched = _extension_schedule(opt, args.lr, extended, total)
+            if state["total"] == total:
+                sched.load_state_dict(state["sched"])
+        else:
+            sched.load_state_dict(state["sched"])
         step, curve, spent_before = state["step"], state["curve"], state["seconds"]
         say(log, f"resumed at step {step}/{total} ({spent_before / 3600:.2f} h spent before)")
     if step >= total or args.finish_now:
@@ -581,7 +594,7 @@ def fit(model: SpanModel, examples: Sequence[Example], held: Sequence[Question],
 
     def checkpoint() -> None:
         save(ckpt, {"model": model.state(), "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step,
-                    "total": total, "curve": curve, "recipe": recipe(args),
+                    "total": total, "curve": curve, "recipe": recipe(args), "extended_from": extended,
                     "seconds": spent_before + time.perf_counter() - t0})
 
     def evaluate() -> None:
@@ -623,6 +636,22 @@ def fit(model: SpanModel, examples: Sequence[Example], held: Sequence[Question],
             say(log, f"stopped at step {step}/{total}: run the same command to continue")
             return False
     return True
+
+
+def _same_run(state: dict[str, Any], total: int, args: argparse.Namespace) -> bool:
+    """Whether the checkpoint is this command's own (an extended one was written with its new ``--examples``)."""
+    return bool(state["total"] == total and state["recipe"] == recipe(args))
+
+
+def _extension_schedule(opt: Any, lr: float, start: int, total: int) -> Any:
+    """The rate of an extended fit: half the peak at ``start``, linearly to zero at ``total``."""
+    import torch
+
+    for group, scale in zip(opt.param_groups, (1.0, 20.0)):
+        group["initial_lr"] = lr * scale
+    return torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: 0.5 * max(0.0, (total - s) / max(1, total - start)) if s >= start else 0.0,
+        last_epoch=start - 1)
 
 
 def recipe(args: argparse.Namespace) -> dict[str, Any]:
@@ -775,6 +804,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--finish-now", action="store_true",
                    help="export, calibrate and report the checkpoint as it stands, without further steps")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: every core)")
+    p.add_argument("--extend", action="store_true",
+                   help="continue a finished fit over the next examples of the same order, up to --examples")
     args = p.parse_args(argv)
     import torch
 
