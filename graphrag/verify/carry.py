@@ -114,9 +114,12 @@ def _rows(store: Store, answer_id: int | None, claim_index: int | None, *, same_
         others = sorted({v.answer_id for v in store.verdicts(spans=shas)} - {answer_id}) if shas else []
         pool = own + [v for aid in others for v in _kept(store.verdicts(aid), versions)]
     # Only verdicts on a cited sentence of the claims asked about can carry to them: their claims' words are read.
+    # A stale one carries too, stale: a claim citing the same changed sentence was verified by it as much as the
+    # claim it was given on, and its answer is as much *source changed* (not "waiting for review", as if never
+    # judged, and missing from the changed sources' listing).
     cited = {(r["doc_id"], sha256_text(r["sentence"])) for r in cites}
     candidates = [v for v in latest(pool) if v.role == REVIEWER and v.document_id is not None and not v.tampered
-                  and not v.stale and (v.document_id, v.span_sha256) in cited]
+                  and (v.document_id, v.span_sha256) in cited]
     if not candidates:
         return own
     more = sorted({v.answer_id for v in candidates} - {answer_id}) if answer_id is not None else []

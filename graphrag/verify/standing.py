@@ -320,12 +320,13 @@ def changed_answers(store: Store, labels: Iterable[str], viewer: ReviewViewer = 
     from graphrag.verify.sight import claims_seen
     from graphrag.verify.status import review_policy
 
-    judged_old = {v.answer_id for v in store.verdicts() if v.stale and not v.source_removed}
-    if not judged_old:
+    # A verdict carried to another answer is stale only where its own row is: none stale, none to list.
+    if not any(v.stale and not v.source_removed for v in store.verdicts()):
         return []
     shown = set(seen) if seen is not None else {c["answer_id"] for c in claims_seen(store, labels)}
     policy = review_policy(store)
     by_answer = current_by_answer(store, viewer, policy)
+    judged_old = {aid for aid, now in by_answer.items() if any(v.stale and not v.source_removed for v in now)}
     docs = Documents(store)
     out = []
     for aid in sorted(judged_old & shown, reverse=True):

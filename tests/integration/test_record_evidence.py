@@ -124,4 +124,4 @@ def test_a_does_not_answer_verdict_stays_with_its_question_on_either_store(any_s
     assert main(["record", "carried", "--store", store_url]) == 0
     out = capsys.readouterr().out
     assert "3 verdicts carried over" in out and "also carried 1 verdict" in out
-    assert f"answer {when.id}, claim 0 ('When was Hannah John-Kamen born?'): 'does not answer' by ana" in out
+    assert f"answer {when.id}, claim 1 ('When was Hannah John-Kamen born?'): 'does not answer' by ana" in out

@@ -212,3 +212,20 @@ def test_record_changes_lists_and_an_admin_exports_them_audited(any_store: Store
         export_source_changes(any_store, reviewer, Config(), "csv")
     assert len(any_store.audit_of("export")) == 1
     assert [c.answer.id for c in source_changed_answers(any_store, reviewer, Config())] == [1]  # a read: theirs too
+
+
+def test_an_answer_verified_only_by_carried_verdicts_is_listed_when_its_source_changes(any_store: Store) -> None:
+    """A second answer to the same question, quoting the same sentences, is verified by the verdicts carried from the
+    first; when the source changes, it is as much *source changed* as the first, and listed as such."""
+    write_doc(any_store)
+    first = save_answer(any_store)
+    judge(any_store, first, 0, "supported", "ana")
+    judge(any_store, first, 1, "supported", "ana")
+    second = save_answer(any_store)
+    assert not any_store.verdicts(second.id)  # no verdict of its own: every one is carried
+    assert answer_standing(any_store, second).kind is StandingKind.VERIFIED
+    write_doc(any_store, ("Refunds are paid within 14 days.", "Exports are kept for 60 days.",
+                          "Support answers in a day."))
+    assert answer_standing(any_store, second).kind is StandingKind.SOURCE_CHANGED
+    listed = changed_answers(any_store, ["public"])
+    assert [c.answer.id for c in listed] == [second.id, first.id]
