@@ -176,16 +176,47 @@ def _within(source: Footprint | None, target: Footprint | None,
 def changed_sentence(store: Store, v: Verdict) -> str | None:
     """For a stale verdict whose sentence the current version does not keep: the current version's sentence most
     like the one judged (what it became), or None (not stale, kept, removed, or nothing alike)."""
-    if not v.stale or v.source_removed or v.document_id is None or v.kept_in_version is not None:
-        return None
-    doc = store.current_document(v.document_id)
-    old = store.document(v.document_id, v.version) if v.version is not None else None
-    if doc is None or old is None or v.start is None or v.end is None:
-        return None
-    judged = old.text[v.start:v.end]
-    now = [s.text for s in store.sentences(v.document_id, doc.version)]
-    best = difflib.get_close_matches(judged, now, n=1, cutoff=0.5)
-    return best[0] if best else None
+    return ChangedSentences(store).of(v)
+
+
+class ChangedSentences:
+    """``changed_sentence`` for many verdicts: each document version read once and each judged sentence matched
+    once (an export after a new version matched every stale verdict's sentence against the whole current version,
+    most of the export's time)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._texts: dict[tuple[str, int], str | None] = {}
+        self._now: dict[str, list[str] | None] = {}
+        self._best: dict[tuple[str, str], str | None] = {}
+
+    def of(self, v: Verdict) -> str | None:
+        """What the sentence ``v`` judged became in the current version (see ``changed_sentence``)."""
+        if not v.stale or v.source_removed or v.document_id is None or v.kept_in_version is not None:
+            return None
+        if v.version is None or v.start is None or v.end is None:
+            return None
+        now, old = self._current(v.document_id), self._text(v.document_id, v.version)
+        if now is None or old is None:
+            return None
+        judged = old[v.start:v.end]
+        key = (v.document_id, judged)
+        if key not in self._best:
+            best = difflib.get_close_matches(judged, now, n=1, cutoff=0.5)
+            self._best[key] = best[0] if best else None
+        return self._best[key]
+
+    def _text(self, doc_id: str, version: int) -> str | None:
+        if (doc_id, version) not in self._texts:
+            doc = self.store.document(doc_id, version)
+            self._texts[(doc_id, version)] = doc.text if doc is not None else None
+        return self._texts[(doc_id, version)]
+
+    def _current(self, doc_id: str) -> list[str] | None:
+        if doc_id not in self._now:
+            doc = self.store.current_document(doc_id)
+            self._now[doc_id] = None if doc is None else [s.text for s in self.store.sentences(doc_id, doc.version)]
+        return self._now[doc_id]
 
 
 def carried_json(v: Verdict) -> dict[str, int | None]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -164,13 +164,16 @@ def visible_unanswered(store: Store, by: Viewer, limit: int = 20) -> list[Answer
     return out
 
 
-def visible_answers(store: Store, labels: Iterable[str]) -> list[Answer]:
+def visible_answers(store: Store, labels: Iterable[str],
+                    verdicts: Mapping[int, Sequence[Verdict]] | None = None) -> list[Answer]:
     """Whole answers with claims that a holder of ``labels`` may see, newest first (loads each: for exports, not
-    reruns)."""
+    reruns). ``verdicts``: every answer's verdict rows (``verdict_rows(store)`` by answer) when the caller read them
+    already; each answer's are read otherwise."""
     labels = tuple(labels)
     out = []
     for aid in _questions(claims_seen(store, labels)):
-        a = load_answer(store, aid)  # verified or not, as exports and ``record --json`` show it
+        # verified or not, as exports and ``record --json`` show it
+        a = load_answer(store, aid) if verdicts is None else load_answer(store, aid, verdicts.get(aid, ()))
         if a is not None and sees_answer(a, labels, store):  # checked again: a source may have gone meanwhile
             out.append(a)
     return out
@@ -397,7 +400,7 @@ def mark_claim(store: Store, answer_id: int, claim_index: int, verdict: str | Ve
 def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYONE) -> list[dict[str, object]]:
     """The verification record: one row per verdict (history included) that ``viewer`` may see,
     oldest first."""
-    from graphrag.verify.carry import carried_json, changed_sentence, verdict_rows
+    from graphrag.verify.carry import ChangedSentences, carried_json, verdict_rows
     from graphrag.verify.standing import Documents, answer_standing
 
     rows: list[dict[str, object]] = []
@@ -407,7 +410,8 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
     for v in verdict_rows(store):  # read once (carry-over included), not once per answer
         by_answer.setdefault(v.answer_id, []).append(v)
     versions = Documents(store)  # each document version read once for every answer's standing
-    for a in sorted(visible_answers(store, access), key=lambda a: a.id or 0):
+    became = ChangedSentences(store)
+    for a in sorted(visible_answers(store, access, by_answer), key=lambda a: a.id or 0):
         claims = {c.index: c for c in a.claims}
         assert a.id is not None  # a stored answer
         history = visible_verdicts(by_answer.get(a.id, []), policy, viewer)
@@ -451,7 +455,7 @@ def export_rows(store: Store, access: Iterable[str], viewer: ReviewViewer = ANYO
                 # carry-over (graphrag.verify.carry): a verdict given on another claim with the same words and
                 # cited sentence (no verdict_id: it is that row's), or one whose sentence a newer version keeps;
                 # for a stale verdict, what its sentence became in the current version
-                **carried_json(v), "sentence_now": changed_sentence(store, v),
+                **carried_json(v), "sentence_now": became.of(v),
                 # what the judged sentence is ("caption", "table row", "body text"; empty where not known)
                 "span_kind": layout.kind_words if layout else None,
                 "answer_standing": standing,

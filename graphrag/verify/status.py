@@ -9,6 +9,7 @@ review workflow, the record's statistics and exports).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from graphrag.access.identity import Viewer
@@ -53,11 +54,13 @@ def current_verdicts(store: Store, answer_id: int | None = None) -> list[Verdict
     return latest(verdict_rows(store, answer_id))
 
 
-def load_answer(store: Store, answer_id: int) -> Answer | None:
+def load_answer(store: Store, answer_id: int, verdicts: Sequence[Verdict] | None = None) -> Answer | None:
     """A stored answer with its status as a reader sees it: *verified* when every claim is, under the
-    review policy (the store returns the status the answer was saved or withdrawn with)."""
+    review policy (the store returns the status the answer was saved or withdrawn with). ``verdicts``: its verdict
+    rows with carry-over (``verdict_rows``), when the caller has them."""
     answer = store.answer(answer_id)
     if answer is None or not answer.claims or answer.status == AnswerStatus.WITHDRAWN:
         return answer
-    status = answer_status(answer, current_verdicts(store, answer_id), review_policy(store))
+    current = current_verdicts(store, answer_id) if verdicts is None else latest(verdicts)
+    status = answer_status(answer, current, review_policy(store))
     return answer if status == answer.status else replace(answer, status=status)
