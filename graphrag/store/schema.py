@@ -256,6 +256,7 @@ audit = Table(
     "audit", metadata,
     Column("id", Integer, primary_key=True), Column("at", Text, nullable=False), Column("event", Text, nullable=False),
     Column("subject", Text), Column("email", Text), Column("detail", Text, nullable=False),
+    Index("audit_event", "event", "id"),  # since v15: the policy in force is read by event on every held ask
 )
 
 
@@ -367,7 +368,13 @@ def _v14(c: Connection) -> None:
         install_guards(c)
 
 
+def _v15(c: Connection) -> None:
+    # Schema 15: the audit log read by event (the review policy in force, the estimate's sample) without a scan of
+    # every sign-in and verdict: 17.5 ms a read at 300,000 rows before, on each ask a held team reader makes.
+    c.exec_driver_sql("CREATE INDEX IF NOT EXISTS audit_event ON audit (event, id)")
+
+
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5, 6: _v6, 7: _v7,
                                                        8: _v8, 9: _v9, 10: _v10, 11: _v11, 12: _v12, 13: _v13,
-                                                       14: _v14}
+                                                       14: _v14, 15: _v15}
 SCHEMA_VERSION = max(MIGRATIONS)

@@ -549,6 +549,31 @@ def test_a_schema_6_store_gains_the_disagreements_column_and_keeps_its_answers(s
 
 
 @pytest.mark.unit
+def test_a_schema_14_store_gains_the_audit_index_and_keeps_its_policy(store_url: str) -> None:
+    """The review policy in force is read from the audit log by event on every held ask; a store from before the
+    index gets it on opening, and reads the same policy."""
+    from sqlalchemy import inspect
+
+    from graphrag.store import db, schema
+    from graphrag.verify.policy import ReviewPolicy
+    from graphrag.verify.status import held_until_verified, keep_review_policy, review_policy
+    from helpers import ADMIN
+
+    with Store(store_url) as old:
+        keep_review_policy(old, ReviewPolicy(2), by=ADMIN, held=True)
+
+        def downgrade(c) -> None:  # type: ignore[no-untyped-def]
+            c.exec_driver_sql("DROP INDEX audit_event")
+            db._set_schema_version(c, 14)
+
+        old._write(downgrade)
+        assert "audit_event" not in {i["name"] for i in old._read(lambda c: inspect(c).get_indexes("audit"))}
+    with Store(store_url) as s:
+        assert s.database.version == schema.SCHEMA_VERSION
+        assert "audit_event" in {i["name"] for i in s._read(lambda c: inspect(c).get_indexes("audit"))}
+        assert review_policy(s).required == 2 and held_until_verified(s)
+
+
 def test_a_removed_documents_words_leave_the_disagreement_too(store: Store) -> None:
     """A withdrawn answer keeps no text of the removed document: the disagreement quotes it."""
     from graphrag.ingest.removal import remove_document
