@@ -1,9 +1,10 @@
 """What the dashboard is configured with, and the heavy things it opens once per server process.
 
-The configuration, the secrets and the deployment they describe; the store handle, the embedding model and the
-Asker (``st.cache_resource``: created once per process, shared by every session); the Ollama status, cached for
-30 s so a server that is down costs one short timeout per half minute, not one per rerun. Nothing here reads
-the session: the session's keys, who acts and the pages build on this module.
+One ``Workspace`` per server process (``st.cache_resource``: shared by every session) holds the configuration, the
+store and the models; ``config``, ``store``, ``embedder`` and ``asker`` hand out what it holds. Also the secrets and
+the deployment they describe, and the Ollama status, cached for 30 s so a server that is down costs one short timeout
+per half minute, not one per rerun. Nothing here reads the session: the session's keys, who acts and the pages build
+on this module.
 """
 
 from __future__ import annotations
@@ -14,24 +15,29 @@ from pathlib import Path
 
 import streamlit as st
 
-import graphrag
 from graphrag.access import Deployment, deployment_for, ingest_roots
 from graphrag.answer import Asker
 from graphrag.config import Config
-from graphrag.language.embed import get_embedder
 from graphrag.language.encoding import Embedder
 from graphrag.ollama_util import OllamaStatus, ollama_status, resolve_host
 from graphrag.store import Store
+from graphrag.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 
 @st.cache_resource(show_spinner=False)
-def config() -> Config:
-    """This server's configuration, read once per process: the environment, then .streamlit/secrets.toml (the
-    place for a PostgreSQL URL with a password), then the defaults (see graphrag/config.py). A bad value raises
+def workspace() -> Workspace:
+    """This server's workspace, made once per process: its configuration read once, from the environment, then
+    .streamlit/secrets.toml (the place for a PostgreSQL URL with a password), then the defaults (see
+    graphrag/config.py); its store opened on first use and its models loaded on first use. A bad setting raises
     ``ConfigError``, which is not cached: the next run reads again."""
-    return Config.from_env(secrets=secrets())
+    return Workspace(Config.from_env(secrets=secrets()))
+
+
+def config() -> Config:
+    """This server's configuration (its workspace's)."""
+    return workspace().config
 
 
 def secrets() -> dict[str, object]:
@@ -62,50 +68,43 @@ def ollama_host() -> str:
     return resolve_host(config().ollama_host)
 
 
-@st.cache_resource(show_spinner=False)
-def open_store(path: str) -> Store:
-    """The store at ``path``, opened once per server process (the handle is thread-safe)."""
-    # One handle per store for the whole server: Store is thread-safe (a connection pool).
-    return graphrag.open_store(path, config=config())
-
-
 def store() -> Store:
-    """The store this deployment is configured to use."""
-    return open_store(store_path())
+    """The store this deployment is configured to use, opened once per server process (the handle is thread-safe: a
+    connection pool); one that cannot be opened raises ``StoreError`` and is tried again on the next run."""
+    return workspace().store
 
 
-@st.cache_resource(show_spinner="Loading the embedding model…")
 def embedder() -> Embedder:
     """The sentence embedder, loaded once per server process."""
-    return get_embedder()
+    return workspace().embedder
 
 
-@st.cache_resource(show_spinner=False)  # the Ask page's own spinner is up while it loads; the warm thread has none
-def asker(path: str) -> Asker:
-    """The asker for the store at ``path``, shared by every session; its reader (answer scorer and abstention
-    model) loads here with the encoder, not on the first question."""
-    return Asker(open_store(path), embedder=embedder()).warm()
+def asker() -> Asker:
+    """The asker of this deployment's store, shared by every session; its reader (answer scorer and abstention
+    model) loads here with the encoder, not on the first question, and a question asked while the background load
+    runs waits for that load (``Workspace.warm``)."""
+    return workspace().warm().asker
 
 
 def warm_models() -> None:
     """Load the embedding model and the reader in the background, once per server process, as the first page is
     drawn: the first question after a (re)start found them unloaded and waited about 5 s for them. A question asked
-    meanwhile waits for the same load (``asker``'s lock), never for a second one. GRAPHRAG_WARM=0 leaves them to
-    the first question (the tests' pages load no model they are not asked for)."""
+    meanwhile waits for the same load, never for a second one. GRAPHRAG_WARM=0 leaves them to the first question
+    (the tests' pages load no model they are not asked for)."""
     if config().warm:
-        _warming(store_path())
+        _warming()
 
 
 @st.cache_resource(show_spinner=False)
-def _warming(path: str) -> threading.Thread:
-    thread = threading.Thread(target=_warm, args=(path,), name="graphrag-warm-models", daemon=True)
+def _warming() -> threading.Thread:
+    thread = threading.Thread(target=_warm, name="graphrag-warm-models", daemon=True)
     thread.start()
     return thread
 
 
-def _warm(path: str) -> None:
+def _warm() -> None:
     try:
-        asker(path)
+        asker()
     except Exception:  # noqa: BLE001 - not loaded now: the first question loads it and says why it cannot
         log.warning("the models could not be loaded in the background; the first question will load them",
                     exc_info=True)

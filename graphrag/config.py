@@ -28,6 +28,7 @@ DEFAULT_STORE = Path("data") / "graphrag.db"
 # Wikipedia article printed to PDF is denser (6,800 a page). 2 M takes either, and bounds a
 # document's read at about 0.5 GB (PDF) and its ingest at minutes.
 MAX_DOCUMENT_CHARS = 2_000_000
+STORE_RETRY_S = 15.0  # seconds a busy or unreachable database is retried (GRAPHRAG_STORE_RETRY_S)
 MODES = ("local", "team")
 ENCODERS = ("torch", "onnx")
 ENVIRONMENT, SECRETS, DEFAULT, FLAG = "environment", "secrets", "default", "flag"
@@ -157,8 +158,8 @@ class Config:
                                  "(glibc), so the embedder's memory goes back to the system", _flag)
     ingest_overlap: bool = _setting("GRAPHRAG_INGEST_OVERLAP", False, "parse the next window on a second "
                                     "thread while this one is encoded", _flag)
-    store_retry_s: float = _setting("GRAPHRAG_STORE_RETRY_S", 15.0, "seconds a busy or unreachable database "
-                                    "is retried before the user is told", _seconds)
+    store_retry_s: float = _setting("GRAPHRAG_STORE_RETRY_S", STORE_RETRY_S, "seconds a busy or unreachable "
+                                    "database is retried before the user is told", _seconds)
     max_document_chars: int = _setting("GRAPHRAG_MAX_DOCUMENT_CHARS", MAX_DOCUMENT_CHARS, "characters of text one "
                                        "document may hold, in any format; counted while the file is read, so a "
                                        "longer one is refused in seconds", parse_count)

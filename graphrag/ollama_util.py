@@ -24,7 +24,6 @@ import ollama
 if TYPE_CHECKING:
     import ssl
 
-from graphrag.config import Config
 from graphrag.errors import BackendFailed, ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -56,12 +55,13 @@ T = TypeVar("T")
 
 
 def resolve_host(host: str | None = None) -> str:
-    """The server URL: explicit ``host``, else ``OLLAMA_HOST``, else the default.
+    """The server URL for ``host`` (the callers pass their configuration's ``ollama_host``, OLLAMA_HOST), else the
+    default.
 
     ``OLLAMA_HOST`` is often written as the server's bind address ("0.0.0.0:11434",
     "myhost:11434", ":11434"); scheme and port are filled in and a wildcard becomes loopback.
     """
-    raw = (host or Config.from_env().ollama_host or "").strip()
+    raw = (host or "").strip()
     if not raw:
         return DEFAULT_HOST
     has_scheme = "://" in raw

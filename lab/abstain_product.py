@@ -26,6 +26,7 @@ from graphrag.answer.reader.check import check_text
 from graphrag.answer.reader.read import CHECKED
 from graphrag.model import AskSettings
 from graphrag.store import Store
+from lab import lab_config
 from lab.evaluate.abstention import AbstainQuestion, split_articles
 
 
@@ -66,14 +67,14 @@ def product_rows(data: dict[str, Any], store_path: Path, settings: AskSettings =
     from graphrag.ingest.pipeline import Ingestor
     from graphrag.language.embed import get_embedder
 
-    embedder = get_embedder()
+    embedder = get_embedder(lab_config())
     sources, questions = split_articles(data, "nq_train.jsonl", lambda texts: embedder.encode(texts))
     article_of = {s.id: s.title for s in sources}
     questions = questions[:limit] if limit else questions
     out: list[ProductRow] = []
     with Store(store_path) as store:
-        Ingestor(store, make_extractor("rules"), embedder).ingest(sources)
-        asker = Asker(store, embedder=embedder)
+        Ingestor(store, make_extractor("rules"), embedder, config=lab_config()).ingest(sources)
+        asker = Asker(store, embedder=embedder, config=lab_config())
         reader = asker.reader
         graph = asker.graph()
         passages = asker.passages(graph)  # the scorer's passages, exactly as an ask builds them

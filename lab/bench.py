@@ -29,6 +29,7 @@ import numpy as np
 from graphrag.access import library_viewer
 from graphrag.language.embed import similarities
 from graphrag.model import PUBLIC, AskSettings, Seed
+from lab import lab_config
 
 if TYPE_CHECKING:  # imported where used: a benchmark loads only what it measures
     from graphrag.answer.retrieval.graph import KnowledgeGraph
@@ -68,7 +69,7 @@ def _bulk_limit(texts: list[str], names: list[str], sample: int = 1500, passages
     for _ in nlp.pipe(texts, batch_size=256):
         pass
     parse_s = time.perf_counter() - t0
-    embedder = get_embedder()
+    embedder = get_embedder(lab_config())
     everything = texts + names
     rng = np.random.default_rng(0)
     trial = [everything[i] for i in rng.choice(len(everything), min(sample, len(everything)), replace=False)]
@@ -114,12 +115,12 @@ def bench_ingest(corpus: str | Path, *, limit: int | None = None, bulk_limit: bo
     items = [x for x in read_corpus_json(Path(corpus)) if isinstance(x, Source)][:limit]
     t0 = time.perf_counter()
     load_spacy()
-    embedder = get_embedder()
+    embedder = get_embedder(lab_config())
     embedder.encode(["warm up"])
     load_s = time.perf_counter() - t0
     load_at_start = os.getloadavg()[0]  # other work on the machine: the figures depend on it
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.db") as store:
-        ingestor = Ingestor(store, RulesExtractor(), embedder)
+        ingestor = Ingestor(store, RulesExtractor(), embedder, config=lab_config())
         report = ingestor.ingest(items)
         peak_mb = _peak_mb()  # before the bulk limit, which holds every vector at once
         counts = store.counts()
@@ -313,7 +314,7 @@ def _after_ingest(store: Store, graph: KnowledgeGraph, settings: AskSettings, co
     if corpus_path is None or not Path(corpus_path).is_file():
         return {"skipped": f"no corpus at {corpus_path}"}
     corpus = [x for x in read_corpus_json(Path(corpus_path)) if isinstance(x, Source)]
-    ingestor = Ingestor(store, RulesExtractor(), get_embedder())
+    ingestor = Ingestor(store, RulesExtractor(), get_embedder(lab_config()), config=lab_config())
 
     def answer(g: KnowledgeGraph, q: np.ndarray, anchors: tuple[Seed, ...]) -> Retrieval:
         got = retrieve_vector(store, g, q, settings, anchors)
@@ -392,7 +393,7 @@ def _ingester(path: str, n_docs: int) -> None:
     with Store(path) as store:
         docs = [Source(f"load-{i}", f"Load {i}", f"Exports of batch {i} use snapshot {i}. Snapshot {i} follows the "
                        f"retention policy for {i % 30 + 1} days.") for i in range(n_docs)]
-        Ingestor(store, RulesExtractor()).ingest(docs)
+        Ingestor(store, RulesExtractor(), config=lab_config()).ingest(docs)
 
 
 def bench_load(*, writers: int, verdicts: int, store_url: StoreURL | None = None) -> int:
@@ -414,8 +415,8 @@ def bench_load(*, writers: int, verdicts: int, store_url: StoreURL | None = None
                 print(f"error: bench load writes its own documents and verdicts: give it an empty store "
                       f"({store.url.display} holds documents)", file=sys.stderr)
                 return 2
-            Ingestor(store, RulesExtractor()).ingest_paths([sample])
-            asker = Asker(store)
+            Ingestor(store, RulesExtractor(), config=lab_config()).ingest_paths([sample])
+            asker = Asker(store, config=lab_config())
             answer = asker.ask("How long do exports stay available after cancellation?").answer
             queue: mp.Queue[WriterFigures] = ctx.Queue()
             procs = [ctx.Process(target=_writer, args=(path, answer.id, verdicts, w, queue)) for w in range(writers)]
@@ -483,8 +484,8 @@ def bench_review(*, answers: Sequence[int], rounds: int) -> int:
     sample = Path(__file__).resolve().parent.parent / "sample_corpus"
     rows = []
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "review.db") as store:
-        Ingestor(store, RulesExtractor()).ingest_paths([sample])
-        answer = Asker(store).ask("How long do exports stay available after cancellation?").answer
+        Ingestor(store, RulesExtractor(), config=lab_config()).ingest_paths([sample])
+        answer = Asker(store, config=lab_config()).ask("How long do exports stay available after cancellation?").answer
         for size in sorted(answers):
             while store.counts()["answers"] < size:
                 store.save_answer(replace(answer, id=None))
@@ -560,13 +561,13 @@ def bench_documents(*, pages: int, renders: int) -> int:
     data = bench_pdf(pages)
     generate_s = time.perf_counter() - t0
     load_spacy()
-    embedder = get_embedder()
+    embedder = get_embedder(lab_config())
     embedder.encode(["warm up"])
     read_t: dict[str, float] = {}
     text, title, layout = read_pdf(data, timings=read_t)
     source = Source("bench-handbook", title or "bench", text, layout=layout)
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.db") as store:
-        ingestor = Ingestor(store, RulesExtractor(), embedder)
+        ingestor = Ingestor(store, RulesExtractor(), embedder, config=lab_config())
         report = ingestor.ingest([source])
         counts = store.counts()
         layouts = store.layouts("bench-handbook", 1)

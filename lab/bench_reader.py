@@ -23,6 +23,7 @@ from graphrag.errors import InputError
 from graphrag.model import AskSettings
 from graphrag.store import Store
 from graphrag.store.url import parse_store
+from lab import lab_config
 
 SAMPLE_QUESTIONS = Path(__file__).parent / "evaluate" / "sample_questions.json"
 CANDIDATES = 24
@@ -59,7 +60,7 @@ def bench_reader(store: str, questions: str | None = None, limit: int = 50) -> i
 
 def _bench(store: str, name: str, qs: list[str]) -> int:
     with Store(store) as s:
-        asker = Asker(s).warm()
+        asker = Asker(s, config=lab_config()).warm()
         settings = AskSettings()
         wide = replace(settings, max_context=CANDIDATES)
         asker.ask(qs[0], settings)  # the first ask loads what a process loads once

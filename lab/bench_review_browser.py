@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lab import lab_config
 from lab.browser_session import SETTLED_JS, cannot_run, dashboard_page, loadavg, pct
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def build_store(path: Path | str, claims: int) -> dict[str, int]:
     questions = [q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))]
     with graphrag.open_store(path) as store:
         graphrag.ingest_paths(store, [SAMPLE])
-        asker = Asker(store)  # one asker: the graph and the models are loaded once for every question
+        asker = Asker(store, config=lab_config())  # one asker: the graph and the models are loaded once for every question
         held = answers = 0
         for q in questions:
             if held >= claims:

@@ -25,6 +25,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lab import lab_config
+
 if TYPE_CHECKING:  # imported where used: the benchmark loads only what it measures
     from playwright.sync_api import Page
 
@@ -110,7 +112,7 @@ def ask_figures(store_path: Path, embedder: Embedder, qs: Sequence[str]) -> dict
         t0 = time.perf_counter()
         build_graph(store)
         load_s = time.perf_counter() - t0
-        asker = Asker(store, embedder=embedder)
+        asker = Asker(store, embedder=embedder, config=lab_config())
         settings = AskSettings()
         asker.ask(qs[0], settings)  # the graph, spaCy and the checker loaded once, outside the figures
         retrieve_ms, ask_ms = [], []
@@ -191,7 +193,7 @@ def bench_scale(*, corpus: str | Path, questions_path: str | Path, scale: int, s
     sizes = sorted({s for s in (steps or [1]) if start < s < scale} | {scale})
     qs = questions(Path(questions_path), queries)
     load_spacy()
-    embedder = get_embedder()
+    embedder = get_embedder(lab_config())
     embedder.encode(["warm up"])
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(store) if store else Path(tmp) / "scale.db"
@@ -200,7 +202,7 @@ def bench_scale(*, corpus: str | Path, questions_path: str | Path, scale: int, s
             gc.collect()
             reset = reset_peak()
             with Store(path) as db:
-                ingestor = Ingestor(db, RulesExtractor(), embedder)
+                ingestor = Ingestor(db, RulesExtractor(), embedder, config=lab_config())
                 report = ingestor.ingest(list(copies(base, done, step)))
                 peak = vm_hwm_mb()
                 counts = db.counts()

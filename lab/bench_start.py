@@ -34,20 +34,21 @@ t0 = time.perf_counter()
 import streamlit, graphrag, graphrag.ingest, graphrag.answer, dashboard.resources  # noqa: F401
 t["imports_s"] = time.perf_counter() - t0
 from graphrag.config import Config
+cfg = Config.from_env()
 from graphrag.language.encoding import model_path
 from graphrag.language.embed_onnx import export_onnx
 cache = Path(sys.argv[1])
 t0 = time.perf_counter(); export_onnx(model_path(), cache); t["onnx_export_s"] = time.perf_counter() - t0
 from graphrag.language.embed import get_embedder
-t0 = time.perf_counter(); embedder = get_embedder(); t["embedder_load_s"] = time.perf_counter() - t0
+t0 = time.perf_counter(); embedder = get_embedder(cfg); t["embedder_load_s"] = time.perf_counter() - t0
 import graphrag as g
 from graphrag.ingest import Ingestor, store_extractor
 store = g.open_store(Path(sys.argv[2]))
 t0 = time.perf_counter(); extractor = store_extractor("rules", store); t["extractor_load_s"] = time.perf_counter() - t0
 from graphrag.answer import Asker
-t0 = time.perf_counter(); Asker(store, embedder=embedder).warm(); t["reader_load_s"] = time.perf_counter() - t0
+t0 = time.perf_counter(); Asker(store, embedder=embedder, config=cfg).warm(); t["reader_load_s"] = time.perf_counter() - t0
 t0 = time.perf_counter()
-Ingestor(store, extractor, config=Config.from_env()).ingest_paths([Path(sys.argv[3])])
+Ingestor(store, extractor, config=cfg).ingest_paths([Path(sys.argv[3])])
 t["sample_ingest_s"] = time.perf_counter() - t0
 print(json.dumps({k: round(v, 1) for k, v in t.items()}))
 """

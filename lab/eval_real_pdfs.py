@@ -31,6 +31,7 @@ from graphrag.ingest.extract import make_extractor
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store import Store
+from lab import lab_config
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -58,9 +59,9 @@ def main() -> None:
                  if line.strip()]
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(a.store or Path(tmp) / "eval.db")
-        report = Ingestor(store, make_extractor("rules")).ingest_paths(sorted(a.data.glob("*.pdf")))
+        report = Ingestor(store, make_extractor("rules"), config=lab_config()).ingest_paths(sorted(a.data.glob("*.pdf")))
         ingest = {d.id: (d.status, d.sentences, d.error) for d in report.documents}
-        asker = Asker(store)
+        asker = Asker(store, config=lab_config())
         rows = []
         for q in questions:
             doc = store.current_document(q["doc_name"])

@@ -45,6 +45,7 @@ from graphrag.answer.reader.read import CHECKED
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
 from graphrag.language.embed import get_embedder
 from graphrag.language.sentences import split_sentences
+from lab import lab_config
 from lab.evaluate.matching import squad_held_out
 from lab.evaluate.ranker_fit import embed_all
 
@@ -305,12 +306,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                         "whose title hashes to 0 mod 5, and SQuAD's last article with unanswerable "
                                         "questions",
                            "answered_target": ANSWERED_TARGET,
-                           WITHOUT_SCORER: {**fit(x, examples, without), "encoder": get_embedder().name}}
+                           WITHOUT_SCORER: {**fit(x, examples, without), "encoder": get_embedder(lab_config()).name}}
     if scorer is not None:
-        out[WITH_SCORER] = {**fit(x, examples, scored), "scorer": scorer.name, "encoder": get_embedder().name}
+        out[WITH_SCORER] = {**fit(x, examples, scored), "scorer": scorer.name, "encoder": get_embedder(lab_config()).name}
         if check is not None:
             out[WITH_CHECK] = {**fit(x, examples, ReaderFeatures.names()), "scorer": scorer.name,
-                               "check": check.name, "encoder": get_embedder().name}
+                               "check": check.name, "encoder": get_embedder(lab_config()).name}
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     for key in (WITHOUT_SCORER, WITH_SCORER, WITH_CHECK):
         if key in out:
@@ -362,12 +363,12 @@ def fit_on_product(nq_rows: Sequence[dict[str, Any]], squad: Sequence[Example], 
               "paragraph) and squad2_train_part.json (approximated); dev = nq_train articles whose title hashes to 0 "
               "mod 5 (read whole), and SQuAD's last article with unanswerable questions")
     out: dict[str, Any] = {"fitted_on": source, "answered_target": ANSWERED_TARGET,
-                           WITHOUT_SCORER: {**fit(x, examples, without, mask), "encoder": get_embedder().name}}
+                           WITHOUT_SCORER: {**fit(x, examples, without, mask), "encoder": get_embedder(lab_config()).name}}
     if scorer is not None:
-        out[WITH_SCORER] = {**fit(x, examples, scored, mask), "scorer": scorer.name, "encoder": get_embedder().name}
+        out[WITH_SCORER] = {**fit(x, examples, scored, mask), "scorer": scorer.name, "encoder": get_embedder(lab_config()).name}
         if check is not None:
             out[WITH_CHECK] = {**fit(x, examples, ReaderFeatures.names(), mask), "scorer": scorer.name,
-                               "check": check.name, "encoder": get_embedder().name}
+                               "check": check.name, "encoder": get_embedder(lab_config()).name}
     out_path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     for key in (WITHOUT_SCORER, WITH_SCORER, WITH_CHECK):
         if key in out:

@@ -44,6 +44,7 @@ from graphrag.verify.support.fitting import (
     predict,
 )
 from graphrag.verify.support.learn import TRAIN_PATH
+from lab import lab_config
 from lab.evaluate.features import CachedEmbedder
 from lab.evaluate.support import SupportExample, load_expertqa, load_wice, support_metrics
 
@@ -132,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = Path(args.data)
     sets = {"wice": load_wice(data / "wice_claim_dev.jsonl"),
             "expertqa": load_expertqa(data / "expertqa_rand_val.jsonl")}
-    embedder = CachedEmbedder(get_embedder(), Path(args.cache))
+    embedder = CachedEmbedder(get_embedder(lab_config()), Path(args.cache))
     xs, ys = {}, {}
     for name, examples in sets.items():
         start = time.perf_counter()

@@ -129,11 +129,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def _dashboard_reads_its_configuration_again() -> None:
-    """The dashboard reads its configuration once per process, and AppTest runs it in this one: each test sets
-    its own environment and secrets, so the cached configuration is dropped before every test."""
+    """The dashboard makes its workspace (configuration, store, models) once per process, and AppTest runs it in this
+    one: each test sets its own environment and secrets, so the cached workspace, and the background load of its
+    models, are dropped before every test."""
     resources = sys.modules.get("dashboard.resources")
     if resources is not None:
-        resources.config.clear()
+        resources.workspace.clear()
+        resources._warming.clear()
 
 
 @pytest.fixture()
@@ -161,9 +163,10 @@ def scripted_backends(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def embedder() -> CountingEmbedder:
+    from graphrag.config import Config
     from graphrag.language.embed import get_embedder
 
-    return CountingEmbedder(get_embedder())
+    return CountingEmbedder(get_embedder(Config()))
 
 
 @pytest.fixture()

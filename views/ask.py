@@ -133,7 +133,7 @@ elif asked:
         try:
             with st.spinner("Retrieving, answering and checking support…"):
                 outcome = answer_question(store, actor.principal(), resources.config(), question, settings,
-                                          asker=resources.asker(resources.store_path()),
+                                          asker=resources.asker(),
                                           fresh=st.session_state.pop(ASK_FRESH, False))
             st.session_state[session.ANSWER_ID] = outcome.answer.id
             # a verified answer given again, or named as outdated beside a fresh one: said above the answer

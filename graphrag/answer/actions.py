@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 def answer_question(store: Store, viewer: Viewer, config: Config, question: str, settings: AskSettings = AskSettings(),
                     *, asker: Asker | None = None, fresh: bool = False) -> AskOutcome:
     """Answer ``question`` from the documents ``viewer`` may see, and store the answer. Needs the viewer role.
-    ``asker``: one already prepared on ``store`` (the dashboard keeps one per store, with its embedder loaded).
+    ``asker``: one already prepared on ``store`` (a ``Workspace`` keeps one, with its models loaded); without one, an
+    asker with the models and backends ``config`` describes.
 
     A question asked before (its words normalised, under the same labels, scope and mode) whose newest verified
     answer cites only sentences unchanged since is answered with that answer, nothing stored (``earlier``, not
@@ -42,7 +43,7 @@ def answer_question(store: Store, viewer: Viewer, config: Config, question: str,
     if earlier is not None and not earlier.outdated:
         outcome = AskOutcome(earlier.answer, earlier=earlier)
     else:
-        runner = asker if asker is not None else Asker(store)
+        runner = asker if asker is not None else Asker(store, config=config)
         outcome = runner.ask(question, settings)
         if earlier is not None:  # outdated: named beside the fresh answer
             outcome = replace(outcome, earlier=earlier)

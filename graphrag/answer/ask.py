@@ -12,6 +12,7 @@ do, the generator composes the answer from the reader's ``Reading``.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -29,6 +30,7 @@ from graphrag.answer.retrieval.load import load_graph
 from graphrag.answer.retrieval.retrieve import Retrieval, clean_question, retrieve
 from graphrag.answer.retrieval.server import search_note
 from graphrag.answer.themes import CHANGES, LOCAL, MODES, THEMES, changes_draft, theme_draft
+from graphrag.config import Config
 from graphrag.errors import BackendFailed, InputError, ModelUnavailable
 from graphrag.language.embed import get_embedder
 from graphrag.language.encoding import Embedder
@@ -72,8 +74,11 @@ class AskOutcome:
     held: Held | None = None
 
 
-def _model_option(model: str | None) -> dict[str, str]:
-    return {"model": model} if model else {}
+def _backend_options(name: str, model: str | None, config: Config) -> dict[str, object]:
+    """The options a generator or checker named ``name`` is built with: its model, if named, and for an Ollama
+    backend the configured server (OLLAMA_HOST)."""
+    host = {"host": config.ollama_host} if name == "ollama" and config.ollama_host else {}
+    return {**({"model": model} if model else {}), **host}
 
 
 def _cited(claims: list[Claim]) -> list[ContextItem]:
@@ -91,22 +96,35 @@ def _titles(graph: KnowledgeGraph) -> Callable[[str, int], str | None]:
 
 
 class Asker:
-    """Holds the backends for a series of questions against one store."""
+    """Holds the backends for a series of questions against one store. The models it loads (the sentence embedder,
+    the reader) are those ``config`` describes, the caller's (default: the defaults, ``Config()``), as are the Ollama
+    server of a backend named "ollama" and the reader's second view (GRAPHRAG_PASSAGE_VECTORS)."""
 
     def __init__(self, store: Store, *, embedder: Embedder | None = None, generator: Generator | None = None,
-                 checker: SupportChecker | None = None, reader: Reader | None = None) -> None:
+                 checker: SupportChecker | None = None, reader: Reader | None = None,
+                 config: Config | None = None) -> None:
         self.store = store
+        self.config = config or Config()
         self._embedder = embedder
         self._generator = generator
         self._checker = checker
         self._reader = reader
+        self._reader_lock = threading.Lock()  # two threads asking first load the reader once
+
+    def using(self, generator: Generator | None = None, checker: SupportChecker | None = None) -> Asker:
+        """This asker with other backends (None: its own), sharing its store, configuration and the models it has
+        loaded so far."""
+        return Asker(self.store, embedder=self._embedder,
+                     generator=self._generator if generator is None else generator,
+                     checker=self._checker if checker is None else checker, reader=self._reader, config=self.config)
 
     @property
     def reader(self) -> Reader:
         """The reader (answer scorer and abstention model), loaded on first use or by ``warm``."""
-        if self._reader is None:
-            self._reader = Reader.load()
-        return self._reader
+        with self._reader_lock:
+            if self._reader is None:
+                self._reader = Reader.load(self.config.passage_vectors)
+            return self._reader
 
     def warm(self) -> Asker:
         """Load now (at start), not on the first question, all a question loads: the sentence encoder and the reader,
@@ -131,7 +149,7 @@ class Asker:
     def embedder(self) -> Embedder:
         """The sentence embedder, loaded on first use."""
         if self._embedder is None:
-            self._embedder = get_embedder()
+            self._embedder = get_embedder(self.config)
         return self._embedder
 
     def passages(self, graph: KnowledgeGraph, title: Callable[[str, int], str | None] | None = None
@@ -178,8 +196,9 @@ class Asker:
         status = AnswerStatus.CITED
         if claims:
             try:
-                checker = self._checker or checker_for_store(settings.checker, self.store,
-                                                             **_model_option(settings.checker_model))
+                checker = self._checker or checker_for_store(
+                    settings.checker, self.store, self.config,
+                    **_backend_options(settings.checker, settings.checker_model, self.config))
                 claims = check_claims(self.store, claims, checker)
                 if all(c.support is not None for c in claims):
                     status = AnswerStatus.AUTO_CHECKED
@@ -229,7 +248,8 @@ class Asker:
             return self.ask_global(question, replace(settings, mode=THEMES), routed=True)
         found = self.retrieve(question, settings)
         warnings: list[str] = []
-        generator = self._generator or make_generator(settings.generator, **_model_option(settings.generator_model))
+        generator = self._generator or make_generator(
+            settings.generator, **_backend_options(settings.generator, settings.generator_model, self.config))
         graph = self.graph()
         if isinstance(generator, (ExtractiveGenerator, OllamaGenerator)):
             # hub entities kept out of quoted chains; document titles to name sources that disagree

@@ -104,7 +104,8 @@ def _main(argv: Sequence[str] | None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         apply_config(args, Config.from_env())  # the one read of the environment; a bad setting is bad input
-        return int(args.run(args))
+        with args.workspace:  # the command's settings, store and models; its store closed at the end
+            return int(args.run(args))
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -29,6 +29,7 @@ from graphrag.access import VIA_CLI, Viewer, local_principal
 from graphrag.config import Config, ConfigError
 from graphrag.model import PUBLIC
 from graphrag.store import DEFAULT_STORE, StoreURL, UnsupportedStore, parse_store, sqlite_file
+from graphrag.workspace import Workspace
 
 if TYPE_CHECKING:  # argparse's subparsers action is generic only to the type checker
     from graphrag.store import Store
@@ -38,8 +39,9 @@ if TYPE_CHECKING:  # argparse's subparsers action is generic only to the type ch
 
 def apply_config(args: argparse.Namespace, config: Config) -> None:
     """Give the parsed command its configuration (read once, in ``main``): ``args.config``, with the
-    command's flags that name a setting (``--store``, ``--host``) recorded as such, and ``args.store``
-    filled from the configuration where the flag was not given."""
+    command's flags that name a setting (``--store``, ``--host``) recorded as such, ``args.store``
+    filled from the configuration where the flag was not given, and ``args.workspace``, the command's one
+    ``Workspace`` on them (its store opened by the first ``open_store``, its models loaded on first use)."""
     flags: dict[str, object] = {}
     if getattr(args, "store", None) is not None:
         flags["store"] = args.store.value
@@ -51,13 +53,13 @@ def apply_config(args: argparse.Namespace, config: Config) -> None:
             args.store = parse_store(args.config.store)
         except UnsupportedStore as exc:  # GRAPHRAG_STORE names a database this product cannot use
             raise ConfigError([f"GRAPHRAG_STORE: {exc}"]) from None
+    args.workspace = Workspace(args.config, where=getattr(args, "store", None))
 
 
 def open_store(args: argparse.Namespace) -> Store:
-    """The command's store, retried as long as the configuration says."""
-    from graphrag import open_store as open_configured
-
-    return open_configured(args.store, config=args.config)
+    """The command's store (its workspace's), retried as long as the configuration says."""
+    workspace: Workspace = args.workspace
+    return workspace.store
 
 
 def principal(args: argparse.Namespace) -> Viewer:

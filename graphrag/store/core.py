@@ -25,7 +25,7 @@ from sqlalchemy.exc import DBAPIError
 
 from graphrag.access.identity import Viewer
 from graphrag.access.rule import Footprint, Sources
-from graphrag.config import Config
+from graphrag.config import STORE_RETRY_S
 from graphrag.errors import StoreError
 from graphrag.model import (
     PUBLIC,
@@ -85,13 +85,12 @@ class _Preview(Exception):
 
 class Store:
     """A store: ``Store("data/graphrag.db")``, ``Store("sqlite:///x.db")`` or
-    ``Store("postgresql+psycopg://user:password@host:5432/db")``."""
+    ``Store("postgresql+psycopg://user:password@host:5432/db")``. ``retry_s``: how long a busy or unreachable
+    database is retried before a user is told (the caller passes its configuration's GRAPHRAG_STORE_RETRY_S)."""
 
     def __init__(self, path: str | os.PathLike[str] | StoreURL, *, readonly: bool = False,
-                 busy_timeout_s: float = 30.0, retry_s: float | None = None) -> None:
+                 busy_timeout_s: float = 30.0, retry_s: float = STORE_RETRY_S) -> None:
         self.url = parse_store(path)
-        if retry_s is None:  # how long a busy or unreachable database is retried before a user is told
-            retry_s = Config.from_env().store_retry_s
         self.database = Database(self.url, readonly=readonly, busy_timeout_s=busy_timeout_s, retry_s=retry_s)
         self._footprints: dict[int, Footprint] = {}  # answers change only on removal: see answer_footprints
         self._footprints_generation = -1

@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, func, inspect, select, text
 
+from graphrag.config import STORE_RETRY_S
 from graphrag.errors import StoreError
 from graphrag.model import Progress
 from graphrag.store.codec import now
@@ -101,9 +102,9 @@ def _read_table(c: Connection, t: Table) -> list[tuple[Any, ...]]:
 
 
 def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL,
-               progress: Callable[[Progress], None] | None = None) -> CopyReport:
+               progress: Callable[[Progress], None] | None = None, *, retry_s: float = STORE_RETRY_S) -> CopyReport:
     """Copy every table of ``source`` into the empty store ``target`` in one transaction, and check the copy
-    row for row; a mismatch rolls it back."""
+    row for row; a mismatch rolls it back. ``retry_s``: how long a busy or unreachable source is retried."""
     src_url, dst_url = parse_store(source), parse_store(target)
     if src_url.kind == "sqlite" and not (src_url.path and src_url.path.is_file()):
         raise StoreError(f"no store at {src_url.display}: --from names an existing SQLite file")
@@ -117,7 +118,7 @@ def copy_store(source: str | os.PathLike[str] | StoreURL, target: str | StoreURL
         settings = [r for r in src._read(_settings) if r[0] != "generation"] + [("generation", str(generation))]
         return data, generation, settings
 
-    with Store(src_url, readonly=True) as src:
+    with Store(src_url, readonly=True, retry_s=retry_s) as src:
         data, generation, settings = src.in_snapshot(read_source)  # one consistent state of the source
     expected = (*(TableCopy(t.name, len(data[t.name]), _digest(data[t.name])) for t in tables),
                 TableCopy(SETTINGS, len(settings), _digest(settings)))

@@ -94,10 +94,10 @@ def refit_checker(store: Store, viewer: Viewer, config: Config) -> FitOutcome:
     """Refit the embedded support checker from the team's verdicts; adopted only with enough verdicts and a
     measured gain, else ``RefitRefused`` (nothing changed). Needs the admin role; audited as ``checker-refit``
     either way."""
-    from graphrag.verify.support.team import fit_from_verdicts
+    from graphrag.verify.support.team import checker_features, fit_from_verdicts
 
     require(viewer, ADMIN, "refit the checker")
-    return fit_from_verdicts(store, by=viewer)
+    return fit_from_verdicts(store, lambda queries: checker_features(queries, config), by=viewer)
 
 
 def rollback_checker(store: Store, viewer: Viewer, config: Config, to: int | None = None) -> int:

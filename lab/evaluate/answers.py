@@ -45,6 +45,7 @@ from graphrag.language.embed import top_k
 from graphrag.model import Answer, AskSettings, RouteStart, Span, Support
 from graphrag.store import Store
 from graphrag.verify.support.base import SupportQuery
+from lab import lab_config
 from lab.evaluate.abstention import (
     AbstainQuestion,
     nq_abstention,
@@ -148,7 +149,7 @@ def abstention_set(name: str, path: Path) -> QuestionSet:
     if name == "nq_abstention":
         from graphrag.language.embed import get_embedder
 
-        sources, qs = nq_abstention(path, lambda texts: get_embedder().encode(texts))
+        sources, qs = nq_abstention(path, lambda texts: get_embedder(lab_config()).encode(texts))
     else:
         sources, qs = squad_abstention(path)
     return QuestionSet(name, lambda store: _ingest_sources(store, sources), [], abstain=qs)
@@ -162,14 +163,14 @@ def _ingest_sources(store: Store, sources: Sequence[Source]) -> None:
     from graphrag.ingest.extract import make_extractor
     from graphrag.ingest.pipeline import Ingestor
 
-    Ingestor(store, make_extractor("rules")).ingest(sources)
+    Ingestor(store, make_extractor("rules"), config=lab_config()).ingest(sources)
 
 
 def _ingest_paths(store: Store, paths: Sequence[Path]) -> None:
     from graphrag.ingest.extract import make_extractor
     from graphrag.ingest.pipeline import Ingestor
 
-    Ingestor(store, make_extractor("rules")).ingest_paths(paths)
+    Ingestor(store, make_extractor("rules"), config=lab_config()).ingest_paths(paths)
 
 
 # --- the panel ----------------------------------------------------------------------------------
@@ -305,7 +306,7 @@ def run_set(qset: QuestionSet, store: Store, settings: AskSettings, check: bool 
     """Ask every question of ``qset`` against ``store`` (already filled) and return its panel; with the abstention
     figures when the set has questions for them."""
     questions = qset.questions[:limit]
-    asker = Asker(store, checker=None if check else NoChecker()).warm()
+    asker = Asker(store, checker=None if check else NoChecker(), config=lab_config()).warm()
     if not questions:
         return {"abstention": run_abstention(qset.abstain[:limit], asker, settings, detail)}
     graph = load_graph(store)

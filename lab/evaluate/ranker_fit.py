@@ -45,6 +45,7 @@ from graphrag.answer.reader.rank import FEATURES, NOT_A_CLAIM, Candidate, Ranker
 from graphrag.answer.reader.rank.features import feature_rows
 from graphrag.language import lexical as L
 from graphrag.language.sentences import split_sentences
+from lab import lab_config
 
 # Of the held-out sentences scored at or above the threshold, at least this share lie inside the evidence
 # (NQ: the evidence paragraph; MuSiQue: a supporting paragraph): a kept quote is mostly on the evidence.
@@ -214,7 +215,7 @@ def embed_all(texts: Sequence[str], cache: Path) -> dict[str, np.ndarray]:
     todo = sorted({t for t in texts if key[t] not in have})
     if todo:
         print(f"encoding {len(todo)} texts", file=sys.stderr)
-        vecs = get_embedder().encode(todo)
+        vecs = get_embedder(lab_config()).encode(todo)
         for t, v in zip(todo, vecs):
             have[key[t]] = v
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -360,7 +361,7 @@ def latency(params: RankerParams, runs: int = 100) -> dict[str, float]:
     """Median milliseconds to score 12 sentences, with their cosines given and with everything encoded."""
     from graphrag.language.embed import get_embedder
 
-    embedder = get_embedder()
+    embedder = get_embedder(lab_config())
     from graphrag.answer.reader.rank import score_sentences
 
     question = "Who can set up single sign-on for the workspace?"

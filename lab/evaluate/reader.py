@@ -33,6 +33,7 @@ from graphrag.answer.ask import Asker
 from graphrag.answer.reader.scorer import AnswerScorer, OnnxAnswerScorer, Passage, load_scorer
 from graphrag.model import AskSettings, ContextItem
 from graphrag.store import Store
+from lab import lab_config
 from lab.evaluate.answers import PanelQuestion, nq_articles_set
 from lab.evaluate.matching import contains_any
 
@@ -89,7 +90,7 @@ def minmax(x: np.ndarray) -> np.ndarray:
 def evaluate(store: Store, questions: Sequence[PanelQuestion], scorer: AnswerScorer, candidates: int,
              blend: float, timed: int, progress: Callable[[str], None]) -> dict[str, Any]:
     """The figures of the three orders over ``questions`` (the store already holds their articles)."""
-    asker = Asker(store)
+    asker = Asker(store, config=lab_config())
     graph = asker.graph()
     titles = {(d.id, d.version): d.title for d in graph.docs}
     settings = AskSettings(max_context=candidates)

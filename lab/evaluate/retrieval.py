@@ -41,6 +41,7 @@ from graphrag.language.sentences import normalise
 from graphrag.model import AskSettings, Progress, RouteStart
 from graphrag.store import Store
 from graphrag.verify.attribution import attribute
+from lab import lab_config
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def ingest_corpus(store: Store, corpus_path: str | Path, out: TextIO) -> None:
         if p.done % 200 == 0 or p.done == p.total:
             print(f"ingest {p.done}/{p.total} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
-    Ingestor(store, make_extractor("rules")).ingest(items, progress)
+    Ingestor(store, make_extractor("rules"), config=lab_config()).ingest(items, progress)
 
 
 def recall(found: set[str], gold: frozenset[str]) -> float:
@@ -125,7 +126,7 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
     """Figures of ``questions`` against ``store``: recall of the gold documents against a dense-retrieval
     baseline, how citations were reached, whether answers contain the gold answer."""
     graph = load_graph(store)
-    embedder = get_embedder()
+    embedder = get_embedder(lab_config())
     qvecs = embedder.encode([q.text for q in questions])
     visible_docs, visible_entities = graph.visibility(settings.access)
     row_visible = visible_docs[graph.sentence_doc]
@@ -210,7 +211,7 @@ def evaluate(store: Store, questions: Sequence[Question], settings: AskSettings)
 def off_topic(store: Store, questions: Sequence[Question], settings: AskSettings) -> dict[str, object]:
     """The same questions against documents that cannot answer them: each should be refused."""
     graph = load_graph(store)
-    qvecs = get_embedder().encode([q.text for q in questions])
+    qvecs = get_embedder(lab_config()).encode([q.text for q in questions])
     best = [max((c.score for c in retrieve_vector(store, graph, qv, settings).context), default=0.0) for qv in qvecs]
     return {
         "n": len(best),
@@ -242,7 +243,7 @@ def cli_eval_retrieval(questions: str, corpus: str, as_json: bool = False, limit
             from graphrag.ingest.pipeline import Ingestor
 
             with Store(Path(tmp) / "off-topic.db") as other:
-                Ingestor(other, make_extractor("rules")).ingest_paths([Path(off_topic_dir)])
+                Ingestor(other, make_extractor("rules"), config=lab_config()).ingest_paths([Path(off_topic_dir)])
                 # Every label: refusals must come from relevance, not from documents hidden by access.
                 labels = tuple(sorted({lab for d in other.documents() for lab in d.access}))
                 result["off_topic"] = {"folder": str(off_topic_dir),

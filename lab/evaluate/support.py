@@ -35,6 +35,7 @@ import numpy as np
 from graphrag.errors import GraphRAGError, InputError
 from graphrag.verify.support.base import SupportChecker, SupportQuery
 from graphrag.verify.support.metrics import Labels, Scores, auroc, binary_metrics
+from lab import lab_config
 
 SUPPORTED = "supported"
 PARTIAL = "partially_supported"
@@ -281,7 +282,7 @@ def cli_eval_support(
     skipped: Counter[str] = Counter()
     try:
         examples = load_examples(data, fmt, limit, skipped)
-        chk = make_checker(checker)
+        chk = make_checker(checker, **_checker_options(checker))
         start = time.perf_counter()
         metrics, _ = evaluate_checker(examples, chk)
         metrics["seconds"] = round(time.perf_counter() - start, 2)
@@ -295,6 +296,14 @@ def cli_eval_support(
     else:
         _print_report(metrics, data, fmt, checker, out)
     return 0
+
+
+def _checker_options(name: str) -> dict[str, object]:
+    """What the product builds the checker ``name`` with: the embedded one's embedder as the settings say, an Ollama
+    judge's server (OLLAMA_HOST)."""
+    if name == "embedded":
+        return {"config": lab_config()}
+    return {"host": lab_config().ollama_host} if name == "ollama" else {}
 
 
 def _json_default(x: object) -> object:
@@ -334,7 +343,7 @@ def cli_bench_support(as_json: bool = True, out: TextIO = sys.stdout, batch: int
     from graphrag.verify.support import make_checker
 
     try:
-        chk = make_checker("embedded")
+        chk = make_checker("embedded", **_checker_options("embedded"))
         chk.check(bench_queries(4))  # load the model and parameters outside the timing
         per_pair = []
         for r in range(rounds):

@@ -19,6 +19,7 @@ from typing import Any
 
 from graphrag.model import AskSettings, SupportLabel
 from graphrag.store import Store
+from lab import lab_config
 from lab.evaluate.answers import nq_articles_set
 
 QUESTION = "What are these documents about?"
@@ -32,7 +33,7 @@ def measure(store: Store, question: str = QUESTION) -> dict[str, Any]:
 
     load = os.getloadavg()[0]  # the machine's other work moves every time below
     t0 = time.perf_counter()
-    asker = Asker(store).warm()
+    asker = Asker(store, config=lab_config()).warm()
     graph = load_graph(store)
     startup = time.perf_counter() - t0
     settings = AskSettings(mode="themes")

@@ -618,7 +618,7 @@ def test_no_page_shows_a_reviewer_another_verdict_before_their_own(blind_store, 
         at = app(monkeypatch, work)
         from dashboard import resources
 
-        resources.config.clear()  # read once per process: this run is in team mode
+        resources.workspace.clear()  # made once per process: this run is in team mode
         monkeypatch.setenv("GRAPHRAG_MODE", "team")
         monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(policy))
         monkeypatch.delenv("GRAPHRAG_INGEST_ROOTS")

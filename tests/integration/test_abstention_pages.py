@@ -29,7 +29,7 @@ def ask(at, question: str):
 def test_an_abstention_is_said_in_words_with_passages_and_never_queued(monkeypatch: pytest.MonkeyPatch,
                                                                       store_path: Path) -> None:
     # The reader abstains on every question here: what is tested is how the pages show it.
-    monkeypatch.setattr(Reader, "load", classmethod(lambda cls: cls(abstain=always(False))))
+    monkeypatch.setattr(Reader, "load", classmethod(lambda cls, passage_vectors=False: cls(abstain=always(False))))
     at = ask(ok(app(monkeypatch, store_path)), "How long do exports stay available after cancellation?")
     html = [h.proto.body for h in at.get("html")]
     # the question's words say what the documents lack (the closest passage states the asked kind: nothing is
@@ -55,7 +55,7 @@ def test_an_abstention_is_said_in_words_with_passages_and_never_queued(monkeypat
 
 def test_an_answer_from_several_documents_offers_the_scope(monkeypatch: pytest.MonkeyPatch,
                                                           store_path: Path) -> None:
-    monkeypatch.setattr(Reader, "load", classmethod(lambda cls: cls(abstain=always(True))))
+    monkeypatch.setattr(Reader, "load", classmethod(lambda cls, passage_vectors=False: cls(abstain=always(True))))
     at = ask(ok(app(monkeypatch, store_path)), "How long do exports stay available after cancellation?")
     with Store(store_path) as s:
         answer = s.answer(s.answer_ids()[0]["id"])

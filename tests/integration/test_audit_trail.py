@@ -505,6 +505,15 @@ FACADE_NOT_AUDITED = {
     "open_store": "opens (and on first use creates) a store: no record yet",
     "ask_question": "asks, as `graphrag ask` does: the answer is not yet part of the record (a verdict is)",
     "Config": "settings, read from the environment",
+    "open": "opens a workspace (and creates its store): no record yet",
+    "Workspace": "holds the settings, store and models; its verbs are walked below (WORKSPACE_AUDITED)",
+}
+# The workspace's public methods that change the record, with their audit event, and the others.
+WORKSPACE_AUDITED = {"ingest": "ingest", "review": "verdict"}
+WORKSPACE_NOT_AUDITED = {
+    "ask": "asks, as ask_question does",
+    "warm": "loads the models",
+    "close": "closes the store",
 }
 
 
@@ -542,3 +551,38 @@ def test_every_facade_write_writes_one_audit_row_via_python(tmp_path: Path, unpa
         answer_id = outcome.answer.id
         audited("review_claim", lambda: graphrag.review_claim(store, answer_id, 0, "supported", reviewer="ana"))
     assert walked == list(FACADE_AUDITED)
+
+
+@pytest.mark.unit
+def test_every_workspace_write_writes_one_audit_row_via_python(tmp_path: Path, unparsed_questions: None) -> None:
+    """The same through ``graphrag.open``: the workspace's verbs are the facade's use cases."""
+    import graphrag
+    from graphrag.answer.generate.extractive import ExtractiveGenerator
+    from graphrag.config import Config
+    from helpers import ScriptedChecker
+    from proc_helpers import HashEmbedder, PatternExtractor, doc_text
+
+    (tmp_path / "c").mkdir()
+    for i in range(3):
+        (tmp_path / "c" / f"runbook-{i}.md").write_text(doc_text(i, 6), encoding="utf-8")
+    verbs = {n for n, v in vars(graphrag.Workspace).items() if callable(v) and not n.startswith("_")}
+    assert verbs == set(WORKSPACE_AUDITED) | set(WORKSPACE_NOT_AUDITED)
+    walked = []
+    with graphrag.open(tmp_path / "s.db", config=Config(), embedder=HashEmbedder()) as ws:
+        def audited(name: str, act: Callable[[], object]) -> object:
+            before = len(ws.store.audit())
+            result = act()
+            new = ws.store.audit()[before:]
+            assert [(e.event, e.subject, e.detail["via"], e.detail["mode"]) for e in new] == [
+                (WORKSPACE_AUDITED[name], None, "python", "local")], name
+            walked.append(name)
+            return result
+
+        audited("ingest", lambda: ws.ingest([tmp_path / "c"], extractor=PatternExtractor()))
+        before = len(ws.store.audit())
+        outcome = ws.ask("What does Alpha0 use?", generator=ExtractiveGenerator(), checker=ScriptedChecker(),
+                         min_relevance=0.0)
+        assert len(ws.store.audit()) == before and outcome.answer.id is not None
+        answer_id = outcome.answer.id
+        audited("review", lambda: ws.review(answer_id, 0, "supported", reviewer="ana"))
+    assert walked == list(WORKSPACE_AUDITED)

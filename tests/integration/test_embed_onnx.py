@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphrag.config import Config
 from graphrag.language import embed_onnx
 from graphrag.language.embed import MiniLMEmbedder, get_embedder
 from graphrag.language.embed_onnx import OnnxMiniLMEmbedder
@@ -78,7 +79,7 @@ def onnx(cache: Path) -> OnnxMiniLMEmbedder:
 
 @pytest.fixture(scope="module")
 def reference() -> MiniLMEmbedder:
-    shared = get_embedder()  # the session's torch model, unless the environment chose another encoder
+    shared = get_embedder(Config())  # the shared model, when it is torch's (the default encoder is ONNX)
     return shared if isinstance(shared, MiniLMEmbedder) else MiniLMEmbedder()
 
 

@@ -129,7 +129,7 @@ class StubChecker:
 def test_cli_eval_support_json_and_errors(tmp_path, monkeypatch, capsys) -> None:
     import graphrag.verify.support as support_pkg
 
-    monkeypatch.setattr(support_pkg, "make_checker", lambda name: StubChecker())
+    monkeypatch.setattr(support_pkg, "make_checker", lambda name, **options: StubChecker())
     path = _write(tmp_path / "g.jsonl", [
         {"claim": "yes", "evidence": "e", "label": True},
         {"claim": "no", "evidence": "e", "label": False},
@@ -150,7 +150,7 @@ def test_cli_eval_support_json_and_errors(tmp_path, monkeypatch, capsys) -> None
 def test_cli_eval_support_says_what_it_left_out(tmp_path, monkeypatch) -> None:
     import graphrag.verify.support as support_pkg
 
-    monkeypatch.setattr(support_pkg, "make_checker", lambda name: StubChecker())
+    monkeypatch.setattr(support_pkg, "make_checker", lambda name, **options: StubChecker())
     row = {"question": "q", "answers": {"sys": {"claims": [
         {"claim_string": "yes [1]", "support": "Complete", "evidence": ["[1] https://e.org\n\nText."]},
         {"claim_string": "no [1]", "support": "Incomplete", "evidence": ["[1] https://e.org\n\nText."]},

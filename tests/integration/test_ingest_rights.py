@@ -59,7 +59,7 @@ def folder(tmp_path: Path, text: str, access: list[str]) -> Path:
 def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     """The use cases and the command build their own Ingestor: the hash embedder and the pattern extractor, no
     model."""
-    monkeypatch.setattr("graphrag.ingest.pipeline.get_embedder", HashEmbedder)
+    monkeypatch.setattr("graphrag.ingest.pipeline.get_embedder", lambda config: HashEmbedder())
     monkeypatch.setattr("graphrag.ingest.store_extractor", lambda *a, **k: PatternExtractor())
 
 

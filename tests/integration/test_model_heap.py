@@ -10,6 +10,7 @@ import gc
 
 import pytest
 
+from graphrag.config import Config
 from graphrag.ingest.extract.rules import load_spacy
 from graphrag.language.embed import get_embedder
 
@@ -22,7 +23,7 @@ def _collected(obj: object) -> bool:
 
 
 def test_the_embedder_and_the_parser_are_frozen_once_loaded() -> None:
-    embedder = get_embedder()
+    embedder = get_embedder(Config())
     nlp = load_spacy()
     assert gc.get_freeze_count() > 100_000
     assert not _collected(embedder)  # the ONNX encoder (the default) or torch's

@@ -48,7 +48,7 @@ def part_scanned_pdf(blank_scans: int = 2) -> bytes:
 
 @pytest.fixture
 def no_models(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("graphrag.ingest.pipeline.get_embedder", HashEmbedder)
+    monkeypatch.setattr("graphrag.ingest.pipeline.get_embedder", lambda config: HashEmbedder())
 
 
 def test_an_upload_is_read_in_the_job_with_each_scanned_page_in_its_progress(tmp_path: Path, no_models: None) -> None:

@@ -157,7 +157,7 @@ def test_without_its_index_an_ask_answers_the_same_by_an_exact_scan_and_says_so(
     from graphrag.cli import main
     from proc_helpers import HashEmbedder
 
-    monkeypatch.setattr(ask, "get_embedder", HashEmbedder)
+    monkeypatch.setattr(ask, "get_embedder", lambda config: HashEmbedder())
     with Store(pgvector_url) as store:
         build(store, LAYOUT)
         monkeypatch.setattr(vector_enable, "OPEN_BELOW", 0)  # as a large store: an open leaves the index to setup

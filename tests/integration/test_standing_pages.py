@@ -30,7 +30,7 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     from dashboard import resources
 
     # the page's asker composes no answer with a model: it writes one (FreshAsker)
-    monkeypatch.setattr(resources, "asker", lambda where: FreshAsker(Store(where)))
+    monkeypatch.setattr(resources, "asker", lambda: FreshAsker(resources.store()))
     return path
 
 

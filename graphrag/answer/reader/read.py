@@ -24,7 +24,6 @@ from graphrag.answer.reader.features import ReaderFeatures, reader_features
 from graphrag.answer.reader.quotes import PHRASE_CANDIDATES, QuoteReading, SentenceCount, read_quotes
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
 from graphrag.answer.reader.second_view import VectorsOf, combined_order
-from graphrag.config import Config
 from graphrag.language.passage_encoder import PassageEncoder, load_passage_encoder
 from graphrag.model import ContextItem
 
@@ -87,10 +86,11 @@ class Reader:
         self.abstain = abstain or load_abstain_model(with_scorer=scorer is not None, with_check=check is not None)
 
     @classmethod
-    def load(cls) -> Reader:
-        """The shipped reader: the trained scorer and check if their weights ship, the second view if installed
-        (and not switched off: GRAPHRAG_PASSAGE_VECTORS), and the fitted abstention model."""
-        second = load_passage_encoder() if Config.from_env().passage_vectors else None
+    def load(cls, passage_vectors: bool = False) -> Reader:
+        """The shipped reader: the trained scorer and check if their weights ship, the second view if asked for
+        (``passage_vectors``: the configuration's GRAPHRAG_PASSAGE_VECTORS) and installed, and the fitted abstention
+        model."""
+        second = load_passage_encoder() if passage_vectors else None
         return cls(load_scorer(), check=load_check(), second=second)
 
     def read(self, question: str, context: Sequence[ContextItem], passage_of: PassageOf | None = None,
@@ -166,10 +166,11 @@ def stored_scorer(scorer: AnswerScorer | None) -> StoredScorer | None:
     return cast("StoredScorer", scorer) if getattr(scorer, "stores_passages", False) else None
 
 
-def stored_encoders() -> list[PassageEncoder]:
+def stored_encoders(passage_vectors: bool = False) -> list[PassageEncoder]:
     """The reader's models whose passage vectors a store keeps (``graphrag store passages`` fills them): the answer
-    scorer when it reads "title. sentence" alone, and the second view when it is installed and on."""
-    reader = Reader.load()
+    scorer when it reads "title. sentence" alone, and the second view when it is installed and on
+    (``passage_vectors``)."""
+    reader = Reader.load(passage_vectors)
     return [m for m in (stored_scorer(reader.scorer), reader.second) if m is not None]
 
 

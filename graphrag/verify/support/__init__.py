@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from graphrag.config import Config
 from graphrag.registry import make_backend
 from graphrag.verify.support.base import SupportChecker, SupportQuery
 
@@ -18,15 +19,17 @@ def make_checker(name: str, **options: object) -> SupportChecker:
     return cast(SupportChecker, make_backend("support checker", CHECKERS, name, **options))  # CHECKERS: checkers only
 
 
-def checker_for_store(name: str, store: object, **options: object) -> SupportChecker:
+def checker_for_store(name: str, store: object, config: Config | None = None, **options: object) -> SupportChecker:
     """The checker to score answers saved in ``store``: the embedded one runs the store's active
-    version of its parameters (``graphrag checker``), named on every score it gives. A model judge
-    (``ollama``) is advice beside the embedded checker, never the score that decides (see ``advised``)."""
+    version of its parameters (``graphrag checker``), named on every score it gives, with the sentence embedder
+    ``config`` describes (default: the defaults). A model judge (``ollama``) is advice beside the embedded checker,
+    never the score that decides (see ``advised``)."""
+    embedded = {"store": store, "config": config or Config()}
     if name == "embedded":
-        return make_checker(name, **{"store": store, **options})
+        return make_checker(name, **{**embedded, **options})
     from graphrag.verify.support.advised import AdvisedChecker
 
-    return AdvisedChecker(make_checker("embedded", store=store), make_checker(name, **options))
+    return AdvisedChecker(make_checker("embedded", **embedded), make_checker(name, **options))
 
 
 __all__ = ["CHECKERS", "SupportChecker", "SupportQuery", "checker_for_store", "make_checker"]

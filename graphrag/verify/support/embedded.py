@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from graphrag.config import Config
 from graphrag.errors import ModelUnavailable
 from graphrag.language import lexical as L
 from graphrag.language.encoding import Embedder, JointEncoder, TokenEmbedding, TokenEncoder
@@ -255,9 +256,10 @@ class EmbeddedChecker:
     name = "embedded@shipped"  # "embedded@<version>" when a team's version from the store is active
 
     def __init__(self, params_path: str | None = None, embedder: Embedder | None = None,
-                 store: CheckerVersions | None = None) -> None:
+                 store: CheckerVersions | None = None, config: Config | None = None) -> None:
         """Parameters: ``params_path`` if given; else the store's active checker version (see
-        ``graphrag checker``) when ``store`` has one; else the shipped JSON."""
+        ``graphrag checker``) when ``store`` has one; else the shipped JSON. Without ``embedder``, the shared one
+        ``config`` describes (default: the defaults) is loaded at the first check."""
         version = None
         if params_path is None and store is not None:
             version = store.active_checker()
@@ -274,6 +276,7 @@ class EmbeddedChecker:
         self.threshold = self.params.threshold
         self.partial_threshold = self.params.partial_threshold
         self._embedder = embedder  # the model loads on first check(), not here
+        self._config = config or Config()
 
     @property
     def embedder(self) -> Embedder:
@@ -281,7 +284,7 @@ class EmbeddedChecker:
         if self._embedder is None:
             from graphrag.language.embed import get_embedder
 
-            self._embedder = get_embedder()
+            self._embedder = get_embedder(self._config)
         return self._embedder
 
     def featurise(self, queries: Sequence[SupportQuery]) -> list[PairFeatures]:
@@ -314,7 +317,7 @@ def encode_tokens(embedder: object, texts: Sequence[str]) -> dict[str, TokenEmbe
     """MiniLM's contextual token embeddings of ``texts`` (one forward pass, batched).
 
     From the embedder's own ``encode_tokens`` (MiniLM's, or the fit script's cache); an embedder
-    without one (a test's counting wrapper) gets the shared MiniLM's.
+    without one (a test's counting wrapper) gets the shared MiniLM's, as the defaults make it.
     """
     texts = list(dict.fromkeys(texts))
     if not texts:
@@ -323,7 +326,7 @@ def encode_tokens(embedder: object, texts: Sequence[str]) -> dict[str, TokenEmbe
         return embedder.encode_tokens(texts)
     from graphrag.language.embed import get_embedder
 
-    return get_embedder().encode_tokens(texts)
+    return get_embedder(Config()).encode_tokens(texts)
 
 
 ONE_PASS_MAX_TEXTS = 1024  # up to this many distinct texts, one forward pass gives vectors and tokens

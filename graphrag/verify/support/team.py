@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from graphrag.access.identity import Viewer
+from graphrag.config import Config
 from graphrag.model import Answer, VerdictKind, VerdictLabel
 from graphrag.store.audit import AuditKind
 from graphrag.store.audit import event as audit_event
@@ -90,11 +91,11 @@ def judged_pairs(store: Any) -> tuple[list[JudgedPair], Counter[str]]:
     return out, skipped
 
 
-def checker_features(queries: Sequence[SupportQuery]) -> np.ndarray:
-    """The embedded checker's feature rows (loads MiniLM)."""
+def checker_features(queries: Sequence[SupportQuery], config: Config | None = None) -> np.ndarray:
+    """The embedded checker's feature rows (loads MiniLM as ``config`` describes; default: the defaults)."""
     from graphrag.verify.support.embedded import EmbeddedChecker
 
-    return np.vstack([pf.vector() for pf in EmbeddedChecker().featurise(queries)])
+    return np.vstack([pf.vector() for pf in EmbeddedChecker(config=config).featurise(queries)])
 
 
 def fit_from_verdicts(store: Any, features: Featuriser = checker_features, seed: int = 0, *,

