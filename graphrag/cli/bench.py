@@ -47,7 +47,8 @@ def register(subparsers: Subparsers) -> None:
     bl = b.add_parser("load", help="concurrent verdict writers and ask latency during an ingest; with --browser, "
                                    "reviewers in headless Chromium on one or two dashboards")
     bl.add_argument("--writers", type=int, default=8)
-    bl.add_argument("--store", type=store_value, help="an empty store to load (default: a temporary SQLite file); "
+    # its own dest: a command's `store` is filled with the configured one, and these must default to a throwaway store
+    bl.add_argument("--store", dest="load_store", metavar="STORE", type=store_value, help="an empty store to load (default: a temporary SQLite file); "
                     "e.g. postgresql+psycopg://user:password@host:5432/graphrag_bench")
     bl.add_argument("--verdicts", type=int, help="per writer (default 250); with --browser, per reviewer (20)")
     bl.add_argument("--browser", action="store_true",
@@ -90,7 +91,7 @@ def register(subparsers: Subparsers) -> None:
     bs.add_argument("--start", type=int, default=0,
                     help="copies --store already holds (to grow a store an earlier run left, e.g. from 5x to 10x)")
     bs.add_argument("--queries", type=int, default=30)
-    bs.add_argument("--store", type=sqlite_file_value, metavar="PATH",
+    bs.add_argument("--store", dest="scale_store", type=sqlite_file_value, metavar="PATH",
                     help="where to build the SQLite store (default: a temporary file, removed after)")
     bs.add_argument("--no-dashboard", action="store_true", help="skip the dashboard cold start")
     bm = b.add_parser("million", help="a synthetic store of a million sentences and relations written straight "
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         from lab.bench_scale import bench_scale
 
         return bench_scale(corpus=args.corpus, questions_path=args.questions, scale=args.scale, steps=args.steps,
-                           limit=args.limit, start=args.start, queries=args.queries, store=args.store,
+                           limit=args.limit, start=args.start, queries=args.queries, store=args.scale_store,
                            dashboard=not args.no_dashboard)
     if args.what == "million":
         from lab.bench_million import bench_million
@@ -169,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
                                after_ingest_rounds=args.after_ingest_rounds, corpus=args.corpus)
     if args.what == "load":
         return bench.bench_load(writers=args.writers, verdicts=250 if args.verdicts is None else args.verdicts,
-                                store_url=args.store)
+                                store_url=args.load_store)
     if args.what == "review":
         return bench.bench_review(answers=args.answers, rounds=args.rounds)
     return bench.bench_documents(pages=args.pages, renders=args.renders)

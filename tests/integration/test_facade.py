@@ -43,7 +43,7 @@ def test_ingest_ask_and_review_through_the_facade(tmp_path: Path, unparsed_quest
         verdict = graphrag.review_claim(store, answer.id, 0, "supported", reviewer="ana", note="ok")
         assert [(v.id, v.reviewer, v.verdict.value) for v in store.verdicts(answer.id)] == [
             (verdict.id, "ana", "supported")]
-        with pytest.raises(InputError, match="no claim 99"):
+        with pytest.raises(InputError, match="no claim 100"):
             graphrag.review_claim(store, answer.id, 99, "supported", reviewer="ana")
         with pytest.raises(InputError, match="no answer"):
             graphrag.review_claim(store, answer.id + 1, 0, "supported", reviewer="ana")

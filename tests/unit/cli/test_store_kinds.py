@@ -59,3 +59,19 @@ def test_bench_million_refuses_a_url_it_cannot_use(tmp_path: Path, monkeypatch: 
         main(["bench", "million", "--store", "postgres://bench@db/graphrag"])
     assert exit_.value.code == 2 and "postgresql+psycopg://" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("argv", "dest"), [(["bench", "load"], "load_store"), (["bench", "scale"], "scale_store")],
+                         ids=["load", "scale"])
+def test_a_benchmark_that_builds_its_own_store_never_takes_the_configured_one(argv: list[str], dest: str) -> None:
+    """Without --store, ``bench load`` and ``bench scale`` build a throwaway store: the configured store (the
+    person's own documents and record) is filled in only for a command's ``store``, never for theirs."""
+    from graphrag.cli.common import apply_config
+    from graphrag.config import Config
+
+    args = build_parser().parse_args(argv)
+    apply_config(args, Config.from_env({"GRAPHRAG_STORE": "/srv/team/graphrag.db"}))
+    assert getattr(args, dest) is None
+    given = build_parser().parse_args([*argv, "--store", "/tmp/bench.db"])
+    apply_config(given, Config.from_env({"GRAPHRAG_STORE": "/srv/team/graphrag.db"}))
+    assert "/tmp/bench.db" in str(getattr(given, dest))
