@@ -382,18 +382,13 @@ email = "ana@example.com"
 labels = ["public", "internal"]
 role = "admin"
 """
-PAGE_AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 40,
-             "client_id": "graphrag", "client_secret": "s",
-             "server_metadata_url": "http://127.0.0.1:1/.well-known/openid-configuration"}
-
-
 @pytest.mark.model
 @pytest.mark.slow
 def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_row_via_the_dashboard(
         tiny_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from streamlit.testing.v1 import app_test
 
-    from app_helpers import app, copy_store, ok, page
+    from app_helpers import app, copy_store, ok, page, signed_in, team_mode
     from graphrag.answer import Asker
     from graphrag.model import AskSettings
 
@@ -413,12 +408,7 @@ def test_every_page_action_that_changes_or_exports_the_record_writes_an_audit_ro
     (tmp_path / "folder" / "notes.md").write_text("# Notes\n\nBackups are kept for 30 days.\n", encoding="utf-8")
     (tmp_path / "access.toml").write_text(PAGE_POLICY, encoding="utf-8")
     at = app(monkeypatch, db)  # the folder is under the temporary directory, which app() lets the page read
-    monkeypatch.setenv("GRAPHRAG_MODE", "team")
-    monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(tmp_path / "access.toml"))
-    at.secrets = {"auth": PAGE_AUTH}
-    at.user = {"is_logged_in": True, "sub": "sub-ana", "email": "ana@example.com", "email_verified": True,
-               "iss": "http://127.0.0.1:1"}
-    at = ok(at)  # signs in (audited as sign-in)
+    at = ok(team_mode(monkeypatch, at, tmp_path / "access.toml", signed_in("ana@example.com")))  # audited: sign-in
 
     def download(label: str) -> object:
         (button,) = [b for b in at.get("download_button") if b.proto.label == label]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import ROOT, app, ok, page, texts
+from app_helpers import ROOT, app, ok, page, signed_in, team_mode, texts
 from graphrag.model import VerdictLabel as V
 from graphrag.store import Store
 from graphrag.verify.policy import ReviewPolicy
@@ -20,9 +20,6 @@ from seeds import judge, recorded_answer
 
 pytestmark = [pytest.mark.unit, pytest.mark.heavy]
 
-ISSUER = "http://127.0.0.1:1"
-AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 40, "client_id": "graphrag",
-        "client_secret": "s", "server_metadata_url": f"{ISSUER}/.well-known/openid-configuration"}
 POLICY = """
 [[grant]]
 email = "ana@example.com"
@@ -41,11 +38,6 @@ labels = ["public"]
 SENTENCE = "Snapshot exports remain available for 30 days."
 
 
-def user(name: str) -> dict[str, object]:
-    return {"is_logged_in": True, "sub": f"sub-{name}", "email": f"{name}@example.com", "email_verified": True,
-            "iss": ISSUER}
-
-
 @pytest.fixture()
 def team(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     policy = tmp_path / "access.toml"
@@ -59,11 +51,7 @@ def team(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         at = app(monkeypatch, store)
         if script is not None:  # the page run by itself
             at = AppTest.from_file(str(ROOT / script), default_timeout=240)
-        monkeypatch.setenv("GRAPHRAG_MODE", "team")
-        monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(policy))
-        at.secrets = {"auth": AUTH}
-        at.user = user(who)
-        return at
+        return team_mode(monkeypatch, at, policy, signed_in(f"{who}@example.com"))
 
     make.store = store
     return make

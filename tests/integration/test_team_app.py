@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import ROOT, app, copy_store, ok, page, texts
+from app_helpers import OIDC_ISSUER, ROOT, TEAM_AUTH, app, copy_store, ok, page, signed_in, team_mode, texts
 from dashboard import jobs
 from graphrag.answer.ask import Asker
 from graphrag.ingest.pipeline import IngestReport
@@ -25,9 +25,6 @@ from graphrag.verify.status import review_policy
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
-ISSUER = "http://127.0.0.1:1"
-AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 40, "client_id": "graphrag",
-        "client_secret": "s", "server_metadata_url": f"{ISSUER}/.well-known/openid-configuration"}
 POLICY = """
 [[grant]]
 email = "ana@example.com"
@@ -52,15 +49,10 @@ PUBLIC_Q = "How long do snapshot exports remain available after an account is ca
 INTERNAL_Q = "Which cluster replicates snapshots?"
 
 
-def user(sub: str, email: str, groups: tuple[str, ...] = ()) -> dict[str, object]:
-    return {"is_logged_in": True, "sub": sub, "email": email, "email_verified": True, "groups": list(groups),
-            "iss": ISSUER}
-
-
-ANA = user("sub-ana", "ana@example.com")
-BOB = user("sub-bob", "bob@example.com")
-CAT = user("sub-cat", "cat@example.com", ("reviewers",))
-DAN = user("sub-dan", "dan@example.com")  # an admin whose labels are narrower than the internal documents'
+ANA = signed_in("ana@example.com")
+BOB = signed_in("bob@example.com")
+CAT = signed_in("cat@example.com", groups=("reviewers",))
+DAN = signed_in("dan@example.com")  # an admin whose labels are narrower than the internal documents'
 
 
 @pytest.fixture(scope="module")
@@ -85,12 +77,8 @@ def team(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answered: Path):
         at = app(monkeypatch, store)
         if page_script:
             at = AppTest.from_file(str(ROOT / page_script), default_timeout=240)
-        monkeypatch.setenv("GRAPHRAG_MODE", "team")
-        monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(policy))
         monkeypatch.delenv("GRAPHRAG_INGEST_ROOTS")
-        at.secrets = {"auth": AUTH} if secrets is None else secrets
-        at.user = who if who is not None else {"is_logged_in": False}
-        return at
+        return team_mode(monkeypatch, at, policy, who, secrets)
 
     make.policy = policy
     make.store = store
@@ -107,7 +95,7 @@ def everything(at) -> str:
 
 
 def test_team_mode_without_auth_config_serves_nothing_and_says_what_is_missing(team) -> None:
-    at = ok(team(ANA, secrets={"auth": {"redirect_uri": AUTH["redirect_uri"], "cookie_secret": "short"}}))
+    at = ok(team(ANA, secrets={"auth": {"redirect_uri": TEAM_AUTH["redirect_uri"], "cookie_secret": "short"}}))
     err = errors(at)
     assert "Team mode is not configured" in err
     for missing in ("client_id is missing", "client_secret is missing", "server_metadata_url is missing",
@@ -242,7 +230,7 @@ def test_a_role_taken_away_stops_the_next_click_and_removal_stops_the_next_rerun
 
 
 def test_an_identity_from_another_issuer_gets_nothing(team) -> None:
-    team.policy.write_text(f'issuers = ["{ISSUER}"]\n' + POLICY, encoding="utf-8")
+    team.policy.write_text(f'issuers = ["{OIDC_ISSUER}"]\n' + POLICY, encoding="utf-8")
     assert "role admin" in " ".join(texts(ok(team(ANA)).sidebar.caption))
     at = ok(team({**ANA, "iss": "https://evil.example"}))
     assert "grants you nothing" in errors(at) and not at.sidebar.caption

@@ -126,6 +126,29 @@ def app(monkeypatch, store: Path, *, sample: bool = False, timeout: float = 240)
     return AppTest.from_file(str(APP), default_timeout=timeout)
 
 
+# A team dashboard's sign-in as AppTest fakes it: an OpenID provider that is never reached, and a signed-in user.
+OIDC_ISSUER = "http://127.0.0.1:1"
+TEAM_AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "c" * 40,
+             "client_id": "graphrag", "client_secret": "s",
+             "server_metadata_url": f"{OIDC_ISSUER}/.well-known/openid-configuration"}
+
+
+def signed_in(email: str, sub: str | None = None, groups: tuple[str, ...] = ()) -> dict[str, object]:
+    """``st.user`` of someone signed in at ``OIDC_ISSUER`` (subject ``sub-<name>`` unless given)."""
+    return {"is_logged_in": True, "sub": sub or f"sub-{email.split('@')[0]}", "email": email, "email_verified": True,
+            "groups": list(groups), "iss": OIDC_ISSUER}
+
+
+def team_mode(monkeypatch, at: AppTest, policy: Path, who: dict[str, object] | None,
+              secrets: dict[str, object] | None = None) -> AppTest:
+    """``at`` as a team dashboard under the access policy file ``policy``, seen by ``who`` (None: signed out)."""
+    monkeypatch.setenv("GRAPHRAG_MODE", "team")
+    monkeypatch.setenv("GRAPHRAG_ACCESS_POLICY", str(policy))
+    at.secrets = {"auth": TEAM_AUTH} if secrets is None else secrets
+    at.user = who if who is not None else {"is_logged_in": False}
+    return at
+
+
 def ok(x):  # `x`: an AppTest, or a widget after set_value/click
     """Run and fail on any uncaught exception in the app."""
     at = x.run()
