@@ -162,6 +162,7 @@ class ReaderView:
         self._n = {_place(c): c.n for c in read_from}
         quotes = reading.quotes
         self._typed = {_place(c): a for c, a in quotes.typed.items()} if quotes is not None else {}
+        self._spans = {_place(c): r for c, r in quotes.spans.items()} if quotes is not None else {}
 
     def decision_json(self) -> dict[str, object]:
         """Whether the reader found that the documents answer, why in words ("abstained: probability 0.120 <
@@ -174,7 +175,10 @@ class ReaderView:
         """``item``'s reading: ``answer_probability``, the answer scorer's (null while no scorer ships, or when the
         question was not read), and ``short_answer``, its typed short answer (``text``, ``kind``, and ``start`` and
         ``end`` in the sentence; null when it holds none of the asked kind). The reader types the statements most
-        like the question; a ``cited`` one it did not is typed here as the answer typed it."""
+        like the question; a ``cited`` one it did not is typed here as the answer typed it. ``span_reader``: for the
+        first quotes the span reader read, its probability that the sentence states the answer and the answer's span
+        in it (``text``, ``start``, ``end``; null when no token was left for one); null for a sentence it did not
+        read."""
         place = _place(item)
         scores, n = self.reading.scores, self._n.get(place)
         got = scores.get(n) if scores is not None and n is not None else None
@@ -185,9 +189,15 @@ class ReaderView:
 
             short = find_short_answers(quotes.question, [" ".join(item.span.text.split())], quotes.ner)[0]
         where = phrase_span(item.span.text, short.text) if short is not None else None
+        span = self._spans.get(place)
+        at = phrase_span(item.span.text, span.span) if span is not None and span.span else None
         return {"answer_probability": None if got is None else round(got, 4),
                 "short_answer": None if short is None or where is None else {
-                    "text": short.text, "kind": short.kind.value, "start": where[0], "end": where[1]}}
+                    "text": short.text, "kind": short.kind.value, "start": where[0], "end": where[1]},
+                "span_reader": None if span is None else {
+                    "probability": round(span.probability, 4),
+                    "span": None if at is None else {"text": item.span.text[at[0]:at[1]], "start": at[0],
+                                                     "end": at[1]}}}
 
 
 def closest_passages(a: Answer, n: int = 3) -> list[ContextItem]:

@@ -91,3 +91,7 @@ def test_a_candidate_longer_than_the_readers_window(store, embedder) -> None:
             short = q["reader"]["short_answer"]
             if short is not None:
                 assert q["sentence"][short["start"]:short["end"]].lower() == short["text"].lower()
+            span = q["reader"]["span_reader"]  # the shipped span reader read the first quotes
+            if span is not None and span["span"] is not None:
+                assert 0.0 <= span["probability"] <= 1.0
+                assert q["sentence"][span["span"]["start"]:span["span"]["end"]] == span["span"]["text"]

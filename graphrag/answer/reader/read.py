@@ -21,13 +21,23 @@ import numpy as np
 from graphrag.answer.reader.abstain import AbstainModel, load_abstain_model
 from graphrag.answer.reader.check import AnswerCheck, check_text, load_check
 from graphrag.answer.reader.features import ReaderFeatures, reader_features
-from graphrag.answer.reader.quotes import PHRASE_CANDIDATES, QuoteReading, SentenceCount, read_quotes
+from graphrag.answer.reader.quotes import (
+    PHRASE_CANDIDATES,
+    SPAN_BRIDGED,
+    QuoteReading,
+    SentenceCount,
+    read_quotes,
+    span_shortlist,
+    with_spans,
+)
 from graphrag.answer.reader.scorer import AnswerScorer, Passage, load_scorer
 from graphrag.answer.reader.second_view import VectorsOf, combined_order
+from graphrag.answer.reader.span import Candidate, SpanReader, load_span_reader
 from graphrag.language.passage_encoder import PassageEncoder, load_passage_encoder
 from graphrag.model import ContextItem
 
 PassageOf = Callable[[ContextItem], Passage]
+BeforeOf = Callable[[ContextItem], str]  # the sentence before an item's in its document version
 
 
 class Why(str, Enum):
@@ -77,32 +87,36 @@ CHECKED = 3
 
 
 class Reader:
-    """The answer scorer, the answer check and the second view (when they ship) and the abstention model, loaded
-    together once."""
+    """The answer scorer, the answer check, the second view and the span reader (when they ship) and the abstention
+    model, loaded together once."""
 
     def __init__(self, scorer: AnswerScorer | None = None, abstain: AbstainModel | None = None,
-                 check: AnswerCheck | None = None, second: PassageEncoder | None = None) -> None:
-        self.scorer, self.check, self.second = scorer, check, second
+                 check: AnswerCheck | None = None, second: PassageEncoder | None = None,
+                 span: SpanReader | None = None, span_bridged: bool = SPAN_BRIDGED) -> None:
+        self.scorer, self.check, self.second, self.span = scorer, check, second, span
+        self.span_bridged = span_bridged  # the span reader reorders a bridge question's quotes too
         self.abstain = abstain or load_abstain_model(with_scorer=scorer is not None, with_check=check is not None)
 
     @classmethod
     def load(cls, passage_vectors: bool = False) -> Reader:
-        """The shipped reader: the trained scorer and check if their weights ship, the second view if asked for
-        (``passage_vectors``: the configuration's GRAPHRAG_PASSAGE_VECTORS) and installed, and the fitted abstention
-        model."""
+        """The shipped reader: the trained scorer, check and span reader if their weights ship, the second view if
+        asked for (``passage_vectors``: the configuration's GRAPHRAG_PASSAGE_VECTORS) and installed, and the fitted
+        abstention model."""
         second = load_passage_encoder() if passage_vectors else None
-        return cls(load_scorer(), check=load_check(), second=second)
+        return cls(load_scorer(), check=load_check(), second=second, span=load_span_reader())
 
     def read(self, question: str, context: Sequence[ContextItem], passage_of: PassageOf | None = None,
              ner: bool = True, encoder: str | None = None, vectors_of: VectorsOf | None = None,
-             min_relevance: float | None = None, sentence_count: SentenceCount | None = None) -> Reading:
+             min_relevance: float | None = None, sentence_count: SentenceCount | None = None,
+             before_of: BeforeOf | None = None) -> Reading:
         """Score ``context`` for answering ``question``, decide whether it does, and for an answered question read
         the quotes' order (``passage_of`` gives each item its neighbours and title for the scorer; ``ner=False``
         types short answers by patterns only; ``encoder``: the name of the sentence encoder that measured the items'
         similarities; ``vectors_of``: the items' stored passage vectors per model: the scorer's, when it reads
         "title. sentence" alone, and the second view's, without which the quotes keep the scorer's order;
         ``min_relevance``: below this similarity of the closest item nothing is read and nothing answered;
-        ``sentence_count``: how many sentences each item's document version has, for the ranker)."""
+        ``sentence_count``: how many sentences each item's document version has, for the ranker; ``before_of``: the
+        sentence before an item's, which the span reader reads with it to resolve "it" and "he")."""
         if not context:  # (not "abstained" nor "no phrase": nothing was read)
             return Reading(None, None, False, why=Why.NO_CANDIDATE, reason="no candidate: nothing to answer from")
         if min_relevance is not None:
@@ -144,9 +158,20 @@ class Reader:
             similarities = vectors_of(self.second, context) @ self.second.query(question)
             order = combined_order(context, scores, similarities)
         quotes = read_quotes(question, context, scores, order, sentence_count, PHRASE_CANDIDATES, ner)
+        if self.span is not None:
+            quotes = self._spans(question, quotes, passage_of or _plain, before_of)
         reason = (f"probability {p:.3f} >= threshold {self.abstain.threshold:.3f}" if p is not None
                   else f"no calibrated decision for the encoder {encoder}")
         return Reading(features, p, answered, scores, checks, order, Why.ANSWERED, reason, quotes)
+
+    def _spans(self, question: str, quotes: QuoteReading, passage_of: PassageOf, before_of: BeforeOf | None
+               ) -> QuoteReading:
+        """The quotes reordered by the span reader's reading of the first of them (``quotes.with_spans``)."""
+        assert self.span is not None
+        shortlist = span_shortlist(quotes, self.span_bridged)
+        got = self.span.read(question, [Candidate(" ".join(c.span.text.split()), before_of(c) if before_of else "",
+                                                  passage_of(c).title) for c in shortlist])
+        return with_spans(quotes, dict(zip(shortlist, got)), self.span_bridged)
 
     def _scores(self, question: str, context: Sequence[ContextItem], passages: Sequence[Passage],
                 vectors_of: VectorsOf | None) -> np.ndarray:

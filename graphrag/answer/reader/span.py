@@ -20,7 +20,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -101,6 +101,14 @@ class SpanConfig:
         """The calibrated probability that a candidate with this answer logit states the answer."""
         z = max(-50.0, min(50.0, self.slope * logit + self.intercept))
         return float(1.0 / (1.0 + np.exp(-z)))
+
+
+class SpanReader(Protocol):
+    """Reads a question with each candidate: whether it states the answer, and where."""
+
+    def read(self, question: str, candidates: Sequence[Candidate]) -> list[SpanReading]:
+        """One reading per candidate, in the candidates' order."""
+        ...
 
 
 def cut_question(tokenizer: Any, question: str, max_tokens: int) -> str:

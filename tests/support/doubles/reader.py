@@ -8,6 +8,7 @@ import numpy as np
 
 from graphrag.answer.reader.abstain import AbstainModel
 from graphrag.answer.reader.scorer import Passage
+from graphrag.answer.reader.span import Candidate, SpanReading
 
 
 class ScriptedScorer:
@@ -36,6 +37,26 @@ class ScriptedCheck:
     def score(self, question: str, texts: Sequence[str]) -> np.ndarray:
         self.read.append((question, list(texts)))
         return np.array([self.p if self.answers in t.lower() else 0.05 for t in texts])
+
+
+class ScriptedSpan:
+    """The span reader's double: probability ``p`` and the phrase as its span for a sentence holding ``answers``,
+    0.05 and no span otherwise; records the candidates it read."""
+
+    name = "scripted-span"
+
+    def __init__(self, answers: str, p: float = 0.95) -> None:
+        self.answers, self.p = answers.lower(), p
+        self.read_: list[tuple[str, list[Candidate]]] = []
+
+    def read(self, question: str, candidates: Sequence[Candidate]) -> list[SpanReading]:
+        self.read_.append((question, list(candidates)))
+        out = []
+        for c in candidates:
+            at = c.sentence.lower().find(self.answers)
+            out.append(SpanReading(2.0, self.p, c.sentence[at:at + len(self.answers)], at, at + len(self.answers))
+                       if at >= 0 else SpanReading(-2.0, 0.05, "", 0, 0))
+        return out
 
 
 def always(answers: bool) -> AbstainModel:

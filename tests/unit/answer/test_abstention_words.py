@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from doubles.reader import ScriptedScorer, always
+from doubles.reader import ScriptedScorer, ScriptedSpan, always
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.abstention import (
     asked_clause,
@@ -172,7 +172,8 @@ def test_an_abstention_through_the_asker_says_what_the_closest_passage_states(re
         p["sentence"] for p in shown["passages"]]
     assert shown["claims"] == [] and shown["reader"]["answered"] is False
     assert shown["reader"]["why"] == "abstained" and shown["reader"]["reason"].startswith("abstained: probability")
-    assert all(p["reader"] == {"answer_probability": None, "short_answer": None} for p in shown["passages"])
+    assert all(p["reader"] == {"answer_probability": None, "short_answer": None, "span_reader": None}
+               for p in shown["passages"])
     # nothing is about the question (below the relevance needed): nothing is said of the passages
     far = asker.ask("Who keeps snapshot exports available after an account is cancelled?",
                     AskSettings(min_relevance=0.99)).answer
@@ -181,7 +182,7 @@ def test_an_abstention_through_the_asker_says_what_the_closest_passage_states(re
 
 def test_ask_json_carries_each_quotes_answer_probability_and_short_answer(ref_store):
     asker = Asker(ref_store, embedder=HashEmbedder(), checker=ScriptedChecker(),
-                  reader=Reader(scorer=ScriptedScorer("30 days"), abstain=always(True)))
+                  reader=Reader(scorer=ScriptedScorer("30 days"), abstain=always(True), span=ScriptedSpan("30 days")))
     outcome = asker.ask("How long do exports remain available?", ANY)
     shown = answer_json(outcome.answer, reading=outcome.reading, read_from=outcome.read_from)
     assert shown["reader"]["answered"] is True and shown["reader"]["why"] == "answered"
@@ -192,6 +193,9 @@ def test_ask_json_carries_each_quotes_answer_probability_and_short_answer(ref_st
     assert short["text"] == "30 days" and short["kind"] == "duration"
     sentence = "Snapshot exports remain available for 30 days after an account is cancelled."
     assert sentence[short["start"]:short["end"]] == "30 days"
+    # the span reader's probability that it states the answer, and the answer's span in it
+    assert best["span_reader"] == {"probability": 0.95, "span": {"text": "30 days", "start": short["start"],
+                                                                  "end": short["end"]}}
     older = cited.get("Exports are deleted 7 days after cancellation.")
     assert older is None or older["answer_probability"] == 0.0
     # without the reading (a stored answer shown again) the JSON has no reader fields

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from doubles.generate import ScriptedGenerator
-from doubles.reader import ScriptedCheck, ScriptedScorer, always
+from doubles.reader import ScriptedCheck, ScriptedScorer, ScriptedSpan, always
 from graphrag.answer.ask import Asker
 from graphrag.answer.generate.abstention import not_answered_text
 from graphrag.answer.generate.ollama import OllamaGenerator
@@ -227,3 +227,42 @@ def test_the_abstention_model_with_the_check_is_chosen_only_when_fitted(tmp_path
     chosen = load_abstain_model(with_scorer=True, with_check=True, path=params)
     assert chosen.threshold == 0.3 and chosen.features == ("check_top",)
     assert load_abstain_model(with_scorer=True, path=params).threshold == 0.4
+
+
+def test_the_span_reader_puts_the_sentence_that_states_the_answer_first(ref_store, embedder, monkeypatch):
+    """The scorer finds every sentence alike; the span reader reads the first quotes of the order for a question one
+    sentence answers, each with the sentence before it and its title, and the one it says states the answer becomes
+    the first quote (the rest stay after them, in the scorer's order). A bridge question's order is left as it was,
+    unless the reader is asked to reread it too (``span_bridged``, measured in lab.evaluate.span_order)."""
+    from graphrag.answer.reader import quotes
+
+    question = "What happens to exports after cancellation?"
+    both = AskSettings(min_relevance=0.0, access=("internal", "public"))
+    span = ScriptedSpan("falcon key")
+    asker = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(),
+                  reader=Reader(scorer=ScriptedScorer(""), abstain=always(True), span=span))
+    found = asker.retrieve(question, both)
+    plain = Reader(scorer=ScriptedScorer(""), abstain=always(True)).read(question, found.context)
+    assert plain.quotes is not None and "falcon key" not in plain.quotes.ranked()[0].span.text.lower()
+    k = 1 + max(next(i for i, c in enumerate(plain.quotes.ranked(bridged=b)) if "falcon key" in c.span.text.lower())
+                for b in (False, True))  # a shortlist that reaches it in both orders
+    monkeypatch.setattr(quotes, "SPAN_SHORTLIST", k)
+    reading = asker.read(question, found.context, asker.graph())
+    assert reading.quotes is not None
+    ranked = reading.quotes.ranked()
+    assert "falcon key" in ranked[0].span.text.lower()
+    (asked, read), = span.read_
+    assert asked == question
+    assert [c.sentence for c in read] == [" ".join(c.span.text.split()) for c in plain.quotes.ranked()[:k]]
+    assert all(c.title for c in read) and any(c.before for c in read)
+    assert reading.quotes.spans[ranked[0]].span.lower() == "falcon key"
+    assert ranked[k:] == plain.quotes.ranked()[k:]  # past the shortlist, the scorer's order
+    assert reading.quotes.ranked(bridged=True) == plain.quotes.ranked(bridged=True)
+    # asked to, it rereads a bridge question's first quotes too (each sentence once)
+    again = Reader(scorer=ScriptedScorer(""), abstain=always(True), span=ScriptedSpan("falcon key"), span_bridged=True)
+    reread = again.read(question, found.context)
+    assert reread.quotes is not None and "falcon key" in reread.quotes.ranked(bridged=True)[0].span.text.lower()
+    first = {*plain.quotes.ranked()[:k], *plain.quotes.ranked(bridged=True)[:k]}
+    assert len(reread.quotes.spans) == len(first)
+    answer = asker.ask(question, both).answer  # the answer quotes it first
+    assert "falcon key" in answer.claims[0].citations[0].item.span.text.lower()

@@ -157,6 +157,7 @@ def test_by_default_neither_ingest_nor_ask_encodes_with_it(store, embedder, tmp_
     monkeypatch.setattr(passage_encoder, "_loaded", [view])  # installed
     monkeypatch.setattr(read, "load_scorer", lambda: None)
     monkeypatch.setattr(read, "load_check", lambda: None)
+    monkeypatch.setattr(read, "load_span_reader", lambda: None)
     Ingestor(store, reference_extractor(), embedder).ingest_paths([reference_corpus(tmp_path / "off")])
     assert _stored(store) == 0 and view.encoded == []
     assert Reader.load().second is None
