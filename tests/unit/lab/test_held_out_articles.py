@@ -13,6 +13,7 @@ from lab.evaluate.held_out_articles import (
     ARMS,
     HeldQuestion,
     first_holds_span,
+    format_summary,
     held_out,
     load_articles,
     sign_test,
@@ -46,6 +47,9 @@ def test_only_held_out_articles_and_answerable_questions_are_asked(tmp_path):
     assert [a.name for a in got] == [t for t in titles if held_out(t)]
     assert all([q.qid for q in a.questions] == [f"{a.name}-a"] for a in got)
     assert [a.name for a in load_articles(_squad(tmp_path, titles), 5, articles=1, skip=1)] == [got[1].name]
+    # the articles weights are chosen on (lab.evaluate.span_order) are never the ones reported
+    choose = [a.name for a in load_articles(_squad(tmp_path, titles), 5, split="choose")]
+    assert choose == [t for t in titles if held_out(t, "choose")] and not set(choose) & {a.name for a in got}
 
 
 class _Doc:
@@ -77,9 +81,12 @@ def test_the_paired_figures_count_only_disagreements():
     def arm(right: bool) -> dict[str, object]:
         return {"answered": True, "first_span": right, "first_text": right, "short": True, "first_quote": str(right),
                 "seconds": 0.1}
-    rows = [{"article": "A", ARMS[0]: arm(True), ARMS[1]: arm(i < 3)} for i in range(8)]
+    on, off = ARMS["span"]
+    rows = [{"article": "A", "id": str(i), "question": "q", on: arm(True), off: arm(i < 3)} for i in range(8)]
     s = summarise(rows)
-    assert s[ARMS[0]]["first_span"]["share"] == 1.0 and s[ARMS[1]]["first_span"]["share"] == 3 / 8
-    assert s["paired"]["first_span"] == {"second_view_only": 5, "without_only": 0, "sign_test_p": 0.0625}
+    assert s["arms"] == [on, off]
+    assert s[on]["first_span"]["share"] == 1.0 and s[off]["first_span"]["share"] == 3 / 8
+    assert s["paired"]["first_span"] == {"with_span_only": 5, "without_span_only": 0, "sign_test_p": 0.0625}
+    assert "with_span" in format_summary(s)
     assert s["paired"]["short"]["sign_test_p"] == 1.0 and s["first_quote_changed"] == 5
     assert sign_test(0, 0) == 1.0 and sign_test(3, 3) == 1.0
