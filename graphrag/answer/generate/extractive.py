@@ -37,7 +37,7 @@ record, ``GraphFacts`` (``facts.py``); its tuned numbers are one frozen record, 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -60,6 +60,10 @@ __all__ = ["ExtractiveGenerator", "ExtractiveSettings", "GraphFacts", "TitleOf"]
 _WORD = re.compile(r"\w+")
 _VALUE_KEY = re.compile(r"^\d[\d,.]*\s*(?:%|[a-z]+)$")  # a measure ("30 day", "5 %"): a number and its unit
 Where = tuple[str | None, int | None, int | None]  # a sentence's place: document, version, sentence index
+
+
+# The reader's short answer for a quote answering by itself, given the quote's typed phrase.
+Opening = Callable[[ContextItem, ShortAnswer | None], ShortAnswer | None]
 
 
 def _words(text: str) -> set[str]:
@@ -216,7 +220,8 @@ class ExtractiveGenerator:
             return Generation(bridge_text, self.name, None)
         for q in quotes.items:  # a quote that joined late (a disagreement's other side) may give the short answer
             phrases.of(q)
-        return Generation(self._compose(quotes.items, phrases.known, chain_answer, quotes.chained), self.name, None)
+        return Generation(self._compose(quotes.items, phrases.known, chain_answer, quotes.chained, quoting.opening),
+                          self.name, None)
 
     def _rank(self, quoting: QuoteReading, bridged: bool = False) -> tuple[dict[ContextItem, float], list[ContextItem]]:
         """Each statement's quote score, and the statements in the reader's order of the quotes (for a question a
@@ -459,11 +464,13 @@ class ExtractiveGenerator:
         return self.facts.specificity(item.route.end) if self.facts.specificity is not None else 0.0
 
     def _compose(self, quotes: list[ContextItem], answers: dict[ContextItem, ShortAnswer | None],
-                 chain_answer: ContextItem | None = None, chained: set[ContextItem] | frozenset[ContextItem] = frozenset()
-                 ) -> str:
+                 chain_answer: ContextItem | None = None, chained: set[ContextItem] | frozenset[ContextItem] = frozenset(),
+                 opening: Opening | None = None) -> str:
         """The answer's text: the short answer, its sentence, any disagreement in words, the other quotes.
         ``chain_answer``: the chain's last link that gave a new phrase of the asked-for kind (a bridge
-        question's answer may be there, or the first sentence's phrase may be)."""
+        question's answer may be there, or the first sentence's phrase may be); ``opening``: the reader's short
+        answer for the best quote answering by itself (``QuoteReading.opening``: the span reader's span where it
+        read the quote), in place of its typed phrase; a chain's link keeps its typed phrase."""
         disagreements: list[Disagreement] = find_disagreements(quotes, self.facts.title)
         older = {s.n for d in disagreements for s in d.sides[1:]}
         # The current side of a disagreement is read first: the short answer is taken from it.
@@ -484,12 +491,16 @@ class ExtractiveGenerator:
         if self.settings.short_answer and source is None:
             source = next((q for q in order if answers.get(q) is not None and q.n not in older
                            and (q is order[0] or q in chained)), None)
+        short = answers[source] if source is not None else None
+        if (self.settings.short_answer and opening is not None and order and order[0].n not in older
+                and source in (None, order[0])):
+            short = opening(order[0], answers.get(order[0]))
+            source = order[0] if short is not None else None
         if source is not None:
             order.remove(source)
             order.insert(0, source)
         parts: list[str] = []
         if source is not None:
-            short = answers[source]
             assert short is not None
             parts.append(_with_marker(short.text, source.n))
         # After the first quote, a side of a disagreement between dated sources is not quoted again: the

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from graphrag.answer.reader.rank import Candidate, quotable, score_sentences
-from graphrag.answer.reader.short_answer import ShortAnswer, find_short_answers
+from graphrag.answer.reader.short_answer import AnswerType, ShortAnswer, answer_type, find_short_answers
 from graphrag.answer.reader.span import SpanReading
 from graphrag.language.lexical import content_stems
 from graphrag.model import ContextItem
@@ -134,6 +134,27 @@ class QuoteReading:
         """The statements in the quotes' order (for a bridge question when ``bridged``), the context's on a tie."""
         fit = self.bridged if bridged else self.single
         return sorted(self.candidates, key=lambda c: (-fit[c], c.n))
+
+    def opening(self, item: ContextItem, typed: ShortAnswer | None) -> ShortAnswer | None:
+        """The short answer that opens an answer quoting ``item`` first, for a question asking for a fact: where the
+        span reader read the item, its span when it takes the sentence to state the answer (``SpanReading.states``)
+        and the span is a phrase of it (not the whole sentence), none otherwise (a phrase it does not trust is not
+        said: the quote answers); elsewhere ``typed``, the typed phrase. A question asking for no fact (why, how,
+        yes or no) gets no short answer, as before. Chosen on SQuAD 2.0 dev's choose articles (691 answered
+        questions, the answer's first quote; right: the short answer shares at least half its words with a gold
+        answer, wrong: none of them): the typed phrase 0.217 right / 0.431 wrong; for fact questions the span the
+        reader trusts, else none, 0.305 / 0.162; else the typed phrase 0.320 / 0.356; the span for every question
+        when trusted 0.412 / 0.226 (SQuAD has no yes-or-no question; on the sample corpus that gave "not" and
+        "workspace" to two of them: a question asking for no fact keeps none)."""
+        kind = answer_type(self.question)
+        reading = self.spans.get(item)
+        if reading is None or kind is AnswerType.NONE:
+            return typed
+        phrase = " ".join(reading.span.split()).strip(" ,.;:")
+        whole = " ".join(item.span.text.split()).strip(" ,.;:")
+        if not (reading.states and phrase and phrase != whole):
+            return None
+        return ShortAnswer(phrase[:1].upper() + phrase[1:], kind)  # it opens the answer, as a typed phrase does
 
     def phrases(self) -> ShortAnswers:
         """The short answers for one answer being composed: the typed ones, the rest typed as it needs them."""

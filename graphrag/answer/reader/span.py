@@ -53,13 +53,15 @@ class Candidate:
 class SpanReading:
     """What the reader made of one candidate: the answer logit and its calibrated probability, and the best answer
     span inside the sentence (its text and character offsets in the sentence with its spaces collapsed; empty when
-    no token was left for it)."""
+    no token was left for it); ``states``: the probability reaches the reader's threshold (chosen on held-out
+    articles with its calibration), so the sentence is taken to state the answer."""
 
     logit: float
     probability: float
     span: str
     start: int
     end: int
+    states: bool = False
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,8 @@ class OnnxSpanReader:
                 if got is not None:
                     s, t = e.offsets[got[0]][0] - offset, e.offsets[got[1]][1] - offset
                     span = text[offset + s:offset + t]
-                out.append(SpanReading(logit, self.config.probability(logit), span, s, t))
+                p = self.config.probability(logit)
+                out.append(SpanReading(logit, p, span, s, t, p >= self.config.threshold))
         return out
 
 

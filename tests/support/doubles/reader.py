@@ -40,8 +40,8 @@ class ScriptedCheck:
 
 
 class ScriptedSpan:
-    """The span reader's double: probability ``p`` and the phrase as its span for a sentence holding ``answers``,
-    0.05 and no span otherwise; records the candidates it read."""
+    """The span reader's double: probability ``p`` and the phrase as its span for a sentence holding ``answers`` (taken
+    to state the answer when ``p`` reaches 0.5), 0.05 and no span otherwise; records the candidates it read."""
 
     name = "scripted-span"
 
@@ -54,8 +54,8 @@ class ScriptedSpan:
         out = []
         for c in candidates:
             at = c.sentence.lower().find(self.answers)
-            out.append(SpanReading(2.0, self.p, c.sentence[at:at + len(self.answers)], at, at + len(self.answers))
-                       if at >= 0 else SpanReading(-2.0, 0.05, "", 0, 0))
+            out.append(SpanReading(2.0, self.p, c.sentence[at:at + len(self.answers)], at, at + len(self.answers),
+                                   self.p >= 0.5) if at >= 0 else SpanReading(-2.0, 0.05, "", 0, 0))
         return out
 
 

@@ -266,3 +266,27 @@ def test_the_span_reader_puts_the_sentence_that_states_the_answer_first(ref_stor
     assert len(reread.quotes.spans) == len(first)
     answer = asker.ask(question, both).answer  # the answer quotes it first
     assert "falcon key" in answer.claims[0].citations[0].item.span.text.lower()
+
+
+def test_the_answer_opens_with_the_span_the_span_reader_trusts_and_with_no_phrase_it_does_not(ref_store, embedder):
+    """The short answer that opens the answer is the span reader's span of the first quote when it takes the sentence
+    to state the answer; when it does not, no phrase is said before the quote (not even the typed one); without a
+    span reader, the typed phrase as before."""
+    question = "How long do snapshot exports remain available after cancellation?"
+    sentence = "Snapshot exports remain available for 30 days after an account is cancelled [1]."
+
+    def answer(span: ScriptedSpan | None) -> str:
+        reader = Reader(scorer=ScriptedScorer("30 days after an account"), abstain=always(True), span=span)
+        return Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=reader).ask(question, ANY).answer.text
+
+    assert answer(None).startswith("30 days [1]. " + sentence)
+    assert answer(ScriptedSpan("available for 30 days")).startswith("Available for 30 days [1]. " + sentence)
+    assert answer(ScriptedSpan("available for 30 days", p=0.3)).startswith(sentence)
+    # a span that is the whole sentence is no short answer: the quote answers
+    assert answer(ScriptedSpan(sentence.removesuffix(" [1].") + ".")).startswith(sentence)
+    # a question asking for no fact (yes or no) gets none, whatever the span reader reads
+    yes_no = Reader(scorer=ScriptedScorer("30 days after an account"), abstain=always(True),
+                    span=ScriptedSpan("available for 30 days"))
+    said = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=yes_no).ask(
+        "Do snapshot exports remain available after cancellation?", ANY).answer.text
+    assert said.startswith("Snapshot exports remain available")
