@@ -173,8 +173,9 @@ class ReaderView:
 
     def quote_json(self, item: ContextItem, cited: bool = False) -> dict[str, object]:
         """``item``'s reading: ``answer_probability``, the answer scorer's (null while no scorer ships, or when the
-        question was not read), and ``short_answer``, its typed short answer (``text``, ``kind``, and ``start`` and
-        ``end`` in the sentence; null when it holds none of the asked kind). The reader types the statements most
+        question was not read), and ``short_answer``, the phrase an answer quoting it first opens with (the span
+        reader's where it read the sentence, else the typed phrase: ``text``, ``kind``, and ``start`` and ``end`` in
+        the sentence; null when there is none). The reader types the statements most
         like the question; a ``cited`` one it did not is typed here as the answer typed it. ``span_reader``: for the
         first quotes the span reader read, its probability that the sentence states the answer and the answer's span
         in it (``text``, ``start``, ``end``; null when no token was left for one); null for a sentence it did not
@@ -188,8 +189,12 @@ class ReaderView:
             from graphrag.answer.reader.short_answer import find_short_answers
 
             short = find_short_answers(quotes.question, [" ".join(item.span.text.split())], quotes.ner)[0]
-        where = phrase_span(item.span.text, short.text) if short is not None else None
         span = self._spans.get(place)
+        if quotes is not None:  # the phrase the answer opens with when it quotes this sentence first
+            from graphrag.answer.reader.quotes import opening_phrase
+
+            short = opening_phrase(quotes.question, item.span.text, span, short)
+        where = phrase_span(item.span.text, short.text) if short is not None else None
         at = phrase_span(item.span.text, span.span) if span is not None and span.span else None
         return {"answer_probability": None if got is None else round(got, 4),
                 "short_answer": None if short is None or where is None else {

@@ -113,6 +113,20 @@ class ShortAnswers:
         return find_short_answers(self.question, [_text(c) for c in items], self.ner)
 
 
+def opening_phrase(question: str, sentence: str, reading: SpanReading | None, typed: ShortAnswer | None
+                   ) -> ShortAnswer | None:
+    """``QuoteReading.opening`` for a sentence the span reader read as ``reading`` (None: not read), ``typed`` its
+    typed phrase."""
+    kind = answer_type(question)
+    if reading is None or kind is AnswerType.NONE:
+        return typed
+    phrase = " ".join(reading.span.split()).strip(" ,.;:")
+    whole = " ".join(sentence.split()).strip(" ,.;:")
+    if not (reading.states and phrase and phrase != whole):
+        return None
+    return ShortAnswer(phrase[:1].upper() + phrase[1:], kind)  # it opens the answer, as a typed phrase does
+
+
 @dataclass(frozen=True)
 class QuoteReading:
     """The reader's reading of a question's statements (the context items that may be quoted as a claim): what the
@@ -146,15 +160,7 @@ class QuoteReading:
         reader trusts, else none, 0.305 / 0.162; else the typed phrase 0.320 / 0.356; the span for every question
         when trusted 0.412 / 0.226 (SQuAD has no yes-or-no question; on the sample corpus that gave "not" and
         "workspace" to two of them: a question asking for no fact keeps none)."""
-        kind = answer_type(self.question)
-        reading = self.spans.get(item)
-        if reading is None or kind is AnswerType.NONE:
-            return typed
-        phrase = " ".join(reading.span.split()).strip(" ,.;:")
-        whole = " ".join(item.span.text.split()).strip(" ,.;:")
-        if not (reading.states and phrase and phrase != whole):
-            return None
-        return ShortAnswer(phrase[:1].upper() + phrase[1:], kind)  # it opens the answer, as a typed phrase does
+        return opening_phrase(self.question, item.span.text, self.spans.get(item), typed)
 
     def phrases(self) -> ShortAnswers:
         """The short answers for one answer being composed: the typed ones, the rest typed as it needs them."""

@@ -277,7 +277,14 @@ def test_the_answer_opens_with_the_span_the_span_reader_trusts_and_with_no_phras
 
     def answer(span: ScriptedSpan | None) -> str:
         reader = Reader(scorer=ScriptedScorer("30 days after an account"), abstain=always(True), span=span)
-        return Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=reader).ask(question, ANY).answer.text
+        outcome = Asker(ref_store, embedder=embedder, checker=ScriptedChecker(), reader=reader).ask(question, ANY)
+        # ask --json's short answer of the first quote is the phrase the answer opens with
+        shown = answer_json(outcome.answer, reading=outcome.reading, read_from=outcome.read_from)
+        short = shown["claims"][0]["citations"][0]["reader"]["short_answer"]
+        text = outcome.answer.text
+        opens = None if text.startswith(sentence.removesuffix(" [1].")) else text.split(" [1]. ")[0]
+        assert (short["text"] if short else None) == opens
+        return text
 
     assert answer(None).startswith("30 days [1]. " + sentence)
     assert answer(ScriptedSpan("available for 30 days")).startswith("Available for 30 days [1]. " + sentence)
