@@ -179,9 +179,9 @@ class Asker:
         return self.reader.read(question, context, self.passages(graph, title),
                                 encoder=getattr(self.embedder, "name", None),
                                 vectors_of=stored_vectors(self.store, title), min_relevance=min_relevance,
-                                sentence_count=graph_facts(graph).sentence_count, before_of=self._before)
+                                sentence_count=graph_facts(graph).sentence_count, before_of=self.sentence_before)
 
-    def _before(self, item: ContextItem) -> str:
+    def sentence_before(self, item: ContextItem) -> str:
         """The sentence before the item's in its document version ("" for the first)."""
         sp = item.span
         got = self.store.span(sp.document_id, sp.version, sp.sentence_index - 1) if sp.sentence_index > 0 else None

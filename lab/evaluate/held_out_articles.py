@@ -40,7 +40,7 @@ from typing import Any, TextIO
 from graphrag.answer.ask import Asker
 from graphrag.answer.reader.read import Reader, stored_scorer
 from graphrag.ingest.documents import Source
-from graphrag.model import Answer, AskSettings
+from graphrag.model import Answer, AskSettings, ContextItem
 from graphrag.store import Store
 from lab import lab_config
 from lab.evaluate.abstention import share
@@ -134,14 +134,11 @@ def load_nq_held_out(path: Path) -> HeldStore:
     return HeldStore("nq_train_held_out", sources, qs)
 
 
-def first_holds_span(q: HeldQuestion, answer: Answer, store: Store) -> bool:
-    """The first cited sentence is the one of the question's document that holds a gold answer at its start
-    (character offsets into the stored document, whose text is the source's), or, where no start is known, one of
-    the answering sentences."""
-    cited = cited_items(answer)
-    if not cited:
-        return False
-    span = cited[0].span
+def holds_gold(q: HeldQuestion, item: ContextItem, store: Store) -> bool:
+    """``item`` is the sentence of the question's document that holds a gold answer at its start (character offsets
+    into the stored document, whose text is the source's), or, where no start is known, one of the answering
+    sentences."""
+    span = item.span
     if span.document_id != q.document:
         return False
     if q.gold:
@@ -153,6 +150,12 @@ def first_holds_span(q: HeldQuestion, answer: Answer, store: Store) -> bool:
         if at >= 0 and span.start <= at < span.end:
             return True
     return False
+
+
+def first_holds_span(q: HeldQuestion, answer: Answer, store: Store) -> bool:
+    """The answer's first cited sentence holds a gold answer (``holds_gold``)."""
+    cited = cited_items(answer)
+    return bool(cited) and holds_gold(q, cited[0], store)
 
 
 def first_holds_text(q: HeldQuestion, answer: Answer) -> bool:

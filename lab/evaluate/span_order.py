@@ -29,7 +29,7 @@ from graphrag.answer.reader.check import load_check
 from graphrag.answer.reader.read import Reader
 from graphrag.answer.reader.scorer import load_scorer
 from graphrag.answer.reader.span import Candidate, OnnxSpanReader
-from graphrag.model import AskSettings, ContextItem
+from graphrag.model import AskSettings
 from graphrag.store import Store
 from lab import lab_config
 from lab.evaluate.answers import NoChecker
@@ -39,33 +39,13 @@ from lab.evaluate.held_out_articles import (
     HeldStore,
     _slug,
     fill_store,
+    holds_gold,
     load_articles,
 )
 from lab.evaluate.matching import cited_items
 
 WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))
 SHORTLISTS = (2, 3, 5, 8)
-
-
-def holds_gold(q: HeldQuestion, item: ContextItem, store: Store) -> bool:
-    """The item is the sentence of the question's document holding a gold answer at its start."""
-    span = item.span
-    if span.document_id != q.document:
-        return False
-    doc = store.document(span.document_id, span.version)
-    text = doc.text if doc is not None else ""
-    for answer_text, start in q.answers:
-        at = start if text[start:start + len(answer_text)] == answer_text else text.find(answer_text)
-        if at >= 0 and span.start <= at < span.end:
-            return True
-    return False
-
-
-def before(store: Store, item: ContextItem) -> str:
-    """The sentence before the item's in its document version ("" for the first)."""
-    sp = item.span
-    got = store.span(sp.document_id, sp.version, sp.sentence_index - 1) if sp.sentence_index > 0 else None
-    return " ".join(got.text.split()) if got is not None else ""
 
 
 def question_row(q: HeldQuestion, asker: Asker, span: OnnxSpanReader, store: Store, shortlist: int, title: str
@@ -77,7 +57,7 @@ def question_row(q: HeldQuestion, asker: Asker, span: OnnxSpanReader, store: Sto
     if reading is None or reading.quotes is None:
         return None
     ranked = reading.quotes.ranked(False)[:shortlist]
-    got = span.read(q.text, [Candidate(" ".join(c.span.text.split()), before(store, c), title) for c in ranked])
+    got = span.read(q.text, [Candidate(" ".join(c.span.text.split()), asker.sentence_before(c), title) for c in ranked])
     return {"id": q.qid, "question": q.text,
             "scorer": [reading.quotes.single[c] for c in ranked],
             "span": [r.probability for r in got], "gold": [holds_gold(q, c, store) for c in ranked]}
