@@ -21,7 +21,8 @@ Nothing is written that a source does not say: each quote is a source sentence w
 marker, and the short answer is a phrase of the sentence it cites.
 
 Bridge questions keep the whole chain (``_bridge_chain``): when the walk went from an entity the question
-names, through a sentence of one short page, to another short page about an entity the question does not name,
+names, through a sentence of one short page, to another short page (another title: paragraphs of one article
+are one page) about an entity the question does not name,
 the answer is the short answer (from the chain's last link, or from the best sentence when its phrase is not the
 bridge entity) and then the chain's sentences in order, up to five quotes. Every other question keeps the short
 shape, and so does a chain whose dated sources disagree (said in the short shape).
@@ -272,11 +273,13 @@ class ExtractiveGenerator:
         for _ in range(self.settings.fact_links):
             quoted = quotes.places()
             # ... into a short page only: in a long article every entity is named everywhere, and the next
-            # "link" was another article's sentence (NQ articles: first citation inside 0.455 -> 0.49).
+            # "link" was another article's sentence (NQ articles: first citation inside 0.455 -> 0.49). An article
+            # stored a paragraph a document is such a page: no link from one of its paragraphs to another
+            # (SQuAD 2.0 dev choose articles: first citation holds the gold answer 0.614 -> 0.669).
             onward = [c for c in candidates
                       if c not in quotes.items and c.score >= top_similarity - self.settings.chain_margin
                       and not self._joins_hub(c) and not self._long_doc(c.span.document_id, c.span.version)
-                      and any(w in quoted for w in _step_sentences(c))]
+                      and any(w in quoted and not self._other_part(c, w) for w in _step_sentences(c))]
             if not onward:
                 break
             strongest = max(onward, key=lambda c: (self._reached_strength(c), -c.n))
@@ -347,8 +350,8 @@ class ExtractiveGenerator:
         The chain opening the answer is the first in the retrieval's order that is about the question
         (one of its sentences is as close to the question as ``chain_about`` to the best: the sentence
         giving the bridge entity's fact rarely resembles the question). It is a bridge when its
-        route starts at an entity the question names and steps, from another short page, through one the
-        question does not name (``_short_doc``); then the
+        route starts at an entity the question names and steps, from another short page of another title,
+        through one the question does not name (``_short_doc``, ``_one_page``); then the
         walk is followed on from its newest quote (``chain_links`` times), and the sentence most like
         the question and the first of the retrieval's order keep places too.
         """
@@ -378,7 +381,9 @@ class ExtractiveGenerator:
                     and any(st.entity and st.entity.casefold() not in asked and not _VALUE_KEY.search(st.entity)
                             and st.document_id is not None and st.document_id != item.span.document_id
                             and self._short_doc(item.span.document_id, item.span.version)
-                            and self._short_doc(st.document_id, st.version or 0) for st in route.steps))
+                            and self._short_doc(st.document_id, st.version or 0)
+                            and not self._one_page(item.span.document_id, item.span.version, st.document_id,
+                                                   st.version or 0) for st in route.steps))
 
         chains = [c for c in in_order if about_question(c)]
         if not chains:
@@ -452,6 +457,23 @@ class ExtractiveGenerator:
         and between long articles an entity is named everywhere and a step is rarely one."""
         count = self.facts.sentence_count
         return count is not None and count(doc, version) <= self.settings.bridge_page_sentences
+
+    def _one_page(self, doc: str, version: int, other: str, other_version: int) -> bool:
+        """Whether two documents carry one title: paragraphs of one article stored apart are one page about one
+        thing, and a step between them is no bridge (a single article's store read its one-fact questions as
+        chains)."""
+        title = self.facts.title
+        if title is None:
+            return False
+        mine = (title(doc, version) or "").strip().casefold()
+        return bool(mine) and mine == (title(other, other_version) or "").strip().casefold()
+
+    def _other_part(self, item: ContextItem, where: Where) -> bool:
+        """Whether the sentence at ``where`` is in another document of the item's page (another paragraph of one
+        article stored apart): such a page is long, and as in a long article a step within it is no link."""
+        doc, version, _ = where
+        return (doc is not None and doc != item.span.document_id
+                and self._one_page(item.span.document_id, item.span.version, doc, version or 0))
 
     def _long_doc(self, doc: str, version: int) -> bool:
         """A page known to be longer than a short one (unknown lengths count as short)."""

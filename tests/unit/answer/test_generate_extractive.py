@@ -321,6 +321,22 @@ def test_a_bridge_across_short_documents_keeps_the_whole_chain_after_the_answer_
     assert [m for m in markers[1:] if m in (1, 3, 4)] == [1, 3, 4]
 
 
+def test_paragraphs_of_one_article_are_one_page_and_a_walk_between_them_is_no_bridge() -> None:
+    """An article stored one paragraph per document (every document titled with the article's name) is one page
+    about one thing: a walk between its paragraphs is no bridge, and the answer keeps the short shape, the best
+    sentence first. Pages titled apart stay a bridge."""
+    def titled(same: bool) -> ExtractiveGenerator:
+        return ExtractiveGenerator().knowing(GraphFacts(
+            title=lambda doc, version: "Quiet Harbour" if same else doc.title(),
+            sentence_count=lambda doc, version: 3))
+
+    def quoted(text: str) -> set[str]:
+        return set(re.findall(r"\[(\d+)\]", text))
+
+    assert len(quoted(titled(True).generate(_BRIDGE_QUESTION, _BRIDGE).text)) <= 3  # the short shape
+    assert quoted(titled(False).generate(_BRIDGE_QUESTION, _BRIDGE).text) == {"1", "2", "3", "4"}  # the chain's
+
+
 def test_within_long_articles_the_answer_keeps_the_short_shape() -> None:
     """A walk between long articles is not read as a bridge: at most three quotes."""
     gen = ExtractiveGenerator().knowing(GraphFacts(sentence_count=lambda doc, version: 400))
@@ -341,6 +357,24 @@ def test_within_long_articles_a_chain_does_not_continue_into_another_articles_se
     assert "[2]" in short.generate(question, ctx).text  # short pages: the chain goes on
     long = ExtractiveGenerator().knowing(GraphFacts(sentence_count=lambda doc, version: 400))
     assert "[2]" not in long.generate(question, ctx).text
+
+
+def test_a_chain_does_not_continue_into_another_paragraph_of_the_same_article() -> None:
+    """An article stored one paragraph per document is one long page: as within a long article, the quoted
+    sentence's entity is named in its other paragraphs, and the "next link" there took the short answer and the
+    first citation from the sentence that answers (SQuAD 2.0 dev's choose articles). Paragraphs of two pages
+    titled apart still chain."""
+    ctx = [_in("p1", 1, "Quiet Harbour is a 1961 film directed by Ilse Vantorp.", 0.7),
+           _in("p2", 2, "Ilse Vantorp was born in the town of Kellerstadt.", 0.25, ("p1", 1, "ilse vantorp")),
+           _in("p3", 3, "Harbour films were popular in the sixties.", 0.5)]
+    question = "In which country was the director of Quiet Harbour born?"
+
+    def titled(same: bool) -> ExtractiveGenerator:
+        return ExtractiveGenerator().knowing(GraphFacts(
+            title=lambda doc, version: "Quiet Harbour" if same else doc, sentence_count=lambda doc, version: 4))
+
+    assert "[2]" not in titled(True).generate(question, ctx).text
+    assert "[2]" in titled(False).generate(question, ctx).text
 
 
 def test_the_short_answer_comes_from_the_best_quote_not_a_later_one_that_holds_a_phrase(
