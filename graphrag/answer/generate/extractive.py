@@ -38,7 +38,7 @@ record, ``GraphFacts`` (``facts.py``); its tuned numbers are one frozen record, 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["ExtractiveGenerator", "ExtractiveSettings", "GraphFacts", "TitleOf"]
 
 _WORD = re.compile(r"\w+")
+_ARTICLES = frozenset({"the", "a", "an"})
 _VALUE_KEY = re.compile(r"^\d[\d,.]*\s*(?:%|[a-z]+)$")  # a measure ("30 day", "5 %"): a number and its unit
 Where = tuple[str | None, int | None, int | None]  # a sentence's place: document, version, sentence index
 
@@ -106,6 +107,16 @@ def _most_like_the_question(candidates: Sequence[ContextItem], route_of: Context
     """Of the candidates reached by ``route_of``'s route (every sentence naming the entity it
     reached), the one most like the question; the first in the retrieval's order on a tie."""
     return max((c for c in candidates if c.route == route_of.route), key=lambda c: (c.score, -c.n))
+
+
+def _names_a_bridge(phrase: str, links: Iterable[ContextItem]) -> bool:
+    """Whether one of ``links`` names ``phrase`` (its words in a row, an article aside): the link goes on from what
+    the phrase names ("Aurora region" -> "The Aurora region runs in ... Dublin"), so the phrase is the bridge."""
+    words = _WORD.findall(phrase.casefold())
+    while words and words[0] in _ARTICLES:
+        words = words[1:]
+    said = f" {' '.join(words)} "
+    return bool(words) and any(said in f" {' '.join(_WORD.findall(q.span.text.casefold()))} " for q in links)
 
 
 def _text(item: ContextItem) -> str:
@@ -492,7 +503,8 @@ class ExtractiveGenerator:
         ``chain_answer``: the chain's last link that gave a new phrase of the asked-for kind (a bridge
         question's answer may be there, or the first sentence's phrase may be); ``opening``: the reader's short
         answer for the best quote answering by itself (``QuoteReading.opening``: the span reader's span where it
-        read the quote), in place of its typed phrase; a chain's link keeps its typed phrase."""
+        read the quote), in place of its typed phrase, and in place of a chain link's phrase when it trusts the best
+        quote (unless the link goes on from the span: ``_names_a_bridge``); a bridge's link keeps its phrase."""
         disagreements: list[Disagreement] = find_disagreements(quotes, self.facts.title)
         older = {s.n for d in disagreements for s in d.sides[1:]}
         # The current side of a disagreement is read first: the short answer is taken from it.
@@ -510,14 +522,22 @@ class ExtractiveGenerator:
         # quote that merely holds a phrase of the asked-for kind (on NQ articles the actor's sentence
         # "She is famous for portraying Wonder Woman" lost its first place to another article's sentence
         # naming someone: first citation inside the evidence 0.439 -> 0.455).
+        linked = source is not None  # the bridge's answer, not a phrase looked for below
         if self.settings.short_answer and source is None:
             source = next((q for q in order if answers.get(q) is not None and q.n not in older
                            and (q is order[0] or q in chained)), None)
         short = answers[source] if source is not None else None
-        if (self.settings.short_answer and opening is not None and order and order[0].n not in older
-                and source in (None, order[0])):
-            short = opening(order[0], answers.get(order[0]))
-            source = order[0] if short is not None else None
+        if self.settings.short_answer and opening is not None and order and order[0].n not in older:
+            if source in (None, order[0]):
+                short = opening(order[0], answers.get(order[0]))
+                source = order[0] if short is not None else None
+            elif (not linked and (trusted := opening(order[0], None)) is not None
+                  and not _names_a_bridge(trusted.text, chained)):
+                # The span reader takes the best quote to state the answer: its span opens the answer, not the
+                # typed phrase of a link quoted after it (which then took the first citation from it). Unless the
+                # span is the entity the link was reached through: then it is the bridge ("Aurora region"), and
+                # the link's phrase ("Dublin") answers.
+                short, source = trusted, order[0]
         if source is not None:
             order.remove(source)
             order.insert(0, source)

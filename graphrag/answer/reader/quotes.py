@@ -199,8 +199,10 @@ def read_quotes(question: str, context: Sequence[ContextItem], answer_scores: Ma
 # first quote of the order for a question one sentence answers (691 answered questions: it holds the gold answer
 # 0.634 with the scorer alone; 0.721 at weight 0.2 over 8, 0.719 over 5, 0.713 to 0.721 at every weight 0.2 to 0.5
 # over 5 or 8; the span reader alone 0.683), then which orders on the answer's first citation through the whole ask
-# path (``--product``, 721 questions: without the span reader 0.488, on the one-sentence order 0.510, on both 0.538:
-# in one article's store of short paragraph documents many questions are read as bridge questions). Those articles
+# path (``--product``, 721 questions: without the span reader 0.488, on the one-sentence order 0.510, on both 0.538,
+# when one article's store of paragraph documents read 70% of its questions as bridge questions; since the generator
+# reads such paragraphs as one page: without 0.588, on either 0.669, 0.681 with the trusted span opening before a
+# link's phrase; no choice made again). Those articles
 # hold no multi-hop question; on the panel's MuSiQue, both orders lowered the first citation inside the evidence
 # 0.61 -> 0.56 (one-sentence order only: 0.59), so a bridge question keeps the blend of the scorer and the quote
 # score, as the scorer's own weight does for the same reason (it read sentences one at a time, as a chain is not):

@@ -13,7 +13,9 @@ from graphrag.answer.generate import extractive
 from graphrag.answer.generate.extractive import ExtractiveGenerator, ExtractiveSettings, GraphFacts
 from graphrag.answer.generate.facts import graph_facts
 from graphrag.answer.reader import quotes as quote_rank
+from graphrag.answer.reader.quotes import read_quotes
 from graphrag.answer.reader.read import Reading
+from graphrag.answer.reader.span import SpanReading
 from graphrag.answer.retrieval.graph import KnowledgeGraph
 from graphrag.answer.retrieval.records import DocVersion
 from graphrag.language.encoding import DIM
@@ -99,6 +101,42 @@ def test_best_sentence_reached_through_a_step_is_followed_by_the_step_sentence_t
     # The answering sentence first, then the link naming the film the question asks about.
     assert text == ("Ilse Vantorp was born in the town of Kellerstadt [1]. "
                     "Quiet Harbour is a 1961 film directed by Ilse Vantorp [2].")
+
+
+def test_the_span_readers_trusted_phrase_of_the_best_quote_opens_the_answer_before_a_links_phrase() -> None:
+    """The best quote holds no phrase of the asked kind ("in the spring", not a date) and a link the question needs
+    holds one ("1931"): the link's phrase opened the answer and took the first citation from the sentence that
+    answers. Where the span reader takes the best quote to state the answer, its span opens the answer instead;
+    where it does not, the link's phrase still does."""
+    question = "When was the harbour bridge over the Kell river opened?"
+    best = _routed(1, "The harbour bridge opened to traffic in the spring after the great flood.", 0.8,
+                   Route("harbour bridge", (_via(2, "oskar lenz"),)))
+    ctx = [best, _routed(2, "The bridge over the Kell river was designed in 1931 by Oskar Lenz.", 0.3, Route("kell"))]
+    span = "in the spring after the great flood"
+    at = best.span.text.index(span)
+
+    def answer(states: bool) -> str:
+        reading = replace(read_quotes(question, ctx),
+                          spans={best: SpanReading(1.0, 0.9 if states else 0.2, span, at, at + len(span), states)})
+        return ExtractiveGenerator().generate(question, ctx, Reading(None, None, True, quotes=reading)).text
+
+    assert answer(True).startswith("In the spring after the great flood [1]. The harbour bridge opened"), answer(True)
+    assert answer(False).startswith("1931 [2]."), answer(False)
+
+
+def test_a_trusted_span_that_names_what_the_link_goes_on_from_leaves_the_opening_to_the_link() -> None:
+    """The span reader trusts the best quote with "the Lenz Foundry" for a question about when the buyer was
+    founded: the link quoted after it goes on from that very name and gives the year. The span is the bridge, not
+    the answer: the link's phrase opens (the sample corpus's "Aurora region" -> "Dublin")."""
+    question = "When was the company that bought the Kell works founded?"
+    best = _routed(1, "The Kell works were bought by the Lenz Foundry.", 0.8, Route("kell works"))
+    link = _routed(2, "The Lenz Foundry was founded in 1871.", 0.4, Route("kell works", (_via(1, "lenz foundry"),)))
+    span = "the Lenz Foundry"
+    at = best.span.text.index(span)
+    reading = replace(read_quotes(question, [best, link]),
+                      spans={best: SpanReading(1.0, 0.9, span, at, at + len(span), True)})
+    text = ExtractiveGenerator().generate(question, [best, link], Reading(None, None, True, quotes=reading)).text
+    assert text.startswith("1871 [2]."), text
 
 
 def test_a_sentence_without_a_route_to_it_is_not_chained() -> None:
