@@ -48,7 +48,7 @@ from graphrag.answer.generate.facts import GraphFacts, TitleOf, graph_facts
 from graphrag.answer.reader.quotes import QuoteReading, ShortAnswers, read_quotes
 from graphrag.answer.reader.short_answer import AnswerType, ShortAnswer, answer_type
 from graphrag.language.lexical import content_stems
-from graphrag.language.sentences import ends_with_abbreviation
+from graphrag.language.sentences import ends_with_abbreviation, mentioned_in
 from graphrag.model import ContextItem, Disagreement, RouteStart
 from graphrag.verify.disagreement import disagreement_sentence, find_disagreements
 
@@ -59,7 +59,6 @@ if TYPE_CHECKING:
 __all__ = ["ExtractiveGenerator", "ExtractiveSettings", "GraphFacts", "TitleOf"]
 
 _WORD = re.compile(r"\w+")
-_ARTICLES = frozenset({"the", "a", "an"})
 _VALUE_KEY = re.compile(r"^\d[\d,.]*\s*(?:%|[a-z]+)$")  # a measure ("30 day", "5 %"): a number and its unit
 Where = tuple[str | None, int | None, int | None]  # a sentence's place: document, version, sentence index
 
@@ -110,13 +109,9 @@ def _most_like_the_question(candidates: Sequence[ContextItem], route_of: Context
 
 
 def _names_a_bridge(phrase: str, links: Iterable[ContextItem]) -> bool:
-    """Whether one of ``links`` names ``phrase`` (its words in a row, an article aside): the link goes on from what
-    the phrase names ("Aurora region" -> "The Aurora region runs in ... Dublin"), so the phrase is the bridge."""
-    words = _WORD.findall(phrase.casefold())
-    while words and words[0] in _ARTICLES:
-        words = words[1:]
-    said = f" {' '.join(words)} "
-    return bool(words) and any(said in f" {' '.join(_WORD.findall(q.span.text.casefold()))} " for q in links)
+    """Whether one of ``links`` names ``phrase`` (``mentioned_in``): the link goes on from what the phrase names
+    ("Aurora region" -> "The Aurora region runs in ... Dublin"), so the phrase is the bridge."""
+    return any(mentioned_in(phrase, q.span.text) for q in links)
 
 
 def _text(item: ContextItem) -> str:
